@@ -1,0 +1,37 @@
+// The agent wires its parts together and owns the progress thread: event loop, control
+// server, job table, signal handling.
+#pragma once
+
+#include <memory>
+
+#include "agent/config.h"
+#include "agent/control/control_server.h"
+#include "agent/engine/job.h"
+#include "agent/event_loop.h"
+
+namespace outrider::agent {
+
+// Thread-safety: Create() and Run() on one thread; Run() returns after SIGTERM/SIGINT.
+class Agent {
+ public:
+  // Expects SIGTERM and SIGINT blocked in every thread (main does it before starting threads).
+  static Result<std::unique_ptr<Agent>> Create(const AgentOptions& options);
+  ~Agent();
+  // Serves until SIGTERM/SIGINT, then fails pending ops, says goodbye to clients and returns.
+  Status Run();
+
+ private:
+  explicit Agent(const AgentOptions& options);
+  void OnSignal();
+  bool Poll();
+  int TimeoutMs();
+
+  AgentOptions options_;
+  std::unique_ptr<EventLoop> loop_;
+  JobTable jobs_;
+  std::unique_ptr<ControlServer> control_;
+  UniqueFd signal_fd_;
+  uint64_t next_expiry_check_ns_ = 0;
+};
+
+}  // namespace outrider::agent

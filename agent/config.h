@@ -1,0 +1,85 @@
+// The agent's configuration: AgentOptions and one parameter table (in config.cc) that drives
+// parsing, --help, the startup log (LoadedConfig::effective) and the README table.
+// Precedence: flag > OUTRIDER_* environment variable > TOML config file > default.
+// Thread-safety: every function here is reentrant; there is no global mutable state.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+// Where an effective value came from, lowest precedence first.
+enum class Source { kDefault, kConfigFile, kEnv, kFlag };
+// "default", "config", "env" or "flag".
+std::string_view SourceName(Source source);
+
+struct AgentOptions {
+  // Empty until LoadConfig fills in the default, which depends on XDG_RUNTIME_DIR
+  // ($XDG_RUNTIME_DIR/outrider/agent.sock, else /run/outrider/agent.sock).
+  std::string socket_path;
+  // Empty: socket directory 0700 and socket 0600. Set: 0750 / 0660 owned by this group, and its
+  // members may connect.
+  std::string socket_group;
+  // Uids allowed to connect besides the agent's own (root always may). Empty: own uid only.
+  std::vector<uint32_t> allowed_uids;
+  std::string log_level = "info";  // trace debug info warn error critical off
+  uint32_t sq_entries = 256;       // power of two in [8, 65536]
+  uint32_t max_clients = 256;
+  uint32_t max_regions_per_client = 64;
+  uint64_t max_region_bytes = uint64_t{64} << 30;
+  // How long a collective may wait for all local ranks to submit before it fails with
+  // DEADLINE_EXCEEDED; 0 = never.
+  uint32_t op_timeout_ms = 300000;
+  uint32_t spin_us = 50;  // progress-loop polling before sleeping in epoll
+  std::string config_file;  // --config / OUTRIDER_CONFIG only; empty = none
+  // --ready-fd only: the agent writes one byte to this fd once it listens, then closes it.
+  int ready_fd = -1;
+
+  // The first bad parameter, named with its value:
+  // "sq_entries must be a power of two in [8, 65536], got 100".
+  Status Validate() const;
+};
+
+// One row of the startup log.
+struct EffectiveValue {
+  std::string name;    // config key style: "sq_entries"
+  std::string value;   // as it would be written on the command line
+  Source source;
+  std::string origin;  // "--sq-entries", "OUTRIDER_SQ_ENTRIES", "/etc/outrider.toml", "default"
+};
+
+struct LoadedConfig {
+  AgentOptions options;
+  std::vector<EffectiveValue> effective;  // every parameter, in table order
+  // --help, --version or --print-config-table: the caller prints help_text to stdout and exits 0.
+  // options and effective are then left at their defaults/empty and nothing else was checked.
+  bool help_requested = false;
+  std::string help_text;
+};
+
+// Returns the value of an environment variable, or nullopt when it is unset.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+// EnvLookup over the real process environment (std::getenv).
+EnvLookup ProcessEnvironment();
+
+// Parses argv (argv[0] is the program name), the environment and the TOML file named by
+// --config / OUTRIDER_CONFIG, then validates. Unknown flags, unknown keys, values of the wrong
+// type, unparsable numbers, a missing or malformed config file and invalid values are
+// INVALID_ARGUMENT errors naming the parameter and its source.
+Result<LoadedConfig> LoadConfig(int argc, const char* const* argv, const EnvLookup& getenv);
+
+// The --help text: every flag with its env var, config key, default and help.
+std::string HelpText();
+
+// Markdown table of every documented parameter (name, flag, env, config key, default, unit, help)
+// for README.md; regenerate with `outrider-agent --print-config-table`.
+std::string ParameterTableMarkdown();
+
+}  // namespace outrider::agent

@@ -1,0 +1,322 @@
+// Listening socket, credential checks, hello handshake and session lifetime.
+#include "agent/control/control_server.h"
+
+#include <grp.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "agent/log.h"
+#include "ipc/event_fd.h"
+#include "ipc/memfd.h"
+
+namespace outrider::agent {
+namespace {
+
+// Creates `dir` and its missing parents; the leaf gets `mode`.
+Status MakeSocketDir(const std::string& dir, mode_t mode, gid_t gid) {
+  if (dir.empty()) return Status::Ok();
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) return Status::Ok();  // an existing directory is the admin's
+  size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    OUTRIDER_RETURN_IF_ERROR(MakeSocketDir(dir.substr(0, slash), 0755, static_cast<gid_t>(-1)));
+  }
+  if (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST) {
+    return ErrnoStatus("creating socket directory " + dir, errno);
+  }
+  ::chmod(dir.c_str(), mode);  // mkdir applies the umask
+  if (gid != static_cast<gid_t>(-1) && ::chown(dir.c_str(), static_cast<uid_t>(-1), gid) != 0) {
+    return ErrnoStatus("giving socket directory " + dir + " to its group", errno);
+  }
+  return Status::Ok();
+}
+
+void CopyMessage(char* dst, size_t cap, const std::string& msg) {
+  size_t n = std::min(cap - 1, msg.size());
+  std::memcpy(dst, msg.data(), n);
+  dst[n] = '\0';
+}
+
+uint32_t RoundUpPow2(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
+ControlServer::ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs)
+    : options_(std::move(options)), loop_(loop), jobs_(jobs) {}
+
+ControlServer::~ControlServer() {
+  StopListening();
+  CloseAll(Unavailable("agent shutting down"));
+}
+
+Status ControlServer::Start() {
+  mode_t dir_mode = 0700, sock_mode = 0600;
+  if (!options_.socket_group.empty()) {
+    struct group* g = ::getgrnam(options_.socket_group.c_str());
+    if (g == nullptr) return InvalidArgument("socket_group '" + options_.socket_group + "' does not exist");
+    group_gid_ = g->gr_gid;
+    dir_mode = 0750;
+    sock_mode = 0660;
+  }
+  const std::string& path = options_.socket_path;
+  size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    OUTRIDER_RETURN_IF_ERROR(MakeSocketDir(path.substr(0, slash), dir_mode, group_gid_));
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(listen_fd_, ipc::ListenUnix(path, 128));
+  ::chmod(path.c_str(), sock_mode);
+  if (group_gid_ != static_cast<gid_t>(-1)) {
+    if (::chown(path.c_str(), static_cast<uid_t>(-1), group_gid_) != 0) {
+      return ErrnoStatus("giving socket " + path + " to its group", errno);
+    }
+  }
+  OUTRIDER_RETURN_IF_ERROR(loop_->Add(listen_fd_.get(), EPOLLIN, [this](uint32_t) { OnAccept(); }));
+  listening_ = true;
+  Logger("control")->info("listening on {}", path);
+  return Status::Ok();
+}
+
+void ControlServer::StopListening() {
+  if (!listening_) return;
+  listening_ = false;
+  loop_->Remove(listen_fd_.get());
+  listen_fd_.reset();
+  ::unlink(options_.socket_path.c_str());
+}
+
+Status ControlServer::CheckPeer(const ipc::PeerCredentials& peer) const {
+  if (peer.uid == 0 || peer.uid == ::geteuid()) return Status::Ok();
+  if (std::find(options_.allowed_uids.begin(), options_.allowed_uids.end(), peer.uid) !=
+      options_.allowed_uids.end()) {
+    return Status::Ok();
+  }
+  if (group_gid_ != static_cast<gid_t>(-1) && peer.gid == group_gid_) return Status::Ok();
+  return PermissionDenied("uid " + std::to_string(peer.uid) + " (pid " + std::to_string(peer.pid) +
+                          ") may not use this agent: allow it with --allowed-uids or --socket-group");
+}
+
+void ControlServer::OnAccept() {
+  for (;;) {
+    auto fd = ipc::AcceptUnix(listen_fd_.get());
+    if (!fd.ok()) return;  // EAGAIN: accepted everything queued
+    ipc::UnixChannel channel(std::move(*fd));
+    auto peer = channel.Peer();
+    if (!peer.ok()) continue;
+    Status allowed = CheckPeer(*peer);
+    if (!allowed.ok()) {
+      Logger("control")->warn("refused connection: {}", allowed.message());
+      RejectHello(channel, 0, allowed);
+      continue;
+    }
+    if (sessions_.size() + handshakes_.size() >= options_.max_clients) {
+      Status full = ResourceExhausted("agent already serves max_clients=" +
+                                      std::to_string(options_.max_clients) + " clients");
+      Logger("control")->warn("refused connection from pid {}: {}", peer->pid, full.message());
+      RejectHello(channel, 0, full);
+      continue;
+    }
+    int sfd = channel.fd();
+    handshakes_.emplace(sfd, PendingHandshake{std::move(channel), *peer});
+    Status added = loop_->Add(sfd, EPOLLIN, [this, sfd](uint32_t) { OnHandshakeReadable(sfd); });
+    if (!added.ok()) handshakes_.erase(sfd);
+  }
+}
+
+void ControlServer::RejectHello(ipc::UnixChannel& channel, uint32_t request_id, const Status& st) {
+  ipc::HelloReply reply{};
+  ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
+                     request_id);
+  reply.code = static_cast<int32_t>(st.code());
+  CopyMessage(reply.message, sizeof(reply.message), st.message());
+  (void)channel.Send(&reply, sizeof(reply));
+}
+
+void ControlServer::OnHandshakeReadable(int fd) {
+  auto it = handshakes_.find(fd);
+  if (it == handshakes_.end()) return;
+  PendingHandshake hs = std::move(it->second);
+  handshakes_.erase(it);
+  loop_->Remove(fd);
+  alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+  auto n = hs.channel.Recv(buf, sizeof(buf), nullptr, -1);
+  if (!n.ok() || *n == 0) return;  // gone before saying hello
+  ipc::HelloRequest hello{};
+  if (*n < sizeof(ipc::MsgHeader)) {
+    return RejectHello(hs.channel, 0, ProtocolError("hello shorter than a message header"));
+  }
+  std::memcpy(&hello, buf, std::min<size_t>(*n, sizeof(hello)));
+  const ipc::MsgHeader& h = hello.header;
+  Status st;
+  if (h.magic != ipc::kMagic) {
+    st = ProtocolError("bad magic 0x" + [&] { char b[16]; std::snprintf(b, sizeof(b), "%08x", h.magic); return std::string(b); }() +
+                       ": not an outrider client");
+  } else if (h.version != ipc::kProtocolVersion) {
+    st = ProtocolError("protocol version " + std::to_string(h.version) +
+                       " is not supported: this agent speaks version " +
+                       std::to_string(ipc::kProtocolVersion) + " (upgrade the shim or the agent)");
+  } else if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || *n != sizeof(hello)) {
+    st = ProtocolError("first message must be a hello of " + std::to_string(sizeof(hello)) + " bytes");
+  } else {
+    st = Handshake(hs, hello, h.request_id);
+    if (st.ok()) return;
+  }
+  Logger("control")->warn("rejected client pid {} uid {}: {}", hs.peer.pid, hs.peer.uid, st.ToString());
+  RejectHello(hs.channel, h.request_id, st);
+}
+
+Status ControlServer::Handshake(PendingHandshake& hs, const ipc::HelloRequest& hello,
+                                uint32_t request_id) {
+  ClientIdentity id;
+  id.peer = hs.peer;
+  size_t len = strnlen(hello.job_id, sizeof(hello.job_id));
+  if (len == 0 || len == sizeof(hello.job_id)) {
+    return InvalidArgument("job id must be 1.." + std::to_string(sizeof(hello.job_id) - 1) + " characters");
+  }
+  id.job_id.assign(hello.job_id, len);
+  for (char c : id.job_id) {
+    if (c < 0x21 || c > 0x7e) return InvalidArgument("job id must be printable ASCII without spaces");
+  }
+  id.rank = hello.rank;
+  id.world_size = hello.world_size;
+  id.local_rank = hello.local_rank;
+  id.local_world_size = hello.local_world_size;
+  if (id.world_size < 1 || id.rank < 0 || id.rank >= id.world_size) {
+    return InvalidArgument("rank " + std::to_string(id.rank) + " is outside world_size " +
+                           std::to_string(id.world_size));
+  }
+  if (id.local_world_size < 1 || id.local_world_size > 64 || id.local_rank < 0 ||
+      id.local_rank >= id.local_world_size) {
+    return InvalidArgument("local rank " + std::to_string(id.local_rank) +
+                           " is outside local_world_size " + std::to_string(id.local_world_size) +
+                           " (at most 64 clients of one job per node)");
+  }
+  if (id.world_size != id.local_world_size) {
+    return FailedPrecondition("world_size " + std::to_string(id.world_size) +
+                              " spans several nodes (local_world_size " +
+                              std::to_string(id.local_world_size) +
+                              "), but this agent has no peer agents: single-node jobs only");
+  }
+  uint32_t sq_entries = options_.sq_entries;
+  if (hello.requested_sq_entries != 0) {
+    sq_entries = std::clamp<uint32_t>(RoundUpPow2(hello.requested_sq_entries), 8, 65536);
+  }
+  ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
+  OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd, ipc::CreateSealedMemfd("outrider-control", layout.total_bytes));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping control, ipc::MapShared(control_fd.get(), layout.total_bytes));
+  auto* ch = reinterpret_cast<ipc::ControlHeader*>(control.data());
+  ch->magic = ipc::kMagic;
+  ch->version = ipc::kProtocolVersion;
+  ch->sq_entries = sq_entries;
+  ch->cq_entries = sq_entries;
+  ch->sq_indices_offset = layout.sq_indices_offset;
+  ch->sq_slots_offset = layout.sq_slots_offset;
+  ch->cq_indices_offset = layout.cq_indices_offset;
+  ch->cq_slots_offset = layout.cq_slots_offset;
+  ch->total_bytes = layout.total_bytes;
+  OUTRIDER_ASSIGN_OR_RETURN(UniqueFd sq_efd, ipc::CreateEventFd());
+  OUTRIDER_ASSIGN_OR_RETURN(UniqueFd cq_efd, ipc::CreateEventFd());
+  id.client_id = next_client_id_++;
+
+  int fds[3] = {control_fd.get(), sq_efd.get(), cq_efd.get()};
+  int sfd = hs.channel.fd();
+  auto session = std::make_unique<Session>(id, std::move(hs.channel), std::move(control_fd),
+                                           std::move(control), std::move(sq_efd), std::move(cq_efd),
+                                           options_.limits);
+  ipc::HelloReply reply{};
+  ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
+                     request_id);
+  Status joined = jobs_->Join(session.get());
+  if (!joined.ok()) {
+    Logger("control")->warn("rejected client pid {} uid {}: {}", id.peer.pid, id.peer.uid,
+                            joined.ToString());
+    reply.code = static_cast<int32_t>(joined.code());
+    CopyMessage(reply.message, sizeof(reply.message), joined.message());
+    (void)session->Send(&reply, sizeof(reply), nullptr, 0);
+    return Status::Ok();  // answered; the session (and the connection) is dropped here
+  }
+  reply.code = 0;
+  reply.client_id = id.client_id;
+  reply.control_bytes = layout.total_bytes;
+  Session* s = session.get();
+  Status sent = s->Send(&reply, sizeof(reply), fds, 3);
+  if (sent.ok()) {
+    sent = loop_->Add(sfd, EPOLLIN, [this, s](uint32_t) { s->OnSocketReadable(); });
+  }
+  if (sent.ok()) {
+    sent = loop_->Add(s->sq_efd(), EPOLLIN, [s](uint32_t) { ipc::DrainEventFd(s->sq_efd()); });
+  }
+  if (!sent.ok()) {
+    loop_->Remove(sfd);
+    jobs_->Leave(s, sent);
+    return Status::Ok();  // the client is gone; nothing to reply to
+  }
+  Logger("control")->info("client {} joined job '{}' as rank {}/{} local rank {}/{} (pid {} uid {})",
+                          id.client_id, id.job_id, id.rank, id.world_size, id.local_rank,
+                          id.local_world_size, id.peer.pid, id.peer.uid);
+  sessions_.emplace(sfd, std::move(session));
+  return Status::Ok();
+}
+
+bool ControlServer::PollSessions() {
+  bool any = false;
+  Session::OpSink sink = [this](Session* s, const ValidatedOp& op) {
+    Job* job = jobs_->Find(s->identity().job_id);
+    if (job == nullptr) {
+      s->Complete(op.op_id, Internal("client has no job"), 0, 0);
+      return;
+    }
+    job->Submit(s, op);
+  };
+  for (auto& [fd, s] : sessions_) any |= s->DrainSubmissions(sink);
+  ReapClosed();
+  return any;
+}
+
+bool ControlServer::PrepareSleep() {
+  ReapClosed();
+  for (auto& [fd, s] : sessions_) {
+    if (!s->PrepareSleep()) return false;
+  }
+  return true;
+}
+
+void ControlServer::FinishSleep() {
+  for (auto& [fd, s] : sessions_) s->FinishSleep();
+  ReapClosed();
+}
+
+void ControlServer::ReapClosed() {
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    Session* s = it->second.get();
+    if (!s->closed()) {
+      ++it;
+      continue;
+    }
+    const ClientIdentity& id = s->identity();
+    Logger("control")->info("client {} (job '{}' local rank {}, pid {}) left: {}", id.client_id,
+                            id.job_id, id.local_rank, id.peer.pid, s->close_reason().ToString());
+    jobs_->Leave(s, s->close_reason());
+    loop_->Remove(s->socket_fd());
+    loop_->Remove(s->sq_efd());
+    it = sessions_.erase(it);
+  }
+}
+
+void ControlServer::CloseAll(const Status& why) {
+  jobs_->FailAll(why);
+  for (auto& [fd, s] : sessions_) s->Close(why);
+  ReapClosed();
+  for (auto& [fd, hs] : handshakes_) loop_->Remove(fd);
+  handshakes_.clear();
+}
+
+}  // namespace outrider::agent

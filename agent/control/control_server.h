@@ -1,0 +1,72 @@
+// The agent's Unix socket: accepts clients, checks their credentials, performs the hello
+// handshake (protocol version, job identity, control segment and eventfds), and owns the
+// resulting sessions until they close.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/control/session.h"
+#include "agent/engine/job.h"
+#include "agent/event_loop.h"
+#include "ipc/unix_channel.h"
+
+namespace outrider::agent {
+
+struct ControlServerOptions {
+  std::string socket_path;
+  std::string socket_group;          // "" = owner only
+  std::vector<uint32_t> allowed_uids;  // besides the agent's own uid and root
+  uint32_t sq_entries = 256;
+  uint32_t max_clients = 256;
+  SessionLimits limits;
+};
+
+// Thread-safety: loop thread only.
+class ControlServer {
+ public:
+  ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs);
+  ~ControlServer();
+
+  // Creates the socket directory (0700, or 0750 for a group) and starts listening.
+  Status Start();
+  // Stops accepting and removes the socket file.
+  void StopListening();
+  // Drains every session's submission ring. Returns true if any entry was found.
+  bool PollSessions();
+  bool PrepareSleep();
+  void FinishSleep();
+  // Says goodbye to every client with `why` and drops them (their jobs fail pending ops first).
+  void CloseAll(const Status& why);
+  size_t session_count() const { return sessions_.size(); }
+
+ private:
+  struct PendingHandshake {
+    ipc::UnixChannel channel;
+    ipc::PeerCredentials peer;
+  };
+  void OnAccept();
+  void OnHandshakeReadable(int fd);
+  Status Handshake(PendingHandshake& hs, const ipc::HelloRequest& hello, uint32_t request_id);
+  void RejectHello(ipc::UnixChannel& channel, uint32_t request_id, const Status& st);
+  Status CheckPeer(const ipc::PeerCredentials& peer) const;
+  // Removes closed sessions: their jobs learn first, then fds and mappings are released.
+  void ReapClosed();
+
+  ControlServerOptions options_;
+  EventLoop* loop_;   // Not owned; outlives this server.
+  JobTable* jobs_;    // Not owned; outlives this server.
+  UniqueFd listen_fd_;
+  bool listening_ = false;
+  gid_t group_gid_ = static_cast<gid_t>(-1);
+  uint32_t next_client_id_ = 1;
+  std::map<int, PendingHandshake> handshakes_;       // by socket fd
+  std::map<int, std::unique_ptr<Session>> sessions_;  // by socket fd
+};
+
+}  // namespace outrider::agent

@@ -1,0 +1,110 @@
+// Submission-entry validation: enums, sizes (overflow-safe), region bounds, aliasing.
+#include "agent/control/entry_validator.h"
+
+#include <string>
+
+#include "agent/engine/reduce.h"
+
+namespace outrider::agent {
+namespace {
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Result<uint8_t*> Resolve(const char* which, const ipc::BufferRef& ref, uint64_t expected_bytes,
+                         const RegionLookup& regions) {
+  if (ref.reserved != 0) return InvalidArgument(std::string(which) + ".reserved must be 0");
+  if (ref.length != expected_bytes) {
+    return InvalidArgument(std::string(which) + " buffer is " + std::to_string(ref.length) +
+                           " bytes but the op needs " + std::to_string(expected_bytes));
+  }
+  const RegionView* r = regions(ref.region_id);
+  if (r == nullptr) {
+    return InvalidArgument(std::string(which) + " names region " + std::to_string(ref.region_id) +
+                           ", which this client has not registered");
+  }
+  uint64_t end;
+  if (__builtin_add_overflow(ref.offset, ref.length, &end) || end > r->bytes) {
+    return InvalidArgument(std::string(which) + " buffer [offset " + std::to_string(ref.offset) +
+                           ", length " + std::to_string(ref.length) + ") leaves region " +
+                           std::to_string(ref.region_id) + " of " + std::to_string(r->bytes) +
+                           " bytes");
+  }
+  return r->base + ref.offset;
+}
+
+bool Disjoint(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
+  return an == 0 || bn == 0 || a + an <= b || b + bn <= a;
+}
+
+}  // namespace
+
+Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int local_size,
+                                  const RegionLookup& regions) {
+  ValidatedOp op;
+  op.op_id = e.op_id;
+  op.key = e.key;
+  op.root = e.root;
+  op.priority = e.priority;
+  op.count = e.count;
+  if (e.flags != 0) return InvalidArgument("flags must be 0, got " + Hex(e.flags));
+  if (e.kind >= ipc::kNumOpKinds) return InvalidArgument("unknown op kind " + std::to_string(e.kind));
+  op.kind = static_cast<ipc::OpKind>(e.kind);
+  if (op.kind == ipc::OpKind::kBarrier) {
+    if (e.count != 0 || e.send.length != 0 || e.recv.length != 0) {
+      return InvalidArgument("barrier takes no buffers (count and lengths must be 0)");
+    }
+    return op;
+  }
+  if (e.dtype >= ipc::kNumDTypes) return InvalidArgument("unknown dtype " + std::to_string(e.dtype));
+  op.dtype = static_cast<ipc::DType>(e.dtype);
+  bool reduces = op.kind == ipc::OpKind::kAllreduce || op.kind == ipc::OpKind::kReduceScatter;
+  if (reduces) {
+    if (e.reduce_op >= ipc::kNumReduceOps) {
+      return InvalidArgument("unknown reduce op " + std::to_string(e.reduce_op));
+    }
+    op.reduce_op = static_cast<ipc::ReduceOp>(e.reduce_op);
+    if (!engine::IsSupported(op.dtype, op.reduce_op)) {
+      return InvalidArgument(std::string("reduce op ") + std::string(ipc::ReduceOpName(op.reduce_op)) +
+                             " is not supported for " + std::string(ipc::DTypeName(op.dtype)));
+    }
+  }
+  if (op.kind == ipc::OpKind::kBroadcast && (e.root < 0 || e.root >= local_size)) {
+    return InvalidArgument("broadcast root " + std::to_string(e.root) + " is not a rank of the job (size " +
+                           std::to_string(local_size) + ")");
+  }
+  uint64_t elem = ipc::DTypeSize(op.dtype);
+  uint64_t bytes;
+  if (__builtin_mul_overflow(e.count, elem, &bytes) || bytes > kMaxOpBytes) {
+    return InvalidArgument("count " + std::to_string(e.count) + " exceeds the per-op limit of " +
+                           std::to_string(kMaxOpBytes) + " bytes");
+  }
+  uint64_t n = static_cast<uint64_t>(local_size);
+  uint64_t send_bytes = bytes, recv_bytes = bytes;
+  if (op.kind == ipc::OpKind::kAllgather) recv_bytes = bytes * n;
+  if (op.kind == ipc::OpKind::kReduceScatter) send_bytes = bytes * n;
+  if (op.kind == ipc::OpKind::kBroadcast) {
+    if (e.send.region_id != e.recv.region_id || e.send.offset != e.recv.offset) {
+      return InvalidArgument("broadcast is in place: send and recv must name the same buffer");
+    }
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_bytes, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_bytes, regions));
+  op.send_bytes = send_bytes;
+  op.recv_bytes = recv_bytes;
+  // Send and recv must be the same buffer in the op's in-place position, or disjoint: results
+  // are written block by block, so a partial overlap would feed outputs back into inputs.
+  const uint8_t* in_place = op.recv;
+  if (op.kind == ipc::OpKind::kAllgather) in_place = op.recv + bytes * local_rank;
+  if (op.kind == ipc::OpKind::kReduceScatter) in_place = op.send + bytes * local_rank;
+  bool same = op.kind == ipc::OpKind::kReduceScatter ? op.recv == in_place : op.send == in_place;
+  if (!same && !Disjoint(op.send, send_bytes, op.recv, recv_bytes)) {
+    return InvalidArgument("send and recv buffers overlap without being the op's in-place layout");
+  }
+  return op;
+}
+
+}  // namespace outrider::agent

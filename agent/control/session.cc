@@ -1,0 +1,223 @@
+// Per-client session: control messages, region registry, ring draining and completions.
+#include "agent/control/session.h"
+
+#include <cstring>
+
+#include "agent/log.h"
+#include "ipc/event_fd.h"
+
+namespace outrider::agent {
+namespace {
+
+void CopyMessage(char* dst, size_t cap, const std::string& msg) {
+  size_t n = std::min(cap - 1, msg.size());
+  std::memcpy(dst, msg.data(), n);
+  dst[n] = '\0';
+}
+
+}  // namespace
+
+Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_fd,
+                 ipc::Mapping control, UniqueFd sq_efd, UniqueFd cq_efd, SessionLimits limits)
+    : id_(std::move(id)),
+      channel_(std::move(channel)),
+      control_fd_(std::move(control_fd)),
+      control_(std::move(control)),
+      sq_efd_(std::move(sq_efd)),
+      cq_efd_(std::move(cq_efd)),
+      limits_(limits) {
+  auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
+  sq_ = ipc::RingConsumer<ipc::SubmitEntry>(
+      reinterpret_cast<ipc::RingIndices*>(control_.data() + h->sq_indices_offset),
+      reinterpret_cast<ipc::SubmitEntry*>(control_.data() + h->sq_slots_offset), h->sq_entries);
+  cq_ = ipc::RingProducer<ipc::CompletionEntry>(
+      reinterpret_cast<ipc::RingIndices*>(control_.data() + h->cq_indices_offset),
+      reinterpret_cast<ipc::CompletionEntry*>(control_.data() + h->cq_slots_offset),
+      h->cq_entries);
+}
+
+Session::~Session() = default;
+
+uint64_t Session::region_bytes() const {
+  uint64_t total = 0;
+  for (const auto& [id, r] : regions_) total += r.view.bytes;
+  return total;
+}
+
+void Session::Close(const Status& reason) {
+  if (closed_) return;
+  closed_ = true;
+  close_reason_ = reason;
+  FlushOverflow();
+  ipc::Goodbye bye{};
+  ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+  bye.code = static_cast<int32_t>(reason.code());
+  CopyMessage(bye.message, sizeof(bye.message), reason.message());
+  (void)channel_.Send(&bye, sizeof(bye));
+  ipc::SignalEventFd(cq_efd_.get());
+}
+
+void Session::OnSocketReadable() {
+  if (closed_) return;
+  alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+  std::vector<UniqueFd> fds;
+  auto n = channel_.Recv(buf, sizeof(buf), &fds, -1);
+  if (!n.ok()) {
+    if (n.status().code() == Code::kUnavailable) return;  // spurious wakeup (EAGAIN)
+    Close(n.status());
+    return;
+  }
+  if (*n == 0) {
+    Close(PeerLost("client closed its connection"));
+    return;
+  }
+  if (*n < sizeof(ipc::MsgHeader)) {
+    Close(ProtocolError("control message shorter than its header"));
+    return;
+  }
+  ipc::MsgHeader hdr;
+  std::memcpy(&hdr, buf, sizeof(hdr));
+  if (hdr.magic != ipc::kMagic || hdr.version != ipc::kProtocolVersion) {
+    Close(ProtocolError("control message with bad magic or protocol version"));
+    return;
+  }
+  auto type = static_cast<ipc::MsgType>(hdr.type);
+  if (type == ipc::MsgType::kRegisterRegion && *n == sizeof(ipc::RegisterRegion)) {
+    ipc::RegisterRegion msg;
+    std::memcpy(&msg, buf, sizeof(msg));
+    HandleRegister(msg, std::move(fds));
+  } else if (type == ipc::MsgType::kReleaseRegion && *n == sizeof(ipc::ReleaseRegion)) {
+    ipc::ReleaseRegion msg;
+    std::memcpy(&msg, buf, sizeof(msg));
+    HandleRelease(msg);
+  } else if (type == ipc::MsgType::kGoodbye) {
+    Close(PeerLost("client said goodbye"));
+  } else {
+    Close(ProtocolError("unexpected control message type " + std::to_string(hdr.type) + " of " +
+                        std::to_string(*n) + " bytes"));
+  }
+}
+
+void Session::ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st,
+                          uint32_t region_id) {
+  ipc::RegionReply reply{};
+  ipc::InitMsgHeader(&reply.header, type, sizeof(reply) - sizeof(reply.header), request_id);
+  reply.code = static_cast<int32_t>(st.code());
+  reply.region_id = region_id;
+  CopyMessage(reply.message, sizeof(reply.message), st.message());
+  Status sent = channel_.Send(&reply, sizeof(reply));
+  if (!sent.ok()) Close(sent);
+}
+
+void Session::HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds) {
+  auto reply = [&](const Status& st, uint32_t id) {
+    ReplyRegion(msg.header.request_id, ipc::MsgType::kRegisterRegionReply, st, id);
+  };
+  if (fds.size() != 1) {
+    return reply(InvalidArgument("region registration must carry exactly one memfd, got " +
+                                 std::to_string(fds.size())), 0);
+  }
+  if (regions_.size() >= limits_.max_regions) {
+    return reply(ResourceExhausted("client already holds " + std::to_string(regions_.size()) +
+                                   " regions (max_regions_per_client)"), 0);
+  }
+  if (msg.bytes == 0 || msg.bytes > limits_.max_region_bytes) {
+    return reply(InvalidArgument("region size " + std::to_string(msg.bytes) +
+                                 " is outside [1, max_region_bytes=" +
+                                 std::to_string(limits_.max_region_bytes) + "]"), 0);
+  }
+  auto size = ipc::CheckSealedMemfd(fds[0].get());
+  if (!size.ok()) return reply(size.status(), 0);
+  if (*size != msg.bytes) {
+    return reply(InvalidArgument("memfd is " + std::to_string(*size) + " bytes, registration says " +
+                                 std::to_string(msg.bytes)), 0);
+  }
+  auto mapping = ipc::MapShared(fds[0].get(), msg.bytes);
+  if (!mapping.ok()) return reply(mapping.status(), 0);
+  uint32_t id = next_region_id_++;
+  Region r{std::move(fds[0]), std::move(*mapping), {}};
+  r.view = RegionView{r.mapping.data(), msg.bytes};
+  regions_.emplace(id, std::move(r));
+  Logger("control")->debug("client {} (job {} local rank {}) registered region {} of {} bytes",
+                           id_.client_id, id_.job_id, id_.local_rank, id, msg.bytes);
+  reply(Status::Ok(), id);
+}
+
+void Session::HandleRelease(const ipc::ReleaseRegion& msg) {
+  Status st = regions_.erase(msg.region_id) == 1
+                  ? Status::Ok()
+                  : InvalidArgument("region " + std::to_string(msg.region_id) + " is not registered");
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kReleaseRegionReply, st, msg.region_id);
+}
+
+bool Session::DrainSubmissions(const OpSink& sink) {
+  if (closed_) return false;
+  bool any = false;
+  ipc::SubmitEntry e;
+  RegionLookup lookup = [this](uint32_t id) -> const RegionView* {
+    auto it = regions_.find(id);
+    return it == regions_.end() ? nullptr : &it->second.view;
+  };
+  for (;;) {
+    ipc::RingResult r = sq_.Pop(&e);
+    if (r == ipc::RingResult::kEmpty) break;
+    if (r == ipc::RingResult::kCorrupt) {
+      Close(ProtocolError("submission ring indices are corrupt"));
+      break;
+    }
+    any = true;
+    if (e.op_id <= last_op_id_) {
+      Close(ProtocolError("op id " + std::to_string(e.op_id) + " does not increase (last " +
+                          std::to_string(last_op_id_) + ")"));
+      break;
+    }
+    last_op_id_ = e.op_id;
+    auto op = ValidateEntry(e, id_.local_rank, id_.local_world_size, lookup);
+    if (!op.ok()) {
+      Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}",
+                              id_.client_id, id_.job_id, id_.local_rank, e.op_id,
+                              op.status().ToString());
+      Complete(e.op_id, op.status(), 0, 0);
+      continue;
+    }
+    sink(this, *op);
+    if (closed_) break;
+  }
+  return any;
+}
+
+void Session::FlushOverflow() {
+  while (!overflow_.empty()) {
+    ipc::RingResult r = cq_.Push(overflow_.front());
+    if (r != ipc::RingResult::kOk) break;
+    overflow_.pop_front();
+  }
+}
+
+void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns) {
+  if (closed_) return;
+  ipc::CompletionEntry c{};
+  c.op_id = op_id;
+  c.code = static_cast<int32_t>(status.code());
+  c.seq = seq;
+  c.agent_ns = agent_ns;
+  CopyMessage(c.message, sizeof(c.message), status.message());
+  FlushOverflow();
+  ipc::RingResult r = overflow_.empty() ? cq_.Push(c) : ipc::RingResult::kFull;
+  if (r == ipc::RingResult::kCorrupt) {
+    Close(ProtocolError("completion ring indices are corrupt"));
+    return;
+  }
+  if (r == ipc::RingResult::kFull) {
+    // The shim never has more ops in flight than the CQ holds; a client that does is not
+    // draining its ring and is cut off before it can make the agent hoard completions.
+    if (overflow_.size() >= cq_.capacity()) {
+      Close(ResourceExhausted("client does not drain its completion ring"));
+      return;
+    }
+    overflow_.push_back(c);
+  }
+  if (cq_.ConsumerNeedsWake()) ipc::SignalEventFd(cq_efd_.get());
+}
+
+}  // namespace outrider::agent

@@ -1,0 +1,98 @@
+// One connected client: its socket (the client's lease), control segment with SQ/CQ rings,
+// eventfds, and the memory regions it registered.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "agent/control/entry_validator.h"
+#include "ipc/memfd.h"
+#include "ipc/protocol.h"
+#include "ipc/ring.h"
+#include "ipc/unix_channel.h"
+
+namespace outrider::agent {
+
+struct ClientIdentity {
+  uint32_t client_id = 0;
+  std::string job_id;
+  int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  ipc::PeerCredentials peer{};
+};
+
+struct SessionLimits {
+  uint32_t max_regions = 64;
+  uint64_t max_region_bytes = uint64_t{64} << 30;
+};
+
+// Thread-safety: loop thread only.
+class Session {
+ public:
+  // Receives the client's validated ops; the sink completes them (now or later).
+  using OpSink = std::function<void(Session*, const ValidatedOp&)>;
+
+  Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_fd, ipc::Mapping control,
+          UniqueFd sq_efd, UniqueFd cq_efd, SessionLimits limits);
+  ~Session();
+
+  const ClientIdentity& identity() const { return id_; }
+  int socket_fd() const { return channel_.fd(); }
+  int sq_efd() const { return sq_efd_.get(); }
+  bool closed() const { return closed_; }
+  const Status& close_reason() const { return close_reason_; }
+  size_t region_count() const { return regions_.size(); }
+  uint64_t region_bytes() const;
+
+  // Sends a message on the client's socket (handshake replies).
+  Status Send(const void* data, size_t bytes, const int* fds, size_t num_fds) {
+    return channel_.Send(data, bytes, fds, num_fds);
+  }
+  // Handles one control message from the socket. Closes the session on EOF or protocol abuse.
+  void OnSocketReadable();
+  // Pops, validates and hands every queued submission to `sink`; invalid ones complete with
+  // an error at once. Returns true if it found any entry.
+  bool DrainSubmissions(const OpSink& sink);
+  // Posts a completion and wakes the client if it sleeps.
+  void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns);
+
+  bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
+  void FinishSleep() {
+    if (!closed_) sq_.FinishSleep();
+  }
+  // Says goodbye (best effort) and marks the session closed; the owner destroys it later.
+  void Close(const Status& reason);
+
+ private:
+  void HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds);
+  void HandleRelease(const ipc::ReleaseRegion& msg);
+  void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
+  void FlushOverflow();
+
+  struct Region {
+    UniqueFd fd;
+    ipc::Mapping mapping;
+    RegionView view;
+  };
+
+  ClientIdentity id_;
+  ipc::UnixChannel channel_;
+  UniqueFd control_fd_;
+  ipc::Mapping control_;
+  UniqueFd sq_efd_;
+  UniqueFd cq_efd_;
+  SessionLimits limits_;
+  ipc::RingConsumer<ipc::SubmitEntry> sq_;
+  ipc::RingProducer<ipc::CompletionEntry> cq_;
+  std::deque<ipc::CompletionEntry> overflow_;  // completions waiting for CQ space
+  std::map<uint32_t, Region> regions_;
+  uint32_t next_region_id_ = 1;
+  uint64_t last_op_id_ = 0;
+  bool closed_ = false;
+  Status close_reason_;
+};
+
+}  // namespace outrider::agent

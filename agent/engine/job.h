@@ -1,0 +1,87 @@
+// A job: the local clients of one training run on this node. Matches their submissions into
+// collective instances by (key, per-key sequence number), checks that every rank agrees on the
+// op's shape, and runs the instance once every local rank has submitted.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/control/entry_validator.h"
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+class Session;
+
+// Thread-safety: loop thread only.
+class Job {
+ public:
+  Job(std::string id, int world_size, int local_size);
+
+  const std::string& id() const { return id_; }
+  int local_size() const { return local_size_; }
+  size_t member_count() const;
+  size_t pending_count() const { return pending_.size(); }
+
+  // Admits a client as its local rank. Fails if the rank is taken, the sizes disagree with the
+  // job's, or the job already lost a member.
+  Status AddMember(Session* session);
+  // Removes a client (gone or closed). Every pending collective fails on the other members with
+  // `why`, and so does every later one: the job cannot complete a collective without it.
+  void RemoveMember(Session* session, const Status& why);
+  // Takes one validated submission from a member.
+  void Submit(Session* session, const ValidatedOp& op);
+  // Fails every pending collective (agent shutdown).
+  void FailAll(const Status& why);
+  // Fails collectives that have waited longer than `timeout_ns` for some rank.
+  void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
+  // Earliest time a pending collective would expire, or UINT64_MAX.
+  uint64_t NextExpiryNs(uint64_t timeout_ns) const;
+
+ private:
+  struct Pending {
+    std::vector<std::optional<ValidatedOp>> ops;  // by local rank
+    std::vector<uint64_t> op_ids;                 // by local rank, 0 if not arrived
+    int arrived = 0;
+    uint64_t first_ns = 0;
+    Status failed;  // set on mismatch: later arrivals fail at once
+  };
+  using InstanceId = std::pair<uint64_t, uint64_t>;  // (key, seq)
+
+  void Fail(Pending& p, const Status& why, uint64_t seq);
+  Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key,
+                        uint64_t seq) const;
+  void Run(InstanceId id, Pending& p);
+
+  std::string id_;
+  int world_size_;
+  int local_size_;
+  std::vector<Session*> members_;  // Not owned; a session leaves through RemoveMember first.
+  std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
+  std::map<InstanceId, Pending> pending_;
+  Status lost_;  // set once a member left
+};
+
+// All jobs of this agent, by job id.
+class JobTable {
+ public:
+  // Finds or creates the job and admits the session.
+  Status Join(Session* session);
+  // Removes the session from its job; drops the job once it is empty.
+  void Leave(Session* session, const Status& why);
+  Job* Find(const std::string& id);
+  void FailAll(const Status& why);
+  void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
+  uint64_t NextExpiryNs(uint64_t timeout_ns) const;
+  size_t size() const { return jobs_.size(); }
+
+ private:
+  std::map<std::string, std::unique_ptr<Job>> jobs_;
+};
+
+}  // namespace outrider::agent

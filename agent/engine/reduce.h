@@ -1,0 +1,37 @@
+// Element-wise reduction kernels the agent uses to combine the buffers of its local clients.
+// Results are bitwise reproducible: a fixed left fold over inputs, no reassociation across
+// elements, and the same IEEE operations whatever vector width the CPU dispatch picks.
+// Thread-safety: all functions are pure (no shared state); call from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ipc/protocol.h"
+
+namespace outrider::engine {
+
+// True for every (dtype, op) pair the kernels implement (all 6 dtypes x 5 ops are valid).
+bool IsSupported(ipc::DType dtype, ipc::ReduceOp op);
+
+// Reduces `num_inputs` arrays of `count` elements element-wise as the left fold
+// inputs[0] op inputs[1] op ... and stores the result into each of the `num_outputs` arrays.
+// An output may be exactly one of the inputs (in-place allreduce) but must not otherwise overlap
+// an input: the kernel reads every input of a block before writing any output of that block.
+// - f16/bf16 accumulate in f32 and round to nearest-even once, when storing.
+// - kAvg divides the sum by num_inputs; for integers the wrapped sum is divided truncating toward
+//   zero. Integer sum/prod wrap around (two's complement).
+// - Floating kMin/kMax propagate NaN: a NaN in any input makes the element a quiet NaN. Any NaN
+//   result, whatever the op, is quiet.
+// Preconditions (CHECKed): IsSupported(dtype, op), num_inputs >= 1, num_outputs >= 0.
+void ReduceInto(ipc::DType dtype, ipc::ReduceOp op, const void* const* inputs, int num_inputs,
+                void* const* outputs, int num_outputs, size_t count);
+
+// Scalar conversions, round-to-nearest-even; NaN stays NaN (quiet), +-Inf and subnormals are
+// handled. Inline vectorizable versions live in agent/engine/half.h.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+float BFloat16ToFloat(uint16_t b);
+uint16_t FloatToBFloat16(float f);
+
+}  // namespace outrider::engine

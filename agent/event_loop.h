@@ -1,0 +1,53 @@
+// The agent's progress loop: epoll over sockets and eventfds, plus a poll hook that drains
+// shared-memory rings. After activity the loop keeps polling for a short adaptive spin before it
+// arms the rings' sleep flags and blocks in epoll.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+#include "ipc/event_fd.h"
+#include "ipc/status.h"
+#include "ipc/unique_fd.h"
+
+namespace outrider::agent {
+
+// Thread-safety: everything on the loop thread, except Stop() (any thread, signal-safe).
+class EventLoop {
+ public:
+  using Handler = std::function<void(uint32_t events)>;
+  struct Hooks {
+    std::function<bool()> poll;          // drains rings; true if it did any work
+    std::function<bool()> prepare_sleep; // arms sleep flags; false if work arrived meanwhile
+    std::function<void()> after_wake;    // clears sleep flags
+    std::function<int()> timeout_ms;     // longest sleep allowed (-1: no limit)
+  };
+
+  static Result<std::unique_ptr<EventLoop>> Create(uint32_t spin_us);
+
+  Status Add(int fd, uint32_t events, Handler handler);
+  void Remove(int fd);  // safe from inside a handler, also for the fd being dispatched
+  void Run(const Hooks& hooks);
+  void Stop();
+  bool stopping() const { return stop_; }
+
+ private:
+  EventLoop(UniqueFd epfd, UniqueFd wake_fd, uint32_t spin_us);
+  // Dispatches ready events; waits at most timeout_ms. Returns the number dispatched.
+  int Dispatch(int timeout_ms);
+
+  struct Entry {
+    uint32_t generation;
+    Handler handler;
+  };
+  UniqueFd epfd_;
+  UniqueFd wake_fd_;  // Stop() signals it
+  ipc::AdaptiveSpin spin_;
+  uint32_t next_generation_ = 1;
+  std::unordered_map<int, Entry> handlers_;
+  volatile bool stop_ = false;
+};
+
+}  // namespace outrider::agent

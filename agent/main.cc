@@ -1,0 +1,61 @@
+// outrider-agent: the per-node communication-offload daemon.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "agent/agent.h"
+#include "agent/config.h"
+#include "agent/log.h"
+
+int main(int argc, char** argv) {
+  using namespace outrider;
+  using namespace outrider::agent;
+  // Signals are taken through a signalfd by the loop; block them before any thread exists.
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto getenv = [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+  auto loaded = LoadConfig(argc, argv, getenv);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "outrider-agent: %s\n(see outrider-agent --help)\n",
+                 loaded.status().message().c_str());
+    return 2;
+  }
+  if (loaded->help_requested) {
+    std::fputs(loaded->help_text.c_str(), stdout);
+    return 0;
+  }
+  const AgentOptions& options = loaded->options;
+  Status st = InitLogging(options.log_level);
+  if (!st.ok()) {
+    std::fprintf(stderr, "outrider-agent: %s\n", st.message().c_str());
+    return 2;
+  }
+  auto log = Logger("config");
+  for (const EffectiveValue& v : loaded->effective) {
+    log->info("{} = {} (from {}{}{})", v.name, v.value, SourceName(v.source),
+              v.origin.empty() ? "" : " ", v.origin);
+  }
+  auto agent = Agent::Create(options);
+  if (!agent.ok()) {
+    Logger("agent")->critical("cannot start: {}", agent.status().ToString());
+    return 1;
+  }
+  st = (*agent)->Run();
+  if (!st.ok()) {
+    Logger("agent")->critical("{}", st.ToString());
+    return 1;
+  }
+  return 0;
+}

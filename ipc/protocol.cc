@@ -1,0 +1,75 @@
+// Names and layout helpers for the wire protocol.
+#include "ipc/protocol.h"
+
+#include <cstring>
+
+namespace outrider::ipc {
+
+size_t DTypeSize(DType t) {
+  switch (t) {
+    case DType::kF32: return 4;
+    case DType::kF64: return 8;
+    case DType::kF16: return 2;
+    case DType::kBF16: return 2;
+    case DType::kI32: return 4;
+    case DType::kI64: return 8;
+  }
+  return 0;
+}
+
+std::string_view DTypeName(DType t) {
+  switch (t) {
+    case DType::kF32: return "f32";
+    case DType::kF64: return "f64";
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
+    case DType::kI32: return "i32";
+    case DType::kI64: return "i64";
+  }
+  return "unknown";
+}
+
+std::string_view ReduceOpName(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return "sum";
+    case ReduceOp::kAvg: return "avg";
+    case ReduceOp::kMin: return "min";
+    case ReduceOp::kMax: return "max";
+    case ReduceOp::kProd: return "prod";
+  }
+  return "unknown";
+}
+
+std::string_view OpKindName(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAllreduce: return "allreduce";
+    case OpKind::kBroadcast: return "broadcast";
+    case OpKind::kAllgather: return "allgather";
+    case OpKind::kReduceScatter: return "reduce_scatter";
+    case OpKind::kBarrier: return "barrier";
+  }
+  return "unknown";
+}
+
+ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries) {
+  auto align = [](uint64_t v) { return (v + 63) & ~uint64_t{63}; };
+  ControlLayout l{};
+  l.sq_indices_offset = sizeof(ControlHeader);
+  l.sq_slots_offset = align(l.sq_indices_offset + sizeof(RingIndices));
+  l.cq_indices_offset = align(l.sq_slots_offset + uint64_t{sq_entries} * sizeof(SubmitEntry));
+  l.cq_slots_offset = align(l.cq_indices_offset + sizeof(RingIndices));
+  l.total_bytes = align(l.cq_slots_offset + uint64_t{cq_entries} * sizeof(CompletionEntry));
+  l.total_bytes = (l.total_bytes + 4095) & ~uint64_t{4095};
+  return l;
+}
+
+void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id) {
+  std::memset(h, 0, sizeof(*h));
+  h->magic = kMagic;
+  h->version = kProtocolVersion;
+  h->type = static_cast<uint16_t>(type);
+  h->body_bytes = body_bytes;
+  h->request_id = request_id;
+}
+
+}  // namespace outrider::ipc

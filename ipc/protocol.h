@@ -1,0 +1,181 @@
+// The shim <-> agent wire protocol. Everything here crosses a trust boundary: structs are fixed
+// size, trivially copyable, little-endian, and checked with static_assert. Bump kProtocolVersion
+// on any change to a struct, an enum value or the control-segment layout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace outrider::ipc {
+
+inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
+inline constexpr uint16_t kProtocolVersion = 1;
+
+// ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
+enum class DType : uint32_t { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3, kI32 = 4, kI64 = 5 };
+inline constexpr uint32_t kNumDTypes = 6;
+enum class ReduceOp : uint32_t { kSum = 0, kAvg = 1, kMin = 2, kMax = 3, kProd = 4 };
+inline constexpr uint32_t kNumReduceOps = 5;
+enum class OpKind : uint32_t {
+  kAllreduce = 0,
+  kBroadcast = 1,
+  kAllgather = 2,
+  kReduceScatter = 3,
+  kBarrier = 4,
+};
+inline constexpr uint32_t kNumOpKinds = 5;
+
+size_t DTypeSize(DType t);  // 0 for values outside the enum
+std::string_view DTypeName(DType t);
+std::string_view ReduceOpName(ReduceOp op);
+std::string_view OpKindName(OpKind kind);
+
+// ---- Control messages over the Unix socket (SOCK_SEQPACKET: one message per datagram). ----
+enum class MsgType : uint16_t {
+  kHello = 1,             // shim -> agent
+  kHelloReply = 2,        // agent -> shim, with fds: control segment, sq eventfd, cq eventfd
+  kRegisterRegion = 3,    // shim -> agent, with one memfd
+  kRegisterRegionReply = 4,
+  kReleaseRegion = 5,
+  kReleaseRegionReply = 6,
+  kGoodbye = 7,           // either side: orderly close, carries a reason
+};
+
+struct MsgHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;       // MsgType
+  uint32_t body_bytes; // bytes following this header
+  uint32_t request_id; // echoed in replies
+};
+static_assert(sizeof(MsgHeader) == 16);
+
+inline constexpr size_t kJobIdBytes = 64;    // NUL-padded; at most 63 characters
+inline constexpr size_t kMessageBytes = 192; // NUL-terminated error text
+
+struct HelloRequest {
+  MsgHeader header;
+  char job_id[kJobIdBytes];
+  int32_t rank;
+  int32_t world_size;
+  int32_t local_rank;
+  int32_t local_world_size;
+  int32_t pid;
+  uint32_t requested_sq_entries;  // 0: agent default
+  uint64_t reserved;
+};
+static_assert(sizeof(HelloRequest) == 112);
+
+struct HelloReply {
+  MsgHeader header;
+  int32_t code;            // outrider::Code; on error no fds follow and the agent closes
+  uint32_t client_id;
+  uint64_t control_bytes;  // size of the control segment (fd 0)
+  char message[kMessageBytes];
+};
+static_assert(sizeof(HelloReply) == 224);
+
+struct RegisterRegion {
+  MsgHeader header;
+  uint64_t bytes;        // must equal the memfd's size; the memfd must be sealed
+  uint64_t reserved;
+};
+static_assert(sizeof(RegisterRegion) == 32);
+
+struct RegionReply {
+  MsgHeader header;
+  int32_t code;
+  uint32_t region_id;
+  char message[kMessageBytes];
+};
+static_assert(sizeof(RegionReply) == 216);
+
+struct ReleaseRegion {
+  MsgHeader header;
+  uint32_t region_id;
+  uint32_t reserved;
+};
+static_assert(sizeof(ReleaseRegion) == 24);
+
+struct Goodbye {
+  MsgHeader header;
+  int32_t code;
+  uint32_t reserved;
+  char message[kMessageBytes];
+};
+static_assert(sizeof(Goodbye) == 216);
+
+// ---- Ring entries in the control segment. ----
+struct BufferRef {
+  uint32_t region_id;  // a region this client registered
+  uint32_t reserved;
+  uint64_t offset;     // bytes from the region start
+  uint64_t length;     // bytes
+};
+static_assert(sizeof(BufferRef) == 24);
+
+// Submission entry: shim -> agent. Names memory only by (region, offset, length).
+struct SubmitEntry {
+  uint64_t op_id;      // strictly increasing per client
+  uint64_t key;        // collective key; (job, key, per-key seq) names one collective instance
+  uint32_t kind;       // OpKind
+  uint32_t dtype;      // DType
+  uint32_t reduce_op;  // ReduceOp (allreduce, reduce-scatter)
+  int32_t root;        // broadcast root (local rank)
+  int32_t priority;    // lower = sooner
+  uint32_t flags;      // must be 0
+  uint64_t count;      // elements: per rank (allgather), per rank result (reduce-scatter), else total
+  BufferRef send;
+  BufferRef recv;
+};
+static_assert(sizeof(SubmitEntry) == 96);
+static_assert(std::is_trivially_copyable_v<SubmitEntry>);
+
+// Completion entry: agent -> shim.
+struct CompletionEntry {
+  uint64_t op_id;
+  int32_t code;        // outrider::Code
+  uint32_t reserved;
+  uint64_t seq;        // per-key sequence number the agent assigned
+  uint64_t agent_ns;   // time the agent spent from first submission to completion
+  char message[256 - 32];
+};
+static_assert(sizeof(CompletionEntry) == 256);
+static_assert(std::is_trivially_copyable_v<CompletionEntry>);
+
+// ---- Control segment: a memfd the agent creates per client and maps into both processes. ----
+// Ring indices are free-running counters. Invariant (trusted side checks it on every read):
+// tail - head <= entries.
+struct alignas(64) RingIndices {
+  alignas(64) uint64_t head;               // consumer position
+  alignas(64) uint64_t tail;               // producer position
+  alignas(64) uint32_t consumer_sleeping;  // 1 while the consumer may block on its eventfd
+};
+static_assert(sizeof(RingIndices) == 192);
+
+struct ControlHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t reserved0;
+  uint32_t sq_entries;  // power of two
+  uint32_t cq_entries;  // power of two
+  uint64_t sq_indices_offset;
+  uint64_t sq_slots_offset;
+  uint64_t cq_indices_offset;
+  uint64_t cq_slots_offset;
+  uint64_t total_bytes;
+  uint8_t reserved1[64 - 56];
+};
+static_assert(sizeof(ControlHeader) == 64);
+
+struct ControlLayout {
+  uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, total_bytes;
+};
+ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries);
+
+// Fills a header; the reader checks it with ValidateControlHeader semantics in the shim.
+void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id);
+
+}  // namespace outrider::ipc

@@ -1,0 +1,264 @@
+// The C ABI: converts between C types and the Client; no exception or C++ type crosses it.
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "outrider/outrider.h"
+#include "shim/client.h"
+
+using outrider::Code;
+using outrider::Status;
+using outrider::shim::Client;
+
+struct outrider_client {
+  std::unique_ptr<Client> impl;
+};
+
+static_assert(OUTRIDER_ERR_CANCELLED == static_cast<int>(Code::kCancelled));
+static_assert(OUTRIDER_ERR_PEER_LOST == static_cast<int>(Code::kPeerLost));
+static_assert(OUTRIDER_BF16 == static_cast<int>(outrider::ipc::DType::kBF16));
+static_assert(OUTRIDER_I64 == static_cast<int>(outrider::ipc::DType::kI64));
+static_assert(OUTRIDER_PROD == static_cast<int>(outrider::ipc::ReduceOp::kProd));
+
+namespace {
+
+thread_local std::string t_connect_error;
+
+int Fail(outrider_client_t* c, const Status& st) {
+  if (c != nullptr) c->impl->last_error() = st.ToString();
+  return static_cast<int>(st.code());
+}
+
+int Report(outrider_client_t* c, const Status& st) {
+  if (st.ok()) return OUTRIDER_OK;
+  return Fail(c, st);
+}
+
+template <typename F>
+int Guard(outrider_client_t* c, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return c ? Fail(c, outrider::ResourceExhausted("out of memory")) : OUTRIDER_ERR_RESOURCE_EXHAUSTED;
+  } catch (const std::exception& e) {
+    return c ? Fail(c, outrider::Internal(e.what())) : OUTRIDER_ERR_INTERNAL;
+  }
+}
+
+int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_op_options_t* opts,
+             outrider_op_t* op, const char* kind_name) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (op == nullptr) return Fail(c, outrider::InvalidArgument("op handle pointer is NULL"));
+  *op = 0;
+  if (opts != nullptr && opts->size < sizeof(outrider_op_options_t)) {
+    return Fail(c, outrider::InvalidArgument("outrider_op_options_t.size is " + std::to_string(opts->size) +
+                                             "; initialize it with outrider_op_options_init"));
+  }
+  args.key = (opts && opts->key) ? opts->key : outrider::shim::HashKey(kind_name);
+  args.priority = opts ? opts->priority : 0;
+  size_t elem = outrider::ipc::DTypeSize(args.dtype);
+  if (args.kind != outrider::ipc::OpKind::kBarrier && elem == 0) {
+    return Fail(c, outrider::InvalidArgument("unknown dtype " + std::to_string(static_cast<int>(args.dtype))));
+  }
+  if (elem != 0 && args.count > (uint64_t{1} << 40) / elem) {
+    return Fail(c, outrider::InvalidArgument("count " + std::to_string(args.count) + " exceeds the 1 TiB per-op limit"));
+  }
+  return Guard(c, [&]() -> int {
+    auto r = c->impl->Submit(args);
+    if (!r.ok()) return Fail(c, r.status());
+    *op = *r;
+    return OUTRIDER_OK;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+void outrider_connect_options_init(outrider_connect_options_t* o) {
+  std::memset(o, 0, sizeof(*o));
+  o->size = sizeof(*o);
+  o->rank = o->world_size = o->local_rank = o->local_world_size = -1;
+}
+
+void outrider_op_options_init(outrider_op_options_t* o) {
+  std::memset(o, 0, sizeof(*o));
+  o->size = sizeof(*o);
+}
+
+int outrider_connect(const outrider_connect_options_t* options, outrider_client_t** client) {
+  if (client == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  *client = nullptr;
+  try {
+    outrider::shim::ConnectRequest req;
+    if (options != nullptr) {
+      if (options->size < sizeof(outrider_connect_options_t)) {
+        t_connect_error = "INVALID_ARGUMENT: outrider_connect_options_t.size is wrong; initialize it with outrider_connect_options_init";
+        return OUTRIDER_ERR_INVALID_ARGUMENT;
+      }
+      req.socket_path = options->socket_path;
+      req.job_id = options->job_id;
+      req.rank = options->rank;
+      req.world_size = options->world_size;
+      req.local_rank = options->local_rank;
+      req.local_world_size = options->local_world_size;
+      req.arena_bytes = options->arena_bytes;
+      req.timeout_ms = options->timeout_ms;
+    }
+    auto config = outrider::shim::ResolveConnectConfig(req);
+    if (!config.ok()) {
+      t_connect_error = config.status().ToString();
+      return static_cast<int>(config.status().code());
+    }
+    auto impl = Client::Connect(*config);
+    if (!impl.ok()) {
+      t_connect_error = impl.status().ToString();
+      return static_cast<int>(impl.status().code());
+    }
+    *client = new outrider_client{std::move(*impl)};
+    return OUTRIDER_OK;
+  } catch (const std::exception& e) {
+    t_connect_error = std::string("INTERNAL: ") + e.what();
+    return OUTRIDER_ERR_INTERNAL;
+  }
+}
+
+void outrider_disconnect(outrider_client_t* client) { delete client; }
+
+const char* outrider_error_string(int code) {
+  if (code < 0 || code > outrider::kMaxCode) return "UNKNOWN_ERROR";
+  return outrider::CodeName(static_cast<Code>(code)).data();
+}
+
+const char* outrider_last_error(const outrider_client_t* client) {
+  if (client == nullptr) return t_connect_error.c_str();
+  return client->impl->last_error().c_str();
+}
+
+int outrider_rank(const outrider_client_t* c) { return c ? c->impl->config().rank : -1; }
+int outrider_world_size(const outrider_client_t* c) { return c ? c->impl->config().world_size : -1; }
+int outrider_local_rank(const outrider_client_t* c) { return c ? c->impl->config().local_rank : -1; }
+int outrider_local_world_size(const outrider_client_t* c) { return c ? c->impl->config().local_world_size : -1; }
+
+void* outrider_alloc(outrider_client_t* c, size_t bytes) {
+  if (c == nullptr) return nullptr;
+  void* out = nullptr;
+  Guard(c, [&]() -> int {
+    auto r = c->impl->Alloc(bytes);
+    if (!r.ok()) return Fail(c, r.status());
+    out = *r;
+    return OUTRIDER_OK;
+  });
+  return out;
+}
+
+void outrider_free(outrider_client_t* c, void* p) {
+  if (c == nullptr) return;
+  Status st = c->impl->Free(p);
+  if (!st.ok()) Fail(c, st);
+}
+
+int outrider_region_create(outrider_client_t* c, size_t bytes, void** base) {
+  if (c == nullptr || base == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int {
+    auto r = c->impl->CreateRegion(bytes);
+    if (!r.ok()) return Fail(c, r.status());
+    *base = *r;
+    return OUTRIDER_OK;
+  });
+}
+
+int outrider_region_register_fd(outrider_client_t* c, int memfd, size_t bytes, void** base) {
+  if (c == nullptr || base == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int {
+    auto r = c->impl->RegisterFd(memfd, bytes);
+    if (!r.ok()) return Fail(c, r.status());
+    *base = *r;
+    return OUTRIDER_OK;
+  });
+}
+
+int outrider_region_release(outrider_client_t* c, void* base) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int { return Report(c, c->impl->ReleaseRegion(base)); });
+}
+
+uint64_t outrider_key(const char* name) { return outrider::shim::HashKey(name); }
+
+int outrider_allreduce(outrider_client_t* c, const void* send, void* recv, uint64_t count,
+                       outrider_dtype_t dtype, outrider_redop_t redop,
+                       const outrider_op_options_t* opts, outrider_op_t* op) {
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kAllreduce};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  a.reduce_op = static_cast<outrider::ipc::ReduceOp>(redop);
+  a.count = count;
+  uint64_t bytes = count * outrider::ipc::DTypeSize(a.dtype);
+  a.send = send;
+  a.send_bytes = bytes;
+  a.recv = recv;
+  a.recv_bytes = bytes;
+  return SubmitOp(c, a, opts, op, "allreduce");
+}
+
+int outrider_broadcast(outrider_client_t* c, void* buf, uint64_t count, outrider_dtype_t dtype,
+                       int root, const outrider_op_options_t* opts, outrider_op_t* op) {
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kBroadcast};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  a.root = root;
+  a.count = count;
+  uint64_t bytes = count * outrider::ipc::DTypeSize(a.dtype);
+  a.send = buf;
+  a.send_bytes = bytes;
+  a.recv = buf;
+  a.recv_bytes = bytes;
+  return SubmitOp(c, a, opts, op, "broadcast");
+}
+
+int outrider_allgather(outrider_client_t* c, const void* send, void* recv, uint64_t count,
+                       outrider_dtype_t dtype, const outrider_op_options_t* opts, outrider_op_t* op) {
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kAllgather};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  a.count = count;
+  uint64_t bytes = count * outrider::ipc::DTypeSize(a.dtype);
+  a.send = send;
+  a.send_bytes = bytes;
+  a.recv = recv;
+  a.recv_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().local_world_size) : 0;
+  return SubmitOp(c, a, opts, op, "allgather");
+}
+
+int outrider_reduce_scatter(outrider_client_t* c, const void* send, void* recv, uint64_t recv_count,
+                            outrider_dtype_t dtype, outrider_redop_t redop,
+                            const outrider_op_options_t* opts, outrider_op_t* op) {
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kReduceScatter};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  a.reduce_op = static_cast<outrider::ipc::ReduceOp>(redop);
+  a.count = recv_count;
+  uint64_t bytes = recv_count * outrider::ipc::DTypeSize(a.dtype);
+  a.send = send;
+  a.send_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().local_world_size) : 0;
+  a.recv = recv;
+  a.recv_bytes = bytes;
+  return SubmitOp(c, a, opts, op, "reduce_scatter");
+}
+
+int outrider_barrier(outrider_client_t* c, const outrider_op_options_t* opts, outrider_op_t* op) {
+  return SubmitOp(c, outrider::shim::OpArgs{outrider::ipc::OpKind::kBarrier}, opts, op, "barrier");
+}
+
+int outrider_wait(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int { return Report(c, c->impl->Wait(op, timeout_ms)); });
+}
+
+int outrider_test(outrider_client_t* c, outrider_op_t op, int* done) {
+  if (c == nullptr || done == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int {
+    bool d = false;
+    Status st = c->impl->Test(op, &d);
+    *done = d ? 1 : 0;
+    return Report(c, st);
+  });
+}
+
+}  // extern "C"

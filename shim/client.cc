@@ -1,0 +1,425 @@
+// Shim client: handshake, regions, submission and completion handling.
+#include "shim/client.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+namespace outrider::shim {
+namespace {
+
+const char* Env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+template <typename T>
+Status ParseEnvInt(const char* name, T* out) {
+  const char* v = Env(name);
+  if (v == nullptr) return Status::Ok();
+  T value{};
+  auto [end, ec] = std::from_chars(v, v + std::strlen(v), value);
+  if (ec != std::errc() || *end != '\0') {
+    return InvalidArgument(std::string(name) + "='" + v + "' is not an integer");
+  }
+  *out = value;
+  return Status::Ok();
+}
+
+Status FromReply(int32_t code, const char* message) {
+  if (code == 0) return Status::Ok();
+  if (code < 0 || code > kMaxCode) return ProtocolError("agent replied with unknown code " + std::to_string(code));
+  return Status(static_cast<Code>(code), std::string(message, strnlen(message, ipc::kMessageBytes)));
+}
+
+}  // namespace
+
+std::string DefaultSocketPath() {
+  const char* xdg = Env("XDG_RUNTIME_DIR");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/outrider/agent.sock";
+  return "/run/outrider/agent.sock";
+}
+
+Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
+  ConnectConfig c;
+  c.socket_path = req.socket_path ? req.socket_path : (Env("OUTRIDER_SOCKET") ? Env("OUTRIDER_SOCKET") : DefaultSocketPath());
+  if (req.job_id) {
+    c.job_id = req.job_id;
+  } else if (Env("OUTRIDER_JOB_ID")) {
+    c.job_id = Env("OUTRIDER_JOB_ID");
+  } else if (Env("TORCHELASTIC_RUN_ID")) {
+    c.job_id = Env("TORCHELASTIC_RUN_ID");
+  } else {
+    c.job_id = "default";
+  }
+  int32_t rank = 0, world = 1, local_rank = -1, local_world = -1;
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("RANK", &rank));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("WORLD_SIZE", &world));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("LOCAL_RANK", &local_rank));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("LOCAL_WORLD_SIZE", &local_world));
+  c.rank = req.rank >= 0 ? req.rank : rank;
+  c.world_size = req.world_size >= 0 ? req.world_size : world;
+  c.local_rank = req.local_rank >= 0 ? req.local_rank : (local_rank >= 0 ? local_rank : c.rank);
+  c.local_world_size = req.local_world_size >= 0 ? req.local_world_size
+                                                  : (local_world >= 0 ? local_world : c.world_size);
+  if (req.arena_bytes != 0) {
+    c.arena_bytes = req.arena_bytes;
+  } else {
+    OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_ARENA_BYTES", &c.arena_bytes));
+  }
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_SPIN_US", &c.spin_us));
+  c.timeout_ms = req.timeout_ms > 0 ? req.timeout_ms : 5000;
+  if (c.job_id.size() >= ipc::kJobIdBytes) {
+    return InvalidArgument("job id '" + c.job_id + "' is longer than " + std::to_string(ipc::kJobIdBytes - 1) + " characters");
+  }
+  if (c.world_size < 1 || c.rank < 0 || c.rank >= c.world_size) {
+    return InvalidArgument("rank " + std::to_string(c.rank) + " is outside world size " + std::to_string(c.world_size));
+  }
+  if (c.local_world_size < 1 || c.local_rank < 0 || c.local_rank >= c.local_world_size) {
+    return InvalidArgument("local rank " + std::to_string(c.local_rank) + " is outside local world size " +
+                           std::to_string(c.local_world_size));
+  }
+  return c;
+}
+
+uint64_t HashKey(const char* name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const char* p = name; p && *p; ++p) h = (h ^ static_cast<uint8_t>(*p)) * 1099511628211ull;
+  return h == 0 ? 1 : h;
+}
+
+Client::Client(ConnectConfig config) : config_(std::move(config)), spin_(config_.spin_us) {}
+
+Client::~Client() {
+  if (gone_.ok() && channel_.fd() >= 0) {
+    ipc::Goodbye bye{};
+    ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+    (void)channel_.Send(&bye, sizeof(bye));
+  }
+}
+
+Result<std::unique_ptr<Client>> Client::Connect(const ConnectConfig& config) {
+  auto c = std::unique_ptr<Client>(new Client(config));
+  OUTRIDER_ASSIGN_OR_RETURN(c->channel_, ipc::UnixChannel::Connect(config.socket_path));
+  OUTRIDER_RETURN_IF_ERROR(c->Handshake());
+  Client* raw = c.get();
+  c->arena_ = std::make_unique<Arena>(config.arena_bytes, [raw](size_t bytes) { return raw->CreateRegion(bytes); });
+  return c;
+}
+
+Status Client::Handshake() {
+  ipc::HelloRequest hello{};
+  ipc::InitMsgHeader(&hello.header, ipc::MsgType::kHello, sizeof(hello) - sizeof(hello.header), next_request_id_++);
+  std::memcpy(hello.job_id, config_.job_id.data(), config_.job_id.size());
+  hello.rank = config_.rank;
+  hello.world_size = config_.world_size;
+  hello.local_rank = config_.local_rank;
+  hello.local_world_size = config_.local_world_size;
+  hello.pid = ::getpid();
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&hello, sizeof(hello)));
+  ipc::HelloReply reply{};
+  std::vector<UniqueFd> fds;
+  auto n = channel_.Recv(&reply, sizeof(reply), &fds, config_.timeout_ms);
+  if (!n.ok()) return n.status().Annotate("waiting for the agent's hello reply");
+  if (*n == 0) return Unavailable("the agent closed the connection during the handshake");
+  if (*n < sizeof(ipc::MsgHeader) || reply.header.magic != ipc::kMagic) {
+    return ProtocolError("the agent's hello reply is malformed");
+  }
+  if (reply.header.version != ipc::kProtocolVersion) {
+    return ProtocolError("the agent speaks protocol version " + std::to_string(reply.header.version) +
+                         ", this shim " + std::to_string(ipc::kProtocolVersion));
+  }
+  if (*n != sizeof(reply) || reply.header.type != static_cast<uint16_t>(ipc::MsgType::kHelloReply)) {
+    return ProtocolError("unexpected reply to hello");
+  }
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("the agent refused the connection"));
+  if (fds.size() != 3) return ProtocolError("hello reply carried " + std::to_string(fds.size()) + " fds, expected 3");
+  OUTRIDER_ASSIGN_OR_RETURN(size_t control_size, ipc::CheckSealedMemfd(fds[0].get()));
+  if (control_size != reply.control_bytes || control_size < sizeof(ipc::ControlHeader)) {
+    return ProtocolError("control segment size does not match the hello reply");
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(control_, ipc::MapShared(fds[0].get(), control_size));
+  ipc::ControlHeader h;
+  std::memcpy(&h, control_.data(), sizeof(h));
+  ipc::ControlLayout l = ipc::ComputeControlLayout(h.sq_entries, h.cq_entries);
+  bool pow2 = h.sq_entries && !(h.sq_entries & (h.sq_entries - 1)) && h.cq_entries == h.sq_entries;
+  if (h.magic != ipc::kMagic || h.version != ipc::kProtocolVersion || !pow2 ||
+      l.total_bytes != control_size || l.sq_indices_offset != h.sq_indices_offset ||
+      l.sq_slots_offset != h.sq_slots_offset || l.cq_indices_offset != h.cq_indices_offset ||
+      l.cq_slots_offset != h.cq_slots_offset) {
+    return ProtocolError("control segment header does not match this shim's layout");
+  }
+  uint8_t* base = control_.data();
+  sq_ = ipc::RingProducer<ipc::SubmitEntry>(reinterpret_cast<ipc::RingIndices*>(base + l.sq_indices_offset),
+                                            reinterpret_cast<ipc::SubmitEntry*>(base + l.sq_slots_offset),
+                                            h.sq_entries);
+  cq_ = ipc::RingConsumer<ipc::CompletionEntry>(
+      reinterpret_cast<ipc::RingIndices*>(base + l.cq_indices_offset),
+      reinterpret_cast<ipc::CompletionEntry*>(base + l.cq_slots_offset), h.cq_entries);
+  sq_efd_ = std::move(fds[1]);
+  cq_efd_ = std::move(fds[2]);
+  return Status::Ok();
+}
+
+Status Client::AgentGone() const {
+  return gone_.ok() ? Status::Ok() : gone_;
+}
+
+void Client::OnSocketReadable() {
+  alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+  std::vector<UniqueFd> fds;
+  auto n = channel_.Recv(buf, sizeof(buf), &fds, 0);
+  if (!n.ok()) {
+    if (n.status().code() == Code::kDeadlineExceeded) return;
+    gone_ = Unavailable("connection to the agent failed: " + n.status().message());
+    return;
+  }
+  if (*n == 0) {
+    gone_ = Unavailable("the agent closed the connection (agent exited or was killed)");
+    return;
+  }
+  ipc::Goodbye bye{};
+  std::memcpy(&bye, buf, std::min(*n, sizeof(bye)));
+  if (*n == sizeof(bye) && bye.header.magic == ipc::kMagic &&
+      bye.header.type == static_cast<uint16_t>(ipc::MsgType::kGoodbye)) {
+    Status why = FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
+    gone_ = Status(why.code(), "the agent closed the connection: " + why.message());
+    return;
+  }
+  gone_ = ProtocolError("unexpected message from the agent");
+}
+
+Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
+                                               uint32_t request_id) {
+  OUTRIDER_RETURN_IF_ERROR(AgentGone());
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(msg, bytes, fds, nfds));
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
+  for (;;) {
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline) return DeadlineExceeded("the agent did not answer a region request in time");
+    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+    auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+    if (!n.ok()) {
+      if (n.status().code() == Code::kDeadlineExceeded) continue;
+      gone_ = Unavailable("connection to the agent failed: " + n.status().message());
+      return gone_;
+    }
+    if (*n == 0) {
+      gone_ = Unavailable("the agent closed the connection (agent exited or was killed)");
+      return gone_;
+    }
+    ipc::MsgHeader hdr;
+    std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
+    if (hdr.type == static_cast<uint16_t>(ipc::MsgType::kGoodbye) && *n == sizeof(ipc::Goodbye)) {
+      ipc::Goodbye bye;
+      std::memcpy(&bye, buf, sizeof(bye));
+      gone_ = Status(FromReply(bye.code ? bye.code : 3, bye.message).code(),
+                     "the agent closed the connection: " + std::string(bye.message, strnlen(bye.message, sizeof(bye.message))));
+      return gone_;
+    }
+    if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic || hdr.request_id != request_id) {
+      return ProtocolError("unexpected reply to a region request");
+    }
+    ipc::RegionReply reply;
+    std::memcpy(&reply, buf, sizeof(reply));
+    return reply;
+  }
+}
+
+Result<void*> Client::AddRegion(UniqueFd fd, size_t bytes) {
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping mapping, ipc::MapShared(fd.get(), bytes));
+  ipc::RegisterRegion msg{};
+  uint32_t rid = next_request_id_++;
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), rid);
+  msg.bytes = bytes;
+  int f = fd.get();
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), &f, 1, rid));
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a region"));
+  uint8_t* base = mapping.data();
+  regions_.emplace(reinterpret_cast<uintptr_t>(base),
+                   Region{reply.region_id, base, bytes, std::move(mapping), std::move(fd)});
+  return static_cast<void*>(base);
+}
+
+Result<void*> Client::CreateRegion(size_t bytes) {
+  if (bytes == 0) return InvalidArgument("region size must be > 0");
+  size_t rounded = (bytes + 4095) & ~size_t{4095};
+  OUTRIDER_ASSIGN_OR_RETURN(UniqueFd fd, ipc::CreateSealedMemfd("outrider-region", rounded));
+  return AddRegion(std::move(fd), rounded);
+}
+
+Result<void*> Client::RegisterFd(int fd, size_t bytes) {
+  if (bytes == 0) return InvalidArgument("region size must be > 0");
+  UniqueFd own(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!own.valid()) return ErrnoStatus("duplicating the memfd", errno);
+  int seals = ::fcntl(own.get(), F_GET_SEALS);
+  if (seals < 0) return InvalidArgument("fd is not a memfd created with MFD_ALLOW_SEALING");
+  if ((seals & ipc::kRequiredSeals) != ipc::kRequiredSeals) {
+    if (::fcntl(own.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
+      return ErrnoStatus("sealing the memfd against shrink and grow", errno);
+    }
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(size_t size, ipc::CheckSealedMemfd(own.get()));
+  if (size != bytes) {
+    return InvalidArgument("memfd is " + std::to_string(size) + " bytes, not " + std::to_string(bytes));
+  }
+  return AddRegion(std::move(own), bytes);
+}
+
+Status Client::ReleaseRegion(void* base) {
+  auto it = regions_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == regions_.end()) return InvalidArgument("pointer is not the base of a region of this client");
+  ipc::ReleaseRegion msg{};
+  uint32_t rid = next_request_id_++;
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header), rid);
+  msg.region_id = it->second.id;
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("releasing a region"));
+  regions_.erase(it);
+  return Status::Ok();
+}
+
+Result<void*> Client::Alloc(size_t bytes) { return arena_->Allocate(bytes); }
+
+Status Client::Free(void* p) {
+  if (p == nullptr) return Status::Ok();
+  if (!arena_->Free(p)) return InvalidArgument("pointer was not allocated with outrider_alloc");
+  return Status::Ok();
+}
+
+Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char* which) const {
+  ipc::BufferRef ref{};
+  if (bytes == 0) return ref;
+  auto addr = reinterpret_cast<uintptr_t>(p);
+  auto it = regions_.upper_bound(addr);
+  if (p == nullptr || it == regions_.begin()) {
+    return InvalidArgument(std::string(which) + " buffer is not in memory shared with the agent; allocate it with outrider_alloc or outrider_region_create");
+  }
+  --it;
+  const Region& r = it->second;
+  uint64_t off = addr - it->first;
+  if (off >= r.bytes || bytes > r.bytes - off) {
+    return InvalidArgument(std::string(which) + " buffer of " + std::to_string(bytes) +
+                           " bytes does not fit inside its shared region (offset " + std::to_string(off) +
+                           " of " + std::to_string(r.bytes) + " bytes)");
+  }
+  ref.region_id = r.id;
+  ref.offset = off;
+  ref.length = bytes;
+  return ref;
+}
+
+Result<uint64_t> Client::Submit(const OpArgs& a) {
+  OUTRIDER_RETURN_IF_ERROR(AgentGone());
+  if (channel_.PeerGone()) {
+    OnSocketReadable();
+    if (gone_.ok()) gone_ = Unavailable("the agent closed the connection");
+    return gone_;
+  }
+  if (in_flight_ >= sq_.capacity()) DrainCompletions();
+  if (in_flight_ >= sq_.capacity()) {
+    return ResourceExhausted(std::to_string(in_flight_) + " ops are in flight, the most this client may have; wait for some first");
+  }
+  ipc::SubmitEntry e{};
+  OUTRIDER_ASSIGN_OR_RETURN(e.send, Resolve(a.send, a.send_bytes, "send"));
+  OUTRIDER_ASSIGN_OR_RETURN(e.recv, Resolve(a.recv, a.recv_bytes, "recv"));
+  e.op_id = next_op_id_++;
+  e.key = a.key;
+  e.kind = static_cast<uint32_t>(a.kind);
+  e.dtype = static_cast<uint32_t>(a.dtype);
+  e.reduce_op = static_cast<uint32_t>(a.reduce_op);
+  e.root = a.root;
+  e.priority = a.priority;
+  e.count = a.count;
+  if (sq_.Push(e) != ipc::RingResult::kOk) return Internal("submission ring rejected an entry");
+  if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
+  ++in_flight_;
+  ops_.emplace(e.op_id, OpState{});
+  return e.op_id;
+}
+
+void Client::DrainCompletions() {
+  ipc::CompletionEntry c;
+  for (;;) {
+    ipc::RingResult r = cq_.Pop(&c);
+    if (r == ipc::RingResult::kEmpty) return;
+    if (r == ipc::RingResult::kCorrupt) {
+      gone_ = ProtocolError("completion ring is corrupt");
+      return;
+    }
+    auto it = ops_.find(c.op_id);
+    if (it == ops_.end() || it->second.done) continue;  // not ours: ignore
+    --in_flight_;
+    it->second.done = true;
+    c.message[sizeof(c.message) - 1] = '\0';
+    it->second.result = FromReply(c.code, c.message);
+  }
+}
+
+Status Client::Test(uint64_t op, bool* done) {
+  *done = false;
+  auto it = ops_.find(op);
+  if (it == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
+  DrainCompletions();
+  if (it->second.done) {
+    *done = true;
+    Status st = it->second.result;
+    ops_.erase(it);
+    return st;
+  }
+  if (gone_.ok() && channel_.PeerGone()) OnSocketReadable();
+  if (!gone_.ok()) {
+    DrainCompletions();  // completions posted before the goodbye still count
+    if (it->second.done) return Test(op, done);
+    *done = true;
+    ops_.erase(it);
+    --in_flight_;
+    return gone_;
+  }
+  return Status::Ok();
+}
+
+Status Client::Wait(uint64_t op, int64_t timeout_ms) {
+  auto it = ops_.find(op);
+  if (it == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
+  uint64_t start = ipc::MonotonicNs();
+  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + uint64_t(timeout_ms) * 1000000;
+  for (;;) {
+    bool done = false;
+    Status st = Test(op, &done);
+    if (done) return st;
+    if (!st.ok()) return st;
+    // Spin on the ring for a while: the agent usually answers within microseconds.
+    uint64_t spin_until = ipc::MonotonicNs() + spin_.budget_ns();
+    bool arrived = false;
+    while (ipc::MonotonicNs() < spin_until) {
+      if (!cq_.Empty()) {
+        arrived = true;
+        break;
+      }
+      __builtin_ia32_pause();
+    }
+    if (arrived) {
+      spin_.Hit();
+      continue;
+    }
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline) {
+      return DeadlineExceeded("op " + std::to_string(op) + " did not complete within " + std::to_string(timeout_ms) + " ms");
+    }
+    if (!cq_.PrepareSleep()) continue;
+    spin_.Miss();
+    int wait_ms = deadline == UINT64_MAX ? -1 : static_cast<int>((deadline - now + 999999) / 1000000);
+    int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), wait_ms);
+    cq_.FinishSleep();
+    if (r == 1) ipc::DrainEventFd(cq_efd_.get());
+    if (r == 2) OnSocketReadable();
+  }
+}
+
+}  // namespace outrider::shim

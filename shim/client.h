@@ -1,0 +1,123 @@
+// The shim's client: connection to the node agent, control segment rings, shared regions,
+// arena, and the table of ops in flight. The C API in c_api.cc is a thin layer over it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "ipc/event_fd.h"
+#include "ipc/memfd.h"
+#include "ipc/protocol.h"
+#include "ipc/ring.h"
+#include "ipc/unix_channel.h"
+#include "shim/arena.h"
+
+namespace outrider::shim {
+
+struct ConnectConfig {
+  std::string socket_path;
+  std::string job_id;
+  int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  uint64_t arena_bytes = uint64_t{256} << 20;
+  int timeout_ms = 5000;
+  uint32_t spin_us = 20;
+};
+
+// Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
+// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US); `explicit_*` < 0 or
+// empty means unset. Unparsable variables are errors naming the variable.
+struct ConnectRequest {
+  const char* socket_path = nullptr;
+  const char* job_id = nullptr;
+  int32_t rank = -1, world_size = -1, local_rank = -1, local_world_size = -1;
+  uint64_t arena_bytes = 0;
+  int timeout_ms = 0;
+};
+Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& request);
+std::string DefaultSocketPath();
+
+struct OpArgs {
+  ipc::OpKind kind;
+  ipc::DType dtype = ipc::DType::kF32;
+  ipc::ReduceOp reduce_op = ipc::ReduceOp::kSum;
+  int32_t root = 0;
+  uint64_t count = 0;
+  const void* send = nullptr;
+  uint64_t send_bytes = 0;
+  void* recv = nullptr;
+  uint64_t recv_bytes = 0;
+  uint64_t key = 0;
+  int32_t priority = 0;
+};
+
+// Thread-safety: one thread at a time (the C API documents this contract).
+class Client {
+ public:
+  static Result<std::unique_ptr<Client>> Connect(const ConnectConfig& config);
+  ~Client();
+
+  const ConnectConfig& config() const { return config_; }
+
+  Result<void*> Alloc(size_t bytes);
+  Status Free(void* p);
+  Result<void*> CreateRegion(size_t bytes);
+  Result<void*> RegisterFd(int fd, size_t bytes);
+  Status ReleaseRegion(void* base);
+
+  Result<uint64_t> Submit(const OpArgs& args);
+  // DeadlineExceeded leaves the op pending; any other result releases the handle.
+  Status Wait(uint64_t op, int64_t timeout_ms);
+  // Sets *done; when done returns the op's result and releases the handle.
+  Status Test(uint64_t op, bool* done);
+
+  std::string& last_error() { return last_error_; }
+
+ private:
+  struct Region {
+    uint32_t id;
+    uint8_t* base;
+    size_t bytes;
+    ipc::Mapping mapping;
+    UniqueFd fd;
+  };
+  struct OpState {
+    bool done = false;
+    Status result;
+  };
+
+  explicit Client(ConnectConfig config);
+  Status Handshake();
+  Result<void*> AddRegion(UniqueFd fd, size_t bytes);
+  Result<ipc::BufferRef> Resolve(const void* p, uint64_t bytes, const char* which) const;
+  // Sends a request and waits for its reply of type `reply_type`.
+  Result<ipc::RegionReply> RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
+                                         uint32_t request_id);
+  void DrainCompletions();
+  // Reads whatever the agent sent on the socket; on EOF or goodbye records why it is gone.
+  void OnSocketReadable();
+  Status AgentGone() const;
+
+  ConnectConfig config_;
+  ipc::UnixChannel channel_;
+  ipc::Mapping control_;
+  UniqueFd sq_efd_;
+  UniqueFd cq_efd_;
+  ipc::RingProducer<ipc::SubmitEntry> sq_;
+  ipc::RingConsumer<ipc::CompletionEntry> cq_;
+  ipc::AdaptiveSpin spin_;
+  std::unique_ptr<Arena> arena_;
+  std::map<uintptr_t, Region> regions_;  // by base address
+  std::unordered_map<uint64_t, OpState> ops_;
+  uint64_t next_op_id_ = 1;
+  uint32_t next_request_id_ = 1;
+  size_t in_flight_ = 0;  // submitted, completion not yet drained
+  Status gone_;           // set once the agent closed the connection
+  std::string last_error_;
+};
+
+uint64_t HashKey(const char* name);
+
+}  // namespace outrider::shim

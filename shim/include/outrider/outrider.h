@@ -1,0 +1,146 @@
+/* Outrider shim: the C API a training process uses to hand collectives to its node's
+ * outrider-agent. Buffers live in shared memory (memfd regions) the agent maps; ops are submitted
+ * asynchronously and completed by the agent.
+ *
+ * Thread-safety: a client handle may be used by one thread at a time (callers serialize);
+ * distinct clients are independent. outrider_error_string() may be called from any thread.
+ * Every function returns OUTRIDER_OK (0) or an error code; on error,
+ * outrider_last_error(client) says what was wrong. */
+#ifndef OUTRIDER_OUTRIDER_H_
+#define OUTRIDER_OUTRIDER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OUTRIDER_API_VERSION 1
+#define OUTRIDER_EXPORT __attribute__((visibility("default")))
+
+/* Error codes (stable). */
+enum {
+  OUTRIDER_OK = 0,
+  OUTRIDER_ERR_INVALID_ARGUMENT = 1,
+  OUTRIDER_ERR_FAILED_PRECONDITION = 2,
+  OUTRIDER_ERR_UNAVAILABLE = 3,       /* agent not running, gone, or shutting down */
+  OUTRIDER_ERR_DEADLINE_EXCEEDED = 4, /* a wait's timeout passed; the op is still pending */
+  OUTRIDER_ERR_PEER_LOST = 5,         /* another rank of the job died */
+  OUTRIDER_ERR_MISMATCH = 6,          /* ranks disagree on an op's shape */
+  OUTRIDER_ERR_INTERNAL = 7,
+  OUTRIDER_ERR_RESOURCE_EXHAUSTED = 8,
+  OUTRIDER_ERR_PERMISSION_DENIED = 9,
+  OUTRIDER_ERR_PROTOCOL = 10,
+  OUTRIDER_ERR_CANCELLED = 11
+};
+
+typedef enum {
+  OUTRIDER_F32 = 0,
+  OUTRIDER_F64 = 1,
+  OUTRIDER_F16 = 2,
+  OUTRIDER_BF16 = 3,
+  OUTRIDER_I32 = 4,
+  OUTRIDER_I64 = 5
+} outrider_dtype_t;
+
+typedef enum {
+  OUTRIDER_SUM = 0,
+  OUTRIDER_AVG = 1, /* integers: truncating division of the sum */
+  OUTRIDER_MIN = 2, /* floats: NaN in any input gives NaN */
+  OUTRIDER_MAX = 3,
+  OUTRIDER_PROD = 4
+} outrider_redop_t;
+
+typedef struct outrider_client outrider_client_t;
+/* An op in flight. 0 is never a valid handle. */
+typedef uint64_t outrider_op_t;
+
+typedef struct {
+  uint32_t size;              /* sizeof(outrider_connect_options_t) */
+  const char* socket_path;    /* NULL: $OUTRIDER_SOCKET, else the agent's default path */
+  const char* job_id;         /* NULL: $OUTRIDER_JOB_ID, else $TORCHELASTIC_RUN_ID, else "default" */
+  int32_t rank;               /* -1: $RANK (default 0) */
+  int32_t world_size;         /* -1: $WORLD_SIZE (default 1) */
+  int32_t local_rank;         /* -1: $LOCAL_RANK (default: rank) */
+  int32_t local_world_size;   /* -1: $LOCAL_WORLD_SIZE (default: world_size) */
+  uint64_t arena_bytes;       /* 0: $OUTRIDER_ARENA_BYTES, else 256 MiB; 0 there: no arena */
+  int32_t timeout_ms;         /* connect/handshake deadline; 0: 5000 */
+} outrider_connect_options_t;
+
+typedef struct {
+  uint32_t size;     /* sizeof(outrider_op_options_t) */
+  uint64_t key;      /* names the collective across ranks; 0: one key per op kind */
+  int32_t priority;  /* lower = sooner; 0 default */
+} outrider_op_options_t;
+
+OUTRIDER_EXPORT void outrider_connect_options_init(outrider_connect_options_t* options);
+OUTRIDER_EXPORT void outrider_op_options_init(outrider_op_options_t* options);
+
+/* Connects to the node's agent and joins the job. `options` may be NULL (all defaults).
+ * On failure *client is NULL and outrider_last_error(NULL) explains (per thread). */
+OUTRIDER_EXPORT int outrider_connect(const outrider_connect_options_t* options,
+                                     outrider_client_t** client);
+/* Leaves the job and frees everything the client holds. Pending ops are abandoned (the other
+ * ranks see PEER_LOST). NULL is ignored. */
+OUTRIDER_EXPORT void outrider_disconnect(outrider_client_t* client);
+
+OUTRIDER_EXPORT const char* outrider_error_string(int code);
+/* The last error message on this client (or, for NULL, of the last failed connect on this
+ * thread). Valid until the next call on the client. */
+OUTRIDER_EXPORT const char* outrider_last_error(const outrider_client_t* client);
+
+OUTRIDER_EXPORT int outrider_rank(const outrider_client_t* client);
+OUTRIDER_EXPORT int outrider_world_size(const outrider_client_t* client);
+OUTRIDER_EXPORT int outrider_local_rank(const outrider_client_t* client);
+OUTRIDER_EXPORT int outrider_local_world_size(const outrider_client_t* client);
+
+/* Memory the agent can read and write without copies. */
+/* Allocates from the client's shared arena (64-byte aligned). NULL on failure. */
+OUTRIDER_EXPORT void* outrider_alloc(outrider_client_t* client, size_t bytes);
+OUTRIDER_EXPORT void outrider_free(outrider_client_t* client, void* ptr);
+/* Creates a dedicated shared region of `bytes` and maps it at *base. */
+OUTRIDER_EXPORT int outrider_region_create(outrider_client_t* client, size_t bytes, void** base);
+/* Registers a memfd the caller created (sealed against shrink and grow, or sealable: the shim
+ * adds the seals) and maps it at *base. The caller keeps its fd. */
+OUTRIDER_EXPORT int outrider_region_register_fd(outrider_client_t* client, int memfd,
+                                                size_t bytes, void** base);
+/* Releases a region from outrider_region_create / _register_fd (no op on it may be pending). */
+OUTRIDER_EXPORT int outrider_region_release(outrider_client_t* client, void* base);
+
+/* Collectives over the ranks of the job. Every pointer must lie inside memory from
+ * outrider_alloc or a region. `opts` may be NULL. Returns once the op is queued; *op is the
+ * handle to wait on. Results are bitwise identical on every rank and across reruns. */
+OUTRIDER_EXPORT uint64_t outrider_key(const char* name); /* 64-bit hash of a tensor name */
+OUTRIDER_EXPORT int outrider_allreduce(outrider_client_t* client, const void* send, void* recv,
+                                       uint64_t count, outrider_dtype_t dtype,
+                                       outrider_redop_t redop, const outrider_op_options_t* opts,
+                                       outrider_op_t* op);
+/* In place: the root's `buf` is copied into every other rank's `buf`. */
+OUTRIDER_EXPORT int outrider_broadcast(outrider_client_t* client, void* buf, uint64_t count,
+                                       outrider_dtype_t dtype, int root,
+                                       const outrider_op_options_t* opts, outrider_op_t* op);
+/* `send` holds `count` elements; `recv` holds count * world_size, in rank order. */
+OUTRIDER_EXPORT int outrider_allgather(outrider_client_t* client, const void* send, void* recv,
+                                       uint64_t count, outrider_dtype_t dtype,
+                                       const outrider_op_options_t* opts, outrider_op_t* op);
+/* `send` holds recv_count * world_size elements; rank r receives reduced block r. */
+OUTRIDER_EXPORT int outrider_reduce_scatter(outrider_client_t* client, const void* send,
+                                            void* recv, uint64_t recv_count,
+                                            outrider_dtype_t dtype, outrider_redop_t redop,
+                                            const outrider_op_options_t* opts, outrider_op_t* op);
+OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_op_options_t* opts,
+                                     outrider_op_t* op);
+
+/* Waits for `op` up to timeout_ms (-1: no limit). Returns the op's result and releases the
+ * handle, or OUTRIDER_ERR_DEADLINE_EXCEEDED with the op still pending. */
+OUTRIDER_EXPORT int outrider_wait(outrider_client_t* client, outrider_op_t op, int64_t timeout_ms);
+/* Non-blocking: *done = 1 and the op's result when finished (handle released), else *done = 0
+ * and OUTRIDER_OK. */
+OUTRIDER_EXPORT int outrider_test(outrider_client_t* client, outrider_op_t op, int* done);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OUTRIDER_OUTRIDER_H_ */

@@ -1,0 +1,55 @@
+// outrider-bench: benchmarks of the agent in nccl-tests style. Every mode accepts --json FILE
+// and writes {"rows": [...], "env": {...}}.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "tools/bench/local_bench.h"
+#include "tools/bench/train_bench.h"
+
+using namespace outrider::bench;
+
+int main(int argc, char** argv) {
+  CLI::App app{"outrider-bench: benchmarks of outrider-agent (nccl-tests style tables; --json FILE for scripts)"};
+  app.require_subcommand(1);
+  CommonOptions common;
+  auto add_common = [&](CLI::App* sub) {
+    sub->add_option("--socket", common.socket, "use the agent at this socket instead of starting a private one");
+    sub->add_option("--json", common.json_path, "also write results as JSON {\"rows\": [...], \"env\": {...}}");
+    sub->add_flag("--verbose", common.verbose, "debug logging in the private agent");
+  };
+
+  LocalOptions local;
+  std::string min_bytes = "8", max_bytes = "256M";
+  CLI::App* l = app.add_subcommand("local", "single-node collectives across L local clients: size sweep, 8-byte round trip, memcpy traffic ratio");
+  add_common(l);
+  l->add_option("--clients,-n", local.clients, "client processes on this node")->capture_default_str();
+  l->add_option("--min-bytes,-b", min_bytes, "smallest message (K/M/G suffixes)")->capture_default_str();
+  l->add_option("--max-bytes,-e", max_bytes, "largest message")->capture_default_str();
+  l->add_option("--factor,-f", local.factor, "size multiplier between rows")->capture_default_str();
+  l->add_option("--op", local.op, "allreduce, broadcast, allgather, reduce_scatter or all")->capture_default_str();
+  l->add_option("--dtype", local.dtype, "f32 f64 f16 bf16 i32 i64")->capture_default_str();
+  l->add_option("--redop", local.redop, "sum avg min max prod")->capture_default_str();
+  l->add_option("--iters", local.iters, "timed iterations per size (0: by size, 10..1000)")->capture_default_str();
+  l->add_option("--rtt-iters", local.rtt_iters, "8-byte round trips to time (0: skip)")->capture_default_str();
+
+  TrainOptions train;
+  CLI::App* t = app.add_subcommand("train", "training-like loop (broadcast, bucketed async allreduce, allgather, barrier) with verified results");
+  add_common(t);
+  t->add_option("--clients,-n", train.clients, "trainer processes")->capture_default_str();
+  t->add_option("--steps", train.steps, "training steps")->capture_default_str();
+  t->add_option("--buckets", train.buckets, "gradient bucket sizes (K/M suffixes)")->delimiter(',');
+
+  CLI11_PARSE(app, argc, argv);
+  if (l->parsed()) {
+    auto mn = ParseBytes(min_bytes), mx = ParseBytes(max_bytes);
+    if (!mn.ok() || !mx.ok() || *mn > *mx) {
+      std::fprintf(stderr, "outrider-bench: bad --min-bytes/--max-bytes\n");
+      return 2;
+    }
+    local.min_bytes = *mn;
+    local.max_bytes = *mx;
+    return RunLocal(common, local);
+  }
+  return RunTrain(common, train);
+}
