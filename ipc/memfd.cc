@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <utility>
 
 namespace outrider::ipc {
@@ -43,8 +44,9 @@ Result<size_t> CheckSealedMemfd(int fd) {
   int seals = ::fcntl(fd, F_GET_SEALS);
   if (seals < 0) return InvalidArgument("fd is not a memfd (F_GET_SEALS failed)");
   if ((seals & kRequiredSeals) != kRequiredSeals) {
-    return InvalidArgument("memfd is not sealed against shrink and grow (seals 0x" +
-                           std::to_string(seals) + ")");
+    char hex[16];
+    std::snprintf(hex, sizeof(hex), "%x", static_cast<unsigned>(seals));
+    return InvalidArgument(std::string("memfd is not sealed against shrink and grow (seals 0x") + hex + ")");
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0) return ErrnoStatus("fstat memfd", errno);

@@ -143,11 +143,15 @@ Result<UniqueFd> ListenUnix(const std::string& path, int backlog) {
     if (!S_ISSOCK(st.st_mode)) {
       return FailedPrecondition(path + " exists and is not a socket; refusing to replace it");
     }
-    // A live agent answers; a stale file from a crashed one does not.
-    UniqueFd probe(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-    if (probe.valid() &&
-        ::connect(probe.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-      return FailedPrecondition("another agent is already listening on " + path);
+    // A live agent answers; a stale file from a crashed one refuses. The probe is non-blocking
+    // so a live agent with a full backlog (EAGAIN) cannot hang us; it sees the probe as a client
+    // that connected and left.
+    UniqueFd probe(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (probe.valid()) {
+      int r = ::connect(probe.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+      if (r == 0 || errno == EAGAIN) {
+        return FailedPrecondition("another agent is already listening on " + path);
+      }
     }
     ::unlink(path.c_str());
   }

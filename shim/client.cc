@@ -121,10 +121,13 @@ Status Client::Handshake() {
   hello.local_rank = config_.local_rank;
   hello.local_world_size = config_.local_world_size;
   hello.pid = ::getpid();
-  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&hello, sizeof(hello)));
+  // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
+  // hello; its reply is still worth reading when the send fails.
+  Status sent = channel_.Send(&hello, sizeof(hello));
   ipc::HelloReply reply{};
   std::vector<UniqueFd> fds;
-  auto n = channel_.Recv(&reply, sizeof(reply), &fds, config_.timeout_ms);
+  auto n = channel_.Recv(&reply, sizeof(reply), &fds, sent.ok() ? config_.timeout_ms : 0);
+  if (!sent.ok() && (!n.ok() || *n != sizeof(reply))) return sent;
   if (!n.ok()) return n.status().Annotate("waiting for the agent's hello reply");
   if (*n == 0) return Unavailable("the agent closed the connection during the handshake");
   if (*n < sizeof(ipc::MsgHeader) || reply.header.magic != ipc::kMagic) {
@@ -316,10 +319,11 @@ Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char
 
 Result<uint64_t> Client::Submit(const OpArgs& a) {
   OUTRIDER_RETURN_IF_ERROR(AgentGone());
-  if (channel_.PeerGone()) {
+  // Outside a request the agent only ever sends a goodbye, so a readable socket means it is
+  // leaving (or gone).
+  if (ipc::WaitReadable(channel_.fd(), -1, 0) != 0) {
     OnSocketReadable();
-    if (gone_.ok()) gone_ = Unavailable("the agent closed the connection");
-    return gone_;
+    if (!gone_.ok()) return gone_;
   }
   if (in_flight_ >= sq_.capacity()) DrainCompletions();
   if (in_flight_ >= sq_.capacity()) {
@@ -372,7 +376,7 @@ Status Client::Test(uint64_t op, bool* done) {
     ops_.erase(it);
     return st;
   }
-  if (gone_.ok() && channel_.PeerGone()) OnSocketReadable();
+  if (gone_.ok() && ipc::WaitReadable(channel_.fd(), -1, 0) != 0) OnSocketReadable();
   if (!gone_.ok()) {
     DrainCompletions();  // completions posted before the goodbye still count
     if (it->second.done) return Test(op, done);

@@ -111,21 +111,14 @@ void ControlServer::OnAccept() {
     ipc::UnixChannel channel(std::move(*fd));
     auto peer = channel.Peer();
     if (!peer.ok()) continue;
-    Status allowed = CheckPeer(*peer);
-    if (!allowed.ok()) {
-      Logger("control")->warn("refused connection: {}", allowed.message());
-      RejectHello(channel, 0, allowed);
-      continue;
+    Status refusal = CheckPeer(*peer);
+    if (refusal.ok() && sessions_.size() + handshakes_.size() >= options_.max_clients) {
+      refusal = ResourceExhausted("agent already serves max_clients=" +
+                                  std::to_string(options_.max_clients) + " clients");
     }
-    if (sessions_.size() + handshakes_.size() >= options_.max_clients) {
-      Status full = ResourceExhausted("agent already serves max_clients=" +
-                                      std::to_string(options_.max_clients) + " clients");
-      Logger("control")->warn("refused connection from pid {}: {}", peer->pid, full.message());
-      RejectHello(channel, 0, full);
-      continue;
-    }
+    if (!refusal.ok()) Logger("control")->warn("refusing connection: {}", refusal.message());
     int sfd = channel.fd();
-    handshakes_.emplace(sfd, PendingHandshake{std::move(channel), *peer});
+    handshakes_.emplace(sfd, PendingHandshake{std::move(channel), *peer, refusal});
     Status added = loop_->Add(sfd, EPOLLIN, [this, sfd](uint32_t) { OnHandshakeReadable(sfd); });
     if (!added.ok()) handshakes_.erase(sfd);
   }
@@ -156,7 +149,9 @@ void ControlServer::OnHandshakeReadable(int fd) {
   std::memcpy(&hello, buf, std::min<size_t>(*n, sizeof(hello)));
   const ipc::MsgHeader& h = hello.header;
   Status st;
-  if (h.magic != ipc::kMagic) {
+  if (!hs.refusal.ok()) {
+    return RejectHello(hs.channel, h.request_id, hs.refusal);
+  } else if (h.magic != ipc::kMagic) {
     st = ProtocolError("bad magic 0x" + [&] { char b[16]; std::snprintf(b, sizeof(b), "%08x", h.magic); return std::string(b); }() +
                        ": not an outrider client");
   } else if (h.version != ipc::kProtocolVersion) {
@@ -312,6 +307,7 @@ void ControlServer::ReapClosed() {
 }
 
 void ControlServer::CloseAll(const Status& why) {
+  for (auto& [fd, s] : sessions_) s->SayGoodbye(why);
   jobs_->FailAll(why);
   for (auto& [fd, s] : sessions_) s->Close(why);
   ReapClosed();

@@ -49,6 +49,9 @@ class ControlServer {
   struct PendingHandshake {
     ipc::UnixChannel channel;
     ipc::PeerCredentials peer;
+    // Set when the connection is refused: the reply waits for the hello, because closing a
+    // socket with the hello unread would make the client see ECONNRESET instead of the reason.
+    Status refusal;
   };
   void OnAccept();
   void OnHandshakeReadable(int fd);

@@ -1,6 +1,7 @@
 // Submission-entry validation: enums, sizes (overflow-safe), region bounds, aliasing.
 #include "agent/control/entry_validator.h"
 
+#include <cstdio>
 #include <string>
 
 #include "agent/engine/reduce.h"
@@ -54,8 +55,9 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int
   if (e.kind >= ipc::kNumOpKinds) return InvalidArgument("unknown op kind " + std::to_string(e.kind));
   op.kind = static_cast<ipc::OpKind>(e.kind);
   if (op.kind == ipc::OpKind::kBarrier) {
-    if (e.count != 0 || e.send.length != 0 || e.recv.length != 0) {
-      return InvalidArgument("barrier takes no buffers (count and lengths must be 0)");
+    if (e.count != 0 || e.send.length != 0 || e.recv.length != 0 || e.send.region_id != 0 ||
+        e.recv.region_id != 0 || e.send.offset != 0 || e.recv.offset != 0) {
+      return InvalidArgument("barrier takes no buffers (count, regions, offsets and lengths must be 0)");
     }
     return op;
   }

@@ -46,15 +46,21 @@ uint64_t Session::region_bytes() const {
 
 void Session::Close(const Status& reason) {
   if (closed_) return;
+  FlushOverflow();
+  SayGoodbye(reason);
   closed_ = true;
   close_reason_ = reason;
-  FlushOverflow();
+  ipc::SignalEventFd(cq_efd_.get());
+}
+
+void Session::SayGoodbye(const Status& reason) {
+  if (said_goodbye_) return;
+  said_goodbye_ = true;
   ipc::Goodbye bye{};
   ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
   bye.code = static_cast<int32_t>(reason.code());
   CopyMessage(bye.message, sizeof(bye.message), reason.message());
   (void)channel_.Send(&bye, sizeof(bye));
-  ipc::SignalEventFd(cq_efd_.get());
 }
 
 void Session::OnSocketReadable() {

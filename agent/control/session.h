@@ -63,7 +63,10 @@ class Session {
   void FinishSleep() {
     if (!closed_) sq_.FinishSleep();
   }
-  // Says goodbye (best effort) and marks the session closed; the owner destroys it later.
+  // Tells the client why the agent is dropping it (best effort, once). Sent before the failed
+  // completions at shutdown, so a client that wakes for them already sees the reason.
+  void SayGoodbye(const Status& reason);
+  // Says goodbye (if not yet) and marks the session closed; the owner destroys it later.
   void Close(const Status& reason);
 
  private:
@@ -92,6 +95,7 @@ class Session {
   uint32_t next_region_id_ = 1;
   uint64_t last_op_id_ = 0;
   bool closed_ = false;
+  bool said_goodbye_ = false;
   Status close_reason_;
 };
 

@@ -1,7 +1,7 @@
 // Reduction kernels: one template per (dtype, op), blocked so that all inputs of a block are read
-// into an L1-resident accumulator before any output is written (outputs may alias inputs). The
-// inner loops are plain element-wise loops that GCC auto-vectorizes; an AVX2 clone is picked at
-// load time and produces bitwise the same results as the baseline SSE2 clone.
+// before any output of the block is written (outputs may alias inputs). The inner loops are plain
+// element-wise loops that GCC auto-vectorizes; on x86-64 an AVX2 clone is picked at load time, and
+// f16 uses F16C conversions where present. Every variant produces bitwise the same results.
 #include "agent/engine/reduce.h"
 
 #include <algorithm>
@@ -13,10 +13,21 @@
 #include "agent/engine/half.h"
 #include "ipc/check.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OUTRIDER_X86_DISPATCH 1
+#include <immintrin.h>
+#else
+#define OUTRIDER_X86_DISPATCH 0
+#endif
+
 // The NaN handling below relies on x != x; -ffast-math would silently break it.
 #if defined(__FAST_MATH__) || defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
 #error "reduce.cc must not be compiled with -ffast-math or -ffinite-math-only"
 #endif
+
+// Op::Apply is also instantiated on 32-byte vectors inside the AVX2 kernel, where it is always
+// inlined; the ABI change -Wpsabi warns about never happens.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace outrider::engine {
 namespace {
@@ -24,12 +35,13 @@ namespace {
 using ipc::DType;
 using ipc::ReduceOp;
 
-// 2048 elements: the f64 accumulator (16 KiB) plus the f16 staging block stay within L1.
-constexpr size_t kBlockElems = 2048;
+// Long enough runs per stream for the hardware prefetchers (which stop at 4 KiB pages) and short
+// enough that the accumulator (32-64 KiB) stays in L1/L2.
+constexpr size_t kBlockElems = 8192;
 
 #define OUTRIDER_INLINE inline __attribute__((always_inline))
 // Baseline x86-64 has only SSE2; AVX2 doubles the vector width on machines that have it.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if OUTRIDER_X86_DISPATCH
 #define OUTRIDER_MULTIVERSION __attribute__((target_clones("avx2", "default")))
 #else
 #define OUTRIDER_MULTIVERSION
@@ -58,7 +70,8 @@ struct F16 {
 struct BF16 {
   using Storage = uint16_t;
   using Acc = float;
-  static OUTRIDER_INLINE Acc Load(Storage v) { return half::BFloat16BitsToFloat(v); }
+  // No NaN quieting here (unlike BFloat16ToFloat): Store() quiets every NaN result anyway.
+  static OUTRIDER_INLINE Acc Load(Storage v) { return std::bit_cast<float>(uint32_t{v} << 16); }
   static OUTRIDER_INLINE Storage Store(Acc a) { return half::FloatToBFloat16Bits(a); }
 };
 struct I32 {
@@ -112,43 +125,92 @@ struct Max {
   }
 };
 
-// Sets the quiet bit of every NaN: min/max and single-input folds can pass a signaling NaN
-// through untouched, while arithmetic on x86 already returns quiet NaNs.
-template <typename A>
-OUTRIDER_INLINE void QuietNaNs(A* acc, size_t n) {
-  using Bits = std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>;
-  constexpr Bits kQuiet = Bits{1} << (std::numeric_limits<A>::digits - 2);
-  for (size_t j = 0; j < n; ++j) {
-    // A select in the float domain: SSE2 has no 64-bit integer compare, so an integer mask would
-    // keep the f64 loop scalar.
-    const A quiet = std::bit_cast<A>(std::bit_cast<Bits>(acc[j]) | kQuiet);
-    acc[j] = acc[j] != acc[j] ? quiet : acc[j];
+// Applied to every result element: the avg division, NaN quieting, conversion to storage.
+template <typename D, typename Op>
+class Finisher {
+ public:
+  using A = typename D::Acc;
+  explicit Finisher(int num_inputs) : divisor_(static_cast<Divisor>(num_inputs)) {}
+
+  OUTRIDER_INLINE typename D::Storage operator()(A v) const {
+    if constexpr (std::is_same_v<Op, Avg>) {
+      if constexpr (std::is_same_v<A, int32_t>) {
+        // Exact: |sum| < 2^31 and the double quotient never rounds across an integer, so the
+        // truncating conversion equals integer division; unlike idiv it vectorizes.
+        v = static_cast<A>(static_cast<double>(v) / divisor_);
+      } else {
+        v /= divisor_;
+      }
+    }
+    if constexpr (std::is_same_v<typename D::Storage, A> && std::is_floating_point_v<A>) {
+      // Min/max and single-input folds can pass a signaling NaN through (x86 arithmetic already
+      // quiets). A float-domain select: SSE2 lacks the 64-bit integer compare a mask would need.
+      using Bits = std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>;
+      constexpr Bits kQuiet = Bits{1} << (std::numeric_limits<A>::digits - 2);
+      const A quiet = std::bit_cast<A>(std::bit_cast<Bits>(v) | kQuiet);
+      v = v != v ? quiet : v;
+    }
+    return D::Store(v);  // f16/bf16: rounds once and quiets NaN
+  }
+
+ private:
+  using Divisor = std::conditional_t<std::is_same_v<A, int32_t>, double, A>;
+  Divisor divisor_;
+};
+
+// Every variant must write the first output only after reading all inputs of the block; the other
+// outputs are copies of it, which may then overwrite inputs.
+template <typename S>
+OUTRIDER_INLINE void CopyToOtherOutputs(void* const* outputs, int num_outputs, size_t base,
+                                        size_t n) {
+  const S* first = static_cast<const S*>(outputs[0]) + base;
+  for (int o = 1; o < num_outputs; ++o) {
+    S* dst = static_cast<S*>(outputs[o]) + base;
+    if (dst != first) std::memcpy(dst, first, n * sizeof(S));
   }
 }
 
+// One block of n elements. Passes over the inputs fold two at a time into `acc`; the last pass
+// writes `out` directly. `out` may be one of the inputs: every pass reads and writes element j in
+// the same iteration, so there is no loop-carried dependence and ivdep is safe.
 template <typename D, typename Op>
-OUTRIDER_INLINE void Finish(typename D::Acc* acc, size_t n, int num_inputs) {
-  using A = typename D::Acc;
-  if constexpr (std::is_same_v<Op, Avg>) {
-    if constexpr (std::is_floating_point_v<A>) {
-      const A divisor = static_cast<A>(num_inputs);
-      for (size_t j = 0; j < n; ++j) acc[j] /= divisor;
-    } else if constexpr (sizeof(A) == 4) {
-      // Exact: |sum| < 2^31 and the double quotient can never round across an integer, so the
-      // truncating conversion equals integer division; unlike idiv it vectorizes.
-      const double divisor = num_inputs;
-      for (size_t j = 0; j < n; ++j) {
-        acc[j] = static_cast<A>(static_cast<double>(acc[j]) / divisor);
-      }
-    } else {
-      const A divisor = num_inputs;
-      for (size_t j = 0; j < n; ++j) acc[j] /= divisor;
+OUTRIDER_INLINE void ReduceBlock(const void* const* inputs, int num_inputs, size_t base,
+                                 typename D::Storage* out, typename D::Acc* acc,
+                                 const Finisher<D, Op>& finish, size_t n) {
+  const auto in = [&](int i) { return static_cast<const typename D::Storage*>(inputs[i]) + base; };
+  if (num_inputs == 1) {
+    const auto* x = in(0);
+#pragma GCC ivdep
+    for (size_t j = 0; j < n; ++j) out[j] = finish(D::Load(x[j]));
+    return;
+  }
+  if (num_inputs == 2) {
+    const auto *x = in(0), *y = in(1);
+#pragma GCC ivdep
+    for (size_t j = 0; j < n; ++j) out[j] = finish(Op::Apply(D::Load(x[j]), D::Load(y[j])));
+    return;
+  }
+  {
+    const auto *x = in(0), *y = in(1);
+    for (size_t j = 0; j < n; ++j) acc[j] = Op::Apply(D::Load(x[j]), D::Load(y[j]));
+  }
+  int next = 2;
+  for (; num_inputs - next > 2; next += 2) {
+    const auto *x = in(next), *y = in(next + 1);
+    for (size_t j = 0; j < n; ++j) {
+      acc[j] = Op::Apply(Op::Apply(acc[j], D::Load(x[j])), D::Load(y[j]));
     }
   }
-  // Only f32/f64 need this: f16/bf16 conversions already quiet NaNs on load and store.
-  if constexpr (std::is_same_v<typename D::Storage, A> && std::is_floating_point_v<A>) {
-    constexpr bool kMinMax = std::is_same_v<Op, Min> || std::is_same_v<Op, Max>;
-    if (kMinMax || num_inputs == 1) QuietNaNs(acc, n);
+  if (num_inputs - next == 2) {
+    const auto *x = in(next), *y = in(next + 1);
+#pragma GCC ivdep
+    for (size_t j = 0; j < n; ++j) {
+      out[j] = finish(Op::Apply(Op::Apply(acc[j], D::Load(x[j])), D::Load(y[j])));
+    }
+  } else {
+    const auto* x = in(next);
+#pragma GCC ivdep
+    for (size_t j = 0; j < n; ++j) out[j] = finish(Op::Apply(acc[j], D::Load(x[j])));
   }
 }
 
@@ -156,46 +218,97 @@ template <typename D, typename Op>
 OUTRIDER_MULTIVERSION void ReduceTyped(const void* const* inputs, int num_inputs,
                                        void* const* outputs, int num_outputs, size_t count) {
   using S = typename D::Storage;
-  using A = typename D::Acc;
-  alignas(64) A acc[kBlockElems];
-  alignas(64) S staged[std::is_same_v<S, A> ? 1 : kBlockElems];  // Store()d results for f16/bf16
+  if (num_outputs == 0) return;
+  const Finisher<D, Op> finish(num_inputs);
+  alignas(64) typename D::Acc acc[kBlockElems];
   for (size_t base = 0; base < count; base += kBlockElems) {
     const size_t n = std::min(kBlockElems, count - base);
-    const S* in0 = static_cast<const S*>(inputs[0]) + base;
-    int next = 1;
-    if (num_inputs >= 2) {
-      // Fusing the first two inputs saves a pass over the accumulator; for f32/f64 sum of two
-      // inputs (the common 2-GPU case) this is the whole reduction.
-      const S* in1 = static_cast<const S*>(inputs[1]) + base;
-      for (size_t j = 0; j < n; ++j) acc[j] = Op::Apply(D::Load(in0[j]), D::Load(in1[j]));
-      next = 2;
+    S* out = static_cast<S*>(outputs[0]) + base;
+    // A constant trip count for full blocks: no epilogue, and vectorized even at -O2.
+    if (n == kBlockElems) {
+      ReduceBlock<D, Op>(inputs, num_inputs, base, out, acc, finish, kBlockElems);
     } else {
-      for (size_t j = 0; j < n; ++j) acc[j] = D::Load(in0[j]);
+      ReduceBlock<D, Op>(inputs, num_inputs, base, out, acc, finish, n);
     }
-    // Two inputs per pass halve accumulator traffic; the fold order stays left to right.
-    for (; next + 1 < num_inputs; next += 2) {
-      const S* x = static_cast<const S*>(inputs[next]) + base;
-      const S* y = static_cast<const S*>(inputs[next + 1]) + base;
-      for (size_t j = 0; j < n; ++j) {
-        acc[j] = Op::Apply(Op::Apply(acc[j], D::Load(x[j])), D::Load(y[j]));
+    CopyToOtherOutputs<S>(outputs, num_outputs, base, n);
+  }
+}
+
+#if OUTRIDER_X86_DISPATCH
+// F16C converts 8 halves per instruction, several times cheaper than the bit manipulation, and
+// every AVX2 CPU has it. Same IEEE rounding as half.h; NaNs are canonicalized to the quiet NaN
+// half.h produces, so results stay bitwise identical across machines.
+#define OUTRIDER_F16C __attribute__((target("avx2,f16c")))
+using F32x8 = float __attribute__((vector_size(32)));
+
+OUTRIDER_F16C OUTRIDER_INLINE F32x8 LoadHalves(const uint16_t* p) {
+  return F32x8(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+}
+
+OUTRIDER_F16C OUTRIDER_INLINE void StoreHalves(uint16_t* p, F32x8 v) {
+  const __m128i h = _mm256_cvtps_ph(__m256(v), _MM_FROUND_TO_NEAREST_INT);
+  const __m128i is_nan = _mm_cmpgt_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7fff)),
+                                         _mm_set1_epi16(0x7c00));
+  const __m128i nan = _mm_or_si128(_mm_and_si128(h, _mm_set1_epi16(-0x8000)),
+                                   _mm_set1_epi16(0x7e00));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_blendv_epi8(h, nan, is_nan));
+}
+
+// Same fold order as ReduceTyped, on 8-lane vectors (Op::Apply works on GCC vector types).
+// Chunks of 512 elements keep the accumulator in L1 and stream all inputs together.
+template <typename Op>
+OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs,
+                                  void* const* outputs, int num_outputs, size_t count) {
+  constexpr size_t kChunkVecs = 64;
+  if (num_outputs == 0) return;
+  F32x8 acc[kChunkVecs];
+  const float divisor = static_cast<float>(num_inputs);
+  for (size_t base = 0; base < count; base += kBlockElems) {
+    const size_t block_n = std::min(kBlockElems, count - base);
+    for (size_t c = base; c < base + block_n; c += kChunkVecs * 8) {
+      const size_t n = std::min(kChunkVecs * 8, base + block_n - c), vecs = n / 8;
+      const auto in = [&](int i) { return static_cast<const uint16_t*>(inputs[i]) + c; };
+      uint16_t* out = static_cast<uint16_t*>(outputs[0]) + c;
+      if (num_inputs == 1) {
+        for (size_t v = 0; v < vecs; ++v) acc[v] = LoadHalves(in(0) + 8 * v);
+      } else {
+        const uint16_t *x = in(0), *y = in(1);
+        for (size_t v = 0; v < vecs; ++v) {
+          acc[v] = Op::Apply(LoadHalves(x + 8 * v), LoadHalves(y + 8 * v));
+        }
+      }
+      for (int i = 2; i < num_inputs; ++i) {
+        const uint16_t* x = in(i);
+        for (size_t v = 0; v < vecs; ++v) acc[v] = Op::Apply(acc[v], LoadHalves(x + 8 * v));
+      }
+      for (size_t v = 0; v < vecs; ++v) {
+        StoreHalves(out + 8 * v, std::is_same_v<Op, Avg> ? acc[v] / divisor : acc[v]);
+      }
+      for (size_t j = vecs * 8; j < n; ++j) {  // the last < 8 elements of the buffer
+        float a = half::HalfBitsToFloat(in(0)[j]);
+        for (int i = 1; i < num_inputs; ++i) a = Op::Apply(a, half::HalfBitsToFloat(in(i)[j]));
+        out[j] = half::FloatToHalfBits(std::is_same_v<Op, Avg> ? a / divisor : a);
       }
     }
-    if (next < num_inputs) {
-      const S* x = static_cast<const S*>(inputs[next]) + base;
-      for (size_t j = 0; j < n; ++j) acc[j] = Op::Apply(acc[j], D::Load(x[j]));
-    }
-    Finish<D, Op>(acc, n, num_inputs);
-    const S* result;
-    if constexpr (std::is_same_v<S, A>) {
-      result = acc;
-    } else {
-      for (size_t j = 0; j < n; ++j) staged[j] = D::Store(acc[j]);
-      result = staged;
-    }
-    for (int o = 0; o < num_outputs; ++o) {
-      std::memcpy(static_cast<S*>(outputs[o]) + base, result, n * sizeof(S));
-    }
+    CopyToOtherOutputs<uint16_t>(outputs, num_outputs, base, block_n);
   }
+}
+
+bool HaveF16C() {
+  static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  return have;
+}
+#endif
+
+template <typename D, typename Op>
+void Reduce(const void* const* inputs, int num_inputs, void* const* outputs, int num_outputs,
+            size_t count) {
+#if OUTRIDER_X86_DISPATCH
+  if constexpr (std::is_same_v<D, F16>) {
+    if (HaveF16C()) return ReduceHalfF16C<Op>(inputs, num_inputs, outputs, num_outputs, count);
+  }
+#endif
+  ReduceTyped<D, Op>(inputs, num_inputs, outputs, num_outputs, count);
 }
 
 template <typename D>
@@ -203,15 +316,15 @@ void ReduceDType(ReduceOp op, const void* const* inputs, int num_inputs, void* c
                  int num_outputs, size_t count) {
   switch (op) {
     case ReduceOp::kSum:
-      return ReduceTyped<D, Sum>(inputs, num_inputs, outputs, num_outputs, count);
+      return Reduce<D, Sum>(inputs, num_inputs, outputs, num_outputs, count);
     case ReduceOp::kAvg:
-      return ReduceTyped<D, Avg>(inputs, num_inputs, outputs, num_outputs, count);
+      return Reduce<D, Avg>(inputs, num_inputs, outputs, num_outputs, count);
     case ReduceOp::kMin:
-      return ReduceTyped<D, Min>(inputs, num_inputs, outputs, num_outputs, count);
+      return Reduce<D, Min>(inputs, num_inputs, outputs, num_outputs, count);
     case ReduceOp::kMax:
-      return ReduceTyped<D, Max>(inputs, num_inputs, outputs, num_outputs, count);
+      return Reduce<D, Max>(inputs, num_inputs, outputs, num_outputs, count);
     case ReduceOp::kProd:
-      return ReduceTyped<D, Prod>(inputs, num_inputs, outputs, num_outputs, count);
+      return Reduce<D, Prod>(inputs, num_inputs, outputs, num_outputs, count);
   }
   OUTRIDER_CHECK(false && "unreachable: op validated by IsSupported");
 }

@@ -75,6 +75,12 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::Start(AgentProcessOptions o)
   int r = ::poll(&pfd, 1, o.ready_timeout_ms);
   char byte = 0;
   ssize_t n = r > 0 ? ::read(ready[0], &byte, 1) : 0;
+  if (n == 1) {
+    // The agent closes its end right after writing: wait for that too, so callers that count
+    // the agent's fds see its steady state.
+    pfd.revents = 0;
+    if (::poll(&pfd, 1, o.ready_timeout_ms) > 0) (void)!::read(ready[0], &byte, 1);
+  }
   ::close(ready[0]);
   if (n != 1) {
     int status = p->Stop(SIGKILL);

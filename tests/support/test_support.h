@@ -1,0 +1,117 @@
+// Helpers for integration and fault tests: a real agent process, forked client processes,
+// pipes to wait on events instead of sleeping, shared result memory, leak probes, and a raw
+// protocol client that can send what the shim never would.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ipc/memfd.h"
+#include "ipc/protocol.h"
+#include "ipc/ring.h"
+#include "ipc/unix_channel.h"
+#include "outrider/outrider.h"
+#include "tools/harness/agent_process.h"
+
+namespace outrider::testing {
+
+// Starts an agent (fails the current test on error).
+std::unique_ptr<harness::AgentProcess> StartAgent(std::vector<std::string> extra_args = {});
+
+// Forks a child that runs fn() and _exits with its return value.
+pid_t Spawn(const std::function<int()>& fn);
+// Waits for the child: its exit code, or 128 + signal.
+int Reap(pid_t pid);
+
+// One-direction event channel between processes.
+class Pipe {
+ public:
+  Pipe();
+  ~Pipe();
+  void Send(char c);
+  // Waits up to timeout_ms for one byte; false on timeout or EOF.
+  bool Receive(char* c, int timeout_ms);
+
+ private:
+  int fds_[2];
+};
+
+// A fixed text buffer for reports from child processes.
+struct Text {
+  char s[256];
+};
+
+// Anonymous shared memory visible to forked children.
+template <typename T>
+class SharedValue {
+ public:
+  SharedValue();
+  ~SharedValue();
+  T* operator->() const { return p_; }
+  T& operator*() const { return *p_; }
+
+ private:
+  T* p_;
+};
+void* MapSharedAnon(size_t bytes);
+void UnmapShared(void* p, size_t bytes);
+template <typename T>
+SharedValue<T>::SharedValue() : p_(new (MapSharedAnon(sizeof(T))) T()) {}
+template <typename T>
+SharedValue<T>::~SharedValue() {
+  UnmapShared(p_, sizeof(T));
+}
+
+// Child-side helpers (call only inside Spawn()ed processes: they _exit on failure).
+outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& job, int rank, int size);
+
+// Copies a C string into a fixed buffer (NUL-terminated).
+void CopyText(char* dst, size_t cap, const char* src);
+
+int CountOpenFds(pid_t pid);
+std::set<std::string> DevShmEntries();
+// Re-checks `cond` (yielding the CPU) until it holds or timeout_ms passes.
+bool WaitUntil(const std::function<bool()>& cond, int timeout_ms);
+
+// Speaks the wire protocol directly, for sending what the shim never would.
+class RawClient {
+ public:
+  static Result<std::unique_ptr<RawClient>> Connect(const std::string& path);
+  ipc::HelloRequest MakeHello(const std::string& job, int rank, int size) const;
+  // Sends `hello` and reads the reply; on success maps the control segment and rings.
+  Result<ipc::HelloReply> Hello(const ipc::HelloRequest& hello);
+  Result<uint32_t> RegisterRegion(size_t bytes);
+  uint8_t* region_base(uint32_t id) { return regions_.at(id).data(); }
+  void Push(const ipc::SubmitEntry& e);
+  // Wakes the agent without publishing anything.
+  void Kick();
+  ipc::RingIndices* sq_indices() { return sq_idx_; }
+  // Waits for one completion; DeadlineExceeded on timeout, Unavailable if the agent hung up.
+  Result<ipc::CompletionEntry> NextCompletion(int timeout_ms);
+  // Waits for the agent to send a Goodbye (or close); returns its text.
+  Result<std::string> AwaitGoodbye(int timeout_ms);
+  ipc::UnixChannel& channel() { return channel_; }
+
+ private:
+  ipc::UnixChannel channel_;
+  ipc::Mapping control_;
+  UniqueFd sq_efd_, cq_efd_;
+  ipc::RingIndices* sq_idx_ = nullptr;
+  ipc::RingProducer<ipc::SubmitEntry> sq_;
+  ipc::RingConsumer<ipc::CompletionEntry> cq_;
+  std::map<uint32_t, ipc::Mapping> regions_;
+  std::vector<UniqueFd> region_fds_;
+  uint32_t next_request_ = 100;
+};
+
+// A SubmitEntry for an f32 sum allreduce of `count` elements at `offset` of `region` (in place).
+ipc::SubmitEntry AllreduceEntry(uint64_t op_id, uint32_t region, uint64_t offset, uint64_t count);
+
+}  // namespace outrider::testing

@@ -1,0 +1,392 @@
+// ValidateEntry against hand-built submission entries: every rejection path (each names the
+// offending field), the in-place layouts that must be accepted, and the resolved pointers.
+#include "agent/control/entry_validator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace outrider::agent {
+namespace {
+
+using ipc::BufferRef;
+using ipc::DType;
+using ipc::OpKind;
+using ipc::ReduceOp;
+using ipc::SubmitEntry;
+
+constexpr uint32_t kRegion = 1;
+constexpr uint32_t kOtherRegion = 2;
+constexpr uint32_t kHugeRegion = 3;   // claims more bytes than it has: pointers are never touched
+constexpr uint64_t kRegionBytes = 4096;
+constexpr int kLocalRank = 1;
+constexpr int kLocalSize = 4;
+constexpr uint64_t kCount = 16;        // f32 elements
+constexpr uint64_t kBytes = kCount * 4;
+
+class EntryValidatorTest : public ::testing::Test {
+ protected:
+  EntryValidatorTest() : buffer_(kRegionBytes), other_(kRegionBytes) {
+    regions_[kRegion] = RegionView{buffer_.data(), kRegionBytes};
+    regions_[kOtherRegion] = RegionView{other_.data(), kRegionBytes};
+    regions_[kHugeRegion] = RegionView{buffer_.data(), uint64_t{1} << 42};
+  }
+
+  Result<ValidatedOp> Validate(const SubmitEntry& e) {
+    return ValidateEntry(e, kLocalRank, kLocalSize, [this](uint32_t id) -> const RegionView* {
+      auto it = regions_.find(id);
+      return it == regions_.end() ? nullptr : &it->second;
+    });
+  }
+
+  // Expects InvalidArgument whose message mentions `field`.
+  void ExpectRejected(const SubmitEntry& e, const std::string& field) {
+    auto r = Validate(e);
+    ASSERT_FALSE(r.ok()) << "accepted an entry that should name " << field;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(field), std::string::npos) << r.status().ToString();
+  }
+
+  std::vector<uint8_t> buffer_;
+  std::vector<uint8_t> other_;
+  std::map<uint32_t, RegionView> regions_;
+};
+
+BufferRef Buf(uint64_t offset, uint64_t length, uint32_t region = kRegion) {
+  return BufferRef{region, 0, offset, length};
+}
+
+SubmitEntry Entry(OpKind kind, uint64_t count, BufferRef send, BufferRef recv) {
+  SubmitEntry e{};
+  e.op_id = 7;
+  e.key = 0xabcdef;
+  e.kind = static_cast<uint32_t>(kind);
+  e.dtype = static_cast<uint32_t>(DType::kF32);
+  e.reduce_op = static_cast<uint32_t>(ReduceOp::kSum);
+  e.root = 0;
+  e.priority = -3;
+  e.count = count;
+  e.send = send;
+  e.recv = recv;
+  return e;
+}
+
+// A valid out-of-place allreduce: send at 0, recv at 1024.
+SubmitEntry Allreduce() { return Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(1024, kBytes)); }
+SubmitEntry Barrier() { return Entry(OpKind::kBarrier, 0, BufferRef{}, BufferRef{}); }
+SubmitEntry Broadcast(int32_t root) {
+  SubmitEntry e = Entry(OpKind::kBroadcast, kCount, Buf(0, kBytes), Buf(0, kBytes));
+  e.root = root;
+  return e;
+}
+SubmitEntry Allgather(uint64_t send_off, uint64_t recv_off) {
+  return Entry(OpKind::kAllgather, kCount, Buf(send_off, kBytes), Buf(recv_off, kBytes * kLocalSize));
+}
+SubmitEntry ReduceScatter(uint64_t send_off, uint64_t recv_off) {
+  return Entry(OpKind::kReduceScatter, kCount, Buf(send_off, kBytes * kLocalSize), Buf(recv_off, kBytes));
+}
+
+TEST_F(EntryValidatorTest, AcceptsOutOfPlaceAllreduce) {
+  auto r = Validate(Allreduce());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+}
+
+// ---- Header fields ----
+
+TEST_F(EntryValidatorTest, RejectsNonzeroFlags) {
+  SubmitEntry e = Allreduce();
+  e.flags = 0x10;
+  ExpectRejected(e, "flags");
+}
+
+TEST_F(EntryValidatorTest, RejectsUnknownOpKind) {
+  SubmitEntry e = Allreduce();
+  e.kind = ipc::kNumOpKinds;
+  ExpectRejected(e, "kind");
+}
+
+TEST_F(EntryValidatorTest, RejectsUnknownDtype) {
+  SubmitEntry e = Allreduce();
+  e.dtype = ipc::kNumDTypes;
+  ExpectRejected(e, "dtype");
+}
+
+TEST_F(EntryValidatorTest, RejectsUnknownReduceOp) {
+  SubmitEntry e = Allreduce();
+  e.reduce_op = ipc::kNumReduceOps;
+  ExpectRejected(e, "reduce op");
+}
+
+TEST_F(EntryValidatorTest, RejectsUnknownReduceOpForReduceScatter) {
+  SubmitEntry e = ReduceScatter(0, 2048);
+  e.reduce_op = 0xffffffff;
+  ExpectRejected(e, "reduce op");
+}
+
+// ---- Barrier ----
+
+TEST_F(EntryValidatorTest, AcceptsBarrier) {
+  auto r = Validate(Barrier());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->kind, OpKind::kBarrier);
+  EXPECT_EQ(r->send, nullptr);
+  EXPECT_EQ(r->recv, nullptr);
+}
+
+TEST_F(EntryValidatorTest, RejectsBarrierNamingARegion) {
+  SubmitEntry e = Barrier();
+  e.send.region_id = kRegion;
+  ExpectRejected(e, "barrier");
+}
+
+TEST_F(EntryValidatorTest, RejectsBarrierWithCount) {
+  SubmitEntry e = Barrier();
+  e.count = 1;
+  ExpectRejected(e, "barrier");
+}
+
+TEST_F(EntryValidatorTest, RejectsBarrierWithSendBuffer) {
+  SubmitEntry e = Barrier();
+  e.send.length = 8;
+  ExpectRejected(e, "barrier");
+}
+
+TEST_F(EntryValidatorTest, RejectsBarrierWithRecvBuffer) {
+  SubmitEntry e = Barrier();
+  e.recv.length = 8;
+  ExpectRejected(e, "barrier");
+}
+
+// ---- Broadcast ----
+
+TEST_F(EntryValidatorTest, AcceptsBroadcastFromFirstAndLastRank) {
+  EXPECT_TRUE(Validate(Broadcast(0)).ok());
+  auto r = Validate(Broadcast(kLocalSize - 1));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->root, kLocalSize - 1);
+  EXPECT_EQ(r->send, r->recv);
+}
+
+TEST_F(EntryValidatorTest, RejectsNegativeBroadcastRoot) { ExpectRejected(Broadcast(-1), "root"); }
+
+TEST_F(EntryValidatorTest, RejectsBroadcastRootAtLocalSize) {
+  ExpectRejected(Broadcast(kLocalSize), "root");
+}
+
+TEST_F(EntryValidatorTest, RejectsBroadcastWithDifferentSendAndRecvOffsets) {
+  SubmitEntry e = Broadcast(0);
+  e.recv.offset = 1024;
+  ExpectRejected(e, "broadcast");
+}
+
+TEST_F(EntryValidatorTest, RejectsBroadcastWithDifferentSendAndRecvRegions) {
+  SubmitEntry e = Broadcast(0);
+  e.recv.region_id = kOtherRegion;
+  ExpectRejected(e, "broadcast");
+}
+
+// ---- Sizes ----
+
+TEST_F(EntryValidatorTest, RejectsCountWhoseByteSizeOverflows) {
+  SubmitEntry e = Allreduce();
+  e.dtype = static_cast<uint32_t>(DType::kF64);
+  e.count = (uint64_t{1} << 61) + 1;  // * 8 wraps to 8
+  e.send.length = e.recv.length = 8;   // what a wrapped product would expect
+  ExpectRejected(e, "count");
+}
+
+TEST_F(EntryValidatorTest, RejectsOpLargerThanMaxOpBytes) {
+  SubmitEntry e = Entry(OpKind::kAllreduce, kMaxOpBytes / 4 + 1, Buf(0, kMaxOpBytes + 4, kHugeRegion),
+                        Buf(kMaxOpBytes + 4, kMaxOpBytes + 4, kHugeRegion));
+  ExpectRejected(e, "count");
+}
+
+TEST_F(EntryValidatorTest, AcceptsOpOfExactlyMaxOpBytes) {
+  SubmitEntry e = Entry(OpKind::kAllreduce, kMaxOpBytes / 4, Buf(0, kMaxOpBytes, kHugeRegion),
+                        Buf(kMaxOpBytes, kMaxOpBytes, kHugeRegion));
+  auto r = Validate(e);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->send_bytes, kMaxOpBytes);
+}
+
+TEST_F(EntryValidatorTest, RejectsAllreduceSendLengthNotMatchingCount) {
+  SubmitEntry e = Allreduce();
+  e.send.length = kBytes - 4;
+  ExpectRejected(e, "send");
+}
+
+TEST_F(EntryValidatorTest, RejectsAllreduceRecvLengthNotMatchingCount) {
+  SubmitEntry e = Allreduce();
+  e.recv.length = kBytes + 4;
+  ExpectRejected(e, "recv");
+}
+
+TEST_F(EntryValidatorTest, RejectsAllgatherRecvNotCountTimesLocalSize) {
+  SubmitEntry e = Allgather(0, 1024);
+  e.recv.length = kBytes;  // one rank's share instead of all of them
+  ExpectRejected(e, "recv");
+}
+
+TEST_F(EntryValidatorTest, RejectsReduceScatterSendNotCountTimesLocalSize) {
+  SubmitEntry e = ReduceScatter(0, 2048);
+  e.send.length = kBytes;
+  ExpectRejected(e, "send");
+}
+
+TEST_F(EntryValidatorTest, ComputesPerKindBufferSizes) {
+  auto ag = Validate(Allgather(0, 1024));
+  ASSERT_TRUE(ag.ok()) << ag.status().ToString();
+  EXPECT_EQ(ag->send_bytes, kBytes);
+  EXPECT_EQ(ag->recv_bytes, kBytes * kLocalSize);
+  auto rs = Validate(ReduceScatter(0, 2048));
+  ASSERT_TRUE(rs.ok()) << rs.status().ToString();
+  EXPECT_EQ(rs->send_bytes, kBytes * kLocalSize);
+  EXPECT_EQ(rs->recv_bytes, kBytes);
+}
+
+// ---- Buffer references ----
+
+TEST_F(EntryValidatorTest, RejectsUnknownSendRegion) {
+  SubmitEntry e = Allreduce();
+  e.send.region_id = 99;
+  ExpectRejected(e, "region 99");
+}
+
+TEST_F(EntryValidatorTest, RejectsUnknownRecvRegion) {
+  SubmitEntry e = Allreduce();
+  e.recv.region_id = 99;
+  ExpectRejected(e, "region 99");
+}
+
+TEST_F(EntryValidatorTest, RejectsBufferPastRegionEnd) {
+  SubmitEntry e = Allreduce();
+  e.recv.offset = kRegionBytes - kBytes + 1;
+  ExpectRejected(e, "region");
+}
+
+TEST_F(EntryValidatorTest, AcceptsBufferEndingAtRegionEnd) {
+  SubmitEntry e = Allreduce();
+  e.recv.offset = kRegionBytes - kBytes;
+  EXPECT_TRUE(Validate(e).ok());
+}
+
+TEST_F(EntryValidatorTest, RejectsBufferStartingPastRegionEnd) {
+  SubmitEntry e = Allreduce();
+  e.send.offset = kRegionBytes * 2;
+  ExpectRejected(e, "region");
+}
+
+TEST_F(EntryValidatorTest, RejectsBufferWhoseEndOverflowsUint64) {
+  SubmitEntry e = Allreduce();
+  e.send.offset = std::numeric_limits<uint64_t>::max() - kBytes + 1;  // offset + length == 2^64
+  ExpectRejected(e, "region");
+}
+
+TEST_F(EntryValidatorTest, RejectsNonzeroReservedInSend) {
+  SubmitEntry e = Allreduce();
+  e.send.reserved = 1;
+  ExpectRejected(e, "send.reserved");
+}
+
+TEST_F(EntryValidatorTest, RejectsNonzeroReservedInRecv) {
+  SubmitEntry e = Allreduce();
+  e.recv.reserved = 1;
+  ExpectRejected(e, "recv.reserved");
+}
+
+// ---- Aliasing ----
+
+TEST_F(EntryValidatorTest, AcceptsInPlaceAllreduce) {
+  auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(256, kBytes), Buf(256, kBytes)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->send, r->recv);
+}
+
+TEST_F(EntryValidatorTest, RejectsPartiallyOverlappingAllreduceBuffers) {
+  ExpectRejected(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(4, kBytes)), "overlap");
+}
+
+TEST_F(EntryValidatorTest, AcceptsInPlaceAllgather) {
+  // send is this rank's slot of recv.
+  auto r = Validate(Allgather(1024 + kLocalRank * kBytes, 1024));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->send, r->recv + kLocalRank * kBytes);
+}
+
+TEST_F(EntryValidatorTest, RejectsAllgatherSendInAnotherRanksSlot) {
+  ExpectRejected(Allgather(1024, 1024), "overlap");  // rank 0's slot, but we are rank 1
+}
+
+TEST_F(EntryValidatorTest, RejectsAllgatherSendStraddlingSlots) {
+  ExpectRejected(Allgather(1024 + kLocalRank * kBytes + 4, 1024), "overlap");
+}
+
+TEST_F(EntryValidatorTest, AcceptsInPlaceReduceScatter) {
+  // recv is this rank's block of send.
+  auto r = Validate(ReduceScatter(0, kLocalRank * kBytes));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->recv, r->send + kLocalRank * kBytes);
+}
+
+TEST_F(EntryValidatorTest, RejectsReduceScatterRecvInAnotherRanksBlock) {
+  ExpectRejected(ReduceScatter(0, (kLocalRank + 1) * kBytes), "overlap");
+}
+
+TEST_F(EntryValidatorTest, RejectsReduceScatterWithSendEqualToRecv) {
+  // send == recv is the allreduce in-place layout, not reduce-scatter's (unless rank 0).
+  ExpectRejected(ReduceScatter(0, 0), "overlap");
+}
+
+TEST_F(EntryValidatorTest, AcceptsAdjacentDisjointBuffersInTheSameRegion) {
+  auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(kBytes, kBytes)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto r2 = Validate(Entry(OpKind::kAllreduce, kCount, Buf(kBytes, kBytes), Buf(0, kBytes)));
+  ASSERT_TRUE(r2.ok()) << r2.status().ToString();
+}
+
+TEST_F(EntryValidatorTest, AcceptsBuffersInDifferentRegions) {
+  auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->send, buffer_.data());
+  EXPECT_EQ(r->recv, other_.data());
+}
+
+TEST_F(EntryValidatorTest, AcceptsZeroCountAllreduce) {
+  auto r = Validate(Entry(OpKind::kAllreduce, 0, Buf(8, 0), Buf(8, 0)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->send_bytes, 0u);
+}
+
+// ---- Result ----
+
+TEST_F(EntryValidatorTest, ReturnsPointersAtRegionBasePlusOffset) {
+  auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(128, kBytes), Buf(3000, kBytes)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->send, buffer_.data() + 128);
+  EXPECT_EQ(r->recv, buffer_.data() + 3000);
+  EXPECT_EQ(r->send_bytes, kBytes);
+  EXPECT_EQ(r->recv_bytes, kBytes);
+}
+
+TEST_F(EntryValidatorTest, CopiesEntryFields) {
+  SubmitEntry e = Allreduce();
+  e.dtype = static_cast<uint32_t>(DType::kBF16);
+  e.reduce_op = static_cast<uint32_t>(ReduceOp::kMax);
+  e.count = kBytes / 2;
+  auto r = Validate(e);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->op_id, 7u);
+  EXPECT_EQ(r->key, 0xabcdefu);
+  EXPECT_EQ(r->kind, OpKind::kAllreduce);
+  EXPECT_EQ(r->dtype, DType::kBF16);
+  EXPECT_EQ(r->reduce_op, ReduceOp::kMax);
+  EXPECT_EQ(r->priority, -3);
+  EXPECT_EQ(r->count, kBytes / 2);
+}
+
+}  // namespace
+}  // namespace outrider::agent
