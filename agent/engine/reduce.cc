@@ -25,10 +25,6 @@
 #error "reduce.cc must not be compiled with -ffast-math or -ffinite-math-only"
 #endif
 
-// Op::Apply is also instantiated on 32-byte vectors inside the AVX2 kernel, where it is always
-// inlined; the ABI change -Wpsabi warns about never happens.
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 namespace outrider::engine {
 namespace {
 
@@ -254,8 +250,18 @@ OUTRIDER_F16C OUTRIDER_INLINE void StoreHalves(uint16_t* p, F32x8 v) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_blendv_epi8(h, nan, is_nan));
 }
 
-// Same fold order as ReduceTyped, on 8-lane vectors (Op::Apply works on GCC vector types).
-// Chunks of 512 elements keep the accumulator in L1 and stream all inputs together.
+// Op::Apply on 8 lanes. Not Op::Apply<F32x8> itself: a default-target function taking AVX
+// vectors draws -Wpsabi notes. Must match the scalar ops exactly.
+template <typename Op>
+OUTRIDER_F16C OUTRIDER_INLINE F32x8 ApplyVec(F32x8 acc, F32x8 x) {
+  if constexpr (std::is_same_v<Op, Sum> || std::is_same_v<Op, Avg>) return acc + x;
+  if constexpr (std::is_same_v<Op, Prod>) return acc * x;
+  if constexpr (std::is_same_v<Op, Min>) return (x < acc || x != x) ? x : acc;
+  if constexpr (std::is_same_v<Op, Max>) return (x > acc || x != x) ? x : acc;
+}
+
+// Same fold order as ReduceTyped. Chunks of 512 elements keep the accumulator in L1 and stream
+// all inputs together.
 template <typename Op>
 OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs,
                                   void* const* outputs, int num_outputs, size_t count) {
@@ -274,12 +280,12 @@ OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs,
       } else {
         const uint16_t *x = in(0), *y = in(1);
         for (size_t v = 0; v < vecs; ++v) {
-          acc[v] = Op::Apply(LoadHalves(x + 8 * v), LoadHalves(y + 8 * v));
+          acc[v] = ApplyVec<Op>(LoadHalves(x + 8 * v), LoadHalves(y + 8 * v));
         }
       }
       for (int i = 2; i < num_inputs; ++i) {
         const uint16_t* x = in(i);
-        for (size_t v = 0; v < vecs; ++v) acc[v] = Op::Apply(acc[v], LoadHalves(x + 8 * v));
+        for (size_t v = 0; v < vecs; ++v) acc[v] = ApplyVec<Op>(acc[v], LoadHalves(x + 8 * v));
       }
       for (size_t v = 0; v < vecs; ++v) {
         StoreHalves(out + 8 * v, std::is_same_v<Op, Avg> ? acc[v] / divisor : acc[v]);

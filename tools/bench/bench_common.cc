@@ -30,6 +30,13 @@ Result<std::unique_ptr<BenchAgent>> BenchAgent::Start(const CommonOptions& optio
   return a;
 }
 
+std::string BenchAgent::Stop() {
+  if (!agent_) return "";
+  int status = agent_->Stop(SIGTERM);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "agent stopped cleanly (SIGTERM, exit 0)";
+  return "agent ended badly (wait status " + std::to_string(status) + "):\n" + LogTail();
+}
+
 std::string BenchAgent::LogTail() const {
   if (!agent_) return "";
   std::string log = agent_->ReadLog();
@@ -132,12 +139,12 @@ std::string FormatBytes(uint64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB"};
   int u = 0;
   double v = static_cast<double>(b);
-  while (v >= 1024 && u < 3 && std::fmod(v, 1024) == 0) {
+  while (v >= 1024 && u < 3) {
     v /= 1024;
     ++u;
   }
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.0f %s", v, units[u]);
+  std::snprintf(buf, sizeof(buf), v == std::floor(v) ? "%.0f %s" : "%.1f %s", v, units[u]);
   return buf;
 }
 

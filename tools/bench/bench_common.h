@@ -29,6 +29,8 @@ class BenchAgent {
  public:
   static Result<std::unique_ptr<BenchAgent>> Start(const CommonOptions& options);
   const std::string& socket_path() const { return socket_; }
+  // Stops a private agent with SIGTERM and describes how it ended ("" for an external agent).
+  std::string Stop();
   std::string LogTail() const;
 
  private:

@@ -151,16 +151,19 @@ int RunTrain(const CommonOptions& common, const TrainOptions& o) {
     if (s.n == 0) continue;
     std::vector<double> v(s.us, s.us + s.n);
     double p50 = Median(v), p99 = Percentile(v, 99);
-    double mean_bytes = static_cast<double>(k == kAllreduce ? step_bytes / bucket_bytes.size() : s.bytes);
+    double mean_bytes = static_cast<double>(k == kAllreduce || k == kBroadcast ? step_bytes / bucket_bytes.size() : s.bytes);
     double algbw = (k == kStep || k == kBarrier) ? 0 : mean_bytes / (p50 * 1e3);
-    std::printf("  %-10s %7d %12s %10.3f %10.3f %12s\n", kKindNames[k], s.n,
-                k == kStep ? FormatBytes(step_bytes).c_str() : k == kBarrier ? "-" : FormatBytes(static_cast<uint64_t>(mean_bytes)).c_str(),
-                p50 / 1e3, p99 / 1e3, algbw > 0 ? std::to_string(algbw).substr(0, 6).c_str() : "-");
+    char bw[32] = "-";
+    if (algbw > 0) std::snprintf(bw, sizeof(bw), "%.3g", algbw);
+    std::string per_call = k == kStep ? FormatBytes(step_bytes) : k == kBarrier ? "-" : FormatBytes(static_cast<uint64_t>(mean_bytes));
+    std::printf("  %-10s %7d %12s %10.3f %10.3f %12s\n", kKindNames[k], s.n, per_call.c_str(), p50 / 1e3, p99 / 1e3, bw);
     rows.push_back({{"system", "outrider"}, {"op", kKindNames[k]}, {"algo", "local"},
                     {"bytes", k == kStep ? step_bytes : static_cast<uint64_t>(mean_bytes)},
                     {"time_us", p50}, {"p99_us", p99}, {"calls", s.n}, {"nodes", 1}, {"clients", o.clients}});
   }
   std::printf("\n  results verified on every rank: %s; wall time %.2f s\n", wrong == 0 ? "all correct" : "MISMATCHES", total_s);
+  std::string stopped = (*agent)->Stop();
+  if (!stopped.empty()) std::printf("  %s\n", stopped.c_str());
   if (!common.json_path.empty()) {
     Status w = WriteJson(common.json_path, rows);
     if (!w.ok()) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,9 +91,16 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::Start(AgentProcessOptions o)
   return p;
 }
 
-int AgentProcess::Stop(int sig) {
+int AgentProcess::Stop(int sig, int grace_ms) {
   if (pid_ <= 0) return -1;
+  // A pidfd turns "the agent exited" into an event to poll, with the grace period as deadline.
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
   ::kill(pid_, sig);
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    if (sig != SIGKILL && ::poll(&p, 1, grace_ms) == 0) ::kill(pid_, SIGKILL);
+    ::close(pidfd);
+  }
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -108,7 +116,7 @@ std::string AgentProcess::ReadLog() const {
 }
 
 AgentProcess::~AgentProcess() {
-  Stop(SIGKILL);
+  Stop(SIGTERM);
   if (!dir_.empty()) RemoveTree(dir_);
 }
 

@@ -25,13 +25,14 @@ struct AgentProcessOptions {
 class AgentProcess {
  public:
   static Result<std::unique_ptr<AgentProcess>> Start(AgentProcessOptions options);
-  ~AgentProcess();  // SIGKILLs a still-running agent and removes the temp dir
+  ~AgentProcess();  // stops a still-running agent (SIGTERM, then SIGKILL) and removes the temp dir
 
   pid_t pid() const { return pid_; }
   const std::string& socket_path() const { return socket_path_; }
   const std::string& log_path() const { return log_path_; }
-  // Sends `sig` and reaps the agent; returns its wait status.
-  int Stop(int sig);
+  // Sends `sig` and reaps the agent; returns its wait status. If it has not exited after
+  // `grace_ms`, it is SIGKILLed.
+  int Stop(int sig, int grace_ms = 10000);
   std::string ReadLog() const;
 
  private:
