@@ -32,6 +32,16 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   OUTRIDER_RETURN_IF_ERROR(
       agent->loop_->Add(agent->signal_fd_.get(), EPOLLIN, [a](uint32_t) { a->OnSignal(); }));
 
+  if (options.port != 0) {
+    NetworkOptions no;
+    no.listen_address = options.listen_address;
+    no.port = static_cast<uint16_t>(options.port);
+    no.heartbeat_ms = options.heartbeat_ms;
+    no.peer_timeout_ms = options.peer_timeout_ms;
+    no.rendezvous_timeout_ms = options.rendezvous_timeout_ms;
+    OUTRIDER_ASSIGN_OR_RETURN(agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, no));
+    agent->jobs_.set_network(agent->network_.get());
+  }
   ControlServerOptions co;
   co.socket_path = options.socket_path;
   co.socket_group = options.socket_group;
@@ -53,7 +63,14 @@ void Agent::OnSignal() {
 }
 
 bool Agent::Poll() {
-  bool worked = control_->PollSessions();
+  bool worked = network_ != nullptr && network_->Progress();
+  worked |= control_->PollSessions();
+  uint64_t now_ns = ipc::MonotonicNs();
+  if (now_ns >= next_tick_ns_) {
+    next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs
+    if (network_ != nullptr) network_->Tick(now_ns);
+    jobs_.Sweep();
+  }
   if (options_.op_timeout_ms != 0) {
     uint64_t now = ipc::MonotonicNs();
     if (now >= next_expiry_check_ns_) {
@@ -65,12 +82,18 @@ bool Agent::Poll() {
 }
 
 int Agent::TimeoutMs() {
-  if (options_.op_timeout_ms == 0) return -1;
-  uint64_t next = jobs_.NextExpiryNs(uint64_t{options_.op_timeout_ms} * 1'000'000);
-  if (next == UINT64_MAX) return -1;
   uint64_t now = ipc::MonotonicNs();
+  int net_ms = -1;
+  if (network_ != nullptr) {
+    net_ms = network_->TimeoutMs(now);
+    next_tick_ns_ = std::min<uint64_t>(next_tick_ns_, now + uint64_t(net_ms) * 1'000'000);
+  }
+  if (options_.op_timeout_ms == 0) return net_ms;
+  uint64_t next = jobs_.NextExpiryNs(uint64_t{options_.op_timeout_ms} * 1'000'000);
+  if (next == UINT64_MAX) return net_ms;
   next_expiry_check_ns_ = std::min(next_expiry_check_ns_, next);
-  return next <= now ? 0 : static_cast<int>((next - now) / 1'000'000 + 1);
+  int op_ms = next <= now ? 0 : static_cast<int>((next - now) / 1'000'000 + 1);
+  return net_ms < 0 ? op_ms : std::min(op_ms, net_ms);
 }
 
 Status Agent::Run() {
@@ -82,7 +105,10 @@ Status Agent::Run() {
   Logger("agent")->info("ready (pid {})", ::getpid());
   EventLoop::Hooks hooks;
   hooks.poll = [this] { return Poll(); };
-  hooks.prepare_sleep = [this] { return control_->PrepareSleep(); };
+  hooks.prepare_sleep = [this] {
+    if (network_ != nullptr && !network_->Arm()) return false;
+    return control_->PrepareSleep();
+  };
   hooks.after_wake = [this] { control_->FinishSleep(); };
   hooks.timeout_ms = [this] { return TimeoutMs(); };
   loop_->Run(hooks);

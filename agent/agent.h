@@ -7,6 +7,7 @@
 #include "agent/config.h"
 #include "agent/control/control_server.h"
 #include "agent/engine/job.h"
+#include "agent/engine/network.h"
 #include "agent/event_loop.h"
 
 namespace outrider::agent {
@@ -28,10 +29,12 @@ class Agent {
 
   AgentOptions options_;
   std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<Network> network_;  // declared before jobs_: jobs use it until they are gone
   JobTable jobs_;
   std::unique_ptr<ControlServer> control_;
   UniqueFd signal_fd_;
   uint64_t next_expiry_check_ns_ = 0;
+  uint64_t next_tick_ns_ = 0;
 };
 
 }  // namespace outrider::agent

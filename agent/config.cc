@@ -175,6 +175,35 @@ const Param kParams[] = {
        return InvalidArgument("spin_us must be at most 1000000 (1 s), got " +
                               std::to_string(o.spin_us));
      }},
+    {"port", "--port", "OUTRIDER_PORT", "port", "PORT", "29750", "",
+     "TCP port of the agent-to-agent rendezvous (the root agent of a job hosts it; the others "
+     "connect to OUTRIDER_ROOT_ADDR or MASTER_ADDR at this port). 0 = no multi-node service.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(port), [](const AgentOptions& o) {
+       if (o.port <= 65535) return Status::Ok();
+       return InvalidArgument("port must be in [0, 65535], got " + std::to_string(o.port));
+     }},
+    {"listen_address", "--listen-address", "OUTRIDER_LISTEN_ADDRESS", "listen_address", "ADDR",
+     "0.0.0.0", "", "IPv4 address the rendezvous port binds to.", true, Kind::kString,
+     OUTRIDER_STRING_FIELD(listen_address), nullptr},
+    {"heartbeat_ms", "--heartbeat-ms", "OUTRIDER_HEARTBEAT_MS", "heartbeat_ms", "MS", "1000", "ms",
+     "Interval of heartbeats to peer agents.", true, Kind::kUint,
+     OUTRIDER_UINT_FIELD(heartbeat_ms),
+     [](const AgentOptions& o) { return AtLeastOne("heartbeat_ms", o.heartbeat_ms); }},
+    {"peer_timeout_ms", "--peer-timeout-ms", "OUTRIDER_PEER_TIMEOUT_MS", "peer_timeout_ms", "MS",
+     "10000", "ms",
+     "A peer agent silent this long is declared lost: its jobs' ops fail on every survivor.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(peer_timeout_ms), [](const AgentOptions& o) {
+       if (o.peer_timeout_ms > o.heartbeat_ms) return Status::Ok();
+       return InvalidArgument("peer_timeout_ms must exceed heartbeat_ms (" +
+                              std::to_string(o.heartbeat_ms) + "), got " +
+                              std::to_string(o.peer_timeout_ms));
+     }},
+    {"rendezvous_timeout_ms", "--rendezvous-timeout-ms", "OUTRIDER_RENDEZVOUS_TIMEOUT_MS",
+     "rendezvous_timeout_ms", "MS", "120000", "ms",
+     "How long a multi-node job may take to find all its nodes' agents before its ops fail.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(rendezvous_timeout_ms), [](const AgentOptions& o) {
+       return AtLeastOne("rendezvous_timeout_ms", o.rendezvous_timeout_ms);
+     }},
     {"config_file", "--config", "OUTRIDER_CONFIG", "", "PATH", "(none)", "",
      "TOML file to read; its keys are the config keys of this table.", true, Kind::kString,
      OUTRIDER_STRING_FIELD(config_file), nullptr},

@@ -38,6 +38,11 @@ struct AgentOptions {
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;
   uint32_t spin_us = 50;  // progress-loop polling before sleeping in epoll
+  uint32_t port = 29750;  // agent-to-agent rendezvous; 0 = single-node only
+  std::string listen_address = "0.0.0.0";
+  uint32_t heartbeat_ms = 1000;
+  uint32_t peer_timeout_ms = 10000;
+  uint32_t rendezvous_timeout_ms = 120000;
   std::string config_file;  // --config / OUTRIDER_CONFIG only; empty = none
   // --ready-fd only: the agent writes one byte to this fd once it listens, then closes it.
   int ready_fd = -1;

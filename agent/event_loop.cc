@@ -13,7 +13,11 @@ Result<std::unique_ptr<EventLoop>> EventLoop::Create(uint32_t spin_us) {
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd wake, ipc::CreateEventFd());
   auto loop = std::unique_ptr<EventLoop>(new EventLoop(std::move(ep), std::move(wake), spin_us));
   int wfd = loop->wake_fd_.get();
-  OUTRIDER_RETURN_IF_ERROR(loop->Add(wfd, EPOLLIN, [wfd](uint32_t) { ipc::DrainEventFd(wfd); }));
+  EventLoop* raw = loop.get();
+  OUTRIDER_RETURN_IF_ERROR(loop->Add(wfd, EPOLLIN, [wfd, raw](uint32_t) {
+    ipc::DrainEventFd(wfd);
+    raw->RunPosted();
+  }));
   return loop;
 }
 
@@ -33,6 +37,23 @@ Status EventLoop::Add(int fd, uint32_t events, Handler handler) {
 void EventLoop::Remove(int fd) {
   ::epoll_ctl(epfd_.get(), EPOLL_CTL_DEL, fd, nullptr);
   handlers_.erase(fd);
+}
+
+void EventLoop::Post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(posted_mu_);
+    posted_.push_back(std::move(task));
+  }
+  ipc::SignalEventFd(wake_fd_.get());
+}
+
+void EventLoop::RunPosted() {
+  std::deque<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(posted_mu_);
+    tasks.swap(posted_);
+  }
+  for (auto& t : tasks) t();
 }
 
 void EventLoop::Stop() {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <deque>
+#include <mutex>
 #include <unordered_map>
 
 #include "ipc/event_fd.h"
@@ -14,7 +16,7 @@
 
 namespace outrider::agent {
 
-// Thread-safety: everything on the loop thread, except Stop() (any thread, signal-safe).
+// Thread-safety: everything on the loop thread, except Stop() and Post() (any thread).
 class EventLoop {
  public:
   using Handler = std::function<void(uint32_t events)>;
@@ -32,6 +34,8 @@ class EventLoop {
   void Run(const Hooks& hooks);
   void Stop();
   bool stopping() const { return stop_; }
+  // Runs `task` on the loop thread soon. Thread-safe: the way other threads hand results back.
+  void Post(std::function<void()> task);
 
  private:
   EventLoop(UniqueFd epfd, UniqueFd wake_fd, uint32_t spin_us);
@@ -48,6 +52,9 @@ class EventLoop {
   uint32_t next_generation_ = 1;
   std::unordered_map<int, Entry> handlers_;
   volatile bool stop_ = false;
+  std::mutex posted_mu_;
+  std::deque<std::function<void()>> posted_;  // guarded by posted_mu_
+  void RunPosted();
 };
 
 }  // namespace outrider::agent

@@ -11,7 +11,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 enum class DType : uint32_t { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3, kI32 = 4, kI64 = 5 };
@@ -54,6 +54,8 @@ static_assert(sizeof(MsgHeader) == 16);
 
 inline constexpr size_t kJobIdBytes = 64;    // NUL-padded; at most 63 characters
 inline constexpr size_t kMessageBytes = 192; // NUL-terminated error text
+inline constexpr size_t kAddrBytes = 64;     // NUL-padded host:port
+inline constexpr size_t kTokenBytes = 64;    // NUL-padded
 
 struct HelloRequest {
   MsgHeader header;
@@ -64,9 +66,11 @@ struct HelloRequest {
   int32_t local_world_size;
   int32_t pid;
   uint32_t requested_sq_entries;  // 0: agent default
+  char root_addr[kAddrBytes];     // "host:port" of the job's root agent; "" when single-node
+  char token[kTokenBytes];        // job token; agents of one job must agree on it
   uint64_t reserved;
 };
-static_assert(sizeof(HelloRequest) == 112);
+static_assert(sizeof(HelloRequest) == 240);
 
 struct HelloReply {
   MsgHeader header;

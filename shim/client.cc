@@ -73,6 +73,22 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
     OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_ARENA_BYTES", &c.arena_bytes));
   }
   OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_SPIN_US", &c.spin_us));
+  // The root agent: OUTRIDER_ROOT_ADDR (host:port), else MASTER_ADDR at the agent port.
+  if (Env("OUTRIDER_ROOT_ADDR")) {
+    c.root_addr = Env("OUTRIDER_ROOT_ADDR");
+  } else if (Env("MASTER_ADDR")) {
+    uint32_t port = 29750;
+    OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_AGENT_PORT", &port));
+    c.root_addr = std::string(Env("MASTER_ADDR")) + ":" + std::to_string(port);
+  }
+  if (Env("OUTRIDER_JOB_TOKEN")) c.token = Env("OUTRIDER_JOB_TOKEN");
+  if (c.root_addr.size() >= ipc::kAddrBytes) {
+    return InvalidArgument("root agent address '" + c.root_addr + "' is longer than " +
+                           std::to_string(ipc::kAddrBytes - 1) + " characters");
+  }
+  if (c.token.size() >= ipc::kTokenBytes) {
+    return InvalidArgument("OUTRIDER_JOB_TOKEN is longer than " + std::to_string(ipc::kTokenBytes - 1) + " characters");
+  }
   c.timeout_ms = req.timeout_ms > 0 ? req.timeout_ms : 5000;
   if (c.job_id.size() >= ipc::kJobIdBytes) {
     return InvalidArgument("job id '" + c.job_id + "' is longer than " + std::to_string(ipc::kJobIdBytes - 1) + " characters");
@@ -121,6 +137,8 @@ Status Client::Handshake() {
   hello.local_rank = config_.local_rank;
   hello.local_world_size = config_.local_world_size;
   hello.pid = ::getpid();
+  std::memcpy(hello.root_addr, config_.root_addr.data(), config_.root_addr.size());
+  std::memcpy(hello.token, config_.token.data(), config_.token.size());
   // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
   // hello; its reply is still worth reading when the send fails.
   Status sent = channel_.Send(&hello, sizeof(hello));

@@ -24,6 +24,8 @@ struct ConnectConfig {
   uint64_t arena_bytes = uint64_t{256} << 20;
   int timeout_ms = 5000;
   uint32_t spin_us = 20;
+  std::string root_addr;  // host:port of the job's root agent (multi-node)
+  std::string token;
 };
 
 // Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,

@@ -194,12 +194,14 @@ Status ControlServer::Handshake(PendingHandshake& hs, const ipc::HelloRequest& h
                            " is outside local_world_size " + std::to_string(id.local_world_size) +
                            " (at most 64 clients of one job per node)");
   }
-  if (id.world_size != id.local_world_size) {
-    return FailedPrecondition("world_size " + std::to_string(id.world_size) +
-                              " spans several nodes (local_world_size " +
-                              std::to_string(id.local_world_size) +
-                              "), but this agent has no peer agents: single-node jobs only");
+  if (id.world_size % id.local_world_size != 0 || id.rank % id.local_world_size != id.local_rank) {
+    return InvalidArgument("rank " + std::to_string(id.rank) + " / world_size " + std::to_string(id.world_size) +
+                           " do not fit local rank " + std::to_string(id.local_rank) + " / local_world_size " +
+                           std::to_string(id.local_world_size) +
+                           ": every node must run LOCAL_WORLD_SIZE ranks, rank = node * LOCAL_WORLD_SIZE + LOCAL_RANK");
   }
+  id.root_addr.assign(hello.root_addr, strnlen(hello.root_addr, sizeof(hello.root_addr)));
+  id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
   uint32_t sq_entries = options_.sq_entries;
   if (hello.requested_sq_entries != 0) {
     sq_entries = std::clamp<uint32_t>(RoundUpPow2(hello.requested_sq_entries), 8, 65536);
@@ -302,7 +304,13 @@ void ControlServer::ReapClosed() {
     jobs_->Leave(s, s->close_reason());
     loop_->Remove(s->socket_fd());
     loop_->Remove(s->sq_efd());
+    Job* job = jobs_->Find(id.job_id);
+    if (job != nullptr && job->busy()) graveyard_.push_back(std::move(it->second));
     it = sessions_.erase(it);
+  }
+  for (auto g = graveyard_.begin(); g != graveyard_.end();) {
+    Job* job = jobs_->Find((*g)->identity().job_id);
+    g = (job == nullptr || !job->busy()) ? graveyard_.erase(g) : std::next(g);
   }
 }
 

@@ -70,6 +70,8 @@ class ControlServer {
   uint32_t next_client_id_ = 1;
   std::map<int, PendingHandshake> handshakes_;       // by socket fd
   std::map<int, std::unique_ptr<Session>> sessions_;  // by socket fd
+  // Closed sessions whose memory a job's in-flight sends may still read.
+  std::vector<std::unique_ptr<Session>> graveyard_;
 };
 
 }  // namespace outrider::agent

@@ -43,7 +43,7 @@ bool Disjoint(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
 
 }  // namespace
 
-Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int local_size,
+Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world_size,
                                   const RegionLookup& regions) {
   ValidatedOp op;
   op.op_id = e.op_id;
@@ -74,9 +74,9 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int
                              " is not supported for " + std::string(ipc::DTypeName(op.dtype)));
     }
   }
-  if (op.kind == ipc::OpKind::kBroadcast && (e.root < 0 || e.root >= local_size)) {
+  if (op.kind == ipc::OpKind::kBroadcast && (e.root < 0 || e.root >= world_size)) {
     return InvalidArgument("broadcast root " + std::to_string(e.root) + " is not a rank of the job (size " +
-                           std::to_string(local_size) + ")");
+                           std::to_string(world_size) + ")");
   }
   uint64_t elem = ipc::DTypeSize(op.dtype);
   uint64_t bytes;
@@ -84,7 +84,7 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int
     return InvalidArgument("count " + std::to_string(e.count) + " exceeds the per-op limit of " +
                            std::to_string(kMaxOpBytes) + " bytes");
   }
-  uint64_t n = static_cast<uint64_t>(local_size);
+  uint64_t n = static_cast<uint64_t>(world_size);
   uint64_t send_bytes = bytes, recv_bytes = bytes;
   if (op.kind == ipc::OpKind::kAllgather) recv_bytes = bytes * n;
   if (op.kind == ipc::OpKind::kReduceScatter) send_bytes = bytes * n;
@@ -100,8 +100,8 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int
   // Send and recv must be the same buffer in the op's in-place position, or disjoint: results
   // are written block by block, so a partial overlap would feed outputs back into inputs.
   const uint8_t* in_place = op.recv;
-  if (op.kind == ipc::OpKind::kAllgather) in_place = op.recv + bytes * local_rank;
-  if (op.kind == ipc::OpKind::kReduceScatter) in_place = op.send + bytes * local_rank;
+  if (op.kind == ipc::OpKind::kAllgather) in_place = op.recv + bytes * rank;
+  if (op.kind == ipc::OpKind::kReduceScatter) in_place = op.send + bytes * rank;
   bool same = op.kind == ipc::OpKind::kReduceScatter ? op.recv == in_place : op.send == in_place;
   if (!same && !Disjoint(op.send, send_bytes, op.recv, recv_bytes)) {
     return InvalidArgument("send and recv buffers overlap without being the op's in-place layout");

@@ -36,9 +36,9 @@ inline constexpr uint64_t kMaxOpBytes = uint64_t{1} << 40;
 
 using RegionLookup = std::function<const RegionView*(uint32_t region_id)>;
 
-// `local_rank`/`local_size` shape the expected buffer sizes (allgather, reduce-scatter) and the
-// in-place positions.
-Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int local_rank, int local_size,
+// `rank`/`world_size` (the job's, across nodes) shape the expected buffer sizes (allgather,
+// reduce-scatter), the in-place positions and the valid broadcast roots.
+Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world_size,
                                   const RegionLookup& regions);
 
 }  // namespace outrider::agent

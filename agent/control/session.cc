@@ -178,7 +178,7 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       break;
     }
     last_op_id_ = e.op_id;
-    auto op = ValidateEntry(e, id_.local_rank, id_.local_world_size, lookup);
+    auto op = ValidateEntry(e, id_.rank, id_.world_size, lookup);
     if (!op.ok()) {
       Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}",
                               id_.client_id, id_.job_id, id_.local_rank, e.op_id,

@@ -21,6 +21,8 @@ struct ClientIdentity {
   uint32_t client_id = 0;
   std::string job_id;
   int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  std::string root_addr;  // host:port of the job's root agent (multi-node)
+  std::string token;
   ipc::PeerCredentials peer{};
 };
 

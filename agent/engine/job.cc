@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "agent/control/session.h"
+#include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/local_collectives.h"
+#include "agent/engine/network.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -20,12 +22,108 @@ std::string KeyText(uint64_t key, uint64_t seq) {
 
 }  // namespace
 
-Job::Job(std::string id, int world_size, int local_size)
+Job::Job(std::string id, int world_size, int local_size, Network* net)
     : id_(std::move(id)),
       world_size_(world_size),
       local_size_(local_size),
       members_(static_cast<size_t>(local_size), nullptr),
-      next_seq_(static_cast<size_t>(local_size)) {}
+      next_seq_(static_cast<size_t>(local_size)),
+      net_(net),
+      hash_(HashBytes(id_.data(), id_.size())) {}
+
+Job::~Job() {
+  rdv_client_.reset();
+  if (group_ != nullptr && net_ != nullptr) {
+    group_->SayJobLeft();
+    net_->Release(group_->peers(), group_->node_rank());
+  } else if (group_ != nullptr) {
+    group_->FailAll(Cancelled("job ended"));
+  }
+  if (net_ != nullptr && group_ != nullptr && group_->node_rank() == 0) {
+    net_->rendezvous()->Withdraw(id_, Cancelled("job '" + id_ + "' ended at the root agent"));
+  }
+}
+
+bool Job::busy() const { return group_ != nullptr && group_->busy(); }
+
+Status Job::StartNetwork(const Session* first) {
+  const ClientIdentity& id = first->identity();
+  int num_nodes = world_size_ / local_size_;
+  int node = id.rank / local_size_;
+  if (net_ == nullptr) {
+    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
+                              " nodes, but this agent runs without an agent port (--port 0)");
+  }
+  if (node != 0 && id.root_addr.empty()) {
+    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
+                              " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
+  }
+  token_ = id.token;
+  if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
+  group_ = std::make_unique<NodeGroup>(id_, hash_, net_->self_hash(), num_nodes, node, local_size_,
+                                       net_->transport(),
+                                       [this](uint64_t key, uint64_t seq, const Status& st) { OnGroupDone(key, seq, st); });
+  JobShape shape{id_, token_, num_nodes, local_size_};
+  auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
+  if (node == 0) {
+    net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
+  } else {
+    rdv_client_ = std::make_unique<RendezvousClient>(net_->loop(), shape, node, id.root_addr,
+                                                     net_->transport()->address(),
+                                                     net_->options().rendezvous_timeout_ms, done);
+  }
+  Logger("engine")->info("job '{}': node {} of {}, rendezvous {}", id_, node, num_nodes,
+                         node == 0 ? "hosted here" : "with " + id.root_addr);
+  return Status::Ok();
+}
+
+void Job::OnRendezvous(Result<NodeTable> table) {
+  if (!table.ok()) {
+    Logger("engine")->error("job '{}': rendezvous failed: {}", id_, table.status().ToString());
+    Lose(table.status().Annotate("job '" + id_ + "' rendezvous failed"));
+    return;
+  }
+  auto peers = net_->ConnectNodes(*table, group_->node_rank());
+  if (!peers.ok()) {
+    Lose(peers.status().Annotate("job '" + id_ + "': connecting to peer agents"));
+    return;
+  }
+  group_->SetPeers(std::move(*peers));
+  Logger("engine")->info("job '{}': connected to {} peer agents", id_, group_->num_nodes() - 1);
+  std::vector<InstanceId> waiting = std::move(waiting_for_network_);
+  for (const InstanceId& inst : waiting) {
+    auto it = pending_.find(inst);
+    if (it != pending_.end()) Run(inst, it->second);
+  }
+}
+
+void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st) {
+  auto it = pending_.find({key, seq});
+  if (it == pending_.end()) return;  // already failed here
+  Pending& p = it->second;
+  uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
+  for (size_t r = 0; r < p.ops.size(); ++r) {
+    if (p.op_ids[r] != 0 && members_[r] != nullptr) members_[r]->Complete(p.op_ids[r], st, seq, elapsed);
+  }
+  pending_.erase(it);
+}
+
+void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (group_ != nullptr && lost_.ok()) group_->OnMessage(h, data, len);
+}
+
+void Job::OnPeerLost(PeerId peer, const Status& why) {
+  if (group_ == nullptr || !group_->ready()) return;
+  int node = group_->NodeOfPeer(peer);
+  if (node < 0) return;
+  Lose(PeerLost(group_->DescribeNode(node) + " of job '" + id_ + "' is lost: " + why.message()));
+}
+
+void Job::Lose(const Status& why) {
+  if (lost_.ok()) lost_ = why;
+  FailAll(lost_);
+  if (group_ != nullptr) group_->FailAll(lost_);
+}
 
 size_t Job::member_count() const {
   size_t n = 0;
@@ -45,12 +143,16 @@ Status Job::AddMember(Session* session) {
                            ", this client says " + std::to_string(id.world_size) + " and " +
                            std::to_string(id.local_world_size));
   }
+  if (member_count() > 0 && world_size_ > local_size_ && !TokensEqual(id.token, token_)) {
+    return PermissionDenied("job token differs from the one the job's other local ranks gave");
+  }
   Session*& slot = members_[static_cast<size_t>(id.local_rank)];
   if (slot != nullptr) {
     return FailedPrecondition("local rank " + std::to_string(id.local_rank) + " of job '" + id_ +
                               "' is already connected (pid " +
                               std::to_string(slot->identity().peer.pid) + ")");
   }
+  if (world_size_ > local_size_ && group_ == nullptr) OUTRIDER_RETURN_IF_ERROR(StartNetwork(session));
   slot = session;
   return Status::Ok();
 }
@@ -64,7 +166,7 @@ void Job::RemoveMember(Session* session, const Status& why) {
                      std::to_string(session->identity().peer.pid) + ") of job '" + id_ +
                      "' left: " + why.message());
   }
-  FailAll(lost_);
+  Lose(lost_);
 }
 
 void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
@@ -157,6 +259,14 @@ void Job::Run(InstanceId inst, Pending& p) {
   std::vector<const ValidatedOp*> ops;
   ops.reserve(p.ops.size());
   for (auto& o : p.ops) ops.push_back(&*o);
+  if (group_ != nullptr) {
+    if (!group_->ready()) {
+      waiting_for_network_.push_back(inst);
+      return;
+    }
+    group_->Start(inst.first, inst.second, ops);  // completes through OnGroupDone
+    return;
+  }
   engine::ExecuteLocal(ops);
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
   for (size_t r = 0; r < p.ops.size(); ++r) members_[r]->Complete(p.op_ids[r], Status::Ok(), inst.second, elapsed);
@@ -166,7 +276,7 @@ void Job::Run(InstanceId inst, Pending& p) {
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
   for (auto it = pending_.begin(); it != pending_.end();) {
     Pending& p = it->second;
-    if (!p.failed.ok() || now_ns - p.first_ns < timeout_ns) {
+    if (!p.failed.ok() || p.arrived == local_size_ || now_ns - p.first_ns < timeout_ns) {
       ++it;
       continue;
     }
@@ -188,7 +298,7 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
 uint64_t Job::NextExpiryNs(uint64_t timeout_ns) const {
   uint64_t next = UINT64_MAX;
   for (const auto& [inst, p] : pending_) {
-    if (p.failed.ok()) next = std::min(next, p.first_ns + timeout_ns);
+    if (p.failed.ok() && p.arrived < local_size_) next = std::min(next, p.first_ns + timeout_ns);
   }
   return next;
 }
@@ -197,7 +307,7 @@ Status JobTable::Join(Session* session) {
   const ClientIdentity& id = session->identity();
   auto it = jobs_.find(id.job_id);
   if (it == jobs_.end()) {
-    it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size)).first;
+    it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_)).first;
   }
   Status st = it->second->AddMember(session);
   if (!st.ok() && it->second->member_count() == 0) jobs_.erase(it);
@@ -208,7 +318,28 @@ void JobTable::Leave(Session* session, const Status& why) {
   auto it = jobs_.find(session->identity().job_id);
   if (it == jobs_.end()) return;
   it->second->RemoveMember(session, why);
-  if (it->second->member_count() == 0) jobs_.erase(it);
+  if (it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
+}
+
+void JobTable::Sweep() {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (it->second->member_count() == 0 && !it->second->busy()) {
+      it = jobs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Job* JobTable::FindByHash(uint64_t hash) {
+  for (auto& [id, job] : jobs_) {
+    if (job->hash() == hash) return job.get();
+  }
+  return nullptr;
+}
+
+void JobTable::OnPeerLost(PeerId peer, const Status& why) {
+  for (auto& [id, job] : jobs_) job->OnPeerLost(peer, why);
 }
 
 Job* JobTable::Find(const std::string& id) {

@@ -12,16 +12,25 @@
 #include <vector>
 
 #include "agent/control/entry_validator.h"
+#include "agent/bootstrap/rendezvous.h"
+#include "agent/engine/node_group.h"
+#include "agent/engine/peer_protocol.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
 
 class Session;
+class Network;
 
 // Thread-safety: loop thread only.
 class Job {
  public:
-  Job(std::string id, int world_size, int local_size);
+  // `net` may be null (no agent port): then only single-node jobs are possible.
+  Job(std::string id, int world_size, int local_size, Network* net);
+  ~Job();
+  uint64_t hash() const { return hash_; }
+  // Sends of this job are still in flight: its clients' memory must stay mapped.
+  bool busy() const;
 
   const std::string& id() const { return id_; }
   int local_size() const { return local_size_; }
@@ -38,6 +47,10 @@ class Job {
   void Submit(Session* session, const ValidatedOp& op);
   // Fails every pending collective (agent shutdown).
   void FailAll(const Status& why);
+  // A message from another node's agent for this job.
+  void OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  // The agent of another node is gone: the job fails if it used it.
+  void OnPeerLost(PeerId peer, const Status& why);
   // Fails collectives that have waited longer than `timeout_ns` for some rank.
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   // Earliest time a pending collective would expire, or UINT64_MAX.
@@ -57,6 +70,11 @@ class Job {
   Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key,
                         uint64_t seq) const;
   void Run(InstanceId id, Pending& p);
+  // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
+  Status StartNetwork(const Session* first);
+  void OnRendezvous(Result<NodeTable> table);
+  void OnGroupDone(uint64_t key, uint64_t seq, const Status& st);
+  void Lose(const Status& why);
 
   std::string id_;
   int world_size_;
@@ -65,6 +83,12 @@ class Job {
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
   std::map<InstanceId, Pending> pending_;
   Status lost_;  // set once a member left
+  Network* net_;  // Not owned; outlives every job. Null without an agent port.
+  uint64_t hash_;
+  std::string token_;
+  std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
+  std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
+  std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet
 };
 
 // All jobs of this agent, by job id.
@@ -75,6 +99,11 @@ class JobTable {
   // Removes the session from its job; drops the job once it is empty.
   void Leave(Session* session, const Status& why);
   Job* Find(const std::string& id);
+  Job* FindByHash(uint64_t hash);
+  void OnPeerLost(PeerId peer, const Status& why);
+  // Drops jobs whose members all left once their last sends finished.
+  void Sweep();
+  void set_network(Network* net) { net_ = net; }
   void FailAll(const Status& why);
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   uint64_t NextExpiryNs(uint64_t timeout_ns) const;
@@ -82,6 +111,7 @@ class JobTable {
 
  private:
   std::map<std::string, std::unique_ptr<Job>> jobs_;
+  Network* net_ = nullptr;  // Not owned.
 };
 
 }  // namespace outrider::agent

@@ -1,7 +1,7 @@
-// Reduction kernels: one template per (dtype, op), blocked so that all inputs of a block are read
-// before any output of the block is written (outputs may alias inputs). The inner loops are plain
-// element-wise loops that GCC auto-vectorizes; on x86-64 an AVX2 clone is picked at load time, and
-// f16 uses F16C conversions where present. Every variant produces bitwise the same results.
+// Reduction kernels: one template per (dtype, op) over L1-sized blocks. Element j of every input
+// is read before element j of the first output is written, and the other outputs are block copies
+// of the first, so outputs may be inputs. The loops are plain element-wise loops that GCC
+// auto-vectorizes; on x86-64 an AVX2 clone is picked at load time and f16 uses F16C where present.
 #include "agent/engine/reduce.h"
 
 #include <algorithm>
@@ -31,9 +31,10 @@ namespace {
 using ipc::DType;
 using ipc::ReduceOp;
 
-// Long enough runs per stream for the hardware prefetchers (which stop at 4 KiB pages) and short
-// enough that the accumulator (32-64 KiB) stays in L1/L2.
-constexpr size_t kBlockElems = 8192;
+// Elements per block: long runs per stream help the hardware prefetchers (which stop at 4 KiB
+// pages), and the 32 KiB accumulator (on the stack) stays in L1.
+template <typename Acc>
+constexpr size_t kBlockElems = (32 << 10) / sizeof(Acc);
 
 #define OUTRIDER_INLINE inline __attribute__((always_inline))
 // Baseline x86-64 has only SSE2; AVX2 doubles the vector width on machines that have it.
@@ -216,13 +217,14 @@ OUTRIDER_MULTIVERSION void ReduceTyped(const void* const* inputs, int num_inputs
   using S = typename D::Storage;
   if (num_outputs == 0) return;
   const Finisher<D, Op> finish(num_inputs);
-  alignas(64) typename D::Acc acc[kBlockElems];
-  for (size_t base = 0; base < count; base += kBlockElems) {
-    const size_t n = std::min(kBlockElems, count - base);
+  constexpr size_t kBlock = kBlockElems<typename D::Acc>;
+  alignas(64) typename D::Acc acc[kBlock];
+  for (size_t base = 0; base < count; base += kBlock) {
+    const size_t n = std::min(kBlock, count - base);
     S* out = static_cast<S*>(outputs[0]) + base;
     // A constant trip count for full blocks: no epilogue, and vectorized even at -O2.
-    if (n == kBlockElems) {
-      ReduceBlock<D, Op>(inputs, num_inputs, base, out, acc, finish, kBlockElems);
+    if (n == kBlock) {
+      ReduceBlock<D, Op>(inputs, num_inputs, base, out, acc, finish, kBlock);
     } else {
       ReduceBlock<D, Op>(inputs, num_inputs, base, out, acc, finish, n);
     }
@@ -231,23 +233,20 @@ OUTRIDER_MULTIVERSION void ReduceTyped(const void* const* inputs, int num_inputs
 }
 
 #if OUTRIDER_X86_DISPATCH
-// F16C converts 8 halves per instruction, several times cheaper than the bit manipulation, and
-// every AVX2 CPU has it. Same IEEE rounding as half.h; NaNs are canonicalized to the quiet NaN
-// half.h produces, so results stay bitwise identical across machines.
-#define OUTRIDER_F16C __attribute__((target("avx2,f16c")))
+// F16C converts 8 halves per instruction, several times cheaper than the bit manipulation; every
+// x86-64 CPU since Ivy Bridge / Piledriver has it (with AVX, which is all the f32 math here needs). The rounding is the same IEEE round-to-nearest-even as half.h, so results
+// match bitwise; only NaN payloads may differ (cvtps2ph keeps them, half.h does not).
+#define OUTRIDER_F16C __attribute__((target("avx,f16c")))
 using F32x8 = float __attribute__((vector_size(32)));
 
 OUTRIDER_F16C OUTRIDER_INLINE F32x8 LoadHalves(const uint16_t* p) {
   return F32x8(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
 }
 
+// cvtps2ph returns NaNs quiet, as ReduceInto promises.
 OUTRIDER_F16C OUTRIDER_INLINE void StoreHalves(uint16_t* p, F32x8 v) {
   const __m128i h = _mm256_cvtps_ph(__m256(v), _MM_FROUND_TO_NEAREST_INT);
-  const __m128i is_nan = _mm_cmpgt_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7fff)),
-                                         _mm_set1_epi16(0x7c00));
-  const __m128i nan = _mm_or_si128(_mm_and_si128(h, _mm_set1_epi16(-0x8000)),
-                                   _mm_set1_epi16(0x7e00));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_blendv_epi8(h, nan, is_nan));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h);
 }
 
 // Op::Apply on 8 lanes. Not Op::Apply<F32x8> itself: a default-target function taking AVX
@@ -269,8 +268,9 @@ OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs,
   if (num_outputs == 0) return;
   F32x8 acc[kChunkVecs];
   const float divisor = static_cast<float>(num_inputs);
-  for (size_t base = 0; base < count; base += kBlockElems) {
-    const size_t block_n = std::min(kBlockElems, count - base);
+  constexpr size_t kBlock = kBlockElems<float>;
+  for (size_t base = 0; base < count; base += kBlock) {
+    const size_t block_n = std::min(kBlock, count - base);
     for (size_t c = base; c < base + block_n; c += kChunkVecs * 8) {
       const size_t n = std::min(kChunkVecs * 8, base + block_n - c), vecs = n / 8;
       const auto in = [&](int i) { return static_cast<const uint16_t*>(inputs[i]) + c; };
@@ -301,7 +301,10 @@ OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs,
 }
 
 bool HaveF16C() {
-  static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool have = [] {
+    __builtin_cpu_init();  // we may run before libgcc's constructor (static initializers)
+    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  }();
   return have;
 }
 #endif

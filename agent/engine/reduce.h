@@ -1,7 +1,8 @@
 // Element-wise reduction kernels the agent uses to combine the buffers of its local clients.
 // Results are bitwise reproducible: a fixed left fold over inputs, no reassociation across
-// elements, and the same IEEE operations whatever vector width the CPU dispatch picks.
-// Thread-safety: all functions are pure (no shared state); call from any thread.
+// elements, and the same IEEE operations whatever code path the CPU dispatch picks (NaN sign and
+// payload excepted). Thread-safety: pure functions; call from any thread. ReduceInto uses ~32 KiB
+// of stack.
 #pragma once
 
 #include <cstddef>
@@ -17,12 +18,12 @@ bool IsSupported(ipc::DType dtype, ipc::ReduceOp op);
 // Reduces `num_inputs` arrays of `count` elements element-wise as the left fold
 // inputs[0] op inputs[1] op ... and stores the result into each of the `num_outputs` arrays.
 // An output may be exactly one of the inputs (in-place allreduce) but must not otherwise overlap
-// an input: the kernel reads every input of a block before writing any output of that block.
+// an input: element j of every input is read before element j of any output is written.
 // - f16/bf16 accumulate in f32 and round to nearest-even once, when storing.
 // - kAvg divides the sum by num_inputs; for integers the wrapped sum is divided truncating toward
 //   zero. Integer sum/prod wrap around (two's complement).
 // - Floating kMin/kMax propagate NaN: a NaN in any input makes the element a quiet NaN. Any NaN
-//   result, whatever the op, is quiet.
+//   result, whatever the op, is quiet; its sign and payload are unspecified.
 // Preconditions (CHECKed): IsSupported(dtype, op), num_inputs >= 1, num_outputs >= 0.
 void ReduceInto(ipc::DType dtype, ipc::ReduceOp op, const void* const* inputs, int num_inputs,
                 void* const* outputs, int num_outputs, size_t count);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -52,6 +53,11 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::Start(AgentProcessOptions o)
   if (::pipe2(ready, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
   std::vector<std::string> args = {binary, "--socket", p->socket_path_, "--ready-fd", "3"};
   args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
+  // Without an explicit port the agent serves single-node jobs only, so several can share a host.
+  if (std::find(args.begin(), args.end(), "--port") == args.end()) {
+    args.push_back("--port");
+    args.push_back("0");
+  }
   pid_t pid = ::fork();
   if (pid < 0) return ErrnoStatus("fork", errno);
   if (pid == 0) {

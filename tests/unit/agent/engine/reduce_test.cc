@@ -179,11 +179,16 @@ template <DType D>
   return ::testing::AssertionSuccess();
 }
 
+enum class Outputs {
+  kSeparate,       // two separate outputs whose guard elements must stay untouched
+  kInPlace,        // outputs[i] == inputs[i]: allreduce over L local clients
+  kInPlaceRotated  // outputs[i] == inputs[(i + 1) % n]: the first output is read last
+};
+
 // Reduces random inputs that start one element past an allocation (so nothing is aligned) and
-// compares with the reference. in_place: every input is also an output (allreduce over L local
-// clients); otherwise two separate outputs whose guard elements must stay untouched.
+// compares with the reference.
 template <DType D>
-::testing::AssertionResult CheckCase(ReduceOp op, int num_inputs, size_t count, bool in_place) {
+::testing::AssertionResult CheckCase(ReduceOp op, int num_inputs, size_t count, Outputs mode) {
   using S = typename Ref<D>::Storage;
   std::mt19937_64 rng(count * 131 + num_inputs * 7 + static_cast<int>(op));
   std::vector<std::vector<S>> in(num_inputs, std::vector<S>(count + 1));
@@ -191,12 +196,13 @@ template <DType D>
   const std::vector<S> want = Reference<D>(op, in, 1, count);
   std::vector<const void*> in_ptrs;
   for (auto& v : in) in_ptrs.push_back(v.data() + 1);
-  std::vector<std::vector<S>> separate(in_place ? 0 : 2, std::vector<S>(count + 2, S{42}));
+  std::vector<std::vector<S>> separate(mode == Outputs::kSeparate ? 2 : 0,
+                                       std::vector<S>(count + 2, S{42}));
   std::vector<void*> out_ptrs;
-  if (in_place) {
-    for (auto& v : in) out_ptrs.push_back(v.data() + 1);
-  } else {
-    for (auto& v : separate) out_ptrs.push_back(v.data() + 1);
+  for (auto& v : separate) out_ptrs.push_back(v.data() + 1);
+  for (int i = 0; mode != Outputs::kSeparate && i < num_inputs; ++i) {
+    const int k = mode == Outputs::kInPlace ? i : (i + 1) % num_inputs;
+    out_ptrs.push_back(in[k].data() + 1);
   }
   ReduceInto(D, op, in_ptrs.data(), num_inputs, out_ptrs.data(), static_cast<int>(out_ptrs.size()),
              count);
@@ -213,14 +219,14 @@ template <DType D>
 }
 
 ::testing::AssertionResult CheckCase(DType dtype, ReduceOp op, int num_inputs, size_t count,
-                                     bool in_place) {
+                                     Outputs mode) {
   switch (dtype) {
-    case DType::kF32: return CheckCase<DType::kF32>(op, num_inputs, count, in_place);
-    case DType::kF64: return CheckCase<DType::kF64>(op, num_inputs, count, in_place);
-    case DType::kF16: return CheckCase<DType::kF16>(op, num_inputs, count, in_place);
-    case DType::kBF16: return CheckCase<DType::kBF16>(op, num_inputs, count, in_place);
-    case DType::kI32: return CheckCase<DType::kI32>(op, num_inputs, count, in_place);
-    case DType::kI64: return CheckCase<DType::kI64>(op, num_inputs, count, in_place);
+    case DType::kF32: return CheckCase<DType::kF32>(op, num_inputs, count, mode);
+    case DType::kF64: return CheckCase<DType::kF64>(op, num_inputs, count, mode);
+    case DType::kF16: return CheckCase<DType::kF16>(op, num_inputs, count, mode);
+    case DType::kBF16: return CheckCase<DType::kBF16>(op, num_inputs, count, mode);
+    case DType::kI32: return CheckCase<DType::kI32>(op, num_inputs, count, mode);
+    case DType::kI64: return CheckCase<DType::kI64>(op, num_inputs, count, mode);
   }
   return ::testing::AssertionFailure() << "unknown dtype";
 }
@@ -230,9 +236,10 @@ class ReduceAllPairsTest : public ::testing::TestWithParam<std::tuple<DType, Red
 TEST_P(ReduceAllPairsTest, MatchesScalarReferenceForOneToEightInputs) {
   const auto [dtype, op] = GetParam();
   for (int num_inputs = 1; num_inputs <= 8; ++num_inputs) {
-    for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{2048}, size_t{4099},
+    // Around vector widths, F16C chunks (512) and blocks (4096 or 8192), and far past them.
+    for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{513}, size_t{4099}, size_t{8192},
                          size_t{100003}}) {
-      EXPECT_TRUE(CheckCase(dtype, op, num_inputs, count, /*in_place=*/false))
+      EXPECT_TRUE(CheckCase(dtype, op, num_inputs, count, Outputs::kSeparate))
           << "num_inputs=" << num_inputs << " count=" << count;
     }
   }
@@ -242,8 +249,11 @@ TEST_P(ReduceAllPairsTest, OutputsMayAliasInputs) {
   const auto [dtype, op] = GetParam();
   for (int num_inputs = 1; num_inputs <= 8; ++num_inputs) {
     for (size_t count : {size_t{7}, size_t{4099}, size_t{100003}}) {
-      EXPECT_TRUE(CheckCase(dtype, op, num_inputs, count, /*in_place=*/true))
-          << "num_inputs=" << num_inputs << " count=" << count;
+      for (Outputs mode : {Outputs::kInPlace, Outputs::kInPlaceRotated}) {
+        EXPECT_TRUE(CheckCase(dtype, op, num_inputs, count, mode))
+            << "num_inputs=" << num_inputs << " count=" << count
+            << " rotated=" << (mode == Outputs::kInPlaceRotated);
+      }
     }
   }
 }
@@ -268,25 +278,29 @@ TEST(ReduceTest, ZeroInputsIsAnInvariantViolation) {
   EXPECT_DEATH(ReduceInto(DType::kF32, ReduceOp::kSum, in, 0, out, 1, 1), "CHECK failed");
 }
 
+// Sums {one, small, small} over 9 elements (vector lanes and a scalar tail).
+std::vector<uint16_t> SumThree(DType dtype, uint16_t one, uint16_t small) {
+  const std::vector<uint16_t> a(9, one), b(9, small);
+  std::vector<uint16_t> out(9);
+  const void* in[] = {a.data(), b.data(), b.data()};
+  void* outs[] = {out.data()};
+  ReduceInto(dtype, ReduceOp::kSum, in, 3, outs, 1, out.size());
+  return out;
+}
+
 TEST(ReduceTest, HalfSumRoundsOnceAfterF32Accumulation) {
   // 1 + 2^-11 is a tie in f16 that rounds back to 1, so rounding after each add would lose both
   // small terms; accumulating in f32 keeps them and rounds 1 + 2^-10 exactly once.
-  const uint16_t a[] = {FloatToHalf(1.0f)}, b[] = {FloatToHalf(0x1p-11f)}, c[] = {b[0]};
   ASSERT_EQ(RefFloatToHalf(RefHalfToFloat(RefFloatToHalf(1.0f + 0x1p-11f)) + 0x1p-11f), 0x3c00);
-  uint16_t out[1];
-  const void* in[] = {a, b, c};
-  void* outs[] = {out};
-  ReduceInto(DType::kF16, ReduceOp::kSum, in, 3, outs, 1, 1);
-  EXPECT_EQ(out[0], 0x3c01);  // 1 + 2^-10
+  for (uint16_t h : SumThree(DType::kF16, FloatToHalf(1.0f), FloatToHalf(0x1p-11f))) {
+    EXPECT_EQ(h, 0x3c01);  // 1 + 2^-10
+  }
 }
 
 TEST(ReduceTest, BFloat16SumRoundsOnceAfterF32Accumulation) {
-  const uint16_t a[] = {0x3f80}, b[] = {FloatToBFloat16(0x1p-8f)}, c[] = {b[0]};  // 1, 2^-8
-  uint16_t out[1];
-  const void* in[] = {a, b, c};
-  void* outs[] = {out};
-  ReduceInto(DType::kBF16, ReduceOp::kSum, in, 3, outs, 1, 1);
-  EXPECT_EQ(out[0], 0x3f81);  // 1 + 2^-7, where pairwise rounding would give 1
+  for (uint16_t b : SumThree(DType::kBF16, 0x3f80, FloatToBFloat16(0x1p-8f))) {
+    EXPECT_EQ(b, 0x3f81);  // 1 + 2^-7, where rounding after each add would give 1
+  }
 }
 
 // NaN at input position p of n, element 5 of 33; element 9 holds +Inf/-Inf alternating across

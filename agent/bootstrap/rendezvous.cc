@@ -1,0 +1,385 @@
+// TCP rendezvous: length-prefixed frames, one join per non-root node, one reply per join.
+#include "agent/bootstrap/rendezvous.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "agent/log.h"
+#include "ipc/event_fd.h"
+
+namespace outrider::agent {
+namespace {
+
+constexpr uint32_t kRdvMagic = 0x56445251;  // "QRDV"
+constexpr uint16_t kRdvVersion = 1;
+constexpr uint32_t kMaxFrame = 1 << 20;
+enum FrameType : uint16_t { kJoin = 1, kTable = 2, kRefuse = 3 };
+
+struct FrameHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;
+  char job_id[64];
+  char token[64];
+  int32_t node_rank;
+  int32_t num_nodes;
+  int32_t local_size;
+  uint32_t reserved;
+};
+static_assert(sizeof(FrameHeader) == 152);
+
+void Put(std::string* out, const void* p, size_t n) { out->append(static_cast<const char*>(p), n); }
+void PutBlob(std::string* out, const std::string& s) {
+  uint32_t n = static_cast<uint32_t>(s.size());
+  Put(out, &n, 4);
+  out->append(s);
+}
+
+std::string Frame(FrameType type, const JobShape& shape, int32_t node_rank, const std::vector<std::string>& blobs) {
+  FrameHeader h{};
+  h.magic = kRdvMagic;
+  h.version = kRdvVersion;
+  h.type = type;
+  std::strncpy(h.job_id, shape.job_id.c_str(), sizeof(h.job_id) - 1);
+  std::strncpy(h.token, shape.token.c_str(), sizeof(h.token) - 1);
+  h.node_rank = node_rank;
+  h.num_nodes = shape.num_nodes;
+  h.local_size = shape.local_size;
+  std::string body;
+  Put(&body, &h, sizeof(h));
+  for (const auto& b : blobs) PutBlob(&body, b);
+  std::string frame;
+  uint32_t len = static_cast<uint32_t>(body.size());
+  Put(&frame, &len, 4);
+  frame += body;
+  return frame;
+}
+
+// Waits for `events` on fd (and watches cancel_fd); false on timeout or cancel.
+bool WaitFd(int fd, short events, int cancel_fd, uint64_t deadline_ns) {
+  for (;;) {
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline_ns) return false;
+    pollfd p[2] = {{fd, events, 0}, {cancel_fd, POLLIN, 0}};
+    int r = ::poll(p, cancel_fd >= 0 ? 2 : 1, static_cast<int>((deadline_ns - now) / 1000000 + 1));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    if (cancel_fd >= 0 && p[1].revents) return false;
+    return true;
+  }
+}
+
+Status WriteAll(int fd, const std::string& data, int cancel_fd, uint64_t deadline_ns) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR) return ErrnoStatus("rendezvous send", errno);
+    if (!WaitFd(fd, POLLOUT, cancel_fd, deadline_ns)) return DeadlineExceeded("rendezvous send timed out");
+  }
+  return Status::Ok();
+}
+
+Status ReadAll(int fd, void* buf, size_t len, int cancel_fd, uint64_t deadline_ns) {
+  size_t off = 0;
+  while (off < len) {
+    ssize_t n = ::recv(fd, static_cast<char*>(buf) + off, len - off, MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) return Unavailable("rendezvous peer closed the connection");
+    if (errno != EAGAIN && errno != EINTR) return ErrnoStatus("rendezvous receive", errno);
+    if (!WaitFd(fd, POLLIN, cancel_fd, deadline_ns)) return DeadlineExceeded("rendezvous receive timed out");
+  }
+  return Status::Ok();
+}
+
+// Reads one frame: header plus the blobs that follow it.
+Result<std::pair<FrameHeader, std::vector<std::string>>> ReadFrame(int fd, int cancel_fd, uint64_t deadline_ns) {
+  uint32_t len = 0;
+  OUTRIDER_RETURN_IF_ERROR(ReadAll(fd, &len, 4, cancel_fd, deadline_ns));
+  if (len < sizeof(FrameHeader) || len > kMaxFrame) return ProtocolError("bad rendezvous frame length");
+  std::string body(len, '\0');
+  OUTRIDER_RETURN_IF_ERROR(ReadAll(fd, body.data(), len, cancel_fd, deadline_ns));
+  FrameHeader h;
+  std::memcpy(&h, body.data(), sizeof(h));
+  if (h.magic != kRdvMagic || h.version != kRdvVersion) {
+    return ProtocolError("rendezvous frame with bad magic or version (not an outrider agent?)");
+  }
+  h.job_id[sizeof(h.job_id) - 1] = '\0';
+  h.token[sizeof(h.token) - 1] = '\0';
+  std::vector<std::string> blobs;
+  size_t off = sizeof(h);
+  while (off + 4 <= body.size()) {
+    uint32_t n;
+    std::memcpy(&n, body.data() + off, 4);
+    off += 4;
+    if (n > body.size() - off) return ProtocolError("truncated rendezvous blob");
+    blobs.emplace_back(body.data() + off, n);
+    off += n;
+  }
+  return std::make_pair(h, std::move(blobs));
+}
+
+}  // namespace
+
+bool TokensEqual(const std::string& a, const std::string& b) {
+  size_t n = std::max(a.size(), b.size());
+  unsigned char diff = static_cast<unsigned char>(a.size() != b.size());
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= x ^ y;
+  }
+  return diff == 0;
+}
+
+RendezvousServer::~RendezvousServer() {
+  if (listen_fd_.valid()) loop_->Remove(listen_fd_.get());
+}
+
+Status RendezvousServer::Listen(const std::string& address, uint16_t port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return ErrnoStatus("socket", errno);
+  int one = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  if (::inet_pton(AF_INET, address.c_str(), &sa.sin_addr) != 1) {
+    return InvalidArgument("listen_address '" + address + "' is not an IPv4 address");
+  }
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    return ErrnoStatus("binding the agent port " + address + ":" + std::to_string(port), errno);
+  }
+  if (::listen(fd.get(), 128) != 0) return ErrnoStatus("listen on the agent port", errno);
+  socklen_t sl = sizeof(sa);
+  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&sa), &sl);
+  port_ = ntohs(sa.sin_port);
+  listen_fd_ = std::move(fd);
+  return loop_->Add(listen_fd_.get(), EPOLLIN, [this](uint32_t) { OnAccept(); });
+}
+
+void RendezvousServer::OnAccept() {
+  for (;;) {
+    int cfd = ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (cfd < 0) return;
+    UniqueFd fd(cfd);
+    // A join is one small frame sent right after connecting; a peer slower than this is refused.
+    auto frame = ReadFrame(fd.get(), -1, ipc::MonotonicNs() + 2'000'000'000ull);
+    if (!frame.ok()) {
+      Logger("rendezvous")->warn("dropped a rendezvous connection: {}", frame.status().ToString());
+      continue;
+    }
+    auto& [h, blobs] = *frame;
+    Join join{std::move(fd), h.node_rank, h.num_nodes, h.local_size, h.token,
+              blobs.empty() ? std::string() : blobs[0], ipc::MonotonicNs()};
+    if (h.type != kJoin || blobs.size() != 1) {
+      Refuse(join, "malformed join");
+      continue;
+    }
+    std::string job_id = h.job_id;
+    pending_[job_id].joins.push_back(std::move(join));
+    TryComplete(job_id);
+  }
+}
+
+void RendezvousServer::Refuse(Join& join, const std::string& why) {
+  JobShape none;
+  std::string frame = Frame(kRefuse, none, join.node_rank, {why});
+  (void)WriteAll(join.fd.get(), frame, -1, ipc::MonotonicNs() + 1'000'000'000ull);
+  join.fd.reset();
+}
+
+void RendezvousServer::Offer(const JobShape& shape, const std::string& own_address, RendezvousDone done) {
+  Pending& p = pending_[shape.job_id];
+  p.offered = true;
+  p.shape = shape;
+  p.own_address = own_address;
+  p.done = std::move(done);
+  p.offered_ns = ipc::MonotonicNs();
+  TryComplete(shape.job_id);
+}
+
+void RendezvousServer::TryComplete(const std::string& job_id) {
+  auto it = pending_.find(job_id);
+  if (it == pending_.end() || !it->second.offered) return;
+  Pending& p = it->second;
+  // Check every waiting join against the root's view of the job; refuse the ones that differ.
+  std::vector<Join> accepted;
+  for (Join& j : p.joins) {
+    std::string why;
+    if (!TokensEqual(j.token, p.shape.token)) {
+      why = "wrong job token";
+    } else if (j.num_nodes != p.shape.num_nodes || j.local_size != p.shape.local_size) {
+      why = "job shape differs: root has " + std::to_string(p.shape.num_nodes) + " nodes x " +
+            std::to_string(p.shape.local_size) + " ranks, joiner " + std::to_string(j.num_nodes) +
+            " x " + std::to_string(j.local_size);
+    } else if (j.node_rank < 1 || j.node_rank >= p.shape.num_nodes) {
+      why = "node rank " + std::to_string(j.node_rank) + " is outside the job";
+    } else {
+      for (const Join& a : accepted) {
+        if (a.node_rank == j.node_rank) why = "node rank " + std::to_string(j.node_rank) + " joined twice";
+      }
+    }
+    if (!why.empty()) {
+      Logger("rendezvous")->warn("refused a join for job '{}' (node rank {}): {}", job_id, j.node_rank, why);
+      Refuse(j, why);
+      continue;
+    }
+    accepted.push_back(std::move(j));
+  }
+  p.joins = std::move(accepted);
+  if (static_cast<int32_t>(p.joins.size()) + 1 < p.shape.num_nodes) return;
+  NodeTable table(static_cast<size_t>(p.shape.num_nodes));
+  table[0] = p.own_address;
+  for (const Join& j : p.joins) table[static_cast<size_t>(j.node_rank)] = j.address;
+  for (Join& j : p.joins) {
+    Status st = WriteAll(j.fd.get(), Frame(kTable, p.shape, j.node_rank, table), -1,
+                         ipc::MonotonicNs() + 2'000'000'000ull);
+    if (!st.ok()) {
+      Logger("rendezvous")->warn("job '{}': sending the node table to node {} failed: {}", job_id, j.node_rank, st.ToString());
+    }
+  }
+  RendezvousDone done = std::move(p.done);
+  pending_.erase(it);
+  Logger("rendezvous")->info("job '{}': all {} nodes joined", job_id, table.size());
+  done(std::move(table));
+}
+
+void RendezvousServer::Withdraw(const std::string& job_id, const Status& why) {
+  auto it = pending_.find(job_id);
+  if (it == pending_.end()) return;
+  for (Join& j : it->second.joins) Refuse(j, why.message());
+  pending_.erase(it);
+}
+
+void RendezvousServer::Expire(uint64_t now_ns) {
+  uint64_t timeout = uint64_t{timeout_ms_} * 1'000'000;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Pending& p = it->second;
+    for (auto j = p.joins.begin(); j != p.joins.end();) {
+      if (!p.offered && now_ns - j->arrived_ns > timeout) {
+        Refuse(*j, "no local rank of this job reached the root agent in time");
+        j = p.joins.erase(j);
+      } else {
+        ++j;
+      }
+    }
+    if (p.offered && now_ns - p.offered_ns > timeout) {
+      std::string missing;
+      std::vector<bool> seen(static_cast<size_t>(p.shape.num_nodes), false);
+      seen[0] = true;
+      for (const Join& j : p.joins) seen[static_cast<size_t>(j.node_rank)] = true;
+      for (size_t n = 0; n < seen.size(); ++n) {
+        if (!seen[n]) missing += (missing.empty() ? "" : ", ") + std::to_string(n);
+      }
+      for (Join& j : p.joins) Refuse(j, "rendezvous timed out");
+      RendezvousDone done = std::move(p.done);
+      it = pending_.erase(it);
+      done(DeadlineExceeded("rendezvous timed out after " + std::to_string(timeout_ms_) +
+                            " ms waiting for node(s) " + missing));
+      continue;
+    }
+    if (!p.offered && p.joins.empty()) {
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+RendezvousClient::RendezvousClient(EventLoop* loop, const JobShape& shape, int32_t node_rank,
+                                   const std::string& root_addr, const std::string& own_address,
+                                   uint32_t timeout_ms, RendezvousDone done)
+    : alive_(std::make_shared<bool>(true)) {
+  auto efd = ipc::CreateEventFd();
+  if (efd.ok()) cancel_fd_ = std::move(*efd);
+  std::weak_ptr<bool> alive = alive_;
+  thread_ = std::thread([this, loop, shape, node_rank, root_addr, own_address, timeout_ms, done, alive] {
+    Result<NodeTable> r = Run(shape, node_rank, root_addr, own_address, timeout_ms);
+    loop->Post([alive, done, r]() mutable {
+      auto a = alive.lock();
+      if (a && *a) done(std::move(r));
+    });
+  });
+}
+
+RendezvousClient::~RendezvousClient() {
+  *alive_ = false;
+  if (cancel_fd_.valid()) ipc::SignalEventFd(cancel_fd_.get());
+  if (thread_.joinable()) thread_.join();
+}
+
+Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank, const std::string& root_addr,
+                                        const std::string& own_address, uint32_t timeout_ms) {
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t{timeout_ms} * 1'000'000;
+  size_t colon = root_addr.rfind(':');
+  if (colon == std::string::npos) return InvalidArgument("root agent address '" + root_addr + "' is not host:port");
+  std::string host = root_addr.substr(0, colon), port = root_addr.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
+    return Unavailable("cannot resolve root agent " + root_addr + ": " + gai_strerror(rc));
+  }
+  sockaddr_in sa;
+  std::memcpy(&sa, res->ai_addr, sizeof(sa));
+  ::freeaddrinfo(res);
+  // The root agent may not be listening yet: retry refused connections until the deadline.
+  Status last = Unavailable("no attempt");
+  for (int attempt = 0;; ++attempt) {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!fd.valid()) return ErrnoStatus("socket", errno);
+    int r = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+    if (r != 0 && errno == EINPROGRESS) {
+      if (WaitFd(fd.get(), POLLOUT, cancel_fd_.get(), deadline)) {
+        int err = 0;
+        socklen_t len = sizeof(err);
+        ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+        r = err == 0 ? 0 : -1;
+        errno = err;
+      } else {
+        errno = ETIMEDOUT;
+      }
+    }
+    if (r == 0) {
+      int one = 1;
+      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      OUTRIDER_RETURN_IF_ERROR(WriteAll(fd.get(), Frame(kJoin, shape, node_rank, {own_address}), cancel_fd_.get(), deadline));
+      OUTRIDER_ASSIGN_OR_RETURN(auto frame, ReadFrame(fd.get(), cancel_fd_.get(), deadline));
+      auto& [h, blobs] = frame;
+      if (h.type == kRefuse) {
+        return PermissionDenied("root agent " + root_addr + " refused this node: " +
+                                (blobs.empty() ? std::string("no reason") : blobs[0]));
+      }
+      if (h.type != kTable || static_cast<int32_t>(blobs.size()) != shape.num_nodes) {
+        return ProtocolError("root agent sent a malformed node table");
+      }
+      return NodeTable(std::move(blobs));
+    }
+    last = ErrnoStatus("connecting to root agent " + root_addr, errno);
+    // Back off briefly before the next attempt; the cancel fd ends the wait early.
+    uint64_t wait_until = std::min<uint64_t>(deadline, ipc::MonotonicNs() + 100'000'000ull);
+    if (WaitFd(cancel_fd_.get(), POLLIN, -1, wait_until)) return Cancelled("rendezvous cancelled");
+    if (ipc::MonotonicNs() >= deadline) break;
+  }
+  return DeadlineExceeded("rendezvous with root agent " + root_addr + " timed out: " + last.message());
+}
+
+}  // namespace outrider::agent

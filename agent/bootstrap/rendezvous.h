@@ -1,0 +1,94 @@
+// Job rendezvous between agents over TCP. The agent on node 0 of a job (its root) collects one
+// join per other node on its agent port, checks each join's job token (constant-time) and shape,
+// and answers every node with the table of all nodes' transport addresses. Afterwards the
+// agents talk over the data-plane transport only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/event_loop.h"
+#include "ipc/status.h"
+#include "ipc/unique_fd.h"
+
+namespace outrider::agent {
+
+struct JobShape {
+  std::string job_id;
+  std::string token;
+  int32_t num_nodes = 1;
+  int32_t local_size = 1;
+};
+
+// Transport addresses by node rank.
+using NodeTable = std::vector<std::string>;
+using RendezvousDone = std::function<void(Result<NodeTable>)>;
+
+// Constant-time comparison (the time does not depend on where the strings differ).
+bool TokensEqual(const std::string& a, const std::string& b);
+
+// Root side. Thread-safety: loop thread only.
+class RendezvousServer {
+ public:
+  RendezvousServer(EventLoop* loop, uint32_t timeout_ms) : loop_(loop), timeout_ms_(timeout_ms) {}
+  ~RendezvousServer();
+  Status Listen(const std::string& address, uint16_t port);
+  uint16_t port() const { return port_; }
+  // The root's own job is ready; `done` runs once every node joined (or the rendezvous failed).
+  void Offer(const JobShape& shape, const std::string& own_address, RendezvousDone done);
+  // Forgets a job (it ended); its waiting joins are refused.
+  void Withdraw(const std::string& job_id, const Status& why);
+  // Refuses joins and offers older than the rendezvous timeout.
+  void Expire(uint64_t now_ns);
+
+ private:
+  struct Join {
+    UniqueFd fd;
+    int32_t node_rank, num_nodes, local_size;
+    std::string token;
+    std::string address;
+    uint64_t arrived_ns;
+  };
+  struct Pending {
+    bool offered = false;
+    JobShape shape;
+    std::string own_address;
+    RendezvousDone done;
+    uint64_t offered_ns = 0;
+    std::vector<Join> joins;
+  };
+  void OnAccept();
+  void TryComplete(const std::string& job_id);
+  void Refuse(Join& join, const std::string& why);
+
+  EventLoop* loop_;  // Not owned; outlives this server.
+  uint32_t timeout_ms_;
+  UniqueFd listen_fd_;
+  uint16_t port_ = 0;
+  std::map<std::string, Pending> pending_;
+};
+
+// Non-root side: connects to the root (retrying until the deadline), sends the join and waits
+// for the node table on a thread of its own; `done` runs on the loop thread.
+// Thread-safety: create and destroy on the loop thread; destruction cancels and joins.
+class RendezvousClient {
+ public:
+  RendezvousClient(EventLoop* loop, const JobShape& shape, int32_t node_rank,
+                   const std::string& root_addr, const std::string& own_address,
+                   uint32_t timeout_ms, RendezvousDone done);
+  ~RendezvousClient();
+
+ private:
+  Result<NodeTable> Run(const JobShape& shape, int32_t node_rank, const std::string& root_addr,
+                        const std::string& own_address, uint32_t timeout_ms);
+  UniqueFd cancel_fd_;
+  std::shared_ptr<bool> alive_;  // guarded by the loop thread: false once destroyed
+  std::thread thread_;
+};
+
+}  // namespace outrider::agent

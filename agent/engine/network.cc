@@ -1,0 +1,129 @@
+// Peer liveness and message routing.
+#include "agent/engine/network.h"
+
+#include <sys/epoll.h>
+
+#include <cstring>
+
+#include "agent/engine/job.h"
+#include "agent/engine/node_group.h"
+#include "agent/engine/peer_protocol.h"
+#include "agent/log.h"
+#include "agent/transport/ucx/ucx_transport.h"
+#include "ipc/event_fd.h"
+
+namespace outrider::agent {
+
+Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, JobTable* jobs, const NetworkOptions& options) {
+  auto net = std::unique_ptr<Network>(new Network(loop, jobs, options));
+  Network* n = net.get();
+  Transport::Callbacks cb;
+  cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) { n->OnMessage(h, hl, d, dl); };
+  cb.on_peer_error = [n](PeerId p, const Status& why) { n->OnPeerError(p, why); };
+  OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(cb)));
+  net->transport_ = std::move(ucx);
+  net->self_hash_ = HashBytes(net->transport_->address().data(), net->transport_->address().size());
+  OUTRIDER_RETURN_IF_ERROR(loop->Add(net->transport_->event_fd(), EPOLLIN, [](uint32_t) {}));
+  net->rendezvous_ = std::make_unique<RendezvousServer>(loop, options.rendezvous_timeout_ms);
+  OUTRIDER_RETURN_IF_ERROR(net->rendezvous_->Listen(options.listen_address, options.port));
+  Logger("network")->info("agent port {}:{} (rendezvous), UCX data plane ready",
+                          options.listen_address, net->rendezvous_->port());
+  return net;
+}
+
+Network::~Network() {
+  if (transport_) loop_->Remove(transport_->event_fd());
+}
+
+Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int self) {
+  std::vector<PeerId> peers(table.size(), 0);
+  uint64_t now = ipc::MonotonicNs();
+  for (size_t n = 0; n < table.size(); ++n) {
+    if (static_cast<int>(n) == self) continue;
+    OUTRIDER_ASSIGN_OR_RETURN(peers[n], transport_->Connect(table[n]));
+    PeerState& st = peers_[peers[n]];
+    if (st.uses++ == 0) st.last_seen_ns = now;
+    st.hash = HashBytes(table[n].data(), table[n].size());
+    peer_by_hash_[st.hash] = peers[n];
+  }
+  return peers;
+}
+
+void Network::Release(const std::vector<PeerId>& peers, int self) {
+  for (size_t n = 0; n < peers.size(); ++n) {
+    if (static_cast<int>(n) == self) continue;
+    auto it = peers_.find(peers[n]);
+    if (it != peers_.end() && it->second.uses > 0) --it->second.uses;
+  }
+}
+
+void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t* data, size_t len) {
+  if (header_len != sizeof(PeerHeader)) {
+    Logger("network")->warn("dropped a peer message with a {}-byte header", header_len);
+    return;
+  }
+  PeerHeader h;
+  std::memcpy(&h, header, sizeof(h));
+  if (h.magic != kPeerMagic || h.version != kPeerVersion) {
+    Logger("network")->warn("dropped a peer message with bad magic or version {}", h.version);
+    return;
+  }
+  auto p = peer_by_hash_.find(h.sender);
+  if (p != peer_by_hash_.end()) peers_[p->second].last_seen_ns = ipc::MonotonicNs();
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kHeartbeat) return;
+  Job* job = jobs_->FindByHash(h.job_hash);
+  if (job == nullptr) {
+    Logger("network")->debug("dropped a message for a job this agent does not serve");
+    return;
+  }
+  job->OnPeerMessage(h, data, len);
+}
+
+void Network::OnPeerError(PeerId peer, const Status& why) { LosePeer(peer, why); }
+
+void Network::LosePeer(PeerId peer, const Status& why) {
+  auto it = peers_.find(peer);
+  if (it == peers_.end()) return;
+  Logger("network")->warn("peer agent lost: {}", why.ToString());
+  peer_by_hash_.erase(it->second.hash);
+  peers_.erase(it);
+  transport_->Disconnect(peer);
+  jobs_->OnPeerLost(peer, why);
+}
+
+bool Network::Progress() { return transport_->Progress(); }
+bool Network::Arm() { return transport_->Arm(); }
+
+void Network::Tick(uint64_t now) {
+  rendezvous_->Expire(now);
+  if (now < next_heartbeat_ns_) return;
+  next_heartbeat_ns_ = now + uint64_t{options_.heartbeat_ms} * 1'000'000;
+  uint64_t timeout = uint64_t{options_.peer_timeout_ms} * 1'000'000;
+  std::vector<PeerId> silent;
+  for (auto& [id, st] : peers_) {
+    if (st.uses == 0) continue;
+    if (now - st.last_seen_ns > timeout) {
+      silent.push_back(id);
+      continue;
+    }
+    PeerHeader h{};
+    h.magic = kPeerMagic;
+    h.version = kPeerVersion;
+    h.type = static_cast<uint16_t>(PeerMsg::kHeartbeat);
+    h.sender = self_hash_;
+    (void)transport_->Send(id, &h, sizeof(h), nullptr, 0, nullptr);
+  }
+  for (PeerId id : silent) {
+    LosePeer(id, PeerLost("no message for " + std::to_string(options_.peer_timeout_ms) + " ms"));
+  }
+}
+
+int Network::TimeoutMs(uint64_t now) const {
+  bool any = false;
+  for (const auto& [id, st] : peers_) any |= st.uses > 0;
+  uint64_t next = next_heartbeat_ns_;
+  if (!any) next = now + 1'000'000'000ull;  // rendezvous expiry only
+  return next <= now ? 0 : static_cast<int>((next - now) / 1'000'000 + 1);
+}
+
+}  // namespace outrider::agent

@@ -1,0 +1,72 @@
+// The agent's view of other agents: owns the data-plane transport and the rendezvous server,
+// keeps every peer in use alive with heartbeats (a peer silent past the deadline, or one the
+// transport gives up on, is lost and its jobs fail), and routes incoming messages to jobs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "agent/bootstrap/rendezvous.h"
+#include "agent/event_loop.h"
+#include "agent/transport/transport.h"
+
+namespace outrider::agent {
+
+class JobTable;
+
+struct NetworkOptions {
+  std::string listen_address = "0.0.0.0";
+  uint16_t port = 29750;
+  uint32_t heartbeat_ms = 1000;
+  uint32_t peer_timeout_ms = 10000;
+  uint32_t rendezvous_timeout_ms = 120000;
+};
+
+// Thread-safety: loop thread only.
+class Network {
+ public:
+  static Result<std::unique_ptr<Network>> Create(EventLoop* loop, JobTable* jobs, const NetworkOptions& options);
+  ~Network();
+
+  Transport* transport() { return transport_.get(); }
+  RendezvousServer* rendezvous() { return rendezvous_.get(); }
+  EventLoop* loop() { return loop_; }
+  const NetworkOptions& options() const { return options_; }
+  uint64_t self_hash() const { return self_hash_; }
+  // Connects to every node's agent but `self`; returns peers by node (entry `self` is 0).
+  Result<std::vector<PeerId>> ConnectNodes(const NodeTable& table, int self);
+  // A job stops using these peers; unused peers get no more heartbeats.
+  void Release(const std::vector<PeerId>& peers, int self);
+
+  bool Progress();
+  bool Arm();
+  // Heartbeats, liveness deadlines, rendezvous expiry. Call at least every heartbeat interval.
+  void Tick(uint64_t now_ns);
+  int TimeoutMs(uint64_t now_ns) const;
+
+ private:
+  Network(EventLoop* loop, JobTable* jobs, const NetworkOptions& options)
+      : loop_(loop), jobs_(jobs), options_(options) {}
+  void OnMessage(const uint8_t* header, size_t header_len, const uint8_t* data, size_t len);
+  void OnPeerError(PeerId peer, const Status& why);
+  void LosePeer(PeerId peer, const Status& why);
+
+  struct PeerState {
+    uint64_t hash = 0;
+    uint64_t last_seen_ns = 0;
+    int uses = 0;
+  };
+  EventLoop* loop_;  // Not owned; outlives the network.
+  JobTable* jobs_;   // Not owned; outlives the network.
+  NetworkOptions options_;
+  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<RendezvousServer> rendezvous_;
+  uint64_t self_hash_ = 0;
+  std::map<PeerId, PeerState> peers_;
+  std::map<uint64_t, PeerId> peer_by_hash_;
+  uint64_t next_heartbeat_ns_ = 0;
+};
+
+}  // namespace outrider::agent

@@ -1,0 +1,470 @@
+// Inter-node collective instances: fingerprint agreement, direct exchanges, pipelined ring.
+#include "agent/engine/node_group.h"
+
+#include <cstring>
+
+#include "agent/engine/reduce.h"
+#include "agent/log.h"
+#include "ipc/check.h"
+
+namespace outrider::agent {
+namespace {
+
+using ipc::DType;
+using ipc::OpKind;
+using ipc::ReduceOp;
+
+// Local and partial reductions of an average are sums; the division happens once at the end.
+ReduceOp PartialOp(ReduceOp op) { return op == ReduceOp::kAvg ? ReduceOp::kSum : op; }
+
+void DivideInPlace(DType t, uint8_t* p, uint64_t count, int64_t n) {
+  switch (t) {
+    case DType::kF32: for (uint64_t i = 0; i < count; ++i) reinterpret_cast<float*>(p)[i] /= static_cast<float>(n); break;
+    case DType::kF64: for (uint64_t i = 0; i < count; ++i) reinterpret_cast<double*>(p)[i] /= static_cast<double>(n); break;
+    case DType::kI32: for (uint64_t i = 0; i < count; ++i) reinterpret_cast<int32_t*>(p)[i] /= static_cast<int32_t>(n); break;
+    case DType::kI64: for (uint64_t i = 0; i < count; ++i) reinterpret_cast<int64_t*>(p)[i] /= n; break;
+    case DType::kF16:
+      for (uint64_t i = 0; i < count; ++i) {
+        auto* h = reinterpret_cast<uint16_t*>(p) + i;
+        *h = engine::FloatToHalf(engine::HalfToFloat(*h) / static_cast<float>(n));
+      }
+      break;
+    case DType::kBF16:
+      for (uint64_t i = 0; i < count; ++i) {
+        auto* h = reinterpret_cast<uint16_t*>(p) + i;
+        *h = engine::FloatToBFloat16(engine::BFloat16ToFloat(*h) / static_cast<float>(n));
+      }
+      break;
+  }
+}
+
+std::string KeyText(uint64_t key, uint64_t seq) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "key 0x%016llx seq %llu", static_cast<unsigned long long>(key),
+                static_cast<unsigned long long>(seq));
+  return buf;
+}
+
+}  // namespace
+
+uint64_t HashBytes(const void* data, size_t len) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; ++i) h = (h ^ static_cast<const uint8_t*>(data)[i]) * 1099511628211ull;
+  return h;
+}
+
+struct NodeGroup::Instance {
+  uint64_t key = 0, seq = 0;
+  bool started = false, agreed = false, done = false;
+  std::vector<const ValidatedOp*> ops;  // by local rank; valid while !done
+  Fingerprint fp{};
+  std::vector<std::optional<Fingerprint>> fps;  // by node
+  std::vector<std::vector<uint8_t>> data;       // by node: direct payloads (own copy included)
+  struct Early {
+    uint32_t step;
+    uint64_t offset;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Early> early;  // ring chunks that arrived before agreement
+  uint8_t* buf = nullptr;    // node buffer (allreduce: local rank 0's recv)
+  uint64_t bytes = 0;
+  std::vector<uint8_t> temp;  // reduce-scatter: the locally reduced send buffers
+  std::vector<uint64_t> seg;  // ring segment boundaries in bytes (N + 1 entries)
+  uint64_t ring_chunks_left = 0;
+  int sends_in_flight = 0;
+};
+
+NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
+                     int node_rank, int local_size, Transport* transport, Done done,
+                     NodeGroupOptions options)
+    : job_id_(std::move(job_id)),
+      job_hash_(job_hash),
+      self_hash_(self_hash),
+      num_nodes_(num_nodes),
+      node_rank_(node_rank),
+      local_size_(local_size),
+      transport_(transport),
+      done_(std::move(done)),
+      options_(options) {}
+
+NodeGroup::~NodeGroup() = default;
+
+bool NodeGroup::busy() const {
+  for (const auto& [id, inst] : instances_) {
+    if (inst.sends_in_flight > 0) return true;
+  }
+  return false;
+}
+
+int NodeGroup::NodeOfPeer(PeerId peer) const {
+  for (size_t n = 0; n < peers_.size(); ++n) {
+    if (static_cast<int>(n) != node_rank_ && peers_[n] == peer) return static_cast<int>(n);
+  }
+  return -1;
+}
+
+std::string NodeGroup::DescribeNode(int node) const {
+  int first = node * local_size_, last = first + local_size_ - 1;
+  std::string ranks = first == last ? "rank " + std::to_string(first)
+                                    : "ranks " + std::to_string(first) + "-" + std::to_string(last);
+  return ranks + " (node " + std::to_string(node) + ")";
+}
+
+NodeGroup::Instance& NodeGroup::Get(uint64_t key, uint64_t seq) {
+  Instance& inst = instances_[{key, seq}];
+  if (inst.fps.empty()) {
+    inst.key = key;
+    inst.seq = seq;
+    inst.fps.resize(static_cast<size_t>(num_nodes_));
+    inst.data.resize(static_cast<size_t>(num_nodes_));
+  }
+  return inst;
+}
+
+void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,
+                       const void* data, size_t len) {
+  PeerHeader h{};
+  h.magic = kPeerMagic;
+  h.version = kPeerVersion;
+  h.type = static_cast<uint16_t>(type);
+  h.sender = self_hash_;
+  h.job_hash = job_hash_;
+  h.key = inst.key;
+  h.seq = inst.seq;
+  h.from_node = node_rank_;
+  h.step = step;
+  h.offset = offset;
+  h.fp = inst.fp;
+  ++inst.sends_in_flight;
+  uint64_t key = inst.key, seq = inst.seq;
+  Status st = transport_->Send(peers_[static_cast<size_t>(node)], &h, sizeof(h), data, len,
+                               [this, key, seq](const Status& s) {
+                                 auto it = instances_.find({key, seq});
+                                 if (it == instances_.end()) return;
+                                 --it->second.sends_in_flight;
+                                 if (!s.ok() && !it->second.done) {
+                                   Complete(it->second, s.Annotate("sending to a peer agent"));
+                                 }
+                                 MaybeErase(key, seq);
+                               });
+  if (!st.ok()) {
+    --inst.sends_in_flight;
+    Complete(inst, PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
+  }
+}
+
+void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops) {
+  Instance& inst = Get(key, seq);
+  inst.started = true;
+  inst.ops = ops;
+  const ValidatedOp& o = *ops[0];
+  inst.fp = Fingerprint{static_cast<uint32_t>(o.kind), static_cast<uint32_t>(o.dtype),
+                        static_cast<uint32_t>(o.reduce_op), o.root, o.count};
+  inst.fps[static_cast<size_t>(node_rank_)] = inst.fp;
+  size_t L = ops.size();
+  size_t me = static_cast<size_t>(node_rank_);
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  std::vector<const void*> in(L);
+  switch (o.kind) {
+    case OpKind::kAllreduce: {
+      inst.buf = ops[0]->recv;
+      inst.bytes = o.recv_bytes;
+      for (size_t l = 0; l < L; ++l) in[l] = ops[l]->send;
+      void* out = inst.buf;
+      engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(L), &out, 1, o.count);
+      if (inst.bytes <= options_.direct_max_bytes) inst.data[me].assign(inst.buf, inst.buf + inst.bytes);
+      break;
+    }
+    case OpKind::kAllgather: {
+      // Gather the node's share into every local output first; that share is the payload.
+      uint64_t block = o.send_bytes;
+      for (size_t dst = 0; dst < L; ++dst) {
+        for (size_t src = 0; src < L; ++src) {
+          uint8_t* to = ops[dst]->recv + (me * L + src) * block;
+          if (to != ops[src]->send) std::memmove(to, ops[src]->send, block);
+        }
+      }
+      inst.buf = ops[0]->recv + me * L * block;
+      inst.bytes = L * block;
+      break;
+    }
+    case OpKind::kReduceScatter: {
+      inst.temp.resize(o.send_bytes);
+      for (size_t l = 0; l < L; ++l) in[l] = ops[l]->send;
+      void* out = inst.temp.data();
+      engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(L), &out, 1,
+                         o.send_bytes / elem);
+      inst.bytes = o.recv_bytes * L;  // the slice each node owns
+      break;
+    }
+    case OpKind::kBroadcast:
+      inst.buf = ops[0]->recv;
+      inst.bytes = o.recv_bytes;
+      if (o.root / local_size_ == node_rank_) {
+        // The root node's clients hold the data; its other local clients get it now.
+        const uint8_t* src = ops[static_cast<size_t>(o.root % local_size_)]->send;
+        for (size_t l = 0; l < L; ++l) {
+          if (ops[l]->recv != src) std::memcpy(ops[l]->recv, src, o.recv_bytes);
+        }
+      }
+      break;
+    case OpKind::kBarrier:
+      break;
+  }
+  for (int n = 0; n < num_nodes_ && !inst.done; ++n) {
+    if (n == node_rank_) continue;
+    const void* payload = nullptr;
+    size_t len = 0;
+    switch (o.kind) {
+      case OpKind::kAllreduce:
+        if (!inst.data[me].empty()) {
+          payload = inst.data[me].data();
+          len = inst.bytes;
+        }
+        break;
+      case OpKind::kAllgather:
+        payload = inst.buf;
+        len = inst.bytes;
+        break;
+      case OpKind::kReduceScatter:
+        payload = inst.temp.data() + static_cast<size_t>(n) * inst.bytes;
+        len = inst.bytes;
+        break;
+      case OpKind::kBroadcast:
+        if (o.root / local_size_ == node_rank_) {
+          payload = inst.buf;
+          len = inst.bytes;
+        }
+        break;
+      case OpKind::kBarrier:
+        break;
+    }
+    SendTo(n, inst, PeerMsg::kContrib, 0, 0, payload, len);
+  }
+  if (!inst.done) MaybeAgree(inst);
+}
+
+void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (h.from_node < 0 || h.from_node >= num_nodes_ || h.from_node == node_rank_) return;
+  auto type = static_cast<PeerMsg>(h.type);
+  if (type == PeerMsg::kJobLeft) {
+    FailAll(PeerLost(DescribeNode(h.from_node) + " left job '" + job_id_ + "'"));
+    return;
+  }
+  Instance& inst = Get(h.key, h.seq);
+  if (inst.done) return;
+  if (type == PeerMsg::kContrib) {
+    auto& slot = inst.fps[static_cast<size_t>(h.from_node)];
+    if (slot) return;  // duplicate: ignore
+    slot = h.fp;
+    inst.data[static_cast<size_t>(h.from_node)].assign(data, data + len);
+    if (inst.started) MaybeAgree(inst);
+  } else if (type == PeerMsg::kRing) {
+    if (!inst.agreed) {
+      inst.early.push_back({h.step, h.offset, std::vector<uint8_t>(data, data + len)});
+      return;
+    }
+    OnRingChunk(inst, h.step, h.offset, data, len);
+  }
+}
+
+void NodeGroup::MaybeAgree(Instance& inst) {
+  if (inst.agreed || inst.done) return;
+  for (const auto& f : inst.fps) {
+    if (!f) return;
+  }
+  // Compare every node with node 0; name both sides of the first difference.
+  const Fingerprint& ref = *inst.fps[0];
+  for (int n = 1; n < num_nodes_; ++n) {
+    const Fingerprint& f = *inst.fps[static_cast<size_t>(n)];
+    std::string field, a, b;
+    if (f.kind != ref.kind) {
+      field = "op kind";
+      a = ipc::OpKindName(static_cast<OpKind>(ref.kind));
+      b = ipc::OpKindName(static_cast<OpKind>(f.kind));
+    } else if (f.dtype != ref.dtype) {
+      field = "dtype";
+      a = ipc::DTypeName(static_cast<DType>(ref.dtype));
+      b = ipc::DTypeName(static_cast<DType>(f.dtype));
+    } else if (f.count != ref.count) {
+      field = "count";
+      a = std::to_string(ref.count);
+      b = std::to_string(f.count);
+    } else if (f.reduce_op != ref.reduce_op) {
+      field = "reduce op";
+      a = ipc::ReduceOpName(static_cast<ReduceOp>(ref.reduce_op));
+      b = ipc::ReduceOpName(static_cast<ReduceOp>(f.reduce_op));
+    } else if (f.root != ref.root) {
+      field = "root";
+      a = std::to_string(ref.root);
+      b = std::to_string(f.root);
+    }
+    if (!field.empty()) {
+      Complete(inst, Mismatch(std::string(ipc::OpKindName(static_cast<OpKind>(inst.fp.kind))) + " " +
+                              KeyText(inst.key, inst.seq) + " in job '" + job_id_ +
+                              "': ranks disagree on " + field + ": " + DescribeNode(0) + " has " + a +
+                              ", " + DescribeNode(n) + " has " + b));
+      return;
+    }
+  }
+  inst.agreed = true;
+  auto kind = static_cast<OpKind>(inst.fp.kind);
+  if (kind == OpKind::kAllreduce && inst.data[static_cast<size_t>(node_rank_)].empty()) {
+    StartRing(inst);
+  } else {
+    FinishDirect(inst);
+  }
+}
+
+void NodeGroup::FinishDirect(Instance& inst) {
+  const ValidatedOp& o = *inst.ops[0];
+  size_t N = static_cast<size_t>(num_nodes_), L = inst.ops.size(), me = static_cast<size_t>(node_rank_);
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  int64_t world = static_cast<int64_t>(N * L);
+  switch (o.kind) {
+    case OpKind::kAllreduce: {
+      std::vector<const void*> in(N);
+      for (size_t n = 0; n < N; ++n) {
+        if (inst.data[n].size() != inst.bytes) return Complete(inst, ProtocolError("peer sent a payload of the wrong size"));
+        in[n] = inst.data[n].data();
+      }
+      void* out = inst.buf;
+      engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(N), &out, 1, o.count);
+      if (o.reduce_op == ReduceOp::kAvg) DivideInPlace(o.dtype, inst.buf, o.count, world);
+      for (size_t l = 1; l < L; ++l) std::memcpy(inst.ops[l]->recv, inst.buf, inst.bytes);
+      break;
+    }
+    case OpKind::kAllgather:
+      for (size_t n = 0; n < N; ++n) {
+        if (n == me) continue;
+        if (inst.data[n].size() != inst.bytes) return Complete(inst, ProtocolError("peer sent a payload of the wrong size"));
+        for (size_t l = 0; l < L; ++l) std::memcpy(inst.ops[l]->recv + n * inst.bytes, inst.data[n].data(), inst.bytes);
+      }
+      break;
+    case OpKind::kReduceScatter: {
+      std::vector<const void*> in(N);
+      for (size_t n = 0; n < N; ++n) {
+        if (n == me) {
+          in[n] = inst.temp.data() + me * inst.bytes;
+          continue;
+        }
+        if (inst.data[n].size() != inst.bytes) return Complete(inst, ProtocolError("peer sent a payload of the wrong size"));
+        in[n] = inst.data[n].data();
+      }
+      std::vector<uint8_t> result(inst.bytes);
+      void* out = result.data();
+      engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(N), &out, 1, inst.bytes / elem);
+      if (o.reduce_op == ReduceOp::kAvg) DivideInPlace(o.dtype, result.data(), inst.bytes / elem, world);
+      for (size_t l = 0; l < L; ++l) std::memcpy(inst.ops[l]->recv, result.data() + l * o.recv_bytes, o.recv_bytes);
+      break;
+    }
+    case OpKind::kBroadcast: {
+      size_t root_node = static_cast<size_t>(o.root / local_size_);
+      if (root_node != me) {
+        if (inst.data[root_node].size() != inst.bytes) return Complete(inst, ProtocolError("peer sent a payload of the wrong size"));
+        for (size_t l = 0; l < L; ++l) std::memcpy(inst.ops[l]->recv, inst.data[root_node].data(), inst.bytes);
+      }
+      break;
+    }
+    case OpKind::kBarrier:
+      break;
+  }
+  Complete(inst, Status::Ok());
+}
+
+void NodeGroup::StartRing(Instance& inst) {
+  const ValidatedOp& o = *inst.ops[0];
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  size_t N = static_cast<size_t>(num_nodes_);
+  inst.seg.resize(N + 1);
+  for (size_t k = 0; k <= N; ++k) inst.seg[k] = (o.count * k / N) * elem;
+  uint64_t chunk = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+  auto chunks_in = [&](size_t k) { return (inst.seg[k + 1] - inst.seg[k] + chunk - 1) / chunk; };
+  size_t r = static_cast<size_t>(node_rank_);
+  // Reduce-scatter receives every segment but our own, allgather every one but r + 1.
+  inst.ring_chunks_left = 0;
+  for (size_t k = 0; k < N; ++k) {
+    if (k != r) inst.ring_chunks_left += chunks_in(k);
+    if (k != (r + 1) % N) inst.ring_chunks_left += chunks_in(k);
+  }
+  int next = static_cast<int>((r + 1) % N);
+  for (uint64_t off = inst.seg[r]; off < inst.seg[r + 1]; off += chunk) {
+    SendTo(next, inst, PeerMsg::kRing, 0, off, inst.buf + off, std::min(chunk, inst.seg[r + 1] - off));
+  }
+  std::vector<Instance::Early> early = std::move(inst.early);
+  for (auto& e : early) {
+    if (inst.done) break;
+    OnRingChunk(inst, e.step, e.offset, e.bytes.data(), e.bytes.size());
+  }
+  if (!inst.done && inst.ring_chunks_left == 0) Complete(inst, Status::Ok());
+}
+
+void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len) {
+  const ValidatedOp& o = *inst.ops[0];
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  uint32_t N = static_cast<uint32_t>(num_nodes_);
+  if (step >= 2 * (N - 1) || offset > inst.bytes || len > inst.bytes - offset || len % elem != 0) {
+    return Complete(inst, ProtocolError("peer sent a ring chunk outside the buffer"));
+  }
+  int next = (node_rank_ + 1) % num_nodes_;
+  uint8_t* dst = inst.buf + offset;
+  if (step < N - 1) {
+    const void* in[2] = {data, dst};
+    void* out = dst;
+    engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in, 2, &out, 1, len / elem);
+    if (step == N - 2 && o.reduce_op == ReduceOp::kAvg) {
+      DivideInPlace(o.dtype, dst, len / elem, static_cast<int64_t>(N) * local_size_);
+    }
+    SendTo(next, inst, PeerMsg::kRing, step + 1, offset, dst, len);
+  } else {
+    std::memcpy(dst, data, len);
+    if (step < 2 * (N - 1) - 1) SendTo(next, inst, PeerMsg::kRing, step + 1, offset, dst, len);
+  }
+  if (inst.done) return;
+  if (--inst.ring_chunks_left == 0) {
+    for (size_t l = 1; l < inst.ops.size(); ++l) std::memcpy(inst.ops[l]->recv, inst.buf, inst.bytes);
+    Complete(inst, Status::Ok());
+  }
+}
+
+void NodeGroup::Complete(Instance& inst, const Status& st) {
+  if (inst.done) return;
+  inst.done = true;
+  bool started = inst.started;
+  uint64_t key = inst.key, seq = inst.seq;
+  inst.ops.clear();
+  inst.early.clear();
+  if (started) done_(key, seq, st);
+  MaybeErase(key, seq);
+}
+
+void NodeGroup::MaybeErase(uint64_t key, uint64_t seq) {
+  auto it = instances_.find({key, seq});
+  if (it != instances_.end() && it->second.done && it->second.sends_in_flight == 0) instances_.erase(it);
+}
+
+void NodeGroup::FailAll(const Status& why) {
+  std::vector<std::pair<uint64_t, uint64_t>> ids;
+  for (auto& [id, inst] : instances_) ids.push_back(id);
+  for (auto& id : ids) {
+    auto it = instances_.find(id);
+    if (it != instances_.end()) Complete(it->second, why);
+  }
+}
+
+void NodeGroup::SayJobLeft() {
+  if (peers_.empty()) return;
+  PeerHeader h{};
+  h.magic = kPeerMagic;
+  h.version = kPeerVersion;
+  h.type = static_cast<uint16_t>(PeerMsg::kJobLeft);
+  h.sender = self_hash_;
+  h.job_hash = job_hash_;
+  h.from_node = node_rank_;
+  // No completion callback: the group may be gone by the time the send finishes.
+  for (int n = 0; n < num_nodes_; ++n) {
+    if (n != node_rank_) (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), nullptr, 0, nullptr);
+  }
+}
+
+}  // namespace outrider::agent

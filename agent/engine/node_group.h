@@ -1,0 +1,85 @@
+// The inter-node half of a job's collectives: this node's agent, after reducing or gathering
+// its local clients' buffers, exchanges the node's share with the other nodes' agents.
+// Every instance starts with each node sending its fingerprint (with the data itself for direct
+// algorithms) to every other node; nodes that disagree fail the instance on every rank. Large
+// allreduces then run a chunked, pipelined ring reduce-scatter + allgather; the rest exchange
+// directly. Reduction order is fixed by node order, so every rank gets bitwise identical results.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/control/entry_validator.h"
+#include "agent/engine/peer_protocol.h"
+#include "agent/transport/transport.h"
+
+namespace outrider::agent {
+
+struct NodeGroupOptions {
+  uint64_t direct_max_bytes = 256 << 10;  // allreduce at most this large exchanges directly
+  uint64_t chunk_bytes = 1 << 20;         // ring chunk (the unit of pipelining)
+};
+
+// Thread-safety: loop thread only.
+class NodeGroup {
+ public:
+  using Done = std::function<void(uint64_t key, uint64_t seq, const Status& result)>;
+
+  NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
+            int node_rank, int local_size, Transport* transport, Done done,
+            NodeGroupOptions options = {});
+  ~NodeGroup();
+
+  int num_nodes() const { return num_nodes_; }
+  int node_rank() const { return node_rank_; }
+  bool ready() const { return !peers_.empty(); }
+  // Some send still reads client memory or instance buffers.
+  bool busy() const;
+  // Peers by node rank (this node's entry is unused). Makes the group ready.
+  void SetPeers(std::vector<PeerId> peers) { peers_ = std::move(peers); }
+  const std::vector<PeerId>& peers() const { return peers_; }
+  // Node whose agent is `peer`, or -1.
+  int NodeOfPeer(PeerId peer) const;
+  // "ranks 4-7 (node 1)".
+  std::string DescribeNode(int node) const;
+
+  // Every local rank submitted instance (key, seq); `ops` by local rank, valid until Done.
+  void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops);
+  void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  // Fails every instance (started ones through Done) and forgets buffered messages.
+  void FailAll(const Status& why);
+  // Tells every peer that this node's clients left the job.
+  void SayJobLeft();
+
+ private:
+  struct Instance;
+  Instance& Get(uint64_t key, uint64_t seq);
+  void SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,
+              const void* data, size_t len);
+  void MaybeAgree(Instance& inst);
+  void StartRing(Instance& inst);
+  void OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len);
+  void FinishDirect(Instance& inst);
+  void Complete(Instance& inst, const Status& st);
+  void MaybeErase(uint64_t key, uint64_t seq);
+
+  std::string job_id_;
+  uint64_t job_hash_;
+  uint64_t self_hash_;
+  int num_nodes_;
+  int node_rank_;
+  int local_size_;
+  Transport* transport_;  // Not owned; outlives the group.
+  Done done_;
+  NodeGroupOptions options_;
+  std::vector<PeerId> peers_;
+  std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
+};
+
+uint64_t HashBytes(const void* data, size_t len);
+
+}  // namespace outrider::agent

@@ -1,0 +1,45 @@
+// Agent-to-agent message header carried with every transport message (heartbeats, op
+// contributions, ring chunks, goodbyes). Peers are other agents, not clients, but they are still
+// checked: unknown jobs or malformed headers are dropped and logged.
+#pragma once
+
+#include <cstdint>
+
+namespace outrider::agent {
+
+inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
+inline constexpr uint16_t kPeerVersion = 1;
+
+enum class PeerMsg : uint16_t {
+  kHeartbeat = 1,  // liveness only
+  kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
+  kRing = 3,       // one chunk of a ring reduce-scatter / allgather step
+  kJobLeft = 4,    // the sender's clients of this job are gone: its pending ops can never finish
+};
+
+// Fingerprint of one collective instance: every node must send the same one.
+struct Fingerprint {
+  uint32_t kind;
+  uint32_t dtype;
+  uint32_t reduce_op;
+  int32_t root;
+  uint64_t count;
+};
+static_assert(sizeof(Fingerprint) == 24);
+
+struct PeerHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;       // PeerMsg
+  uint64_t sender;     // hash of the sender agent's transport address
+  uint64_t job_hash;   // hash of the job id
+  uint64_t key;
+  uint64_t seq;
+  int32_t from_node;
+  uint32_t step;       // ring step: reduce-scatter 0..N-2, allgather N-1..2N-3
+  uint64_t offset;     // byte offset of the payload in the node buffer
+  Fingerprint fp;
+};
+static_assert(sizeof(PeerHeader) == 80);
+
+}  // namespace outrider::agent

@@ -1,0 +1,57 @@
+// The agent-to-agent data plane as a small interface, so a UCX transport (host memory, TCP or
+// RDMA) and later an NCCL transport (GPU memory) can sit side by side. Messages are a short
+// header (routing, owned by the engine) plus a payload; delivery is reliable and ordered per
+// peer. Every arriving message is accepted and handed over: local scheduling only orders sends.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+using PeerId = uint32_t;
+
+struct TransportStats {
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  uint64_t messages_sent = 0;
+  uint64_t messages_received = 0;
+};
+
+// Thread-safety: loop thread only.
+class Transport {
+ public:
+  struct Callbacks {
+    // A message arrived. Both spans are valid only during the call.
+    std::function<void(const uint8_t* header, size_t header_len, const uint8_t* data, size_t len)>
+        on_message;
+    // The transport gave up on a peer (it died, or the connection broke).
+    std::function<void(PeerId peer, const Status& why)> on_peer_error;
+  };
+  using SendDone = std::function<void(const Status&)>;
+
+  virtual ~Transport() = default;
+  // Opaque blob other agents pass to Connect() to reach this one.
+  virtual const std::string& address() const = 0;
+  // Returns the peer for `remote_address`, connecting on first use.
+  virtual Result<PeerId> Connect(const std::string& remote_address) = 0;
+  // Sends header + payload. The header is copied; the payload must stay valid until `done`
+  // runs (always later, from Progress(), never inside Send()).
+  virtual Status Send(PeerId peer, const void* header, size_t header_len, const void* data,
+                      size_t len, SendDone done) = 0;
+  // Drops the connection to `peer` (no callbacks follow for it).
+  virtual void Disconnect(PeerId peer) = 0;
+  // Readable when Progress() may have work after Arm() returned true.
+  virtual int event_fd() const = 0;
+  // Advances sends and receives, runs callbacks. True if anything happened.
+  virtual bool Progress() = 0;
+  // Prepares event_fd() for sleeping. False means work is pending: progress instead of sleeping.
+  virtual bool Arm() = 0;
+  virtual TransportStats stats() const = 0;
+};
+
+}  // namespace outrider::agent

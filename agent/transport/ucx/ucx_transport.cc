@@ -1,0 +1,257 @@
+// UCX active-message transport with event-driven progress.
+#include "agent/transport/ucx/ucx_transport.h"
+
+#include <cstring>
+
+#include "agent/log.h"
+
+namespace outrider::agent {
+namespace {
+constexpr unsigned kAmId = 17;
+}  // namespace
+
+struct UcxTransport::Peer {
+  PeerId id;
+  ucp_ep_h ep = nullptr;
+  UcxTransport* owner;
+  bool failed = false;
+};
+
+struct UcxTransport::SendRequest {
+  UcxTransport* owner;
+  std::vector<uint8_t> header;  // UCX reads the header until the send completes
+  SendDone done;
+};
+
+struct UcxTransport::RecvRequest {
+  UcxTransport* owner;
+  Delivery delivery;
+};
+
+UcxTransport::UcxTransport(Callbacks callbacks) : callbacks_(std::move(callbacks)) {}
+
+Status UcxStatus(const std::string& what, ucs_status_t status) {
+  std::string m = what + ": " + ucs_status_string(status);
+  switch (status) {
+    case UCS_OK: return Status::Ok();
+    case UCS_ERR_NO_MEMORY: return ResourceExhausted(m);
+    case UCS_ERR_CONNECTION_RESET: case UCS_ERR_ENDPOINT_TIMEOUT: case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED: return PeerLost(m);
+    case UCS_ERR_TIMED_OUT: return DeadlineExceeded(m);
+    case UCS_ERR_CANCELED: return Cancelled(m);
+    default: return Unavailable(m);
+  }
+}
+
+Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks) {
+  auto t = std::unique_ptr<UcxTransport>(new UcxTransport(std::move(callbacks)));
+  ucp_config_t* config = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+  if (st != UCS_OK) return UcxStatus("reading UCX configuration", st);
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES;
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  st = ucp_init(&params, config, &t->context_);
+  ucp_config_release(config);
+  if (st != UCS_OK) return UcxStatus("ucp_init", st);
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+  st = ucp_worker_create(t->context_, &wp, &t->worker_);
+  if (st != UCS_OK) return UcxStatus("ucp_worker_create", st);
+  st = ucp_worker_get_efd(t->worker_, &t->efd_);
+  if (st != UCS_OK) return UcxStatus("ucp_worker_get_efd", st);
+  ucp_address_t* addr = nullptr;
+  size_t addr_len = 0;
+  st = ucp_worker_get_address(t->worker_, &addr, &addr_len);
+  if (st != UCS_OK) return UcxStatus("ucp_worker_get_address", st);
+  t->address_.assign(reinterpret_cast<const char*>(addr), addr_len);
+  ucp_worker_release_address(t->worker_, addr);
+  ucp_am_handler_param_t hp{};
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  hp.id = kAmId;
+  hp.cb = &UcxTransport::OnActiveMessage;
+  hp.arg = t.get();
+  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+  st = ucp_worker_set_am_recv_handler(t->worker_, &hp);
+  if (st != UCS_OK) return UcxStatus("ucp_worker_set_am_recv_handler", st);
+  return t;
+}
+
+UcxTransport::~UcxTransport() {
+  for (auto& [id, peer] : peers_) {
+    if (peer->ep == nullptr) continue;
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(peer->ep, &p);
+    if (UCS_PTR_IS_PTR(r)) {
+      while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+      ucp_request_free(r);
+    }
+  }
+  peers_.clear();
+  if (worker_) ucp_worker_destroy(worker_);
+  if (context_) ucp_cleanup(context_);
+}
+
+void UcxTransport::OnEndpointError(void* arg, ucp_ep_h, ucs_status_t status) {
+  auto* peer = static_cast<Peer*>(arg);
+  if (peer->failed) return;
+  peer->failed = true;
+  peer->owner->peer_errors_.emplace_back(peer->id, UcxStatus("connection to peer agent", status));
+}
+
+Result<PeerId> UcxTransport::Connect(const std::string& remote_address) {
+  auto it = peer_by_address_.find(remote_address);
+  if (it != peer_by_address_.end()) {
+    auto p = peers_.find(it->second);
+    if (p != peers_.end() && !p->second->failed) return it->second;
+    peer_by_address_.erase(it);  // reconnect after a failure
+  }
+  auto peer = std::make_unique<Peer>();
+  peer->id = next_peer_++;
+  peer->owner = this;
+  ucp_ep_params_t ep{};
+  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                  UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  ep.address = reinterpret_cast<const ucp_address_t*>(remote_address.data());
+  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep.err_handler.cb = &UcxTransport::OnEndpointError;
+  ep.err_handler.arg = peer.get();
+  ucs_status_t st = ucp_ep_create(worker_, &ep, &peer->ep);
+  if (st != UCS_OK) return UcxStatus("connecting to a peer agent", st);
+  PeerId id = peer->id;
+  peers_.emplace(id, std::move(peer));
+  peer_by_address_[remote_address] = id;
+  return id;
+}
+
+void UcxTransport::Disconnect(PeerId id) {
+  auto it = peers_.find(id);
+  if (it == peers_.end()) return;
+  for (auto a = peer_by_address_.begin(); a != peer_by_address_.end();) {
+    a = a->second == id ? peer_by_address_.erase(a) : std::next(a);
+  }
+  if (it->second->ep != nullptr) {
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(it->second->ep, &p);
+    if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);  // completes on its own during progress
+  }
+  peers_.erase(it);
+}
+
+void UcxTransport::OnSendDone(void* request, ucs_status_t status, void* user_data) {
+  auto* req = static_cast<SendRequest*>(user_data);
+  req->owner->send_done_.emplace_back(std::move(req->done), UcxStatus("sending to a peer agent", status));
+  delete req;
+  ucp_request_free(request);
+}
+
+Status UcxTransport::Send(PeerId peer_id, const void* header, size_t header_len, const void* data,
+                          size_t len, SendDone done) {
+  auto it = peers_.find(peer_id);
+  if (it == peers_.end() || it->second->failed) return PeerLost("peer agent is not connected");
+  auto* req = new SendRequest{this, std::vector<uint8_t>(static_cast<const uint8_t*>(header),
+                                                         static_cast<const uint8_t*>(header) + header_len),
+                              std::move(done)};
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = &UcxTransport::OnSendDone;
+  p.user_data = req;
+  ucs_status_ptr_t r = ucp_am_send_nbx(it->second->ep, kAmId, req->header.data(), header_len,
+                                       data, len, &p);
+  stats_.bytes_sent += header_len + len;
+  ++stats_.messages_sent;
+  if (r == nullptr) {  // completed in place; the callback does not run
+    send_done_.emplace_back(std::move(req->done), Status::Ok());
+    delete req;
+    return Status::Ok();
+  }
+  if (UCS_PTR_IS_ERR(r)) {
+    Status st = UcxStatus("ucp_am_send_nbx", UCS_PTR_STATUS(r));
+    delete req;
+    return st;
+  }
+  return Status::Ok();
+}
+
+ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t header_length,
+                                           void* data, size_t length,
+                                           const ucp_am_recv_param_t* param) {
+  auto* self = static_cast<UcxTransport*>(arg);
+  Delivery d;
+  d.header.assign(static_cast<const uint8_t*>(header), static_cast<const uint8_t*>(header) + header_length);
+  self->stats_.bytes_received += header_length + length;
+  ++self->stats_.messages_received;
+  if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    d.data.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + length);
+    self->deliveries_.push_back(std::move(d));
+    return UCS_OK;
+  }
+  // Rendezvous: pull the payload now into a buffer of our own.
+  auto* req = new RecvRequest{self, std::move(d)};
+  req->delivery.data.resize(length);
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.recv_am = &UcxTransport::OnRecvDone;
+  p.user_data = req;
+  ucs_status_ptr_t r = ucp_am_recv_data_nbx(self->worker_, data, req->delivery.data.data(), length, &p);
+  if (r == nullptr) {
+    self->deliveries_.push_back(std::move(req->delivery));
+    delete req;
+  } else if (UCS_PTR_IS_ERR(r)) {
+    Logger("transport")->error("receiving a rendezvous message failed: {}", ucs_status_string(UCS_PTR_STATUS(r)));
+    delete req;
+  }
+  return UCS_OK;
+}
+
+void UcxTransport::OnRecvDone(void* request, ucs_status_t status, size_t, void* user_data) {
+  auto* req = static_cast<RecvRequest*>(user_data);
+  if (status == UCS_OK) {
+    req->owner->deliveries_.push_back(std::move(req->delivery));
+  } else {
+    Logger("transport")->error("receiving a rendezvous message failed: {}", ucs_status_string(status));
+  }
+  delete req;
+  ucp_request_free(request);
+}
+
+void UcxTransport::RunDeferred() {
+  while (!deliveries_.empty() || !send_done_.empty() || !peer_errors_.empty()) {
+    while (!peer_errors_.empty()) {
+      auto [id, st] = std::move(peer_errors_.front());
+      peer_errors_.pop_front();
+      callbacks_.on_peer_error(id, st);
+    }
+    while (!send_done_.empty()) {
+      auto [done, st] = std::move(send_done_.front());
+      send_done_.pop_front();
+      if (done) done(st);
+    }
+    while (!deliveries_.empty()) {
+      Delivery d = std::move(deliveries_.front());
+      deliveries_.pop_front();
+      callbacks_.on_message(d.header.data(), d.header.size(), d.data.data(), d.data.size());
+    }
+  }
+}
+
+bool UcxTransport::Progress() {
+  bool any = false;
+  while (ucp_worker_progress(worker_) != 0) any = true;
+  any |= !deliveries_.empty() || !send_done_.empty() || !peer_errors_.empty();
+  RunDeferred();
+  return any;
+}
+
+bool UcxTransport::Arm() {
+  if (!deliveries_.empty() || !send_done_.empty() || !peer_errors_.empty()) return false;
+  return ucp_worker_arm(worker_) == UCS_OK;
+}
+
+}  // namespace outrider::agent

@@ -1,0 +1,68 @@
+// UCX implementation of Transport: one worker per agent, one endpoint per peer agent (created
+// from the peer's worker address), active messages (eager or rendezvous, pulled with
+// ucp_am_recv_data_nbx), peer error handling mode, event-driven progress (efd + arm).
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "agent/transport/transport.h"
+
+namespace outrider::agent {
+
+// Thread-safety: loop thread only.
+class UcxTransport : public Transport {
+ public:
+  static Result<std::unique_ptr<UcxTransport>> Create(Callbacks callbacks);
+  ~UcxTransport() override;
+
+  const std::string& address() const override { return address_; }
+  Result<PeerId> Connect(const std::string& remote_address) override;
+  Status Send(PeerId peer, const void* header, size_t header_len, const void* data, size_t len,
+              SendDone done) override;
+  void Disconnect(PeerId peer) override;
+  int event_fd() const override { return efd_; }
+  bool Progress() override;
+  bool Arm() override;
+  TransportStats stats() const override { return stats_; }
+
+ private:
+  struct Peer;
+  struct SendRequest;
+  struct RecvRequest;
+  struct Delivery {
+    std::vector<uint8_t> header;
+    std::vector<uint8_t> data;
+  };
+
+  explicit UcxTransport(Callbacks callbacks);
+  static ucs_status_t OnActiveMessage(void* arg, const void* header, size_t header_length,
+                                      void* data, size_t length, const ucp_am_recv_param_t* param);
+  static void OnSendDone(void* request, ucs_status_t status, void* user_data);
+  static void OnRecvDone(void* request, ucs_status_t status, size_t length, void* user_data);
+  static void OnEndpointError(void* arg, ucp_ep_h ep, ucs_status_t status);
+  void RunDeferred();
+
+  Callbacks callbacks_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  int efd_ = -1;
+  std::string address_;
+  std::map<std::string, PeerId> peer_by_address_;
+  std::map<PeerId, std::unique_ptr<Peer>> peers_;
+  PeerId next_peer_ = 1;
+  // Work that must not run inside UCX callbacks: message deliveries, send completions, errors.
+  std::deque<Delivery> deliveries_;
+  std::deque<std::pair<SendDone, Status>> send_done_;
+  std::deque<std::pair<PeerId, Status>> peer_errors_;
+  TransportStats stats_;
+};
+
+// Converts a UCX status (the one place UCX codes become Status values).
+Status UcxStatus(const std::string& what, ucs_status_t status);
+
+}  // namespace outrider::agent

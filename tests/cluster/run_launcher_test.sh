@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Tests for the emulated-cluster launcher tools/cluster/run.sh (`tools/outrider run`):
+# per-rank environment, agent arguments (with a fake agent), a failing rank's exit code and
+# the cleanup after it, Ctrl-C teardown, --timeout and bad input. Needs root and network
+# namespaces; otherwise it skips (exit 0). Last line: "N passed, M failed". Runs in ~10 s.
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+RUN="${OUTRIDER_RUN_SH:-$HERE/../../tools/cluster/run.sh}"
+PASS=0 FAIL=0
+
+skip() { echo "SKIP: $*"; echo "0 passed, 0 failed (skipped)"; exit 0; }
+ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
+not_ok() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+check() { local what="$1"; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+
+(($(id -u) == 0)) || skip "not root; the launcher needs root for network namespaces"
+command -v ip >/dev/null || skip "iproute2 'ip' not found"
+probe="orprobe$$"
+ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces here (ip netns add failed)"
+ip netns del "$probe" 2>/dev/null
+[[ -x $RUN ]] || { echo "launcher $RUN not found or not executable"; echo "0 passed, 1 failed"; exit 1; }
+
+T="$(mktemp -d "${TMPDIR:-/tmp}/outrider-run-test.XXXXXX")"
+trap 'rm -rf -- "$T"' EXIT
+
+# Nothing of launcher PID $1 may be left: namespaces, links, run dir.
+no_leftovers() {
+  local pid="$1"
+  ! ip netns list 2>/dev/null | grep -q "^or${pid}n" &&
+    ! ip -o link show 2>/dev/null | grep -Eq ": (or${pid}h[0-9]+|orb${pid})[@:]" &&
+    ! compgen -G "${TMPDIR:-/tmp}/outrider-run.${pid}.*" >/dev/null
+}
+field() { sed -n "s/^$2=//p" "$1" | head -n 1; }   # log, NAME -> value
+
+# ---------------------------------------------------------------------------------------------
+# 1. Environment per rank: 2 nodes x 2 procs, shaped, no agents.
+cat >"$T/env_rank.sh" <<'EOF'
+#!/bin/sh
+for v in RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE GROUP_RANK MASTER_ADDR MASTER_PORT \
+         OUTRIDER_SOCKET OUTRIDER_ROOT_ADDR OUTRIDER_JOB_ID OUTRIDER_JOB_TOKEN OUTRIDER_NODES \
+         OUTRIDER_NODE_RANK OUTRIDER_RATE_GBIT OUTRIDER_NETNS UCX_TLS UCX_NET_DEVICES; do
+  eval "echo $v=\${$v-UNSET}"
+done
+echo "IP=$(ip -4 -o addr show dev eth0 2>/dev/null | awk '{print $4}')"
+echo "CWD=$(pwd)"
+echo "QDISC=$(tc qdisc show dev eth0 2>/dev/null | grep -o 'tbf.*rate [^ ]*' | head -n 1)"
+EOF
+chmod +x "$T/env_rank.sh"
+cd "$T" || exit 1
+"$RUN" --nodes 2 --procs-per-node 2 --rate 2gbit --no-agent --keep-logs "$T/env" -- "$T/env_rank.sh" \
+  >"$T/env.out" 2>"$T/env.err"
+rc=$?
+check "2x2 run exits 0" test "$rc" -eq 0
+check "summary line says all ranks exited 0" \
+  grep -q "^outrider run: 2 nodes x 2 procs, all ranks exited 0$" "$T/env.err"
+check "rank 0 output streamed to stdout" grep -q "^RANK=0$" "$T/env.out"
+envok=1 why=""
+lpid="$(field "$T/env/rank0.log" OUTRIDER_JOB_ID)"; lpid="${lpid#run-}"
+token0="$(field "$T/env/rank0.log" OUTRIDER_JOB_TOKEN)"
+master="$(field "$T/env/rank0.log" IP)"; master="${master%/24}"
+[[ $master =~ ^10\.77\.[0-9]+\.1$ ]] || { envok=0; why+=" node0-ip=$master"; }
+[[ $token0 =~ ^[0-9a-f]{32}$ ]] || { envok=0; why+=" token=$token0"; }
+for r in 0 1 2 3; do
+  log="$T/env/rank$r.log" node=$((r / 2)) lr=$((r % 2))
+  [[ -f $log ]] || { envok=0; why+=" no-log-$r"; continue; }
+  subnet="${master%.1}"
+  declare -A want=(
+    [RANK]=$r [WORLD_SIZE]=4 [LOCAL_RANK]=$lr [LOCAL_WORLD_SIZE]=2 [GROUP_RANK]=$node
+    [MASTER_ADDR]=$master [MASTER_PORT]=29500 [OUTRIDER_ROOT_ADDR]="$master:29750"
+    [OUTRIDER_JOB_ID]="run-$lpid" [OUTRIDER_JOB_TOKEN]=$token0 [OUTRIDER_NODES]=2
+    [OUTRIDER_NODE_RANK]=$node [OUTRIDER_RATE_GBIT]=2 [OUTRIDER_NETNS]=1 [UCX_TLS]=tcp
+    [UCX_NET_DEVICES]=eth0 [IP]="$subnet.$((node + 1))/24" [CWD]="$T"
+  )
+  for k in "${!want[@]}"; do
+    got="$(field "$log" "$k")"
+    [[ $got == "${want[$k]}" ]] || { envok=0; why+=" rank$r:$k='$got'!='${want[$k]}'"; }
+  done
+  unset want
+  sock="$(field "$log" OUTRIDER_SOCKET)"
+  [[ $sock == */node$node/agent.sock ]] || { envok=0; why+=" rank$r:socket=$sock"; }
+  grep -q "^QDISC=tbf.*rate 2Gbit" "$log" || { envok=0; why+=" rank$r:qdisc"; }
+done
+if ((envok)); then ok "per-rank environment, addresses and shaping"; else not_ok "per-rank environment:$why"; fi
+check "run 1 left no namespaces, links or run dir" no_leftovers "$lpid"
+
+# ---------------------------------------------------------------------------------------------
+# 2. Agent start with a fake agent (writes its arguments and environment, then signals ready).
+agent_marker="95.$$"
+cat >"$T/fake_agent.sh" <<EOF
+#!/bin/sh
+echo "ARGS=\$*"
+echo "ENV=\$UCX_TLS \$UCX_NET_DEVICES \$UCX_TCP_CM_REUSEADDR"
+printf R >&3
+exec 3>&-
+exec sleep $agent_marker
+EOF
+chmod +x "$T/fake_agent.sh"
+OUTRIDER_AGENT="$T/fake_agent.sh" "$RUN" --nodes 2 --agent-arg --spin-us --agent-arg 0 \
+  --keep-logs "$T/agent" -- sh -c 'echo JOB=$OUTRIDER_JOB_ID' >"$T/agent.out" 2>"$T/agent.err"
+rc=$?
+check "run with (fake) agents exits 0" test "$rc" -eq 0
+lpid="$(sed -n 's/^JOB=run-//p' "$T/agent.out")"
+a1="$(field "$T/agent/node1/agent.log" ARGS)"
+want_re="^--socket /.*/node1/agent\.sock --port 29750 --listen-address 10\.77\.[0-9]+\.2 --log-level info --spin-us 0 --ready-fd 3$"
+check "agent arguments (got: $a1)" bash -c '[[ $1 =~ $2 ]]' _ "$a1" "$want_re"
+check "agent environment" test "$(field "$T/agent/node0/agent.log" ENV)" = "tcp eth0 y"
+check "agents stopped after the run" bash -c '! pgrep -f "^sleep $1$" >/dev/null' _ "$agent_marker"
+check "run 2 left no namespaces, links or run dir" no_leftovers "$lpid"
+
+# An agent that exits before it is ready fails the run with its log tail.
+printf '#!/bin/sh\necho "agent: bad flag" >&2\nexit 5\n' >"$T/bad_agent.sh"
+chmod +x "$T/bad_agent.sh"
+OUTRIDER_AGENT="$T/bad_agent.sh" "$RUN" --nodes 2 -- true >/dev/null 2>"$T/bad_agent.err"
+rc=$?
+check "agent that exits early: exit 1 with its log tail" \
+  bash -c '(($1 == 1)) && grep -q "agent: bad flag" "$2" && grep -q "exited with code 5" "$2"' _ "$rc" "$T/bad_agent.err"
+
+# ---------------------------------------------------------------------------------------------
+# 3. A failing rank: its code propagates, the others are killed promptly, all is cleaned up.
+marker="97.$$"
+start=$SECONDS
+"$RUN" --nodes 2 --procs-per-node 2 --no-agent --timeout 15 -- \
+  sh -c 'echo JOB=$OUTRIDER_JOB_ID; if [ "$RANK" = 2 ]; then echo rank2-dies >&2; exit 3; fi; exec sleep '"$marker" \
+  >"$T/fail.out" 2>"$T/fail.err"
+rc=$?
+elapsed=$((SECONDS - start))
+lpid="$(sed -n 's/^JOB=run-//p' "$T/fail.out")"
+check "failing rank: launcher exits with its code 3 (got $rc)" test "$rc" -eq 3
+check "failing rank: finished promptly (${elapsed}s)" test "$elapsed" -le 8
+check "failing rank: its log is printed with a header" \
+  bash -c 'grep -q -- "^--- rank 2 (exit 3) ---$" "$1" && grep -q rank2-dies "$1"' _ "$T/fail.err"
+check "failing rank: summary names it" grep -q "failed: rank 2 exit 3" "$T/fail.err"
+check "failing rank: other ranks are gone" bash -c '! pgrep -f "^sleep $1$" >/dev/null' _ "$marker"
+check "failing rank: no namespaces, links or run dir left" no_leftovers "$lpid"
+
+# ---------------------------------------------------------------------------------------------
+# 4. SIGINT (Ctrl-C) while ranks sleep: everything is torn down, exit 130.
+marker="96.$$"
+# A background job of a script starts with SIGINT ignored, and bash cannot trap a signal that
+# was ignored on entry; env --default-signal gives the launcher a terminal-like SIGINT.
+env --default-signal=INT "$RUN" --nodes 2 --procs-per-node 2 --rate 1gbit --no-agent --timeout 15 -- \
+  sh -c 'echo JOB=$OUTRIDER_JOB_ID; exec sleep '"$marker" >"$T/int.out" 2>"$T/int.err" &
+lp=$!
+for ((i = 0; i < 100; i++)); do   # up to 10 s for all 4 ranks to be running
+  (($(pgrep -fc "^sleep $marker$") >= 4)) && break
+  sleep 0.1
+done
+had_ns=0
+ip netns list | grep -q "^or${lp}n" && had_ns=1
+kill -INT "$lp"
+rc=0
+for ((i = 0; i < 100; i++)); do kill -0 "$lp" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$lp" 2>/dev/null; then
+  rc=999   # SIGINT did not work: stop it with SIGTERM so that it still cleans up
+  kill -TERM "$lp"
+  for ((i = 0; i < 100; i++)); do kill -0 "$lp" 2>/dev/null || break; sleep 0.1; done
+  wait "$lp"
+else
+  wait "$lp"; rc=$?
+fi
+check "SIGINT: namespaces existed while running" test "$had_ns" -eq 1
+check "SIGINT: launcher exits 130 (got $rc)" test "$rc" -eq 130
+check "SIGINT: ranks are gone" bash -c '! pgrep -f "^sleep $1$" >/dev/null' _ "$marker"
+check "SIGINT: no namespaces, links or run dir left" no_leftovers "$lp"
+
+# ---------------------------------------------------------------------------------------------
+# 5. --timeout and bad input.
+"$RUN" --nodes 1 --no-agent --timeout 1 -- sleep 30 >/dev/null 2>"$T/to.err"
+rc=$?
+check "--timeout 1: exit 124 (got $rc)" bash -c '(($1 == 124)) && grep -q "timed out after 1 s" "$2"' _ "$rc" "$T/to.err"
+for args in "--nodes 2 true" "--nodes 0 -- true" "--nodes 2 --procs-per-node x -- true" \
+            "--nodes 2 --bogus -- true" "--nodes 2 --rate 2 -- true" "--nodes 2 --"; do
+  # shellcheck disable=SC2086
+  "$RUN" $args >/dev/null 2>"$T/bad.err"
+  rc=$?
+  check "bad input '$args' -> exit 2 (got $rc)" bash -c '(($1 == 2)) && grep -q error "$2"' _ "$rc" "$T/bad.err"
+done
+
+echo "$PASS passed, $FAIL failed"
+((FAIL == 0))
