@@ -13,6 +13,10 @@ skip() { echo "SKIP: $*"; echo "0 passed, 0 failed (skipped)"; exit 0; }
 ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
 not_ok() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
 check() { local what="$1"; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+dump() {   # FILE...: show what the launcher printed, for a failed check
+  local f
+  for f in "$@"; do [[ -f $f ]] && sed "s|^|    ${f##*/}: |" "$f"; done
+}
 
 (($(id -u) == 0)) || skip "not root; the launcher needs root for network namespaces"
 command -v ip >/dev/null || skip "iproute2 'ip' not found"
@@ -133,6 +137,7 @@ check "failing rank: its log is printed with a header" \
 check "failing rank: summary names it" grep -q "failed: rank 2 exit 3" "$T/fail.err"
 check "failing rank: other ranks are gone" bash -c '! pgrep -f "^sleep $1$" >/dev/null' _ "$marker"
 check "failing rank: no namespaces, links or run dir left" no_leftovers "$lpid"
+((FAIL)) && dump "$T/fail.out" "$T/fail.err"
 
 # ---------------------------------------------------------------------------------------------
 # 4. SIGINT (Ctrl-C) while ranks sleep: everything is torn down, exit 130.
@@ -163,6 +168,7 @@ check "SIGINT: namespaces existed while running" test "$had_ns" -eq 1
 check "SIGINT: launcher exits 130 (got $rc)" test "$rc" -eq 130
 check "SIGINT: ranks are gone" bash -c '! pgrep -f "^sleep $1$" >/dev/null' _ "$marker"
 check "SIGINT: no namespaces, links or run dir left" no_leftovers "$lp"
+((FAIL)) && dump "$T/int.out" "$T/int.err"
 
 # ---------------------------------------------------------------------------------------------
 # 5. --timeout and bad input.

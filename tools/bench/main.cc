@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "tools/bench/collective_bench.h"
 #include "tools/bench/local_bench.h"
 #include "tools/bench/train_bench.h"
 
@@ -40,7 +41,36 @@ int main(int argc, char** argv) {
   t->add_option("--steps", train.steps, "training steps")->capture_default_str();
   t->add_option("--buckets", train.buckets, "gradient bucket sizes (K/M suffixes)")->delimiter(',');
 
+  CollectiveOptions coll;
+  std::string coll_min = "8", coll_max = "64M";
+  std::vector<CLI::App*> colls;
+  for (const char* name : {"allreduce", "broadcast", "allgather", "reducescatter"}) {
+    CLI::App* sub = app.add_subcommand(name, std::string(name) + " across the ranks of a job started by a launcher (tools/outrider run): one rank per process, torchrun environment");
+    add_common(sub);
+    sub->add_option("--min-bytes,-b", coll_min, "smallest message (K/M/G suffixes)")->capture_default_str();
+    sub->add_option("--max-bytes,-e", coll_max, "largest message")->capture_default_str();
+    sub->add_option("--factor,-f", coll.factor, "size multiplier between rows")->capture_default_str();
+    sub->add_option("--iters", coll.iters, "timed iterations per size (0: by size)")->capture_default_str();
+    sub->add_option("--warmup", coll.warmup, "untimed iterations per size")->capture_default_str();
+    if (std::string(name) == "allreduce") {
+      sub->add_option("--latency-iters", coll.latency_iters, "also time this many 8-byte allreduces (p50/p99)")->capture_default_str();
+    }
+    colls.push_back(sub);
+  }
+
   CLI11_PARSE(app, argc, argv);
+  for (CLI::App* sub : colls) {
+    if (!sub->parsed()) continue;
+    auto mn = ParseBytes(coll_min), mx = ParseBytes(coll_max);
+    if (!mn.ok() || !mx.ok() || *mn > *mx) {
+      std::fprintf(stderr, "outrider-bench: bad --min-bytes/--max-bytes\n");
+      return 2;
+    }
+    coll.min_bytes = *mn;
+    coll.max_bytes = *mx;
+    coll.op = sub->get_name();
+    return RunCollective(common, coll);
+  }
   if (l->parsed()) {
     auto mn = ParseBytes(min_bytes), mx = ParseBytes(max_bytes);
     if (!mn.ok() || !mx.ok() || *mn > *mx) {
