@@ -223,7 +223,7 @@ int outrider_allgather(outrider_client_t* c, const void* send, void* recv, uint6
   a.send = send;
   a.send_bytes = bytes;
   a.recv = recv;
-  a.recv_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().local_world_size) : 0;
+  a.recv_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().world_size) : 0;
   return SubmitOp(c, a, opts, op, "allgather");
 }
 
@@ -236,7 +236,7 @@ int outrider_reduce_scatter(outrider_client_t* c, const void* send, void* recv, 
   a.count = recv_count;
   uint64_t bytes = recv_count * outrider::ipc::DTypeSize(a.dtype);
   a.send = send;
-  a.send_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().local_world_size) : 0;
+  a.send_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().world_size) : 0;
   a.recv = recv;
   a.recv_bytes = bytes;
   return SubmitOp(c, a, opts, op, "reduce_scatter");

@@ -85,7 +85,11 @@ NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, 
       local_size_(local_size),
       transport_(transport),
       done_(std::move(done)),
-      options_(options) {}
+      options_(options),
+      sent_to_(static_cast<size_t>(num_nodes), 0),
+      received_from_(static_cast<size_t>(num_nodes), 0),
+      left_after_(static_cast<size_t>(num_nodes), -1),
+      left_(static_cast<size_t>(num_nodes), false) {}
 
 NodeGroup::~NodeGroup() = default;
 
@@ -136,6 +140,7 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
   h.offset = offset;
   h.fp = inst.fp;
   ++inst.sends_in_flight;
+  ++sent_to_[static_cast<size_t>(node)];
   uint64_t key = inst.key, seq = inst.seq;
   Status st = transport_->Send(peers_[static_cast<size_t>(node)], &h, sizeof(h), data, len,
                                [this, key, seq](const Status& s) {
@@ -157,6 +162,11 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   Instance& inst = Get(key, seq);
   inst.started = true;
   inst.ops = ops;
+  for (int n = 0; n < num_nodes_; ++n) {
+    if (left_[static_cast<size_t>(n)] && !inst.fps[static_cast<size_t>(n)]) {
+      return Complete(inst, PeerLost(DescribeNode(n) + " left job '" + job_id_ + "'"));
+    }
+  }
   const ValidatedOp& o = *ops[0];
   inst.fp = Fingerprint{static_cast<uint32_t>(o.kind), static_cast<uint32_t>(o.dtype),
                         static_cast<uint32_t>(o.reduce_op), o.root, o.count};
@@ -246,11 +256,36 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
 
 void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (h.from_node < 0 || h.from_node >= num_nodes_ || h.from_node == node_rank_) return;
+  size_t from = static_cast<size_t>(h.from_node);
   auto type = static_cast<PeerMsg>(h.type);
   if (type == PeerMsg::kJobLeft) {
-    FailAll(PeerLost(DescribeNode(h.from_node) + " left job '" + job_id_ + "'"));
+    left_after_[from] = static_cast<int64_t>(h.offset);
+    if (received_from_[from] >= h.offset) ApplyLeft(h.from_node);
     return;
   }
+  ++received_from_[from];
+  HandleMessage(h, data, len);
+  if (left_after_[from] >= 0 && received_from_[from] >= static_cast<uint64_t>(left_after_[from]) && !left_[from]) {
+    ApplyLeft(h.from_node);
+  }
+}
+
+void NodeGroup::ApplyLeft(int node) {
+  left_[static_cast<size_t>(node)] = true;
+  // Everything the node sent has arrived: instances still missing its contribution never will.
+  Status why = PeerLost(DescribeNode(node) + " left job '" + job_id_ + "'");
+  std::vector<std::pair<uint64_t, uint64_t>> doomed;
+  for (auto& [id, inst] : instances_) {
+    if (!inst.done && !inst.fps[static_cast<size_t>(node)]) doomed.push_back(id);
+  }
+  for (auto& id : doomed) {
+    auto it = instances_.find(id);
+    if (it != instances_.end()) Complete(it->second, why);
+  }
+}
+
+void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  auto type = static_cast<PeerMsg>(h.type);
   Instance& inst = Get(h.key, h.seq);
   if (inst.done) return;
   if (type == PeerMsg::kContrib) {
@@ -463,7 +498,9 @@ void NodeGroup::SayJobLeft() {
   h.from_node = node_rank_;
   // No completion callback: the group may be gone by the time the send finishes.
   for (int n = 0; n < num_nodes_; ++n) {
-    if (n != node_rank_) (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), nullptr, 0, nullptr);
+    if (n == node_rank_) continue;
+    h.offset = sent_to_[static_cast<size_t>(n)];
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), nullptr, 0, nullptr);
   }
 }
 

@@ -76,8 +76,18 @@ class NodeGroup {
   Transport* transport_;  // Not owned; outlives the group.
   Done done_;
   NodeGroupOptions options_;
+  void ApplyLeft(int node);
+  void HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+
   std::vector<PeerId> peers_;
   std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
+  // Messages sent to / delivered from each node. A JobLeft carries the sender's count, so it is
+  // acted on only after everything the node sent before it has been delivered (rendezvous
+  // payloads can overtake each other).
+  std::vector<uint64_t> sent_to_;
+  std::vector<uint64_t> received_from_;
+  std::vector<int64_t> left_after_;  // -1: the node has not left
+  std::vector<bool> left_;
 };
 
 uint64_t HashBytes(const void* data, size_t len);

@@ -14,7 +14,7 @@ enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
   kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
   kRing = 3,       // one chunk of a ring reduce-scatter / allgather step
-  kJobLeft = 4,    // the sender's clients of this job are gone: its pending ops can never finish
+  kJobLeft = 4,    // the sender's clients of this job are gone; `offset` = messages it sent us before
 };
 
 // Fingerprint of one collective instance: every node must send the same one.

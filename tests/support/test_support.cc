@@ -89,6 +89,15 @@ outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& j
   return c;
 }
 
+outrider_client_t* ConnectOrExitWith(const outrider_connect_options_t* options) {
+  outrider_client_t* c = nullptr;
+  if (outrider_connect(options, &c) != OUTRIDER_OK) {
+    std::fprintf(stderr, "connect failed: %s\n", outrider_last_error(nullptr));
+    _exit(90);
+  }
+  return c;
+}
+
 void CopyText(char* dst, size_t cap, const char* src) {
   std::strncpy(dst, src, cap - 1);
   dst[cap - 1] = '\0';

@@ -71,6 +71,7 @@ SharedValue<T>::~SharedValue() {
 
 // Child-side helpers (call only inside Spawn()ed processes: they _exit on failure).
 outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& job, int rank, int size);
+outrider_client_t* ConnectOrExitWith(const outrider_connect_options_t* options);
 
 // Copies a C string into a fixed buffer (NUL-terminated).
 void CopyText(char* dst, size_t cap, const char* src);

@@ -1,0 +1,316 @@
+// Several agents on loopback, one per emulated node: every collective against a reference,
+// bitwise equality across ranks, shape disagreements across nodes, a wrong job token, two jobs
+// sharing the agents, and an agent killed mid-allreduce.
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kMaxRanks = 8;
+constexpr size_t kMaxBytes = 1 << 22;
+
+struct Results {
+  int rc[kMaxRanks];
+  char error[kMaxRanks][256];
+  uint8_t out[kMaxRanks][kMaxBytes];
+};
+
+uint16_t FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  socklen_t len = sizeof(sa);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  ::close(fd);
+  return ntohs(sa.sin_port);
+}
+
+class MultiNodeTest : public ::testing::Test {
+ protected:
+  void StartAgents(int nodes) {
+    for (int n = 0; n < nodes; ++n) {
+      uint16_t port = FreePort();
+      ports_.push_back(port);
+      agents_.push_back(StartAgent({"--port", std::to_string(port), "--listen-address", "127.0.0.1",
+                                    "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
+                                    "--rendezvous-timeout-ms", "8000"}));
+      ASSERT_NE(agents_.back(), nullptr);
+    }
+  }
+  // Runs nodes x local ranks, each calling body(client, rank); collects rc and error text.
+  void RunJob(const std::string& job, int nodes, int local, const std::string& token,
+              const std::function<int(outrider_client_t*, int)>& body, bool expect_ok = true) {
+    std::vector<pid_t> pids;
+    int world = nodes * local;
+    for (int r = 0; r < world; ++r) {
+      pids.push_back(Spawn([&, r] {
+        ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+        ::setenv("OUTRIDER_JOB_TOKEN", r == token_breaker_ ? "not-the-token" : token.c_str(), 1);
+        outrider_connect_options_t o;
+        outrider_connect_options_init(&o);
+        std::string socket = agents_[static_cast<size_t>(r / local)]->socket_path();
+        o.socket_path = socket.c_str();
+        o.job_id = job.c_str();
+        o.rank = r;
+        o.world_size = world;
+        o.local_rank = r % local;
+        o.local_world_size = local;
+        outrider_client_t* c = nullptr;
+        int rc = outrider_connect(&o, &c);
+        if (rc != OUTRIDER_OK) {
+          results_->rc[r] = rc;
+          CopyText(results_->error[r], 256, outrider_last_error(nullptr));
+          return 0;
+        }
+        rc = body(c, r);
+        results_->rc[r] = rc;
+        if (rc != OUTRIDER_OK) CopyText(results_->error[r], 256, outrider_last_error(c));
+        outrider_disconnect(c);
+        return 0;
+      }));
+    }
+    for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+    if (expect_ok) {
+      for (int r = 0; r < world; ++r) EXPECT_EQ(results_->rc[r], 0) << "rank " << r << ": " << results_->error[r];
+    }
+  }
+
+  std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
+  std::vector<uint16_t> ports_;
+  SharedValue<Results> results_;
+  int token_breaker_ = -1;
+};
+
+int Wait(outrider_client_t* c, int rc, const outrider_op_t* h) { return rc == OUTRIDER_OK ? outrider_wait(c, *h, 30000) : rc; }
+
+TEST_F(MultiNodeTest, AllreduceAcrossThreeNodesMatchesReferenceAndIsBitwiseEqual) {
+  StartAgents(3);
+  const int nodes = 3, local = 2, world = 6;
+  for (size_t count : {size_t{3}, size_t{100000}, size_t{700001}}) {  // direct, then ring (chunked)
+    RunJob("ar-" + std::to_string(count), nodes, local, "tok", [&](outrider_client_t* c, int r) {
+      auto* buf = static_cast<float*>(outrider_alloc(c, count * 4));
+      for (size_t i = 0; i < count; ++i) buf[i] = 0.25f * static_cast<float>((r + 1) * (i % 13 + 1)) + 1e-3f * r;
+      outrider_op_t h;
+      int rc = Wait(c, outrider_allreduce(c, buf, buf, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+      std::memcpy(results_->out[r], buf, std::min(count * 4, kMaxBytes));
+      return rc;
+    });
+    size_t bytes = std::min(count * 4, kMaxBytes);
+    for (int r = 1; r < world; ++r) EXPECT_EQ(std::memcmp(results_->out[0], results_->out[r], bytes), 0) << "rank " << r;
+    auto* got = reinterpret_cast<float*>(results_->out[0]);
+    for (size_t i = 0; i < bytes / 4; i += 997) {
+      double want = 0;
+      for (int r = 0; r < world; ++r) want += 0.25 * (r + 1) * (i % 13 + 1) + 1e-3 * r;
+      EXPECT_NEAR(got[i], want, 1e-3 * std::abs(want) + 1e-4) << "element " << i;
+    }
+  }
+}
+
+TEST_F(MultiNodeTest, AvgMinMaxAndIntegerSumsAcrossNodes) {
+  StartAgents(3);
+  RunJob("ops", 3, 1, "tok", [&](outrider_client_t* c, int r) {
+    auto* f = static_cast<float*>(outrider_alloc(c, 4 * 3));
+    auto* i = static_cast<int64_t*>(outrider_alloc(c, 8 * 300000));
+    f[0] = f[1] = f[2] = static_cast<float>(r + 1);
+    for (size_t k = 0; k < 300000; ++k) i[k] = static_cast<int64_t>(k) * (r + 1);
+    outrider_op_t h;
+    int rc = Wait(c, outrider_allreduce(c, f, f, 1, OUTRIDER_F32, OUTRIDER_AVG, nullptr, &h), &h);
+    if (rc == 0) rc = Wait(c, outrider_allreduce(c, f + 1, f + 1, 1, OUTRIDER_F32, OUTRIDER_MIN, nullptr, &h), &h);
+    if (rc == 0) rc = Wait(c, outrider_allreduce(c, f + 2, f + 2, 1, OUTRIDER_F32, OUTRIDER_MAX, nullptr, &h), &h);
+    if (rc == 0) rc = Wait(c, outrider_allreduce(c, i, i, 300000, OUTRIDER_I64, OUTRIDER_SUM, nullptr, &h), &h);
+    if (f[0] != 2.0f || f[1] != 1.0f || f[2] != 3.0f) return 101;
+    for (size_t k = 0; k < 300000; k += 7) {
+      if (i[k] != static_cast<int64_t>(k) * 6) {
+        std::fprintf(stderr, "rank %d: i[%zu] = %lld\n", r, k, static_cast<long long>(i[k]));
+        return 102;
+      }
+    }
+    return rc;
+  });
+}
+
+TEST_F(MultiNodeTest, BroadcastAllgatherReduceScatterAndBarrierAcrossNodes) {
+  StartAgents(3);
+  const int nodes = 3, local = 2, world = 6;
+  const size_t count = 5000;
+  RunJob("mixed", nodes, local, "tok", [&](outrider_client_t* c, int r) {
+    auto* b = static_cast<int32_t*>(outrider_alloc(c, count * 4));
+    auto* s = static_cast<int32_t*>(outrider_alloc(c, count * 4 * world));
+    auto* g = static_cast<int32_t*>(outrider_alloc(c, count * 4 * world));
+    auto* rs = static_cast<int32_t*>(outrider_alloc(c, count * 4));
+    for (size_t i = 0; i < count; ++i) b[i] = r == 3 ? static_cast<int32_t>(i) : -1;
+    for (size_t i = 0; i < count * world; ++i) s[i] = static_cast<int32_t>(i) + r;
+    outrider_op_t h;
+    int rc = Wait(c, outrider_broadcast(c, b, count, OUTRIDER_I32, 3, nullptr, &h), &h);
+    if (rc == 0) rc = Wait(c, outrider_allgather(c, s, g, count, OUTRIDER_I32, nullptr, &h), &h);
+    if (rc == 0) rc = Wait(c, outrider_reduce_scatter(c, s, rs, count, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+    if (rc == 0) rc = Wait(c, outrider_barrier(c, nullptr, &h), &h);
+    if (rc) return rc;
+    for (size_t i = 0; i < count; ++i) {
+      if (b[i] != static_cast<int32_t>(i)) return 101;
+      if (rs[i] != world * static_cast<int32_t>(r * count + i) + world * (world - 1) / 2) return 103;
+    }
+    for (int src = 0; src < world; ++src) {
+      for (size_t i = 0; i < count; i += 101) {
+        if (g[src * count + i] != static_cast<int32_t>(i) + src) return 102;
+      }
+    }
+    return 0;
+  });
+}
+
+TEST_F(MultiNodeTest, CountMismatchAcrossNodesFailsEveryRankNamingFieldAndRanks) {
+  StartAgents(3);
+  RunJob("mismatch", 3, 1, "tok", [&](outrider_client_t* c, int r) {
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
+    outrider_op_t h;
+    int rc = Wait(c, outrider_allreduce(c, x, x, r == 2 ? 64 : 32, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+    if (rc == OUTRIDER_OK) return 100;
+    // The next collective works again.
+    int again = Wait(c, outrider_allreduce(c, x, x, 8, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+    return again == OUTRIDER_OK ? rc : 200 + again;
+  }, false);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
+    EXPECT_THAT(results_->error[r], HasSubstr("count"));
+    EXPECT_THAT(results_->error[r], HasSubstr("rank 2 (node 2) has 64"));
+  }
+}
+
+TEST_F(MultiNodeTest, DtypeMismatchAcrossNodesFailsEveryRank) {
+  StartAgents(3);
+  RunJob("dtype", 3, 1, "tok", [&](outrider_client_t* c, int r) {
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
+    outrider_op_t h;
+    return Wait(c, outrider_allreduce(c, x, x, 16, r == 1 ? OUTRIDER_I32 : OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+  }, false);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
+    EXPECT_THAT(results_->error[r], HasSubstr("dtype"));
+  }
+}
+
+TEST_F(MultiNodeTest, WrongJobTokenIsRefusedAndNamed) {
+  StartAgents(2);
+  token_breaker_ = 1;  // the rank on node 1 presents another token
+  RunJob("token", 2, 1, "secret", [&](outrider_client_t* c, int r) {
+    auto* x = static_cast<float*>(outrider_alloc(c, 4));
+    outrider_op_t h;
+    return Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+  }, false);
+  EXPECT_EQ(results_->rc[1], OUTRIDER_ERR_PERMISSION_DENIED) << results_->error[1];
+  EXPECT_THAT(results_->error[1], HasSubstr("wrong job token"));
+  EXPECT_NE(results_->rc[0], OUTRIDER_OK);
+  EXPECT_THAT(agents_[0]->ReadLog(), HasSubstr("wrong job token"));
+}
+
+TEST_F(MultiNodeTest, TwoJobsShareTheAgentsAtOnce) {
+  StartAgents(2);
+  SharedValue<Results> other;
+  std::vector<pid_t> pids;
+  for (int job = 0; job < 2; ++job) {
+    for (int r = 0; r < 2; ++r) {
+      pids.push_back(Spawn([&, job, r] {
+        ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+        ::setenv("OUTRIDER_JOB_TOKEN", job == 0 ? "a" : "b", 1);
+        outrider_connect_options_t o;
+        outrider_connect_options_init(&o);
+        std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
+        std::string id = "shared-" + std::to_string(job);
+        o.socket_path = socket.c_str();
+        o.job_id = id.c_str();
+        o.rank = r;
+        o.world_size = 2;
+        o.local_rank = 0;
+        o.local_world_size = 1;
+        outrider_client_t* c = ConnectOrExitWith(&o);
+        auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
+        int rc = 0;
+        for (int step = 0; step < 20 && rc == 0; ++step) {
+          for (int i = 0; i < 1000; ++i) x[i] = (job + 1) * 100 + r;
+          outrider_op_t h;
+          rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+          if (rc == 0 && x[999] != 2 * (job + 1) * 100 + 1) rc = 99;
+        }
+        other->rc[job * 2 + r] = rc;
+        outrider_disconnect(c);
+        return 0;
+      }));
+    }
+  }
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(other->rc[i], 0) << "client " << i;
+}
+
+TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
+  StartAgents(3);
+  Pipe started;
+  SharedValue<Results> res;
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 3; ++r) {
+    pids.push_back(Spawn([&, r] {
+      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+      ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
+      outrider_connect_options_t o;
+      outrider_connect_options_init(&o);
+      std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
+      o.socket_path = socket.c_str();
+      o.job_id = "victim";
+      o.rank = r;
+      o.world_size = 3;
+      o.local_rank = 0;
+      o.local_world_size = 1;
+      outrider_client_t* c = ConnectOrExitWith(&o);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+      int rc = 0;
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        outrider_op_t h;
+        rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+        if (rc == 0) rc = outrider_wait(c, h, 10000);  // the peer deadline is 3 s: must end sooner
+        if (step == 2 && r == 0) started.Send('s');
+      }
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  char ch;
+  ASSERT_TRUE(started.Receive(&ch, 60000));
+  agents_[2]->Stop(SIGKILL);
+  for (int r = 0; r < 3; ++r) {
+    int status = Reap(pids[r]);
+    if (r == 2) continue;
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(res->rc[r], OUTRIDER_ERR_PEER_LOST) << "rank " << r << ": " << res->error[r];
+    EXPECT_THAT(res->error[r], HasSubstr("rank 2 (node 2)"));
+  }
+  // The survivors' agents keep serving: a new single-node job still works on node 0.
+  pid_t p = Spawn([&] {
+    outrider_client_t* c = ConnectOrExit(agents_[0]->socket_path(), "after", 0, 1);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4));
+    outrider_op_t h;
+    int rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+    outrider_disconnect(c);
+    return rc;
+  });
+  EXPECT_EQ(Reap(p), 0);
+}
+
+}  // namespace
+}  // namespace outrider::testing
