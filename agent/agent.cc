@@ -39,6 +39,8 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     no.heartbeat_ms = options.heartbeat_ms;
     no.peer_timeout_ms = options.peer_timeout_ms;
     no.rendezvous_timeout_ms = options.rendezvous_timeout_ms;
+    no.ring_chunk_bytes = options.ring_chunk_bytes;
+    no.direct_max_bytes = options.direct_max_bytes;
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, no));
     agent->jobs_.set_network(agent->network_.get());
   }
@@ -65,6 +67,7 @@ void Agent::OnSignal() {
 bool Agent::Poll() {
   bool worked = network_ != nullptr && network_->Progress();
   worked |= control_->PollSessions();
+  worked |= jobs_.Pump();
   uint64_t now_ns = ipc::MonotonicNs();
   if (now_ns >= next_tick_ns_) {
     next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs

@@ -204,6 +204,18 @@ const Param kParams[] = {
      true, Kind::kUint, OUTRIDER_UINT_FIELD(rendezvous_timeout_ms), [](const AgentOptions& o) {
        return AtLeastOne("rendezvous_timeout_ms", o.rendezvous_timeout_ms);
      }},
+    {"ring_chunk_bytes", "--ring-chunk-bytes", "OUTRIDER_RING_CHUNK_BYTES", "ring_chunk_bytes",
+     "BYTES", "1048576", "bytes",
+     "Unit of pipelining in the inter-node ring: each chunk is forwarded as soon as it is reduced.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(ring_chunk_bytes), [](const AgentOptions& o) {
+       if (o.ring_chunk_bytes >= 4096) return Status::Ok();
+       return InvalidArgument("ring_chunk_bytes must be at least 4096, got " + std::to_string(o.ring_chunk_bytes));
+     }},
+    {"direct_max_bytes", "--direct-max-bytes", "OUTRIDER_DIRECT_MAX_BYTES", "direct_max_bytes",
+     "BYTES", "262144", "bytes",
+     "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
+     "round, lowest latency); larger ones use the ring (least bandwidth).",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(direct_max_bytes), nullptr},
     {"config_file", "--config", "OUTRIDER_CONFIG", "", "PATH", "(none)", "",
      "TOML file to read; its keys are the config keys of this table.", true, Kind::kString,
      OUTRIDER_STRING_FIELD(config_file), nullptr},

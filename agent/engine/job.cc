@@ -62,7 +62,8 @@ Status Job::StartNetwork(const Session* first) {
   if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
   group_ = std::make_unique<NodeGroup>(id_, hash_, net_->self_hash(), num_nodes, node, local_size_,
                                        net_->transport(),
-                                       [this](uint64_t key, uint64_t seq, const Status& st) { OnGroupDone(key, seq, st); });
+                                       [this](uint64_t key, uint64_t seq, const Status& st) { OnGroupDone(key, seq, st); },
+                                       NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes});
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   if (node == 0) {
@@ -110,6 +111,10 @@ void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st) {
 
 void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (group_ != nullptr && lost_.ok()) group_->OnMessage(h, data, len);
+}
+
+uint8_t* Job::RecvBuffer(const PeerHeader& h, size_t len) {
+  return group_ != nullptr && lost_.ok() ? group_->RecvBuffer(h, len) : nullptr;
 }
 
 void Job::OnPeerLost(PeerId peer, const Status& why) {
@@ -319,6 +324,12 @@ void JobTable::Leave(Session* session, const Status& why) {
   if (it == jobs_.end()) return;
   it->second->RemoveMember(session, why);
   if (it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
+}
+
+bool JobTable::Pump() {
+  bool any = false;
+  for (auto& [id, job] : jobs_) any |= job->Pump();
+  return any;
 }
 
 void JobTable::Sweep() {

@@ -49,6 +49,10 @@ class Job {
   void FailAll(const Status& why);
   // A message from another node's agent for this job.
   void OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  // One step of deferred local work. True if it did any.
+  bool Pump() { return group_ != nullptr && group_->Pump(); }
+  // Where a large payload for this job should land (nullptr: anywhere).
+  uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
   // The agent of another node is gone: the job fails if it used it.
   void OnPeerLost(PeerId peer, const Status& why);
   // Fails collectives that have waited longer than `timeout_ns` for some rank.
@@ -101,6 +105,8 @@ class JobTable {
   Job* Find(const std::string& id);
   Job* FindByHash(uint64_t hash);
   void OnPeerLost(PeerId peer, const Status& why);
+  // One step of deferred local work across jobs.
+  bool Pump();
   // Drops jobs whose members all left once their last sends finished.
   void Sweep();
   void set_network(Network* net) { net_ = net; }

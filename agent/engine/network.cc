@@ -20,6 +20,14 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, JobTable* jobs
   Transport::Callbacks cb;
   cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) { n->OnMessage(h, hl, d, dl); };
   cb.on_peer_error = [n](PeerId p, const Status& why) { n->OnPeerError(p, why); };
+  cb.recv_buffer = [n](const uint8_t* h, size_t hl, size_t len) -> uint8_t* {
+    if (hl != sizeof(PeerHeader)) return nullptr;
+    PeerHeader header;
+    std::memcpy(&header, h, sizeof(header));
+    if (header.magic != kPeerMagic) return nullptr;
+    Job* job = n->jobs_->FindByHash(header.job_hash);
+    return job == nullptr ? nullptr : job->RecvBuffer(header, len);
+  };
   OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(cb)));
   net->transport_ = std::move(ucx);
   net->self_hash_ = HashBytes(net->transport_->address().data(), net->transport_->address().size());

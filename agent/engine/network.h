@@ -22,6 +22,8 @@ struct NetworkOptions {
   uint32_t heartbeat_ms = 1000;
   uint32_t peer_timeout_ms = 10000;
   uint32_t rendezvous_timeout_ms = 120000;
+  uint64_t ring_chunk_bytes = 1 << 20;
+  uint64_t direct_max_bytes = 256 << 10;
 };
 
 // Thread-safety: loop thread only.

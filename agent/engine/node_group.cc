@@ -72,6 +72,10 @@ struct NodeGroup::Instance {
   std::vector<uint64_t> seg;  // ring segment boundaries in bytes (N + 1 entries)
   uint64_t ring_chunks_left = 0;
   int sends_in_flight = 0;
+  // Deferred local reduction (ring allreduce): one flag per slice of the node buffer.
+  std::vector<uint8_t> local_ready;
+  uint64_t local_left = 0;
+  uint64_t local_cursor = 0;
 };
 
 NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
@@ -179,10 +183,18 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
     case OpKind::kAllreduce: {
       inst.buf = ops[0]->recv;
       inst.bytes = o.recv_bytes;
-      for (size_t l = 0; l < L; ++l) in[l] = ops[l]->send;
-      void* out = inst.buf;
-      engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(L), &out, 1, o.count);
-      if (inst.bytes <= options_.direct_max_bytes) inst.data[me].assign(inst.buf, inst.buf + inst.bytes);
+      if (inst.bytes <= options_.direct_max_bytes) {
+        for (size_t l = 0; l < L; ++l) in[l] = ops[l]->send;
+        void* out = inst.buf;
+        engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(L), &out, 1, o.count);
+        inst.data[me].assign(inst.buf, inst.buf + inst.bytes);
+      } else {
+        // The ring reduces locally slice by slice, just before a slice is sent or combined, and
+        // in the background meanwhile: the local reduction overlaps the network transfer.
+        uint64_t slice = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+        inst.local_ready.assign((inst.bytes + slice - 1) / slice, 0);
+        inst.local_left = inst.local_ready.size();
+      }
       break;
     }
     case OpKind::kAllgather: {
@@ -268,6 +280,17 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   if (left_after_[from] >= 0 && received_from_[from] >= static_cast<uint64_t>(left_after_[from]) && !left_[from]) {
     ApplyLeft(h.from_node);
   }
+}
+
+uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
+  if (static_cast<PeerMsg>(h.type) != PeerMsg::kRing) return nullptr;
+  uint32_t n = static_cast<uint32_t>(num_nodes_);
+  if (h.step < n - 1 || h.step >= 2 * (n - 1)) return nullptr;
+  auto it = instances_.find({h.key, h.seq});
+  if (it == instances_.end() || !it->second.agreed || it->second.done) return nullptr;
+  Instance& inst = it->second;
+  if (h.offset > inst.bytes || len > inst.bytes - h.offset) return nullptr;
+  return inst.buf + h.offset;
 }
 
 void NodeGroup::ApplyLeft(int node) {
@@ -407,6 +430,45 @@ void NodeGroup::FinishDirect(Instance& inst) {
   Complete(inst, Status::Ok());
 }
 
+void NodeGroup::ReduceSlice(Instance& inst, uint64_t s) {
+  if (s >= inst.local_ready.size() || inst.local_ready[s]) return;
+  const ValidatedOp& o = *inst.ops[0];
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  uint64_t slice = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+  uint64_t off = s * slice, len = std::min(slice, inst.bytes - off);
+  std::vector<const void*> in(inst.ops.size());
+  for (size_t l = 0; l < in.size(); ++l) in[l] = inst.ops[l]->send + off;
+  void* out = inst.buf + off;
+  engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(in.size()), &out, 1, len / elem);
+  inst.local_ready[s] = 1;
+  --inst.local_left;
+}
+
+void NodeGroup::EnsureLocal(Instance& inst, uint64_t offset, uint64_t len) {
+  if (inst.local_left == 0 || len == 0) return;
+  const ValidatedOp& o = *inst.ops[0];
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  uint64_t slice = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+  for (uint64_t s = offset / slice; s * slice < offset + len; ++s) ReduceSlice(inst, s);
+}
+
+bool NodeGroup::Pump() {
+  for (auto& [id, inst] : instances_) {
+    if (inst.done || !inst.started || inst.local_left == 0) continue;
+    // Walk backwards from the segment sent first: that is the order the ring needs them in.
+    size_t n = inst.local_ready.size();
+    for (size_t k = 0; k < n; ++k) {
+      size_t s = (inst.local_cursor + n - k) % n;
+      if (!inst.local_ready[s]) {
+        ReduceSlice(inst, s);
+        inst.local_cursor = s;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 void NodeGroup::StartRing(Instance& inst) {
   const ValidatedOp& o = *inst.ops[0];
   uint64_t elem = ipc::DTypeSize(o.dtype);
@@ -423,8 +485,12 @@ void NodeGroup::StartRing(Instance& inst) {
     if (k != (r + 1) % N) inst.ring_chunks_left += chunks_in(k);
   }
   int next = static_cast<int>((r + 1) % N);
-  for (uint64_t off = inst.seg[r]; off < inst.seg[r + 1]; off += chunk) {
-    SendTo(next, inst, PeerMsg::kRing, 0, off, inst.buf + off, std::min(chunk, inst.seg[r + 1] - off));
+  uint64_t slice = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+  inst.local_cursor = inst.seg[r] / slice;
+  for (uint64_t off = inst.seg[r]; off < inst.seg[r + 1] && !inst.done; off += chunk) {
+    uint64_t len = std::min(chunk, inst.seg[r + 1] - off);
+    EnsureLocal(inst, off, len);
+    SendTo(next, inst, PeerMsg::kRing, 0, off, inst.buf + off, len);
   }
   std::vector<Instance::Early> early = std::move(inst.early);
   for (auto& e : early) {
@@ -444,6 +510,7 @@ void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, cons
   int next = (node_rank_ + 1) % num_nodes_;
   uint8_t* dst = inst.buf + offset;
   if (step < N - 1) {
+    EnsureLocal(inst, offset, len);
     const void* in[2] = {data, dst};
     void* out = dst;
     engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in, 2, &out, 1, len / elem);
@@ -452,7 +519,7 @@ void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, cons
     }
     SendTo(next, inst, PeerMsg::kRing, step + 1, offset, dst, len);
   } else {
-    std::memcpy(dst, data, len);
+    if (data != dst) std::memcpy(dst, data, len);
     if (step < 2 * (N - 1) - 1) SendTo(next, inst, PeerMsg::kRing, step + 1, offset, dst, len);
   }
   if (inst.done) return;

@@ -50,6 +50,11 @@ class NodeGroup {
   // Every local rank submitted instance (key, seq); `ops` by local rank, valid until Done.
   void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops);
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  // Allgather-phase ring chunks land directly in the node buffer; everything else is staged.
+  uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
+  // Does one slice of deferred local reduction (large allreduces reduce their local inputs
+  // slice by slice, overlapped with the ring). True if it did any.
+  bool Pump();
   // Fails every instance (started ones through Done) and forgets buffered messages.
   void FailAll(const Status& why);
   // Tells every peer that this node's clients left the job.
@@ -64,6 +69,9 @@ class NodeGroup {
   void StartRing(Instance& inst);
   void OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len);
   void FinishDirect(Instance& inst);
+  // Makes sure the local reduction of [offset, offset + len) of the node buffer is done.
+  void EnsureLocal(Instance& inst, uint64_t offset, uint64_t len);
+  void ReduceSlice(Instance& inst, uint64_t slice);
   void Complete(Instance& inst, const Status& st);
   void MaybeErase(uint64_t key, uint64_t seq);
 

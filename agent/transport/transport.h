@@ -26,11 +26,15 @@ struct TransportStats {
 class Transport {
  public:
   struct Callbacks {
-    // A message arrived. Both spans are valid only during the call.
+    // A message arrived. Both spans are valid only during the call. It may run inside Progress()
+    // while the transport is delivering, so it may send but must not destroy the transport.
     std::function<void(const uint8_t* header, size_t header_len, const uint8_t* data, size_t len)>
         on_message;
     // The transport gave up on a peer (it died, or the connection broke).
     std::function<void(PeerId peer, const Status& why)> on_peer_error;
+    // Optional: where a large payload should land (`len` bytes), so it needs no copy; nullptr
+    // lets the transport use a buffer of its own. on_message then gets that same pointer.
+    std::function<uint8_t*(const uint8_t* header, size_t header_len, size_t len)> recv_buffer;
   };
   using SendDone = std::function<void(const Status&)>;
 

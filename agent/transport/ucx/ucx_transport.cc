@@ -183,23 +183,29 @@ ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t
                                            void* data, size_t length,
                                            const ucp_am_recv_param_t* param) {
   auto* self = static_cast<UcxTransport*>(arg);
-  Delivery d;
-  d.header.assign(static_cast<const uint8_t*>(header), static_cast<const uint8_t*>(header) + header_length);
   self->stats_.bytes_received += header_length + length;
   ++self->stats_.messages_received;
+  auto* h = static_cast<const uint8_t*>(header);
   if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-    d.data.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + length);
-    self->deliveries_.push_back(std::move(d));
+    // Eager: the payload is valid during this call, so the engine reads it in place.
+    self->callbacks_.on_message(h, header_length, static_cast<const uint8_t*>(data), length);
     return UCS_OK;
   }
-  // Rendezvous: pull the payload now into a buffer of our own.
-  auto* req = new RecvRequest{self, std::move(d)};
-  req->delivery.data.resize(length);
+  // Rendezvous: pull the payload straight to where the engine wants it, or into our own buffer.
+  auto* req = new RecvRequest{self, Delivery{}};
+  req->delivery.header.assign(h, h + header_length);
+  req->delivery.len = length;
+  uint8_t* dst = self->callbacks_.recv_buffer ? self->callbacks_.recv_buffer(h, header_length, length) : nullptr;
+  if (dst == nullptr) {
+    req->delivery.owned.reset(new uint8_t[length]);  // uninitialized: it is overwritten at once
+    dst = req->delivery.owned.get();
+  }
+  req->delivery.data = dst;
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.recv_am = &UcxTransport::OnRecvDone;
   p.user_data = req;
-  ucs_status_ptr_t r = ucp_am_recv_data_nbx(self->worker_, data, req->delivery.data.data(), length, &p);
+  ucs_status_ptr_t r = ucp_am_recv_data_nbx(self->worker_, data, dst, length, &p);
   if (r == nullptr) {
     self->deliveries_.push_back(std::move(req->delivery));
     delete req;
@@ -236,7 +242,7 @@ void UcxTransport::RunDeferred() {
     while (!deliveries_.empty()) {
       Delivery d = std::move(deliveries_.front());
       deliveries_.pop_front();
-      callbacks_.on_message(d.header.data(), d.header.size(), d.data.data(), d.data.size());
+      callbacks_.on_message(d.header.data(), d.header.size(), d.data, d.len);
     }
   }
 }

@@ -36,7 +36,9 @@ class UcxTransport : public Transport {
   struct RecvRequest;
   struct Delivery {
     std::vector<uint8_t> header;
-    std::vector<uint8_t> data;
+    std::unique_ptr<uint8_t[]> owned;  // payload buffer when the engine gave none
+    uint8_t* data = nullptr;
+    size_t len = 0;
   };
 
   explicit UcxTransport(Callbacks callbacks);

@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""tools/outrider compare: Outrider against the baselines on the same emulated cluster, in one run.
+
+Each round runs, one after the other (interleaved, so drift of a shared machine hits every system
+alike): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and torch_bench.py
+(torch.distributed, gloo backend) without agents, on the same topology. Per system and size the
+median over rounds is reported, with the ratios Outrider / baseline (below 1.0: Outrider faster).
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather"}
+
+
+def run_system(system, args, build, out_json):
+    launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes),
+                "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
+    if args.rate:
+        launcher += ["--rate", args.rate]
+    sizes = ["--min-bytes", args.min_bytes, "--max-bytes", args.max_bytes]
+    lat = ["--latency-iters", str(args.latency_iters)] if args.latency_iters and args.op == "allreduce" else []
+    if system == "outrider":
+        cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), args.op] + sizes + lat + ["--json", out_json]
+    elif system == "gloo":
+        cmd = launcher + ["--no-agent", "--", os.path.join(build, "bin", "outrider-gloo-bench"), args.op] + sizes + lat + ["--json", out_json]
+    else:
+        cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines", "torch_bench.py"),
+                          args.op] + sizes + lat + ["--json", out_json]
+    t0 = time.time()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0 or not os.path.exists(out_json):
+        sys.stderr.write(proc.stdout[-4000:])
+        raise SystemExit(f"compare: {system} run failed (exit {proc.returncode})")
+    if args.verbose:
+        sys.stdout.write(proc.stdout)
+    with open(out_json) as f:
+        doc = json.load(f)
+    return doc, time.time() - t0
+
+
+def main():
+    p = argparse.ArgumentParser(prog="tools/outrider compare", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("op", choices=sorted(OPS), help="collective to compare")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"), help=argparse.SUPPRESS)
+    p.add_argument("--nodes", type=int, default=4, help="emulated nodes (default 4)")
+    p.add_argument("--procs-per-node", type=int, default=1, help="ranks per node (default 1)")
+    p.add_argument("--rate", default="2gbit", help="link rate, tc syntax (default 2gbit; 'none' for unshaped)")
+    p.add_argument("--min-bytes", default="64M", help="smallest size (default 64M)")
+    p.add_argument("--max-bytes", default="64M", help="largest size (default 64M)")
+    p.add_argument("--latency-iters", type=int, default=0, help="allreduce: also time this many 8-byte ops per system")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported (default 3)")
+    p.add_argument("--systems", default="outrider,gloo,torch-gloo", help="comma-separated subset")
+    p.add_argument("--timeout", type=int, default=900, help="per-run limit in seconds (default 900)")
+    p.add_argument("--json", help="write {\"rows\": [...], \"env\": {...}} here")
+    p.add_argument("--verbose", action="store_true", help="show every run's own output")
+    args = p.parse_args()
+    if args.rate == "none":
+        args.rate = ""
+    systems = [s for s in args.systems.split(",") if s]
+    for s in systems:
+        if s not in ("outrider", "gloo", "torch-gloo"):
+            p.error(f"unknown system '{s}'")
+    if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1:
+        p.error("--rounds, --nodes and --procs-per-node must be positive")
+
+    tmp = tempfile.mkdtemp(prefix="outrider-compare-")
+    results = {}  # (system, key) -> list of rows
+    env = None
+    try:
+        for rnd in range(args.rounds):
+            for system in systems:
+                out = os.path.join(tmp, f"{system}-{rnd}.json")
+                doc, secs = run_system(system, args, args.build, out)
+                env = env or doc.get("env")
+                print(f"# round {rnd + 1}/{args.rounds}: {system} done in {secs:.1f} s", flush=True)
+                for row in doc["rows"]:
+                    key = (row.get("metric", "size"), row["bytes"])
+                    results.setdefault((system, key), []).append(row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    rows = []
+    keys = sorted({k for (_, k) in results}, key=lambda k: (k[0] != "size", k[1]))
+    print(f"\n# {args.op}: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
+          f"medians of {args.rounds} interleaved rounds")
+    for key in keys:
+        metric, size = key
+        med = {}
+        for system in systems:
+            rs = results.get((system, key))
+            if not rs:
+                continue
+            t = statistics.median(r["time_us"] for r in rs)
+            med[system] = t
+            row = {"system": system, "op": args.op, "algo": rs[0].get("algo"), "bytes": size,
+                   "time_us": t, "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
+                   "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs)}
+            if metric != "size":
+                row["metric"] = metric
+                row["p50_us"] = t
+                row["p99_us"] = statistics.median(r.get("p99_us", 0) for r in rs)
+            elif "busbw_gbps" in rs[0]:
+                row["busbw_gbps"] = statistics.median(r["busbw_gbps"] for r in rs)
+            rows.append(row)
+        label = f"8-byte latency p50" if metric != "size" else f"{size} bytes"
+        print(f"\n  {label}")
+        print(f"  {'system':<12} {'time(us)':>12} {'busbw(GB/s)':>12}")
+        for r in rows:
+            if r["bytes"] == size and r.get("metric", "size") == metric:
+                bw = f"{r['busbw_gbps']:.3f}" if "busbw_gbps" in r else "-"
+                print(f"  {r['system']:<12} {r['time_us']:>12.1f} {bw:>12}")
+        if "outrider" in med:
+            for base in ("gloo", "torch-gloo"):
+                if base in med and med[base] > 0:
+                    ratio = med["outrider"] / med[base]
+                    print(f"  ratio outrider / {base}: {ratio:.3f}")
+                    for r in rows:
+                        if r["system"] == "outrider" and r["bytes"] == size and r.get("metric", "size") == metric:
+                            r[f"ratio_vs_{base.replace('-', '_')}"] = ratio
+            if args.rate and metric == "size" and "busbw_gbps" in rows[-len(med)]:
+                for r in rows:
+                    if r["system"] == "outrider" and r["bytes"] == size and "busbw_gbps" in r:
+                        rate_gbps = r["rate_gbit"] / 8 if r.get("rate_gbit") else None
+                        if rate_gbps:
+                            frac = r["busbw_gbps"] / rate_gbps
+                            r["busbw_over_link"] = frac
+                            print(f"  outrider busbw / link rate: {frac:.3f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "env": env or {}}, f, indent=2)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
