@@ -1,6 +1,7 @@
 // epoll progress loop with adaptive spinning.
 #include "agent/event_loop.h"
 
+#include <sched.h>
 #include <sys/epoll.h>
 
 #include <cerrno>
@@ -91,7 +92,11 @@ void EventLoop::Run(const Hooks& hooks) {
       last_work = now;
       continue;
     }
-    if (now - last_work < spin_.budget_ns()) continue;
+    if (now - last_work < spin_.budget_ns()) {
+      // Trainers and agent often outnumber the cores: let whoever we wait for run.
+      sched_yield();
+      continue;
+    }
     if (!hooks.prepare_sleep()) {
       spin_.Hit();
       last_work = ipc::MonotonicNs();

@@ -2,6 +2,7 @@
 #include "shim/client.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -424,7 +425,9 @@ Status Client::Wait(uint64_t op, int64_t timeout_ms) {
         arrived = true;
         break;
       }
-      __builtin_ia32_pause();
+      // Yield rather than pause: with more runnable processes than cores (trainers + agent),
+      // the process we wait for may need this core.
+      sched_yield();
     }
     if (arrived) {
       spin_.Hit();

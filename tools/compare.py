@@ -126,7 +126,7 @@ def main():
                     for r in rows:
                         if r["system"] == "outrider" and r["bytes"] == size and r.get("metric", "size") == metric:
                             r[f"ratio_vs_{base.replace('-', '_')}"] = ratio
-            if args.rate and metric == "size" and "busbw_gbps" in rows[-len(med)]:
+            if args.rate and metric == "size" and size >= (1 << 20):
                 for r in rows:
                     if r["system"] == "outrider" and r["bytes"] == size and "busbw_gbps" in r:
                         rate_gbps = r["rate_gbit"] / 8 if r.get("rate_gbit") else None
