@@ -47,6 +47,7 @@ std::string_view OpKindName(OpKind kind) {
     case OpKind::kAllgather: return "allgather";
     case OpKind::kReduceScatter: return "reduce_scatter";
     case OpKind::kBarrier: return "barrier";
+    case OpKind::kAlltoallv: return "alltoallv";
   }
   return "unknown";
 }

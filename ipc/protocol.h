@@ -24,8 +24,9 @@ enum class OpKind : uint32_t {
   kAllgather = 2,
   kReduceScatter = 3,
   kBarrier = 4,
+  kAlltoallv = 5,  // per-rank counts in the entry's aux buffer
 };
-inline constexpr uint32_t kNumOpKinds = 5;
+inline constexpr uint32_t kNumOpKinds = 6;
 
 size_t DTypeSize(DType t);  // 0 for values outside the enum
 std::string_view DTypeName(DType t);
@@ -133,8 +134,11 @@ struct SubmitEntry {
   uint64_t count;      // elements: per rank (allgather), per rank result (reduce-scatter), else total
   BufferRef send;
   BufferRef recv;
+  // alltoallv: int64 send_counts[world] then int64 recv_counts[world] (elements, rank order;
+  // blocks are packed in rank order in send and recv). Unused (all zero) otherwise.
+  BufferRef aux;
 };
-static_assert(sizeof(SubmitEntry) == 96);
+static_assert(sizeof(SubmitEntry) == 120);
 static_assert(std::is_trivially_copyable_v<SubmitEntry>);
 
 // Completion entry: agent -> shim.

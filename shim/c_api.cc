@@ -242,6 +242,36 @@ int outrider_reduce_scatter(outrider_client_t* c, const void* send, void* recv, 
   return SubmitOp(c, a, opts, op, "reduce_scatter");
 }
 
+int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* send_counts, void* recv,
+                       const int64_t* recv_counts, outrider_dtype_t dtype,
+                       const outrider_op_options_t* opts, outrider_op_t* op) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (send_counts == nullptr || recv_counts == nullptr) {
+    return Fail(c, outrider::InvalidArgument("alltoallv needs send_counts and recv_counts"));
+  }
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kAlltoallv};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  uint64_t elem = outrider::ipc::DTypeSize(a.dtype);
+  uint64_t send_total = 0, recv_total = 0;
+  for (int r = 0; r < c->impl->config().world_size; ++r) {
+    if (send_counts[r] < 0 || recv_counts[r] < 0) {
+      return Fail(c, outrider::InvalidArgument("alltoallv counts for rank " + std::to_string(r) + " are negative"));
+    }
+    send_total += static_cast<uint64_t>(send_counts[r]);
+    recv_total += static_cast<uint64_t>(recv_counts[r]);
+    if (send_total > (uint64_t{1} << 40) || recv_total > (uint64_t{1} << 40)) {
+      return Fail(c, outrider::InvalidArgument("alltoallv counts exceed the 1 TiB per-op limit"));
+    }
+  }
+  a.send = send;
+  a.send_bytes = send_total * elem;
+  a.recv = recv;
+  a.recv_bytes = recv_total * elem;
+  a.send_counts = send_counts;
+  a.recv_counts = recv_counts;
+  return SubmitOp(c, a, opts, op, "alltoallv");
+}
+
 int outrider_barrier(outrider_client_t* c, const outrider_op_options_t* opts, outrider_op_t* op) {
   return SubmitOp(c, outrider::shim::OpArgs{outrider::ipc::OpKind::kBarrier}, opts, op, "barrier");
 }

@@ -351,6 +351,20 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   ipc::SubmitEntry e{};
   OUTRIDER_ASSIGN_OR_RETURN(e.send, Resolve(a.send, a.send_bytes, "send"));
   OUTRIDER_ASSIGN_OR_RETURN(e.recv, Resolve(a.recv, a.recv_bytes, "recv"));
+  void* aux = nullptr;
+  if (a.kind == ipc::OpKind::kAlltoallv) {
+    // The counts travel in shared memory next to the data; the agent copies them once.
+    size_t n = static_cast<size_t>(config_.world_size);
+    OUTRIDER_ASSIGN_OR_RETURN(aux, arena_->Allocate(16 * n));
+    std::memcpy(aux, a.send_counts, 8 * n);
+    std::memcpy(static_cast<uint8_t*>(aux) + 8 * n, a.recv_counts, 8 * n);
+    auto ref = Resolve(aux, 16 * n, "counts");
+    if (!ref.ok()) {
+      arena_->Free(aux);
+      return ref.status();
+    }
+    e.aux = *ref;
+  }
   e.op_id = next_op_id_++;
   e.key = a.key;
   e.kind = static_cast<uint32_t>(a.kind);
@@ -359,10 +373,13 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   e.root = a.root;
   e.priority = a.priority;
   e.count = a.count;
-  if (sq_.Push(e) != ipc::RingResult::kOk) return Internal("submission ring rejected an entry");
+  if (sq_.Push(e) != ipc::RingResult::kOk) {
+    if (aux) arena_->Free(aux);
+    return Internal("submission ring rejected an entry");
+  }
   if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
   ++in_flight_;
-  ops_.emplace(e.op_id, OpState{});
+  ops_.emplace(e.op_id, OpState{false, Status::Ok(), aux});
   return e.op_id;
 }
 
@@ -392,7 +409,7 @@ Status Client::Test(uint64_t op, bool* done) {
   if (it->second.done) {
     *done = true;
     Status st = it->second.result;
-    ops_.erase(it);
+    Release(it);
     return st;
   }
   if (gone_.ok() && ipc::WaitReadable(channel_.fd(), -1, 0) != 0) OnSocketReadable();
@@ -400,11 +417,17 @@ Status Client::Test(uint64_t op, bool* done) {
     DrainCompletions();  // completions posted before the goodbye still count
     if (it->second.done) return Test(op, done);
     *done = true;
-    ops_.erase(it);
+    it->second.aux = nullptr;  // the agent is gone but may have been reading it: leak, never reuse
+    Release(it);
     --in_flight_;
     return gone_;
   }
   return Status::Ok();
+}
+
+void Client::Release(std::unordered_map<uint64_t, OpState>::iterator it) {
+  if (it->second.aux != nullptr) arena_->Free(it->second.aux);
+  ops_.erase(it);
 }
 
 Status Client::Wait(uint64_t op, int64_t timeout_ms) {

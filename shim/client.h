@@ -53,6 +53,8 @@ struct OpArgs {
   uint64_t recv_bytes = 0;
   uint64_t key = 0;
   int32_t priority = 0;
+  const int64_t* send_counts = nullptr;  // alltoallv: world_size entries each
+  const int64_t* recv_counts = nullptr;
 };
 
 // Thread-safety: one thread at a time (the C API documents this contract).
@@ -88,7 +90,9 @@ class Client {
   struct OpState {
     bool done = false;
     Status result;
+    void* aux = nullptr;  // arena memory the agent reads until the op completes
   };
+  void Release(std::unordered_map<uint64_t, OpState>::iterator it);
 
   explicit Client(ConnectConfig config);
   Status Handshake();

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather"}
+OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall"}
 
 
 def run_system(system, args, build, out_json):

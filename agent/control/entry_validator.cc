@@ -2,6 +2,7 @@
 #include "agent/control/entry_validator.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "agent/engine/reduce.h"
@@ -22,6 +23,7 @@ Result<uint8_t*> Resolve(const char* which, const ipc::BufferRef& ref, uint64_t 
     return InvalidArgument(std::string(which) + " buffer is " + std::to_string(ref.length) +
                            " bytes but the op needs " + std::to_string(expected_bytes));
   }
+  if (expected_bytes == 0) return static_cast<uint8_t*>(nullptr);  // empty: names no memory
   const RegionView* r = regions(ref.region_id);
   if (r == nullptr) {
     return InvalidArgument(std::string(which) + " names region " + std::to_string(ref.region_id) +
@@ -41,6 +43,37 @@ bool Disjoint(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
   return an == 0 || bn == 0 || a + an <= b || b + bn <= a;
 }
 
+// Counts live in the client's memory: copy them once, then check them and the buffer sizes.
+Result<ValidatedOp> ValidateAlltoallv(const ipc::SubmitEntry& e, ValidatedOp op, uint64_t elem,
+                                      int world_size, const RegionLookup& regions) {
+  uint64_t n = static_cast<uint64_t>(world_size);
+  OUTRIDER_ASSIGN_OR_RETURN(uint8_t* aux, Resolve("aux", e.aux, 16 * n, regions));
+  op.send_counts.resize(n);
+  op.recv_counts.resize(n);
+  std::memcpy(op.send_counts.data(), aux, 8 * n);
+  std::memcpy(op.recv_counts.data(), aux + 8 * n, 8 * n);
+  uint64_t send_total = 0, recv_total = 0;
+  for (uint64_t r = 0; r < n; ++r) {
+    if (op.send_counts[r] < 0 || op.recv_counts[r] < 0) {
+      return InvalidArgument("alltoallv counts for rank " + std::to_string(r) + " are negative");
+    }
+    send_total += static_cast<uint64_t>(op.send_counts[r]);
+    recv_total += static_cast<uint64_t>(op.recv_counts[r]);
+    if (send_total > kMaxOpBytes / elem || recv_total > kMaxOpBytes / elem) {
+      return InvalidArgument("alltoallv counts exceed the per-op limit of " + std::to_string(kMaxOpBytes) + " bytes");
+    }
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_total * elem, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_total * elem, regions));
+  op.send_bytes = send_total * elem;
+  op.recv_bytes = recv_total * elem;
+  op.count = 0;
+  if (!Disjoint(op.send, op.send_bytes, op.recv, op.recv_bytes)) {
+    return InvalidArgument("alltoallv send and recv buffers must not overlap");
+  }
+  return op;
+}
+
 }  // namespace
 
 Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world_size,
@@ -52,6 +85,10 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
   op.priority = e.priority;
   op.count = e.count;
   if (e.flags != 0) return InvalidArgument("flags must be 0, got " + Hex(e.flags));
+  if (e.kind != static_cast<uint32_t>(ipc::OpKind::kAlltoallv) &&
+      (e.aux.region_id != 0 || e.aux.offset != 0 || e.aux.length != 0 || e.aux.reserved != 0)) {
+    return InvalidArgument("aux buffer is only for alltoallv and must be zero otherwise");
+  }
   if (e.kind >= ipc::kNumOpKinds) return InvalidArgument("unknown op kind " + std::to_string(e.kind));
   op.kind = static_cast<ipc::OpKind>(e.kind);
   if (op.kind == ipc::OpKind::kBarrier) {
@@ -79,6 +116,7 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
                            std::to_string(world_size) + ")");
   }
   uint64_t elem = ipc::DTypeSize(op.dtype);
+  if (op.kind == ipc::OpKind::kAlltoallv) return ValidateAlltoallv(e, op, elem, world_size, regions);
   uint64_t bytes;
   if (__builtin_mul_overflow(e.count, elem, &bytes) || bytes > kMaxOpBytes) {
     return InvalidArgument("count " + std::to_string(e.count) + " exceeds the per-op limit of " +

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "ipc/protocol.h"
 #include "ipc/status.h"
@@ -29,6 +30,8 @@ struct ValidatedOp {
   uint64_t send_bytes = 0;
   uint8_t* recv = nullptr;
   uint64_t recv_bytes = 0;
+  // alltoallv only: elements to / from each rank, copied out of shared memory once.
+  std::vector<int64_t> send_counts, recv_counts;
 };
 
 // Largest buffer one op may name (1 TiB): keeps every size product far from overflow.

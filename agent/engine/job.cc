@@ -272,9 +272,9 @@ void Job::Run(InstanceId inst, Pending& p) {
     group_->Start(inst.first, inst.second, ops);  // completes through OnGroupDone
     return;
   }
-  engine::ExecuteLocal(ops);
+  Status st = ExecuteLocal(ops);
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
-  for (size_t r = 0; r < p.ops.size(); ++r) members_[r]->Complete(p.op_ids[r], Status::Ok(), inst.second, elapsed);
+  for (size_t r = 0; r < p.ops.size(); ++r) members_[r]->Complete(p.op_ids[r], st, inst.second, elapsed);
   pending_.erase(inst);
 }
 

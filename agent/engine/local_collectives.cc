@@ -6,7 +6,7 @@
 #include "agent/engine/reduce.h"
 #include "ipc/check.h"
 
-namespace outrider::agent::engine {
+namespace outrider::agent {
 namespace {
 
 void Allreduce(const std::vector<const ValidatedOp*>& ops) {
@@ -50,17 +50,46 @@ void Broadcast(const std::vector<const ValidatedOp*>& ops) {
   }
 }
 
-}  // namespace
-
-void ExecuteLocal(const std::vector<const ValidatedOp*>& ops) {
-  OUTRIDER_CHECK(!ops.empty());
-  switch (ops[0]->kind) {
-    case ipc::OpKind::kAllreduce: return Allreduce(ops);
-    case ipc::OpKind::kReduceScatter: return ReduceScatter(ops);
-    case ipc::OpKind::kAllgather: return Allgather(ops);
-    case ipc::OpKind::kBroadcast: return Broadcast(ops);
-    case ipc::OpKind::kBarrier: return;
+Status Alltoallv(const std::vector<const ValidatedOp*>& ops) {
+  uint64_t elem = ipc::DTypeSize(ops[0]->dtype);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (size_t j = 0; j < ops.size(); ++j) {
+      if (ops[i]->send_counts[j] != ops[j]->recv_counts[i]) {
+        return Mismatch("alltoallv counts disagree: local rank " + std::to_string(i) + " sends " +
+                        std::to_string(ops[i]->send_counts[j]) + " elements to local rank " +
+                        std::to_string(j) + ", which expects " + std::to_string(ops[j]->recv_counts[i]));
+      }
+    }
   }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (size_t j = 0; j < ops.size(); ++j) {
+      std::memcpy(ops[j]->recv + BlockOffset(ops[j]->recv_counts, i, elem),
+                  ops[i]->send + BlockOffset(ops[i]->send_counts, j, elem),
+                  static_cast<uint64_t>(ops[i]->send_counts[j]) * elem);
+    }
+  }
+  return Status::Ok();
 }
 
-}  // namespace outrider::agent::engine
+}  // namespace
+
+uint64_t BlockOffset(const std::vector<int64_t>& counts, size_t r, uint64_t elem) {
+  uint64_t off = 0;
+  for (size_t k = 0; k < r; ++k) off += static_cast<uint64_t>(counts[k]);
+  return off * elem;
+}
+
+Status ExecuteLocal(const std::vector<const ValidatedOp*>& ops) {
+  OUTRIDER_CHECK(!ops.empty());
+  switch (ops[0]->kind) {
+    case ipc::OpKind::kAllreduce: Allreduce(ops); break;
+    case ipc::OpKind::kReduceScatter: ReduceScatter(ops); break;
+    case ipc::OpKind::kAllgather: Allgather(ops); break;
+    case ipc::OpKind::kBroadcast: Broadcast(ops); break;
+    case ipc::OpKind::kBarrier: break;
+    case ipc::OpKind::kAlltoallv: return Alltoallv(ops);
+  }
+  return Status::Ok();
+}
+
+}  // namespace outrider::agent

@@ -6,9 +6,13 @@
 
 #include "agent/control/entry_validator.h"
 
-namespace outrider::agent::engine {
+namespace outrider::agent {
 
 // `ops[r]` is local rank r's validated op; all agree on kind, dtype, count, reduce op and root.
-void ExecuteLocal(const std::vector<const ValidatedOp*>& ops);
+// Fails (touching no buffer) only when alltoallv counts disagree between a sender and a receiver.
+Status ExecuteLocal(const std::vector<const ValidatedOp*>& ops);
 
-}  // namespace outrider::agent::engine
+// Byte offset of rank `r`'s block in a packed alltoallv buffer.
+uint64_t BlockOffset(const std::vector<int64_t>& counts, size_t r, uint64_t elem);
+
+}  // namespace outrider::agent

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "agent/engine/local_collectives.h"
 #include "agent/engine/reduce.h"
 #include "agent/log.h"
 #include "ipc/check.h"
@@ -69,6 +70,8 @@ struct NodeGroup::Instance {
   uint8_t* buf = nullptr;    // node buffer (allreduce: local rank 0's recv)
   uint64_t bytes = 0;
   std::vector<uint8_t> temp;  // reduce-scatter: the locally reduced send buffers
+  std::vector<std::vector<uint8_t>> outgoing;  // alltoallv: payload for each node
+  Status local_error;                          // alltoallv: counts disagree inside this node
   std::vector<uint64_t> seg;  // ring segment boundaries in bytes (N + 1 entries)
   uint64_t ring_chunks_left = 0;
   int sends_in_flight = 0;
@@ -232,6 +235,33 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
       break;
     case OpKind::kBarrier:
       break;
+    case OpKind::kAlltoallv: {
+      // Blocks for node m, ordered by (local source, destination rank); this node's own
+      // blocks go straight to the local outputs.
+      inst.outgoing.resize(static_cast<size_t>(num_nodes_));
+      for (int m = 0; m < num_nodes_; ++m) {
+        for (size_t i = 0; i < L; ++i) {
+          for (size_t j = 0; j < L; ++j) {
+            size_t gj = static_cast<size_t>(m) * L + j;
+            uint64_t len = static_cast<uint64_t>(ops[i]->send_counts[gj]) * elem;
+            const uint8_t* src = ops[i]->send + BlockOffset(ops[i]->send_counts, gj, elem);
+            if (m != node_rank_) {
+              inst.outgoing[static_cast<size_t>(m)].insert(inst.outgoing[static_cast<size_t>(m)].end(), src, src + len);
+              continue;
+            }
+            size_t gi = me * L + i;
+            if (ops[j]->recv_counts[gi] != ops[i]->send_counts[gj]) {
+              inst.local_error = Mismatch("alltoallv counts disagree: rank " + std::to_string(gi) + " sends " +
+                                          std::to_string(ops[i]->send_counts[gj]) + " elements to rank " +
+                                          std::to_string(gj) + ", which expects " + std::to_string(ops[j]->recv_counts[gi]));
+              continue;
+            }
+            std::memcpy(ops[j]->recv + BlockOffset(ops[j]->recv_counts, gi, elem), src, len);
+          }
+        }
+      }
+      break;
+    }
   }
   for (int n = 0; n < num_nodes_ && !inst.done; ++n) {
     if (n == node_rank_) continue;
@@ -259,6 +289,10 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
         }
         break;
       case OpKind::kBarrier:
+        break;
+      case OpKind::kAlltoallv:
+        payload = inst.outgoing[static_cast<size_t>(n)].data();
+        len = inst.outgoing[static_cast<size_t>(n)].size();
         break;
     }
     SendTo(n, inst, PeerMsg::kContrib, 0, 0, payload, len);
@@ -426,6 +460,31 @@ void NodeGroup::FinishDirect(Instance& inst) {
     }
     case OpKind::kBarrier:
       break;
+    case OpKind::kAlltoallv: {
+      if (!inst.local_error.ok()) return Complete(inst, inst.local_error);
+      for (size_t n = 0; n < N; ++n) {
+        if (n == me) continue;
+        uint64_t want = 0;
+        for (size_t i = 0; i < L; ++i) {
+          for (size_t j = 0; j < L; ++j) want += static_cast<uint64_t>(inst.ops[j]->recv_counts[n * L + i]) * elem;
+        }
+        if (inst.data[n].size() != want) {
+          return Complete(inst, Mismatch("alltoallv counts disagree: " + DescribeNode(static_cast<int>(n)) + " sends " +
+                                         std::to_string(inst.data[n].size() / elem) + " elements to " +
+                                         DescribeNode(node_rank_) + ", which expects " + std::to_string(want / elem)));
+        }
+        const uint8_t* src = inst.data[n].data();
+        for (size_t i = 0; i < L; ++i) {
+          size_t gi = n * L + i;
+          for (size_t j = 0; j < L; ++j) {
+            uint64_t len = static_cast<uint64_t>(inst.ops[j]->recv_counts[gi]) * elem;
+            std::memcpy(inst.ops[j]->recv + BlockOffset(inst.ops[j]->recv_counts, gi, elem), src, len);
+            src += len;
+          }
+        }
+      }
+      break;
+    }
   }
   Complete(inst, Status::Ok());
 }

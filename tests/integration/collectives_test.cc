@@ -310,5 +310,43 @@ TEST_F(CollectivesTest, CppWrapperAllreducesAndReportsErrorsAsExceptions) {
   });
 }
 
+TEST_F(CollectivesTest, AlltoallvDeliversPerRankBlocksAndRejectsDisagreeingCounts) {
+  const int n = 3;
+  // Rank i sends (i + j + 1) elements to rank j, each valued 1000 * i + j.
+  RunClients(n, "a2av", [&](outrider_client_t* c, int r) {
+    int64_t sc[n], rc[n];
+    int64_t st = 0, rt = 0;
+    for (int j = 0; j < n; ++j) {
+      sc[j] = r + j + 1;
+      rc[j] = j + r + 1;
+      st += sc[j];
+      rt += rc[j];
+    }
+    auto* send = static_cast<int32_t*>(outrider_alloc(c, st * 4));
+    auto* recv = static_cast<int32_t*>(outrider_alloc(c, rt * 4));
+    int64_t k = 0;
+    for (int j = 0; j < n; ++j) {
+      for (int64_t e = 0; e < sc[j]; ++e) send[k++] = 1000 * r + j;
+    }
+    outrider_op_t h;
+    int e = outrider_alltoallv(c, send, sc, recv, rc, OUTRIDER_I32, nullptr, &h);
+    if (e == OUTRIDER_OK) e = outrider_wait(c, h, 10000);
+    if (e != OUTRIDER_OK) return e;
+    k = 0;
+    for (int i = 0; i < n; ++i) {
+      for (int64_t x = 0; x < rc[i]; ++x) {
+        if (recv[k++] != 1000 * i + r) return 99;
+      }
+    }
+    // Now rank 2 expects one element too many from rank 0: every rank fails, none hangs.
+    if (r == 2) rc[0] += 1;
+    int64_t rt2 = rt + (r == 2 ? 1 : 0);
+    auto* recv2 = static_cast<int32_t*>(outrider_alloc(c, rt2 * 4));
+    e = outrider_alltoallv(c, send, sc, recv2, rc, OUTRIDER_I32, nullptr, &h);
+    if (e == OUTRIDER_OK) e = outrider_wait(c, h, 10000);
+    return e == OUTRIDER_ERR_MISMATCH ? 0 : 100 + e;
+  });
+}
+
 }  // namespace
 }  // namespace outrider::testing

@@ -312,5 +312,38 @@ TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
   EXPECT_EQ(Reap(p), 0);
 }
 
+TEST_F(MultiNodeTest, AlltoallvAcrossNodesDeliversEveryBlockAndRejectsDisagreeingCounts) {
+  StartAgents(2);
+  const int nodes = 2, local = 2, world = 4;
+  RunJob("a2av", nodes, local, "tok", [&](outrider_client_t* c, int r) {
+    int64_t sc[world], rc[world];
+    int64_t st = 0, rt = 0;
+    for (int j = 0; j < world; ++j) {
+      sc[j] = 100 * (r + 1) + j;  // elements rank r sends to rank j
+      rc[j] = 100 * (j + 1) + r;  // elements rank j sends to rank r
+      st += sc[j];
+      rt += rc[j];
+    }
+    auto* send = static_cast<int32_t*>(outrider_alloc(c, st * 4));
+    auto* recv = static_cast<int32_t*>(outrider_alloc(c, (rt + 1) * 4));
+    int64_t k = 0;
+    for (int j = 0; j < world; ++j) {
+      for (int64_t e = 0; e < sc[j]; ++e) send[k++] = 1000 * r + j;
+    }
+    outrider_op_t h;
+    int e = Wait(c, outrider_alltoallv(c, send, sc, recv, rc, OUTRIDER_I32, nullptr, &h), &h);
+    if (e != OUTRIDER_OK) return e;
+    k = 0;
+    for (int i = 0; i < world; ++i) {
+      for (int64_t x = 0; x < rc[i]; ++x) {
+        if (recv[k++] != 1000 * i + r) return 99;
+      }
+    }
+    if (r == 3) rc[0] += 1;  // a receiver on node 1 expects more than rank 0 sends
+    e = Wait(c, outrider_alltoallv(c, send, sc, recv, rc, OUTRIDER_I32, nullptr, &h), &h);
+    return e == OUTRIDER_ERR_MISMATCH || (e == OUTRIDER_OK && r < 2) ? 0 : 100 + e;
+  });
+}
+
 }  // namespace
 }  // namespace outrider::testing

@@ -19,7 +19,7 @@ double EnvDouble(const char* name, double fallback) {
 double BusFactor(const std::string& op, int n) {
   if (n <= 1) return 1.0;
   if (op == "allreduce") return 2.0 * (n - 1) / n;
-  if (op == "allgather" || op == "reducescatter") return static_cast<double>(n - 1) / n;
+  if (op == "allgather" || op == "reducescatter" || op == "alltoall") return static_cast<double>(n - 1) / n;
   return 1.0;
 }
 
@@ -31,7 +31,8 @@ int Iters(uint64_t bytes, int requested) {
 }  // namespace
 
 int RunCollective(const CommonOptions& common, const CollectiveOptions& o) {
-  if (o.op != "allreduce" && o.op != "broadcast" && o.op != "allgather" && o.op != "reducescatter") {
+  if (o.op != "allreduce" && o.op != "broadcast" && o.op != "allgather" && o.op != "reducescatter" &&
+      o.op != "alltoall") {
     std::fprintf(stderr, "outrider-bench: unknown collective '%s'\n", o.op.c_str());
     return 2;
   }
@@ -56,6 +57,11 @@ int RunCollective(const CommonOptions& common, const CollectiveOptions& o) {
     if (o.op == "allreduce") return outrider_allreduce(c, send, recv, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, h);
     if (o.op == "broadcast") return outrider_broadcast(c, recv, count, OUTRIDER_F32, 0, nullptr, h);
     if (o.op == "allgather") return outrider_allgather(c, send, recv, count, OUTRIDER_F32, nullptr, h);
+    if (o.op == "alltoall") {
+      // nccl-tests convention: `bytes` is each rank's whole buffer, world equal blocks.
+      std::vector<int64_t> counts(static_cast<size_t>(world), static_cast<int64_t>(count / world));
+      return outrider_alltoallv(c, send, counts.data(), recv, counts.data(), OUTRIDER_F32, nullptr, h);
+    }
     return outrider_reduce_scatter(c, send, recv, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, h);
   };
   nlohmann::json rows = nlohmann::json::array();
@@ -83,7 +89,10 @@ int RunCollective(const CommonOptions& common, const CollectiveOptions& o) {
     const auto* r = static_cast<const float*>(recv);
     float want = o.op == "broadcast" ? 7.0f : o.op == "allgather" ? 0.0f : static_cast<float>(world * (world + 1) / 2);
     int wrong = 0;
-    if (o.op == "allgather") {
+    if (o.op == "alltoall") {
+      uint64_t block = count / static_cast<uint64_t>(world);
+      for (int src = 0; src < world; ++src) wrong += block > 0 && r[static_cast<uint64_t>(src) * block] != static_cast<float>(src + 1);
+    } else if (o.op == "allgather") {
       for (int src = 0; src < world; ++src) wrong += r[static_cast<uint64_t>(src) * count] != static_cast<float>(src + 1);
     } else {
       for (uint64_t i = 0; i < count; i += std::max<uint64_t>(1, count / 1024)) wrong += r[i] != want;

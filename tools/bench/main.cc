@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   CollectiveOptions coll;
   std::string coll_min = "8", coll_max = "64M";
   std::vector<CLI::App*> colls;
-  for (const char* name : {"allreduce", "broadcast", "allgather", "reducescatter"}) {
+  for (const char* name : {"allreduce", "broadcast", "allgather", "reducescatter", "alltoall"}) {
     CLI::App* sub = app.add_subcommand(name, std::string(name) + " across the ranks of a job started by a launcher (tools/outrider run): one rank per process, torchrun environment");
     add_common(sub);
     sub->add_option("--min-bytes,-b", coll_min, "smallest message (K/M/G suffixes)")->capture_default_str();

@@ -129,6 +129,14 @@ OUTRIDER_EXPORT int outrider_reduce_scatter(outrider_client_t* client, const voi
                                             void* recv, uint64_t recv_count,
                                             outrider_dtype_t dtype, outrider_redop_t redop,
                                             const outrider_op_options_t* opts, outrider_op_t* op);
+/* Rank i sends send_counts[j] elements to rank j and receives recv_counts[j] from rank j
+ * (world_size entries each). Blocks are packed in rank order in `send` and `recv`; every
+ * recv_counts[i] of rank j must equal send_counts[j] of rank i, or every rank gets
+ * OUTRIDER_ERR_MISMATCH. The count arrays may be reused as soon as the call returns. */
+OUTRIDER_EXPORT int outrider_alltoallv(outrider_client_t* client, const void* send,
+                                       const int64_t* send_counts, void* recv,
+                                       const int64_t* recv_counts, outrider_dtype_t dtype,
+                                       const outrider_op_options_t* opts, outrider_op_t* op);
 OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_op_options_t* opts,
                                      outrider_op_t* op);
 
