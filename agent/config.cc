@@ -457,7 +457,9 @@ Result<LoadedConfig> LoadConfig(int argc, const char* const* argv, const EnvLook
   std::vector<std::string> flag_text(kNumParams);
   std::vector<CLI::Option*> flag_option(kNumParams);
   for (size_t i = 0; i < kNumParams; ++i) {
-    flag_option[i] = app.add_option(std::string(kParams[i].flag), flag_text[i]);
+    // A repeated flag takes its last value (launchers append overrides to their defaults).
+    flag_option[i] = app.add_option(std::string(kParams[i].flag), flag_text[i])
+                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   try {
     app.parse(argc, argv);

@@ -7,6 +7,7 @@
 #include "agent/engine/reduce.h"
 #include "agent/log.h"
 #include "ipc/check.h"
+#include "ipc/event_fd.h"
 
 namespace outrider::agent {
 namespace {
@@ -79,6 +80,7 @@ struct NodeGroup::Instance {
   std::vector<uint8_t> local_ready;
   uint64_t local_left = 0;
   uint64_t local_cursor = 0;
+  uint64_t started_ns = 0, agreed_ns = 0;  // for the debug timeline
 };
 
 NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
@@ -168,6 +170,7 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
 void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops) {
   Instance& inst = Get(key, seq);
   inst.started = true;
+  inst.started_ns = ipc::MonotonicNs();
   inst.ops = ops;
   for (int n = 0; n < num_nodes_; ++n) {
     if (left_[static_cast<size_t>(n)] && !inst.fps[static_cast<size_t>(n)]) {
@@ -400,6 +403,7 @@ void NodeGroup::MaybeAgree(Instance& inst) {
     }
   }
   inst.agreed = true;
+  inst.agreed_ns = ipc::MonotonicNs();
   auto kind = static_cast<OpKind>(inst.fp.kind);
   if (kind == OpKind::kAllreduce && inst.data[static_cast<size_t>(node_rank_)].empty()) {
     StartRing(inst);
@@ -591,6 +595,12 @@ void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, cons
 void NodeGroup::Complete(Instance& inst, const Status& st) {
   if (inst.done) return;
   inst.done = true;
+  if (inst.started && inst.bytes > options_.direct_max_bytes) {
+    uint64_t now = ipc::MonotonicNs();
+    Logger("engine")->debug("job '{}' seq {}: {} bytes, agreement after {} us, done after {} us: {}", job_id_,
+                            inst.seq, inst.bytes, inst.agreed_ns ? (inst.agreed_ns - inst.started_ns) / 1000 : 0,
+                            (now - inst.started_ns) / 1000, st.ToString());
+  }
   bool started = inst.started;
   uint64_t key = inst.key, seq = inst.seq;
   inst.ops.clear();

@@ -451,3 +451,17 @@ TEST(ParameterTableTest, ListsEveryDocumentedParameterButNotReadyFd) {
 
 }  // namespace
 }  // namespace outrider::agent
+
+namespace outrider::agent {
+namespace {
+
+TEST(ConfigFlagsTest, RepeatedFlagTakesItsLastValue) {
+  const char* argv[] = {"outrider-agent", "--socket", "/tmp/x.sock", "--log-level", "info",
+                        "--log-level", "debug"};
+  auto loaded = LoadConfig(7, argv, [](const std::string&) { return std::optional<std::string>(); });
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->options.log_level, "debug");
+}
+
+}  // namespace
+}  // namespace outrider::agent
