@@ -11,17 +11,6 @@
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
-namespace {
-
-std::string KeyText(uint64_t key, uint64_t seq) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "key 0x%016llx seq %llu", static_cast<unsigned long long>(key),
-                static_cast<unsigned long long>(seq));
-  return buf;
-}
-
-}  // namespace
-
 Job::Job(std::string id, int world_size, int local_size, Network* net)
     : id_(std::move(id)),
       world_size_(world_size),
@@ -199,7 +188,7 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
   }
   if (ref == nullptr) return Status::Ok();
   auto differ = [&](const char* field, const std::string& a, const std::string& b) {
-    return Mismatch(std::string(ipc::OpKindName(ref->kind)) + " " + KeyText(key, seq) +
+    return Mismatch(std::string(ipc::OpKindName(ref->kind)) + " " + InstanceName(key, seq) +
                     " in job '" + id_ + "': ranks disagree on " + field + ": local rank " +
                     std::to_string(ref_rank) + " has " + a + ", local rank " +
                     std::to_string(rank) + " has " + b);
@@ -289,7 +278,7 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
     for (size_t r = 0; r < p.ops.size(); ++r) {
       if (!p.ops[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
     }
-    Status st = DeadlineExceeded(KeyText(it->first.first, it->first.second) + " in job '" + id_ +
+    Status st = DeadlineExceeded(InstanceName(it->first.first, it->first.second) + " in job '" + id_ +
                                  "' waited " + std::to_string(timeout_ns / 1000000) +
                                  " ms for local rank(s) " + missing + " to submit");
     Logger("engine")->warn("{}", st.message());

@@ -40,14 +40,14 @@ void DivideInPlace(DType t, uint8_t* p, uint64_t count, int64_t n) {
   }
 }
 
-std::string KeyText(uint64_t key, uint64_t seq) {
+}  // namespace
+
+std::string InstanceName(uint64_t key, uint64_t seq) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "key 0x%016llx seq %llu", static_cast<unsigned long long>(key),
                 static_cast<unsigned long long>(seq));
   return buf;
 }
-
-}  // namespace
 
 uint64_t HashBytes(const void* data, size_t len) {
   uint64_t h = 1469598103934665603ull;
@@ -396,7 +396,7 @@ void NodeGroup::MaybeAgree(Instance& inst) {
     }
     if (!field.empty()) {
       Complete(inst, Mismatch(std::string(ipc::OpKindName(static_cast<OpKind>(inst.fp.kind))) + " " +
-                              KeyText(inst.key, inst.seq) + " in job '" + job_id_ +
+                              InstanceName(inst.key, inst.seq) + " in job '" + job_id_ +
                               "': ranks disagree on " + field + ": " + DescribeNode(0) + " has " + a +
                               ", " + DescribeNode(n) + " has " + b));
       return;

@@ -99,5 +99,7 @@ class NodeGroup {
 };
 
 uint64_t HashBytes(const void* data, size_t len);
+// "key 0x... seq N": names one collective instance in errors and logs.
+std::string InstanceName(uint64_t key, uint64_t seq);
 
 }  // namespace outrider::agent

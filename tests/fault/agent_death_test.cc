@@ -44,13 +44,11 @@ int PendingClient(const std::string& socket, Pipe* submitted, Report* report) {
   return 0;
 }
 
-TEST(AgentDeathTest, KilledAgentFailsPendingAndNewCallsWithUnavailable) {
-  auto agent = StartAgent();
-  ASSERT_NE(agent, nullptr);
-  std::string socket = agent->socket_path();
+// Starts a two-rank job whose rank 1 idles while rank 0 (PendingClient) waits on an op; returns
+// once that op is submitted.
+void StartPendingJob(const std::string& socket, Report* report, pid_t* idle, pid_t* client) {
   Pipe idle_ready, submitted;
-  SharedValue<Report> report;
-  pid_t idle = Spawn([&] {
+  *idle = Spawn([&] {
     ConnectOrExit(socket, "pending", 1, 2);
     idle_ready.Send('r');
     for (;;) ::pause();
@@ -58,8 +56,16 @@ TEST(AgentDeathTest, KilledAgentFailsPendingAndNewCallsWithUnavailable) {
   });
   char ch;
   ASSERT_TRUE(idle_ready.Receive(&ch, 10000));
-  pid_t client = Spawn([&] { return PendingClient(socket, &submitted, &*report); });
+  *client = Spawn([&] { return PendingClient(socket, &submitted, report); });
   ASSERT_TRUE(submitted.Receive(&ch, 10000));
+}
+
+TEST(AgentDeathTest, KilledAgentFailsPendingAndNewCallsWithUnavailable) {
+  auto agent = StartAgent();
+  ASSERT_NE(agent, nullptr);
+  SharedValue<Report> report;
+  pid_t idle = -1, client = -1;
+  ASSERT_NO_FATAL_FAILURE(StartPendingJob(agent->socket_path(), &*report, &idle, &client));
   agent->Stop(SIGKILL);
   EXPECT_EQ(Reap(client), 0);  // in particular: not killed by SIGBUS
   ::kill(idle, SIGKILL);
@@ -73,19 +79,9 @@ TEST(AgentDeathTest, KilledAgentFailsPendingAndNewCallsWithUnavailable) {
 TEST(AgentDeathTest, SigtermFailsWaitingOpsWithShutdownReasonAndRemovesSocket) {
   auto agent = StartAgent();
   ASSERT_NE(agent, nullptr);
-  std::string socket = agent->socket_path();
-  Pipe idle_ready, submitted;
   SharedValue<Report> report;
-  pid_t idle = Spawn([&] {
-    ConnectOrExit(socket, "pending", 1, 2);
-    idle_ready.Send('r');
-    for (;;) ::pause();
-    return 0;
-  });
-  char ch;
-  ASSERT_TRUE(idle_ready.Receive(&ch, 10000));
-  pid_t client = Spawn([&] { return PendingClient(socket, &submitted, &*report); });
-  ASSERT_TRUE(submitted.Receive(&ch, 10000));
+  pid_t idle = -1, client = -1;
+  ASSERT_NO_FATAL_FAILURE(StartPendingJob(agent->socket_path(), &*report, &idle, &client));
   int status = agent->Stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "agent wait status " << status;
   EXPECT_EQ(Reap(client), 0);
@@ -95,7 +91,7 @@ TEST(AgentDeathTest, SigtermFailsWaitingOpsWithShutdownReasonAndRemovesSocket) {
   EXPECT_THAT(report->wait_message, HasSubstr("shutting down"));
   EXPECT_NE(report->submit_rc, OUTRIDER_OK);
   struct stat st;
-  EXPECT_NE(::stat(socket.c_str(), &st), 0) << "socket file left behind";
+  EXPECT_NE(::stat(agent->socket_path().c_str(), &st), 0) << "socket file left behind";
 }
 
 TEST(AgentDeathTest, KillingTheAgentAtRandomPointsNeverHangsClients) {
