@@ -1,6 +1,7 @@
 // UCX active-message transport with event-driven progress.
 #include "agent/transport/ucx/ucx_transport.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "agent/log.h"
@@ -45,6 +46,18 @@ Status UcxStatus(const std::string& what, ucs_status_t status) {
 
 Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks) {
   auto t = std::unique_ptr<UcxTransport>(new UcxTransport(std::move(callbacks)));
+  // Larger TCP segments than UCX's defaults (8K send, 64K receive) cut the syscalls per byte:
+  // 64 MiB allreduces across 4 unshaped namespaces went from ~290 to ~240 ms here. Users'
+  // own UCX_* settings win.
+  ::setenv("UCX_TCP_TX_SEG_SIZE", "64K", 0);
+  ::setenv("UCX_TCP_RX_SEG_SIZE", "256K", 0);
+  // On a TCP-only data plane, eager messages (no rendezvous handshake per chunk) with zero-copy
+  // sends cost the least CPU: 64 MiB 4-node allreduces on 2 Gbit/s links took ~434 ms against
+  // ~450 ms with UCX's defaults. RDMA setups keep UCX's rendezvous defaults.
+  if (const char* tls = std::getenv("UCX_TLS"); tls != nullptr && std::string(tls) == "tcp") {
+    ::setenv("UCX_RNDV_THRESH", "inf", 0);
+    ::setenv("UCX_ZCOPY_THRESH", "32K", 0);
+  }
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) return UcxStatus("reading UCX configuration", st);
