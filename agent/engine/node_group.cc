@@ -69,6 +69,7 @@ struct NodeGroup::Instance {
   };
   std::vector<Early> early;  // ring chunks that arrived before agreement
   uint8_t* buf = nullptr;    // node buffer (allreduce: local rank 0's recv)
+  const uint8_t* input = nullptr;  // ring allreduce: this node's contribution (buf once reduced)
   uint64_t bytes = 0;
   std::vector<uint8_t> temp;  // reduce-scatter: the locally reduced send buffers
   std::vector<std::vector<uint8_t>> outgoing;  // alltoallv: payload for each node
@@ -194,12 +195,17 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
         void* out = inst.buf;
         engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in.data(), static_cast<int>(L), &out, 1, o.count);
         inst.data[me].assign(inst.buf, inst.buf + inst.bytes);
+      } else if (L == 1) {
+        // A single local client needs no local reduction: the ring reads its input directly
+        // (recv + input gives the same bits as recv + a copy of the input).
+        inst.input = ops[0]->send;
       } else {
         // The ring reduces locally slice by slice, just before a slice is sent or combined, and
         // in the background meanwhile: the local reduction overlaps the network transfer.
         uint64_t slice = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
         inst.local_ready.assign((inst.bytes + slice - 1) / slice, 0);
         inst.local_left = inst.local_ready.size();
+        inst.input = inst.buf;
       }
       break;
     }
@@ -553,7 +559,7 @@ void NodeGroup::StartRing(Instance& inst) {
   for (uint64_t off = inst.seg[r]; off < inst.seg[r + 1] && !inst.done; off += chunk) {
     uint64_t len = std::min(chunk, inst.seg[r + 1] - off);
     EnsureLocal(inst, off, len);
-    SendTo(next, inst, PeerMsg::kRing, 0, off, inst.buf + off, len);
+    SendTo(next, inst, PeerMsg::kRing, 0, off, inst.input + off, len);
   }
   std::vector<Instance::Early> early = std::move(inst.early);
   for (auto& e : early) {
@@ -574,7 +580,7 @@ void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, cons
   uint8_t* dst = inst.buf + offset;
   if (step < N - 1) {
     EnsureLocal(inst, offset, len);
-    const void* in[2] = {data, dst};
+    const void* in[2] = {data, inst.input + offset};
     void* out = dst;
     engine::ReduceInto(o.dtype, PartialOp(o.reduce_op), in, 2, &out, 1, len / elem);
     if (step == N - 2 && o.reduce_op == ReduceOp::kAvg) {
