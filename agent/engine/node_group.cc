@@ -82,6 +82,8 @@ struct NodeGroup::Instance {
   uint64_t local_left = 0;
   uint64_t local_cursor = 0;
   uint64_t started_ns = 0, agreed_ns = 0;  // for the debug timeline
+  bool notified = false;  // Done ran (or the instance was never started)
+  Status result;
 };
 
 NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
@@ -156,10 +158,14 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
                                [this, key, seq](const Status& s) {
                                  auto it = instances_.find({key, seq});
                                  if (it == instances_.end()) return;
-                                 --it->second.sends_in_flight;
-                                 if (!s.ok() && !it->second.done) {
-                                   Complete(it->second, s.Annotate("sending to a peer agent"));
+                                 Instance& i = it->second;
+                                 --i.sends_in_flight;
+                                 if (!s.ok() && !i.done) {
+                                   Complete(i, s.Annotate("sending to a peer agent"));
+                                 } else if (!s.ok() && !i.notified) {
+                                   i.result = s.Annotate("sending to a peer agent");
                                  }
+                                 if (i.done && i.sends_in_flight == 0) Notify(i);
                                  MaybeErase(key, seq);
                                });
   if (!st.ok()) {
@@ -607,17 +613,28 @@ void NodeGroup::Complete(Instance& inst, const Status& st) {
                             inst.seq, inst.bytes, inst.agreed_ns ? (inst.agreed_ns - inst.started_ns) / 1000 : 0,
                             (now - inst.started_ns) / 1000, st.ToString());
   }
+  inst.result = st;
+  inst.early.clear();
+  // Sends may still read the clients' buffers (zero-copy): a successful op is reported only once
+  // they are done, so a client never reuses memory a peer has not received yet. Failures are
+  // reported at once; a peer that never acknowledges must not hang the clients.
+  if (st.ok() && inst.sends_in_flight > 0) return;
+  Notify(inst);
+}
+
+void NodeGroup::Notify(Instance& inst) {
+  if (inst.notified) return;
+  inst.notified = true;
   bool started = inst.started;
   uint64_t key = inst.key, seq = inst.seq;
   inst.ops.clear();
-  inst.early.clear();
-  if (started) done_(key, seq, st);
+  if (started) done_(key, seq, inst.result);
   MaybeErase(key, seq);
 }
 
 void NodeGroup::MaybeErase(uint64_t key, uint64_t seq) {
   auto it = instances_.find({key, seq});
-  if (it != instances_.end() && it->second.done && it->second.sends_in_flight == 0) instances_.erase(it);
+  if (it != instances_.end() && it->second.notified && it->second.sends_in_flight == 0) instances_.erase(it);
 }
 
 void NodeGroup::FailAll(const Status& why) {
@@ -625,7 +642,13 @@ void NodeGroup::FailAll(const Status& why) {
   for (auto& [id, inst] : instances_) ids.push_back(id);
   for (auto& id : ids) {
     auto it = instances_.find(id);
-    if (it != instances_.end()) Complete(it->second, why);
+    if (it == instances_.end()) continue;
+    if (it->second.done && !it->second.notified) {  // finished, still waiting for its sends
+      it->second.result = why;
+      Notify(it->second);
+    } else {
+      Complete(it->second, why);
+    }
   }
 }
 

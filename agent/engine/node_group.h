@@ -73,6 +73,7 @@ class NodeGroup {
   void EnsureLocal(Instance& inst, uint64_t offset, uint64_t len);
   void ReduceSlice(Instance& inst, uint64_t slice);
   void Complete(Instance& inst, const Status& st);
+  void Notify(Instance& inst);
   void MaybeErase(uint64_t key, uint64_t seq);
 
   std::string job_id_;
