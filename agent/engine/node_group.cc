@@ -298,7 +298,8 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
         len = inst.bytes;
         break;
       case OpKind::kBroadcast:
-        if (o.root / local_size_ == node_rank_) {
+        // Small broadcasts travel with the fingerprint; large ones along the chain afterwards.
+        if (o.root / local_size_ == node_rank_ && inst.bytes <= options_.direct_max_bytes) {
           payload = inst.buf;
           len = inst.bytes;
         }
@@ -334,7 +335,8 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
   if (static_cast<PeerMsg>(h.type) != PeerMsg::kRing) return nullptr;
   uint32_t n = static_cast<uint32_t>(num_nodes_);
-  if (h.step < n - 1 || h.step >= 2 * (n - 1)) return nullptr;
+  bool chain = h.fp.kind == static_cast<uint32_t>(OpKind::kBroadcast);
+  if (!chain && (h.step < n - 1 || h.step >= 2 * (n - 1))) return nullptr;
   auto it = instances_.find({h.key, h.seq});
   if (it == instances_.end() || !it->second.agreed || it->second.done) return nullptr;
   Instance& inst = it->second;
@@ -419,8 +421,48 @@ void NodeGroup::MaybeAgree(Instance& inst) {
   auto kind = static_cast<OpKind>(inst.fp.kind);
   if (kind == OpKind::kAllreduce && inst.data[static_cast<size_t>(node_rank_)].empty()) {
     StartRing(inst);
+  } else if (kind == OpKind::kBroadcast && inst.bytes > options_.direct_max_bytes) {
+    StartChain(inst);
   } else {
     FinishDirect(inst);
+  }
+}
+
+// Large broadcasts are pipelined along the ring starting at the root's node: each node forwards
+// every chunk as soon as it has it, so every link carries the buffer once.
+void NodeGroup::StartChain(Instance& inst) {
+  const ValidatedOp& o = *inst.ops[0];
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  uint64_t chunk = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+  int root_node = o.root / local_size_;
+  int next = (node_rank_ + 1) % num_nodes_;
+  if (node_rank_ == root_node) {
+    for (uint64_t off = 0; off < inst.bytes && !inst.done; off += chunk) {
+      SendTo(next, inst, PeerMsg::kRing, 0, off, inst.buf + off, std::min(chunk, inst.bytes - off));
+    }
+    if (!inst.done) Complete(inst, Status::Ok());  // reported once the sends are done
+    return;
+  }
+  inst.ring_chunks_left = (inst.bytes + chunk - 1) / chunk;
+  std::vector<Instance::Early> early = std::move(inst.early);
+  for (auto& e : early) {
+    if (inst.done) break;
+    OnRingChunk(inst, e.step, e.offset, e.bytes.data(), e.bytes.size());
+  }
+}
+
+void NodeGroup::OnChainChunk(Instance& inst, uint64_t offset, const uint8_t* data, size_t len) {
+  const ValidatedOp& o = *inst.ops[0];
+  int root_node = o.root / local_size_;
+  int next = (node_rank_ + 1) % num_nodes_;
+  uint8_t* dst = inst.buf + offset;
+  if (data != dst) std::memcpy(dst, data, len);
+  if (next != root_node) SendTo(next, inst, PeerMsg::kRing, 0, offset, dst, len);
+  if (inst.done) return;
+  if (inst.ring_chunks_left == 0) return Complete(inst, ProtocolError("peer sent more broadcast chunks than the buffer holds"));
+  if (--inst.ring_chunks_left == 0) {
+    for (size_t l = 1; l < inst.ops.size(); ++l) std::memcpy(inst.ops[l]->recv, inst.buf, inst.bytes);
+    Complete(inst, Status::Ok());
   }
 }
 
@@ -582,6 +624,7 @@ void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, cons
   if (step >= 2 * (N - 1) || offset > inst.bytes || len > inst.bytes - offset || len % elem != 0) {
     return Complete(inst, ProtocolError("peer sent a ring chunk outside the buffer"));
   }
+  if (o.kind == OpKind::kBroadcast) return OnChainChunk(inst, offset, data, len);
   int next = (node_rank_ + 1) % num_nodes_;
   uint8_t* dst = inst.buf + offset;
   if (step < N - 1) {

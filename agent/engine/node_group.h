@@ -67,6 +67,8 @@ class NodeGroup {
               const void* data, size_t len);
   void MaybeAgree(Instance& inst);
   void StartRing(Instance& inst);
+  void StartChain(Instance& inst);
+  void OnChainChunk(Instance& inst, uint64_t offset, const uint8_t* data, size_t len);
   void OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len);
   void FinishDirect(Instance& inst);
   // Makes sure the local reduction of [offset, offset + len) of the node buffer is done.

@@ -42,6 +42,15 @@ uint16_t FreePort() {
 
 class MultiNodeTest : public ::testing::Test {
  protected:
+  void TearDown() override {
+    if (!HasFailure()) return;
+    for (size_t n = 0; n < agents_.size(); ++n) {
+      if (agents_[n] == nullptr) continue;
+      std::string log = agents_[n]->ReadLog();
+      if (log.size() > 3000) log = log.substr(log.size() - 3000);
+      std::fprintf(stderr, "--- agent %zu log (tail) ---\n%s\n", n, log.c_str());
+    }
+  }
   void StartAgents(int nodes) {
     for (int n = 0; n < nodes; ++n) {
       uint16_t port = FreePort();
@@ -342,6 +351,24 @@ TEST_F(MultiNodeTest, AlltoallvAcrossNodesDeliversEveryBlockAndRejectsDisagreein
     if (r == 3) rc[0] += 1;  // a receiver on node 1 expects more than rank 0 sends
     e = Wait(c, outrider_alltoallv(c, send, sc, recv, rc, OUTRIDER_I32, nullptr, &h), &h);
     return e == OUTRIDER_ERR_MISMATCH || (e == OUTRIDER_OK && r < 2) ? 0 : 100 + e;
+  });
+}
+
+TEST_F(MultiNodeTest, LargeBroadcastFromAnyNodeReachesEveryRank) {
+  StartAgents(3);
+  const size_t count = 700001;  // above the direct limit: pipelined along the node chain
+  RunJob("big-bcast", 3, 2, "tok", [&](outrider_client_t* c, int r) {
+    auto* b = static_cast<int32_t*>(outrider_alloc(c, count * 4));
+    for (int root : {3, 0}) {
+      for (size_t i = 0; i < count; ++i) b[i] = r == root ? static_cast<int32_t>(i) * 3 + root : -1;
+      outrider_op_t h;
+      int rc = Wait(c, outrider_broadcast(c, b, count, OUTRIDER_I32, root, nullptr, &h), &h);
+      if (rc != OUTRIDER_OK) return rc;
+      for (size_t i = 0; i < count; i += 7) {
+        if (b[i] != static_cast<int32_t>(i) * 3 + root) return 100 + root;
+      }
+    }
+    return 0;
   });
 }
 

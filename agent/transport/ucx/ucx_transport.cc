@@ -16,6 +16,7 @@ struct UcxTransport::Peer {
   ucp_ep_h ep = nullptr;
   UcxTransport* owner;
   bool failed = false;
+  bool closed = false;  // Disconnect()ed: no more callbacks for it
 };
 
 struct UcxTransport::SendRequest {
@@ -111,7 +112,7 @@ UcxTransport::~UcxTransport() {
 
 void UcxTransport::OnEndpointError(void* arg, ucp_ep_h, ucs_status_t status) {
   auto* peer = static_cast<Peer*>(arg);
-  if (peer->failed) return;
+  if (peer->failed || peer->closed) return;
   peer->failed = true;
   peer->owner->peer_errors_.emplace_back(peer->id, UcxStatus("connection to peer agent", status));
 }
@@ -151,9 +152,11 @@ void UcxTransport::Disconnect(PeerId id) {
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    it->second->closed = true;
     ucs_status_ptr_t r = ucp_ep_close_nbx(it->second->ep, &p);
     if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);  // completes on its own during progress
   }
+  closed_peers_.push_back(std::move(it->second));
   peers_.erase(it);
 }
 

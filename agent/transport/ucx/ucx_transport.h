@@ -56,6 +56,9 @@ class UcxTransport : public Transport {
   std::string address_;
   std::map<std::string, PeerId> peer_by_address_;
   std::map<PeerId, std::unique_ptr<Peer>> peers_;
+  // Disconnected peers stay allocated: UCX may still run their error callback while it closes
+  // the endpoint, and that callback's argument must not dangle.
+  std::vector<std::unique_ptr<Peer>> closed_peers_;
   PeerId next_peer_ = 1;
   // Work that must not run inside UCX callbacks: message deliveries, send completions, errors.
   std::deque<Delivery> deliveries_;
