@@ -94,8 +94,9 @@ Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks) 
 }
 
 UcxTransport::~UcxTransport() {
+  // Healthy endpoints are closed; those of failed or dropped peers go with the worker.
   for (auto& [id, peer] : peers_) {
-    if (peer->ep == nullptr) continue;
+    if (peer->ep == nullptr || peer->failed) continue;
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_EP_CLOSE_FLAG_FORCE;
@@ -148,14 +149,10 @@ void UcxTransport::Disconnect(PeerId id) {
   for (auto a = peer_by_address_.begin(); a != peer_by_address_.end();) {
     a = a->second == id ? peer_by_address_.erase(a) : std::next(a);
   }
-  if (it->second->ep != nullptr) {
-    ucp_request_param_t p{};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    it->second->closed = true;
-    ucs_status_ptr_t r = ucp_ep_close_nbx(it->second->ep, &p);
-    if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);  // completes on its own during progress
-  }
+  // The endpoint is only marked closed here and really closed with the worker: force-closing a
+  // TCP endpoint of a peer that just died trips an assertion in UCX 1.13's TCP progress
+  // (tcp_iface.c: conn_state != CLOSED) when the dead socket's last events arrive afterwards.
+  it->second->closed = true;
   closed_peers_.push_back(std::move(it->second));
   peers_.erase(it);
 }
