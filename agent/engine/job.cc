@@ -23,7 +23,7 @@ Job::Job(std::string id, int world_size, int local_size, Network* net)
 Job::~Job() {
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
-    group_->SayJobLeft();
+    group_->SayJobLeft(lost_node_);
     net_->Release(group_->peers(), group_->node_rank());
   } else if (group_ != nullptr) {
     group_->FailAll(Cancelled("job ended"));
@@ -110,6 +110,7 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   if (group_ == nullptr || !group_->ready()) return;
   int node = group_->NodeOfPeer(peer);
   if (node < 0) return;
+  if (lost_.ok()) lost_node_ = node;
   Lose(PeerLost(group_->DescribeNode(node) + " of job '" + id_ + "' is lost: " + why.message()));
 }
 

@@ -87,6 +87,7 @@ class Job {
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
   std::map<InstanceId, Pending> pending_;
   Status lost_;  // set once a member left
+  int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.
   uint64_t hash_;
   std::string token_;

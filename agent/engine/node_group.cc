@@ -101,7 +101,8 @@ NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, 
       sent_to_(static_cast<size_t>(num_nodes), 0),
       received_from_(static_cast<size_t>(num_nodes), 0),
       left_after_(static_cast<size_t>(num_nodes), -1),
-      left_(static_cast<size_t>(num_nodes), false) {}
+      left_(static_cast<size_t>(num_nodes), false),
+      left_cause_(static_cast<size_t>(num_nodes), -1) {}
 
 NodeGroup::~NodeGroup() = default;
 
@@ -322,6 +323,8 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   auto type = static_cast<PeerMsg>(h.type);
   if (type == PeerMsg::kJobLeft) {
     left_after_[from] = static_cast<int64_t>(h.offset);
+    int cause = static_cast<int>(h.step) - 1;
+    left_cause_[from] = cause >= 0 && cause < num_nodes_ ? cause : -1;
     if (received_from_[from] >= h.offset) ApplyLeft(h.from_node);
     return;
   }
@@ -347,7 +350,10 @@ uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
 void NodeGroup::ApplyLeft(int node) {
   left_[static_cast<size_t>(node)] = true;
   // Everything the node sent has arrived: instances still missing its contribution never will.
-  Status why = PeerLost(DescribeNode(node) + " left job '" + job_id_ + "'");
+  int cause = left_cause_[static_cast<size_t>(node)];
+  Status why = cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + job_id_ + "' is lost (reported by " +
+                                     DescribeNode(node) + ")")
+                          : PeerLost(DescribeNode(node) + " left job '" + job_id_ + "'");
   std::vector<std::pair<uint64_t, uint64_t>> doomed;
   for (auto& [id, inst] : instances_) {
     if (!inst.done && !inst.fps[static_cast<size_t>(node)]) doomed.push_back(id);
@@ -695,7 +701,7 @@ void NodeGroup::FailAll(const Status& why) {
   }
 }
 
-void NodeGroup::SayJobLeft() {
+void NodeGroup::SayJobLeft(int lost_node) {
   if (peers_.empty()) return;
   PeerHeader h{};
   h.magic = kPeerMagic;
@@ -704,6 +710,7 @@ void NodeGroup::SayJobLeft() {
   h.sender = self_hash_;
   h.job_hash = job_hash_;
   h.from_node = node_rank_;
+  h.step = static_cast<uint32_t>(lost_node + 1);
   // No completion callback: the group may be gone by the time the send finishes.
   for (int n = 0; n < num_nodes_; ++n) {
     if (n == node_rank_) continue;

@@ -57,8 +57,9 @@ class NodeGroup {
   bool Pump();
   // Fails every instance (started ones through Done) and forgets buffered messages.
   void FailAll(const Status& why);
-  // Tells every peer that this node's clients left the job.
-  void SayJobLeft();
+  // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
+  // here because that node was lost, so the peers can name the real cause.
+  void SayJobLeft(int lost_node = -1);
 
  private:
   struct Instance;
@@ -99,6 +100,7 @@ class NodeGroup {
   std::vector<uint64_t> received_from_;
   std::vector<int64_t> left_after_;  // -1: the node has not left
   std::vector<bool> left_;
+  std::vector<int> left_cause_;  // node whose loss made the leaving node give up, or -1
 };
 
 uint64_t HashBytes(const void* data, size_t len);

@@ -311,7 +311,7 @@ TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
     if (r == 2) continue;
     EXPECT_EQ(status, 0);
     EXPECT_EQ(res->rc[r], OUTRIDER_ERR_PEER_LOST) << "rank " << r << ": " << res->error[r];
-    EXPECT_THAT(res->error[r], HasSubstr("rank 2 (node 2)"));
+    EXPECT_THAT(res->error[r], HasSubstr("rank 2 (node 2) of job 'victim' is lost"));
   }
   // The survivors' agents keep serving: a new single-node job still works on node 0.
   pid_t p = Spawn([&] {
