@@ -25,7 +25,7 @@ double BusFactor(const std::string& op, int n) {
 
 int Iters(uint64_t bytes, int requested) {
   if (requested > 0) return requested;
-  return static_cast<int>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(bytes, 1), 5, 200));
+  return static_cast<int>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(bytes, 1), 10, 200));
 }
 
 }  // namespace
