@@ -254,7 +254,20 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
     case OpKind::kAlltoallv: {
       // Blocks for node m, ordered by (local source, destination rank); this node's own
       // blocks go straight to the local outputs.
+      // Each payload starts with the bytes this node expects back from its destination, so both
+      // ends of a disagreeing pair detect it (the sender as well as the receiver fails).
       inst.outgoing.resize(static_cast<size_t>(num_nodes_));
+      for (int m = 0; m < num_nodes_; ++m) {
+        if (m == node_rank_) continue;
+        uint64_t expect = 0;
+        for (size_t i = 0; i < L; ++i) {
+          for (size_t j = 0; j < L; ++j) {
+            expect += static_cast<uint64_t>(ops[j]->recv_counts[static_cast<size_t>(m) * L + i]) * elem;
+          }
+        }
+        auto* e = reinterpret_cast<const uint8_t*>(&expect);
+        inst.outgoing[static_cast<size_t>(m)].assign(e, e + sizeof(expect));
+      }
       for (int m = 0; m < num_nodes_; ++m) {
         for (size_t i = 0; i < L; ++i) {
           for (size_t j = 0; j < L; ++j) {
@@ -526,18 +539,31 @@ void NodeGroup::FinishDirect(Instance& inst) {
       break;
     case OpKind::kAlltoallv: {
       if (!inst.local_error.ok()) return Complete(inst, inst.local_error);
+      // Check every pair in both directions before writing any output.
       for (size_t n = 0; n < N; ++n) {
         if (n == me) continue;
-        uint64_t want = 0;
+        if (inst.data[n].size() < sizeof(uint64_t)) {
+          return Complete(inst, ProtocolError("peer sent an alltoallv payload without its header"));
+        }
+        uint64_t want = 0, they_expect = 0;
         for (size_t i = 0; i < L; ++i) {
           for (size_t j = 0; j < L; ++j) want += static_cast<uint64_t>(inst.ops[j]->recv_counts[n * L + i]) * elem;
         }
-        if (inst.data[n].size() != want) {
-          return Complete(inst, Mismatch("alltoallv counts disagree: " + DescribeNode(static_cast<int>(n)) + " sends " +
-                                         std::to_string(inst.data[n].size() / elem) + " elements to " +
-                                         DescribeNode(node_rank_) + ", which expects " + std::to_string(want / elem)));
+        std::memcpy(&they_expect, inst.data[n].data(), sizeof(they_expect));
+        uint64_t got = inst.data[n].size() - sizeof(uint64_t);
+        uint64_t sent = inst.outgoing[n].size() - sizeof(uint64_t);
+        if (got != want || they_expect != sent) {
+          bool inbound = got != want;
+          std::string from = DescribeNode(static_cast<int>(inbound ? n : me));
+          std::string to = DescribeNode(static_cast<int>(inbound ? me : n));
+          return Complete(inst, Mismatch("alltoallv counts disagree: " + from + " sends " +
+                                         std::to_string((inbound ? got : sent) / elem) + " elements to " + to +
+                                         ", which expects " + std::to_string((inbound ? want : they_expect) / elem)));
         }
-        const uint8_t* src = inst.data[n].data();
+      }
+      for (size_t n = 0; n < N; ++n) {
+        if (n == me) continue;
+        const uint8_t* src = inst.data[n].data() + sizeof(uint64_t);
         for (size_t i = 0; i < L; ++i) {
           size_t gi = n * L + i;
           for (size_t j = 0; j < L; ++j) {
