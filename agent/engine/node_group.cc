@@ -304,8 +304,10 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
         }
         break;
       case OpKind::kAllgather:
-        payload = inst.buf;
-        len = inst.bytes;
+        if (inst.bytes <= options_.direct_max_bytes) {  // large ones go around the ring
+          payload = inst.buf;
+          len = inst.bytes;
+        }
         break;
       case OpKind::kReduceScatter:
         payload = inst.temp.data() + static_cast<size_t>(n) * inst.bytes;
@@ -352,10 +354,16 @@ uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
   if (static_cast<PeerMsg>(h.type) != PeerMsg::kRing) return nullptr;
   uint32_t n = static_cast<uint32_t>(num_nodes_);
   bool chain = h.fp.kind == static_cast<uint32_t>(OpKind::kBroadcast);
-  if (!chain && (h.step < n - 1 || h.step >= 2 * (n - 1))) return nullptr;
+  bool gather = h.fp.kind == static_cast<uint32_t>(OpKind::kAllgather);
+  if (!chain && !gather && (h.step < n - 1 || h.step >= 2 * (n - 1))) return nullptr;
   auto it = instances_.find({h.key, h.seq});
   if (it == instances_.end() || !it->second.agreed || it->second.done) return nullptr;
   Instance& inst = it->second;
+  if (gather) {
+    uint64_t total = inst.bytes * n, own = static_cast<uint64_t>(node_rank_) * inst.bytes;
+    if (h.offset > total || len > total - h.offset || (h.offset < own + inst.bytes && h.offset + len > own)) return nullptr;
+    return inst.ops[0]->recv + h.offset;
+  }
   if (h.offset > inst.bytes || len > inst.bytes - h.offset) return nullptr;
   return inst.buf + h.offset;
 }
@@ -442,6 +450,8 @@ void NodeGroup::MaybeAgree(Instance& inst) {
     StartRing(inst);
   } else if (kind == OpKind::kBroadcast && inst.bytes > options_.direct_max_bytes) {
     StartChain(inst);
+  } else if (kind == OpKind::kAllgather && inst.bytes > options_.direct_max_bytes) {
+    StartGatherRing(inst);
   } else {
     FinishDirect(inst);
   }
@@ -467,6 +477,52 @@ void NodeGroup::StartChain(Instance& inst) {
   for (auto& e : early) {
     if (inst.done) break;
     OnRingChunk(inst, e.step, e.offset, e.bytes.data(), e.bytes.size());
+  }
+}
+
+// Large allgathers go around the ring: at step s a node forwards the share of node r - s, chunk
+// by chunk, so every link carries each other node's share once. Offsets are within local rank
+// 0's whole output buffer.
+void NodeGroup::StartGatherRing(Instance& inst) {
+  const ValidatedOp& o = *inst.ops[0];
+  uint64_t elem = ipc::DTypeSize(o.dtype);
+  uint64_t chunk = std::max<uint64_t>(elem, options_.chunk_bytes / elem * elem);
+  uint64_t share = inst.bytes;
+  inst.ring_chunks_left = static_cast<uint64_t>(num_nodes_ - 1) * ((share + chunk - 1) / chunk);
+  int next = (node_rank_ + 1) % num_nodes_;
+  uint64_t base = static_cast<uint64_t>(node_rank_) * share;
+  for (uint64_t off = 0; off < share && !inst.done; off += chunk) {
+    SendTo(next, inst, PeerMsg::kRing, 0, base + off, o.recv + base + off, std::min(chunk, share - off));
+  }
+  std::vector<Instance::Early> early = std::move(inst.early);
+  for (auto& e : early) {
+    if (inst.done) break;
+    OnRingChunk(inst, e.step, e.offset, e.bytes.data(), e.bytes.size());
+  }
+}
+
+void NodeGroup::OnGatherChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len) {
+  uint8_t* out = inst.ops[0]->recv;
+  uint64_t total = inst.bytes * static_cast<uint64_t>(num_nodes_);
+  uint64_t own = static_cast<uint64_t>(node_rank_) * inst.bytes;
+  if (offset > total || len > total - offset || (offset < own + inst.bytes && offset + len > own)) {
+    return Complete(inst, ProtocolError("peer sent an allgather chunk outside the buffer"));
+  }
+  if (data != out + offset) std::memcpy(out + offset, data, len);
+  if (step + 2 < static_cast<uint32_t>(num_nodes_)) {
+    SendTo((node_rank_ + 1) % num_nodes_, inst, PeerMsg::kRing, step + 1, offset, out + offset, len);
+  }
+  if (inst.done) return;
+  if (inst.ring_chunks_left == 0) return Complete(inst, ProtocolError("peer sent more allgather chunks than expected"));
+  if (--inst.ring_chunks_left == 0) {
+    for (size_t l = 1; l < inst.ops.size(); ++l) {
+      for (int n = 0; n < num_nodes_; ++n) {
+        if (n == node_rank_) continue;
+        uint64_t off = static_cast<uint64_t>(n) * inst.bytes;
+        std::memcpy(inst.ops[l]->recv + off, out + off, inst.bytes);
+      }
+    }
+    Complete(inst, Status::Ok());
   }
 }
 
@@ -653,6 +709,10 @@ void NodeGroup::OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, cons
   const ValidatedOp& o = *inst.ops[0];
   uint64_t elem = ipc::DTypeSize(o.dtype);
   uint32_t N = static_cast<uint32_t>(num_nodes_);
+  if (o.kind == OpKind::kAllgather) {
+    if (step >= N - 1 || len % elem != 0) return Complete(inst, ProtocolError("peer sent a bad allgather chunk"));
+    return OnGatherChunk(inst, step, offset, data, len);
+  }
   if (step >= 2 * (N - 1) || offset > inst.bytes || len > inst.bytes - offset || len % elem != 0) {
     return Complete(inst, ProtocolError("peer sent a ring chunk outside the buffer"));
   }

@@ -69,6 +69,8 @@ class NodeGroup {
   void MaybeAgree(Instance& inst);
   void StartRing(Instance& inst);
   void StartChain(Instance& inst);
+  void StartGatherRing(Instance& inst);
+  void OnGatherChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len);
   void OnChainChunk(Instance& inst, uint64_t offset, const uint8_t* data, size_t len);
   void OnRingChunk(Instance& inst, uint32_t step, uint64_t offset, const uint8_t* data, size_t len);
   void FinishDirect(Instance& inst);
