@@ -1,6 +1,7 @@
 // Names and layout helpers for the wire protocol.
 #include "ipc/protocol.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace outrider::ipc {
@@ -71,6 +72,18 @@ void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t req
   h->type = static_cast<uint16_t>(type);
   h->body_bytes = body_bytes;
   h->request_id = request_id;
+}
+
+void CopyText(char* dst, size_t cap, std::string_view text) {
+  size_t n = std::min(cap - 1, text.size());
+  std::memcpy(dst, text.data(), n);
+  dst[n] = '\0';
+}
+
+uint64_t Fnv1a(const void* data, size_t len) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; ++i) h = (h ^ static_cast<const uint8_t*>(data)[i]) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace outrider::ipc

@@ -185,5 +185,9 @@ ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries);
 
 // Fills a header; the reader checks it with ValidateControlHeader semantics in the shim.
 void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id);
+// Copies text into a fixed message field, truncating and always NUL-terminating.
+void CopyText(char* dst, size_t cap, std::string_view text);
+// 64-bit FNV-1a: op keys (shim) and job / agent-address hashes (agent).
+uint64_t Fnv1a(const void* data, size_t len);
 
 }  // namespace outrider::ipc

@@ -81,7 +81,12 @@ class [[nodiscard]] Result {
     OUTRIDER_CHECK(ok());
     return std::get<T>(std::move(v_));
   }
+  const T& value() const& {
+    OUTRIDER_CHECK(ok());
+    return std::get<T>(v_);
+  }
   T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
 
  private:

@@ -105,9 +105,8 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
 }
 
 uint64_t HashKey(const char* name) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (const char* p = name; p && *p; ++p) h = (h ^ static_cast<uint8_t>(*p)) * 1099511628211ull;
-  return h == 0 ? 1 : h;
+  uint64_t h = ipc::Fnv1a(name, name ? std::strlen(name) : 0);
+  return h == 0 ? 1 : h;  // 0 means "no key"
 }
 
 Client::Client(ConnectConfig config) : config_(std::move(config)), spin_(config_.spin_us) {}
@@ -192,28 +191,27 @@ Status Client::AgentGone() const {
   return gone_.ok() ? Status::Ok() : gone_;
 }
 
-void Client::OnSocketReadable() {
-  alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-  std::vector<UniqueFd> fds;
-  auto n = channel_.Recv(buf, sizeof(buf), &fds, 0);
-  if (!n.ok()) {
-    if (n.status().code() == Code::kDeadlineExceeded) return;
-    gone_ = Unavailable("connection to the agent failed: " + n.status().message());
-    return;
-  }
-  if (*n == 0) {
-    gone_ = Unavailable("the agent closed the connection (agent exited or was killed)");
-    return;
-  }
+std::optional<Status> Client::Departure(const Result<size_t>& n, const uint8_t* buf) {
+  if (!n.ok()) return Unavailable("connection to the agent failed: " + n.status().message());
+  if (*n == 0) return Unavailable("the agent closed the connection (agent exited or was killed)");
   ipc::Goodbye bye{};
   std::memcpy(&bye, buf, std::min(*n, sizeof(bye)));
   if (*n == sizeof(bye) && bye.header.magic == ipc::kMagic &&
       bye.header.type == static_cast<uint16_t>(ipc::MsgType::kGoodbye)) {
+    bye.message[sizeof(bye.message) - 1] = '\0';
     Status why = FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
-    gone_ = Status(why.code(), "the agent closed the connection: " + why.message());
-    return;
+    return Status(why.code(), "the agent closed the connection: " + why.message());
   }
-  gone_ = ProtocolError("unexpected message from the agent");
+  return std::nullopt;
+}
+
+void Client::OnSocketReadable() {
+  alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+  std::vector<UniqueFd> fds;
+  auto n = channel_.Recv(buf, sizeof(buf), &fds, 0);
+  if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) return;  // nothing there
+  std::optional<Status> gone = Departure(n, buf);
+  gone_ = gone ? *gone : ProtocolError("unexpected message from the agent");
 }
 
 Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
@@ -226,24 +224,13 @@ Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, co
     if (now >= deadline) return DeadlineExceeded("the agent did not answer a region request in time");
     alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
     auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
-    if (!n.ok()) {
-      if (n.status().code() == Code::kDeadlineExceeded) continue;
-      gone_ = Unavailable("connection to the agent failed: " + n.status().message());
-      return gone_;
-    }
-    if (*n == 0) {
-      gone_ = Unavailable("the agent closed the connection (agent exited or was killed)");
+    if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
+    if (std::optional<Status> gone = Departure(n, buf)) {
+      gone_ = *gone;
       return gone_;
     }
     ipc::MsgHeader hdr;
     std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
-    if (hdr.type == static_cast<uint16_t>(ipc::MsgType::kGoodbye) && *n == sizeof(ipc::Goodbye)) {
-      ipc::Goodbye bye;
-      std::memcpy(&bye, buf, sizeof(bye));
-      gone_ = Status(FromReply(bye.code ? bye.code : 3, bye.message).code(),
-                     "the agent closed the connection: " + std::string(bye.message, strnlen(bye.message, sizeof(bye.message))));
-      return gone_;
-    }
     if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic || hdr.request_id != request_id) {
       return ProtocolError("unexpected reply to a region request");
     }

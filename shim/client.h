@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -104,6 +105,8 @@ class Client {
   void DrainCompletions();
   // Reads whatever the agent sent on the socket; on EOF or goodbye records why it is gone.
   void OnSocketReadable();
+  // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.
+  static std::optional<Status> Departure(const Result<size_t>& n, const uint8_t* buf);
   Status AgentGone() const;
 
   ConnectConfig config_;

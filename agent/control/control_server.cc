@@ -36,12 +36,6 @@ Status MakeSocketDir(const std::string& dir, mode_t mode, gid_t gid) {
   return Status::Ok();
 }
 
-void CopyMessage(char* dst, size_t cap, const std::string& msg) {
-  size_t n = std::min(cap - 1, msg.size());
-  std::memcpy(dst, msg.data(), n);
-  dst[n] = '\0';
-}
-
 uint32_t RoundUpPow2(uint32_t v) {
   uint32_t p = 1;
   while (p < v) p <<= 1;
@@ -129,7 +123,7 @@ void ControlServer::RejectHello(ipc::UnixChannel& channel, uint32_t request_id, 
   ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
                      request_id);
   reply.code = static_cast<int32_t>(st.code());
-  CopyMessage(reply.message, sizeof(reply.message), st.message());
+  ipc::CopyText(reply.message, sizeof(reply.message), st.message());
   (void)channel.Send(&reply, sizeof(reply));
 }
 
@@ -236,7 +230,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const ipc::HelloRequest& h
     Logger("control")->warn("rejected client pid {} uid {}: {}", id.peer.pid, id.peer.uid,
                             joined.ToString());
     reply.code = static_cast<int32_t>(joined.code());
-    CopyMessage(reply.message, sizeof(reply.message), joined.message());
+    ipc::CopyText(reply.message, sizeof(reply.message), joined.message());
     (void)session->Send(&reply, sizeof(reply), nullptr, 0);
     return Status::Ok();  // answered; the session (and the connection) is dropped here
   }

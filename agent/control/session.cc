@@ -7,16 +7,6 @@
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
-namespace {
-
-void CopyMessage(char* dst, size_t cap, const std::string& msg) {
-  size_t n = std::min(cap - 1, msg.size());
-  std::memcpy(dst, msg.data(), n);
-  dst[n] = '\0';
-}
-
-}  // namespace
-
 Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_fd,
                  ipc::Mapping control, UniqueFd sq_efd, UniqueFd cq_efd, SessionLimits limits)
     : id_(std::move(id)),
@@ -59,7 +49,7 @@ void Session::SayGoodbye(const Status& reason) {
   ipc::Goodbye bye{};
   ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
   bye.code = static_cast<int32_t>(reason.code());
-  CopyMessage(bye.message, sizeof(bye.message), reason.message());
+  ipc::CopyText(bye.message, sizeof(bye.message), reason.message());
   (void)channel_.Send(&bye, sizeof(bye));
 }
 
@@ -110,7 +100,7 @@ void Session::ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& 
   ipc::InitMsgHeader(&reply.header, type, sizeof(reply) - sizeof(reply.header), request_id);
   reply.code = static_cast<int32_t>(st.code());
   reply.region_id = region_id;
-  CopyMessage(reply.message, sizeof(reply.message), st.message());
+  ipc::CopyText(reply.message, sizeof(reply.message), st.message());
   Status sent = channel_.Send(&reply, sizeof(reply));
   if (!sent.ok()) Close(sent);
 }
@@ -207,7 +197,7 @@ void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint6
   c.code = static_cast<int32_t>(status.code());
   c.seq = seq;
   c.agent_ns = agent_ns;
-  CopyMessage(c.message, sizeof(c.message), status.message());
+  ipc::CopyText(c.message, sizeof(c.message), status.message());
   FlushOverflow();
   ipc::RingResult r = overflow_.empty() ? cq_.Push(c) : ipc::RingResult::kFull;
   if (r == ipc::RingResult::kCorrupt) {

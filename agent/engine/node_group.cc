@@ -49,11 +49,7 @@ std::string InstanceName(uint64_t key, uint64_t seq) {
   return buf;
 }
 
-uint64_t HashBytes(const void* data, size_t len) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; ++i) h = (h ^ static_cast<const uint8_t*>(data)[i]) * 1099511628211ull;
-  return h;
-}
+uint64_t HashBytes(const void* data, size_t len) { return ipc::Fnv1a(data, len); }
 
 struct NodeGroup::Instance {
   uint64_t key = 0, seq = 0;
