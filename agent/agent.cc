@@ -41,6 +41,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     no.rendezvous_timeout_ms = options.rendezvous_timeout_ms;
     no.ring_chunk_bytes = options.ring_chunk_bytes;
     no.direct_max_bytes = options.direct_max_bytes;
+    no.sparse_block_rows = options.sparse_block_rows;
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, no));
     agent->jobs_.set_network(agent->network_.get());
   }

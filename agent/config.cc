@@ -216,6 +216,14 @@ const Param kParams[] = {
      "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
      "round, lowest latency); larger ones use the ring (least bandwidth).",
      true, Kind::kUint, OUTRIDER_UINT_FIELD(direct_max_bytes), nullptr},
+    {"sparse_block_rows", "--sparse-block-rows", "OUTRIDER_SPARSE_BLOCK_ROWS", "sparse_block_rows",
+     "ROWS", "8", "rows",
+     "Rows per block of the sparse `block` algorithm (only non-zero blocks travel). Every agent of "
+     "a job must use the same value.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(sparse_block_rows), [](const AgentOptions& o) {
+       if (o.sparse_block_rows >= 1 && o.sparse_block_rows <= 4096) return Status::Ok();
+       return InvalidArgument("sparse_block_rows must be in [1, 4096], got " + std::to_string(o.sparse_block_rows));
+     }},
     {"config_file", "--config", "OUTRIDER_CONFIG", "", "PATH", "(none)", "",
      "TOML file to read; its keys are the config keys of this table.", true, Kind::kString,
      OUTRIDER_STRING_FIELD(config_file), nullptr},

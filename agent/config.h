@@ -45,6 +45,7 @@ struct AgentOptions {
   uint32_t rendezvous_timeout_ms = 120000;
   uint64_t ring_chunk_bytes = 1 << 20;
   uint64_t direct_max_bytes = 256 << 10;
+  uint64_t sparse_block_rows = 8;
   std::string config_file;  // --config / OUTRIDER_CONFIG only; empty = none
   // --ready-fd only: the agent writes one byte to this fd once it listens, then closes it.
   int ready_fd = -1;

@@ -49,6 +49,20 @@ std::string_view OpKindName(OpKind kind) {
     case OpKind::kReduceScatter: return "reduce_scatter";
     case OpKind::kBarrier: return "barrier";
     case OpKind::kAlltoallv: return "alltoallv";
+    case OpKind::kSparseAllreduce: return "sparse_allreduce";
+    case OpKind::kSparseShard: return "sparse_shard";
+    case OpKind::kSparseLookup: return "sparse_lookup";
+  }
+  return "unknown";
+}
+
+std::string_view SparseAlgoName(SparseAlgo a) {
+  switch (a) {
+    case SparseAlgo::kAuto: return "auto";
+    case SparseAlgo::kAllgather: return "allgather";
+    case SparseAlgo::kBalanced: return "balanced";
+    case SparseAlgo::kBlock: return "block";
+    case SparseAlgo::kDense: return "dense";
   }
   return "unknown";
 }

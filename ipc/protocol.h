@@ -11,7 +11,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 2;
+inline constexpr uint16_t kProtocolVersion = 3;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 enum class DType : uint32_t { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3, kI32 = 4, kI64 = 5 };
@@ -24,9 +24,26 @@ enum class OpKind : uint32_t {
   kAllgather = 2,
   kReduceScatter = 3,
   kBarrier = 4,
-  kAlltoallv = 5,  // per-rank counts in the entry's aux buffer
+  kAlltoallv = 5,        // per-rank counts in the entry's aux buffer
+  kSparseAllreduce = 6,  // replicated table: every rank gets the union of rows, summed
+  kSparseShard = 7,      // sharded table: rows arrive summed at the rank that owns them
+  kSparseLookup = 8,     // sharded table: rows fetched from the ranks that own them
 };
-inline constexpr uint32_t kNumOpKinds = 6;
+inline constexpr uint32_t kNumOpKinds = 9;
+inline bool IsSparse(OpKind k) { return k >= OpKind::kSparseAllreduce && k <= OpKind::kSparseLookup; }
+
+// How a replicated sparse allreduce crosses nodes (values equal OUTRIDER_SPARSE_*).
+enum class SparseAlgo : uint32_t { kAuto = 0, kAllgather = 1, kBalanced = 2, kBlock = 3, kDense = 4 };
+inline constexpr uint32_t kNumSparseAlgos = 5;
+// Which rank owns a row of a sharded table (values equal OUTRIDER_SHARD_*).
+enum class ShardScheme : uint32_t { kRange = 0, kHash = 1 };
+inline constexpr uint32_t kNumShardSchemes = 2;
+std::string_view SparseAlgoName(SparseAlgo a);
+// First row of `rank`'s shard under ShardScheme::kRange (rank == world_size gives `rows`).
+inline uint64_t ShardFirstRow(uint64_t rows, int world_size, int rank) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(rows) * static_cast<unsigned>(rank)) /
+                               static_cast<unsigned>(world_size));
+}
 
 size_t DTypeSize(DType t);  // 0 for values outside the enum
 std::string_view DTypeName(DType t);
@@ -135,20 +152,33 @@ struct SubmitEntry {
   BufferRef send;
   BufferRef recv;
   // alltoallv: int64 send_counts[world] then int64 recv_counts[world] (elements, rank order;
-  // blocks are packed in rank order in send and recv). Unused (all zero) otherwise.
+  // blocks are packed in rank order in send and recv). Sparse ops: the row ids (id_dtype).
+  // Unused (all zero) otherwise.
   BufferRef aux;
+  // Sparse ops only (all zero otherwise). count = dim, dtype = value dtype, send = values
+  // (nnz x dim), recv = result values (capacity x dim; lookup: one row per requested id).
+  uint64_t rows;       // table rows; ids must lie in [0, rows)
+  uint32_t id_dtype;   // DType kI32 or kI64, for aux and out_ids
+  uint32_t algo;       // SparseAlgo (allreduce) or ShardScheme (shard, lookup)
+  BufferRef out_ids;   // result ids (capacity entries); unused by lookup
 };
-static_assert(sizeof(SubmitEntry) == 120);
+static_assert(sizeof(SubmitEntry) == 160);
 static_assert(std::is_trivially_copyable_v<SubmitEntry>);
 
 // Completion entry: agent -> shim.
 struct CompletionEntry {
   uint64_t op_id;
   int32_t code;        // outrider::Code
-  uint32_t reserved;
+  uint32_t algo;       // sparse allreduce: the SparseAlgo that ran
   uint64_t seq;        // per-key sequence number the agent assigned
   uint64_t agent_ns;   // time the agent spent from first submission to completion
-  char message[256 - 32];
+  // Sparse ops: rows in the result (also when it did not fit: the capacity the op needs), this
+  // node's predicted and measured inter-node bytes for the op (payload and headers).
+  uint64_t result_rows;
+  uint64_t predicted_bytes;
+  uint64_t wire_bytes_sent;
+  uint64_t wire_bytes_recv;
+  char message[256 - 64];
 };
 static_assert(sizeof(CompletionEntry) == 256);
 static_assert(std::is_trivially_copyable_v<CompletionEntry>);

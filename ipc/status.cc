@@ -20,6 +20,7 @@ std::string_view CodeName(Code code) {
     case Code::kPermissionDenied: return "PERMISSION_DENIED";
     case Code::kProtocol: return "PROTOCOL";
     case Code::kCancelled: return "CANCELLED";
+    case Code::kOutputTooSmall: return "OUTPUT_TOO_SMALL";
   }
   return "UNKNOWN";
 }

@@ -26,8 +26,9 @@ enum class Code : int32_t {
   kPermissionDenied = 9,
   kProtocol = 10,
   kCancelled = 11,
+  kOutputTooSmall = 12,  // the result does not fit the caller's buffer; nothing was written
 };
-inline constexpr int32_t kMaxCode = 11;
+inline constexpr int32_t kMaxCode = 12;
 
 std::string_view CodeName(Code code);
 
@@ -61,6 +62,7 @@ inline Status ResourceExhausted(std::string m) { return {Code::kResourceExhauste
 inline Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
 inline Status ProtocolError(std::string m) { return {Code::kProtocol, std::move(m)}; }
 inline Status Cancelled(std::string m) { return {Code::kCancelled, std::move(m)}; }
+inline Status OutputTooSmall(std::string m) { return {Code::kOutputTooSmall, std::move(m)}; }
 // Converts an errno value: "what: strerror(err)" with a code chosen from err.
 Status ErrnoStatus(std::string_view what, int err);
 

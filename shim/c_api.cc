@@ -15,6 +15,9 @@ struct outrider_client {
 };
 
 static_assert(OUTRIDER_ERR_CANCELLED == static_cast<int>(Code::kCancelled));
+static_assert(OUTRIDER_ERR_OUTPUT_TOO_SMALL == static_cast<int>(Code::kOutputTooSmall));
+static_assert(OUTRIDER_SPARSE_DENSE == static_cast<int>(outrider::ipc::SparseAlgo::kDense));
+static_assert(OUTRIDER_SHARD_HASH == static_cast<int>(outrider::ipc::ShardScheme::kHash));
 static_assert(OUTRIDER_ERR_PEER_LOST == static_cast<int>(Code::kPeerLost));
 static_assert(OUTRIDER_BF16 == static_cast<int>(outrider::ipc::DType::kBF16));
 static_assert(OUTRIDER_I64 == static_cast<int>(outrider::ipc::DType::kI64));
@@ -274,6 +277,105 @@ int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* se
 
 int outrider_barrier(outrider_client_t* c, const outrider_op_options_t* opts, outrider_op_t* op) {
   return SubmitOp(c, outrider::shim::OpArgs{outrider::ipc::OpKind::kBarrier}, opts, op, "barrier");
+}
+
+void outrider_sparse_init(outrider_sparse_t* s) {
+  if (s == nullptr) return;
+  std::memset(s, 0, sizeof(*s));
+  s->size = sizeof(*s);
+  s->dtype = OUTRIDER_F32;
+  s->id_dtype = OUTRIDER_I64;
+}
+
+static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const outrider_sparse_t* s,
+                        const outrider_op_options_t* opts, outrider_op_t* op, const char* what) {
+  using outrider::InvalidArgument;
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (s == nullptr || s->size < sizeof(outrider_sparse_t)) {
+    return Fail(c, InvalidArgument(std::string(what) + ": sparse arguments missing or from an older header (set size)"));
+  }
+  outrider::shim::OpArgs a{kind};
+  a.dtype = static_cast<outrider::ipc::DType>(s->dtype);
+  a.id_dtype = static_cast<outrider::ipc::DType>(s->id_dtype);
+  a.count = s->dim;
+  a.rows = s->rows;
+  a.algo = s->algo;
+  uint64_t elem = outrider::ipc::DTypeSize(a.dtype);
+  uint64_t id_size = outrider::ipc::DTypeSize(a.id_dtype);
+  if (elem == 0) return Fail(c, InvalidArgument(std::string(what) + ": unknown value dtype " + std::to_string(s->dtype)));
+  if (a.id_dtype != outrider::ipc::DType::kI32 && a.id_dtype != outrider::ipc::DType::kI64) {
+    return Fail(c, InvalidArgument(std::string(what) + ": ids must be I32 or I64"));
+  }
+  uint64_t row_bytes, in_bytes, out_rows, out_bytes;
+  out_rows = s->capacity;
+  if (__builtin_mul_overflow(s->dim, elem, &row_bytes) || __builtin_mul_overflow(s->nnz, row_bytes, &in_bytes) ||
+      __builtin_mul_overflow(out_rows, row_bytes, &out_bytes) || s->nnz > (uint64_t{1} << 40) ||
+      s->capacity > (uint64_t{1} << 40)) {
+    return Fail(c, InvalidArgument(std::string(what) + ": nnz, capacity or dim too large"));
+  }
+  a.ids = s->ids;
+  a.ids_bytes = s->nnz * id_size;
+  a.send = s->values;
+  a.send_bytes = in_bytes;
+  if (kind == outrider::ipc::OpKind::kSparseLookup) {
+    // The shard travels in `values`: its rows follow from the scheme, not from nnz.
+    uint64_t first = 0, count = 0;
+    outrider_shard_range(s->rows, c->impl->config().world_size, c->impl->config().rank, &first, &count);
+    if (__builtin_mul_overflow(count, row_bytes, &a.send_bytes)) {
+      return Fail(c, InvalidArgument(std::string(what) + ": shard too large"));
+    }
+  } else {
+    a.out_ids = s->out_ids;
+    a.out_ids_bytes = s->capacity * id_size;
+  }
+  a.recv = s->out_values;
+  a.recv_bytes = out_bytes;
+  return SubmitOp(c, a, opts, op, what);
+}
+
+int outrider_sparse_allreduce(outrider_client_t* c, const outrider_sparse_t* s, const outrider_op_options_t* opts,
+                              outrider_op_t* op) {
+  return SubmitSparse(c, outrider::ipc::OpKind::kSparseAllreduce, s, opts, op, "sparse_allreduce");
+}
+
+int outrider_sparse_shard(outrider_client_t* c, const outrider_sparse_t* s, const outrider_op_options_t* opts,
+                          outrider_op_t* op) {
+  return SubmitSparse(c, outrider::ipc::OpKind::kSparseShard, s, opts, op, "sparse_shard");
+}
+
+int outrider_sparse_lookup(outrider_client_t* c, const outrider_sparse_t* s, const outrider_op_options_t* opts,
+                           outrider_op_t* op) {
+  return SubmitSparse(c, outrider::ipc::OpKind::kSparseLookup, s, opts, op, "sparse_lookup");
+}
+
+void outrider_shard_range(uint64_t rows, int world_size, int rank, uint64_t* first, uint64_t* count) {
+  uint64_t f = 0, n = 0;
+  if (world_size > 0 && rank >= 0 && rank < world_size) {
+    f = outrider::ipc::ShardFirstRow(rows, world_size, rank);
+    n = outrider::ipc::ShardFirstRow(rows, world_size, rank + 1) - f;
+  }
+  if (first != nullptr) *first = f;
+  if (count != nullptr) *count = n;
+}
+
+int outrider_wait_result(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms, outrider_op_result_t* result) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (result != nullptr && result->size < sizeof(outrider_op_result_t)) {
+    return Fail(c, outrider::InvalidArgument("outrider_wait_result: result.size must be sizeof(outrider_op_result_t)"));
+  }
+  return Guard(c, [&]() -> int {
+    outrider::shim::OpResult info;
+    Status st = c->impl->Wait(op, timeout_ms, &info);
+    if (result != nullptr && st.code() != Code::kDeadlineExceeded) {
+      result->result_rows = info.result_rows;
+      result->algo = info.algo;
+      result->predicted_bytes = info.predicted_bytes;
+      result->wire_bytes_sent = info.wire_bytes_sent;
+      result->wire_bytes_recv = info.wire_bytes_recv;
+      result->agent_ns = info.agent_ns;
+    }
+    return Report(c, st);
+  });
 }
 
 int outrider_wait(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms) {

@@ -352,6 +352,13 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
     }
     e.aux = *ref;
   }
+  if (ipc::IsSparse(a.kind)) {
+    OUTRIDER_ASSIGN_OR_RETURN(e.aux, Resolve(a.ids, a.ids_bytes, "ids"));
+    OUTRIDER_ASSIGN_OR_RETURN(e.out_ids, Resolve(a.out_ids, a.out_ids_bytes, "out_ids"));
+    e.rows = a.rows;
+    e.id_dtype = static_cast<uint32_t>(a.id_dtype);
+    e.algo = a.algo;
+  }
   e.op_id = next_op_id_++;
   e.key = a.key;
   e.kind = static_cast<uint32_t>(a.kind);
@@ -366,7 +373,7 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   }
   if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
   ++in_flight_;
-  ops_.emplace(e.op_id, OpState{false, Status::Ok(), aux});
+  ops_.emplace(e.op_id, OpState{false, Status::Ok(), aux, {}});
   return e.op_id;
 }
 
@@ -385,10 +392,11 @@ void Client::DrainCompletions() {
     it->second.done = true;
     c.message[sizeof(c.message) - 1] = '\0';
     it->second.result = FromReply(c.code, c.message);
+    it->second.info = OpResult{c.result_rows, c.algo, c.predicted_bytes, c.wire_bytes_sent, c.wire_bytes_recv, c.agent_ns};
   }
 }
 
-Status Client::Test(uint64_t op, bool* done) {
+Status Client::Test(uint64_t op, bool* done, OpResult* result) {
   *done = false;
   auto it = ops_.find(op);
   if (it == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
@@ -396,13 +404,14 @@ Status Client::Test(uint64_t op, bool* done) {
   if (it->second.done) {
     *done = true;
     Status st = it->second.result;
+    if (result != nullptr) *result = it->second.info;
     Release(it);
     return st;
   }
   if (gone_.ok() && ipc::WaitReadable(channel_.fd(), -1, 0) != 0) OnSocketReadable();
   if (!gone_.ok()) {
     DrainCompletions();  // completions posted before the goodbye still count
-    if (it->second.done) return Test(op, done);
+    if (it->second.done) return Test(op, done, result);
     *done = true;
     it->second.aux = nullptr;  // the agent is gone but may have been reading it: leak, never reuse
     Release(it);
@@ -417,14 +426,14 @@ void Client::Release(std::unordered_map<uint64_t, OpState>::iterator it) {
   ops_.erase(it);
 }
 
-Status Client::Wait(uint64_t op, int64_t timeout_ms) {
+Status Client::Wait(uint64_t op, int64_t timeout_ms, OpResult* result) {
   auto it = ops_.find(op);
   if (it == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
   uint64_t start = ipc::MonotonicNs();
   uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + uint64_t(timeout_ms) * 1000000;
   for (;;) {
     bool done = false;
-    Status st = Test(op, &done);
+    Status st = Test(op, &done, result);
     if (done) return st;
     if (!st.ok()) return st;
     // Spin on the ring for a while: the agent usually answers within microseconds.

@@ -56,6 +56,24 @@ struct OpArgs {
   int32_t priority = 0;
   const int64_t* send_counts = nullptr;  // alltoallv: world_size entries each
   const int64_t* recv_counts = nullptr;
+  // Sparse ops: ids travel in `aux`, result ids in `out_ids`.
+  uint64_t rows = 0;
+  ipc::DType id_dtype = ipc::DType::kI64;
+  uint32_t algo = 0;
+  const void* ids = nullptr;
+  uint64_t ids_bytes = 0;
+  void* out_ids = nullptr;
+  uint64_t out_ids_bytes = 0;
+};
+
+// What the agent reported about a finished op beyond its status.
+struct OpResult {
+  uint64_t result_rows = 0;
+  uint32_t algo = 0;
+  uint64_t predicted_bytes = 0;
+  uint64_t wire_bytes_sent = 0;
+  uint64_t wire_bytes_recv = 0;
+  uint64_t agent_ns = 0;
 };
 
 // Thread-safety: one thread at a time (the C API documents this contract).
@@ -74,9 +92,9 @@ class Client {
 
   Result<uint64_t> Submit(const OpArgs& args);
   // DeadlineExceeded leaves the op pending; any other result releases the handle.
-  Status Wait(uint64_t op, int64_t timeout_ms);
-  // Sets *done; when done returns the op's result and releases the handle.
-  Status Test(uint64_t op, bool* done);
+  Status Wait(uint64_t op, int64_t timeout_ms, OpResult* result = nullptr);
+  // Sets *done; when done returns the op's result (and `result`, if given) and releases the handle.
+  Status Test(uint64_t op, bool* done, OpResult* result = nullptr);
 
   std::string& last_error() { return last_error_; }
 
@@ -92,6 +110,7 @@ class Client {
     bool done = false;
     Status result;
     void* aux = nullptr;  // arena memory the agent reads until the op completes
+    OpResult info;
   };
   void Release(std::unordered_map<uint64_t, OpState>::iterator it);
 

@@ -74,6 +74,92 @@ Result<ValidatedOp> ValidateAlltoallv(const ipc::SubmitEntry& e, ValidatedOp op,
   return op;
 }
 
+// Sizes only: ids live in the client's memory and are range-checked when the agent copies them.
+Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, int rank, int world_size,
+                                   const RegionLookup& regions) {
+  std::string what(ipc::OpKindName(op.kind));
+  if (e.dtype != static_cast<uint32_t>(ipc::DType::kF32) && e.dtype != static_cast<uint32_t>(ipc::DType::kF16) &&
+      e.dtype != static_cast<uint32_t>(ipc::DType::kBF16)) {
+    return InvalidArgument(what + " values must be f32, f16 or bf16, got dtype " + std::to_string(e.dtype));
+  }
+  op.dtype = static_cast<ipc::DType>(e.dtype);
+  if (e.id_dtype != static_cast<uint32_t>(ipc::DType::kI32) && e.id_dtype != static_cast<uint32_t>(ipc::DType::kI64)) {
+    return InvalidArgument(what + " ids must be i32 or i64, got dtype " + std::to_string(e.id_dtype));
+  }
+  op.id_dtype = static_cast<ipc::DType>(e.id_dtype);
+  if (e.reduce_op != static_cast<uint32_t>(ipc::ReduceOp::kSum)) {
+    return InvalidArgument(what + " only sums rows (reduce op must be sum)");
+  }
+  if (e.count == 0 || e.count > (uint64_t{1} << 24)) {
+    return InvalidArgument(what + " dim must be in [1, 2^24], got " + std::to_string(e.count));
+  }
+  if (e.rows == 0 || e.rows > (uint64_t{1} << 40)) {
+    return InvalidArgument(what + " rows must be in [1, 2^40], got " + std::to_string(e.rows));
+  }
+  uint32_t algo_limit = op.kind == ipc::OpKind::kSparseAllreduce ? ipc::kNumSparseAlgos : ipc::kNumShardSchemes;
+  if (e.algo >= algo_limit) return InvalidArgument(what + ": unknown algorithm/scheme " + std::to_string(e.algo));
+  if (op.kind == ipc::OpKind::kSparseLookup && e.algo != static_cast<uint32_t>(ipc::ShardScheme::kRange)) {
+    return InvalidArgument("sparse_lookup needs the range shard scheme");
+  }
+  if (op.id_dtype == ipc::DType::kI32 && e.rows > (uint64_t{1} << 31)) {
+    return InvalidArgument(what + " ids of a table with " + std::to_string(e.rows) + " rows need i64");
+  }
+  op.rows = e.rows;
+  op.algo = e.algo;
+  uint64_t elem = ipc::DTypeSize(op.dtype), id_size = ipc::DTypeSize(op.id_dtype);
+  uint64_t row_bytes = e.count * elem;
+  if (e.aux.length % id_size != 0) {
+    return InvalidArgument(what + " ids buffer of " + std::to_string(e.aux.length) + " bytes is not a whole number of " +
+                           std::to_string(id_size) + "-byte ids");
+  }
+  op.nnz = e.aux.length / id_size;
+  if (op.nnz > kMaxOpBytes / row_bytes) return InvalidArgument(what + " nnz x dim exceeds the per-op limit");
+  OUTRIDER_ASSIGN_OR_RETURN(op.ids, Resolve("ids", e.aux, e.aux.length, regions));
+  uint64_t in_rows = op.nnz;
+  if (op.kind == ipc::OpKind::kSparseLookup) {
+    in_rows = ipc::ShardFirstRow(op.rows, world_size, rank + 1) - ipc::ShardFirstRow(op.rows, world_size, rank);
+    if (in_rows > kMaxOpBytes / row_bytes) return InvalidArgument("sparse_lookup shard exceeds the per-op limit");
+  }
+  if (e.send.length != in_rows * row_bytes) {
+    return InvalidArgument(what + (op.kind == ipc::OpKind::kSparseLookup ? " shard" : " values") + " buffer is " +
+                           std::to_string(e.send.length) + " bytes but " + std::to_string(in_rows) + " rows x dim " +
+                           std::to_string(e.count) + " x " + std::to_string(elem) + " bytes need " +
+                           std::to_string(in_rows * row_bytes));
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("values", e.send, e.send.length, regions));
+  op.send_bytes = e.send.length;
+  if (e.recv.length % row_bytes != 0) {
+    return InvalidArgument(what + " output values buffer of " + std::to_string(e.recv.length) +
+                           " bytes is not a whole number of rows of " + std::to_string(row_bytes) + " bytes");
+  }
+  op.capacity = e.recv.length / row_bytes;
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("out_values", e.recv, e.recv.length, regions));
+  op.recv_bytes = e.recv.length;
+  if (op.kind == ipc::OpKind::kSparseLookup) {
+    if (e.out_ids.length != 0 || e.out_ids.region_id != 0 || e.out_ids.offset != 0) {
+      return InvalidArgument("sparse_lookup takes no out_ids buffer");
+    }
+    if (op.capacity < op.nnz) {
+      return OutputTooSmall("sparse_lookup output holds " + std::to_string(op.capacity) + " rows but " +
+                            std::to_string(op.nnz) + " ids were requested");
+    }
+  } else {
+    if (e.out_ids.length != op.capacity * id_size) {
+      return InvalidArgument(what + " out_ids buffer is " + std::to_string(e.out_ids.length) + " bytes but " +
+                             std::to_string(op.capacity) + " rows of output need " + std::to_string(op.capacity * id_size));
+    }
+    OUTRIDER_ASSIGN_OR_RETURN(op.out_ids, Resolve("out_ids", e.out_ids, e.out_ids.length, regions));
+  }
+  // Outputs are written after the inputs were read, but never into them.
+  if (!Disjoint(op.recv, op.recv_bytes, op.send, op.send_bytes) || !Disjoint(op.recv, op.recv_bytes, op.ids, e.aux.length) ||
+      !Disjoint(op.out_ids, e.out_ids.length, op.send, op.send_bytes) ||
+      !Disjoint(op.out_ids, e.out_ids.length, op.ids, e.aux.length) ||
+      !Disjoint(op.out_ids, e.out_ids.length, op.recv, op.recv_bytes)) {
+    return InvalidArgument(what + " output buffers must not overlap the inputs or each other");
+  }
+  return op;
+}
+
 }  // namespace
 
 Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world_size,
@@ -85,12 +171,17 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
   op.priority = e.priority;
   op.count = e.count;
   if (e.flags != 0) return InvalidArgument("flags must be 0, got " + Hex(e.flags));
-  if (e.kind != static_cast<uint32_t>(ipc::OpKind::kAlltoallv) &&
-      (e.aux.region_id != 0 || e.aux.offset != 0 || e.aux.length != 0 || e.aux.reserved != 0)) {
-    return InvalidArgument("aux buffer is only for alltoallv and must be zero otherwise");
-  }
   if (e.kind >= ipc::kNumOpKinds) return InvalidArgument("unknown op kind " + std::to_string(e.kind));
   op.kind = static_cast<ipc::OpKind>(e.kind);
+  if (ipc::IsSparse(op.kind)) return ValidateSparse(e, op, rank, world_size, regions);
+  if (e.kind != static_cast<uint32_t>(ipc::OpKind::kAlltoallv) &&
+      (e.aux.region_id != 0 || e.aux.offset != 0 || e.aux.length != 0 || e.aux.reserved != 0)) {
+    return InvalidArgument("aux buffer is only for alltoallv and sparse ops and must be zero otherwise");
+  }
+  if (e.rows != 0 || e.id_dtype != 0 || e.algo != 0 || e.out_ids.region_id != 0 || e.out_ids.offset != 0 ||
+      e.out_ids.length != 0 || e.out_ids.reserved != 0) {
+    return InvalidArgument("rows, id_dtype, algo and out_ids are only for sparse ops and must be zero otherwise");
+  }
   if (op.kind == ipc::OpKind::kBarrier) {
     if (e.count != 0 || e.send.length != 0 || e.recv.length != 0 || e.send.region_id != 0 ||
         e.recv.region_id != 0 || e.send.offset != 0 || e.recv.offset != 0) {

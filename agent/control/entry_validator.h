@@ -32,6 +32,15 @@ struct ValidatedOp {
   uint64_t recv_bytes = 0;
   // alltoallv only: elements to / from each rank, copied out of shared memory once.
   std::vector<int64_t> send_counts, recv_counts;
+  // Sparse ops: count = dim, dtype = value dtype, send = values (nnz rows; lookup: the shard),
+  // recv = result values (capacity rows), ids/out_ids in id_dtype.
+  uint64_t rows = 0;
+  ipc::DType id_dtype = ipc::DType::kI64;
+  uint32_t algo = 0;
+  const uint8_t* ids = nullptr;
+  uint64_t nnz = 0;
+  uint8_t* out_ids = nullptr;
+  uint64_t capacity = 0;
 };
 
 // Largest buffer one op may name (1 TiB): keeps every size product far from overflow.

@@ -190,13 +190,21 @@ void Session::FlushOverflow() {
   }
 }
 
-void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns) {
+void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                       const OpReport* report) {
   if (closed_) return;
   ipc::CompletionEntry c{};
   c.op_id = op_id;
   c.code = static_cast<int32_t>(status.code());
   c.seq = seq;
   c.agent_ns = agent_ns;
+  if (report != nullptr) {
+    c.algo = report->algo;
+    c.result_rows = report->result_rows;
+    c.predicted_bytes = report->predicted_bytes;
+    c.wire_bytes_sent = report->wire_bytes_sent;
+    c.wire_bytes_recv = report->wire_bytes_recv;
+  }
   ipc::CopyText(c.message, sizeof(c.message), status.message());
   FlushOverflow();
   ipc::RingResult r = overflow_.empty() ? cq_.Push(c) : ipc::RingResult::kFull;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/control/entry_validator.h"
+#include "agent/engine/op_report.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
 #include "ipc/ring.h"
@@ -59,7 +60,8 @@ class Session {
   // an error at once. Returns true if it found any entry.
   bool DrainSubmissions(const OpSink& sink);
   // Posts a completion and wakes the client if it sleeps.
-  void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns);
+  void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                const OpReport* report = nullptr);
 
   bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
   void FinishSleep() {

@@ -7,6 +7,7 @@
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/local_collectives.h"
 #include "agent/engine/network.h"
+#include "agent/engine/sparse/local.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -51,8 +52,11 @@ Status Job::StartNetwork(const Session* first) {
   if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
   group_ = std::make_unique<NodeGroup>(id_, hash_, net_->self_hash(), num_nodes, node, local_size_,
                                        net_->transport(),
-                                       [this](uint64_t key, uint64_t seq, const Status& st) { OnGroupDone(key, seq, st); },
-                                       NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes});
+                                       [this](uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports) {
+                                         OnGroupDone(key, seq, st, reports);
+                                       },
+                                       NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
+                                                        net_->options().sparse_block_rows});
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   if (node == 0) {
@@ -87,13 +91,16 @@ void Job::OnRendezvous(Result<NodeTable> table) {
   }
 }
 
-void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st) {
+void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports) {
   auto it = pending_.find({key, seq});
   if (it == pending_.end()) return;  // already failed here
   Pending& p = it->second;
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
   for (size_t r = 0; r < p.ops.size(); ++r) {
-    if (p.op_ids[r] != 0 && members_[r] != nullptr) members_[r]->Complete(p.op_ids[r], st, seq, elapsed);
+    if (p.op_ids[r] == 0 || members_[r] == nullptr) continue;
+    const OpReport* rep = reports != nullptr && r < reports->size() ? &(*reports)[r] : nullptr;
+    const Status& own = st.ok() && rep != nullptr ? rep->status : st;
+    members_[r]->Complete(p.op_ids[r], own, seq, elapsed, rep);
   }
   pending_.erase(it);
 }
@@ -188,11 +195,15 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
     }
   }
   if (ref == nullptr) return Status::Ok();
+  // Multi-node jobs name job ranks (the error reaches every node); single-node ones local ranks.
+  auto name = [&](int local) {
+    if (group_ == nullptr || members_[static_cast<size_t>(local)] == nullptr) return "local rank " + std::to_string(local);
+    return "rank " + std::to_string(members_[static_cast<size_t>(local)]->identity().rank);
+  };
   auto differ = [&](const char* field, const std::string& a, const std::string& b) {
     return Mismatch(std::string(ipc::OpKindName(ref->kind)) + " " + InstanceName(key, seq) +
-                    " in job '" + id_ + "': ranks disagree on " + field + ": local rank " +
-                    std::to_string(ref_rank) + " has " + a + ", local rank " +
-                    std::to_string(rank) + " has " + b);
+                    " in job '" + id_ + "': ranks disagree on " + field + ": " + name(ref_rank) + " has " + a +
+                    ", " + name(rank) + " has " + b);
   };
   if (ref->kind != op.kind) {
     return differ("op kind", std::string(ipc::OpKindName(ref->kind)),
@@ -202,7 +213,9 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
   if (ref->dtype != op.dtype) {
     return differ("dtype", std::string(ipc::DTypeName(ref->dtype)), std::string(ipc::DTypeName(op.dtype)));
   }
-  if (ref->count != op.count) return differ("count", std::to_string(ref->count), std::to_string(op.count));
+  if (ref->count != op.count) {
+    return differ(ipc::IsSparse(op.kind) ? "dim" : "count", std::to_string(ref->count), std::to_string(op.count));
+  }
   bool reduces = op.kind == ipc::OpKind::kAllreduce || op.kind == ipc::OpKind::kReduceScatter;
   if (reduces && ref->reduce_op != op.reduce_op) {
     return differ("reduce op", std::string(ipc::ReduceOpName(ref->reduce_op)),
@@ -210,6 +223,16 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
   }
   if (op.kind == ipc::OpKind::kBroadcast && ref->root != op.root) {
     return differ("root", std::to_string(ref->root), std::to_string(op.root));
+  }
+  if (ipc::IsSparse(op.kind)) {
+    if (ref->rows != op.rows) return differ("rows", std::to_string(ref->rows), std::to_string(op.rows));
+    if (ref->algo != op.algo) {
+      bool replicated = op.kind == ipc::OpKind::kSparseAllreduce;
+      auto name = [&](uint32_t a) {
+        return replicated ? std::string(ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(a))) : std::string(a == 0 ? "range" : "hash");
+      };
+      return differ(replicated ? "algorithm" : "shard scheme", name(ref->algo), name(op.algo));
+    }
   }
   return Status::Ok();
 }
@@ -236,6 +259,8 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
       Logger("engine")->warn("{}", agree.message());
       p.failed = agree;
       Fail(p, agree, seq);
+      // The other nodes would wait for this node's contribution: they fail with the same error.
+      if (group_ != nullptr) group_->Abort(op.key, seq, agree);
     }
   }
   if (!p.failed.ok()) {
@@ -260,6 +285,16 @@ void Job::Run(InstanceId inst, Pending& p) {
       return;
     }
     group_->Start(inst.first, inst.second, ops);  // completes through OnGroupDone
+    return;
+  }
+  if (ipc::IsSparse(ops[0]->kind)) {
+    Status overall;
+    std::vector<OpReport> reports = sparse::ExecuteLocal(ops, local_size_, &overall);
+    uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
+    for (size_t r = 0; r < p.ops.size(); ++r) {
+      members_[r]->Complete(p.op_ids[r], overall.ok() ? reports[r].status : overall, inst.second, elapsed, &reports[r]);
+    }
+    pending_.erase(inst);
     return;
   }
   Status st = ExecuteLocal(ops);

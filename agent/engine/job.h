@@ -77,7 +77,7 @@ class Job {
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
   Status StartNetwork(const Session* first);
   void OnRendezvous(Result<NodeTable> table);
-  void OnGroupDone(uint64_t key, uint64_t seq, const Status& st);
+  void OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports);
   void Lose(const Status& why);
 
   std::string id_;

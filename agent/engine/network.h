@@ -24,6 +24,7 @@ struct NetworkOptions {
   uint32_t rendezvous_timeout_ms = 120000;
   uint64_t ring_chunk_bytes = 1 << 20;
   uint64_t direct_max_bytes = 256 << 10;
+  uint64_t sparse_block_rows = 8;
 };
 
 // Thread-safety: loop thread only.

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "agent/engine/local_collectives.h"
+#include "agent/engine/node_group_state.h"
 #include "agent/engine/reduce.h"
 #include "agent/log.h"
 #include "ipc/check.h"
@@ -51,36 +52,6 @@ std::string InstanceName(uint64_t key, uint64_t seq) {
 
 uint64_t HashBytes(const void* data, size_t len) { return ipc::Fnv1a(data, len); }
 
-struct NodeGroup::Instance {
-  uint64_t key = 0, seq = 0;
-  bool started = false, agreed = false, done = false;
-  std::vector<const ValidatedOp*> ops;  // by local rank; valid while !done
-  Fingerprint fp{};
-  std::vector<std::optional<Fingerprint>> fps;  // by node
-  std::vector<std::vector<uint8_t>> data;       // by node: direct payloads (own copy included)
-  struct Early {
-    uint32_t step;
-    uint64_t offset;
-    std::vector<uint8_t> bytes;
-  };
-  std::vector<Early> early;  // ring chunks that arrived before agreement
-  uint8_t* buf = nullptr;    // node buffer (allreduce: local rank 0's recv)
-  const uint8_t* input = nullptr;  // ring allreduce: this node's contribution (buf once reduced)
-  uint64_t bytes = 0;
-  std::vector<uint8_t> temp;  // reduce-scatter: the locally reduced send buffers
-  std::vector<std::vector<uint8_t>> outgoing;  // alltoallv: payload for each node
-  Status local_error;                          // alltoallv: counts disagree inside this node
-  std::vector<uint64_t> seg;  // ring segment boundaries in bytes (N + 1 entries)
-  uint64_t ring_chunks_left = 0;
-  int sends_in_flight = 0;
-  // Deferred local reduction (ring allreduce): one flag per slice of the node buffer.
-  std::vector<uint8_t> local_ready;
-  uint64_t local_left = 0;
-  uint64_t local_cursor = 0;
-  uint64_t started_ns = 0, agreed_ns = 0;  // for the debug timeline
-  bool notified = false;  // Done ran (or the instance was never started)
-  Status result;
-};
 
 NodeGroup::NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
                      int node_rank, int local_size, Transport* transport, Done done,
@@ -148,7 +119,9 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
   h.step = step;
   h.offset = offset;
   h.fp = inst.fp;
+  if (type == PeerMsg::kSparse) h.fp.count = inst.sparse_msg_len;
   ++inst.sends_in_flight;
+  inst.wire_sent += sizeof(h) + len;
   ++sent_to_[static_cast<size_t>(node)];
   uint64_t key = inst.key, seq = inst.seq;
   Status st = transport_->Send(peers_[static_cast<size_t>(node)], &h, sizeof(h), data, len,
@@ -176,6 +149,10 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   inst.started = true;
   inst.started_ns = ipc::MonotonicNs();
   inst.ops = ops;
+  if (inst.done) {  // failed before this node's ranks arrived (a peer aborted it, or left)
+    if (inst.sends_in_flight == 0) Notify(inst);
+    return;
+  }
   for (int n = 0; n < num_nodes_; ++n) {
     if (left_[static_cast<size_t>(n)] && !inst.fps[static_cast<size_t>(n)]) {
       return Complete(inst, PeerLost(DescribeNode(n) + " left job '" + job_id_ + "'"));
@@ -184,6 +161,11 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   const ValidatedOp& o = *ops[0];
   inst.fp = Fingerprint{static_cast<uint32_t>(o.kind), static_cast<uint32_t>(o.dtype),
                         static_cast<uint32_t>(o.reduce_op), o.root, o.count};
+  if (ipc::IsSparse(o.kind)) {
+    inst.fp.root = static_cast<int32_t>(o.algo);
+    inst.fps[static_cast<size_t>(node_rank_)] = inst.fp;
+    return StartSparse(inst);
+  }
   inst.fps[static_cast<size_t>(node_rank_)] = inst.fp;
   size_t L = ops.size();
   size_t me = static_cast<size_t>(node_rank_);
@@ -246,6 +228,8 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
       }
       break;
     case OpKind::kBarrier:
+      break;
+    default:  // sparse kinds start in StartSparse
       break;
     case OpKind::kAlltoallv: {
       // Blocks for node m, ordered by (local source, destination rank); this node's own
@@ -322,6 +306,8 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
         payload = inst.outgoing[static_cast<size_t>(n)].data();
         len = inst.outgoing[static_cast<size_t>(n)].size();
         break;
+      default:  // sparse kinds start in StartSparse
+        break;
     }
     SendTo(n, inst, PeerMsg::kContrib, 0, 0, payload, len);
   }
@@ -385,6 +371,13 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
   auto type = static_cast<PeerMsg>(h.type);
   Instance& inst = Get(h.key, h.seq);
   if (inst.done) return;
+  inst.wire_recv += sizeof(h) + len;
+  if (type == PeerMsg::kSparse) return OnSparsePiece(inst, h, data, len);
+  if (type == PeerMsg::kContrib && h.fp.kind == kAbortKind) {
+    std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+                                       : "ranks of " + DescribeNode(h.from_node) + " disagree";
+    return Complete(inst, Mismatch(text));
+  }
   if (type == PeerMsg::kContrib) {
     auto& slot = inst.fps[static_cast<size_t>(h.from_node)];
     if (slot) return;  // duplicate: ignore
@@ -419,13 +412,21 @@ void NodeGroup::MaybeAgree(Instance& inst) {
       a = ipc::DTypeName(static_cast<DType>(ref.dtype));
       b = ipc::DTypeName(static_cast<DType>(f.dtype));
     } else if (f.count != ref.count) {
-      field = "count";
+      field = ipc::IsSparse(static_cast<OpKind>(ref.kind)) ? "dim" : "count";
       a = std::to_string(ref.count);
       b = std::to_string(f.count);
     } else if (f.reduce_op != ref.reduce_op) {
       field = "reduce op";
       a = ipc::ReduceOpName(static_cast<ReduceOp>(ref.reduce_op));
       b = ipc::ReduceOpName(static_cast<ReduceOp>(f.reduce_op));
+    } else if (f.root != ref.root && ref.kind == static_cast<uint32_t>(OpKind::kSparseAllreduce)) {
+      field = "algorithm";
+      a = ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(ref.root));
+      b = ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(f.root));
+    } else if (f.root != ref.root && ipc::IsSparse(static_cast<OpKind>(ref.kind))) {
+      field = "shard scheme";
+      a = ref.root == 0 ? "range" : "hash";
+      b = f.root == 0 ? "range" : "hash";
     } else if (f.root != ref.root) {
       field = "root";
       a = std::to_string(ref.root);
@@ -442,6 +443,7 @@ void NodeGroup::MaybeAgree(Instance& inst) {
   inst.agreed = true;
   inst.agreed_ns = ipc::MonotonicNs();
   auto kind = static_cast<OpKind>(inst.fp.kind);
+  if (ipc::IsSparse(kind)) return AgreeSparse(inst);
   if (kind == OpKind::kAllreduce && inst.data[static_cast<size_t>(node_rank_)].empty()) {
     StartRing(inst);
   } else if (kind == OpKind::kBroadcast && inst.bytes > options_.direct_max_bytes) {
@@ -587,6 +589,8 @@ void NodeGroup::FinishDirect(Instance& inst) {
       }
       break;
     }
+    default:  // sparse kinds finish in MaybeFinishSparse
+      break;
     case OpKind::kBarrier:
       break;
     case OpKind::kAlltoallv: {
@@ -754,12 +758,22 @@ void NodeGroup::Complete(Instance& inst, const Status& st) {
 }
 
 void NodeGroup::Notify(Instance& inst) {
-  if (inst.notified) return;
+  // An instance that failed before this node's ranks arrived stays until Start reports it.
+  if (inst.notified || !inst.started) return;
   inst.notified = true;
   bool started = inst.started;
   uint64_t key = inst.key, seq = inst.seq;
   inst.ops.clear();
-  if (started) done_(key, seq, inst.result);
+  std::vector<OpReport> reports;
+  bool sparse = inst.sparse != nullptr;
+  if (sparse) {
+    reports = SparseReports(inst);
+    for (OpReport& r : reports) {
+      r.wire_bytes_sent = inst.wire_sent;
+      r.wire_bytes_recv = inst.wire_recv;
+    }
+  }
+  if (started) done_(key, seq, inst.result, sparse ? &reports : nullptr);
   MaybeErase(key, seq);
 }
 
@@ -780,6 +794,28 @@ void NodeGroup::FailAll(const Status& why) {
     } else {
       Complete(it->second, why);
     }
+  }
+}
+
+void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
+  aborts_.emplace_back(key, seq, why);
+  if (ready()) SendAborts();
+}
+
+void NodeGroup::SendAborts() {
+  auto aborts = std::move(aborts_);
+  for (auto& [key, seq, why] : aborts) {
+    Instance& inst = Get(key, seq);
+    if (inst.done) continue;
+    inst.fp = Fingerprint{kAbortKind, 0, 0, 0, 0};
+    inst.abort_text = why.message();
+    for (int n = 0; n < num_nodes_ && !inst.done; ++n) {
+      if (n != node_rank_) SendTo(n, inst, PeerMsg::kContrib, 0, 0, inst.abort_text.data(), inst.abort_text.size());
+    }
+    // This node's ranks already have their error; the instance only lives for its sends.
+    inst.started = true;
+    inst.done = inst.notified = true;
+    MaybeErase(key, seq);
   }
 }
 

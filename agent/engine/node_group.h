@@ -11,9 +11,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "agent/control/entry_validator.h"
+#include "agent/engine/op_report.h"
 #include "agent/engine/peer_protocol.h"
 #include "agent/transport/transport.h"
 
@@ -22,12 +24,16 @@ namespace outrider::agent {
 struct NodeGroupOptions {
   uint64_t direct_max_bytes = 256 << 10;  // allreduce at most this large exchanges directly
   uint64_t chunk_bytes = 1 << 20;         // ring chunk (the unit of pipelining)
+  uint64_t sparse_block_rows = 8;         // block size of the sparse `block` algorithm
+  double link_bytes_per_s = 1.25e9;       // bandwidth the sparse cost model assumes until measured
 };
 
 // Thread-safety: loop thread only.
 class NodeGroup {
  public:
-  using Done = std::function<void(uint64_t key, uint64_t seq, const Status& result)>;
+  // `reports` (sparse ops; else null): per local rank, its own status when `result` is ok.
+  using Done = std::function<void(uint64_t key, uint64_t seq, const Status& result,
+                                  const std::vector<OpReport>* reports)>;
 
   NodeGroup(std::string job_id, uint64_t job_hash, uint64_t self_hash, int num_nodes,
             int node_rank, int local_size, Transport* transport, Done done,
@@ -40,7 +46,10 @@ class NodeGroup {
   // Some send still reads client memory or instance buffers.
   bool busy() const;
   // Peers by node rank (this node's entry is unused). Makes the group ready.
-  void SetPeers(std::vector<PeerId> peers) { peers_ = std::move(peers); }
+  void SetPeers(std::vector<PeerId> peers) {
+    peers_ = std::move(peers);
+    SendAborts();
+  }
   const std::vector<PeerId>& peers() const { return peers_; }
   // Node whose agent is `peer`, or -1.
   int NodeOfPeer(PeerId peer) const;
@@ -50,6 +59,9 @@ class NodeGroup {
   // Every local rank submitted instance (key, seq); `ops` by local rank, valid until Done.
   void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops);
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  // This node's ranks disagree on instance (key, seq) among themselves: every other node fails it
+  // with `why` too (sent once the peers are known).
+  void Abort(uint64_t key, uint64_t seq, const Status& why);
   // Allgather-phase ring chunks land directly in the node buffer; everything else is staged.
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
   // Does one slice of deferred local reduction (large allreduces reduce their local inputs
@@ -63,7 +75,19 @@ class NodeGroup {
 
  private:
   struct Instance;
+  struct SparseState;
+  struct SparseHistory {
+    double union_ratio = -1, block_union_ratio = -1;
+  };
   Instance& Get(uint64_t key, uint64_t seq);
+  // Sparse collectives (node_group_sparse.cc).
+  void StartSparse(Instance& inst);
+  void AgreeSparse(Instance& inst);
+  void OnSparsePiece(Instance& inst, const PeerHeader& h, const uint8_t* data, size_t len);
+  void DeliverSparse(Instance& inst, int from, uint32_t phase, const std::vector<uint8_t>& msg);
+  void SendSparse(Instance& inst, int node, uint32_t phase, std::vector<uint8_t> bytes);
+  void MaybeFinishSparse(Instance& inst);
+  std::vector<OpReport> SparseReports(Instance& inst);
   void SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,
               const void* data, size_t len);
   void MaybeAgree(Instance& inst);
@@ -93,6 +117,8 @@ class NodeGroup {
   void ApplyLeft(int node);
   void HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len);
 
+  void SendAborts();
+  std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
   std::vector<PeerId> peers_;
   std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
   // Messages sent to / delivered from each node. A JobLeft carries the sender's count, so it is
@@ -103,6 +129,8 @@ class NodeGroup {
   std::vector<int64_t> left_after_;  // -1: the node has not left
   std::vector<bool> left_;
   std::vector<int> left_cause_;  // node whose loss made the leaving node give up, or -1
+  std::map<uint64_t, SparseHistory> sparse_history_;  // by key: union growth seen so far
+  double link_estimate_ = 0;  // bytes/s measured on large sparse exchanges; 0: none yet
 };
 
 uint64_t HashBytes(const void* data, size_t len);

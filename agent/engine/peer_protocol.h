@@ -8,14 +8,20 @@
 namespace outrider::agent {
 
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
-inline constexpr uint16_t kPeerVersion = 1;
+inline constexpr uint16_t kPeerVersion = 2;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
   kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
   kRing = 3,       // one chunk of a ring reduce-scatter / allgather step
   kJobLeft = 4,    // the sender's clients of this job are gone; `offset` = messages it sent us before
+  kSparse = 5,     // a chunk of a sparse-collective message: `step` = phase, `offset` = chunk
+                   // offset, `fp.count` = the whole message's length (fp is otherwise unused)
 };
+
+// A kContrib whose fingerprint has this kind aborts the instance: the sender's ranks disagree
+// among themselves; the payload is the error text.
+inline constexpr uint32_t kAbortKind = 0xffffffffu;
 
 // Fingerprint of one collective instance: every node must send the same one.
 struct Fingerprint {
@@ -41,5 +47,21 @@ struct PeerHeader {
   Fingerprint fp;
 };
 static_assert(sizeof(PeerHeader) == 80);
+
+// Payload of a sparse collective's kContrib: what the node brings, so every node can check the
+// op and run the same cost model on the same numbers.
+struct SparseAnnounce {
+  int32_t code;         // outrider::Code: non-zero if the node's local part failed
+  uint32_t reserved;
+  uint64_t rows;        // table rows
+  uint64_t nnz;         // rows in the node's contribution (lookup: ids it asks for)
+  uint64_t blocks;      // non-zero blocks of block_rows rows
+  uint64_t block_rows;
+  double union_ratio;       // the sender's view of this key's history (node 0's is used)
+  double block_union_ratio;
+  double link_bytes_per_s;  // the sender's bandwidth estimate (the minimum is used)
+  char message[192];    // why the local part failed
+};
+static_assert(sizeof(SparseAnnounce) == 256);
 
 }  // namespace outrider::agent

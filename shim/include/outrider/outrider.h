@@ -32,7 +32,9 @@ enum {
   OUTRIDER_ERR_RESOURCE_EXHAUSTED = 8,
   OUTRIDER_ERR_PERMISSION_DENIED = 9,
   OUTRIDER_ERR_PROTOCOL = 10,
-  OUTRIDER_ERR_CANCELLED = 11
+  OUTRIDER_ERR_CANCELLED = 11,
+  OUTRIDER_ERR_OUTPUT_TOO_SMALL = 12  /* result larger than the output buffer: nothing written;
+                                       outrider_op_result_t.result_rows says how many rows */
 };
 
 typedef enum {
@@ -51,6 +53,21 @@ typedef enum {
   OUTRIDER_MAX = 3,
   OUTRIDER_PROD = 4
 } outrider_redop_t;
+
+/* Sparse allreduce algorithms (how rows cross nodes; results are the same for every one). */
+typedef enum {
+  OUTRIDER_SPARSE_AUTO = 0,      /* the cost model picks per op (default) */
+  OUTRIDER_SPARSE_ALLGATHER = 1, /* every node sends its rows to every node */
+  OUTRIDER_SPARSE_BALANCED = 2,  /* rows hash-partitioned to owner nodes, reduced there, returned */
+  OUTRIDER_SPARSE_BLOCK = 3,     /* like balanced, in blocks of consecutive rows (clustered ids) */
+  OUTRIDER_SPARSE_DENSE = 4      /* the whole table, reduced by owner partitions */
+} outrider_sparse_algo_t;
+
+/* Which rank owns a row of a sharded table. */
+typedef enum {
+  OUTRIDER_SHARD_RANGE = 0, /* contiguous ranges: see outrider_shard_range */
+  OUTRIDER_SHARD_HASH = 1   /* a fixed hash of the row id modulo world size */
+} outrider_shard_scheme_t;
 
 typedef struct outrider_client outrider_client_t;
 /* An op in flight. 0 is never a valid handle. */
@@ -139,6 +156,64 @@ OUTRIDER_EXPORT int outrider_alltoallv(outrider_client_t* client, const void* se
                                        const outrider_op_options_t* opts, outrider_op_t* op);
 OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_op_options_t* opts,
                                      outrider_op_t* op);
+
+/* ---- Sparse embedding gradients (rows of a table of `rows` x `dim` values). ----
+ * A rank's contribution is `nnz` ids (I32 or I64, duplicates allowed and summed) and `nnz * dim`
+ * values (F32, F16 or BF16; F16/BF16 are summed in f32 and rounded once per node and once at the
+ * end). `ids`, `values`, `out_ids` and `out_values` must lie in shared memory (outrider_alloc or a
+ * region). The result holds at most `capacity` rows: ids in `out_ids` (id_dtype), values in
+ * `out_values` (capacity * dim). A result that does not fit fails the op on that rank with
+ * OUTRIDER_ERR_OUTPUT_TOO_SMALL and the needed row count in outrider_op_result_t.result_rows;
+ * nothing is truncated. Sizing the output for the whole table is safe: memfd pages cost memory
+ * only once written. */
+typedef struct {
+  uint32_t size;               /* sizeof(outrider_sparse_t) */
+  uint64_t rows;               /* table rows: ids lie in [0, rows) */
+  uint64_t dim;                /* values per row */
+  outrider_dtype_t dtype;      /* values */
+  outrider_dtype_t id_dtype;   /* ids and out_ids */
+  const void* ids;
+  const void* values;
+  uint64_t nnz;
+  void* out_ids;
+  void* out_values;
+  uint64_t capacity;           /* rows that out_ids / out_values hold */
+  uint32_t algo;               /* allreduce: outrider_sparse_algo_t; shard, lookup: outrider_shard_scheme_t */
+} outrider_sparse_t;
+
+OUTRIDER_EXPORT void outrider_sparse_init(outrider_sparse_t* s);
+
+/* Replicated table: every rank receives the union of all ranks' rows, sorted by id, each row
+ * summed over ranks; bitwise identical on every rank. */
+OUTRIDER_EXPORT int outrider_sparse_allreduce(outrider_client_t* client, const outrider_sparse_t* s,
+                                              const outrider_op_options_t* opts, outrider_op_t* op);
+/* Sharded table: every rank receives, sorted by id, only the rows it owns (scheme in `algo`),
+ * summed over all ranks. */
+OUTRIDER_EXPORT int outrider_sparse_shard(outrider_client_t* client, const outrider_sparse_t* s,
+                                          const outrider_op_options_t* opts, outrider_op_t* op);
+/* Sharded table, lookup direction (range scheme): `ids`/`nnz` are the rows this rank wants;
+ * `values` is this rank's shard (outrider_shard_range rows x dim); the rows arrive in
+ * `out_values` in the order of `ids` (capacity >= nnz; out_ids unused). */
+OUTRIDER_EXPORT int outrider_sparse_lookup(outrider_client_t* client, const outrider_sparse_t* s,
+                                           const outrider_op_options_t* opts, outrider_op_t* op);
+/* Rows [*first, *first + *count) that `rank` owns under OUTRIDER_SHARD_RANGE. */
+OUTRIDER_EXPORT void outrider_shard_range(uint64_t rows, int world_size, int rank, uint64_t* first,
+                                          uint64_t* count);
+
+/* What a finished op reported beyond its status. */
+typedef struct {
+  uint32_t size;             /* sizeof(outrider_op_result_t) */
+  uint64_t result_rows;      /* sparse: rows in the result (or needed, on OUTPUT_TOO_SMALL) */
+  uint32_t algo;             /* sparse allreduce: the outrider_sparse_algo_t that ran */
+  uint64_t predicted_bytes;  /* sparse: this node's inter-node bytes as the cost model predicted */
+  uint64_t wire_bytes_sent;  /* sparse: this node's inter-node bytes for the op (payload + headers) */
+  uint64_t wire_bytes_recv;
+  uint64_t agent_ns;         /* time in the agent from the first rank's submission to completion */
+} outrider_op_result_t;
+
+/* outrider_wait that also fills `result` (may be NULL) once the op finished, also on failure. */
+OUTRIDER_EXPORT int outrider_wait_result(outrider_client_t* client, outrider_op_t op,
+                                         int64_t timeout_ms, outrider_op_result_t* result);
 
 /* Waits for `op` up to timeout_ms (-1: no limit). Returns the op's result and releases the
  * handle, or OUTRIDER_ERR_DEADLINE_EXCEEDED with the op still pending. */

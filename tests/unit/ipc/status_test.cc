@@ -58,7 +58,8 @@ TEST(StatusTest, CodeValuesAreStable) {
   EXPECT_EQ(static_cast<int>(Code::kPermissionDenied), 9);
   EXPECT_EQ(static_cast<int>(Code::kProtocol), 10);
   EXPECT_EQ(static_cast<int>(Code::kCancelled), 11);
-  EXPECT_EQ(kMaxCode, 11);
+  EXPECT_EQ(static_cast<int>(Code::kOutputTooSmall), 12);
+  EXPECT_EQ(kMaxCode, 12);
 }
 
 TEST(StatusTest, EveryCodeHasAName) {

@@ -388,5 +388,83 @@ TEST_F(EntryValidatorTest, CopiesEntryFields) {
   EXPECT_EQ(r->count, kBytes / 2);
 }
 
+// A valid sparse allreduce: 4 i64 ids, dim 2 f32 values, room for 8 result rows.
+SubmitEntry Sparse() {
+  SubmitEntry e{};
+  e.op_id = 1;
+  e.kind = static_cast<uint32_t>(OpKind::kSparseAllreduce);
+  e.dtype = static_cast<uint32_t>(DType::kF32);
+  e.count = 2;
+  e.rows = 100;
+  e.id_dtype = static_cast<uint32_t>(DType::kI64);
+  e.aux = Buf(0, 4 * 8);           // ids
+  e.send = Buf(64, 4 * 2 * 4);     // values
+  e.out_ids = Buf(128, 8 * 8);
+  e.recv = Buf(256, 8 * 2 * 4);
+  return e;
+}
+
+TEST_F(EntryValidatorTest, AcceptsSparseAllreduceAndDerivesNnzAndCapacity) {
+  auto r = Validate(Sparse());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->nnz, 4u);
+  EXPECT_EQ(r->capacity, 8u);
+  EXPECT_EQ(r->rows, 100u);
+}
+
+TEST_F(EntryValidatorTest, RejectsSparseValuesThatDisagreeWithNnzAndDim) {
+  SubmitEntry e = Sparse();
+  e.send.length = 4 * 3 * 4;  // as if dim were 3
+  ExpectRejected(e, "values buffer is 48 bytes but 4 rows x dim 2");
+}
+
+TEST_F(EntryValidatorTest, RejectsSparseIdsThatAreNotWholeIds) {
+  SubmitEntry e = Sparse();
+  e.aux.length = 12;
+  ExpectRejected(e, "not a whole number of 8-byte ids");
+}
+
+TEST_F(EntryValidatorTest, RejectsSparseBadDtypesAlgorithmsAndShapes) {
+  SubmitEntry e = Sparse();
+  e.dtype = static_cast<uint32_t>(DType::kI32);
+  ExpectRejected(e, "values must be f32, f16 or bf16");
+  e = Sparse();
+  e.id_dtype = static_cast<uint32_t>(DType::kF32);
+  ExpectRejected(e, "ids must be i32 or i64");
+  e = Sparse();
+  e.algo = 9;
+  ExpectRejected(e, "unknown algorithm");
+  e = Sparse();
+  e.count = 0;
+  ExpectRejected(e, "dim must be");
+  e = Sparse();
+  e.rows = 0;
+  ExpectRejected(e, "rows must be");
+  e = Sparse();
+  e.reduce_op = static_cast<uint32_t>(ReduceOp::kMax);
+  ExpectRejected(e, "only sums rows");
+}
+
+TEST_F(EntryValidatorTest, RejectsSparseOutputsThatDisagreeOrOverlapInputs) {
+  SubmitEntry e = Sparse();
+  e.out_ids.length = 7 * 8;  // 8 rows of values but 7 ids
+  ExpectRejected(e, "out_ids buffer is 56 bytes");
+  e = Sparse();
+  e.recv = Buf(0, 8 * 2 * 4);  // on top of the ids
+  e.out_ids = Buf(128, 8 * 8);
+  ExpectRejected(e, "must not overlap");
+}
+
+TEST_F(EntryValidatorTest, RejectsSparseFieldsOnDenseOps) {
+  SubmitEntry e{};
+  e.op_id = 1;
+  e.kind = static_cast<uint32_t>(OpKind::kAllreduce);
+  e.count = kCount;
+  e.send = Buf(0, kBytes);
+  e.recv = Buf(0, kBytes);
+  e.rows = 5;
+  ExpectRejected(e, "only for sparse ops");
+}
+
 }  // namespace
 }  // namespace outrider::agent

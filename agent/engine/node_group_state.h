@@ -1,0 +1,69 @@
+// Per-instance state of the node group's collectives (shared by node_group.cc and
+// node_group_sparse.cc only).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "agent/engine/node_group.h"
+#include "agent/engine/sparse/exchange.h"
+
+namespace outrider::agent {
+
+struct NodeGroup::SparseState {
+  bool started = false;
+  sparse::Context ctx;
+  sparse::Rows mine;  // the node's contribution until the exchange takes it
+  std::unique_ptr<sparse::Exchange> exchange;
+  ipc::SparseAlgo algo = ipc::SparseAlgo::kAuto;
+  uint64_t predicted_bytes = 0;
+  uint64_t sum_nnz = 0, sum_blocks = 0;
+  struct Assembly {
+    std::vector<uint8_t> bytes;
+    uint64_t got = 0;
+  };
+  std::map<std::pair<int, uint32_t>, Assembly> assembling;                 // (from, phase)
+  std::vector<std::tuple<int, uint32_t, std::vector<uint8_t>>> ready;      // whole, before the exchange
+  std::vector<std::vector<uint8_t>> outbox;  // messages being sent; kept until the instance goes
+  std::vector<OpReport> reports;             // by local rank, once delivered
+};
+
+struct NodeGroup::Instance {
+  uint64_t key = 0, seq = 0;
+  bool started = false, agreed = false, done = false;
+  std::vector<const ValidatedOp*> ops;  // by local rank; valid while !done
+  Fingerprint fp{};
+  std::vector<std::optional<Fingerprint>> fps;  // by node
+  std::vector<std::vector<uint8_t>> data;       // by node: direct payloads (own copy included)
+  struct Early {
+    uint32_t step;
+    uint64_t offset;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Early> early;  // ring chunks that arrived before agreement
+  uint8_t* buf = nullptr;    // node buffer (allreduce: local rank 0's recv)
+  const uint8_t* input = nullptr;  // ring allreduce: this node's contribution (buf once reduced)
+  uint64_t bytes = 0;
+  std::vector<uint8_t> temp;  // reduce-scatter: the locally reduced send buffers
+  std::vector<std::vector<uint8_t>> outgoing;  // alltoallv: payload for each node
+  Status local_error;                          // alltoallv: counts disagree inside this node
+  std::vector<uint64_t> seg;  // ring segment boundaries in bytes (N + 1 entries)
+  uint64_t ring_chunks_left = 0;
+  int sends_in_flight = 0;
+  // Deferred local reduction (ring allreduce): one flag per slice of the node buffer.
+  std::vector<uint8_t> local_ready;
+  uint64_t local_left = 0;
+  uint64_t local_cursor = 0;
+  uint64_t started_ns = 0, agreed_ns = 0;  // for the debug timeline
+  bool notified = false;  // Done ran (or the instance was never started)
+  Status result;
+  uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers for this instance, headers included
+  uint64_t sparse_msg_len = 0;            // whole length of the sparse message being sent
+  std::string abort_text;                 // sent to the peers when this node's ranks disagreed
+  std::unique_ptr<SparseState> sparse;    // sparse collectives only
+};
+
+}  // namespace outrider::agent

@@ -1,0 +1,124 @@
+// Cost model for replicated sparse allreduce.
+#include "agent/engine/sparse/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace outrider::agent::sparse {
+namespace {
+
+// Union of independent draws: rows * (1 - prod(1 - n_i / rows)).
+double IndependentUnion(const std::vector<double>& n, double space) {
+  double miss = 1.0;
+  for (double x : n) miss *= 1.0 - std::min(1.0, x / space);
+  return space * (1.0 - miss);
+}
+
+}  // namespace
+
+uint64_t WireBytes(uint64_t payload, uint64_t chunk_bytes, uint64_t chunk_overhead) {
+  uint64_t pieces = std::max<uint64_t>(1, (payload + chunk_bytes - 1) / chunk_bytes);
+  return payload + pieces * chunk_overhead;
+}
+
+Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
+  const Context& c = in.ctx;
+  const Table& t = c.table;
+  size_t N = in.nodes.size();
+  Prediction p;
+  p.algo = algo;
+  p.sent.assign(N, 0);
+  p.recv.assign(N, 0);
+  auto wire = [&](uint64_t payload) { return WireBytes(payload, in.chunk_bytes, in.chunk_overhead); };
+  auto add = [&](size_t from, size_t to, uint64_t bytes) {
+    p.sent[from] += bytes;
+    p.recv[to] += bytes;
+  };
+  double total_nnz = 0;
+  std::vector<double> nnz, blocks;
+  for (const NodeAnnounce& a : in.nodes) {
+    total_nnz += static_cast<double>(a.nnz);
+    nnz.push_back(static_cast<double>(a.nnz));
+    blocks.push_back(static_cast<double>(a.blocks));
+  }
+  double rows = static_cast<double>(t.rows);
+  int phases = 2;
+  Context pc = c;
+  pc.nodes = static_cast<int>(N);
+  switch (algo) {
+    case ipc::SparseAlgo::kAllgather: {
+      phases = 1;
+      for (size_t i = 0; i < N; ++i) {
+        uint64_t b = wire(EncodedBytes(Encoding::kSparse, in.nodes[i].nnz, IdRange{0, t.rows}, t, c.block_rows));
+        for (size_t j = 0; j < N; ++j) {
+          if (j != i) add(i, j, b);
+        }
+      }
+      break;
+    }
+    case ipc::SparseAlgo::kBalanced: {
+      double u = in.union_ratio >= 0 ? std::min(rows, in.union_ratio * total_nnz) : IndependentUnion(nnz, rows);
+      auto per_owner_u = static_cast<uint64_t>(std::llround(u / static_cast<double>(N)));
+      for (size_t i = 0; i < N; ++i) {
+        auto share = static_cast<uint64_t>(std::llround(nnz[i] / static_cast<double>(N)));
+        uint64_t b0 = wire(EncodedBytes(Encoding::kSparse, share, IdRange{0, t.rows}, t, c.block_rows));
+        uint64_t b1 = wire(EncodedBytes(Encoding::kSparse, per_owner_u, IdRange{0, t.rows}, t, c.block_rows));
+        for (size_t j = 0; j < N; ++j) {
+          if (j == i) continue;
+          add(i, j, b0);
+          add(i, j, b1);
+        }
+      }
+      break;
+    }
+    case ipc::SparseAlgo::kBlock: {
+      Partitioning part = RangePartitioning(pc, c.block_rows);
+      double space = std::ceil(rows / static_cast<double>(c.block_rows));
+      double total_blocks = 0;
+      for (double b : blocks) total_blocks += b;
+      double ub = in.block_union_ratio >= 0 ? std::min(space, in.block_union_ratio * total_blocks)
+                                            : IndependentUnion(blocks, space);
+      for (size_t i = 0; i < N; ++i) {
+        for (size_t j = 0; j < N; ++j) {
+          if (j == i) continue;
+          IdRange rj = part.range(static_cast<int>(j)), ri = part.range(static_cast<int>(i));
+          double fj = static_cast<double>(rj.size()) / rows, fi = static_cast<double>(ri.size()) / rows;
+          auto share = static_cast<uint64_t>(std::llround(blocks[i] * fj));
+          add(i, j, wire(EncodedBytes(Encoding::kBlocks, share, rj, t, c.block_rows)));
+          add(i, j, wire(EncodedBytes(Encoding::kBlocks, static_cast<uint64_t>(std::llround(ub * fi)), ri, t, c.block_rows)));
+        }
+      }
+      break;
+    }
+    case ipc::SparseAlgo::kDense: {
+      Partitioning part = RangePartitioning(pc, 8);
+      for (size_t i = 0; i < N; ++i) {
+        for (size_t j = 0; j < N; ++j) {
+          if (j == i) continue;
+          add(i, j, wire(EncodedBytes(Encoding::kDense, 0, part.range(static_cast<int>(j)), t, c.block_rows)));
+          add(i, j, wire(EncodedBytes(Encoding::kDense, 0, part.range(static_cast<int>(i)), t, c.block_rows)));
+        }
+      }
+      break;
+    }
+    case ipc::SparseAlgo::kAuto:
+      break;
+  }
+  uint64_t busiest = 0;
+  for (size_t i = 0; i < N; ++i) busiest = std::max({busiest, p.sent[i], p.recv[i]});
+  p.seconds = static_cast<double>(busiest) / in.link_bytes_per_s + phases * in.phase_latency_s;
+  return p;
+}
+
+Prediction Choose(const CostInputs& in) {
+  Prediction best;
+  bool first = true;
+  for (auto a : {ipc::SparseAlgo::kAllgather, ipc::SparseAlgo::kBalanced, ipc::SparseAlgo::kBlock, ipc::SparseAlgo::kDense}) {
+    Prediction p = Predict(a, in);
+    if (first || p.seconds < best.seconds) best = std::move(p);
+    first = false;
+  }
+  return best;
+}
+
+}  // namespace outrider::agent::sparse

@@ -1,0 +1,80 @@
+// How one node's coalesced rows cross the network for one sparse collective: a message-driven
+// state machine per algorithm, with no transport inside, so tests and the simulator drive it
+// directly. Messages are whole (the node group cuts them into chunks and reassembles them).
+// Every algorithm sums node contributions in node order, so results are bitwise identical on
+// every node and for every algorithm.
+// Thread-safety: one instance per collective instance, used from one thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "agent/engine/sparse/codec.h"
+#include "agent/engine/sparse/rows.h"
+
+namespace outrider::agent::sparse {
+
+struct Context {
+  int nodes = 1;       // nodes of the job
+  int me = 0;          // this node
+  int local_size = 1;  // ranks per node
+  Table table;
+  uint64_t block_rows = 8;
+};
+
+struct Outgoing {
+  int node;
+  uint32_t phase;
+  std::vector<uint8_t> bytes;
+};
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  // This node's contribution (coalesced). Appends the messages to send.
+  virtual void Start(Rows mine, std::vector<Outgoing>* out) = 0;
+  // One whole message from `from`; a malformed one is a protocol error.
+  virtual Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>* out) = 0;
+  bool done() const { return done_; }
+  // Valid once done(): the node's result (replicated: the whole union; shard: the rows this
+  // node's ranks own; lookup: the requested rows).
+  Rows& result() { return result_; }
+
+ protected:
+  bool done_ = false;
+  Rows result_;
+};
+
+// Which node owns a row, and the id range an owner's encodings cover.
+struct Partitioning {
+  std::function<int(uint64_t id)> owner;
+  std::function<IdRange(int node)> range;
+  bool contiguous = false;  // ranges are disjoint and increasing with the node
+};
+Partitioning HashPartitioning(const Context& c);
+// Contiguous ranges of whole blocks of `align` rows.
+Partitioning RangePartitioning(const Context& c, uint64_t align);
+// Rows owned by ranks (scheme), grouped by the ranks' nodes.
+Partitioning ShardPartitioning(const Context& c, ipc::ShardScheme scheme);
+// Owner rank of a row under a shard scheme.
+int ShardOwnerRank(uint64_t id, uint64_t rows, int world_size, ipc::ShardScheme scheme);
+
+// Replicated-table algorithms (each in its own file).
+std::unique_ptr<Exchange> MakeAllgather(const Context& c);
+std::unique_ptr<Exchange> MakeBalanced(const Context& c);
+std::unique_ptr<Exchange> MakeBlock(const Context& c);
+std::unique_ptr<Exchange> MakeDense(const Context& c);
+std::unique_ptr<Exchange> MakeReplicated(ipc::SparseAlgo algo, const Context& c);
+// Sharded table: gradient rows to their owners, summed there.
+std::unique_ptr<Exchange> MakeShard(const Context& c, ipc::ShardScheme scheme);
+// Sharded table, lookup: Start gets the requested ids (vals empty); `read(id, dst)` copies an owned
+// row (table dtype) into dst as f32.
+using ShardReader = std::function<void(uint64_t id, float* dst)>;
+std::unique_ptr<Exchange> MakeLookup(const Context& c, ShardReader read);
+
+// The two-phase owner scheme behind balanced, block, dense and shard: rows go to their owner,
+// owners sum them, and (replicated) send the reduced rows back to every node.
+std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc, bool return_phase);
+
+}  // namespace outrider::agent::sparse

@@ -1,0 +1,141 @@
+// Row sets: reading client contributions, deterministic sums, writing results.
+#include "agent/engine/sparse/rows.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "agent/engine/reduce.h"
+
+namespace outrider::agent::sparse {
+
+void StoreValues(const Table& t, const float* src, size_t n, uint8_t* dst) {
+  switch (t.dtype) {
+    case ipc::DType::kF16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h = engine::FloatToHalf(src[i]);
+        std::memcpy(dst + 2 * i, &h, 2);
+      }
+      break;
+    case ipc::DType::kBF16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h = engine::FloatToBFloat16(src[i]);
+        std::memcpy(dst + 2 * i, &h, 2);
+      }
+      break;
+    default:
+      std::memcpy(dst, src, n * sizeof(float));
+  }
+}
+
+void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst) {
+  switch (t.dtype) {
+    case ipc::DType::kF16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        dst[i] = engine::HalfToFloat(h);
+      }
+      break;
+    case ipc::DType::kBF16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        dst[i] = engine::BFloat16ToFloat(h);
+      }
+      break;
+    default:
+      std::memcpy(dst, src, n * sizeof(float));
+  }
+}
+
+void RoundTo(const Table& t, std::vector<float>* vals) {
+  if (t.dtype == ipc::DType::kF32) return;
+  for (float& v : *vals) {
+    v = t.dtype == ipc::DType::kF16 ? engine::HalfToFloat(engine::FloatToHalf(v))
+                                     : engine::BFloat16ToFloat(engine::FloatToBFloat16(v));
+  }
+}
+
+Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank) {
+  Rows r;
+  r.ids.resize(op.nnz);
+  if (op.id_dtype == ipc::DType::kI32) {
+    for (uint64_t i = 0; i < op.nnz; ++i) {
+      int32_t v;
+      std::memcpy(&v, op.ids + 4 * i, 4);
+      r.ids[i] = static_cast<uint64_t>(static_cast<int64_t>(v));
+    }
+  } else if (op.nnz > 0) {
+    std::memcpy(r.ids.data(), op.ids, 8 * op.nnz);
+  }
+  for (uint64_t i = 0; i < op.nnz; ++i) {
+    if (r.ids[i] >= t.rows) {  // negative ids wrap to huge values
+      return InvalidArgument(std::string(ipc::OpKindName(op.kind)) + ": rank " + std::to_string(rank) + " sent id " +
+                             std::to_string(static_cast<int64_t>(r.ids[i])) + " at position " + std::to_string(i) +
+                             ", outside the table's rows [0, " + std::to_string(t.rows) + ")");
+    }
+  }
+  r.vals.resize(op.nnz * t.dim);
+  if (op.nnz > 0) LoadValues(t, op.send, r.vals.size(), r.vals.data());
+  return r;
+}
+
+Rows Sum(std::span<const Rows* const> parts, const Table& t) {
+  // (id, part, index) sorted by id, stable: equal ids keep part order, then index order.
+  struct Ref {
+    uint64_t id;
+    uint32_t part;
+    uint32_t pad;
+    uint64_t index;
+  };
+  size_t total = 0;
+  for (const Rows* p : parts) total += p->size();
+  std::vector<Ref> refs;
+  refs.reserve(total);
+  for (uint32_t p = 0; p < parts.size(); ++p) {
+    for (uint64_t i = 0; i < parts[p]->size(); ++i) refs.push_back({parts[p]->ids[i], p, 0, i});
+  }
+  std::stable_sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.id < b.id; });
+  Rows out;
+  size_t unique = 0;
+  for (size_t i = 0; i < refs.size(); ++i) unique += i == 0 || refs[i].id != refs[i - 1].id;
+  out.ids.reserve(unique);
+  out.vals.assign(unique * t.dim, 0.0f);
+  float* acc = nullptr;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const Ref& r = refs[i];
+    const float* src = parts[r.part]->vals.data() + r.index * t.dim;
+    if (i == 0 || r.id != refs[i - 1].id) {
+      out.ids.push_back(r.id);
+      acc = out.vals.data() + (out.ids.size() - 1) * t.dim;
+      std::memcpy(acc, src, t.dim * sizeof(float));
+      continue;
+    }
+    for (uint64_t k = 0; k < t.dim; ++k) acc[k] += src[k];
+  }
+  RoundTo(t, &out.vals);
+  return out;
+}
+
+Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op) {
+  size_t n = end - begin;
+  if (n > op.capacity) {
+    return OutputTooSmall(std::string(ipc::OpKindName(op.kind)) + ": the result has " + std::to_string(n) +
+                          " rows but the output holds " + std::to_string(op.capacity) + "; give it at least " +
+                          std::to_string(n) + " rows (" + std::to_string(n * t.row_bytes()) + " value bytes)");
+  }
+  if (op.id_dtype == ipc::DType::kI32) {
+    for (size_t i = 0; i < n; ++i) {
+      auto v = static_cast<int32_t>(r.ids[begin + i]);
+      std::memcpy(op.out_ids + 4 * i, &v, 4);
+    }
+  } else if (n > 0) {
+    std::memcpy(op.out_ids, r.ids.data() + begin, 8 * n);
+  }
+  if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, op.recv);
+  return Status::Ok();
+}
+
+}  // namespace outrider::agent::sparse

@@ -1,0 +1,57 @@
+// Sparse embedding-gradient rows inside the agent: a table shape, a coalesced row set (sorted
+// unique ids, f32 values), the deterministic sum of several row sets, and the copies between row
+// sets and client memory. Values are held in f32 but always hold values of the table's dtype:
+// every sum is rounded to it once, so any node can re-encode a row set without losing bits.
+// Thread-safety: pure functions and plain values.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "agent/control/entry_validator.h"
+#include "ipc/protocol.h"
+#include "ipc/status.h"
+
+namespace outrider::agent::sparse {
+
+struct Table {
+  uint64_t rows = 0;  // ids lie in [0, rows)
+  uint64_t dim = 0;   // values per row
+  ipc::DType dtype = ipc::DType::kF32;  // f32, f16 or bf16
+  uint64_t row_bytes() const { return dim * ipc::DTypeSize(dtype); }
+};
+
+// Invariant (after Coalesce/Sum): ids strictly increasing; vals.size() == ids.size() * dim.
+struct Rows {
+  std::vector<uint64_t> ids;
+  std::vector<float> vals;
+  size_t size() const { return ids.size(); }
+  const float* row(size_t i, uint64_t dim) const { return vals.data() + i * dim; }
+};
+
+// A fixed, data-independent 64-bit mixer: every agent places a row on the same owner, and
+// skewed (Zipf) ids still spread evenly.
+inline uint64_t RowHash(uint64_t id) {
+  uint64_t z = id + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Copies one client's contribution out of shared memory (once: the client may still write
+// to it) and checks every id against the table. Duplicated ids stay; Sum merges them.
+Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank);
+// Sum of row sets in the order given (and, for equal ids inside one set, in their order there),
+// accumulated in f32 and rounded to the table dtype once. Same inputs -> same bits, always.
+Rows Sum(std::span<const Rows* const> parts, const Table& t);
+// Rounds values to the table dtype (identity for f32).
+void RoundTo(const Table& t, std::vector<float>* vals);
+// Writes rows [begin, end) of `r` to a client's out_ids/out values (or fails with
+// OutputTooSmall naming the rows needed, writing nothing).
+Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op);
+// Converts `n` f32 values to the table dtype at `dst` / back.
+void StoreValues(const Table& t, const float* src, size_t n, uint8_t* dst);
+void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst);
+
+}  // namespace outrider::agent::sparse
