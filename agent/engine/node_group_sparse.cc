@@ -113,11 +113,11 @@ void NodeGroup::AgreeSparse(Instance& inst) {
   if (o.kind != ipc::OpKind::kSparseAllreduce) {
     // Shard and lookup send their first phase now; that is this node's prediction.
     s.predicted_bytes = announce_bytes;
-    for (const auto& m : out) s.predicted_bytes += sparse::WireBytes(m.bytes.size(), options_.chunk_bytes, sizeof(PeerHeader));
+    for (const auto& m : out) s.predicted_bytes += sparse::WireBytes(m.bytes->size(), options_.chunk_bytes, sizeof(PeerHeader));
   }
   for (auto& m : out) {
     if (inst.done) return;
-    SendSparse(inst, m.node, m.phase, std::move(m.bytes));
+    SendSparse(inst, m.node, m.phase, m.bytes);
   }
   auto ready = std::move(s.ready);
   for (auto& [from, phase, bytes] : ready) {
@@ -127,10 +127,10 @@ void NodeGroup::AgreeSparse(Instance& inst) {
   MaybeFinishSparse(inst);
 }
 
-void NodeGroup::SendSparse(Instance& inst, int node, uint32_t phase, std::vector<uint8_t> bytes) {
+void NodeGroup::SendSparse(Instance& inst, int node, uint32_t phase, std::shared_ptr<const std::vector<uint8_t>> bytes) {
   SparseState& s = *inst.sparse;
   s.outbox.push_back(std::move(bytes));
-  const std::vector<uint8_t>& m = s.outbox.back();
+  const std::vector<uint8_t>& m = *s.outbox.back();
   inst.sparse_msg_len = m.size();
   uint64_t chunk = options_.chunk_bytes;
   uint64_t off = 0;
@@ -174,7 +174,7 @@ void NodeGroup::DeliverSparse(Instance& inst, int from, uint32_t phase, const st
   if (!st.ok()) return Complete(inst, st.Annotate("from " + DescribeNode(from)));
   for (auto& m : out) {
     if (inst.done) return;
-    SendSparse(inst, m.node, m.phase, std::move(m.bytes));
+    SendSparse(inst, m.node, m.phase, m.bytes);
   }
 }
 

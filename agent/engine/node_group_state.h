@@ -27,7 +27,7 @@ struct NodeGroup::SparseState {
   };
   std::map<std::pair<int, uint32_t>, Assembly> assembling;                 // (from, phase)
   std::vector<std::tuple<int, uint32_t, std::vector<uint8_t>>> ready;      // whole, before the exchange
-  std::vector<std::vector<uint8_t>> outbox;  // messages being sent; kept until the instance goes
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> outbox;  // being sent; kept until the instance goes
   std::vector<OpReport> reports;             // by local rank, once delivered
 };
 

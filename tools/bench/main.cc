@@ -6,6 +6,7 @@
 
 #include "tools/bench/collective_bench.h"
 #include "tools/bench/local_bench.h"
+#include "tools/bench/sparse_bench.h"
 #include "tools/bench/train_bench.h"
 
 using namespace outrider::bench;
@@ -58,7 +59,30 @@ int main(int argc, char** argv) {
     colls.push_back(sub);
   }
 
+  SparseOptions sparse;
+  auto add_sparse = [&](CLI::App* sub) {
+    add_common(sub);
+    sub->add_option("--rows", sparse.rows, "embedding table rows")->capture_default_str();
+    sub->add_option("--dim", sparse.dim, "values per row (f32)")->capture_default_str();
+    sub->add_option("--density", sparse.density, "distinct rows each rank touches, as a fraction of the table")->capture_default_str();
+    sub->add_option("--zipf", sparse.zipf, "Zipf exponent of row popularity (row 0 most popular)")->capture_default_str();
+    sub->add_option("--seed", sparse.seed, "id stream seed (same seed, same ids)")->capture_default_str();
+    sub->add_option("--block-rows", sparse.block_rows, "the agents' --sparse-block-rows")->capture_default_str();
+    sub->add_option("--chunk-bytes", sparse.chunk_bytes, "the agents' --ring-chunk-bytes")->capture_default_str();
+  };
+  CLI::App* sp = app.add_subcommand("sparse", "sparse embedding-gradient allreduce per algorithm across the ranks of a job started by a launcher (tools/outrider run): time, wire bytes, simulator prediction and bound");
+  add_sparse(sp);
+  sp->add_option("--algos", sparse.algos, "algorithms to run, in order (allgather balanced block dense auto)")->delimiter(',')->capture_default_str();
+  sp->add_option("--iters", sparse.iters, "timed ops per algorithm (median reported)")->capture_default_str();
+  sp->add_option("--warmup", sparse.warmup, "untimed ops per algorithm")->capture_default_str();
+  CLI::App* sim = app.add_subcommand("sparse-sim", "wire bytes per node of every sparse algorithm at any node count, from the same id streams and encodings as the agents, next to the bounds");
+  add_sparse(sim);
+  sim->add_option("--nodes", sparse.sim_nodes, "node counts to simulate")->delimiter(',')->capture_default_str();
+  sim->add_option("--local", sparse.sim_local, "ranks per node")->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+  if (sp->parsed()) return RunSparse(common, sparse);
+  if (sim->parsed()) return RunSparseSim(common, sparse);
   for (CLI::App* sub : colls) {
     if (!sub->parsed()) continue;
     auto mn = ParseBytes(coll_min), mx = ParseBytes(coll_max);

@@ -12,8 +12,9 @@ class AllgatherExchange : public Exchange {
 
   void Start(Rows mine, std::vector<Outgoing>* out) override {
     IdRange all{0, c_.table.rows};
+    auto bytes = Share(Encode(Encoding::kSparse, mine, 0, mine.size(), all, c_.table, c_.block_rows));
     for (int n = 0; n < c_.nodes; ++n) {
-      if (n != c_.me) out->push_back({n, 0, Encode(Encoding::kSparse, mine, 0, mine.size(), all, c_.table, c_.block_rows)});
+      if (n != c_.me) out->push_back({n, 0, bytes});
     }
     parts_[static_cast<size_t>(c_.me)] = std::move(mine);
     got_[static_cast<size_t>(c_.me)] = true;

@@ -23,11 +23,15 @@ struct Context {
   uint64_t block_rows = 8;
 };
 
+// One message to send. Messages with the same content share one buffer.
 struct Outgoing {
   int node;
   uint32_t phase;
-  std::vector<uint8_t> bytes;
+  std::shared_ptr<const std::vector<uint8_t>> bytes;
 };
+inline std::shared_ptr<const std::vector<uint8_t>> Share(std::vector<uint8_t> b) {
+  return std::make_shared<const std::vector<uint8_t>>(std::move(b));
+}
 
 class Exchange {
  public:

@@ -27,7 +27,7 @@ class LookupExchange : public Exchange {
         for (size_t i = begin; i < end; ++i) read_(wanted.ids[i], result_.vals.data() + i * c_.table.dim);
         answered_[static_cast<size_t>(n)] = asked_[static_cast<size_t>(n)] = true;
       } else {
-        out->push_back({n, 0, Encode(Encoding::kSparse, wanted, begin, end, r, ids_only, 1)});
+        out->push_back({n, 0, Share(Encode(Encoding::kSparse, wanted, begin, end, r, ids_only, 1))});
       }
       pending_.push_back({begin, end});
       begin = end;
@@ -46,7 +46,7 @@ class LookupExchange : public Exchange {
       reply.ids = ask.ids;
       reply.vals.resize(ask.size() * c_.table.dim);
       for (size_t i = 0; i < ask.size(); ++i) read_(ask.ids[i], reply.vals.data() + i * c_.table.dim);
-      out->push_back({from, 1, Encode(Encoding::kSparse, reply, 0, reply.size(), part_.range(c_.me), c_.table, 1)});
+      out->push_back({from, 1, Share(Encode(Encoding::kSparse, reply, 0, reply.size(), part_.range(c_.me), c_.table, 1))});
       asked_[f] = true;
       MaybeFinish();
       return Status::Ok();

@@ -23,7 +23,7 @@ class PartitionedExchange : public Exchange {
         uint64_t hi = p_.range(n).hi;
         size_t end = static_cast<size_t>(std::lower_bound(mine.ids.begin() + static_cast<long>(begin), mine.ids.end(), hi) - mine.ids.begin());
         if (n != c_.me) {
-          out->push_back({n, 0, Encode(enc_, mine, begin, end, p_.range(n), c_.table, c_.block_rows)});
+          out->push_back({n, 0, Share(Encode(enc_, mine, begin, end, p_.range(n), c_.table, c_.block_rows))});
         } else {
           split[static_cast<size_t>(n)].ids.assign(mine.ids.begin() + static_cast<long>(begin), mine.ids.begin() + static_cast<long>(end));
           split[static_cast<size_t>(n)].vals.assign(mine.vals.begin() + static_cast<long>(begin * c_.table.dim),
@@ -40,7 +40,7 @@ class PartitionedExchange : public Exchange {
       for (int n = 0; n < c_.nodes; ++n) {
         if (n == c_.me) continue;
         const Rows& s = split[static_cast<size_t>(n)];
-        out->push_back({n, 0, Encode(enc_, s, 0, s.size(), p_.range(n), c_.table, c_.block_rows)});
+        out->push_back({n, 0, Share(Encode(enc_, s, 0, s.size(), p_.range(n), c_.table, c_.block_rows))});
       }
     }
     shares_[static_cast<size_t>(c_.me)] = std::move(split[static_cast<size_t>(c_.me)]);
@@ -85,8 +85,9 @@ class PartitionedExchange : public Exchange {
       done_ = true;
       return;
     }
+    auto bytes = Share(Encode(enc_, mine, 0, mine.size(), p_.range(c_.me), c_.table, c_.block_rows));
     for (int n = 0; n < c_.nodes; ++n) {
-      if (n != c_.me) out->push_back({n, 1, Encode(enc_, mine, 0, mine.size(), p_.range(c_.me), c_.table, c_.block_rows)});
+      if (n != c_.me) out->push_back({n, 1, bytes});
     }
     owned_[static_cast<size_t>(c_.me)] = std::move(mine);
     got_owned_[static_cast<size_t>(c_.me)] = true;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <queue>
 #include <string>
 
 #include "agent/engine/reduce.h"
@@ -82,7 +83,55 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank) {
   return r;
 }
 
+namespace {
+
+bool StrictlyIncreasing(const Rows& r) {
+  for (size_t i = 1; i < r.ids.size(); ++i) {
+    if (r.ids[i] <= r.ids[i - 1]) return false;
+  }
+  return true;
+}
+
+// Parts already coalesced (the common case: node contributions): a k-way merge that visits equal
+// ids in part order, the same order the general path uses.
+Rows MergeSum(std::span<const Rows* const> parts, const Table& t) {
+  using Head = std::pair<uint64_t, uint32_t>;  // (id, part): the heap pops equal ids in part order
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap;
+  std::vector<size_t> pos(parts.size(), 0);
+  size_t total = 0;
+  for (uint32_t p = 0; p < parts.size(); ++p) {
+    total += parts[p]->size();
+    if (parts[p]->size() > 0) heap.push({parts[p]->ids[0], p});
+  }
+  Rows out;
+  out.ids.reserve(total);
+  out.vals.reserve(total * t.dim);
+  while (!heap.empty()) {
+    auto [id, p] = heap.top();
+    heap.pop();
+    const float* src = parts[p]->vals.data() + pos[p] * t.dim;
+    if (out.ids.empty() || out.ids.back() != id) {
+      out.ids.push_back(id);
+      out.vals.insert(out.vals.end(), src, src + t.dim);
+    } else {
+      float* acc = out.vals.data() + out.vals.size() - t.dim;
+      for (uint64_t k = 0; k < t.dim; ++k) acc[k] += src[k];
+    }
+    if (++pos[p] < parts[p]->size()) heap.push({parts[p]->ids[pos[p]], p});
+  }
+  return out;
+}
+
+}  // namespace
+
 Rows Sum(std::span<const Rows* const> parts, const Table& t) {
+  bool sorted = true;
+  for (const Rows* p : parts) sorted = sorted && StrictlyIncreasing(*p);
+  if (sorted) {
+    Rows out = MergeSum(parts, t);
+    if (parts.size() > 1) RoundTo(t, &out.vals);
+    return out;
+  }
   // (id, part, index) sorted by id, stable: equal ids keep part order, then index order.
   struct Ref {
     uint64_t id;

@@ -66,8 +66,8 @@ std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex, std::
   net->sent.assign(static_cast<size_t>(n), 0);
   auto post = [&](int from, std::vector<Outgoing>& out) {
     for (auto& o : out) {
-      net->sent[static_cast<size_t>(from)] += o.bytes.size();
-      net->queue.push_back({from, o.node, o.phase, std::move(o.bytes)});
+      net->sent[static_cast<size_t>(from)] += o.bytes->size();
+      net->queue.push_back({from, o.node, o.phase, *o.bytes});
     }
     out.clear();
   };

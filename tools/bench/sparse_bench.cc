@@ -1,0 +1,241 @@
+// Sparse allreduce benchmark through the node agents, and the byte simulator.
+#include "tools/bench/sparse_bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "ipc/protocol.h"
+#include "tools/bench/sparse_ids.h"
+#include "tools/bench/sparse_sim.h"
+
+namespace outrider::bench {
+namespace {
+
+double EnvDouble(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v == nullptr || *v == '\0' ? fallback : std::atof(v);
+}
+
+int AlgoValue(const std::string& name) {
+  for (uint32_t a = 0; a < ipc::kNumSparseAlgos; ++a) {
+    if (ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(a)) == name) return static_cast<int>(a);
+  }
+  return -1;
+}
+
+const SimAlgo* Find(const SimResult& r, ipc::SparseAlgo a) {
+  for (const SimAlgo& s : r.algos) {
+    if (s.algo == a) return &s;
+  }
+  return nullptr;
+}
+
+struct Stats {
+  uint64_t sent, recv, predicted, algo;
+};
+
+}  // namespace
+
+int RunSparse(const CommonOptions& common, const SparseOptions& o) {
+  for (const std::string& a : o.algos) {
+    if (AlgoValue(a) < 0) {
+      std::fprintf(stderr, "outrider-bench: unknown sparse algorithm '%s'\n", a.c_str());
+      return 2;
+    }
+  }
+  if (o.rows == 0 || o.dim == 0 || o.density <= 0 || o.density > 1 || o.iters < 1) {
+    std::fprintf(stderr, "outrider-bench: need rows, dim, iters >= 1 and density in (0, 1]\n");
+    return 2;
+  }
+  outrider_connect_options_t co;
+  outrider_connect_options_init(&co);
+  if (!common.socket.empty()) co.socket_path = common.socket.c_str();
+  outrider_client_t* c = nullptr;
+  if (outrider_connect(&co, &c) != OUTRIDER_OK) {
+    std::fprintf(stderr, "outrider-bench: connect failed: %s\n", outrider_last_error(nullptr));
+    return 1;
+  }
+  const int rank = outrider_rank(c), world = outrider_world_size(c), local = outrider_local_world_size(c);
+  const int nodes = std::max(1, world / std::max(1, local));
+  const double rate = EnvDouble("OUTRIDER_RATE_GBIT", 0);
+  const uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  ZipfTable zipf(o.rows, o.zipf);
+  std::vector<int64_t> ids = zipf.Draw(nnz, o.seed, rank);
+  uint64_t cap = std::min<uint64_t>(o.rows, nnz * static_cast<uint64_t>(world));
+  void *in_ids, *in_vals, *out_ids, *out_vals, *stats_buf;
+  Must(c, outrider_region_create(c, ids.size() * 8, &in_ids), "region_create");
+  Must(c, outrider_region_create(c, ids.size() * o.dim * 4, &in_vals), "region_create");
+  Must(c, outrider_region_create(c, cap * 8, &out_ids), "region_create");
+  Must(c, outrider_region_create(c, cap * o.dim * 4, &out_vals), "region_create");
+  Must(c, outrider_region_create(c, sizeof(Stats) * (static_cast<size_t>(world) + 1), &stats_buf), "region_create");
+  std::memcpy(in_ids, ids.data(), ids.size() * 8);
+  auto* v = static_cast<float*>(in_vals);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (uint64_t k = 0; k < o.dim; ++k) v[i * o.dim + k] = 0.25f * static_cast<float>((ids[i] + static_cast<int64_t>(k)) % 7 + rank);
+  }
+  SimConfig sc;
+  sc.rows = o.rows;
+  sc.dim = o.dim;
+  sc.nodes = nodes;
+  sc.local = local;
+  sc.per_rank_nnz = nnz;
+  sc.zipf_s = o.zipf;
+  sc.seed = o.seed;
+  sc.block_rows = o.block_rows;
+  sc.chunk_bytes = o.chunk_bytes;
+  SimResult sim;
+  if (rank == 0) sim = Simulate(sc, ZipfSource(sc));
+  if (rank == 0) {
+    std::printf("# outrider-bench sparse: %d ranks on %d nodes, table %llu x %llu f32 (%s), %llu rows per rank "
+                "(Zipf %.2f)%s\n", world, nodes, static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
+                FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf,
+                rate > 0 ? (", links " + std::to_string(rate).substr(0, 4) + " Gbit/s").c_str() : "");
+    std::printf("# union %llu rows (density %.4f per node, %.4f union)\n", static_cast<unsigned long long>(sim.union_rows),
+                sim.density, sim.union_density);
+    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %6s\n", "algo", "ran", "time(us)", "wire_sent(B)",
+                "sim_sent(B)", "bound(B)", "w/bound", "sim_err", "t/link", "check");
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  uint64_t reference_hash = 0, reference_rows = 0;
+  bool first = true;
+  int failures = 0;
+  for (const std::string& name : o.algos) {
+    outrider_sparse_t s;
+    outrider_sparse_init(&s);
+    s.rows = o.rows;
+    s.dim = o.dim;
+    s.ids = in_ids;
+    s.values = in_vals;
+    s.nnz = ids.size();
+    s.out_ids = out_ids;
+    s.out_values = out_vals;
+    s.capacity = cap;
+    s.algo = static_cast<uint32_t>(AlgoValue(name));
+    outrider_op_options_t opts;
+    outrider_op_options_init(&opts);
+    opts.key = outrider_key(("sparse-bench-" + name).c_str());
+    outrider_op_result_t res{};
+    res.size = sizeof(res);
+    std::vector<double> times;
+    outrider_op_t h;
+    for (int i = 0; i < o.warmup + o.iters; ++i) {
+      Must(c, outrider_barrier(c, nullptr, &h), "barrier");
+      Must(c, outrider_wait(c, h, 600000), "wait");
+      double t0 = NowUs();
+      Must(c, outrider_sparse_allreduce(c, &s, &opts, &h), "sparse_allreduce");
+      Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
+      if (i >= o.warmup) times.push_back(NowUs() - t0);
+    }
+    // Every algorithm must give the same bits.
+    uint64_t hash = ipc::Fnv1a(out_vals, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(out_ids, res.result_rows * 8);
+    bool ok = first || (hash == reference_hash && res.result_rows == reference_rows);
+    if (first) {
+      reference_hash = hash;
+      reference_rows = res.result_rows;
+      first = false;
+    }
+    failures += !ok;
+    // Per-rank wire statistics of the last op, gathered to every rank.
+    auto* st = static_cast<Stats*>(stats_buf);
+    st[world] = Stats{res.wire_bytes_sent, res.wire_bytes_recv, res.predicted_bytes, res.algo};
+    Must(c, outrider_allgather(c, &st[world], st, sizeof(Stats) / 8, OUTRIDER_I64, nullptr, &h), "allgather");
+    Must(c, outrider_wait(c, h, 600000), "wait");
+    if (rank != 0) continue;
+    uint64_t max_sent = 0, max_recv = 0, max_pred = 0;
+    for (int r = 0; r < world; ++r) {
+      max_sent = std::max(max_sent, st[r].sent);
+      max_recv = std::max(max_recv, st[r].recv);
+      max_pred = std::max(max_pred, st[r].predicted);
+    }
+    auto ran = static_cast<ipc::SparseAlgo>(res.algo);
+    const SimAlgo* sa = Find(sim, static_cast<ipc::SparseAlgo>(AlgoValue(name)));
+    double t = Median(times);
+    double sim_sent = sa ? static_cast<double>(sa->max_sent) : 0;
+    double bound = sa ? sa->bound : 0;
+    double sim_err = max_sent > 0 ? std::abs(sim_sent - static_cast<double>(max_sent)) / static_cast<double>(max_sent) : 0;
+    double link_us = rate > 0 ? static_cast<double>(std::max(max_sent, max_recv)) * 8.0 / (rate * 1e3) : 0;
+    std::printf("  %-10s %-10s %12.1f %14llu %14.0f %14.0f %8.3f %8.4f %10.3f %6s\n", name.c_str(),
+                std::string(ipc::SparseAlgoName(ran)).c_str(), t, static_cast<unsigned long long>(max_sent), sim_sent, bound,
+                bound > 0 ? static_cast<double>(max_sent) / bound : 0, sim_err, link_us > 0 ? t / link_us : 0, ok ? "ok" : "WRONG");
+    nlohmann::json row = {{"system", "outrider"}, {"op", "sparse_allreduce"}, {"algo", name},
+                          {"algo_ran", std::string(ipc::SparseAlgoName(ran))}, {"bytes", o.rows * o.dim * 4},
+                          {"rows", o.rows}, {"dim", o.dim}, {"nnz_per_rank", nnz}, {"zipf", o.zipf},
+                          {"density", sim.density}, {"union_rows", sim.union_rows}, {"union_density", sim.union_density},
+                          {"time_us", t}, {"wire_bytes_sent", max_sent}, {"wire_bytes_recv", max_recv},
+                          {"predicted_bytes", max_pred}, {"sim_wire_bytes_sent", sim_sent}, {"sim_error", sim_err},
+                          {"bound_bytes", bound}, {"wire_over_bound", bound > 0 ? static_cast<double>(max_sent) / bound : 0},
+                          {"nodes", nodes}, {"ranks", world}, {"iters", o.iters}, {"check", ok}};
+    row["rate_gbit"] = rate > 0 ? nlohmann::json(rate) : nlohmann::json(nullptr);
+    if (link_us > 0) {
+      row["link_time_us"] = link_us;
+      row["time_over_link"] = t / link_us;
+    }
+    rows.push_back(row);
+  }
+  outrider_disconnect(c);
+  if (rank == 0 && !common.json_path.empty()) {
+    Status st = WriteJson(common.json_path, rows);
+    if (!st.ok()) {
+      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
+      return 1;
+    }
+  }
+  if (failures > 0) {
+    std::fprintf(stderr, "outrider-bench: rank %d: %d algorithms gave results that differ from the first\n", rank, failures);
+    return 1;
+  }
+  return 0;
+}
+
+int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
+  if (o.rows == 0 || o.dim == 0 || o.density <= 0 || o.density > 1 || o.sim_local < 1) {
+    std::fprintf(stderr, "outrider-bench: need rows, dim, --local >= 1 and density in (0, 1]\n");
+    return 2;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  std::printf("# outrider-bench sparse-sim: table %llu x %llu f32 (%s), %llu rows per rank (Zipf %.2f), %d rank(s) per node\n",
+              static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
+              FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf, o.sim_local);
+  std::printf("# per-node bytes sent (max over nodes); bound = DESIGN.md section 6\n");
+  std::printf("# %6s %10s %10s %-10s %16s %16s %8s\n", "nodes", "d", "d_union", "algo", "max_sent(B)", "bound(B)", "sent/bnd");
+  for (int n : o.sim_nodes) {
+    if (n < 1) continue;
+    SimConfig sc;
+    sc.rows = o.rows;
+    sc.dim = o.dim;
+    sc.nodes = n;
+    sc.local = o.sim_local;
+    sc.per_rank_nnz = nnz;
+    sc.zipf_s = o.zipf;
+    sc.seed = o.seed;
+    sc.block_rows = o.block_rows;
+    sc.chunk_bytes = o.chunk_bytes;
+    SimResult r = Simulate(sc, ZipfSource(sc));
+    for (const SimAlgo& s : r.algos) {
+      std::string name(ipc::SparseAlgoName(s.algo));
+      if (s.algo == ipc::SparseAlgo::kAuto) name += "=" + std::string(ipc::SparseAlgoName(r.auto_choice));
+      std::printf("  %6d %10.5f %10.5f %-10s %16llu %16.0f %8.3f\n", n, r.density, r.union_density, name.c_str(),
+                  static_cast<unsigned long long>(s.max_sent), s.bound, s.bound > 0 ? static_cast<double>(s.max_sent) / s.bound : 0);
+      rows.push_back({{"system", "outrider-sim"}, {"op", "sparse_allreduce"}, {"algo", std::string(ipc::SparseAlgoName(s.algo))},
+                      {"auto_choice", std::string(ipc::SparseAlgoName(r.auto_choice))}, {"bytes", o.rows * o.dim * 4},
+                      {"nodes", n}, {"ranks_per_node", o.sim_local}, {"nnz_per_rank", nnz}, {"density", r.density},
+                      {"union_density", r.union_density}, {"union_rows", r.union_rows}, {"time_us", nullptr},
+                      {"wire_bytes_sent", s.max_sent}, {"wire_bytes_recv", s.max_recv}, {"mean_bytes_sent", s.mean_sent},
+                      {"bound_bytes", s.bound}});
+    }
+  }
+  if (!common.json_path.empty()) {
+    Status st = WriteJson(common.json_path, rows);
+    if (!st.ok()) {
+      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace outrider::bench

@@ -1,0 +1,33 @@
+// `outrider-bench sparse`: sparse embedding-gradient allreduce across the ranks of a job started
+// by a launcher (tools/outrider run), for each algorithm: time, measured wire bytes of the busiest
+// node, the simulator's prediction for the same ids, and DESIGN.md's bound.
+// `outrider-bench sparse-sim`: the simulator alone, for any node count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/bench/bench_common.h"
+
+namespace outrider::bench {
+
+struct SparseOptions {
+  uint64_t rows = 1000000;
+  uint64_t dim = 128;
+  double density = 0.01;  // distinct rows per rank / rows
+  double zipf = 1.05;
+  uint64_t seed = 1;
+  std::vector<std::string> algos = {"allgather", "balanced", "block", "dense", "auto"};
+  int iters = 5;
+  int warmup = 1;
+  uint64_t block_rows = 8;         // must match the agents' sparse_block_rows
+  uint64_t chunk_bytes = 1 << 20;  // must match the agents' ring_chunk_bytes
+  std::vector<int> sim_nodes = {4, 16, 64, 256, 1024};  // sparse-sim only
+  int sim_local = 1;
+};
+
+int RunSparse(const CommonOptions& common, const SparseOptions& options);
+int RunSparseSim(const CommonOptions& common, const SparseOptions& options);
+
+}  // namespace outrider::bench

@@ -1,0 +1,183 @@
+// Sparse byte accounting (see sparse_sim.h).
+#include "tools/bench/sparse_sim.h"
+
+#include <algorithm>
+
+#include "agent/engine/peer_protocol.h"
+#include "agent/engine/sparse/codec.h"
+#include "agent/engine/sparse/cost_model.h"
+#include "agent/engine/sparse/exchange.h"
+#include "tools/bench/sparse_ids.h"
+
+namespace outrider::bench {
+
+using agent::sparse::Encoding;
+using agent::sparse::IdRange;
+using ipc::SparseAlgo;
+
+IdSource ZipfSource(const SimConfig& c) {
+  ZipfTable z(c.rows, c.zipf_s);
+  IdSource ids;
+  for (int r = 0; r < c.nodes * c.local; ++r) ids.push_back(z.Draw(c.per_rank_nnz, c.seed, r));
+  return ids;
+}
+
+double Bound(SparseAlgo algo, int nodes, double m, double d, double du, double eps, double bd, double bdu) {
+  double n = nodes;
+  switch (algo) {
+    case SparseAlgo::kAllgather: return (n - 1) * d * m * (1 + eps);
+    case SparseAlgo::kBalanced: return (n - 1) / n * (d * m * (1 + eps) + du * m);
+    case SparseAlgo::kBlock: return (n - 1) / n * (bd * m + bdu * m);
+    case SparseAlgo::kDense: return 2 * (n - 1) / n * m;
+    case SparseAlgo::kAuto: break;
+  }
+  return 0;
+}
+
+SimResult Simulate(const SimConfig& c, const IdSource& ids) {
+  int N = c.nodes;
+  agent::sparse::Table t{c.rows, c.dim, c.dtype};
+  agent::sparse::Context ctx{N, 0, c.local, t, c.block_rows};
+  // Node contributions: the union of the node's ranks' ids.
+  std::vector<std::vector<uint64_t>> node(static_cast<size_t>(N));
+  for (int r = 0; r < N * c.local; ++r) {
+    auto& v = node[static_cast<size_t>(r / c.local)];
+    for (int64_t id : ids[static_cast<size_t>(r)]) v.push_back(static_cast<uint64_t>(id));
+  }
+  std::vector<uint8_t> in_union(c.rows, 0);
+  SimResult res;
+  for (auto& v : node) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    for (uint64_t id : v) in_union[id] = 1;
+    res.node_nnz.push_back(v.size());
+  }
+  std::vector<uint64_t> uni;
+  for (uint64_t id = 0; id < c.rows; ++id) {
+    if (in_union[id]) uni.push_back(id);
+  }
+  res.union_rows = uni.size();
+  uint64_t announce = static_cast<uint64_t>(N - 1) * (sizeof(agent::PeerHeader) + sizeof(agent::SparseAnnounce));
+  auto wire = [&](uint64_t payload) { return agent::sparse::WireBytes(payload, c.chunk_bytes, sizeof(agent::PeerHeader)); };
+  auto blocks_of = [&](const std::vector<uint64_t>& v) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < v.size(); ++i) n += i == 0 || v[i] / c.block_rows != v[i - 1] / c.block_rows;
+    return n;
+  };
+  auto start = [&](SparseAlgo a) {
+    SimAlgo s;
+    s.algo = a;
+    s.sent.assign(static_cast<size_t>(N), announce);
+    s.recv.assign(static_cast<size_t>(N), announce);
+    return s;
+  };
+  auto add = [](SimAlgo& s, int from, int to, uint64_t bytes) {
+    s.sent[static_cast<size_t>(from)] += bytes;
+    s.recv[static_cast<size_t>(to)] += bytes;
+  };
+  std::vector<SimAlgo> algos;
+  {  // allgather
+    SimAlgo s = start(SparseAlgo::kAllgather);
+    for (int i = 0; i < N; ++i) {
+      uint64_t b = wire(agent::sparse::EncodedBytes(Encoding::kSparse, node[static_cast<size_t>(i)].size(), IdRange{0, c.rows}, t, c.block_rows));
+      for (int j = 0; j < N; ++j) {
+        if (j != i) add(s, i, j, b);
+      }
+    }
+    algos.push_back(s);
+  }
+  {  // balanced: hash-partitioned shares and owner returns
+    SimAlgo s = start(SparseAlgo::kBalanced);
+    auto part = agent::sparse::HashPartitioning(ctx);
+    std::vector<uint64_t> owned(static_cast<size_t>(N), 0);
+    for (uint64_t id : uni) ++owned[static_cast<size_t>(part.owner(id))];
+    for (int i = 0; i < N; ++i) {
+      std::vector<uint64_t> share(static_cast<size_t>(N), 0);
+      for (uint64_t id : node[static_cast<size_t>(i)]) ++share[static_cast<size_t>(part.owner(id))];
+      for (int j = 0; j < N; ++j) {
+        if (j == i) continue;
+        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kSparse, share[static_cast<size_t>(j)], IdRange{0, c.rows}, t, c.block_rows)));
+        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kSparse, owned[static_cast<size_t>(i)], IdRange{0, c.rows}, t, c.block_rows)));
+      }
+    }
+    algos.push_back(s);
+  }
+  uint64_t union_blocks = blocks_of(uni), node_blocks_total = 0;
+  {  // block: contiguous ranges of whole blocks
+    SimAlgo s = start(SparseAlgo::kBlock);
+    auto part = agent::sparse::RangePartitioning(ctx, c.block_rows);
+    auto count_blocks = [&](const std::vector<uint64_t>& v, std::vector<uint64_t>* per_owner) {
+      per_owner->assign(static_cast<size_t>(N), 0);
+      for (size_t k = 0; k < v.size(); ++k) {
+        if (k == 0 || v[k] / c.block_rows != v[k - 1] / c.block_rows) ++(*per_owner)[static_cast<size_t>(part.owner(v[k]))];
+      }
+    };
+    std::vector<uint64_t> owned;
+    count_blocks(uni, &owned);
+    for (int i = 0; i < N; ++i) {
+      std::vector<uint64_t> share;
+      count_blocks(node[static_cast<size_t>(i)], &share);
+      for (uint64_t b : share) node_blocks_total += b;
+      for (int j = 0; j < N; ++j) {
+        if (j == i) continue;
+        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kBlocks, share[static_cast<size_t>(j)], part.range(j), t, c.block_rows)));
+        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kBlocks, owned[static_cast<size_t>(i)], part.range(i), t, c.block_rows)));
+      }
+    }
+    algos.push_back(s);
+  }
+  {  // dense
+    SimAlgo s = start(SparseAlgo::kDense);
+    auto part = agent::sparse::RangePartitioning(ctx, 8);
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) {
+        if (j == i) continue;
+        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kDense, 0, part.range(j), t, c.block_rows)));
+        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kDense, 0, part.range(i), t, c.block_rows)));
+      }
+    }
+    algos.push_back(s);
+  }
+  // auto: the cost model on what the agents announce, with the union growth a repeated step
+  // has seen (the bench times steps after a warm-up).
+  agent::sparse::CostInputs in;
+  in.ctx = ctx;
+  uint64_t sum_nnz = 0;
+  for (int i = 0; i < N; ++i) {
+    in.nodes.push_back({node[static_cast<size_t>(i)].size(), blocks_of(node[static_cast<size_t>(i)])});
+    sum_nnz += node[static_cast<size_t>(i)].size();
+  }
+  if (sum_nnz > 0) in.union_ratio = static_cast<double>(uni.size()) / static_cast<double>(sum_nnz);
+  if (node_blocks_total > 0) in.block_union_ratio = static_cast<double>(union_blocks) / static_cast<double>(node_blocks_total);
+  in.chunk_bytes = c.chunk_bytes;
+  in.chunk_overhead = sizeof(agent::PeerHeader);
+  res.auto_choice = agent::sparse::Choose(in).algo;
+  for (const SimAlgo& s : algos) {
+    if (s.algo == res.auto_choice) {
+      SimAlgo a = s;
+      a.algo = SparseAlgo::kAuto;
+      algos.push_back(a);
+      break;
+    }
+  }
+  double m = static_cast<double>(c.rows) * static_cast<double>(t.row_bytes());
+  double mean_nnz = static_cast<double>(sum_nnz) / N;
+  res.density = mean_nnz / static_cast<double>(c.rows);
+  res.union_density = static_cast<double>(uni.size()) / static_cast<double>(c.rows);
+  double eps = 4.0 / static_cast<double>(t.row_bytes());
+  double blocks_space = static_cast<double>((c.rows + c.block_rows - 1) / c.block_rows);
+  double bd = static_cast<double>(node_blocks_total) / N / blocks_space, bdu = static_cast<double>(union_blocks) / blocks_space;
+  for (SimAlgo& s : algos) {
+    s.max_sent = *std::max_element(s.sent.begin(), s.sent.end());
+    s.max_recv = *std::max_element(s.recv.begin(), s.recv.end());
+    double total = 0;
+    for (uint64_t b : s.sent) total += static_cast<double>(b);
+    s.mean_sent = total / N;
+    SparseAlgo a = s.algo == SparseAlgo::kAuto ? res.auto_choice : s.algo;
+    s.bound = Bound(a, N, m, res.density, res.union_density, eps, bd, bdu);
+  }
+  res.algos = std::move(algos);
+  return res;
+}
+
+}  // namespace outrider::bench
