@@ -17,7 +17,14 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall"}
+OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall",
+       "sparse": "sparse"}
+SPARSE_ALGOS = ("allgather", "balanced", "block", "dense", "auto")
+
+
+def sparse_args(args):
+    return ["--rows", str(args.rows), "--dim", str(args.dim), "--density", str(args.density), "--zipf", str(args.zipf),
+            "--seed", str(args.seed), "--iters", str(args.iters)]
 
 
 def run_system(system, args, build, out_json):
@@ -25,6 +32,14 @@ def run_system(system, args, build, out_json):
                 "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
     if args.rate:
         launcher += ["--rate", args.rate]
+    if args.op == "sparse":
+        if system == "outrider":
+            cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), "sparse", "--algos", args.algos] + \
+                sparse_args(args) + ["--json", out_json]
+        else:
+            cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines",
+                              "torch_sparse_bench.py"), "--algos", "sparse,dense"] + sparse_args(args) + ["--json", out_json]
+        return run_cmd(system, cmd, args, out_json)
     sizes = ["--min-bytes", args.min_bytes, "--max-bytes", args.max_bytes]
     lat = ["--latency-iters", str(args.latency_iters)] if args.latency_iters and args.op == "allreduce" else []
     if system == "outrider":
@@ -34,6 +49,10 @@ def run_system(system, args, build, out_json):
     else:
         cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines", "torch_bench.py"),
                           args.op] + sizes + lat + ["--json", out_json]
+    return run_cmd(system, cmd, args, out_json)
+
+
+def run_cmd(system, cmd, args, out_json):
     t0 = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0 or not os.path.exists(out_json):
@@ -62,13 +81,28 @@ def main():
     p.add_argument("--timeout", type=int, default=900, help="per-run limit in seconds (default 900)")
     p.add_argument("--json", help="write {\"rows\": [...], \"env\": {...}} here")
     p.add_argument("--verbose", action="store_true", help="show every run's own output")
+    g = p.add_argument_group("sparse (compare sparse)")
+    g.add_argument("--rows", type=int, default=1000000, help="embedding table rows (default 1000000)")
+    g.add_argument("--dim", type=int, default=128, help="values per row, f32 (default 128)")
+    g.add_argument("--density", type=float, default=0.01, help="distinct rows per rank / rows (default 0.01)")
+    g.add_argument("--zipf", type=float, default=1.05, help="Zipf exponent of row popularity (default 1.05)")
+    g.add_argument("--seed", type=int, default=1, help="id stream seed (default 1)")
+    g.add_argument("--iters", type=int, default=3, help="timed ops per algorithm and round (default 3)")
+    g.add_argument("--algos", default=",".join(SPARSE_ALGOS), help="Outrider algorithms (default: all and auto)")
     args = p.parse_args()
+    if args.op == "sparse" and args.systems == "outrider,gloo,torch-gloo":
+        args.systems = "outrider,torch-gloo"
     if args.rate == "none":
         args.rate = ""
     systems = [s for s in args.systems.split(",") if s]
     for s in systems:
-        if s not in ("outrider", "gloo", "torch-gloo"):
-            p.error(f"unknown system '{s}'")
+        if s not in ("outrider", "gloo", "torch-gloo") or (args.op == "sparse" and s == "gloo"):
+            p.error(f"unknown system '{s}' for {args.op}")
+    if args.op == "sparse":
+        for a in args.algos.split(","):
+            if a not in SPARSE_ALGOS:
+                p.error(f"unknown sparse algorithm '{a}'")
+        return compare_sparse(args, systems)
     if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1:
         p.error("--rounds, --nodes and --procs-per-node must be positive")
 
@@ -138,6 +172,73 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "env": env or {}}, f, indent=2)
             f.write("\n")
+
+
+def compare_sparse(args, systems):
+    """Interleaved rounds of outrider-bench sparse (every algorithm) and torch_sparse_bench.py
+    (sparse and dense all_reduce); medians per (system, algo), ratios, bounds and the check of
+    the simulator against the measured bytes."""
+    tmp = tempfile.mkdtemp(prefix="outrider-compare-")
+    results = {}  # (system, algo) -> rows
+    env = None
+    try:
+        for rnd in range(args.rounds):
+            for system in systems:
+                out = os.path.join(tmp, f"{system}-{rnd}.json")
+                doc, secs = run_system(system, args, args.build, out)
+                env = env or doc.get("env")
+                print(f"# round {rnd + 1}/{args.rounds}: {system} done in {secs:.1f} s", flush=True)
+                for row in doc["rows"]:
+                    results.setdefault((system, row["algo"]), []).append(row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = lambda rs, k: statistics.median(r[k] for r in rs if r.get(k) is not None) if any(r.get(k) is not None for r in rs) else None
+    rows = []
+    print(f"\n# sparse allreduce: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
+          f"table {args.rows} x {args.dim} f32, density {args.density} per rank, Zipf {args.zipf}; medians of {args.rounds} rounds")
+    print(f"  {'system':<11} {'algo':<10} {'ran':<10} {'time(us)':>12} {'wire_sent(B)':>14} {'bound(B)':>14} "
+          f"{'w/bound':>8} {'sim_err':>8} {'t/link':>7}")
+    for (system, algo), rs in sorted(results.items(), key=lambda kv: (kv[0][0] != "outrider", kv[0][1])):
+        row = {"system": system, "op": "sparse_allreduce", "algo": algo, "bytes": rs[0]["bytes"],
+               "time_us": med(rs, "time_us"), "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
+               "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "rows": args.rows, "dim": args.dim,
+               "density": args.density, "zipf": args.zipf}
+        for k in ("wire_bytes_sent", "wire_bytes_recv", "bound_bytes", "sim_wire_bytes_sent", "sim_error",
+                  "predicted_bytes", "union_rows", "link_time_us", "time_over_link", "wire_over_bound"):
+            v = med(rs, k)
+            if v is not None:
+                row[k] = v
+        if "algo_ran" in rs[0]:
+            row["algo_ran"] = rs[-1]["algo_ran"]
+        if system == "outrider":
+            row["check"] = all(r.get("check", True) for r in rs)
+        rows.append(row)
+        f = lambda k, fmt: format(row[k], fmt) if k in row else "-"
+        print(f"  {system:<11} {algo:<10} {row.get('algo_ran', '-'):<10} {row['time_us']:>12.1f} "
+              f"{f('wire_bytes_sent', '14.0f'):>14} {f('bound_bytes', '14.0f'):>14} {f('wire_over_bound', '8.3f'):>8} "
+              f"{f('sim_error', '8.4f'):>8} {f('time_over_link', '7.3f'):>7}")
+    ours = {r["algo"]: r for r in rows if r["system"] == "outrider"}
+    theirs = {r["algo"]: r for r in rows if r["system"] == "torch-gloo"}
+    fixed = {a: r for a, r in ours.items() if a != "auto"}
+    if fixed:
+        best_algo = min(fixed, key=lambda a: fixed[a]["time_us"])
+        best = fixed[best_algo]["time_us"]
+        print(f"\n  fastest Outrider algorithm: {best_algo} ({best:.1f} us)")
+        for a in ("sparse", "dense"):
+            if a in theirs:
+                ratio = theirs[a]["time_us"] / best
+                print(f"  speed-up over torch-gloo {a} all_reduce: {ratio:.2f}x")
+                for r in rows:
+                    if r["system"] == "outrider" and r["algo"] == best_algo:
+                        r[f"speedup_vs_torch_gloo_{a}"] = ratio
+        if "auto" in ours:
+            ratio = ours["auto"]["time_us"] / best
+            print(f"  auto ({ours['auto'].get('algo_ran', '?')}) / fastest: {ratio:.3f}")
+            ours["auto"]["auto_over_fastest"] = ratio
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "env": env or {}}, fh, indent=2)
+            fh.write("\n")
 
 
 if __name__ == "__main__":

@@ -124,12 +124,17 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
   inst.wire_sent += sizeof(h) + len;
   ++sent_to_[static_cast<size_t>(node)];
   uint64_t key = inst.key, seq = inst.seq;
+  bool sparse_chunk = type == PeerMsg::kSparse;
   Status st = transport_->Send(peers_[static_cast<size_t>(node)], &h, sizeof(h), data, len,
-                               [this, key, seq](const Status& s) {
+                               [this, key, seq, sparse_chunk](const Status& s) {
                                  auto it = instances_.find({key, seq});
                                  if (it == instances_.end()) return;
                                  Instance& i = it->second;
                                  --i.sends_in_flight;
+                                 if (sparse_chunk && i.sparse) {
+                                   --i.sparse->chunks_in_flight;
+                                   if (s.ok()) PumpSparse(i);
+                                 }
                                  if (!s.ok() && !i.done) {
                                    Complete(i, s.Annotate("sending to a peer agent"));
                                  } else if (!s.ok() && !i.notified) {

@@ -87,6 +87,7 @@ class NodeGroup {
   void OnSparsePiece(Instance& inst, const PeerHeader& h, const uint8_t* data, size_t len);
   void DeliverSparse(Instance& inst, int from, uint32_t phase, const std::vector<uint8_t>& msg);
   void SendSparse(Instance& inst, int node, uint32_t phase, std::shared_ptr<const std::vector<uint8_t>> bytes);
+  void PumpSparse(Instance& inst);
   void MaybeFinishSparse(Instance& inst);
   std::vector<OpReport> SparseReports(Instance& inst);
   void SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,

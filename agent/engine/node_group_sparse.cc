@@ -2,6 +2,7 @@
 // failed) with the fingerprint; once all agree, every node runs the same exchange (the cost
 // model picks it from the same announcements), whose messages travel in chunks and are
 // reassembled here; the node's result then goes to its local clients.
+#include <algorithm>
 #include <cstring>
 
 #include "agent/engine/node_group_state.h"
@@ -15,6 +16,14 @@ namespace outrider::agent {
 namespace {
 // Largest sparse message a peer may announce (the per-op limit of client buffers).
 constexpr uint64_t kMaxSparseMessage = kMaxOpBytes;
+
+// Messages of one batch go out in ring order: the next node first, this node's predecessor last.
+void RingOrder(std::vector<sparse::Outgoing>* out, int me, int nodes) {
+  std::stable_sort(out->begin(), out->end(), [&](const sparse::Outgoing& a, const sparse::Outgoing& b) {
+    return (a.node - me + nodes) % nodes < (b.node - me + nodes) % nodes;
+  });
+}
+
 }  // namespace
 
 void NodeGroup::StartSparse(Instance& inst) {
@@ -39,6 +48,7 @@ void NodeGroup::StartSparse(Instance& inst) {
     a.code = static_cast<int32_t>(mine.status().code());
     ipc::CopyText(a.message, sizeof(a.message), mine.status().message());
   }
+  s.local_done_ns = ipc::MonotonicNs();
   auto& own = inst.data[static_cast<size_t>(node_rank_)];
   own.resize(sizeof(a));
   std::memcpy(own.data(), &a, sizeof(a));
@@ -115,10 +125,9 @@ void NodeGroup::AgreeSparse(Instance& inst) {
     s.predicted_bytes = announce_bytes;
     for (const auto& m : out) s.predicted_bytes += sparse::WireBytes(m.bytes->size(), options_.chunk_bytes, sizeof(PeerHeader));
   }
-  for (auto& m : out) {
-    if (inst.done) return;
-    SendSparse(inst, m.node, m.phase, m.bytes);
-  }
+  RingOrder(&out, node_rank_, num_nodes_);
+  for (auto& m : out) SendSparse(inst, m.node, m.phase, m.bytes);
+  PumpSparse(inst);
   auto ready = std::move(s.ready);
   for (auto& [from, phase, bytes] : ready) {
     if (inst.done) return;
@@ -130,15 +139,32 @@ void NodeGroup::AgreeSparse(Instance& inst) {
 void NodeGroup::SendSparse(Instance& inst, int node, uint32_t phase, std::shared_ptr<const std::vector<uint8_t>> bytes) {
   SparseState& s = *inst.sparse;
   s.outbox.push_back(std::move(bytes));
-  const std::vector<uint8_t>& m = *s.outbox.back();
-  inst.sparse_msg_len = m.size();
+  const std::vector<uint8_t>* m = s.outbox.back().get();
   uint64_t chunk = options_.chunk_bytes;
   uint64_t off = 0;
   do {  // an empty message still travels (as one empty chunk)
-    uint64_t len = std::min<uint64_t>(chunk, m.size() - off);
-    SendTo(node, inst, PeerMsg::kSparse, phase, off, m.data() + off, len);
+    uint64_t len = std::min<uint64_t>(chunk, m->size() - off);
+    s.queue.push_back({node, phase, off, len, m});
     off += len;
-  } while (off < m.size() && !inst.done);
+  } while (off < m->size());
+}
+
+void NodeGroup::PumpSparse(Instance& inst) {
+  SparseState& s = *inst.sparse;
+  if (s.pumping) return;  // a send that completed inside Send
+  s.pumping = true;
+  constexpr int kWindowChunks = 2;
+  // A node may have its own result while its messages to others are still queued: those still
+  // go out (success is reported once they have). A failed instance sends nothing more.
+  bool failed = inst.done && !inst.result.ok();
+  while (!failed && !s.queue.empty() && s.chunks_in_flight < kWindowChunks) {
+    SparseState::Chunk c = s.queue.front();
+    s.queue.pop_front();
+    ++s.chunks_in_flight;
+    inst.sparse_msg_len = c.msg->size();
+    SendTo(c.node, inst, PeerMsg::kSparse, c.phase, c.offset, c.msg->data() + c.offset, c.len);
+  }
+  s.pumping = false;
 }
 
 void NodeGroup::OnSparsePiece(Instance& inst, const PeerHeader& h, const uint8_t* data, size_t len) {
@@ -172,17 +198,21 @@ void NodeGroup::DeliverSparse(Instance& inst, int from, uint32_t phase, const st
   std::vector<sparse::Outgoing> out;
   Status st = s.exchange->OnMessage(from, phase, msg.data(), msg.size(), &out);
   if (!st.ok()) return Complete(inst, st.Annotate("from " + DescribeNode(from)));
-  for (auto& m : out) {
-    if (inst.done) return;
-    SendSparse(inst, m.node, m.phase, m.bytes);
-  }
+  RingOrder(&out, node_rank_, num_nodes_);
+  for (auto& m : out) SendSparse(inst, m.node, m.phase, m.bytes);
+  PumpSparse(inst);
 }
 
 void NodeGroup::MaybeFinishSparse(Instance& inst) {
   SparseState& s = *inst.sparse;
   if (inst.done || !s.exchange || !s.exchange->done()) return;
   const sparse::Rows& result = s.exchange->result();
+  uint64_t exchanged_ns = ipc::MonotonicNs();
   s.reports = sparse::Deliver(result, inst.ops, s.ctx);
+  Logger("engine")->debug("job '{}' {} seq {}: {} rows, {} -> {} bytes; local part {} us, agreement {} us, exchange {} us, "
+                          "delivery {} us", job_id_, ipc::SparseAlgoName(s.algo), inst.seq, result.size(), inst.wire_sent,
+                          inst.wire_recv, (s.local_done_ns - inst.started_ns) / 1000, (inst.agreed_ns - s.local_done_ns) / 1000,
+                          (exchanged_ns - inst.agreed_ns) / 1000, (ipc::MonotonicNs() - exchanged_ns) / 1000);
   for (OpReport& r : s.reports) {
     r.algo = static_cast<uint32_t>(s.algo);
     r.predicted_bytes = s.predicted_bytes;

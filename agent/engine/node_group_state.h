@@ -2,6 +2,7 @@
 // node_group_sparse.cc only).
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <memory>
@@ -21,6 +22,7 @@ struct NodeGroup::SparseState {
   ipc::SparseAlgo algo = ipc::SparseAlgo::kAuto;
   uint64_t predicted_bytes = 0;
   uint64_t sum_nnz = 0, sum_blocks = 0;
+  uint64_t local_done_ns = 0;  // for the debug timeline
   struct Assembly {
     std::vector<uint8_t> bytes;
     uint64_t got = 0;
@@ -29,6 +31,18 @@ struct NodeGroup::SparseState {
   std::vector<std::tuple<int, uint32_t, std::vector<uint8_t>>> ready;      // whole, before the exchange
   std::vector<std::shared_ptr<const std::vector<uint8_t>>> outbox;  // being sent; kept until the instance goes
   std::vector<OpReport> reports;             // by local rank, once delivered
+  // Chunks wait here and go out a few at a time, destinations in ring order (next node first):
+  // when every node does the same, each receiver hears from one sender at a time instead of all
+  // of them at once (incast overflows switch queues and makes TCP back off).
+  struct Chunk {
+    int node;
+    uint32_t phase;
+    uint64_t offset, len;
+    const std::vector<uint8_t>* msg;  // in outbox
+  };
+  std::deque<Chunk> queue;
+  int chunks_in_flight = 0;
+  bool pumping = false;
 };
 
 struct NodeGroup::Instance {

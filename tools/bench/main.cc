@@ -7,6 +7,7 @@
 #include "tools/bench/collective_bench.h"
 #include "tools/bench/local_bench.h"
 #include "tools/bench/sparse_bench.h"
+#include "tools/bench/step_bench.h"
 #include "tools/bench/train_bench.h"
 
 using namespace outrider::bench;
@@ -80,7 +81,36 @@ int main(int argc, char** argv) {
   sim->add_option("--nodes", sparse.sim_nodes, "node counts to simulate")->delimiter(',')->capture_default_str();
   sim->add_option("--local", sparse.sim_local, "ranks per node")->capture_default_str();
 
+  StepOptions step;
+  std::vector<std::string> step_buckets;
+  CLI::App* st = app.add_subcommand("step", "training steps across the ranks of a launched job: dense buckets + a sparse embedding gradient, its sync by auto, allgather and dense allreduce side by side (the demo)");
+  add_common(st);
+  st->add_option("--rows", step.rows, "embedding table rows")->capture_default_str();
+  st->add_option("--dim", step.dim, "values per row (f32)")->capture_default_str();
+  st->add_option("--density", step.density, "distinct rows each rank touches per step, as a fraction")->capture_default_str();
+  st->add_option("--steps", step.steps, "timed steps per mode")->capture_default_str();
+  st->add_option("--buckets", step_buckets, "dense bucket sizes (K/M suffixes)")->delimiter(',');
+  st->add_option("--modes", step.modes, "sparse sync modes: auto, allgather, dense")->delimiter(',')->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+  if (st->parsed()) {
+    if (!step_buckets.empty()) step.buckets.clear();
+    for (const std::string& b : step_buckets) {
+      auto v = ParseBytes(b);
+      if (!v.ok() || *v < 4) {
+        std::fprintf(stderr, "outrider-bench: bad bucket size '%s'\n", b.c_str());
+        return 2;
+      }
+      step.buckets.push_back(*v / 4 * 4);
+    }
+    for (const std::string& m : step.modes) {
+      if (m != "auto" && m != "allgather" && m != "dense") {
+        std::fprintf(stderr, "outrider-bench: unknown step mode '%s'\n", m.c_str());
+        return 2;
+      }
+    }
+    return RunStep(common, step);
+  }
   if (sp->parsed()) return RunSparse(common, sparse);
   if (sim->parsed()) return RunSparseSim(common, sparse);
   for (CLI::App* sub : colls) {
