@@ -99,48 +99,51 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
                 "sim_sent(B)", "bound(B)", "w/bound", "sim_err", "t/link", "check");
   }
   nlohmann::json rows = nlohmann::json::array();
-  uint64_t reference_hash = 0, reference_rows = 0;
-  bool first = true;
-  int failures = 0;
-  for (const std::string& name : o.algos) {
-    outrider_sparse_t s;
-    outrider_sparse_init(&s);
-    s.rows = o.rows;
-    s.dim = o.dim;
-    s.ids = in_ids;
-    s.values = in_vals;
-    s.nnz = ids.size();
-    s.out_ids = out_ids;
-    s.out_values = out_vals;
-    s.capacity = cap;
-    s.algo = static_cast<uint32_t>(AlgoValue(name));
-    outrider_op_options_t opts;
-    outrider_op_options_init(&opts);
-    opts.key = outrider_key(("sparse-bench-" + name).c_str());
-    outrider_op_result_t res{};
-    res.size = sizeof(res);
-    std::vector<double> times;
-    outrider_op_t h;
-    for (int i = 0; i < o.warmup + o.iters; ++i) {
+  // Algorithms take turns op by op (interleaved), so drift on a shared machine hits all alike.
+  size_t na = o.algos.size();
+  std::vector<std::vector<double>> times(na);
+  std::vector<outrider_op_result_t> last(na);
+  std::vector<uint64_t> hashes(na);
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    for (size_t a = 0; a < na; ++a) {
+      outrider_sparse_t s;
+      outrider_sparse_init(&s);
+      s.rows = o.rows;
+      s.dim = o.dim;
+      s.ids = in_ids;
+      s.values = in_vals;
+      s.nnz = ids.size();
+      s.out_ids = out_ids;
+      s.out_values = out_vals;
+      s.capacity = cap;
+      s.algo = static_cast<uint32_t>(AlgoValue(o.algos[a]));
+      outrider_op_options_t opts;
+      outrider_op_options_init(&opts);
+      opts.key = outrider_key(("sparse-bench-" + o.algos[a]).c_str());
+      outrider_op_result_t res{};
+      res.size = sizeof(res);
+      outrider_op_t h;
       Must(c, outrider_barrier(c, nullptr, &h), "barrier");
       Must(c, outrider_wait(c, h, 600000), "wait");
       double t0 = NowUs();
       Must(c, outrider_sparse_allreduce(c, &s, &opts, &h), "sparse_allreduce");
       Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
-      if (i >= o.warmup) times.push_back(NowUs() - t0);
+      if (i >= o.warmup) times[a].push_back(NowUs() - t0);
+      last[a] = res;
+      hashes[a] = ipc::Fnv1a(out_vals, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(out_ids, res.result_rows * 8);
     }
+  }
+  int failures = 0;
+  for (size_t a = 0; a < na; ++a) {
+    const std::string& name = o.algos[a];
+    const outrider_op_result_t& res = last[a];
     // Every algorithm must give the same bits.
-    uint64_t hash = ipc::Fnv1a(out_vals, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(out_ids, res.result_rows * 8);
-    bool ok = first || (hash == reference_hash && res.result_rows == reference_rows);
-    if (first) {
-      reference_hash = hash;
-      reference_rows = res.result_rows;
-      first = false;
-    }
+    bool ok = hashes[a] == hashes[0] && res.result_rows == last[0].result_rows;
     failures += !ok;
-    // Per-rank wire statistics of the last op, gathered to every rank.
+    // Per-rank wire statistics of the algorithm's last op, gathered to every rank.
     auto* st = static_cast<Stats*>(stats_buf);
     st[world] = Stats{res.wire_bytes_sent, res.wire_bytes_recv, res.predicted_bytes, res.algo};
+    outrider_op_t h;
     Must(c, outrider_allgather(c, &st[world], st, sizeof(Stats) / 8, OUTRIDER_I64, nullptr, &h), "allgather");
     Must(c, outrider_wait(c, h, 600000), "wait");
     if (rank != 0) continue;
@@ -152,7 +155,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     }
     auto ran = static_cast<ipc::SparseAlgo>(res.algo);
     const SimAlgo* sa = Find(sim, static_cast<ipc::SparseAlgo>(AlgoValue(name)));
-    double t = Median(times);
+    double t = Median(times[a]);
     double sim_sent = sa ? static_cast<double>(sa->max_sent) : 0;
     double bound = sa ? sa->bound : 0;
     double sim_err = max_sent > 0 ? std::abs(sim_sent - static_cast<double>(max_sent)) / static_cast<double>(max_sent) : 0;
