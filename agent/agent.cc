@@ -9,6 +9,11 @@
 #include <cerrno>
 
 #include "agent/log.h"
+#include "agent/observability.h"
+
+#include <chrono>
+#include <future>
+#include <systemd/sd-daemon.h>
 
 namespace outrider::agent {
 namespace {
@@ -55,7 +60,67 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   co.limits.max_region_bytes = options.max_region_bytes;
   agent->control_ = std::make_unique<ControlServer>(co, agent->loop_.get(), &agent->jobs_);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
+  Metrics().set_enabled(options.metrics != 0);
+  agent->start_ns_ = ipc::MonotonicNs();
+  agent->loop_alive_ns_ = agent->start_ns_;
+  if (options.http_port != 0) OUTRIDER_RETURN_IF_ERROR(agent->StartHttp());
   return agent;
+}
+
+Status Agent::StartHttp() {
+  std::map<std::string, HttpServer::Handler> routes;
+  routes["/metrics"] = [] {
+    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", Metrics().registry().Serialize()};
+  };
+  routes["/healthz"] = [this] {
+    uint64_t age = ipc::MonotonicNs() - loop_alive_ns_.load(std::memory_order_relaxed);
+    if (age < 5'000'000'000ull) return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
+    return HttpResponse{503, "text/plain; charset=utf-8",
+                        "progress loop has not run for " + std::to_string(age / 1'000'000) + " ms\n"};
+  };
+  routes["/readyz"] = [this] {
+    if (ready_.load()) return HttpResponse{200, "text/plain; charset=utf-8", "ready\n"};
+    return HttpResponse{503, "text/plain; charset=utf-8", "not ready (starting or shutting down)\n"};
+  };
+  routes["/status"] = [this] { return StatusResponse(); };
+  OUTRIDER_ASSIGN_OR_RETURN(http_, HttpServer::Start(options_.http_address, static_cast<uint16_t>(options_.http_port),
+                                                     std::move(routes)));
+  Logger("agent")->info("HTTP on {}:{} (/metrics /healthz /readyz /status)", options_.http_address, options_.http_port);
+  return Status::Ok();
+}
+
+HttpResponse Agent::StatusResponse() {
+  // Loop state is read on the loop thread; a stuck loop answers 503 instead of hanging.
+  auto promise = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> result = promise->get_future();
+  loop_->Post([this, promise] { promise->set_value(StatusJson()); });
+  if (result.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
+    return HttpResponse{503, "text/plain; charset=utf-8", "progress loop did not answer within 2 s\n"};
+  }
+  return HttpResponse{200, "application/json", result.get()};
+}
+
+std::string Agent::StatusJson() {
+  uint64_t now = ipc::MonotonicNs();
+  nlohmann::json j;
+  j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.socket_path},
+                {"port", options_.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
+  j["clients"] = control_->ClientsJson();
+  j["jobs"] = jobs_.StatusJson();
+  j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
+  j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
+  j["queues"] = {{"default", {{"pending_collectives", jobs_.PendingCount()}}}};
+  return j.dump(2) + "\n";
+}
+
+void Agent::RefreshGauges() {
+  AgentMetrics& m = Metrics();
+  m.clients->Set(static_cast<double>(control_->session_count()));
+  m.jobs->Set(static_cast<double>(jobs_.size()));
+  m.pending_ops->Set(static_cast<double>(jobs_.PendingCount()));
+  m.memory_registered->Set(static_cast<double>(control_->RegisteredBytes()));
+  m.peers->Get({"up"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_up()) : 0);
+  m.peers->Get({"lost"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_lost()) : 0);
 }
 
 void Agent::OnSignal() {
@@ -70,10 +135,16 @@ bool Agent::Poll() {
   worked |= control_->PollSessions();
   worked |= jobs_.Pump();
   uint64_t now_ns = ipc::MonotonicNs();
+  loop_alive_ns_.store(now_ns, std::memory_order_relaxed);
   if (now_ns >= next_tick_ns_) {
-    next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs
+    next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs, gauges
     if (network_ != nullptr) network_->Tick(now_ns);
     jobs_.Sweep();
+    RefreshGauges();
+    if (watchdog_us_ != 0 && now_ns >= next_watchdog_ns_) {
+      sd_notify(0, "WATCHDOG=1");
+      next_watchdog_ns_ = now_ns + watchdog_us_ * 500;  // twice per watchdog period
+    }
   }
   if (options_.op_timeout_ms != 0) {
     uint64_t now = ipc::MonotonicNs();
@@ -87,9 +158,11 @@ bool Agent::Poll() {
 
 int Agent::TimeoutMs() {
   uint64_t now = ipc::MonotonicNs();
-  int net_ms = -1;
+  // Wake at least once a second: /healthz, gauges and the systemd watchdog see a live loop.
+  int net_ms = 1000;
   if (network_ != nullptr) {
-    net_ms = network_->TimeoutMs(now);
+    int t = network_->TimeoutMs(now);
+    if (t >= 0) net_ms = std::min(net_ms, t);
     next_tick_ns_ = std::min<uint64_t>(next_tick_ns_, now + uint64_t(net_ms) * 1'000'000);
   }
   if (options_.op_timeout_ms == 0) return net_ms;
@@ -107,6 +180,11 @@ Status Agent::Run() {
     ::close(options_.ready_fd);
   }
   Logger("agent")->info("ready (pid {})", ::getpid());
+  ready_ = true;
+  // Under systemd (Type=notify): ready now; feed the watchdog from the progress loop.
+  uint64_t wd = 0;
+  if (sd_watchdog_enabled(0, &wd) > 0) watchdog_us_ = wd;
+  sd_notify(0, "READY=1");
   EventLoop::Hooks hooks;
   hooks.poll = [this] { return Poll(); };
   hooks.prepare_sleep = [this] {
@@ -116,6 +194,8 @@ Status Agent::Run() {
   hooks.after_wake = [this] { control_->FinishSleep(); };
   hooks.timeout_ms = [this] { return TimeoutMs(); };
   loop_->Run(hooks);
+  ready_ = false;
+  sd_notify(0, "STOPPING=1");
   // In-flight ops run to completion inside the loop; what still waits for a rank fails now.
   control_->StopListening();
   control_->CloseAll(Unavailable("agent shutting down"));

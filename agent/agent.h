@@ -2,13 +2,16 @@
 // server, job table, signal handling.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <string>
 
 #include "agent/config.h"
 #include "agent/control/control_server.h"
 #include "agent/engine/job.h"
 #include "agent/engine/network.h"
 #include "agent/event_loop.h"
+#include "agent/http/http_server.h"
 
 namespace outrider::agent {
 
@@ -26,6 +29,12 @@ class Agent {
   void OnSignal();
   bool Poll();
   int TimeoutMs();
+  // Gauges read from loop-thread state, refreshed with the periodic tick.
+  void RefreshGauges();
+  Status StartHttp();
+  // Runs on the loop thread (posted from an HTTP thread).
+  std::string StatusJson();
+  HttpResponse StatusResponse();
 
   AgentOptions options_;
   std::unique_ptr<EventLoop> loop_;
@@ -35,6 +44,12 @@ class Agent {
   UniqueFd signal_fd_;
   uint64_t next_expiry_check_ns_ = 0;
   uint64_t next_tick_ns_ = 0;
+  uint64_t start_ns_ = 0;
+  uint64_t watchdog_us_ = 0;  // systemd WatchdogSec, 0 = none
+  uint64_t next_watchdog_ns_ = 0;
+  std::atomic<uint64_t> loop_alive_ns_{0};  // last progress-loop iteration (for /healthz)
+  std::atomic<bool> ready_{false};          // listening and serving (for /readyz)
+  std::unique_ptr<HttpServer> http_;        // declared last: stopped first
 };
 
 }  // namespace outrider::agent

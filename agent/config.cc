@@ -224,6 +224,22 @@ const Param kParams[] = {
        if (o.sparse_block_rows >= 1 && o.sparse_block_rows <= 4096) return Status::Ok();
        return InvalidArgument("sparse_block_rows must be in [1, 4096], got " + std::to_string(o.sparse_block_rows));
      }},
+    {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "127.0.0.1", "",
+     "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
+     "exposes job names and peer addresses to that network.",
+     true, Kind::kString, OUTRIDER_STRING_FIELD(http_address), nullptr},
+    {"http_port", "--http-port", "OUTRIDER_HTTP_PORT", "http_port", "PORT", "9750", "",
+     "TCP port of the HTTP listener; 0 = none.", true, Kind::kUint, OUTRIDER_UINT_FIELD(http_port),
+     [](const AgentOptions& o) {
+       if (o.http_port <= 65535) return Status::Ok();
+       return InvalidArgument("http_port must be at most 65535, got " + std::to_string(o.http_port));
+     }},
+    {"metrics", "--metrics", "OUTRIDER_METRICS", "metrics", "0|1", "1", "",
+     "1: keep Prometheus metrics; 0: skip metric updates (the endpoints still answer).", true, Kind::kUint,
+     OUTRIDER_UINT_FIELD(metrics), [](const AgentOptions& o) {
+       if (o.metrics <= 1) return Status::Ok();
+       return InvalidArgument("metrics must be 0 or 1, got " + std::to_string(o.metrics));
+     }},
     {"config_file", "--config", "OUTRIDER_CONFIG", "", "PATH", "(none)", "",
      "TOML file to read; its keys are the config keys of this table.", true, Kind::kString,
      OUTRIDER_STRING_FIELD(config_file), nullptr},

@@ -318,3 +318,24 @@ void ControlServer::CloseAll(const Status& why) {
 }
 
 }  // namespace outrider::agent
+
+namespace outrider::agent {
+
+uint64_t ControlServer::RegisteredBytes() const {
+  uint64_t n = 0;
+  for (const auto& [fd, s] : sessions_) n += s->region_bytes();
+  return n;
+}
+
+nlohmann::json ControlServer::ClientsJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [fd, s] : sessions_) {
+    const ClientIdentity& id = s->identity();
+    out.push_back({{"client", id.client_id}, {"job", id.job_id}, {"rank", id.rank}, {"world_size", id.world_size},
+                   {"local_rank", id.local_rank}, {"pid", id.peer.pid}, {"uid", id.peer.uid},
+                   {"regions", s->region_count()}, {"region_bytes", s->region_bytes()}});
+  }
+  return out;
+}
+
+}  // namespace outrider::agent

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/control/session.h"
 #include "agent/engine/job.h"
 #include "agent/event_loop.h"
@@ -44,6 +46,10 @@ class ControlServer {
   // Says goodbye to every client with `why` and drops them (their jobs fail pending ops first).
   void CloseAll(const Status& why);
   size_t session_count() const { return sessions_.size(); }
+  // Bytes of client memory mapped by the agent.
+  uint64_t RegisteredBytes() const;
+  // For /status: one entry per connected client.
+  nlohmann::json ClientsJson() const;
 
  private:
   struct PendingHandshake {

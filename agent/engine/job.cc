@@ -9,6 +9,7 @@
 #include "agent/engine/network.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
+#include "agent/observability.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -101,7 +102,9 @@ void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::v
     const OpReport* rep = reports != nullptr && r < reports->size() ? &(*reports)[r] : nullptr;
     const Status& own = st.ok() && rep != nullptr ? rep->status : st;
     members_[r]->Complete(p.op_ids[r], own, seq, elapsed, rep);
+    if (p.ops[r]) Account(*p.ops[r], own, elapsed, rep);
   }
+  recorder_.Ended(key, seq, st);
   pending_.erase(it);
 }
 
@@ -122,6 +125,9 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
 }
 
 void Job::Lose(const Status& why) {
+  if (lost_.ok()) {
+    Logger("engine")->warn("job '{}' failed for good ({}); its last ops:\n{}", id_, why.ToString(), recorder_.Dump());
+  }
   if (lost_.ok()) lost_ = why;
   FailAll(lost_);
   if (group_ != nullptr) group_->FailAll(lost_);
@@ -172,10 +178,43 @@ void Job::RemoveMember(Session* session, const Status& why) {
 }
 
 void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
+  uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
   for (size_t r = 0; r < p.ops.size(); ++r) {
-    if (p.op_ids[r] != 0 && members_[r] != nullptr) members_[r]->Complete(p.op_ids[r], why, seq, 0);
+    if (p.op_ids[r] != 0 && members_[r] != nullptr) {
+      members_[r]->Complete(p.op_ids[r], why, seq, 0);
+      if (p.ops[r]) {
+        Account(*p.ops[r], why, elapsed, nullptr);
+        recorder_.Ended(p.ops[r]->key, seq, why);
+      }
+    }
     p.op_ids[r] = 0;  // completed: later calls must not complete it again
   }
+}
+
+void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, const OpReport* report) {
+  AgentMetrics& m = Metrics();
+  if (!m.enabled()) return;
+  const char* algo = "-";
+  if (op.kind == ipc::OpKind::kSparseAllreduce && report != nullptr) {
+    algo = ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(report->algo)).data();
+  } else if (op.kind == ipc::OpKind::kAllreduce && group_ != nullptr && op.send_bytes > net_->options().direct_max_bytes) {
+    algo = "ring";
+  } else if (group_ != nullptr) {
+    algo = "direct";
+  } else {
+    algo = "local";
+  }
+  uint32_t key = static_cast<uint32_t>(op.kind) << 16 | static_cast<uint32_t>(static_cast<uint8_t>(algo[0])) << 8 |
+                 static_cast<uint32_t>(st.code());
+  if (op.kind == ipc::OpKind::kSparseAllreduce) key |= static_cast<uint32_t>(algo[1]) << 24;
+  auto it = op_counters_.find(key);
+  if (it == op_counters_.end()) {
+    if (job_label_.empty()) job_label_ = m.JobLabel(id_);
+    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, algo, st.code())).first;
+  }
+  it->second->Inc();
+  m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
+  if (!st.ok()) m.errors[static_cast<int>(st.code())]->Inc();
 }
 
 void Job::FailAll(const Status& why) {
@@ -251,8 +290,10 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
     p.ops.resize(static_cast<size_t>(local_size_));
     p.op_ids.assign(static_cast<size_t>(local_size_), 0);
     p.first_ns = ipc::MonotonicNs();
+    recorder_.Begin(op.key, seq, op.kind, op.dtype, op.kind == ipc::OpKind::kAlltoallv ? op.send_bytes : op.count, local_size_);
   }
   ++p.arrived;
+  recorder_.Arrived(op.key, seq, p.arrived);
   if (p.failed.ok()) {
     Status agree = CheckAgreement(p, rank, op, op.key, seq);
     if (!agree.ok()) {
@@ -276,6 +317,8 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
 }
 
 void Job::Run(InstanceId inst, Pending& p) {
+  Metrics().queue_wait->Observe(static_cast<double>(ipc::MonotonicNs() - p.first_ns) * 1e-9);
+  recorder_.Started(inst.first, inst.second, group_ != nullptr ? "peer nodes" : "");
   std::vector<const ValidatedOp*> ops;
   ops.reserve(p.ops.size());
   for (auto& o : p.ops) ops.push_back(&*o);
@@ -292,14 +335,21 @@ void Job::Run(InstanceId inst, Pending& p) {
     std::vector<OpReport> reports = sparse::ExecuteLocal(ops, local_size_, &overall);
     uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
     for (size_t r = 0; r < p.ops.size(); ++r) {
-      members_[r]->Complete(p.op_ids[r], overall.ok() ? reports[r].status : overall, inst.second, elapsed, &reports[r]);
+      const Status& own = overall.ok() ? reports[r].status : overall;
+      members_[r]->Complete(p.op_ids[r], own, inst.second, elapsed, &reports[r]);
+      Account(*p.ops[r], own, elapsed, &reports[r]);
     }
+    recorder_.Ended(inst.first, inst.second, overall);
     pending_.erase(inst);
     return;
   }
   Status st = ExecuteLocal(ops);
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
-  for (size_t r = 0; r < p.ops.size(); ++r) members_[r]->Complete(p.op_ids[r], st, inst.second, elapsed);
+  for (size_t r = 0; r < p.ops.size(); ++r) {
+    members_[r]->Complete(p.op_ids[r], st, inst.second, elapsed);
+    Account(*p.ops[r], st, elapsed, nullptr);
+  }
+  recorder_.Ended(inst.first, inst.second, st);
   pending_.erase(inst);
 }
 
@@ -395,6 +445,38 @@ uint64_t JobTable::NextExpiryNs(uint64_t timeout_ns) const {
   uint64_t next = UINT64_MAX;
   for (const auto& [id, job] : jobs_) next = std::min(next, job->NextExpiryNs(timeout_ns));
   return next;
+}
+
+}  // namespace outrider::agent
+
+namespace outrider::agent {
+
+nlohmann::json Job::StatusJson() const {
+  nlohmann::json j = {{"id", id_}, {"world_size", world_size_}, {"local_size", local_size_},
+                      {"members", member_count()}, {"pending", pending_.size()},
+                      {"state", lost_.ok() ? "ok" : "failed"}};
+  if (!lost_.ok()) j["failure"] = lost_.ToString();
+  if (group_ != nullptr) {
+    j["nodes"] = group_->num_nodes();
+    j["node_rank"] = group_->node_rank();
+    j["network"] = group_->ready() ? "connected" : "rendezvous";
+  } else {
+    j["nodes"] = 1;
+  }
+  j["recent_ops"] = recorder_.Json();
+  return j;
+}
+
+nlohmann::json JobTable::StatusJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [id, job] : jobs_) out.push_back(job->StatusJson());
+  return out;
+}
+
+size_t JobTable::PendingCount() const {
+  size_t n = 0;
+  for (const auto& [id, job] : jobs_) n += job->pending_count();
+  return n;
 }
 
 }  // namespace outrider::agent

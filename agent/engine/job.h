@@ -13,9 +13,11 @@
 
 #include "agent/control/entry_validator.h"
 #include "agent/bootstrap/rendezvous.h"
+#include "agent/engine/flight_recorder.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/peer_protocol.h"
 #include "ipc/status.h"
+#include "metrics/registry.h"
 
 namespace outrider::agent {
 
@@ -59,6 +61,8 @@ class Job {
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   // Earliest time a pending collective would expire, or UINT64_MAX.
   uint64_t NextExpiryNs(uint64_t timeout_ns) const;
+  // For /status: membership, nodes, pending collectives and the flight recorder.
+  nlohmann::json StatusJson() const;
 
  private:
   struct Pending {
@@ -79,6 +83,8 @@ class Job {
   void OnRendezvous(Result<NodeTable> table);
   void OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports);
   void Lose(const Status& why);
+  // Metrics for one rank's finished op.
+  void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, const OpReport* report);
 
   std::string id_;
   int world_size_;
@@ -94,6 +100,9 @@ class Job {
   std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet
+  FlightRecorder recorder_;
+  std::string job_label_;  // metrics label
+  std::unordered_map<uint32_t, metrics::Counter*> op_counters_;  // by (kind, algo, code)
 };
 
 // All jobs of this agent, by job id.
@@ -115,6 +124,8 @@ class JobTable {
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   uint64_t NextExpiryNs(uint64_t timeout_ns) const;
   size_t size() const { return jobs_.size(); }
+  nlohmann::json StatusJson() const;
+  size_t PendingCount() const;
 
  private:
   std::map<std::string, std::unique_ptr<Job>> jobs_;

@@ -1,6 +1,8 @@
 // Peer liveness and message routing.
 #include "agent/engine/network.h"
 
+#include <cstdio>
+
 #include <sys/epoll.h>
 
 #include <cstring>
@@ -93,6 +95,7 @@ void Network::LosePeer(PeerId peer, const Status& why) {
   auto it = peers_.find(peer);
   if (it == peers_.end()) return;
   Logger("network")->warn("peer agent lost: {}", why.ToString());
+  ++peers_lost_;
   peer_by_hash_.erase(it->second.hash);
   peers_.erase(it);
   transport_->Disconnect(peer);
@@ -132,6 +135,21 @@ int Network::TimeoutMs(uint64_t now) const {
   uint64_t next = next_heartbeat_ns_;
   if (!any) next = now + 1'000'000'000ull;  // rendezvous expiry only
   return next <= now ? 0 : static_cast<int>((next - now) / 1'000'000 + 1);
+}
+
+}  // namespace outrider::agent
+
+namespace outrider::agent {
+
+nlohmann::json Network::PeersJson(uint64_t now_ns) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [peer, st] : peers_) {
+    char hash[24];
+    std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(st.hash));
+    out.push_back({{"agent", hash}, {"state", "up"}, {"jobs_using", st.uses},
+                   {"last_heard_ms", st.last_seen_ns == 0 ? -1.0 : (now_ns - st.last_seen_ns) / 1e6}});
+  }
+  return out;
 }
 
 }  // namespace outrider::agent

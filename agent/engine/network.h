@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/event_loop.h"
 #include "agent/transport/transport.h"
@@ -48,6 +50,10 @@ class Network {
   // Heartbeats, liveness deadlines, rendezvous expiry. Call at least every heartbeat interval.
   void Tick(uint64_t now_ns);
   int TimeoutMs(uint64_t now_ns) const;
+  // For /status and metrics: peers in use and lost so far.
+  nlohmann::json PeersJson(uint64_t now_ns) const;
+  size_t peers_up() const { return peers_.size(); }
+  uint64_t peers_lost() const { return peers_lost_; }
 
  private:
   Network(EventLoop* loop, JobTable* jobs, const NetworkOptions& options)
@@ -70,6 +76,7 @@ class Network {
   std::map<PeerId, PeerState> peers_;
   std::map<uint64_t, PeerId> peer_by_hash_;
   uint64_t next_heartbeat_ns_ = 0;
+  uint64_t peers_lost_ = 0;
 };
 
 }  // namespace outrider::agent

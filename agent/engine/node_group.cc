@@ -7,6 +7,7 @@
 #include "agent/engine/node_group_state.h"
 #include "agent/engine/reduce.h"
 #include "agent/log.h"
+#include "agent/observability.h"
 #include "ipc/check.h"
 #include "ipc/event_fd.h"
 
@@ -777,6 +778,16 @@ void NodeGroup::Notify(Instance& inst) {
       r.wire_bytes_sent = inst.wire_sent;
       r.wire_bytes_recv = inst.wire_recv;
     }
+  }
+  AgentMetrics& m = Metrics();
+  if (m.enabled() && (inst.wire_sent != 0 || inst.wire_recv != 0)) {
+    if (bytes_sent_ == nullptr) {
+      std::string label = m.JobLabel(job_id_);
+      bytes_sent_ = m.BytesCounter(label, "sent");
+      bytes_recv_ = m.BytesCounter(label, "received");
+    }
+    bytes_sent_->Inc(static_cast<double>(inst.wire_sent));
+    bytes_recv_->Inc(static_cast<double>(inst.wire_recv));
   }
   if (started) done_(key, seq, inst.result, sparse ? &reports : nullptr);
   MaybeErase(key, seq);

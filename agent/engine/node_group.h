@@ -19,6 +19,7 @@
 #include "agent/engine/op_report.h"
 #include "agent/engine/peer_protocol.h"
 #include "agent/transport/transport.h"
+#include "metrics/registry.h"
 
 namespace outrider::agent {
 
@@ -133,6 +134,10 @@ class NodeGroup {
   std::vector<int> left_cause_;  // node whose loss made the leaving node give up, or -1
   std::map<uint64_t, SparseHistory> sparse_history_;  // by key: union growth seen so far
   double link_estimate_ = 0;  // bytes/s measured on large sparse exchanges; 0: none yet
+  metrics::Counter* bytes_sent_ = nullptr;  // created on first use; owned by the registry
+  metrics::Counter* bytes_recv_ = nullptr;
+  metrics::Gauge* sparse_density_ = nullptr;
+  metrics::Gauge* wire_efficiency_ = nullptr;
 };
 
 uint64_t HashBytes(const void* data, size_t len);

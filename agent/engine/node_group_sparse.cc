@@ -9,6 +9,7 @@
 #include "agent/engine/sparse/cost_model.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
+#include "agent/observability.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -224,6 +225,16 @@ void NodeGroup::MaybeFinishSparse(Instance& inst) {
       h.block_union_ratio = static_cast<double>(sparse::CountBlocks(result, 0, result.size(), s.ctx.block_rows)) /
                             static_cast<double>(s.sum_blocks);
     }
+  }
+  AgentMetrics& m = Metrics();
+  if (m.enabled() && inst.ops[0]->kind == ipc::OpKind::kSparseAllreduce) {
+    if (sparse_density_ == nullptr) {
+      std::string label = m.JobLabel(job_id_);
+      sparse_density_ = m.SparseDensity(label);
+      wire_efficiency_ = m.WireEfficiency(label);
+    }
+    sparse_density_->Set(static_cast<double>(result.size()) / static_cast<double>(s.ctx.table.rows));
+    if (inst.wire_sent > 0) wire_efficiency_->Set(static_cast<double>(s.predicted_bytes) / static_cast<double>(inst.wire_sent));
   }
   uint64_t elapsed = ipc::MonotonicNs() - inst.agreed_ns;
   if (inst.wire_sent >= (8u << 20) && elapsed > 0) {

@@ -106,7 +106,7 @@ rc=$?
 check "run with (fake) agents exits 0" test "$rc" -eq 0
 lpid="$(sed -n 's/^JOB=run-//p' "$T/agent.out")"
 a1="$(field "$T/agent/node1/agent.log" ARGS)"
-want_re="^--socket /.*/node1/agent\.sock --port 29750 --listen-address 10\.77\.[0-9]+\.2 --log-level info --spin-us 0 --ready-fd 3$"
+want_re="^--socket /.*/node1/agent\.sock --port 29750 --listen-address 10\.77\.[0-9]+\.2 --log-level info --http-port 9750 --spin-us 0 --ready-fd 3$"
 check "agent arguments (got: $a1)" bash -c '[[ $1 =~ $2 ]]' _ "$a1" "$want_re"
 check "agent environment" test "$(field "$T/agent/node0/agent.log" ENV)" = "tcp eth0 y"
 check "agents stopped after the run" bash -c '! pgrep -f "^sleep $1$" >/dev/null' _ "$agent_marker"

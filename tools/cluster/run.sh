@@ -76,6 +76,8 @@ options:
   --timeout SECONDS    kill everything and fail if the ranks run longer (default 600;
                        0 = no limit)
   --loopback           do not create namespaces; run all nodes on 127.0.0.1
+  --http-base-port P   node i's agent serves /metrics, /status... on port P+i (default: 9750
+                       inside namespaces, none on loopback)
   -h, --help           this text
 
 environment:
@@ -95,7 +97,7 @@ is_uint() { [[ $1 =~ ^[0-9]{1,9}$ ]]; }
 # ---------------------------------------------------------------------------------------------
 # Arguments
 NODES="" PROCS=1 RATE="" RATE_GBIT="" NO_AGENT=0 KEEP_LOGS="" TIMEOUT=600 FORCE_LOOPBACK=0
-AGENT_ARGS=() CMD=() SAW_DASHDASH=0
+AGENT_ARGS=() CMD=() SAW_DASHDASH=0 HTTP_BASE=""
 
 need_value() { (($2 >= 2)) || bad_input "option $1 needs a value"; }
 
@@ -111,7 +113,7 @@ while (($#)); do
       ((has_inline)) && bad_input "option $opt takes no value"
       if [[ $opt == --no-agent ]]; then NO_AGENT=1; else FORCE_LOOPBACK=1; fi
       shift ;;
-    --nodes|--procs-per-node|--rate|--agent-arg|--keep-logs|--timeout)
+    --nodes|--procs-per-node|--rate|--agent-arg|--keep-logs|--timeout|--http-base-port)
       if ((has_inline)); then shift; else need_value "$opt" $#; val="$2"; shift 2; fi
       case "$opt" in
         --nodes) NODES="$val" ;;
@@ -120,6 +122,7 @@ while (($#)); do
         --agent-arg) AGENT_ARGS+=("$val") ;;
         --keep-logs) KEEP_LOGS="$val" ;;
         --timeout) TIMEOUT="$val" ;;
+        --http-base-port) HTTP_BASE="$val" ;;
       esac ;;
     -*) bad_input "unknown option '$1'" ;;
     *) bad_input "unexpected argument '$1' (put '--' before the command to run)" ;;
@@ -399,8 +402,9 @@ if ((!NO_AGENT)); then
       exec 3>&"$wr_fd"
       exec {wr_fd}>&- {rd_fd}<&-
       export UCX_TLS=tcp UCX_NET_DEVICES="$UCX_DEV" UCX_TCP_CM_REUSEADDR=y
+      if [[ -n $HTTP_BASE ]]; then http_port=$((HTTP_BASE + i)); elif ((USE_NETNS)); then http_port=9750; else http_port=0; fi
       exec "${NODE_EXEC[@]}" "$AGENT" --socket "$RUNDIR/node$i/agent.sock" --port "${AGENT_PORTS[i]}" \
-        --listen-address "${IPS[i]}" --log-level info "${AGENT_ARGS[@]}" --ready-fd 3
+        --listen-address "${IPS[i]}" --log-level info --http-port "$http_port" "${AGENT_ARGS[@]}" --ready-fd 3
     ) >"$RUNDIR/node$i/agent.log" 2>&1 </dev/null &
     AGENT_PIDS+=($!) LIVE_AGENTS+=($!)
     exec {wr_fd}>&-

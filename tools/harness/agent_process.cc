@@ -58,6 +58,11 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::Start(AgentProcessOptions o)
     args.push_back("--port");
     args.push_back("0");
   }
+  // Likewise no HTTP listener unless asked for.
+  if (std::find(args.begin(), args.end(), "--http-port") == args.end()) {
+    args.push_back("--http-port");
+    args.push_back("0");
+  }
   pid_t pid = ::fork();
   if (pid < 0) return ErrnoStatus("fork", errno);
   if (pid == 0) {

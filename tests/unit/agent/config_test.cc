@@ -446,7 +446,8 @@ TEST(ParameterTableTest, ListsEveryDocumentedParameterButNotReadyFd) {
                           "`OUTRIDER_CONFIG`"}) {
     EXPECT_TRUE(Contains(t, key));
   }
-  EXPECT_EQ(t.find("ready"), std::string::npos);
+  EXPECT_EQ(t.find("ready_fd"), std::string::npos);
+  EXPECT_EQ(t.find("--ready-fd"), std::string::npos);
 }
 
 }  // namespace

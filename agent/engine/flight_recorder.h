@@ -1,0 +1,45 @@
+// The last ops of one job, kept in memory for post-mortems of hangs and mismatches: key, seq,
+// shape, state, timings and what the op was waiting for. Served in /status and written to the log
+// when the job fails for good.
+// Thread-safety: loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ipc/protocol.h"
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+class FlightRecorder {
+ public:
+  static constexpr size_t kCapacity = 64;
+  // A collective instance appeared (its first local rank submitted).
+  void Begin(uint64_t key, uint64_t seq, ipc::OpKind kind, ipc::DType dtype, uint64_t count, int local_size);
+  void Arrived(uint64_t key, uint64_t seq, int arrived);
+  // Every local rank is in; it now waits on `waiting_for` (e.g. "peer nodes"), or runs locally.
+  void Started(uint64_t key, uint64_t seq, const std::string& waiting_for);
+  void Ended(uint64_t key, uint64_t seq, const Status& result);
+  nlohmann::json Json() const;
+  // One line per op, oldest first.
+  std::string Dump() const;
+
+ private:
+  struct Record {
+    uint64_t key, seq;
+    ipc::OpKind kind;
+    ipc::DType dtype;
+    uint64_t count;
+    int local_size, arrived = 0;
+    std::string state, waiting_for, result;
+    uint64_t first_ns = 0, start_ns = 0, end_ns = 0;
+  };
+  Record* Find(uint64_t key, uint64_t seq);
+  std::deque<Record> records_;
+};
+
+}  // namespace outrider::agent

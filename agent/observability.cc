@@ -1,0 +1,67 @@
+// Agent metrics.
+#include "agent/observability.h"
+
+#ifndef OUTRIDER_VERSION
+#define OUTRIDER_VERSION "0.0.0"
+#endif
+
+namespace outrider::agent {
+
+AgentMetrics& Metrics() {
+  static AgentMetrics* m = new AgentMetrics();
+  return *m;
+}
+
+AgentMetrics::AgentMetrics() {
+  auto& build = registry_.AddGauge("outrider_build_info", "Build of the running agent (value 1).", {"version", "protocol"});
+  build.Get({OUTRIDER_VERSION, std::to_string(ipc::kProtocolVersion)})->Set(1);
+  ops_ = &registry_.AddCounter("outrider_ops_total", "Ops completed per client, by job, op kind, algorithm and result code.",
+                               {"job", "op", "algo", "result"});
+  bytes_ = &registry_.AddCounter("outrider_bytes_total", "Bytes this agent sent to and received from peer agents (payload and headers).",
+                                 {"job", "direction", "transport"});
+  auto& duration_family = registry_.AddHistogram("outrider_op_duration_seconds",
+                                          "Time from a collective's first local submission to its completion.", {"op"},
+                                          metrics::ExponentialBuckets(10e-6, 4, 12));
+  for (uint32_t k = 0; k < ipc::kNumOpKinds; ++k) duration[k] = duration_family.Get({std::string(ipc::OpKindName(static_cast<ipc::OpKind>(k)))});
+  auto& errors_family = registry_.AddCounter("outrider_errors_total", "Ops that failed, by result code.", {"code"});
+  for (int32_t c = 1; c <= kMaxCode; ++c) errors[c] = errors_family.Get({std::string(CodeName(static_cast<Code>(c)))});
+  errors[0] = nullptr;
+  queue_wait = registry_.AddHistogram("outrider_queue_wait_seconds",
+                                      "Time a collective waited for all local ranks before it started.", {"priority_class"},
+                                      metrics::ExponentialBuckets(10e-6, 4, 12)).Get({"default"});
+  pending_ops = registry_.AddGauge("outrider_queue_depth", "Collectives pending on this agent (waiting for ranks or running).",
+                                   {"priority_class"}).Get({"default"});
+  sparse_density_ = &registry_.AddGauge("outrider_sparse_density_ratio",
+                                        "Rows in the last sparse allreduce result / table rows.", {"job"});
+  wire_efficiency_ = &registry_.AddGauge("outrider_wire_efficiency_ratio",
+                                         "Predicted / measured inter-node bytes of the last sparse op (1 = as the cost model expected).",
+                                         {"job"});
+  clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
+  jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
+  memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});
+  peers = &registry_.AddGauge("outrider_peers", "Peer agents by state.", {"state"});
+  peers->Get({"up"});
+  peers->Get({"lost"});
+  metrics::AddProcessCollector(&registry_);
+}
+
+std::string AgentMetrics::JobLabel(const std::string& job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (job_labels_.count(job) != 0) return job;
+  if (job_labels_.size() >= kMaxJobLabels) return "_other";
+  job_labels_.insert(job);
+  return job;
+}
+
+metrics::Counter* AgentMetrics::OpsCounter(const std::string& job_label, ipc::OpKind kind, const char* algo, Code code) {
+  return ops_->Get({job_label, std::string(ipc::OpKindName(kind)), algo, std::string(CodeName(code))});
+}
+
+metrics::Counter* AgentMetrics::BytesCounter(const std::string& job_label, const char* direction) {
+  return bytes_->Get({job_label, direction, "ucx"});
+}
+
+metrics::Gauge* AgentMetrics::SparseDensity(const std::string& job_label) { return sparse_density_->Get({job_label}); }
+metrics::Gauge* AgentMetrics::WireEfficiency(const std::string& job_label) { return wire_efficiency_->Get({job_label}); }
+
+}  // namespace outrider::agent

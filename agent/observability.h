@@ -1,0 +1,59 @@
+// The agent's metrics (DESIGN.md §9): one registry, the families an operator reads, and cached
+// children for the hot paths. Label values are bounded: job ids beyond the first
+// kMaxJobLabels distinct ones share the value "_other"; op kinds, algorithms, result codes,
+// directions and peer states are fixed sets.
+// Thread-safety: updates from any thread (relaxed atomics); Serialize() from the HTTP threads.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "ipc/protocol.h"
+#include "ipc/status.h"
+#include "metrics/registry.h"
+
+namespace outrider::agent {
+
+class AgentMetrics {
+ public:
+  static constexpr size_t kMaxJobLabels = 64;
+  AgentMetrics();
+  metrics::Registry& registry() { return registry_; }
+  // Metrics off: updates are skipped (the registry still serves build_info and process_*).
+  void set_enabled(bool on) { enabled_ = on; }
+  bool enabled() const { return enabled_; }
+
+  std::string JobLabel(const std::string& job);
+  // Children for the hot paths: callers create them once (this locks) and keep the pointers.
+  metrics::Counter* OpsCounter(const std::string& job_label, ipc::OpKind kind, const char* algo, Code code);
+  metrics::Counter* BytesCounter(const std::string& job_label, const char* direction);
+  metrics::Gauge* SparseDensity(const std::string& job_label);
+  metrics::Gauge* WireEfficiency(const std::string& job_label);
+  metrics::Histogram* duration[ipc::kNumOpKinds];  // by op kind
+  metrics::Counter* errors[kMaxCode + 1];          // by code
+  metrics::Histogram* queue_wait;
+
+  metrics::Gauge* clients;
+  metrics::Gauge* jobs;
+  metrics::Gauge* memory_registered;
+  metrics::Gauge* pending_ops;  // collectives waiting for ranks or in progress
+  metrics::Family<metrics::Gauge>* peers;  // {state}
+
+ private:
+  metrics::Registry registry_;
+  bool enabled_ = true;
+  std::mutex mu_;
+  std::set<std::string> job_labels_;
+  metrics::Family<metrics::Counter>* ops_;
+  metrics::Family<metrics::Counter>* bytes_;
+  metrics::Family<metrics::Histogram>* duration_;
+  metrics::Family<metrics::Gauge>* sparse_density_;
+  metrics::Family<metrics::Gauge>* wire_efficiency_;
+};
+
+// The agent's metrics; created on first use, never destroyed.
+AgentMetrics& Metrics();
+
+}  // namespace outrider::agent
