@@ -174,8 +174,6 @@ std::string Registry::Serialize() const {
 }
 
 void AddProcessCollector(Registry* r) {
-  Gauge* cpu_dummy = nullptr;
-  (void)cpu_dummy;
   auto& cpu = r->AddCounter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.");
   auto& rss = r->AddGauge("process_resident_memory_bytes", "Resident memory size in bytes.");
   auto& vms = r->AddGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.");
