@@ -190,4 +190,23 @@ Status WriteJson(const std::string& path, const nlohmann::json& rows) {
   return Status::Ok();
 }
 
+bool WriteJsonOrSay(const CommonOptions& common, const nlohmann::json& rows) {
+  if (common.json_path.empty()) return true;
+  Status st = WriteJson(common.json_path, rows);
+  if (!st.ok()) std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
+  return st.ok();
+}
+
+outrider_client_t* ConnectLaunched(const CommonOptions& common) {
+  outrider_connect_options_t co;
+  outrider_connect_options_init(&co);
+  if (!common.socket.empty()) co.socket_path = common.socket.c_str();
+  outrider_client_t* c = nullptr;
+  if (outrider_connect(&co, &c) != OUTRIDER_OK) {
+    std::fprintf(stderr, "outrider-bench: connect failed: %s\n", outrider_last_error(nullptr));
+    return nullptr;
+  }
+  return c;
+}
+
 }  // namespace outrider::bench

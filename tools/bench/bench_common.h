@@ -78,5 +78,10 @@ Result<uint64_t> ParseBytes(const std::string& text);
 
 nlohmann::json EnvJson();
 Status WriteJson(const std::string& path, const nlohmann::json& rows);
+// Writes common.json_path if set; on failure prints why and returns false.
+bool WriteJsonOrSay(const CommonOptions& common, const nlohmann::json& rows);
+// A rank started by a launcher (torchrun environment) connects to its node's agent, or to
+// --socket; prints why and returns nullptr on failure.
+outrider_client_t* ConnectLaunched(const CommonOptions& common);
 
 }  // namespace outrider::bench

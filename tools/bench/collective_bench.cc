@@ -36,14 +36,8 @@ int RunCollective(const CommonOptions& common, const CollectiveOptions& o) {
     std::fprintf(stderr, "outrider-bench: unknown collective '%s'\n", o.op.c_str());
     return 2;
   }
-  outrider_connect_options_t co;
-  outrider_connect_options_init(&co);
-  if (!common.socket.empty()) co.socket_path = common.socket.c_str();
-  outrider_client_t* c = nullptr;
-  if (outrider_connect(&co, &c) != OUTRIDER_OK) {
-    std::fprintf(stderr, "outrider-bench: connect failed: %s\n", outrider_last_error(nullptr));
-    return 1;
-  }
+  outrider_client_t* c = ConnectLaunched(common);
+  if (c == nullptr) return 1;
   const int rank = outrider_rank(c), world = outrider_world_size(c);
   const int nodes = static_cast<int>(EnvDouble("OUTRIDER_NODES", world / std::max(1, outrider_local_world_size(c))));
   const double rate = EnvDouble("OUTRIDER_RATE_GBIT", 0);
@@ -145,13 +139,7 @@ int RunCollective(const CommonOptions& common, const CollectiveOptions& o) {
     }
   }
   outrider_disconnect(c);
-  if (rank == 0 && !common.json_path.empty()) {
-    Status st = WriteJson(common.json_path, rows);
-    if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
+  if (rank == 0 && !WriteJsonOrSay(common, rows)) return 1;
   if (wrong_total) {
     std::fprintf(stderr, "outrider-bench: rank %d saw %d wrong values\n", rank, wrong_total);
     return 1;

@@ -50,14 +50,8 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     std::fprintf(stderr, "outrider-bench: need rows, dim, iters >= 1 and density in (0, 1]\n");
     return 2;
   }
-  outrider_connect_options_t co;
-  outrider_connect_options_init(&co);
-  if (!common.socket.empty()) co.socket_path = common.socket.c_str();
-  outrider_client_t* c = nullptr;
-  if (outrider_connect(&co, &c) != OUTRIDER_OK) {
-    std::fprintf(stderr, "outrider-bench: connect failed: %s\n", outrider_last_error(nullptr));
-    return 1;
-  }
+  outrider_client_t* c = ConnectLaunched(common);
+  if (c == nullptr) return 1;
   const int rank = outrider_rank(c), world = outrider_world_size(c), local = outrider_local_world_size(c);
   const int nodes = std::max(1, world / std::max(1, local));
   const double rate = EnvDouble("OUTRIDER_RATE_GBIT", 0);
@@ -179,13 +173,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     rows.push_back(row);
   }
   outrider_disconnect(c);
-  if (rank == 0 && !common.json_path.empty()) {
-    Status st = WriteJson(common.json_path, rows);
-    if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
+  if (rank == 0 && !WriteJsonOrSay(common, rows)) return 1;
   if (failures > 0) {
     std::fprintf(stderr, "outrider-bench: rank %d: %d algorithms gave results that differ from the first\n", rank, failures);
     return 1;
@@ -231,13 +219,7 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
                       {"bound_bytes", s.bound}});
     }
   }
-  if (!common.json_path.empty()) {
-    Status st = WriteJson(common.json_path, rows);
-    if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
+  if (!WriteJsonOrSay(common, rows)) return 1;
   return 0;
 }
 

@@ -16,14 +16,8 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
     std::fprintf(stderr, "outrider-bench: need rows, dim, steps >= 1 and density in (0, 1]\n");
     return 2;
   }
-  outrider_connect_options_t co;
-  outrider_connect_options_init(&co);
-  if (!common.socket.empty()) co.socket_path = common.socket.c_str();
-  outrider_client_t* c = nullptr;
-  if (outrider_connect(&co, &c) != OUTRIDER_OK) {
-    std::fprintf(stderr, "outrider-bench: connect failed: %s\n", outrider_last_error(nullptr));
-    return 1;
-  }
+  outrider_client_t* c = ConnectLaunched(common);
+  if (c == nullptr) return 1;
   const int rank = outrider_rank(c), world = outrider_world_size(c);
   const int nodes = std::max(1, world / std::max(1, outrider_local_world_size(c)));
   uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
@@ -131,13 +125,7 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
     }
   }
   outrider_disconnect(c);
-  if (rank == 0 && !common.json_path.empty()) {
-    Status st = WriteJson(common.json_path, rows);
-    if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
+  if (rank == 0 && !WriteJsonOrSay(common, rows)) return 1;
   if (wrong) {
     std::fprintf(stderr, "outrider-bench: rank %d saw %d wrong values\n", rank, wrong);
     return 1;
