@@ -88,6 +88,10 @@ Status ExecuteLocal(const std::vector<const ValidatedOp*>& ops) {
     case ipc::OpKind::kBroadcast: Broadcast(ops); break;
     case ipc::OpKind::kBarrier: break;
     case ipc::OpKind::kAlltoallv: return Alltoallv(ops);
+    case ipc::OpKind::kSparseAllreduce:
+    case ipc::OpKind::kSparseShard:
+    case ipc::OpKind::kSparseLookup:
+      return Internal("sparse ops run in sparse::ExecuteLocal");
   }
   return Status::Ok();
 }
