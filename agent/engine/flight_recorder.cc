@@ -44,7 +44,7 @@ void FlightRecorder::Ended(uint64_t key, uint64_t seq, const Status& result) {
   }
 }
 
-nlohmann::json FlightRecorder::Json() const {
+nlohmann::json FlightRecorder::Json(const std::function<std::string(uint64_t, uint64_t)>& waiting) const {
   nlohmann::json out = nlohmann::json::array();
   uint64_t now = ipc::MonotonicNs();
   for (const Record& r : records_) {
@@ -56,7 +56,12 @@ nlohmann::json FlightRecorder::Json() const {
                         {"age_ms", (now - r.first_ns) / 1000000.0}};
     if (r.start_ns) j["queue_ms"] = (r.start_ns - r.first_ns) / 1e6;
     if (r.end_ns) j["duration_ms"] = (r.end_ns - r.first_ns) / 1e6;
-    if (!r.waiting_for.empty()) j["waiting_for"] = r.waiting_for;
+    std::string w = r.state == "running" && waiting ? waiting(r.key, r.seq) : "";
+    if (!w.empty()) {
+      j["waiting_for"] = w;
+    } else if (!r.waiting_for.empty()) {
+      j["waiting_for"] = r.waiting_for;
+    }
     if (!r.result.empty()) j["result"] = r.result;
     out.push_back(j);
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -24,7 +25,9 @@ class FlightRecorder {
   // Every local rank is in; it now waits on `waiting_for` (e.g. "peer nodes"), or runs locally.
   void Started(uint64_t key, uint64_t seq, const std::string& waiting_for);
   void Ended(uint64_t key, uint64_t seq, const Status& result);
-  nlohmann::json Json() const;
+  // `waiting` (may be empty) names what a running op still waits for, e.g. the nodes whose
+  // contribution has not arrived.
+  nlohmann::json Json(const std::function<std::string(uint64_t key, uint64_t seq)>& waiting = {}) const;
   // One line per op, oldest first.
   std::string Dump() const;
 

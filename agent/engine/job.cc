@@ -463,7 +463,9 @@ nlohmann::json Job::StatusJson() const {
   } else {
     j["nodes"] = 1;
   }
-  j["recent_ops"] = recorder_.Json();
+  j["recent_ops"] = recorder_.Json([this](uint64_t key, uint64_t seq) {
+    return group_ != nullptr ? group_->WaitingFor(key, seq) : std::string();
+  });
   return j;
 }
 

@@ -813,6 +813,21 @@ void NodeGroup::FailAll(const Status& why) {
   }
 }
 
+std::string NodeGroup::WaitingFor(uint64_t key, uint64_t seq) const {
+  auto it = instances_.find({key, seq});
+  if (it == instances_.end()) return "";
+  const Instance& inst = it->second;
+  if (inst.done) return inst.sends_in_flight > 0 ? "sends to finish" : "";
+  if (!ready()) return "rendezvous with the other nodes";
+  std::string missing;
+  for (int n = 0; n < num_nodes_; ++n) {
+    if (!inst.fps[static_cast<size_t>(n)]) missing += (missing.empty() ? "" : ", ") + DescribeNode(n);
+  }
+  if (!missing.empty()) return "contributions of " + missing;
+  if (inst.sparse && inst.sparse->exchange) return "sparse exchange messages";
+  return inst.ring_chunks_left > 0 ? std::to_string(inst.ring_chunks_left) + " ring chunks" : "";
+}
+
 void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
   aborts_.emplace_back(key, seq, why);
   if (ready()) SendAborts();

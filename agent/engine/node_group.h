@@ -69,6 +69,9 @@ class NodeGroup {
   // Does one slice of deferred local reduction (large allreduces reduce their local inputs
   // slice by slice, overlapped with the ring). True if it did any.
   bool Pump();
+  // What a running instance waits for ("contributions of ranks 4-7 (node 1)", "ring chunks",
+  // "sends to finish"), or "" if it is not known here.
+  std::string WaitingFor(uint64_t key, uint64_t seq) const;
   // Fails every instance (started ones through Done) and forgets buffered messages.
   void FailAll(const Status& why);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "tests/support/multinode_fixture.h"
@@ -127,6 +128,32 @@ TEST_F(MultiNodeTest, MismatchInsideOneNodeFailsTheOtherNodesRanksToo) {
     EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
     EXPECT_THAT(results_->error[r], HasSubstr("rank 3 has 64"));
   }
+}
+
+TEST_F(MultiNodeTest, StatusNamesTheNodeAHangingCollectiveWaitsFor) {
+  StartAgents(2, /*http=*/true);
+  Pipe go;
+  std::string seen;
+  std::thread watcher([&] {
+    // Poll node 0's /status until its flight recorder shows the op waiting on node 1, then
+    // let rank 1 submit. Bounded: 30 s.
+    for (int i = 0; i < 300 && seen.empty(); ++i) {
+      std::string st = HttpGet(http_ports_[0], "/status");
+      if (st.find("contributions of rank 1 (node 1)") != std::string::npos) seen = st;
+      if (seen.empty()) ::usleep(100000);
+    }
+    go.Send('g');
+  });
+  RunJob("hang", 2, 1, "tok", [&](outrider_client_t* c, int r) {
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 * 8));
+    outrider_op_t h;
+    char ch;
+    if (r == 1 && !go.Receive(&ch, 60000)) return 90;
+    return Wait(c, outrider_allreduce(c, x, x, 8, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+  });
+  watcher.join();
+  EXPECT_THAT(seen, HasSubstr("\"waiting_for\": \"contributions of rank 1 (node 1)\""));
+  EXPECT_THAT(seen, HasSubstr("\"op\": \"allreduce\""));
 }
 
 TEST_F(MultiNodeTest, DtypeMismatchAcrossNodesFailsEveryRank) {

@@ -51,7 +51,7 @@ class MultiNodeTest : public ::testing::Test {
       std::fprintf(stderr, "--- agent %zu log (tail) ---\n%s\n", n, log.c_str());
     }
   }
-  void StartAgents(int nodes) {
+  void StartAgents(int nodes, bool http = false) {
     // The agents run as documented for TCP networks. (With UCX's default transport mix on one
     // host, UCX 1.13 sometimes aborts in tcp_iface.c when a peer process is killed.)
     ::setenv("UCX_TLS", "tcp", 0);
@@ -59,9 +59,15 @@ class MultiNodeTest : public ::testing::Test {
     for (int n = 0; n < nodes; ++n) {
       uint16_t port = FreePort();
       ports_.push_back(port);
-      agents_.push_back(StartAgent({"--port", std::to_string(port), "--listen-address", "127.0.0.1",
-                                    "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
-                                    "--rendezvous-timeout-ms", "8000"}));
+      std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1",
+                                       "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
+                                       "--rendezvous-timeout-ms", "8000"};
+      if (http) {
+        http_ports_.push_back(FreePort());
+        args.push_back("--http-port");
+        args.push_back(std::to_string(http_ports_.back()));
+      }
+      agents_.push_back(StartAgent(args));
       ASSERT_NE(agents_.back(), nullptr);
     }
   }
@@ -105,9 +111,30 @@ class MultiNodeTest : public ::testing::Test {
 
   std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
   std::vector<uint16_t> ports_;
+  std::vector<uint16_t> http_ports_;
   SharedValue<Results> results_;
   int token_breaker_ = -1;
 };
+
+// GET http://127.0.0.1:port/path; the body, or "" on any failure.
+inline std::string HttpGet(uint16_t port, const std::string& path) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
+    std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  size_t body = out.find("\r\n\r\n");
+  return body == std::string::npos ? "" : out.substr(body + 4);
+}
 
 inline int Wait(outrider_client_t* c, int rc, const outrider_op_t* h) { return rc == OUTRIDER_OK ? outrider_wait(c, *h, 30000) : rc; }
 
