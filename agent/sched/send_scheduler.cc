@@ -1,0 +1,104 @@
+// Send scheduler: credit window per peer, priority with aging, fairness between jobs.
+#include "agent/sched/send_scheduler.h"
+
+#include <algorithm>
+
+namespace outrider::agent {
+namespace {
+constexpr size_t kRecent = 4096;
+}
+
+SendScheduler::SendScheduler(SchedulerOptions options, Clock clock) : options_(options), clock_(std::move(clock)) {}
+
+const char* SendScheduler::ClassOf(int32_t priority) {
+  if (priority < 0) return "urgent";
+  if (priority < 1000) return "normal";
+  return "bulk";
+}
+
+void SendScheduler::Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes, Issue issue) {
+  links_[peer].queue.push_back(Item{priority, job, bytes, next_seq_++, clock_(), std::move(issue)});
+  ++stats_[ClassOf(priority)].queued;
+  Pump(peer);
+}
+
+void SendScheduler::Done(PeerId peer, uint64_t bytes) {
+  auto it = links_.find(peer);
+  if (it == links_.end()) return;
+  it->second.in_flight -= std::min(it->second.in_flight, bytes);
+  Pump(peer);
+}
+
+size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
+  size_t best = 0;
+  if (!options_.priority) {
+    for (size_t i = 1; i < link.queue.size(); ++i) {
+      if (link.queue[i].seq < link.queue[best].seq) best = i;
+    }
+    return best;
+  }
+  auto urgency = [&](const Item& x) {
+    int64_t aged = options_.aging_ns == 0 ? 0 : static_cast<int64_t>((now - x.enqueued_ns) / options_.aging_ns);
+    return static_cast<int64_t>(x.priority) - aged;
+  };
+  auto served = [&](const Item& x) {
+    auto s = last_served_.find(x.job);
+    return s == last_served_.end() ? 0 : s->second + 1;
+  };
+  for (size_t i = 1; i < link.queue.size(); ++i) {
+    const Item &a = link.queue[i], &b = link.queue[best];
+    int64_t ua = urgency(a), ub = urgency(b);
+    if (ua != ub) {
+      if (ua < ub) best = i;
+      continue;
+    }
+    uint64_t sa = served(a), sb = served(b);
+    if (a.job != b.job && sa != sb) {
+      if (sa < sb) best = i;
+      continue;
+    }
+    if (a.seq < b.seq) best = i;
+  }
+  return best;
+}
+
+void SendScheduler::Pump(PeerId peer) {
+  if (pumping_) return;  // an Issue that completed synchronously re-entered
+  pumping_ = true;
+  Link& link = links_[peer];
+  while (!link.queue.empty()) {
+    uint64_t now = clock_();
+    size_t i = Pick(link, now);
+    Item& item = link.queue[i];
+    // A chunk larger than the window still goes, alone.
+    if (link.in_flight > 0 && link.in_flight + item.bytes > options_.window_bytes) break;
+    Item x = std::move(item);
+    link.queue.erase(link.queue.begin() + static_cast<long>(i));
+    link.in_flight += x.bytes;
+    uint64_t order = next_order_++;
+    last_served_[x.job] = order;
+    ClassStats& cs = stats_[ClassOf(x.priority)];
+    --cs.queued;
+    ++cs.sent;
+    cs.wait_s += static_cast<double>(now - x.enqueued_ns) * 1e-9;
+    recent_.push_back(Sent{order, peer, x.priority, x.job, x.bytes, now - x.enqueued_ns});
+    if (recent_.size() > kRecent) recent_.pop_front();
+    x.issue();
+  }
+  pumping_ = false;
+}
+
+size_t SendScheduler::queued() const {
+  size_t n = 0;
+  for (const auto& [peer, link] : links_) n += link.queue.size();
+  return n;
+}
+
+uint64_t SendScheduler::in_flight(PeerId peer) const {
+  auto it = links_.find(peer);
+  return it == links_.end() ? 0 : it->second.in_flight;
+}
+
+std::map<std::string, SendScheduler::ClassStats> SendScheduler::Stats() const { return stats_; }
+
+}  // namespace outrider::agent
