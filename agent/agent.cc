@@ -47,6 +47,9 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     no.ring_chunk_bytes = options.ring_chunk_bytes;
     no.direct_max_bytes = options.direct_max_bytes;
     no.sparse_block_rows = options.sparse_block_rows;
+    no.scheduler.priority = options.scheduler == "priority";
+    no.scheduler.window_bytes = options.credit_window_bytes;
+    no.scheduler.aging_ns = uint64_t{options.aging_ms} * 1'000'000;
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, no));
     agent->jobs_.set_network(agent->network_.get());
   }

@@ -224,6 +224,23 @@ const Param kParams[] = {
        if (o.sparse_block_rows >= 1 && o.sparse_block_rows <= 4096) return Status::Ok();
        return InvalidArgument("sparse_block_rows must be in [1, 4096], got " + std::to_string(o.sparse_block_rows));
      }},
+    {"scheduler", "--scheduler", "OUTRIDER_SCHEDULER", "scheduler", "POLICY", "priority", "",
+     "How bulk chunks of all jobs share each peer link: `priority` (lowest op priority first, aging, "
+     "fair between jobs) or `fifo` (submission order).",
+     true, Kind::kString, OUTRIDER_STRING_FIELD(scheduler), [](const AgentOptions& o) {
+       if (o.scheduler == "priority" || o.scheduler == "fifo") return Status::Ok();
+       return InvalidArgument("scheduler must be priority or fifo, got '" + o.scheduler + "'");
+     }},
+    {"credit_window_bytes", "--credit-window-bytes", "OUTRIDER_CREDIT_WINDOW_BYTES", "credit_window_bytes", "BYTES",
+     "2097152", "bytes",
+     "Bytes of bulk chunks in flight per peer link: an urgent chunk waits behind at most this much.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(credit_window_bytes), [](const AgentOptions& o) {
+       if (o.credit_window_bytes >= 4096) return Status::Ok();
+       return InvalidArgument("credit_window_bytes must be at least 4096, got " + std::to_string(o.credit_window_bytes));
+     }},
+    {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "20", "ms",
+     "A waiting chunk gains one priority level per this many ms, so no op starves; 0 = no aging.",
+     true, Kind::kUint, OUTRIDER_UINT_FIELD(aging_ms), nullptr},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "127.0.0.1", "",
      "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
      "exposes job names and peer addresses to that network.",

@@ -58,6 +58,7 @@ Status Job::StartNetwork(const Session* first) {
                                        },
                                        NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
                                                         net_->options().sparse_block_rows});
+  group_->set_scheduler(net_->scheduler());
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   if (node == 0) {
@@ -291,6 +292,13 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
     p.op_ids.assign(static_cast<size_t>(local_size_), 0);
     p.first_ns = ipc::MonotonicNs();
     recorder_.Begin(op.key, seq, op.kind, op.dtype, op.kind == ipc::OpKind::kAlltoallv ? op.send_bytes : op.count, local_size_);
+    // An iteration ends when a key comes round again.
+    if (!iteration_keys_.insert(op.key).second) {
+      iteration_keys_.clear();
+      iteration_keys_.insert(op.key);
+      iteration_index_ = 0;
+    }
+    p.default_priority = std::max(0, kDefaultPriorityTop - iteration_index_++);
   }
   ++p.arrived;
   recorder_.Arrived(op.key, seq, p.arrived);
@@ -327,7 +335,15 @@ void Job::Run(InstanceId inst, Pending& p) {
       waiting_for_network_.push_back(inst);
       return;
     }
-    group_->Start(inst.first, inst.second, ops);  // completes through OnGroupDone
+    // Explicit priorities from the trainers win; without hints, later submissions of an iteration
+    // (earlier layers, needed first by the next forward pass) go first.
+    int32_t priority = 0;
+    bool hinted = false;
+    for (const ValidatedOp* o : ops) {
+      if (o->priority != 0) priority = hinted ? std::min(priority, o->priority) : o->priority;
+      hinted = hinted || o->priority != 0;
+    }
+    group_->Start(inst.first, inst.second, ops, hinted ? priority : p.default_priority);  // completes through OnGroupDone
     return;
   }
   if (ipc::IsSparse(ops[0]->kind)) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "agent/control/entry_validator.h"
@@ -71,7 +72,9 @@ class Job {
     int arrived = 0;
     uint64_t first_ns = 0;
     Status failed;  // set on mismatch: later arrivals fail at once
+    int32_t default_priority = 0;  // without trainer hints: later in the iteration = sooner
   };
+  static constexpr int32_t kDefaultPriorityTop = 999;
   using InstanceId = std::pair<uint64_t, uint64_t>;  // (key, seq)
 
   void Fail(Pending& p, const Status& why, uint64_t seq);
@@ -101,6 +104,8 @@ class Job {
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet
   FlightRecorder recorder_;
+  std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration
+  int32_t iteration_index_ = 0;
   std::string job_label_;  // metrics label
   std::unordered_map<uint32_t, metrics::Counter*> op_counters_;  // by (kind, algo, code)
 };

@@ -18,6 +18,7 @@ namespace outrider::agent {
 
 Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, JobTable* jobs, const NetworkOptions& options) {
   auto net = std::unique_ptr<Network>(new Network(loop, jobs, options));
+  net->scheduler_ = std::make_unique<SendScheduler>(options.scheduler, [] { return ipc::MonotonicNs(); });
   Network* n = net.get();
   Transport::Callbacks cb;
   cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) { n->OnMessage(h, hl, d, dl); };

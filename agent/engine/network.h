@@ -12,6 +12,7 @@
 
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/event_loop.h"
+#include "agent/sched/send_scheduler.h"
 #include "agent/transport/transport.h"
 
 namespace outrider::agent {
@@ -27,6 +28,7 @@ struct NetworkOptions {
   uint64_t ring_chunk_bytes = 1 << 20;
   uint64_t direct_max_bytes = 256 << 10;
   uint64_t sparse_block_rows = 8;
+  SchedulerOptions scheduler;
 };
 
 // Thread-safety: loop thread only.
@@ -36,6 +38,7 @@ class Network {
   ~Network();
 
   Transport* transport() { return transport_.get(); }
+  SendScheduler* scheduler() { return scheduler_.get(); }
   RendezvousServer* rendezvous() { return rendezvous_.get(); }
   EventLoop* loop() { return loop_; }
   const NetworkOptions& options() const { return options_; }
@@ -71,6 +74,7 @@ class Network {
   JobTable* jobs_;   // Not owned; outlives the network.
   NetworkOptions options_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<SendScheduler> scheduler_;  // bulk sends of every job
   std::unique_ptr<RendezvousServer> rendezvous_;
   uint64_t self_hash_ = 0;
   std::map<PeerId, PeerState> peers_;

@@ -123,35 +123,61 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
   if (type == PeerMsg::kSparse) h.fp.count = inst.sparse_msg_len;
   ++inst.sends_in_flight;
   inst.wire_sent += sizeof(h) + len;
-  ++sent_to_[static_cast<size_t>(node)];
-  uint64_t key = inst.key, seq = inst.seq;
-  bool sparse_chunk = type == PeerMsg::kSparse;
-  Status st = transport_->Send(peers_[static_cast<size_t>(node)], &h, sizeof(h), data, len,
-                               [this, key, seq, sparse_chunk](const Status& s) {
-                                 auto it = instances_.find({key, seq});
-                                 if (it == instances_.end()) return;
-                                 Instance& i = it->second;
-                                 --i.sends_in_flight;
-                                 if (sparse_chunk && i.sparse) {
-                                   --i.sparse->chunks_in_flight;
-                                   if (s.ok()) PumpSparse(i);
-                                 }
-                                 if (!s.ok() && !i.done) {
-                                   Complete(i, s.Annotate("sending to a peer agent"));
-                                 } else if (!s.ok() && !i.notified) {
-                                   i.result = s.Annotate("sending to a peer agent");
-                                 }
-                                 if (i.done && i.sends_in_flight == 0) Notify(i);
-                                 MaybeErase(key, seq);
-                               });
-  if (!st.ok()) {
-    --inst.sends_in_flight;
-    Complete(inst, PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
+  // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
+  bool scheduled = scheduler_ != nullptr && (type == PeerMsg::kRing || type == PeerMsg::kSparse);
+  auto issue = [this, node, h, data, len, scheduled, key = inst.key, seq = inst.seq] { Issue(node, h, data, len, scheduled, key, seq); };
+  if (scheduled) {
+    scheduler_->Enqueue(peers_[static_cast<size_t>(node)], inst.priority, job_hash_, sizeof(h) + len, std::move(issue));
+  } else {
+    issue();
   }
 }
 
-void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops) {
+void NodeGroup::Issue(int node, const PeerHeader& h, const void* data, size_t len, bool scheduled, uint64_t key,
+                      uint64_t seq) {
+  PeerId peer = peers_[static_cast<size_t>(node)];
+  uint64_t bytes = sizeof(h) + len;
+  bool sparse_chunk = h.type == static_cast<uint16_t>(PeerMsg::kSparse);
+  auto it = instances_.find({key, seq});  // alive: this send is counted in sends_in_flight
+  Instance& inst = it->second;
+  auto finished = [this, key, seq, sparse_chunk](Instance& i, const Status& s) {
+    --i.sends_in_flight;
+    if (sparse_chunk && i.sparse) {
+      --i.sparse->chunks_in_flight;
+      if (s.ok()) PumpSparse(i);
+    }
+    if (!s.ok() && !i.done) {
+      Complete(i, s.Annotate("sending to a peer agent"));
+    } else if (!s.ok() && !i.notified) {
+      i.result = s.Annotate("sending to a peer agent");
+    }
+    if (i.done && i.sends_in_flight == 0) Notify(i);
+    MaybeErase(key, seq);
+  };
+  if (inst.done && !inst.result.ok()) {  // failed while the chunk waited: nobody needs it
+    if (scheduled) scheduler_->Done(peer, bytes);
+    return finished(inst, Status::Ok());
+  }
+  ++sent_to_[static_cast<size_t>(node)];
+  Status st = transport_->Send(peer, &h, sizeof(h), data, len,
+                               [this, key, seq, peer, bytes, scheduled, finished](const Status& s) {
+                                 if (scheduled) scheduler_->Done(peer, bytes);
+                                 auto it2 = instances_.find({key, seq});
+                                 if (it2 == instances_.end()) return;
+                                 finished(it2->second, s);
+                               });
+  if (!st.ok()) {
+    if (scheduled) scheduler_->Done(peer, bytes);
+    --inst.sends_in_flight;
+    if (sparse_chunk && inst.sparse) --inst.sparse->chunks_in_flight;
+    Complete(inst, PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
+    MaybeErase(key, seq);
+  }
+}
+
+void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority) {
   Instance& inst = Get(key, seq);
+  inst.priority = priority;
   inst.started = true;
   inst.started_ns = ipc::MonotonicNs();
   inst.ops = ops;

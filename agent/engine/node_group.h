@@ -18,6 +18,7 @@
 #include "agent/control/entry_validator.h"
 #include "agent/engine/op_report.h"
 #include "agent/engine/peer_protocol.h"
+#include "agent/sched/send_scheduler.h"
 #include "agent/transport/transport.h"
 #include "metrics/registry.h"
 
@@ -59,7 +60,10 @@ class NodeGroup {
   std::string DescribeNode(int node) const;
 
   // Every local rank submitted instance (key, seq); `ops` by local rank, valid until Done.
-  void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops);
+  // `priority` orders this instance's bulk sends (lower = sooner).
+  void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority = 0);
+  // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
+  void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // This node's ranks disagree on instance (key, seq) among themselves: every other node fails it
   // with `why` too (sent once the peers are known).
@@ -96,6 +100,8 @@ class NodeGroup {
   std::vector<OpReport> SparseReports(Instance& inst);
   void SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,
               const void* data, size_t len);
+  // Hands one message to the transport (or drops it if its instance failed meanwhile).
+  void Issue(int node, const PeerHeader& h, const void* data, size_t len, bool scheduled, uint64_t key, uint64_t seq);
   void MaybeAgree(Instance& inst);
   void StartRing(Instance& inst);
   void StartChain(Instance& inst);
@@ -118,6 +124,7 @@ class NodeGroup {
   int node_rank_;
   int local_size_;
   Transport* transport_;  // Not owned; outlives the group.
+  SendScheduler* scheduler_ = nullptr;  // Not owned; outlives the group (the Network's).
   Done done_;
   NodeGroupOptions options_;
   void ApplyLeft(int node);

@@ -47,6 +47,7 @@ struct NodeGroup::SparseState {
 
 struct NodeGroup::Instance {
   uint64_t key = 0, seq = 0;
+  int32_t priority = 0;  // orders the instance's bulk sends
   bool started = false, agreed = false, done = false;
   std::vector<const ValidatedOp*> ops;  // by local rank; valid while !done
   Fingerprint fp{};
