@@ -232,13 +232,13 @@ const Param kParams[] = {
        return InvalidArgument("scheduler must be priority or fifo, got '" + o.scheduler + "'");
      }},
     {"credit_window_bytes", "--credit-window-bytes", "OUTRIDER_CREDIT_WINDOW_BYTES", "credit_window_bytes", "BYTES",
-     "2097152", "bytes",
+     "524288", "bytes",
      "Bytes of bulk chunks in flight per peer link: an urgent chunk waits behind at most this much.",
      true, Kind::kUint, OUTRIDER_UINT_FIELD(credit_window_bytes), [](const AgentOptions& o) {
        if (o.credit_window_bytes >= 4096) return Status::Ok();
        return InvalidArgument("credit_window_bytes must be at least 4096, got " + std::to_string(o.credit_window_bytes));
      }},
-    {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "20", "ms",
+    {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "100", "ms",
      "A waiting chunk gains one priority level per this many ms, so no op starves; 0 = no aging.",
      true, Kind::kUint, OUTRIDER_UINT_FIELD(aging_ms), nullptr},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "127.0.0.1", "",

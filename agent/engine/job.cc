@@ -298,7 +298,7 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
       iteration_keys_.insert(op.key);
       iteration_index_ = 0;
     }
-    p.default_priority = std::max(0, kDefaultPriorityTop - iteration_index_++);
+    p.default_priority = std::max(0, kDefaultPriorityTop - kDefaultPriorityStep * iteration_index_++);
   }
   ++p.arrived;
   recorder_.Arrived(op.key, seq, p.arrived);

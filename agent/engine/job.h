@@ -74,7 +74,10 @@ class Job {
     Status failed;  // set on mismatch: later arrivals fail at once
     int32_t default_priority = 0;  // without trainer hints: later in the iteration = sooner
   };
+  // Default priorities: 999 for an iteration's first op, 16 levels more urgent for each later one
+  // (with the default aging of 100 ms per level, an op overtakes its successor's chunks after 1.6 s).
   static constexpr int32_t kDefaultPriorityTop = 999;
+  static constexpr int32_t kDefaultPriorityStep = 16;
   using InstanceId = std::pair<uint64_t, uint64_t>;  // (key, seq)
 
   void Fail(Pending& p, const Status& why, uint64_t seq);

@@ -8,6 +8,7 @@
 #include "tools/bench/local_bench.h"
 #include "tools/bench/sparse_bench.h"
 #include "tools/bench/step_bench.h"
+#include "tools/bench/schedule_bench.h"
 #include "tools/bench/train_bench.h"
 
 using namespace outrider::bench;
@@ -92,7 +93,16 @@ int main(int argc, char** argv) {
   st->add_option("--buckets", step_buckets, "dense bucket sizes (K/M suffixes)")->delimiter(',');
   st->add_option("--modes", step.modes, "sparse sync modes: auto, allgather, dense")->delimiter(',')->capture_default_str();
 
+  ScheduleOptions sched;
+  CLI::App* sc = app.add_subcommand("schedule", "training-step replay across the ranks of a launched job: when the next forward pass gets its gradients, FIFO against the priority scheduler");
+  add_common(sc);
+  sc->add_option("--rounds", sched.rounds, "interleaved rounds (medians reported)")->capture_default_str();
+  sc->add_option("--backward-ms", sched.backward_ms, "simulated backward compute per layer")->capture_default_str();
+  sc->add_option("--forward-ms", sched.forward_ms, "simulated forward compute per layer")->capture_default_str();
+  sc->add_option("--buckets-mib", sched.buckets_mib, "dense bucket sizes in MiB, first layer first")->delimiter(',');
+
   CLI11_PARSE(app, argc, argv);
+  if (sc->parsed()) return RunSchedule(common, sched);
   if (st->parsed()) {
     if (!step_buckets.empty()) step.buckets.clear();
     for (const std::string& b : step_buckets) {

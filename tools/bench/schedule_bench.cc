@@ -1,0 +1,163 @@
+// Training-step replay through the node agents: FIFO against the priority scheduler.
+#include "tools/bench/schedule_bench.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "tools/bench/sparse_ids.h"
+
+namespace outrider::bench {
+namespace {
+
+void SleepUntilUs(double t_us) {
+  double now = NowUs();
+  if (t_us <= now) return;
+  timespec ts{};
+  double d = t_us - now;
+  ts.tv_sec = static_cast<time_t>(d / 1e6);
+  ts.tv_nsec = static_cast<long>(std::fmod(d, 1e6) * 1e3);
+  nanosleep(&ts, nullptr);
+}
+
+struct StepResult {
+  double iteration_us, first_ready_us;
+};
+
+}  // namespace
+
+int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
+  if (o.rounds < 1 || o.backward_ms < 0 || o.forward_ms < 0 || o.buckets_mib.empty() || o.rows == 0 || o.dim == 0 || o.density <= 0 ||
+      o.density > 1) {
+    std::fprintf(stderr, "outrider-bench: bad schedule options\n");
+    return 2;
+  }
+  outrider_client_t* c = ConnectLaunched(common);
+  if (c == nullptr) return 1;
+  const int rank = outrider_rank(c), world = outrider_world_size(c);
+  const int nodes = std::max(1, world / std::max(1, outrider_local_world_size(c)));
+  const size_t nb = o.buckets_mib.size();
+  std::vector<float*> buckets(nb);
+  uint64_t total = 0;
+  for (size_t k = 0; k < nb; ++k) {
+    void* p = nullptr;
+    Must(c, outrider_region_create(c, o.buckets_mib[k] << 20, &p), "region_create");
+    buckets[k] = static_cast<float*>(p);
+    std::fill_n(buckets[k], (o.buckets_mib[k] << 20) / 4, 1.0f);
+    total += o.buckets_mib[k] << 20;
+  }
+  uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  std::vector<int64_t> ids = ZipfTable(o.rows, 1.05).Draw(nnz, 1, rank);
+  uint64_t cap = std::min<uint64_t>(o.rows, nnz * static_cast<uint64_t>(world));
+  void *in_ids, *in_vals, *out_ids, *out_vals;
+  Must(c, outrider_region_create(c, ids.size() * 8, &in_ids), "region_create");
+  Must(c, outrider_region_create(c, ids.size() * o.dim * 4, &in_vals), "region_create");
+  Must(c, outrider_region_create(c, cap * 8, &out_ids), "region_create");
+  Must(c, outrider_region_create(c, cap * o.dim * 4, &out_vals), "region_create");
+  std::memcpy(in_ids, ids.data(), ids.size() * 8);
+  std::fill_n(static_cast<float*>(in_vals), ids.size() * o.dim, 1.0f);
+  auto submit_embedding = [&](int32_t priority, outrider_op_t* h) {
+    outrider_sparse_t s;
+    outrider_sparse_init(&s);
+    s.rows = o.rows;
+    s.dim = o.dim;
+    s.ids = in_ids;
+    s.values = in_vals;
+    s.nnz = ids.size();
+    s.out_ids = out_ids;
+    s.out_values = out_vals;
+    s.capacity = cap;
+    outrider_op_options_t opts;
+    outrider_op_options_init(&opts);
+    opts.key = outrider_key("embedding");
+    opts.priority = priority;
+    Must(c, outrider_sparse_allreduce(c, &s, &opts, h), "sparse_allreduce");
+  };
+  auto barrier = [&] {
+    outrider_op_t h;
+    Must(c, outrider_barrier(c, nullptr, &h), "barrier");
+    Must(c, outrider_wait(c, h, 600000), "wait");
+  };
+  const double back_us = o.backward_ms * 1000, fwd_us = o.forward_ms * 1000;
+  // One step: backward (bucket nb-1 first, the embedding last, back_us of compute per layer), then
+  // forward (embedding, then bucket 0, 1, ...; fwd_us per layer, each waiting for its gradients).
+  auto step = [&](bool fifo) {
+    barrier();
+    int32_t prio = fifo ? 1 : 0;  // equal explicit priorities: submission order; 0: no hint
+    std::vector<outrider_op_t> h(nb);
+    double t0 = NowUs();
+    for (size_t i = 0; i < nb; ++i) {
+      size_t k = nb - 1 - i;
+      SleepUntilUs(t0 + static_cast<double>(i + 1) * back_us);
+      outrider_op_options_t opts;
+      outrider_op_options_init(&opts);
+      opts.key = outrider_key(("bucket" + std::to_string(k)).c_str());
+      opts.priority = prio;
+      Must(c, outrider_allreduce(c, buckets[k], buckets[k], (o.buckets_mib[k] << 20) / 4, OUTRIDER_F32, OUTRIDER_SUM,
+                                 &opts, &h[k]),
+           "allreduce");
+    }
+    SleepUntilUs(t0 + static_cast<double>(nb + 1) * back_us);
+    outrider_op_t eh;
+    double te = NowUs();
+    submit_embedding(prio, &eh);
+    Must(c, outrider_wait(c, eh, 600000), "wait");
+    double ready = NowUs();
+    double f_end = ready + fwd_us;  // the embedding layer's forward compute
+    for (size_t k = 0; k < nb; ++k) {
+      SleepUntilUs(f_end);
+      Must(c, outrider_wait(c, h[k], 600000), "wait");
+      f_end = std::max(f_end, NowUs()) + fwd_us;
+    }
+    SleepUntilUs(f_end);
+    return StepResult{f_end - t0, ready - te};
+  };
+  // The embedding op alone.
+  auto standalone = [&] {
+    barrier();
+    outrider_op_t eh;
+    double t = NowUs();
+    submit_embedding(0, &eh);
+    Must(c, outrider_wait(c, eh, 600000), "wait");
+    return NowUs() - t;
+  };
+  standalone();  // warm up
+  std::vector<double> alone, fifo_it, fifo_first, prio_it, prio_first;
+  for (int r = 0; r < o.rounds; ++r) {
+    alone.push_back(standalone());
+    StepResult f = step(true);
+    fifo_it.push_back(f.iteration_us);
+    fifo_first.push_back(f.first_ready_us);
+    StepResult p = step(false);
+    prio_it.push_back(p.iteration_us);
+    prio_first.push_back(p.first_ready_us);
+  }
+  bool wrong = false;
+  for (size_t k = 0; k < nb; ++k) wrong |= buckets[k][0] == 0.0f;
+  outrider_disconnect(c);
+  if (rank != 0) return wrong ? 1 : 0;
+  double a = Median(alone);
+  std::printf("# outrider-bench schedule: %d ranks on %d nodes; %zu buckets (%s) produced over a %.0f ms backward pass, then a "
+              "%llu x %llu sparse embedding gradient; forward %.0f ms per layer; medians of %d interleaved rounds\n",
+              world, nodes, nb, FormatBytes(total).c_str(), o.backward_ms * static_cast<double>(nb + 1),
+              static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim), o.forward_ms, o.rounds);
+  std::printf("# embedding alone: %.1f us\n", a);
+  std::printf("# %-9s %14s %16s %14s\n", "algo", "iteration(us)", "first_ready(us)", "first/alone");
+  nlohmann::json rows = nlohmann::json::array();
+  for (int m = 0; m < 2; ++m) {
+    const char* name = m == 0 ? "fifo" : "priority";
+    double it = Median(m == 0 ? fifo_it : prio_it), first = Median(m == 0 ? fifo_first : prio_first);
+    std::printf("  %-9s %14.1f %16.1f %14.2f\n", name, it, first, first / a);
+    rows.push_back({{"system", "outrider"}, {"op", "train_step"}, {"algo", name}, {"bytes", total}, {"time_us", it},
+                    {"iteration_us", it}, {"first_ready_us", first}, {"standalone_us", a},
+                    {"first_ready_over_standalone", first / a}, {"nodes", nodes}, {"ranks", world}, {"rounds", o.rounds}});
+  }
+  std::printf("  iteration speed-up of priority over fifo: %.2fx\n", Median(fifo_it) / Median(prio_it));
+  if (!WriteJsonOrSay(common, rows)) return 1;
+  return wrong ? 1 : 0;
+}
+
+}  // namespace outrider::bench
