@@ -51,7 +51,7 @@ class MultiNodeTest : public ::testing::Test {
       std::fprintf(stderr, "--- agent %zu log (tail) ---\n%s\n", n, log.c_str());
     }
   }
-  void StartAgents(int nodes, bool http = false) {
+  void StartAgents(int nodes, bool http = false, const std::vector<std::string>& extra = {}) {
     // The agents run as documented for TCP networks. (With UCX's default transport mix on one
     // host, UCX 1.13 sometimes aborts in tcp_iface.c when a peer process is killed.)
     ::setenv("UCX_TLS", "tcp", 0);
@@ -62,6 +62,7 @@ class MultiNodeTest : public ::testing::Test {
       std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1",
                                        "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
                                        "--rendezvous-timeout-ms", "8000"};
+      args.insert(args.end(), extra.begin(), extra.end());
       if (http) {
         http_ports_.push_back(FreePort());
         args.push_back("--http-port");
