@@ -113,6 +113,24 @@ std::string Agent::StatusJson() {
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
   j["queues"] = {{"default", {{"pending_collectives", jobs_.PendingCount()}}}};
+  if (network_ != nullptr) {
+    const SendScheduler& sched = *network_->scheduler();
+    nlohmann::json classes = nlohmann::json::object();
+    for (const auto& [name, c] : sched.Stats()) {
+      classes[name] = {{"queued_chunks", c.queued}, {"sent_chunks", c.sent},
+                       {"mean_wait_ms", c.sent ? c.wait_s * 1e3 / static_cast<double>(c.sent) : 0.0}};
+    }
+    nlohmann::json order = nlohmann::json::array();
+    const auto& recent = sched.recent();
+    for (size_t i = recent.size() > 32 ? recent.size() - 32 : 0; i < recent.size(); ++i) {
+      const auto& x = recent[i];
+      order.push_back({{"order", x.order}, {"peer", x.peer}, {"priority", x.priority}, {"bytes", x.bytes},
+                       {"wait_ms", x.wait_ns / 1e6}});
+    }
+    j["scheduler"] = {{"policy", sched.options().priority ? "priority" : "fifo"},
+                      {"credit_window_bytes", sched.options().window_bytes},
+                      {"aging_ms", sched.options().aging_ns / 1'000'000}, {"classes", classes}, {"last_sends", order}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -124,6 +142,13 @@ void Agent::RefreshGauges() {
   m.memory_registered->Set(static_cast<double>(control_->RegisteredBytes()));
   m.peers->Get({"up"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_up()) : 0);
   m.peers->Get({"lost"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_lost()) : 0);
+  if (network_ != nullptr) {
+    for (const auto& [name, c] : network_->scheduler()->Stats()) {
+      m.scheduler_queued->Get({name})->Set(static_cast<double>(c.queued));
+      m.scheduler_wait->Get({name})->Set(c.wait_s);
+      m.scheduler_sent->Get({name})->Set(static_cast<double>(c.sent));
+    }
+  }
 }
 
 void Agent::OnSignal() {

@@ -39,6 +39,13 @@ AgentMetrics::AgentMetrics() {
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});
+  scheduler_queued = &registry_.AddGauge("outrider_scheduler_queued_chunks",
+                                         "Bulk chunks waiting in the send scheduler, by priority class.", {"priority_class"});
+  scheduler_sent = &registry_.AddGauge("outrider_scheduler_sent_chunks",
+                                       "Bulk chunks the send scheduler released since start, by priority class.", {"priority_class"});
+  scheduler_wait = &registry_.AddGauge("outrider_scheduler_wait_seconds",
+                                       "Total time released chunks waited in the send scheduler, by priority class.",
+                                       {"priority_class"});
   peers = &registry_.AddGauge("outrider_peers", "Peer agents by state.", {"state"});
   peers->Get({"up"});
   peers->Get({"lost"});

@@ -40,6 +40,10 @@ class AgentMetrics {
   metrics::Gauge* memory_registered;
   metrics::Gauge* pending_ops;  // collectives waiting for ranks or in progress
   metrics::Family<metrics::Gauge>* peers;  // {state}
+  // Send scheduler by priority class (urgent < 0 <= normal < 1000 <= bulk), refreshed each tick.
+  metrics::Family<metrics::Gauge>* scheduler_queued;
+  metrics::Family<metrics::Gauge>* scheduler_wait;
+  metrics::Family<metrics::Gauge>* scheduler_sent;
 
  private:
   metrics::Registry registry_;
