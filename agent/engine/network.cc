@@ -101,6 +101,7 @@ void Network::LosePeer(PeerId peer, const Status& why) {
   peers_.erase(it);
   transport_->Disconnect(peer);
   jobs_->OnPeerLost(peer, why);
+  scheduler_->Drain(peer);  // the jobs failed first: their queued chunks are dropped
 }
 
 bool Network::Progress() { return transport_->Progress(); }

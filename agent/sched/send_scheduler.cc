@@ -88,6 +88,17 @@ void SendScheduler::Pump(PeerId peer) {
   pumping_ = false;
 }
 
+void SendScheduler::Drain(PeerId peer) {
+  auto it = links_.find(peer);
+  if (it == links_.end()) return;
+  std::vector<Item> items = std::move(it->second.queue);
+  links_.erase(it);
+  for (Item& x : items) {
+    --stats_[ClassOf(x.priority)].queued;
+    x.issue();
+  }
+}
+
 size_t SendScheduler::queued() const {
   size_t n = 0;
   for (const auto& [peer, link] : links_) n += link.queue.size();

@@ -37,6 +37,10 @@ class SendScheduler {
   void Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes, Issue issue);
   // A chunk to `peer` left (or failed): frees its credit and sends what fits.
   void Done(PeerId peer, uint64_t bytes);
+  // `peer` is gone: every chunk still queued for it is issued now (its sender finds the peer or
+  // its op failed and drops it) and the link is forgotten, so nothing waits on credit that will
+  // never come back.
+  void Drain(PeerId peer);
 
   struct Sent {
     uint64_t order;      // position in the global send order

@@ -98,6 +98,16 @@ TEST(SendSchedulerTest, ChunkLargerThanTheWindowGoesAlone) {
   EXPECT_EQ(l.sent.back(), "next");
 }
 
+TEST(SendSchedulerTest, DrainIssuesEverythingQueuedForALostPeer) {
+  FakeLink l({true, kChunk, 0});
+  for (int i = 0; i < 4; ++i) l.Add("c" + std::to_string(i), 0);
+  EXPECT_EQ(l.sent.size(), 1u);
+  l.s->Drain(kPeer);
+  EXPECT_EQ(l.sent.size(), 4u);
+  EXPECT_EQ(l.s->queued(), 0u);
+  EXPECT_EQ(l.s->in_flight(kPeer), 0u);
+}
+
 TEST(SendSchedulerTest, RecordsSendOrderAndClassStats) {
   FakeLink l({true, kChunk, 0});
   l.Add("x", 2000);
