@@ -195,23 +195,25 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
 void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, const OpReport* report) {
   AgentMetrics& m = Metrics();
   if (!m.enabled()) return;
-  const char* algo = "-";
+  // The algorithm label: how the op crossed nodes (a small fixed set).
+  static constexpr const char* kPaths[] = {"local", "direct", "ring", "chain"};
+  uint32_t algo_index = 0;
+  std::string_view algo = kPaths[0];
   if (op.kind == ipc::OpKind::kSparseAllreduce && report != nullptr) {
-    algo = ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(report->algo)).data();
-  } else if (op.kind == ipc::OpKind::kAllreduce && group_ != nullptr && op.send_bytes > net_->options().direct_max_bytes) {
-    algo = "ring";
+    algo_index = 8 + report->algo;
+    algo = ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(report->algo));
   } else if (group_ != nullptr) {
-    algo = "direct";
-  } else {
-    algo = "local";
+    // The node group's own test: a node's share (allgather) or the buffer (others) past direct_max_bytes.
+    uint64_t bytes = op.kind == ipc::OpKind::kAllgather ? op.send_bytes * static_cast<uint64_t>(local_size_) : op.recv_bytes;
+    bool large = bytes > net_->options().direct_max_bytes;
+    algo_index = !large ? 1 : op.kind == ipc::OpKind::kBroadcast ? 3 : (op.kind == ipc::OpKind::kAllreduce || op.kind == ipc::OpKind::kAllgather) ? 2 : 1;
+    algo = kPaths[algo_index];
   }
-  uint32_t key = static_cast<uint32_t>(op.kind) << 16 | static_cast<uint32_t>(static_cast<uint8_t>(algo[0])) << 8 |
-                 static_cast<uint32_t>(st.code());
-  if (op.kind == ipc::OpKind::kSparseAllreduce) key |= static_cast<uint32_t>(algo[1]) << 24;
+  uint32_t key = (static_cast<uint32_t>(op.kind) * 64 + algo_index) * 32 + static_cast<uint32_t>(st.code());
   auto it = op_counters_.find(key);
   if (it == op_counters_.end()) {
     if (job_label_.empty()) job_label_ = m.JobLabel(id_);
-    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, algo, st.code())).first;
+    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, std::string(algo).c_str(), st.code())).first;
   }
   it->second->Inc();
   m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
