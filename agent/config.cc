@@ -232,7 +232,7 @@ const Param kParams[] = {
        return InvalidArgument("scheduler must be priority or fifo, got '" + o.scheduler + "'");
      }},
     {"credit_window_bytes", "--credit-window-bytes", "OUTRIDER_CREDIT_WINDOW_BYTES", "credit_window_bytes", "BYTES",
-     "524288", "bytes",
+     "2097152", "bytes",
      "Bytes of bulk chunks in flight per peer link: an urgent chunk waits behind at most this much.",
      true, Kind::kUint, OUTRIDER_UINT_FIELD(credit_window_bytes), [](const AgentOptions& o) {
        if (o.credit_window_bytes >= 4096) return Status::Ok();

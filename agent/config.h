@@ -47,7 +47,7 @@ struct AgentOptions {
   uint64_t direct_max_bytes = 256 << 10;
   uint64_t sparse_block_rows = 8;
   std::string scheduler = "priority";  // or "fifo"
-  uint64_t credit_window_bytes = 512u << 10;
+  uint64_t credit_window_bytes = 2u << 20;
   uint32_t aging_ms = 100;
   std::string http_address = "127.0.0.1";
   uint32_t http_port = 9750;  // /metrics, /healthz, /readyz, /status; 0 = no HTTP listener

@@ -82,6 +82,21 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
   auto p = peer_by_hash_.find(h.sender);
   if (p != peer_by_hash_.end()) peers_[p->second].last_seen_ns = ipc::MonotonicNs();
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kHeartbeat) return;
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kCredit) {
+    if (p != peer_by_hash_.end()) scheduler_->Done(p->second, h.offset);
+    return;
+  }
+  // Credits count what reached this agent, not what left the sender's socket: bulk data then
+  // cannot pile up in kernel and switch queues ahead of an urgent chunk.
+  if (IsScheduledChunk(h.type) && p != peer_by_hash_.end()) {
+    PeerHeader c{};
+    c.magic = kPeerMagic;
+    c.version = kPeerVersion;
+    c.type = static_cast<uint16_t>(PeerMsg::kCredit);
+    c.sender = self_hash_;
+    c.offset = sizeof(PeerHeader) + len;
+    (void)transport_->Send(p->second, &c, sizeof(c), nullptr, 0, nullptr);
+  }
   Job* job = jobs_->FindByHash(h.job_hash);
   if (job == nullptr) {
     Logger("network")->debug("dropped a message for a job this agent does not serve");

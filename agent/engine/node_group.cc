@@ -159,9 +159,11 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const void* data, size_t le
     return finished(inst, Status::Ok());
   }
   ++sent_to_[static_cast<size_t>(node)];
+  // The receiver returns the credit (kCredit) once the chunk arrived; a send that failed never
+  // arrives, so its credit comes back here.
   Status st = transport_->Send(peer, &h, sizeof(h), data, len,
                                [this, key, seq, peer, bytes, scheduled, finished](const Status& s) {
-                                 if (scheduled) scheduler_->Done(peer, bytes);
+                                 if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
                                  auto it2 = instances_.find({key, seq});
                                  if (it2 == instances_.end()) return;
                                  finished(it2->second, s);

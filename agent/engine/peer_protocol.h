@@ -17,7 +17,13 @@ enum class PeerMsg : uint16_t {
   kJobLeft = 4,    // the sender's clients of this job are gone; `offset` = messages it sent us before
   kSparse = 5,     // a chunk of a sparse-collective message: `step` = phase, `offset` = chunk
                    // offset, `fp.count` = the whole message's length (fp is otherwise unused)
+  kCredit = 6,     // the receiver took a scheduled chunk: `offset` = its bytes (header included)
 };
+
+// Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
+inline bool IsScheduledChunk(uint16_t type) {
+  return type == static_cast<uint16_t>(PeerMsg::kRing) || type == static_cast<uint16_t>(PeerMsg::kSparse);
+}
 
 // A kContrib whose fingerprint has this kind aborts the instance: the sender's ranks disagree
 // among themselves; the payload is the error text.
