@@ -50,26 +50,10 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
     total += o.buckets_mib[k] << 20;
   }
   uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  std::vector<int64_t> ids = ZipfTable(o.rows, 1.05).Draw(nnz, 1, rank);
-  uint64_t cap = std::min<uint64_t>(o.rows, nnz * static_cast<uint64_t>(world));
-  void *in_ids, *in_vals, *out_ids, *out_vals;
-  Must(c, outrider_region_create(c, ids.size() * 8, &in_ids), "region_create");
-  Must(c, outrider_region_create(c, ids.size() * o.dim * 4, &in_vals), "region_create");
-  Must(c, outrider_region_create(c, cap * 8, &out_ids), "region_create");
-  Must(c, outrider_region_create(c, cap * o.dim * 4, &out_vals), "region_create");
-  std::memcpy(in_ids, ids.data(), ids.size() * 8);
-  std::fill_n(static_cast<float*>(in_vals), ids.size() * o.dim, 1.0f);
+  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, 1.05).Draw(nnz, 1, rank), o.rows, o.dim, world);
+  std::fill_n(g.values, g.ids.size() * o.dim, 1.0f);
   auto submit_embedding = [&](int32_t priority, outrider_op_t* h) {
-    outrider_sparse_t s;
-    outrider_sparse_init(&s);
-    s.rows = o.rows;
-    s.dim = o.dim;
-    s.ids = in_ids;
-    s.values = in_vals;
-    s.nnz = ids.size();
-    s.out_ids = out_ids;
-    s.out_values = out_vals;
-    s.capacity = cap;
+    outrider_sparse_t s = g.Args(OUTRIDER_SPARSE_AUTO);
     outrider_op_options_t opts;
     outrider_op_options_init(&opts);
     opts.key = outrider_key("embedding");

@@ -56,20 +56,12 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   const int nodes = std::max(1, world / std::max(1, local));
   const double rate = EnvDouble("OUTRIDER_RATE_GBIT", 0);
   const uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  ZipfTable zipf(o.rows, o.zipf);
-  std::vector<int64_t> ids = zipf.Draw(nnz, o.seed, rank);
-  uint64_t cap = std::min<uint64_t>(o.rows, nnz * static_cast<uint64_t>(world));
-  void *in_ids, *in_vals, *out_ids, *out_vals, *stats_buf;
-  Must(c, outrider_region_create(c, ids.size() * 8, &in_ids), "region_create");
-  Must(c, outrider_region_create(c, ids.size() * o.dim * 4, &in_vals), "region_create");
-  Must(c, outrider_region_create(c, cap * 8, &out_ids), "region_create");
-  Must(c, outrider_region_create(c, cap * o.dim * 4, &out_vals), "region_create");
-  Must(c, outrider_region_create(c, sizeof(Stats) * (static_cast<size_t>(world) + 1), &stats_buf), "region_create");
-  std::memcpy(in_ids, ids.data(), ids.size() * 8);
-  auto* v = static_cast<float*>(in_vals);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    for (uint64_t k = 0; k < o.dim; ++k) v[i * o.dim + k] = 0.25f * static_cast<float>((ids[i] + static_cast<int64_t>(k)) % 7 + rank);
+  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, o.zipf).Draw(nnz, o.seed, rank), o.rows, o.dim, world);
+  for (size_t i = 0; i < g.ids.size(); ++i) {
+    for (uint64_t k = 0; k < o.dim; ++k) g.values[i * o.dim + k] = 0.25f * static_cast<float>((g.ids[i] + static_cast<int64_t>(k)) % 7 + rank);
   }
+  void* stats_buf;
+  Must(c, outrider_region_create(c, sizeof(Stats) * (static_cast<size_t>(world) + 1), &stats_buf), "region_create");
   SimConfig sc;
   sc.rows = o.rows;
   sc.dim = o.dim;
@@ -100,17 +92,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   std::vector<uint64_t> hashes(na);
   for (int i = 0; i < o.warmup + o.iters; ++i) {
     for (size_t a = 0; a < na; ++a) {
-      outrider_sparse_t s;
-      outrider_sparse_init(&s);
-      s.rows = o.rows;
-      s.dim = o.dim;
-      s.ids = in_ids;
-      s.values = in_vals;
-      s.nnz = ids.size();
-      s.out_ids = out_ids;
-      s.out_values = out_vals;
-      s.capacity = cap;
-      s.algo = static_cast<uint32_t>(AlgoValue(o.algos[a]));
+      outrider_sparse_t s = g.Args(static_cast<uint32_t>(AlgoValue(o.algos[a])));
       outrider_op_options_t opts;
       outrider_op_options_init(&opts);
       opts.key = outrider_key(("sparse-bench-" + o.algos[a]).c_str());
@@ -124,7 +106,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
       Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
       if (i >= o.warmup) times[a].push_back(NowUs() - t0);
       last[a] = res;
-      hashes[a] = ipc::Fnv1a(out_vals, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(out_ids, res.result_rows * 8);
+      hashes[a] = ipc::Fnv1a(g.out_values, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(g.out_ids, res.result_rows * 8);
     }
   }
   int failures = 0;

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
+
+#include "tools/bench/bench_common.h"
 
 namespace outrider::bench {
 
@@ -43,6 +46,39 @@ std::vector<int64_t> ZipfTable::Draw(uint64_t count, uint64_t seed, int rank) co
   }
   std::sort(ids.begin(), ids.end());
   return ids;
+}
+
+SparseGradient MakeSparseGradient(outrider_client_t* c, std::vector<int64_t> ids, uint64_t rows, uint64_t dim, int world) {
+  SparseGradient g;
+  g.rows = rows;
+  g.dim = dim;
+  g.capacity = std::min<uint64_t>(rows, ids.size() * static_cast<uint64_t>(world));
+  void *in_ids, *values, *out_values;
+  Must(c, outrider_region_create(c, std::max<size_t>(8, ids.size() * 8), &in_ids), "region_create");
+  Must(c, outrider_region_create(c, std::max<size_t>(4, ids.size() * dim * 4), &values), "region_create");
+  Must(c, outrider_region_create(c, std::max<uint64_t>(8, g.capacity * 8), &g.out_ids), "region_create");
+  Must(c, outrider_region_create(c, std::max<uint64_t>(4, g.capacity * dim * 4), &out_values), "region_create");
+  g.in_ids = static_cast<int64_t*>(in_ids);
+  g.values = static_cast<float*>(values);
+  g.out_values = static_cast<float*>(out_values);
+  std::memcpy(g.in_ids, ids.data(), ids.size() * 8);
+  g.ids = std::move(ids);
+  return g;
+}
+
+outrider_sparse_t SparseGradient::Args(uint32_t algo) const {
+  outrider_sparse_t s;
+  outrider_sparse_init(&s);
+  s.rows = rows;
+  s.dim = dim;
+  s.ids = in_ids;
+  s.values = values;
+  s.nnz = ids.size();
+  s.out_ids = out_ids;
+  s.out_values = out_values;
+  s.capacity = capacity;
+  s.algo = algo;
+  return s;
 }
 
 }  // namespace outrider::bench

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "outrider/outrider.h"
+
 namespace outrider::bench {
 
 class ZipfTable {
@@ -20,5 +22,20 @@ class ZipfTable {
  private:
   std::vector<double> cdf_;
 };
+
+// One rank's sparse gradient in memory shared with the agent: `ids` (i64) with `values`
+// (nnz x dim f32, filled by the caller) and room for the replicated result (min(rows, world x nnz)
+// rows). Exits the process (through Must) if the agent refuses the memory.
+struct SparseGradient {
+  std::vector<int64_t> ids;
+  uint64_t rows = 0, dim = 0, capacity = 0;
+  int64_t* in_ids = nullptr;
+  float* values = nullptr;
+  void* out_ids = nullptr;
+  float* out_values = nullptr;
+  // Arguments for outrider_sparse_allreduce with `algo`.
+  outrider_sparse_t Args(uint32_t algo) const;
+};
+SparseGradient MakeSparseGradient(outrider_client_t* c, std::vector<int64_t> ids, uint64_t rows, uint64_t dim, int world);
 
 }  // namespace outrider::bench

@@ -21,16 +21,9 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
   const int rank = outrider_rank(c), world = outrider_world_size(c);
   const int nodes = std::max(1, world / std::max(1, outrider_local_world_size(c)));
   uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  std::vector<int64_t> ids = ZipfTable(o.rows, o.zipf).Draw(nnz, 1, rank);
-  uint64_t cap = std::min<uint64_t>(o.rows, nnz * static_cast<uint64_t>(world));
-  auto* in_ids = static_cast<int64_t*>(outrider_alloc(c, ids.size() * 8));
-  auto* in_vals = static_cast<float*>(outrider_alloc(c, ids.size() * o.dim * 4));
-  void *out_ids, *out_vals;
-  Must(c, outrider_region_create(c, cap * 8, &out_ids), "region_create");
-  Must(c, outrider_region_create(c, cap * o.dim * 4, &out_vals), "region_create");
-  if (in_ids == nullptr || in_vals == nullptr) Must(c, OUTRIDER_ERR_RESOURCE_EXHAUSTED, "alloc");
-  std::memcpy(in_ids, ids.data(), ids.size() * 8);
-  for (size_t i = 0; i < ids.size() * o.dim; ++i) in_vals[i] = 1.0f;  // each row sums to its rank count
+  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, o.zipf).Draw(nnz, 1, rank), o.rows, o.dim, world);
+  std::fill_n(g.values, g.ids.size() * o.dim, 1.0f);  // each row sums to the count of ranks that touched it
+  const std::vector<int64_t>& ids = g.ids;
   // The dense path takes the table as a dense gradient (zeros outside the rank's rows).
   void* table = nullptr;
   Must(c, outrider_region_create(c, o.rows * o.dim * 4, &table), "region_create");
@@ -86,17 +79,7 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
         for (outrider_op_t op : ops) Must(c, outrider_wait(c, op, 600000), "wait");
         Must(c, outrider_wait(c, h, 600000), "wait");
       } else {
-        outrider_sparse_t sp;
-        outrider_sparse_init(&sp);
-        sp.rows = o.rows;
-        sp.dim = o.dim;
-        sp.ids = in_ids;
-        sp.values = in_vals;
-        sp.nnz = ids.size();
-        sp.out_ids = out_ids;
-        sp.out_values = out_vals;
-        sp.capacity = cap;
-        sp.algo = mode == "auto" ? OUTRIDER_SPARSE_AUTO : OUTRIDER_SPARSE_ALLGATHER;
+        outrider_sparse_t sp = g.Args(mode == "auto" ? OUTRIDER_SPARSE_AUTO : OUTRIDER_SPARSE_ALLGATHER);
         Must(c, outrider_sparse_allreduce(c, &sp, &eo, &h), "sparse_allreduce");
         for (outrider_op_t op : ops) Must(c, outrider_wait(c, op, 600000), "wait");
         Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
@@ -107,7 +90,7 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
       for (size_t b = 0; b < buckets.size(); ++b) wrong += buckets[b][0] != static_cast<float>(world);
       if (mode != "dense") {
         // Every row of the union sums to the number of ranks that touched it: between 1 and world.
-        const auto* v = static_cast<const float*>(out_vals);
+        const float* v = g.out_values;
         for (uint64_t r = 0; r < res.result_rows; r += std::max<uint64_t>(1, res.result_rows / 64)) {
           wrong += v[r * o.dim] < 1.0f || v[r * o.dim] > static_cast<float>(world);
         }
