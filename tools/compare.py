@@ -65,6 +65,26 @@ def run_cmd(system, cmd, args, out_json):
     return doc, time.time() - t0
 
 
+def run_rounds(args, systems, key_of):
+    """Runs every system once per round, interleaved; returns {(system, key_of(row)): [rows]} and
+    the first run's env."""
+    tmp = tempfile.mkdtemp(prefix="outrider-compare-")
+    results = {}
+    env = None
+    try:
+        for rnd in range(args.rounds):
+            for system in systems:
+                out = os.path.join(tmp, f"{system}-{rnd}.json")
+                doc, secs = run_system(system, args, args.build, out)
+                env = env or doc.get("env")
+                print(f"# round {rnd + 1}/{args.rounds}: {system} done in {secs:.1f} s", flush=True)
+                for row in doc["rows"]:
+                    results.setdefault((system, key_of(row)), []).append(row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return results, env
+
+
 def main():
     p = argparse.ArgumentParser(prog="tools/outrider compare", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,21 +126,7 @@ def main():
     if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1:
         p.error("--rounds, --nodes and --procs-per-node must be positive")
 
-    tmp = tempfile.mkdtemp(prefix="outrider-compare-")
-    results = {}  # (system, key) -> list of rows
-    env = None
-    try:
-        for rnd in range(args.rounds):
-            for system in systems:
-                out = os.path.join(tmp, f"{system}-{rnd}.json")
-                doc, secs = run_system(system, args, args.build, out)
-                env = env or doc.get("env")
-                print(f"# round {rnd + 1}/{args.rounds}: {system} done in {secs:.1f} s", flush=True)
-                for row in doc["rows"]:
-                    key = (row.get("metric", "size"), row["bytes"])
-                    results.setdefault((system, key), []).append(row)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    results, env = run_rounds(args, systems, lambda row: (row.get("metric", "size"), row["bytes"]))
 
     rows = []
     keys = sorted({k for (_, k) in results}, key=lambda k: (k[0] != "size", k[1]))
@@ -178,20 +184,7 @@ def compare_sparse(args, systems):
     """Interleaved rounds of outrider-bench sparse (every algorithm) and torch_sparse_bench.py
     (sparse and dense all_reduce); medians per (system, algo), ratios, bounds and the check of
     the simulator against the measured bytes."""
-    tmp = tempfile.mkdtemp(prefix="outrider-compare-")
-    results = {}  # (system, algo) -> rows
-    env = None
-    try:
-        for rnd in range(args.rounds):
-            for system in systems:
-                out = os.path.join(tmp, f"{system}-{rnd}.json")
-                doc, secs = run_system(system, args, args.build, out)
-                env = env or doc.get("env")
-                print(f"# round {rnd + 1}/{args.rounds}: {system} done in {secs:.1f} s", flush=True)
-                for row in doc["rows"]:
-                    results.setdefault((system, row["algo"]), []).append(row)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    results, env = run_rounds(args, systems, lambda row: row["algo"])
     med = lambda rs, k: statistics.median(r[k] for r in rs if r.get(k) is not None) if any(r.get(k) is not None for r in rs) else None
     rows = []
     print(f"\n# sparse allreduce: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
