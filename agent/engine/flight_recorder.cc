@@ -16,7 +16,13 @@ FlightRecorder::Record* FlightRecorder::Find(uint64_t key, uint64_t seq) {
 
 void FlightRecorder::Begin(uint64_t key, uint64_t seq, ipc::OpKind kind, ipc::DType dtype, uint64_t count, int local_size) {
   if (records_.size() == kCapacity) records_.pop_front();
-  Record r{key, seq, kind, dtype, count, local_size};
+  Record r;
+  r.key = key;
+  r.seq = seq;
+  r.kind = kind;
+  r.dtype = dtype;
+  r.count = count;
+  r.local_size = local_size;
   r.state = "waiting for local ranks";
   r.first_ns = ipc::MonotonicNs();
   records_.push_back(r);

@@ -33,11 +33,11 @@ class FlightRecorder {
 
  private:
   struct Record {
-    uint64_t key, seq;
-    ipc::OpKind kind;
-    ipc::DType dtype;
-    uint64_t count;
-    int local_size, arrived = 0;
+    uint64_t key = 0, seq = 0;
+    ipc::OpKind kind = ipc::OpKind::kBarrier;
+    ipc::DType dtype = ipc::DType::kF32;
+    uint64_t count = 0;
+    int local_size = 0, arrived = 0;
     std::string state, waiting_for, result;
     uint64_t first_ns = 0, start_ns = 0, end_ns = 0;
   };
