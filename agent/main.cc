@@ -1,4 +1,5 @@
 // outrider-agent: the per-node communication-offload daemon.
+#include <malloc.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -11,6 +12,10 @@
 #include "agent/log.h"
 
 int main(int argc, char** argv) {
+  // Collectives allocate and free buffers of megabytes per op. glibc would map and unmap each one,
+  // paying a page fault per 4 KiB every time; kept in the heap, they are reused.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   using namespace outrider;
   using namespace outrider::agent;
   // Signals are taken through a signalfd by the loop; block them before any thread exists.
