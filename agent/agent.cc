@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/epoll.h>
+#include <malloc.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -169,6 +170,14 @@ bool Agent::Poll() {
     if (network_ != nullptr) network_->Tick(now_ns);
     jobs_.Sweep();
     RefreshGauges();
+    // Give heap memory back after 5 s without collectives (main() keeps it while busy).
+    if (jobs_.PendingCount() != 0) {
+      last_busy_ns_ = now_ns;
+      trimmed_ = false;
+    } else if (!trimmed_ && now_ns - last_busy_ns_ > 5'000'000'000ull) {
+      malloc_trim(0);
+      trimmed_ = true;
+    }
     if (watchdog_us_ != 0 && now_ns >= next_watchdog_ns_) {
       sd_notify(0, "WATCHDOG=1");
       next_watchdog_ns_ = now_ns + watchdog_us_ * 500;  // twice per watchdog period

@@ -46,6 +46,8 @@ class Agent {
   uint64_t next_tick_ns_ = 0;
   uint64_t start_ns_ = 0;
   uint64_t watchdog_us_ = 0;  // systemd WatchdogSec, 0 = none
+  uint64_t last_busy_ns_ = 0;  // last tick with pending collectives
+  bool trimmed_ = true;        // heap returned since then
   uint64_t next_watchdog_ns_ = 0;
   std::atomic<uint64_t> loop_alive_ns_{0};  // last progress-loop iteration (for /healthz)
   std::atomic<bool> ready_{false};          // listening and serving (for /readyz)

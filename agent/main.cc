@@ -2,6 +2,7 @@
 #include <malloc.h>
 #include <signal.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -12,10 +13,11 @@
 #include "agent/log.h"
 
 int main(int argc, char** argv) {
-  // Collectives allocate and free buffers of megabytes per op. glibc would map and unmap each one,
-  // paying a page fault per 4 KiB every time; kept in the heap, they are reused.
+  // Collectives allocate and free buffers of megabytes per op. glibc would map and unmap each one
+  // (or trim the heap after a large op), paying a page fault per 4 KiB on the next; kept in the
+  // heap, they are reused. The agent returns the memory once it has been idle for a while.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
   using namespace outrider;
   using namespace outrider::agent;
   // Signals are taken through a signalfd by the loop; block them before any thread exists.
