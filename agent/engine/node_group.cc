@@ -107,7 +107,7 @@ NodeGroup::Instance& NodeGroup::Get(uint64_t key, uint64_t seq) {
 }
 
 void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,
-                       const void* data, size_t len) {
+                       const void* data, size_t len, uint64_t message_len) {
   PeerHeader h{};
   h.magic = kPeerMagic;
   h.version = kPeerVersion;
@@ -120,7 +120,7 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
   h.step = step;
   h.offset = offset;
   h.fp = inst.fp;
-  if (type == PeerMsg::kSparse) h.fp.count = inst.sparse_msg_len;
+  if (type == PeerMsg::kSparse) h.fp.count = message_len;
   ++inst.sends_in_flight;
   inst.wire_sent += sizeof(h) + len;
   // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.

@@ -98,8 +98,9 @@ class NodeGroup {
   void PumpSparse(Instance& inst);
   void MaybeFinishSparse(Instance& inst);
   std::vector<OpReport> SparseReports(Instance& inst);
+  // `message_len`: for kSparse chunks, the length of the whole message the chunk belongs to.
   void SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, uint64_t offset,
-              const void* data, size_t len);
+              const void* data, size_t len, uint64_t message_len = 0);
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
   void Issue(int node, const PeerHeader& h, const void* data, size_t len, bool scheduled, uint64_t key, uint64_t seq);
   void MaybeAgree(Instance& inst);

@@ -162,8 +162,7 @@ void NodeGroup::PumpSparse(Instance& inst) {
     SparseState::Chunk c = s.queue.front();
     s.queue.pop_front();
     ++s.chunks_in_flight;
-    inst.sparse_msg_len = c.msg->size();
-    SendTo(c.node, inst, PeerMsg::kSparse, c.phase, c.offset, c.msg->data() + c.offset, c.len);
+    SendTo(c.node, inst, PeerMsg::kSparse, c.phase, c.offset, c.msg->data() + c.offset, c.len, c.msg->size());
   }
   s.pumping = false;
 }
@@ -214,10 +213,6 @@ void NodeGroup::MaybeFinishSparse(Instance& inst) {
                           "delivery {} us", job_id_, ipc::SparseAlgoName(s.algo), inst.seq, result.size(), inst.wire_sent,
                           inst.wire_recv, (s.local_done_ns - inst.started_ns) / 1000, (inst.agreed_ns - s.local_done_ns) / 1000,
                           (exchanged_ns - inst.agreed_ns) / 1000, (ipc::MonotonicNs() - exchanged_ns) / 1000);
-  for (OpReport& r : s.reports) {
-    r.algo = static_cast<uint32_t>(s.algo);
-    r.predicted_bytes = s.predicted_bytes;
-  }
   if (inst.ops[0]->kind == ipc::OpKind::kSparseAllreduce) {
     SparseHistory& h = sparse_history_[inst.key];
     if (s.sum_nnz > 0) h.union_ratio = static_cast<double>(result.size()) / static_cast<double>(s.sum_nnz);

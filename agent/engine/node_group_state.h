@@ -76,7 +76,6 @@ struct NodeGroup::Instance {
   bool notified = false;  // Done ran (or the instance was never started)
   Status result;
   uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers for this instance, headers included
-  uint64_t sparse_msg_len = 0;            // whole length of the sparse message being sent
   std::string abort_text;                 // sent to the peers when this node's ranks disagreed
   std::unique_ptr<SparseState> sparse;    // sparse collectives only
 };
