@@ -11,7 +11,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 3;
+inline constexpr uint16_t kProtocolVersion = 4;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 enum class DType : uint32_t { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3, kI32 = 4, kI64 = 5 };
@@ -161,8 +161,12 @@ struct SubmitEntry {
   uint32_t id_dtype;   // DType kI32 or kI64, for aux and out_ids
   uint32_t algo;       // SparseAlgo (allreduce) or ShardScheme (shard, lookup)
   BufferRef out_ids;   // result ids (capacity entries); unused by lookup
+  // Sparse allreduce only: row ids (id_dtype) the rank's next forward pass needs first. Their
+  // rows are exchanged ahead of the rest and written first; empty: no demand.
+  BufferRef demand;
+  uint64_t reserved;   // must be 0
 };
-static_assert(sizeof(SubmitEntry) == 160);
+static_assert(sizeof(SubmitEntry) == 192);
 static_assert(std::is_trivially_copyable_v<SubmitEntry>);
 
 // Completion entry: agent -> shim.
@@ -178,8 +182,14 @@ struct CompletionEntry {
   uint64_t predicted_bytes;
   uint64_t wire_bytes_sent;
   uint64_t wire_bytes_recv;
-  char message[256 - 64];
+  uint32_t flags;        // kCompletionPartial: the op is still running (see below)
+  uint32_t reserved;
+  // Sparse allreduce with demand: the leading rows of the result that are demanded rows. A
+  // partial completion says those rows are in the output already; the final one follows.
+  uint64_t demand_rows;
+  char message[256 - 80];
 };
+inline constexpr uint32_t kCompletionPartial = 1;
 static_assert(sizeof(CompletionEntry) == 256);
 static_assert(std::is_trivially_copyable_v<CompletionEntry>);
 

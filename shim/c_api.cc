@@ -1,4 +1,5 @@
 // The C ABI: converts between C types and the Client; no exception or C++ type crosses it.
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -291,7 +292,8 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
                         const outrider_op_options_t* opts, outrider_op_t* op, const char* what) {
   using outrider::InvalidArgument;
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
-  if (s == nullptr || s->size < sizeof(outrider_sparse_t)) {
+  // Callers built against a header without the demand fields pass a smaller size.
+  if (s == nullptr || s->size < offsetof(outrider_sparse_t, demand_ids)) {
     return Fail(c, InvalidArgument(std::string(what) + ": sparse arguments missing or from an older header (set size)"));
   }
   outrider::shim::OpArgs a{kind};
@@ -330,6 +332,16 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
   }
   a.recv = s->out_values;
   a.recv_bytes = out_bytes;
+  if (s->size >= sizeof(outrider_sparse_t) && s->demand_nnz > 0) {
+    if (kind != outrider::ipc::OpKind::kSparseAllreduce) {
+      return Fail(c, InvalidArgument(std::string(what) + ": row demand is for sparse_allreduce only"));
+    }
+    if (s->demand_ids == nullptr || s->demand_nnz > (uint64_t{1} << 40)) {
+      return Fail(c, InvalidArgument(std::string(what) + ": demand_ids missing or demand_nnz too large"));
+    }
+    a.demand = s->demand_ids;
+    a.demand_bytes = s->demand_nnz * id_size;
+  }
   return SubmitOp(c, a, opts, op, what);
 }
 
@@ -358,22 +370,42 @@ void outrider_shard_range(uint64_t rows, int world_size, int rank, uint64_t* fir
   if (count != nullptr) *count = n;
 }
 
+namespace {
+constexpr size_t kOpResultV1 = offsetof(outrider_op_result_t, demand_rows);
+
+void FillResult(const outrider::shim::OpResult& info, outrider_op_result_t* result) {
+  result->result_rows = info.result_rows;
+  result->algo = info.algo;
+  result->predicted_bytes = info.predicted_bytes;
+  result->wire_bytes_sent = info.wire_bytes_sent;
+  result->wire_bytes_recv = info.wire_bytes_recv;
+  result->agent_ns = info.agent_ns;
+  if (result->size >= sizeof(outrider_op_result_t)) result->demand_rows = info.demand_rows;
+}
+}  // namespace
+
 int outrider_wait_result(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms, outrider_op_result_t* result) {
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
-  if (result != nullptr && result->size < sizeof(outrider_op_result_t)) {
+  if (result != nullptr && result->size < kOpResultV1) {
     return Fail(c, outrider::InvalidArgument("outrider_wait_result: result.size must be sizeof(outrider_op_result_t)"));
   }
   return Guard(c, [&]() -> int {
     outrider::shim::OpResult info;
     Status st = c->impl->Wait(op, timeout_ms, &info);
-    if (result != nullptr && st.code() != Code::kDeadlineExceeded) {
-      result->result_rows = info.result_rows;
-      result->algo = info.algo;
-      result->predicted_bytes = info.predicted_bytes;
-      result->wire_bytes_sent = info.wire_bytes_sent;
-      result->wire_bytes_recv = info.wire_bytes_recv;
-      result->agent_ns = info.agent_ns;
-    }
+    if (result != nullptr && st.code() != Code::kDeadlineExceeded) FillResult(info, result);
+    return Report(c, st);
+  });
+}
+
+int outrider_wait_demand(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms, outrider_op_result_t* result) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (result != nullptr && result->size < sizeof(outrider_op_result_t)) {
+    return Fail(c, outrider::InvalidArgument("outrider_wait_demand: result.size must be sizeof(outrider_op_result_t)"));
+  }
+  return Guard(c, [&]() -> int {
+    outrider::shim::OpResult info;
+    Status st = c->impl->WaitDemand(op, timeout_ms, &info);
+    if (result != nullptr && st.code() != Code::kDeadlineExceeded) FillResult(info, result);
     return Report(c, st);
   });
 }

@@ -355,6 +355,9 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   if (ipc::IsSparse(a.kind)) {
     OUTRIDER_ASSIGN_OR_RETURN(e.aux, Resolve(a.ids, a.ids_bytes, "ids"));
     OUTRIDER_ASSIGN_OR_RETURN(e.out_ids, Resolve(a.out_ids, a.out_ids_bytes, "out_ids"));
+    if (a.demand_bytes > 0) {
+      OUTRIDER_ASSIGN_OR_RETURN(e.demand, Resolve(a.demand, a.demand_bytes, "demand"));
+    }
     e.rows = a.rows;
     e.id_dtype = static_cast<uint32_t>(a.id_dtype);
     e.algo = a.algo;
@@ -373,7 +376,7 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   }
   if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
   ++in_flight_;
-  ops_.emplace(e.op_id, OpState{false, Status::Ok(), aux, {}});
+  ops_.emplace(e.op_id, OpState{false, false, Status::Ok(), aux, {}});
   return e.op_id;
 }
 
@@ -388,11 +391,19 @@ void Client::DrainCompletions() {
     }
     auto it = ops_.find(c.op_id);
     if (it == ops_.end() || it->second.done) continue;  // not ours: ignore
+    if (c.flags & ipc::kCompletionPartial) {
+      it->second.demand_ready = true;
+      it->second.info.result_rows = c.result_rows;
+      it->second.info.demand_rows = c.demand_rows;
+      it->second.info.algo = c.algo;
+      continue;
+    }
     --in_flight_;
     it->second.done = true;
     c.message[sizeof(c.message) - 1] = '\0';
     it->second.result = FromReply(c.code, c.message);
-    it->second.info = OpResult{c.result_rows, c.algo, c.predicted_bytes, c.wire_bytes_sent, c.wire_bytes_recv, c.agent_ns};
+    it->second.info = OpResult{c.result_rows,     c.algo,     c.predicted_bytes, c.wire_bytes_sent,
+                               c.wire_bytes_recv, c.agent_ns, c.demand_rows};
   }
 }
 
@@ -429,41 +440,63 @@ void Client::Release(std::unordered_map<uint64_t, OpState>::iterator it) {
 Status Client::Wait(uint64_t op, int64_t timeout_ms, OpResult* result) {
   auto it = ops_.find(op);
   if (it == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
-  uint64_t start = ipc::MonotonicNs();
-  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + uint64_t(timeout_ms) * 1000000;
+  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
   for (;;) {
     bool done = false;
     Status st = Test(op, &done, result);
     if (done) return st;
     if (!st.ok()) return st;
-    // Spin on the ring for a while: the agent usually answers within microseconds.
-    uint64_t spin_until = ipc::MonotonicNs() + spin_.budget_ns();
-    bool arrived = false;
-    while (ipc::MonotonicNs() < spin_until) {
-      if (!cq_.Empty()) {
-        arrived = true;
-        break;
-      }
-      // Yield rather than pause: with more runnable processes than cores (trainers + agent),
-      // the process we wait for may need this core.
-      sched_yield();
-    }
-    if (arrived) {
-      spin_.Hit();
-      continue;
-    }
-    uint64_t now = ipc::MonotonicNs();
-    if (now >= deadline) {
+    if (!Await(deadline)) {
       return DeadlineExceeded("op " + std::to_string(op) + " did not complete within " + std::to_string(timeout_ms) + " ms");
     }
-    if (!cq_.PrepareSleep()) continue;
-    spin_.Miss();
-    int wait_ms = deadline == UINT64_MAX ? -1 : static_cast<int>((deadline - now + 999999) / 1000000);
-    int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), wait_ms);
-    cq_.FinishSleep();
-    if (r == 1) ipc::DrainEventFd(cq_efd_.get());
-    if (r == 2) OnSocketReadable();
   }
+}
+
+Status Client::WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result) {
+  if (ops_.find(op) == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
+  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
+  for (;;) {
+    DrainCompletions();
+    OpState& s = ops_.find(op)->second;
+    if (s.done || s.demand_ready) {
+      if (result != nullptr) *result = s.info;
+      return s.done ? s.result : Status::Ok();
+    }
+    if (gone_.ok() && ipc::WaitReadable(channel_.fd(), -1, 0) != 0) OnSocketReadable();
+    if (!gone_.ok()) {
+      DrainCompletions();  // completions posted before the goodbye still count
+      if (s.done || s.demand_ready) continue;
+      return gone_;
+    }
+    if (!Await(deadline)) {
+      return DeadlineExceeded("the demanded rows of op " + std::to_string(op) + " did not arrive within " +
+                              std::to_string(timeout_ms) + " ms");
+    }
+  }
+}
+
+bool Client::Await(uint64_t deadline) {
+  // Spin on the ring for a while: the agent usually answers within microseconds.
+  uint64_t spin_until = ipc::MonotonicNs() + spin_.budget_ns();
+  while (ipc::MonotonicNs() < spin_until) {
+    if (!cq_.Empty()) {
+      spin_.Hit();
+      return true;
+    }
+    // Yield rather than pause: with more runnable processes than cores (trainers + agent),
+    // the process we wait for may need this core.
+    sched_yield();
+  }
+  uint64_t now = ipc::MonotonicNs();
+  if (now >= deadline) return false;
+  if (!cq_.PrepareSleep()) return true;
+  spin_.Miss();
+  int wait_ms = deadline == UINT64_MAX ? -1 : static_cast<int>((deadline - now + 999999) / 1000000);
+  int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), wait_ms);
+  cq_.FinishSleep();
+  if (r == 1) ipc::DrainEventFd(cq_efd_.get());
+  if (r == 2) OnSocketReadable();
+  return true;
 }
 
 }  // namespace outrider::shim

@@ -64,6 +64,8 @@ struct OpArgs {
   uint64_t ids_bytes = 0;
   void* out_ids = nullptr;
   uint64_t out_ids_bytes = 0;
+  const void* demand = nullptr;  // sparse allreduce: demanded ids (id_dtype)
+  uint64_t demand_bytes = 0;
 };
 
 // What the agent reported about a finished op beyond its status.
@@ -74,6 +76,7 @@ struct OpResult {
   uint64_t wire_bytes_sent = 0;
   uint64_t wire_bytes_recv = 0;
   uint64_t agent_ns = 0;
+  uint64_t demand_rows = 0;
 };
 
 // Thread-safety: one thread at a time (the C API documents this contract).
@@ -95,6 +98,10 @@ class Client {
   Status Wait(uint64_t op, int64_t timeout_ms, OpResult* result = nullptr);
   // Sets *done; when done returns the op's result (and `result`, if given) and releases the handle.
   Status Test(uint64_t op, bool* done, OpResult* result = nullptr);
+  // Sparse allreduce with demand: waits until the demanded rows are in the output (or the op
+  // finished). Never releases the handle: Wait for the op still follows. OK once the rows are
+  // there; the op's error if it failed first; DeadlineExceeded at the timeout.
+  Status WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result = nullptr);
 
   std::string& last_error() { return last_error_; }
 
@@ -108,6 +115,7 @@ class Client {
   };
   struct OpState {
     bool done = false;
+    bool demand_ready = false;  // a partial completion arrived
     Status result;
     void* aux = nullptr;  // arena memory the agent reads until the op completes
     OpResult info;
@@ -122,6 +130,9 @@ class Client {
   Result<ipc::RegionReply> RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
                                          uint32_t request_id);
   void DrainCompletions();
+  // Blocks until a completion may have arrived, the agent said something, or `deadline`
+  // (monotonic ns; UINT64_MAX: none). False once the deadline passed.
+  bool Await(uint64_t deadline);
   // Reads whatever the agent sent on the socket; on EOF or goodbye records why it is gone.
   void OnSocketReadable();
   // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.

@@ -115,6 +115,17 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   op.nnz = e.aux.length / id_size;
   if (op.nnz > kMaxOpBytes / row_bytes) return InvalidArgument(what + " nnz x dim exceeds the per-op limit");
   OUTRIDER_ASSIGN_OR_RETURN(op.ids, Resolve("ids", e.aux, e.aux.length, regions));
+  if (e.demand.length % id_size != 0) {
+    return InvalidArgument(what + " demand buffer of " + std::to_string(e.demand.length) +
+                           " bytes is not a whole number of " + std::to_string(id_size) + "-byte ids");
+  }
+  if (e.demand.length != 0) {
+    if (op.kind != ipc::OpKind::kSparseAllreduce) return InvalidArgument(what + " takes no demand ids (sparse_allreduce only)");
+    op.demand_n = e.demand.length / id_size;
+    OUTRIDER_ASSIGN_OR_RETURN(op.demand, Resolve("demand", e.demand, e.demand.length, regions));
+  } else if (e.demand.region_id != 0 || e.demand.offset != 0 || e.demand.reserved != 0) {
+    return InvalidArgument(what + ": an empty demand buffer must be all zero");
+  }
   uint64_t in_rows = op.nnz;
   if (op.kind == ipc::OpKind::kSparseLookup) {
     in_rows = ipc::ShardFirstRow(op.rows, world_size, rank + 1) - ipc::ShardFirstRow(op.rows, world_size, rank);
@@ -171,6 +182,7 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
   op.priority = e.priority;
   op.count = e.count;
   if (e.flags != 0) return InvalidArgument("flags must be 0, got " + Hex(e.flags));
+  if (e.reserved != 0) return InvalidArgument("reserved must be 0, got " + Hex(e.reserved));
   if (e.kind >= ipc::kNumOpKinds) return InvalidArgument("unknown op kind " + std::to_string(e.kind));
   op.kind = static_cast<ipc::OpKind>(e.kind);
   if (ipc::IsSparse(op.kind)) return ValidateSparse(e, op, rank, world_size, regions);
@@ -179,8 +191,9 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
     return InvalidArgument("aux buffer is only for alltoallv and sparse ops and must be zero otherwise");
   }
   if (e.rows != 0 || e.id_dtype != 0 || e.algo != 0 || e.out_ids.region_id != 0 || e.out_ids.offset != 0 ||
-      e.out_ids.length != 0 || e.out_ids.reserved != 0) {
-    return InvalidArgument("rows, id_dtype, algo and out_ids are only for sparse ops and must be zero otherwise");
+      e.out_ids.length != 0 || e.out_ids.reserved != 0 || e.demand.region_id != 0 || e.demand.offset != 0 ||
+      e.demand.length != 0 || e.demand.reserved != 0) {
+    return InvalidArgument("rows, id_dtype, algo, out_ids and demand are only for sparse ops and must be zero otherwise");
   }
   if (op.kind == ipc::OpKind::kBarrier) {
     if (e.count != 0 || e.send.length != 0 || e.recv.length != 0 || e.send.region_id != 0 ||

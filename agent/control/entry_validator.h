@@ -41,6 +41,9 @@ struct ValidatedOp {
   uint64_t nnz = 0;
   uint8_t* out_ids = nullptr;
   uint64_t capacity = 0;
+  // Sparse allreduce: ids (id_dtype) whose rows the rank needs first; checked when read.
+  const uint8_t* demand = nullptr;
+  uint64_t demand_n = 0;
 };
 
 // Largest buffer one op may name (1 TiB): keeps every size product far from overflow.

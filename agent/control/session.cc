@@ -204,8 +204,26 @@ void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint6
     c.predicted_bytes = report->predicted_bytes;
     c.wire_bytes_sent = report->wire_bytes_sent;
     c.wire_bytes_recv = report->wire_bytes_recv;
+    c.demand_rows = report->demand_rows;
   }
   ipc::CopyText(c.message, sizeof(c.message), status.message());
+  Post(c);
+}
+
+void Session::Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) {
+  if (closed_) return;
+  ipc::CompletionEntry c{};
+  c.op_id = op_id;
+  c.flags = ipc::kCompletionPartial;
+  c.seq = seq;
+  c.agent_ns = agent_ns;
+  c.algo = report.algo;
+  c.result_rows = report.result_rows;
+  c.demand_rows = report.demand_rows;
+  Post(c);
+}
+
+void Session::Post(const ipc::CompletionEntry& c) {
   FlushOverflow();
   ipc::RingResult r = overflow_.empty() ? cq_.Push(c) : ipc::RingResult::kFull;
   if (r == ipc::RingResult::kCorrupt) {

@@ -62,6 +62,8 @@ class Session {
   // Posts a completion and wakes the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report = nullptr);
+  // Posts a partial completion: the op's demanded rows are in its output; Complete follows.
+  void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report);
 
   bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
   void FinishSleep() {
@@ -70,10 +72,12 @@ class Session {
   // Tells the client why the agent is dropping it (best effort, once). Sent before the failed
   // completions at shutdown, so a client that wakes for them already sees the reason.
   void SayGoodbye(const Status& reason);
+
   // Says goodbye (if not yet) and marks the session closed; the owner destroys it later.
   void Close(const Status& reason);
 
  private:
+  void Post(const ipc::CompletionEntry& c);
   void HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds);
   void HandleRelease(const ipc::ReleaseRegion& msg);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);

@@ -59,6 +59,16 @@ Status Job::StartNetwork(const Session* first) {
                                        NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
                                                         net_->options().sparse_block_rows});
   group_->set_scheduler(net_->scheduler());
+  group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
+    auto it = pending_.find({key, seq});
+    if (it == pending_.end()) return;
+    Pending& p = it->second;
+    uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
+    for (size_t r = 0; r < p.op_ids.size() && r < reports.size(); ++r) {
+      if (p.op_ids[r] == 0 || members_[r] == nullptr || !reports[r].status.ok()) continue;
+      members_[r]->Partial(p.op_ids[r], seq, elapsed, reports[r]);
+    }
+  });
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   if (node == 0) {

@@ -127,7 +127,8 @@ void NodeGroup::SendTo(int node, Instance& inst, PeerMsg type, uint32_t step, ui
   bool scheduled = scheduler_ != nullptr && (type == PeerMsg::kRing || type == PeerMsg::kSparse);
   auto issue = [this, node, h, data, len, scheduled, key = inst.key, seq = inst.seq] { Issue(node, h, data, len, scheduled, key, seq); };
   if (scheduled) {
-    scheduler_->Enqueue(peers_[static_cast<size_t>(node)], inst.priority, job_hash_, sizeof(h) + len, std::move(issue));
+    int32_t priority = type == PeerMsg::kSparse && step >= kDemandPhase ? DemandPriority(inst.priority) : inst.priority;
+    scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_, sizeof(h) + len, std::move(issue));
   } else {
     issue();
   }

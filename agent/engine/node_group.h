@@ -62,6 +62,11 @@ class NodeGroup {
   // Every local rank submitted instance (key, seq); `ops` by local rank, valid until Done.
   // `priority` orders this instance's bulk sends (lower = sooner).
   void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority = 0);
+  // Sparse allreduce with row demand: the demanded rows are in every local client's output;
+  // `reports` by local rank (a rank whose output is too small has a failed status and gets no
+  // early notice). The instance's Done follows.
+  using Partial = std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)>;
+  void set_partial(Partial partial) { partial_ = std::move(partial); }
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
   void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
@@ -127,6 +132,7 @@ class NodeGroup {
   Transport* transport_;  // Not owned; outlives the group.
   SendScheduler* scheduler_ = nullptr;  // Not owned; outlives the group (the Network's).
   Done done_;
+  Partial partial_;
   NodeGroupOptions options_;
   void ApplyLeft(int node);
   void HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len);

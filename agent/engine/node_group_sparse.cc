@@ -41,6 +41,14 @@ void NodeGroup::StartSparse(Instance& inst) {
   a.block_union_ratio = hist == sparse_history_.end() ? -1 : hist->second.block_union_ratio;
   a.link_bytes_per_s = link_estimate_;
   Result<sparse::Rows> mine = sparse::CombineLocal(inst.ops, s.ctx);
+  if (mine.ok() && o.kind == ipc::OpKind::kSparseAllreduce) {
+    Result<std::vector<uint64_t>> demand = sparse::CombineDemand(inst.ops, s.ctx);
+    if (demand.ok()) {
+      s.demand = std::move(*demand);
+    } else {
+      mine = demand.status();
+    }
+  }
   if (mine.ok()) {
     s.mine = std::move(*mine);
     a.nnz = s.mine.size();
@@ -50,9 +58,11 @@ void NodeGroup::StartSparse(Instance& inst) {
     ipc::CopyText(a.message, sizeof(a.message), mine.status().message());
   }
   s.local_done_ns = ipc::MonotonicNs();
+  a.demand_n = s.demand.size();
   auto& own = inst.data[static_cast<size_t>(node_rank_)];
-  own.resize(sizeof(a));
+  own.resize(sizeof(a) + 8 * s.demand.size());
   std::memcpy(own.data(), &a, sizeof(a));
+  if (!s.demand.empty()) std::memcpy(own.data() + sizeof(a), s.demand.data(), 8 * s.demand.size());
   for (int n = 0; n < num_nodes_ && !inst.done; ++n) {
     if (n != node_rank_) SendTo(n, inst, PeerMsg::kContrib, 0, 0, own.data(), own.size());
   }
@@ -63,10 +73,18 @@ void NodeGroup::AgreeSparse(Instance& inst) {
   SparseState& s = *inst.sparse;
   const ValidatedOp& o = *inst.ops[0];
   std::vector<SparseAnnounce> an(static_cast<size_t>(num_nodes_));
+  std::vector<uint64_t> demand;  // every node's demanded ids
   for (int n = 0; n < num_nodes_; ++n) {
     const auto& d = inst.data[static_cast<size_t>(n)];
-    if (d.size() != sizeof(SparseAnnounce)) return Complete(inst, ProtocolError("peer sent a malformed sparse announcement"));
-    std::memcpy(&an[static_cast<size_t>(n)], d.data(), sizeof(SparseAnnounce));
+    SparseAnnounce& a = an[static_cast<size_t>(n)];
+    if (d.size() < sizeof(SparseAnnounce)) return Complete(inst, ProtocolError("peer sent a malformed sparse announcement"));
+    std::memcpy(&a, d.data(), sizeof(SparseAnnounce));
+    if (a.demand_n > o.rows || d.size() != sizeof(SparseAnnounce) + 8 * a.demand_n) {
+      return Complete(inst, ProtocolError("peer sent a malformed sparse announcement (demand)"));
+    }
+    size_t at = demand.size();
+    demand.resize(at + a.demand_n);
+    if (a.demand_n > 0) std::memcpy(demand.data() + at, d.data() + sizeof(SparseAnnounce), 8 * a.demand_n);
   }
   std::string what = std::string(ipc::OpKindName(o.kind)) + " " + InstanceName(inst.key, inst.seq) + " in job '" + job_id_ + "'";
   // A node whose local part failed (a bad id, say) fails the op everywhere, with its reason.
@@ -120,6 +138,20 @@ void NodeGroup::AgreeSparse(Instance& inst) {
     s.exchange = sparse::MakeLookup(s.ctx, [ops, c](uint64_t id, float* dst) { sparse::ReadShardRow(ops, c, id, dst); });
   }
   std::vector<sparse::Outgoing> out;
+  std::sort(demand.begin(), demand.end());
+  demand.erase(std::unique(demand.begin(), demand.end()), demand.end());
+  if (!demand.empty() && demand.back() >= o.rows) return Complete(inst, ProtocolError("peer demanded a row outside the table"));
+  s.demand = std::move(demand);
+  if (!s.demand.empty()) {
+    // The demanded rows run first, as their own exchange (dense would send the whole table
+    // again: they go balanced instead). Rows are summed alike either way.
+    sparse::Rows rest;
+    sparse::SplitByDemand(std::move(s.mine), s.demand, s.ctx.table.dim, &s.mine_first, &rest);
+    s.mine = std::move(rest);
+    s.first = sparse::MakeReplicated(s.algo == ipc::SparseAlgo::kDense ? ipc::SparseAlgo::kBalanced : s.algo, s.ctx);
+    s.first->Start(std::move(s.mine_first), &out);
+    for (auto& m : out) m.phase += kDemandPhase;
+  }
   s.exchange->Start(std::move(s.mine), &out);
   if (o.kind != ipc::OpKind::kSparseAllreduce) {
     // Shard and lookup send their first phase now; that is this node's prediction.
@@ -145,7 +177,7 @@ void NodeGroup::SendSparse(Instance& inst, int node, uint32_t phase, std::shared
   uint64_t off = 0;
   do {  // an empty message still travels (as one empty chunk)
     uint64_t len = std::min<uint64_t>(chunk, m->size() - off);
-    s.queue.push_back({node, phase, off, len, m});
+    (phase >= kDemandPhase ? s.urgent : s.queue).push_back({node, phase, off, len, m});
     off += len;
   } while (off < m->size());
 }
@@ -158,9 +190,10 @@ void NodeGroup::PumpSparse(Instance& inst) {
   // A node may have its own result while its messages to others are still queued: those still
   // go out (success is reported once they have). A failed instance sends nothing more.
   bool failed = inst.done && !inst.result.ok();
-  while (!failed && !s.queue.empty() && s.chunks_in_flight < kWindowChunks) {
-    SparseState::Chunk c = s.queue.front();
-    s.queue.pop_front();
+  while (!failed && (!s.urgent.empty() || !s.queue.empty()) && s.chunks_in_flight < kWindowChunks) {
+    std::deque<SparseState::Chunk>& q = s.urgent.empty() ? s.queue : s.urgent;
+    SparseState::Chunk c = q.front();
+    q.pop_front();
     ++s.chunks_in_flight;
     SendTo(c.node, inst, PeerMsg::kSparse, c.phase, c.offset, c.msg->data() + c.offset, c.len, c.msg->size());
   }
@@ -171,7 +204,7 @@ void NodeGroup::OnSparsePiece(Instance& inst, const PeerHeader& h, const uint8_t
   if (!inst.sparse) inst.sparse = std::make_unique<SparseState>();
   SparseState& s = *inst.sparse;
   uint64_t total = h.fp.count;
-  if (total > kMaxSparseMessage || h.offset > total || len > total - h.offset || h.step > 1) {
+  if (total > kMaxSparseMessage || h.offset > total || len > total - h.offset || h.step > kDemandPhase + 1) {
     return Complete(inst, ProtocolError("peer sent a sparse chunk outside its message"));
   }
   auto& a = s.assembling[{h.from_node, h.step}];
@@ -196,8 +229,14 @@ void NodeGroup::OnSparsePiece(Instance& inst, const PeerHeader& h, const uint8_t
 void NodeGroup::DeliverSparse(Instance& inst, int from, uint32_t phase, const std::vector<uint8_t>& msg) {
   SparseState& s = *inst.sparse;
   std::vector<sparse::Outgoing> out;
-  Status st = s.exchange->OnMessage(from, phase, msg.data(), msg.size(), &out);
+  bool demanded = phase >= kDemandPhase;
+  if (demanded && !s.first) return Complete(inst, ProtocolError("peer sent demanded rows of an op without demand"));
+  sparse::Exchange& ex = demanded ? *s.first : *s.exchange;
+  Status st = ex.OnMessage(from, demanded ? phase - kDemandPhase : phase, msg.data(), msg.size(), &out);
   if (!st.ok()) return Complete(inst, st.Annotate("from " + DescribeNode(from)));
+  if (demanded) {
+    for (auto& m : out) m.phase += kDemandPhase;
+  }
   RingOrder(&out, node_rank_, num_nodes_);
   for (auto& m : out) SendSparse(inst, m.node, m.phase, m.bytes);
   PumpSparse(inst);
@@ -205,20 +244,37 @@ void NodeGroup::DeliverSparse(Instance& inst, int from, uint32_t phase, const st
 
 void NodeGroup::MaybeFinishSparse(Instance& inst) {
   SparseState& s = *inst.sparse;
-  if (inst.done || !s.exchange || !s.exchange->done()) return;
+  if (inst.done || !s.exchange) return;
+  if (s.first && s.first->done() && !s.first_delivered) {
+    // The demanded rows are complete: they go to the clients now, ahead of the rest.
+    s.first_delivered = true;
+    const sparse::Rows& first = s.first->result();
+    s.first_rows = first.size();
+    s.first_reports = sparse::Deliver(first, inst.ops, s.ctx);
+    for (OpReport& r : s.first_reports) r.demand_rows = s.first_rows;
+    if (partial_) partial_(inst.key, inst.seq, s.first_reports);
+    if (inst.done) return;
+  }
+  if (!s.exchange->done() || (s.first && !s.first->done())) return;
   const sparse::Rows& result = s.exchange->result();
   uint64_t exchanged_ns = ipc::MonotonicNs();
-  s.reports = sparse::Deliver(result, inst.ops, s.ctx);
+  s.reports = sparse::Deliver(result, inst.ops, s.ctx, s.first_rows);
+  for (size_t l = 0; l < s.reports.size(); ++l) {
+    OpReport& r = s.reports[l];
+    if (l < s.first_reports.size() && !s.first_reports[l].status.ok()) r.status = s.first_reports[l].status;
+    r.demand_rows = s.first_rows;
+  }
   Logger("engine")->debug("job '{}' {} seq {}: {} rows, {} -> {} bytes; local part {} us, agreement {} us, exchange {} us, "
-                          "delivery {} us", job_id_, ipc::SparseAlgoName(s.algo), inst.seq, result.size(), inst.wire_sent,
+                          "delivery {} us", job_id_, ipc::SparseAlgoName(s.algo), inst.seq, s.first_rows + result.size(), inst.wire_sent,
                           inst.wire_recv, (s.local_done_ns - inst.started_ns) / 1000, (inst.agreed_ns - s.local_done_ns) / 1000,
                           (exchanged_ns - inst.agreed_ns) / 1000, (ipc::MonotonicNs() - exchanged_ns) / 1000);
   if (inst.ops[0]->kind == ipc::OpKind::kSparseAllreduce) {
     SparseHistory& h = sparse_history_[inst.key];
-    if (s.sum_nnz > 0) h.union_ratio = static_cast<double>(result.size()) / static_cast<double>(s.sum_nnz);
+    if (s.sum_nnz > 0) h.union_ratio = static_cast<double>(s.first_rows + result.size()) / static_cast<double>(s.sum_nnz);
     if (s.sum_blocks > 0) {
-      h.block_union_ratio = static_cast<double>(sparse::CountBlocks(result, 0, result.size(), s.ctx.block_rows)) /
-                            static_cast<double>(s.sum_blocks);
+      uint64_t blocks = sparse::CountBlocks(result, 0, result.size(), s.ctx.block_rows);
+      if (s.first) blocks += sparse::CountBlocks(s.first->result(), 0, s.first_rows, s.ctx.block_rows);
+      h.block_union_ratio = static_cast<double>(blocks) / static_cast<double>(s.sum_blocks);
     }
   }
   AgentMetrics& m = Metrics();
@@ -228,7 +284,7 @@ void NodeGroup::MaybeFinishSparse(Instance& inst) {
       sparse_density_ = m.SparseDensity(label);
       wire_efficiency_ = m.WireEfficiency(label);
     }
-    sparse_density_->Set(static_cast<double>(result.size()) / static_cast<double>(s.ctx.table.rows));
+    sparse_density_->Set(static_cast<double>(s.first_rows + result.size()) / static_cast<double>(s.ctx.table.rows));
     if (inst.wire_sent > 0) wire_efficiency_->Set(static_cast<double>(s.predicted_bytes) / static_cast<double>(inst.wire_sent));
   }
   uint64_t elapsed = ipc::MonotonicNs() - inst.agreed_ns;

@@ -2,6 +2,8 @@
 // node_group_sparse.cc only).
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <deque>
 #include <map>
 #include <optional>
@@ -14,11 +16,29 @@
 
 namespace outrider::agent {
 
+// Sparse messages of the demanded rows' exchange carry their phase + kDemandPhase.
+inline constexpr uint32_t kDemandPhase = 2;
+// Chunks of demanded rows go in the scheduler's urgent class, ahead of the op's other chunks and
+// of every op at the default priorities.
+inline int32_t DemandPriority(int32_t priority) {
+  int32_t p = std::min<int32_t>(priority, 0);
+  return p < INT32_MIN + 1000 ? INT32_MIN : p - 1000;
+}
+
 struct NodeGroup::SparseState {
   bool started = false;
   sparse::Context ctx;
   sparse::Rows mine;  // the node's contribution until the exchange takes it
   std::unique_ptr<sparse::Exchange> exchange;
+  // Row demand (sparse allreduce): this node's demanded ids until agreement, then the union over
+  // all nodes. The demanded rows run as a second exchange (phases + kDemandPhase) whose chunks go
+  // first and whose result the local clients get before the rest.
+  std::vector<uint64_t> demand;
+  std::unique_ptr<sparse::Exchange> first;
+  sparse::Rows mine_first;
+  size_t first_rows = 0;
+  bool first_delivered = false;
+  std::vector<OpReport> first_reports;
   ipc::SparseAlgo algo = ipc::SparseAlgo::kAuto;
   uint64_t predicted_bytes = 0;
   uint64_t sum_nnz = 0, sum_blocks = 0;
@@ -41,6 +61,7 @@ struct NodeGroup::SparseState {
     const std::vector<uint8_t>* msg;  // in outbox
   };
   std::deque<Chunk> queue;
+  std::deque<Chunk> urgent;  // chunks of the demanded rows: sent before any of `queue`
   int chunks_in_flight = 0;
   bool pumping = false;
 };

@@ -15,6 +15,7 @@ struct OpReport {
   uint64_t predicted_bytes = 0;
   uint64_t wire_bytes_sent = 0;
   uint64_t wire_bytes_recv = 0;
+  uint64_t demand_rows = 0;  // sparse allreduce with demand: leading result rows that were demanded
 };
 
 }  // namespace outrider::agent

@@ -8,7 +8,7 @@
 namespace outrider::agent {
 
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
-inline constexpr uint16_t kPeerVersion = 2;
+inline constexpr uint16_t kPeerVersion = 3;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
@@ -66,7 +66,8 @@ struct SparseAnnounce {
   double union_ratio;       // the sender's view of this key's history (node 0's is used)
   double block_union_ratio;
   double link_bytes_per_s;  // the sender's bandwidth estimate (the minimum is used)
-  char message[192];    // why the local part failed
+  uint64_t demand_n;    // demanded row ids (u64) that follow this struct in the payload
+  char message[184];    // why the local part failed
 };
 static_assert(sizeof(SparseAnnounce) == 256);
 

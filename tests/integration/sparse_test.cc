@@ -7,6 +7,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "ipc/protocol.h"
 #include "tests/support/multinode_fixture.h"
@@ -121,7 +122,115 @@ int SparseAllreduceAndCheck(outrider_client_t* c, int r, int world, uint32_t alg
   return OUTRIDER_OK;
 }
 
+// Rows rank r's next batch needs: a few rows of the union (including the first and last id) and
+// one no rank contributes.
+std::vector<int64_t> Demand(int r) {
+  std::vector<int64_t> d = {0, static_cast<int64_t>(kRows - 1), 7 + 11 * r, 400 + r, 7 + 11 * r};
+  return d;
+}
+
+// A sparse allreduce with row demand: the demanded rows must be in the output when
+// outrider_wait_demand returns (sorted, first), the rest after them once the op completes, every
+// row as the reference has it.
+int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_t* out, std::string* why) {
+  std::vector<int64_t> ids;
+  std::vector<float> vals;
+  Contribution(r, Nnz(r), &ids, &vals);
+  std::vector<int64_t> want = Demand(r);
+  auto* in_ids = static_cast<int64_t*>(outrider_alloc(c, ids.size() * 8 + 8));
+  auto* in_vals = static_cast<float*>(outrider_alloc(c, vals.size() * 4 + 4));
+  auto* dem = static_cast<int64_t*>(outrider_alloc(c, want.size() * 8));
+  auto* out_ids = static_cast<int64_t*>(outrider_alloc(c, kRows * 8));
+  auto* out_vals = static_cast<float*>(outrider_alloc(c, kRows * kDim * 4));
+  std::memcpy(in_ids, ids.data(), ids.size() * 8);
+  std::memcpy(in_vals, vals.data(), vals.size() * 4);
+  std::memcpy(dem, want.data(), want.size() * 8);
+  outrider_sparse_t s;
+  outrider_sparse_init(&s);
+  s.rows = kRows;
+  s.dim = kDim;
+  s.ids = in_ids;
+  s.values = in_vals;
+  s.nnz = ids.size();
+  s.out_ids = out_ids;
+  s.out_values = out_vals;
+  s.capacity = kRows;
+  s.algo = algo;
+  s.demand_ids = dem;
+  s.demand_nnz = want.size();
+  outrider_op_t h = 0;
+  int rc = outrider_sparse_allreduce(c, &s, nullptr, &h);
+  if (rc != OUTRIDER_OK) return rc;
+  auto ref = Reference(world);
+  std::set<int64_t> demanded;  // every rank's demand that is in the union
+  for (int q = 0; q < world; ++q) {
+    for (int64_t id : Demand(q)) {
+      if (ref.count(id)) demanded.insert(id);
+    }
+  }
+  auto check_row = [&](size_t i, int64_t id) {
+    if (out_ids[i] != id || std::memcmp(out_vals + i * kDim, ref[id].data(), kDim * 4) != 0) {
+      *why = "row " + std::to_string(i) + " is id " + std::to_string(out_ids[i]) + ", expected " + std::to_string(id) +
+             " with its reference values";
+      return false;
+    }
+    return true;
+  };
+  outrider_op_result_t early{};
+  early.size = sizeof(early);
+  rc = outrider_wait_demand(c, h, 30000, &early);
+  if (rc != OUTRIDER_OK) return rc;
+  if (early.demand_rows != demanded.size()) {
+    *why = "wait_demand reported " + std::to_string(early.demand_rows) + " rows, expected " + std::to_string(demanded.size());
+    return 97;
+  }
+  size_t i = 0;
+  for (int64_t id : demanded) {
+    if (!check_row(i++, id)) return 96;
+  }
+  outrider_op_result_t res{};
+  res.size = sizeof(res);
+  rc = outrider_wait_result(c, h, 30000, &res);
+  if (rc != OUTRIDER_OK) return rc;
+  if (res.result_rows != ref.size() || res.demand_rows != demanded.size()) {
+    *why = "result has " + std::to_string(res.result_rows) + " rows (" + std::to_string(res.demand_rows) +
+           " demanded), reference " + std::to_string(ref.size()) + " (" + std::to_string(demanded.size()) + ")";
+    return 95;
+  }
+  i = 0;
+  for (int64_t id : demanded) {
+    if (!check_row(i++, id)) return 94;
+  }
+  for (const auto& [id, row] : ref) {
+    if (!demanded.count(id) && !check_row(i++, id)) return 93;
+  }
+  uint64_t hash = ipc::Fnv1a(out_vals, res.result_rows * kDim * 4);
+  std::memcpy(out, &res.result_rows, 8);
+  std::memcpy(out + 8, &hash, 8);
+  return OUTRIDER_OK;
+}
+
 class SparseTest : public MultiNodeTest {};
+
+TEST_F(SparseTest, DemandedRowsArriveFirstAndTheRestFollowsOnOneAndThreeNodes) {
+  StartAgents(3);
+  for (uint32_t algo : {OUTRIDER_SPARSE_ALLGATHER, OUTRIDER_SPARSE_DENSE, OUTRIDER_SPARSE_AUTO}) {
+    SCOPED_TRACE("algo " + std::to_string(algo));
+    RunJob("dm-" + std::to_string(algo), 3, 2, "tok", [&](outrider_client_t* c, int r) {
+      std::string why;
+      int rc = DemandAndCheck(c, r, 6, algo, results_->out[r], &why);
+      if (!why.empty()) CopyText(results_->error[r], 256, why.c_str());
+      return rc;
+    });
+    for (int r = 1; r < 6; ++r) EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 16)) << "rank " << r;
+  }
+  RunJob("dm-single", 1, 3, "", [&](outrider_client_t* c, int r) {
+    std::string why;
+    int rc = DemandAndCheck(c, r, 3, OUTRIDER_SPARSE_AUTO, results_->out[r], &why);
+    if (!why.empty()) CopyText(results_->error[r], 256, why.c_str());
+    return rc;
+  });
+}
 
 TEST_F(SparseTest, SingleNodeUnionOfThreeClientsMatchesReference) {
   agents_.push_back(StartAgent());
@@ -154,7 +263,9 @@ TEST_F(SparseTest, EveryAlgorithmAcrossThreeNodesMatchesReferenceBitwiseOnEveryR
     for (int r = 1; r < world; ++r) EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 20)) << "rank " << r;
     uint32_t ran;
     std::memcpy(&ran, results_->out[0] + 16, 4);
-    if (algo != OUTRIDER_SPARSE_AUTO) EXPECT_EQ(ran, algo);
+    if (algo != OUTRIDER_SPARSE_AUTO) {
+      EXPECT_EQ(ran, algo);
+    }
     uint64_t wire;
     std::memcpy(&wire, results_->out[0] + 24, 8);
     EXPECT_GT(wire, 0u);

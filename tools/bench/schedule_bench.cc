@@ -27,6 +27,8 @@ struct StepResult {
   double iteration_us, first_ready_us;
 };
 
+enum class Mode { kFifo, kPriority, kDemand };
+
 }  // namespace
 
 int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
@@ -52,8 +54,17 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
   SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, 1.05).Draw(nnz, 1, rank), o.rows, o.dim, world);
   std::fill_n(g.values, g.ids.size() * o.dim, 1.0f);
-  auto submit_embedding = [&](int32_t priority, outrider_op_t* h) {
+  // The next batch's rows (same law, next draw): what the forward pass after this step looks up.
+  std::vector<int64_t> next = ZipfTable(o.rows, 1.05).Draw(nnz, 2, rank);
+  auto* demand = static_cast<int64_t*>(outrider_alloc(c, next.size() * 8));
+  if (demand == nullptr) Must(c, OUTRIDER_ERR_RESOURCE_EXHAUSTED, "alloc");
+  std::copy(next.begin(), next.end(), demand);
+  auto submit_embedding = [&](int32_t priority, bool with_demand, outrider_op_t* h) {
     outrider_sparse_t s = g.Args(OUTRIDER_SPARSE_AUTO);
+    if (with_demand) {
+      s.demand_ids = demand;
+      s.demand_nnz = next.size();
+    }
     outrider_op_options_t opts;
     outrider_op_options_init(&opts);
     opts.key = outrider_key("embedding");
@@ -68,7 +79,10 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   const double back_us = o.backward_ms * 1000, fwd_us = o.forward_ms * 1000;
   // One step: backward (bucket nb-1 first, the embedding last, back_us of compute per layer), then
   // forward (embedding, then bucket 0, 1, ...; fwd_us per layer, each waiting for its gradients).
-  auto step = [&](bool fifo) {
+  // kDemand: the embedding op carries the next batch's rows as demand; the forward pass starts
+  // once those rows are in (outrider_wait_demand) and the whole op must be done by the step's end.
+  auto step = [&](Mode mode) {
+    bool fifo = mode == Mode::kFifo;
     barrier();
     int32_t prio = fifo ? 1 : 0;  // equal explicit priorities: submission order; 0: no hint
     std::vector<outrider_op_t> h(nb);
@@ -87,8 +101,12 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
     SleepUntilUs(t0 + static_cast<double>(nb + 1) * back_us);
     outrider_op_t eh;
     double te = NowUs();
-    submit_embedding(prio, &eh);
-    Must(c, outrider_wait(c, eh, 600000), "wait");
+    submit_embedding(prio, mode == Mode::kDemand, &eh);
+    if (mode == Mode::kDemand) {
+      Must(c, outrider_wait_demand(c, eh, 600000, nullptr), "wait_demand");
+    } else {
+      Must(c, outrider_wait(c, eh, 600000), "wait");
+    }
     double ready = NowUs();
     double f_end = ready + fwd_us;  // the embedding layer's forward compute
     for (size_t k = 0; k < nb; ++k) {
@@ -97,49 +115,62 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
       f_end = std::max(f_end, NowUs()) + fwd_us;
     }
     SleepUntilUs(f_end);
+    if (mode == Mode::kDemand) {
+      Must(c, outrider_wait(c, eh, 600000), "wait");
+      f_end = std::max(f_end, NowUs());
+    }
     return StepResult{f_end - t0, ready - te};
   };
-  // The embedding op alone.
-  auto standalone = [&] {
+  // The embedding op alone: until it is done, and (with demand) until the demanded rows are in.
+  auto standalone = [&](bool with_demand) {
     barrier();
     outrider_op_t eh;
     double t = NowUs();
-    submit_embedding(0, &eh);
+    submit_embedding(0, with_demand, &eh);
+    if (with_demand) Must(c, outrider_wait_demand(c, eh, 600000, nullptr), "wait_demand");
+    double ready = NowUs() - t;
     Must(c, outrider_wait(c, eh, 600000), "wait");
-    return NowUs() - t;
+    return with_demand ? ready : NowUs() - t;
   };
-  standalone();  // warm up
-  std::vector<double> alone, fifo_it, fifo_first, prio_it, prio_first;
+  standalone(false);  // warm up
+  std::vector<double> alone, alone_demand, it[3], first[3];
   for (int r = 0; r < o.rounds; ++r) {
-    alone.push_back(standalone());
-    StepResult f = step(true);
-    fifo_it.push_back(f.iteration_us);
-    fifo_first.push_back(f.first_ready_us);
-    StepResult p = step(false);
-    prio_it.push_back(p.iteration_us);
-    prio_first.push_back(p.first_ready_us);
+    alone.push_back(standalone(false));
+    alone_demand.push_back(standalone(true));
+    for (Mode m : {Mode::kFifo, Mode::kPriority, Mode::kDemand}) {
+      StepResult x = step(m);
+      it[static_cast<int>(m)].push_back(x.iteration_us);
+      first[static_cast<int>(m)].push_back(x.first_ready_us);
+    }
   }
   bool wrong = false;
   for (size_t k = 0; k < nb; ++k) wrong |= buckets[k][0] == 0.0f;
   outrider_disconnect(c);
   if (rank != 0) return wrong ? 1 : 0;
-  double a = Median(alone);
+  double a = Median(alone), ad = Median(alone_demand);
   std::printf("# outrider-bench schedule: %d ranks on %d nodes; %zu buckets (%s) produced over a %.0f ms backward pass, then a "
               "%llu x %llu sparse embedding gradient; forward %.0f ms per layer; medians of %d interleaved rounds\n",
               world, nodes, nb, FormatBytes(total).c_str(), o.backward_ms * static_cast<double>(nb + 1),
               static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim), o.forward_ms, o.rounds);
-  std::printf("# embedding alone: %.1f us\n", a);
-  std::printf("# %-9s %14s %16s %14s\n", "algo", "iteration(us)", "first_ready(us)", "first/alone");
+  std::printf("# embedding alone: %.1f us (its demanded rows alone: %.1f us)\n", a, ad);
+  std::printf("# demand = priority + the next batch's rows demanded; its first_ready is when those rows are in\n");
+  std::printf("# %-9s %14s %16s %14s %18s\n", "algo", "iteration(us)", "first_ready(us)", "first/alone", "first/demand_alone");
   nlohmann::json rows = nlohmann::json::array();
-  for (int m = 0; m < 2; ++m) {
-    const char* name = m == 0 ? "fifo" : "priority";
-    double it = Median(m == 0 ? fifo_it : prio_it), first = Median(m == 0 ? fifo_first : prio_first);
-    std::printf("  %-9s %14.1f %16.1f %14.2f\n", name, it, first, first / a);
-    rows.push_back({{"system", "outrider"}, {"op", "train_step"}, {"algo", name}, {"bytes", total}, {"time_us", it},
-                    {"iteration_us", it}, {"first_ready_us", first}, {"standalone_us", a},
-                    {"first_ready_over_standalone", first / a}, {"nodes", nodes}, {"ranks", world}, {"rounds", o.rounds}});
+  const char* names[3] = {"fifo", "priority", "demand"};
+  for (int m = 0; m < 3; ++m) {
+    double t = Median(it[m]), f = Median(first[m]);
+    std::printf("  %-9s %14.1f %16.1f %14.2f %18s\n", names[m], t, f, f / a, m == 2 ? std::to_string(f / ad).substr(0, 4).c_str() : "-");
+    nlohmann::json row = {{"system", "outrider"}, {"op", "train_step"}, {"algo", names[m]}, {"bytes", total}, {"time_us", t},
+                          {"iteration_us", t}, {"first_ready_us", f}, {"standalone_us", a},
+                          {"first_ready_over_standalone", f / a}, {"nodes", nodes}, {"ranks", world}, {"rounds", o.rounds}};
+    if (m == 2) {
+      row["demand_standalone_us"] = ad;
+      row["first_ready_over_demand_standalone"] = f / ad;
+    }
+    rows.push_back(row);
   }
-  std::printf("  iteration speed-up of priority over fifo: %.2fx\n", Median(fifo_it) / Median(prio_it));
+  std::printf("  iteration speed-up over fifo: priority %.2fx, demand %.2fx\n", Median(it[0]) / Median(it[1]),
+              Median(it[0]) / Median(it[2]));
   if (!WriteJsonOrSay(common, rows)) return 1;
   return wrong ? 1 : 0;
 }

@@ -2,9 +2,10 @@
 // times what the next forward pass waits for. Backward produces ~20 dense gradient buckets
 // last-layer-first (≥ 256 MiB in all) and the sparse embedding gradient (the first layer) last;
 // the forward pass then needs the embedding, then bucket 0, 1, ... in turn. The same step runs
-// with every op at one equal priority (the agents then send in submission order: FIFO) and with
-// no hints at all (the agents' default policy: later submissions of an iteration go first),
-// interleaved, next to the embedding op alone.
+// with every op at one equal priority (the agents then send in submission order: FIFO), with
+// no hints at all (the agents' default policy: later submissions of an iteration go first), and
+// with no hints plus row demand (the embedding op names the next batch's rows; the forward pass
+// starts once those are in), interleaved, next to the embedding op alone.
 #pragma once
 
 #include <cstdint>

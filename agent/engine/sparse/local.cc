@@ -30,6 +30,25 @@ Result<Rows> CombineLocal(const std::vector<const ValidatedOp*>& ops, const Cont
   return Sum(parts, t);
 }
 
+Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*>& ops, const Context& c) {
+  Table ids_only = c.table;
+  ids_only.dim = 0;
+  std::vector<uint64_t> all;
+  for (size_t l = 0; l < ops.size(); ++l) {
+    if (ops[l]->demand_n == 0) continue;
+    ValidatedOp q = *ops[l];
+    q.ids = q.demand;
+    q.nnz = q.demand_n;
+    q.count = 0;
+    Result<Rows> r = ReadInput(q, ids_only, c.me * c.local_size + static_cast<int>(l));
+    if (!r.ok()) return r.status().Annotate("demand ids");
+    all.insert(all.end(), r->ids.begin(), r->ids.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
 void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, uint64_t id, float* dst) {
   int world = c.nodes * c.local_size;
   int rank = ShardOwnerRank(id, c.table.rows, world, ipc::ShardScheme::kRange);
@@ -38,7 +57,8 @@ void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, 
   LoadValues(c.table, o.send + row * c.table.row_bytes(), c.table.dim, dst);
 }
 
-std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops, const Context& c) {
+std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops, const Context& c,
+                              size_t out_row) {
   std::vector<OpReport> reports(ops.size());
   ipc::OpKind kind = ops[0]->kind;
   int world = c.nodes * c.local_size;
@@ -47,8 +67,8 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
     OpReport& rep = reports[l];
     int rank = c.me * c.local_size + static_cast<int>(l);
     if (kind == ipc::OpKind::kSparseAllreduce) {
-      rep.result_rows = result.size();
-      rep.status = WriteOutput(result, 0, result.size(), c.table, o);
+      rep.result_rows = out_row + result.size();
+      rep.status = WriteOutput(result, 0, result.size(), c.table, o, out_row);
     } else if (kind == ipc::OpKind::kSparseShard) {
       auto scheme = static_cast<ipc::ShardScheme>(o.algo);
       if (scheme == ipc::ShardScheme::kRange) {
@@ -108,7 +128,26 @@ std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, i
     r.vals.resize(r.size() * c.table.dim);
     for (size_t i = 0; i < r.size(); ++i) ReadShardRow(ops, c, r.ids[i], r.vals.data() + i * c.table.dim);
   }
-  std::vector<OpReport> reports = Deliver(*mine, ops, c);
+  std::vector<OpReport> reports;
+  if (ops[0]->kind == ipc::OpKind::kSparseAllreduce) {
+    // Demanded rows first, as on several nodes (there they arrive first).
+    Result<std::vector<uint64_t>> demand = CombineDemand(ops, c);
+    if (!demand.ok()) {
+      *overall = demand.status();
+      return std::vector<OpReport>(ops.size());
+    }
+    Rows first, rest;
+    SplitByDemand(std::move(*mine), *demand, c.table.dim, &first, &rest);
+    reports = Deliver(first, ops, c);
+    std::vector<OpReport> tail = Deliver(rest, ops, c, first.size());
+    for (size_t l = 0; l < reports.size(); ++l) {
+      if (reports[l].status.ok()) reports[l] = tail[l];
+      reports[l].demand_rows = first.size();
+      if (!reports[l].status.ok()) reports[l].result_rows = first.size() + rest.size();
+    }
+  } else {
+    reports = Deliver(*mine, ops, c);
+  }
   for (OpReport& r : reports) r.algo = static_cast<uint32_t>(ops[0]->algo);
   return reports;
 }

@@ -168,23 +168,39 @@ Rows Sum(std::span<const Rows* const> parts, const Table& t) {
   return out;
 }
 
-Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op) {
+Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op, size_t out_row) {
   size_t n = end - begin;
-  if (n > op.capacity) {
-    return OutputTooSmall(std::string(ipc::OpKindName(op.kind)) + ": the result has " + std::to_string(n) +
+  if (out_row + n > op.capacity) {
+    size_t need = out_row + n;
+    return OutputTooSmall(std::string(ipc::OpKindName(op.kind)) + ": the result has " + std::to_string(need) +
                           " rows but the output holds " + std::to_string(op.capacity) + "; give it at least " +
-                          std::to_string(n) + " rows (" + std::to_string(n * t.row_bytes()) + " value bytes)");
+                          std::to_string(need) + " rows (" + std::to_string(need * t.row_bytes()) + " value bytes)");
   }
+  uint64_t id_size = ipc::DTypeSize(op.id_dtype);
+  uint8_t* ids = op.out_ids + out_row * id_size;
   if (op.id_dtype == ipc::DType::kI32) {
     for (size_t i = 0; i < n; ++i) {
       auto v = static_cast<int32_t>(r.ids[begin + i]);
-      std::memcpy(op.out_ids + 4 * i, &v, 4);
+      std::memcpy(ids + 4 * i, &v, 4);
     }
   } else if (n > 0) {
-    std::memcpy(op.out_ids, r.ids.data() + begin, 8 * n);
+    std::memcpy(ids, r.ids.data() + begin, 8 * n);
   }
-  if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, op.recv);
+  if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, op.recv + out_row * t.row_bytes());
   return Status::Ok();
+}
+
+void SplitByDemand(Rows all, std::span<const uint64_t> demand, uint64_t dim, Rows* demanded, Rows* rest) {
+  *demanded = Rows{};
+  *rest = Rows{};
+  size_t d = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    uint64_t id = all.ids[i];
+    while (d < demand.size() && demand[d] < id) ++d;
+    Rows* to = d < demand.size() && demand[d] == id ? demanded : rest;
+    to->ids.push_back(id);
+    to->vals.insert(to->vals.end(), all.row(i, dim), all.row(i, dim) + dim);
+  }
 }
 
 }  // namespace outrider::agent::sparse

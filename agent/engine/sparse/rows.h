@@ -47,9 +47,12 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank);
 Rows Sum(std::span<const Rows* const> parts, const Table& t);
 // Rounds values to the table dtype (identity for f32).
 void RoundTo(const Table& t, std::vector<float>* vals);
-// Writes rows [begin, end) of `r` to a client's out_ids/out values (or fails with
-// OutputTooSmall naming the rows needed, writing nothing).
-Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op);
+// Writes rows [begin, end) of `r` to a client's out_ids/out values from output row `out_row` on
+// (or fails with OutputTooSmall naming the rows needed, writing nothing).
+Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op, size_t out_row = 0);
+// Splits a row set (sorted ids) into the rows whose ids are in `demand` (sorted, unique) and the
+// others; both keep their order.
+void SplitByDemand(Rows all, std::span<const uint64_t> demand, uint64_t dim, Rows* demanded, Rows* rest);
 // Converts `n` f32 values to the table dtype at `dst` / back.
 void StoreValues(const Table& t, const float* src, size_t n, uint8_t* dst);
 void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst);

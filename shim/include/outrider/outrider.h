@@ -179,12 +179,20 @@ typedef struct {
   void* out_values;
   uint64_t capacity;           /* rows that out_ids / out_values hold */
   uint32_t algo;               /* allreduce: outrider_sparse_algo_t; shard, lookup: outrider_shard_scheme_t */
+  /* Allreduce only, optional: row demand. The ids (id_dtype, shared memory, duplicates allowed)
+   * this rank's next forward pass needs. The demanded rows of every rank are exchanged ahead of
+   * the rest of the op (and of lower-priority traffic), written to the output first, and
+   * announced early: outrider_wait_demand returns once they are there. */
+  const void* demand_ids;
+  uint64_t demand_nnz;
 } outrider_sparse_t;
 
 OUTRIDER_EXPORT void outrider_sparse_init(outrider_sparse_t* s);
 
 /* Replicated table: every rank receives the union of all ranks' rows, sorted by id, each row
- * summed over ranks; bitwise identical on every rank. */
+ * summed over ranks; bitwise identical on every rank. With row demand, the rows demanded by any
+ * rank come first (sorted by id; outrider_op_result_t.demand_rows of them), then the others
+ * (sorted by id); each row's bits are the same as without demand. */
 OUTRIDER_EXPORT int outrider_sparse_allreduce(outrider_client_t* client, const outrider_sparse_t* s,
                                               const outrider_op_options_t* opts, outrider_op_t* op);
 /* Sharded table: every rank receives, sorted by id, only the rows it owns (scheme in `algo`),
@@ -209,10 +217,20 @@ typedef struct {
   uint64_t wire_bytes_sent;  /* sparse: this node's inter-node bytes for the op (payload + headers) */
   uint64_t wire_bytes_recv;
   uint64_t agent_ns;         /* time in the agent from the first rank's submission to completion */
+  uint64_t demand_rows;      /* sparse allreduce with demand: the leading result rows that were demanded */
 } outrider_op_result_t;
 
 /* outrider_wait that also fills `result` (may be NULL) once the op finished, also on failure. */
 OUTRIDER_EXPORT int outrider_wait_result(outrider_client_t* client, outrider_op_t op,
+                                         int64_t timeout_ms, outrider_op_result_t* result);
+
+/* Sparse allreduce with row demand: waits up to timeout_ms (-1: no limit) until the demanded
+ * rows are in out_ids/out_values[0, result->demand_rows) (result may be NULL; result_rows then
+ * counts just those rows). The rest of the op is still running: the handle stays valid and
+ * outrider_wait / outrider_wait_result must still follow. Returns OUTRIDER_OK once the rows are
+ * there (also when the op already finished successfully), the op's error if it failed first,
+ * or OUTRIDER_ERR_DEADLINE_EXCEEDED. Ops without demand report their rows only when done. */
+OUTRIDER_EXPORT int outrider_wait_demand(outrider_client_t* client, outrider_op_t op,
                                          int64_t timeout_ms, outrider_op_result_t* result);
 
 /* Waits for `op` up to timeout_ms (-1: no limit). Returns the op's result and releases the

@@ -455,6 +455,26 @@ TEST_F(EntryValidatorTest, RejectsSparseOutputsThatDisagreeOrOverlapInputs) {
   ExpectRejected(e, "must not overlap");
 }
 
+TEST_F(EntryValidatorTest, AcceptsRowDemandOnSparseAllreduceOnly) {
+  SubmitEntry e = Sparse();
+  e.demand = Buf(512, 3 * 8);
+  auto r = Validate(e);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->demand_n, 3u);
+  e.demand = Buf(512, 3 * 8 + 4);
+  ExpectRejected(e, "demand buffer of 28 bytes is not a whole number");
+  e = Sparse();
+  e.kind = static_cast<uint32_t>(OpKind::kSparseShard);
+  e.demand = Buf(512, 8);
+  ExpectRejected(e, "takes no demand ids");
+  e = Sparse();
+  e.demand.offset = 512;  // empty but not zero
+  ExpectRejected(e, "empty demand buffer must be all zero");
+  e = Sparse();
+  e.reserved = 1;
+  ExpectRejected(e, "reserved must be 0");
+}
+
 TEST_F(EntryValidatorTest, RejectsSparseFieldsOnDenseOps) {
   SubmitEntry e{};
   e.op_id = 1;
@@ -463,6 +483,9 @@ TEST_F(EntryValidatorTest, RejectsSparseFieldsOnDenseOps) {
   e.send = Buf(0, kBytes);
   e.recv = Buf(0, kBytes);
   e.rows = 5;
+  ExpectRejected(e, "only for sparse ops");
+  e.rows = 0;
+  e.demand = Buf(512, 8);
   ExpectRejected(e, "only for sparse ops");
 }
 
