@@ -1,0 +1,23 @@
+// Python module outrider_torch._C: the process group class and its factory for
+// torch.distributed.Backend.register_backend.
+#include <pybind11/chrono.h>
+#include <torch/python.h>
+
+#include "shim/python/outrider_torch/csrc/process_group.h"
+
+namespace py = pybind11;
+using outrider::torch_backend::ProcessGroupOutrider;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Outrider torch.distributed backend";
+  py::module::import("torch.distributed");  // registers the ProcessGroup base class
+  py::class_<ProcessGroupOutrider, c10d::ProcessGroup, c10::intrusive_ptr<ProcessGroupOutrider>>(m, "ProcessGroupOutrider")
+      .def("set_demand", &ProcessGroupOutrider::SetDemand, py::arg("ids"),
+           "Row ids (int64 tensor) the next forward pass needs: the next sparse allreduce sends their rows first.")
+      .def("set_sparse_algo", &ProcessGroupOutrider::SetSparseAlgo, py::arg("algo"),
+           "Sparse allreduce algorithm: 0 auto, 1 allgather, 2 balanced, 3 block, 4 dense.")
+      .def_property_readonly("last_sparse_algo", &ProcessGroupOutrider::last_sparse_algo,
+                             "The algorithm the agent ran for the last sparse allreduce.");
+  m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
+        py::call_guard<py::gil_scoped_release>(), "Creates an outrider process group (torch.distributed backend factory).");
+}

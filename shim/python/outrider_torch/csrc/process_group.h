@@ -1,0 +1,118 @@
+// The "outrider" torch.distributed backend: a c10d ProcessGroup that hands every collective to the
+// node's outrider-agent through the shim. Tensors are copied into memory shared with the agent
+// (the client's arena, or pooled regions for large tensors) and back. One worker thread per
+// process group owns the shim client: it submits ops in call order (so several can be in flight,
+// and the agent orders their sends by priority), waits for the oldest, copies results out and
+// completes the op's Work and future. Sparse COO tensors go to the agent's sparse allreduce.
+// Thread-safety: the collective methods may be called from any thread (they only queue).
+#pragma once
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "outrider/outrider.h"
+
+namespace outrider::torch_backend {
+
+class OutriderWork : public c10d::Work {
+ public:
+  OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs);
+  std::vector<at::Tensor> result() override { return outputs_; }
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
+  // Completes the work (and its future) with the outputs or `error`.
+  void Finish(std::exception_ptr error);
+  void set_outputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
+
+ private:
+  std::vector<at::Tensor> outputs_;
+  c10::intrusive_ptr<c10::ivalue::Future> future_;
+};
+
+class ProcessGroupOutrider : public c10d::ProcessGroup {
+ public:
+  // Connects to this node's agent (socket from $OUTRIDER_SOCKET, job from $OUTRIDER_JOB_ID or
+  // $TORCHELASTIC_RUN_ID, local rank/size from $LOCAL_RANK/$LOCAL_WORLD_SIZE); throws a
+  // std::runtime_error saying what to check when it cannot.
+  ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout);
+  ~ProcessGroupOutrider() override;
+
+  static c10::intrusive_ptr<c10d::ProcessGroup> Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                                                       const std::chrono::duration<float>& timeout);
+
+  const std::string getBackendName() const override { return "outrider"; }
+
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+                                           const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+                                                const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_splits,
+                                               std::vector<int64_t>& input_splits, const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+
+  // Row demand: the row ids (int64) the next forward pass needs; the next sparse allreduce
+  // of a table with at least that many rows carries them (once).
+  void SetDemand(at::Tensor ids);
+  // Which algorithm sparse allreduces ask for (outrider_sparse_algo_t; default auto).
+  void SetSparseAlgo(uint32_t algo) { sparse_algo_ = algo; }
+  // The sparse algorithm the agent ran for the last sparse allreduce (outrider_sparse_algo_t).
+  uint32_t last_sparse_algo() const { return last_sparse_algo_; }
+
+ private:
+  // Shared memory for one op: arena memory or a pooled region.
+  struct Buffer {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    bool region = false;
+  };
+  // Runs on the worker: stages inputs and submits (returns the handle), then, once the op
+  // succeeded, copies results out.
+  struct Request {
+    c10::intrusive_ptr<OutriderWork> work;
+    std::function<outrider_op_t()> submit;
+    std::function<void(const outrider_op_result_t&)> complete;
+    std::vector<Buffer> buffers;  // released when the op is done
+    outrider_op_t op = 0;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
+  c10::intrusive_ptr<c10d::Work> Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
+                                         std::function<void(Request&)> prepare);
+  void Loop();
+  // Worker thread only.
+  Buffer Acquire(size_t bytes);
+  void Release(const Buffer& b);
+  void Check(int rc, const char* what);
+
+  outrider_client_t* client_ = nullptr;
+  std::chrono::milliseconds timeout_;
+  std::thread worker_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void(Request&)>> incoming_prepare_;
+  std::deque<c10::intrusive_ptr<OutriderWork>> incoming_work_;
+  bool stop_ = false;
+  std::optional<at::Tensor> demand_;  // guarded by mu_
+  uint32_t sparse_algo_ = OUTRIDER_SPARSE_AUTO;
+  uint32_t last_sparse_algo_ = 0;
+  std::multimap<size_t, void*> free_regions_;  // worker only
+  std::map<void*, size_t> region_bytes_;       // worker only
+};
+
+}  // namespace outrider::torch_backend
