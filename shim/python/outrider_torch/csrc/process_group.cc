@@ -55,8 +55,6 @@ void CopyIn(const at::Tensor& t, void* p) {
   if (t.numel() > 0) View(p, t).copy_(t);
 }
 
-uint64_t Key(const std::string& name) { return outrider_key(name.c_str()); }
-
 }  // namespace
 
 OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs)
@@ -80,8 +78,7 @@ ProcessGroupOutrider::ProcessGroupOutrider(int rank, int size, std::chrono::mill
   o.world_size = size;
   int rc = outrider_connect(&o, &client_);
   if (rc != OUTRIDER_OK) {
-    Throw(std::string("cannot reach this node's agent (") + outrider_error_string(rc) + "): " + outrider_last_error(nullptr) +
-          ". Is outrider-agent running, and does $OUTRIDER_SOCKET name its socket?");
+    Throw(std::string("cannot reach this node's agent: ") + outrider_last_error(nullptr));
   }
   worker_ = std::thread([this] { Loop(); });
 }
@@ -258,8 +255,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
       demand.swap(demand_);
     }
     uint32_t algo = sparse_algo_;
-    uint64_t key = Key("sparse/" + std::to_string(rows) + "/" + std::to_string(dim));
-    return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, rows, dim, demand, algo, key](Request& r) mutable {
+    int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype));
+    return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, rows, dim, demand, algo, priority](Request& r) mutable {
       at::Tensor idx = t._indices().select(0, 0).contiguous();
       at::Tensor vals = t._values().contiguous();
       uint64_t nnz = static_cast<uint64_t>(idx.numel());
@@ -291,10 +288,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
         s.demand_ids = db.ptr;
         s.demand_nnz = static_cast<uint64_t>(d.numel());
       }
-      r.submit = [this, s, key] {
+      r.submit = [this, s, priority] {
         outrider_op_options_t o;
         outrider_op_options_init(&o);
-        o.key = key;
+        o.priority = priority;
         outrider_op_t h = 0;
         Check(outrider_sparse_allreduce(client_, &s, &o, &h), "sparse allreduce");
         return h;
@@ -318,17 +315,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
   CheckDenseCpu(t, "allreduce");
   outrider_dtype_t dtype = DType(t);
   outrider_redop_t redop = RedOp(opts.reduceOp);
-  // Ops of one shape share a key; different shapes get their own, so the agent's default policy
-  // sees DDP's buckets of one iteration as distinct ops (later buckets go first).
-  uint64_t key = Key("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
-  return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, redop, key](Request& r) {
+  int32_t priority = NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
+  return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, redop, priority](Request& r) {
     Buffer b = Acquire(t.nbytes());
     r.buffers.push_back(b);
     CopyIn(t, b.ptr);
-    r.submit = [this, b, t, dtype, redop, key] {
+    r.submit = [this, b, t, dtype, redop, priority] {
       outrider_op_options_t o;
       outrider_op_options_init(&o);
-      o.key = key;
+      o.priority = priority;
       outrider_op_t h = 0;
       Check(outrider_allreduce(client_, b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
       return h;
@@ -480,6 +475,16 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::barrier(const c10d::Barrier
       return h;
     };
   });
+}
+
+int32_t ProcessGroupOutrider::NextPriority(const std::string& signature) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!iteration_.insert(signature).second) {  // seen in this iteration: a new one starts
+    iteration_.clear();
+    iteration_.insert(signature);
+  }
+  int32_t i = static_cast<int32_t>(iteration_.size()) - 1;
+  return std::max<int32_t>(1, 999 - 16 * i);
 }
 
 void ProcessGroupOutrider::SetDemand(at::Tensor ids) {

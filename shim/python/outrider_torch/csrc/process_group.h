@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -99,6 +100,12 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   Buffer Acquire(size_t bytes);
   void Release(const Buffer& b);
   void Check(int rc, const char* what);
+  // Priority of the next allreduce. Ops match across ranks by kind and order (so ranks that
+  // disagree on a shape get an error, not a hang); their priority follows the agent's default
+  // policy, computed here because every allreduce shares one key: within an iteration (which
+  // ends when an op of an already seen shape comes again) later allreduces — DDP's buckets of
+  // earlier layers, the embedding last — are needed first by the next forward pass and go first.
+  int32_t NextPriority(const std::string& signature);
 
   outrider_client_t* client_ = nullptr;
   std::chrono::milliseconds timeout_;
@@ -109,6 +116,7 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   std::deque<c10::intrusive_ptr<OutriderWork>> incoming_work_;
   bool stop_ = false;
   std::optional<at::Tensor> demand_;  // guarded by mu_
+  std::set<std::string> iteration_;    // guarded by mu_: allreduce shapes of the current iteration
   uint32_t sparse_algo_ = OUTRIDER_SPARSE_AUTO;
   uint32_t last_sparse_algo_ = 0;
   std::multimap<size_t, void*> free_regions_;  // worker only
