@@ -18,7 +18,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall",
-       "sparse": "sparse"}
+       "sparse": "sparse", "train": "train"}
+TRAIN_RUNS = (("outrider", "sparse"), ("torch-gloo", "sparse"), ("torch-gloo", "dense"))
 SPARSE_ALGOS = ("allgather", "balanced", "block", "dense", "auto")
 
 
@@ -32,6 +33,14 @@ def run_system(system, args, build, out_json):
                 "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
     if args.rate:
         launcher += ["--rate", args.rate]
+    if args.op == "train":
+        backend, algo = system
+        cmd = launcher + ([] if backend == "outrider" else ["--no-agent"]) + [
+            "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "examples", "train_lm.py"),
+            "--backend", "outrider" if backend == "outrider" else "gloo", "--sparse", "on" if algo == "sparse" else "off",
+            "--steps", str(args.steps), "--batch", str(args.batch), "--vocab", str(args.vocab), "--dim", str(args.dim),
+            "--json", out_json] + (["--demand"] if args.demand and backend == "outrider" else [])
+        return run_cmd(f"{backend} ({algo})", cmd, args, out_json)
     if args.op == "sparse":
         if system == "outrider":
             cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), "sparse", "--algos", args.algos] + \
@@ -54,7 +63,9 @@ def run_system(system, args, build, out_json):
 
 def run_cmd(system, cmd, args, out_json):
     t0 = time.time()
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(args.build, "python") + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if proc.returncode != 0 or not os.path.exists(out_json):
         sys.stderr.write(proc.stdout[-4000:])
         raise SystemExit(f"compare: {system} run failed (exit {proc.returncode})")
@@ -74,7 +85,7 @@ def run_rounds(args, systems, key_of):
     try:
         for rnd in range(args.rounds):
             for system in systems:
-                out = os.path.join(tmp, f"{system}-{rnd}.json")
+                out = os.path.join(tmp, f"{'-'.join(system) if isinstance(system, tuple) else system}-{rnd}.json")
                 doc, secs = run_system(system, args, args.build, out)
                 env = env or doc.get("env")
                 print(f"# round {rnd + 1}/{args.rounds}: {system} done in {secs:.1f} s", flush=True)
@@ -88,7 +99,7 @@ def run_rounds(args, systems, key_of):
 def main():
     p = argparse.ArgumentParser(prog="tools/outrider compare", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("op", choices=sorted(OPS), help="collective to compare")
+    p.add_argument("op", choices=sorted(OPS), help="collective to compare, or train (the DDP example)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"), help=argparse.SUPPRESS)
     p.add_argument("--nodes", type=int, default=4, help="emulated nodes (default 4)")
     p.add_argument("--procs-per-node", type=int, default=1, help="ranks per node (default 1)")
@@ -109,7 +120,18 @@ def main():
     g.add_argument("--seed", type=int, default=1, help="id stream seed (default 1)")
     g.add_argument("--iters", type=int, default=3, help="timed ops per algorithm and round (default 3)")
     g.add_argument("--algos", default=",".join(SPARSE_ALGOS), help="Outrider algorithms (default: all and auto)")
+    g = p.add_argument_group("training (compare train: tools/examples/train_lm.py)")
+    g.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
+    g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
+    g.add_argument("--vocab", type=int, default=100000, help="embedding rows (default 100000)")
+    g.add_argument("--demand", action="store_true", help="outrider run announces each next batch's rows")
     args = p.parse_args()
+    if args.op == "train":
+        if args.rounds < 1 or args.steps < 5:
+            p.error("--rounds must be positive and --steps at least 5")
+        if args.rate == "none":
+            args.rate = ""
+        return compare_train(args)
     if args.op == "sparse" and args.systems == "outrider,gloo,torch-gloo":
         args.systems = "outrider,torch-gloo"
     if args.rate == "none":
@@ -228,6 +250,55 @@ def compare_sparse(args, systems):
             ratio = ours["auto"]["time_us"] / best
             print(f"  auto ({ours['auto'].get('algo_ran', '?')}) / fastest: {ratio:.3f}")
             ours["auto"]["auto_over_fastest"] = ratio
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "env": env or {}}, fh, indent=2)
+            fh.write("\n")
+
+
+def compare_train(args):
+    """Interleaved rounds of the training example: outrider (sparse embedding gradients), gloo DDP
+    with sparse and with dense embedding gradients. Median step time per run, its local compute and
+    exposed communication, the loss curves side by side, and the speed-ups."""
+    results, env = run_rounds(args, list(TRAIN_RUNS), lambda row: row["algo"])
+    print(f"\n# train_lm: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
+          f"table {args.vocab} x {args.dim}, batch {args.batch}, {args.steps} steps; medians of {args.rounds} rounds")
+    print(f"  {'system':<11} {'algo':<7} {'step(ms)':>9} {'compute(ms)':>12} {'comm(ms)':>9} {'final loss':>11} {'params equal':>13}")
+    rows, curves = [], {}
+    for (system, algo) in TRAIN_RUNS:
+        rs = results.get(((system, algo), algo))
+        if not rs:
+            continue
+        med = lambda k: statistics.median(r[k] for r in rs)
+        row = {"system": system, "algo": algo, "op": "train_step", "time_us": med("time_us"), "compute_us": med("compute_us"),
+               "comm_us": med("comm_us"), "final_loss": rs[-1]["losses"][-1], "params_identical": all(r["params_identical"] for r in rs),
+               "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node, "rounds": len(rs), "steps": args.steps,
+               "batch": args.batch, "vocab": args.vocab, "dim": args.dim, "corpus": rs[0].get("corpus"),
+               "losses": rs[-1]["losses"]}
+        if "sparse_algo_ran" in rs[-1]:
+            row["sparse_algo_ran"] = rs[-1]["sparse_algo_ran"]
+        rows.append(row)
+        curves[(system, algo)] = rs[-1]["losses"]
+        print(f"  {system:<11} {algo:<7} {row['time_us'] / 1e3:>9.1f} {row['compute_us'] / 1e3:>12.1f} {row['comm_us'] / 1e3:>9.1f} "
+              f"{row['final_loss']:>11.4f} {str(row['params_identical']):>13}")
+    ours = next((r for r in rows if r["system"] == "outrider"), None)
+    if ours:
+        for r in rows:
+            if r["system"] == "torch-gloo":
+                ratio = r["time_us"] / ours["time_us"]
+                ours[f"speedup_vs_torch_gloo_{r['algo']}"] = ratio
+                print(f"  outrider step speed-up over gloo DDP ({r['algo']} embedding gradients): {ratio:.2f}x")
+    if curves:
+        keys = list(curves)
+        print(f"\n  loss curves (last round): step " + " ".join(f"{k[0]}/{k[1]:>6}" for k in keys))
+        n = min(len(c) for c in curves.values())
+        for i in list(range(0, n, max(1, n // 10))) + [n - 1]:
+            print(f"    {i:>4} " + " ".join(f"{curves[k][i]:>17.5f}" for k in keys))
+        base = curves.get(("torch-gloo", "sparse"))
+        if base and ours:
+            diff = max(abs(a - b) for a, b in zip(curves[("outrider", "sparse")], base))
+            ours["max_loss_diff_vs_gloo_sparse"] = diff
+            print(f"  largest |loss difference| outrider vs gloo (sparse) over {n} steps: {diff:.2e}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "env": env or {}}, fh, indent=2)
