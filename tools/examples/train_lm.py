@@ -134,14 +134,42 @@ def main():
         target = window[:, -1].clamp(max=classes - 1)
         return window[:, :-1], target
 
-    # Local compute alone (forward + backward + step on a copy, no communication): what a step
-    # would take without the network. Exposed communication = step time - this.
+    if rank == 0:
+        params = sum(p.numel() for p in model.parameters())
+        print(f"# train_lm: {args.backend}, sparse {args.sparse}, {world} ranks; {source} corpus of {stream.numel()} words "
+              f"({distinct} distinct), table {vocab} x {args.dim} ({model.embedding.weight.numel() / params:.0%} of "
+              f"{params} parameters), batch {args.batch} x {args.context}, {args.steps} steps", flush=True)
+    losses, times, phases = [], [], []
+    x, y = batch()
+    for step in range(args.steps):
+        nx, ny = batch()
+        if args.demand and args.backend == "outrider":
+            outrider_torch.demand(nx)
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        loss = F.cross_entropy(ddp(x), y)
+        t1 = time.perf_counter()
+        loss.backward()  # returns once DDP's allreduces are done
+        t2 = time.perf_counter()
+        opt.step()
+        t3 = time.perf_counter()
+        times.append(t3 - t0)
+        phases.append((t1 - t0, t2 - t1, t3 - t2))
+        losses.append(loss.item())
+        x, y = nx, ny
+        if rank == 0 and (step % 10 == 0 or step == args.steps - 1):
+            print(f"  step {step:4d}  loss {loss.item():.4f}  {times[-1] * 1e3:8.1f} ms", flush=True)
+
+    # Local compute alone (forward + backward + step on a copy, no communication), measured by
+    # every rank at once after training (the same CPU contention as during it): what a step would
+    # take without the network. Exposed communication = step time - this.
+    dist.barrier()
     local = LanguageModel(vocab, args.dim, args.hidden, classes, args.sparse == "on")
     local.load_state_dict(model.state_dict())
     local_opt = torch.optim.SGD(local.parameters(), lr=args.lr)
     cgen = torch.Generator().manual_seed(5000 + rank)
     compute = []
-    for _ in range(max(5, args.warmup + 2)):
+    for _ in range(12):
         starts = torch.randint(0, n, (args.batch,), generator=cgen)
         w = stream[starts.unsqueeze(1) + offsets]
         t0 = time.perf_counter()
@@ -152,42 +180,23 @@ def main():
     del local, local_opt
     compute_s = statistics.median(compute[2:])
 
-    if rank == 0:
-        params = sum(p.numel() for p in model.parameters())
-        print(f"# train_lm: {args.backend}, sparse {args.sparse}, {world} ranks; {source} corpus of {stream.numel()} words "
-              f"({distinct} distinct), table {vocab} x {args.dim} ({model.embedding.weight.numel() / params:.0%} of "
-              f"{params} parameters), batch {args.batch} x {args.context}, {args.steps} steps", flush=True)
-    losses, times = [], []
-    x, y = batch()
-    for step in range(args.steps):
-        nx, ny = batch()
-        if args.demand and args.backend == "outrider":
-            outrider_torch.demand(nx)
-        t0 = time.perf_counter()
-        opt.zero_grad()
-        loss = F.cross_entropy(ddp(x), y)
-        loss.backward()
-        opt.step()
-        times.append(time.perf_counter() - t0)
-        losses.append(loss.item())
-        x, y = nx, ny
-        if rank == 0 and (step % 10 == 0 or step == args.steps - 1):
-            print(f"  step {step:4d}  loss {loss.item():.4f}  {times[-1] * 1e3:8.1f} ms", flush=True)
-
     digest = torch.tensor(list(params_digest(model)), dtype=torch.int64)
     digests = [torch.empty_like(digest) for _ in range(world)]
     dist.all_gather(digests, digest)
     identical = all(torch.equal(d, digests[0]) for d in digests)
     timed = times[args.warmup:]
     step_s = statistics.median(timed)
+    fwd, bwd, upd = (statistics.median(p[i] for p in phases[args.warmup:]) for i in range(3))
     if rank == 0:
         print(f"# median step {step_s * 1e3:.1f} ms (local compute {compute_s * 1e3:.1f} ms, exposed communication "
-              f"{max(0.0, step_s - compute_s) * 1e3:.1f} ms); final loss {losses[-1]:.4f}; parameters "
+              f"{max(0.0, step_s - compute_s) * 1e3:.1f} ms; forward {fwd * 1e3:.1f}, backward with DDP sync {bwd * 1e3:.1f}, "
+              f"optimizer {upd * 1e3:.1f} ms); final loss {losses[-1]:.4f}; parameters "
               f"{'bitwise identical' if identical else 'DIFFER'} across ranks", flush=True)
         if args.json:
             row = {"system": "outrider" if args.backend == "outrider" else "torch-gloo",
                    "algo": "sparse" if args.sparse == "on" else "dense", "op": "train_step",
                    "time_us": step_s * 1e6, "compute_us": compute_s * 1e6, "comm_us": max(0.0, step_s - compute_s) * 1e6,
+                   "forward_us": fwd * 1e6, "backward_us": bwd * 1e6, "optimizer_us": upd * 1e6,
                    "step_times_us": [t * 1e6 for t in times], "losses": losses, "params_identical": identical,
                    "ranks": world, "steps": args.steps, "batch": args.batch, "context": args.context, "vocab": vocab,
                    "dim": args.dim, "corpus": source, "corpus_words": int(stream.numel()), "demand": bool(args.demand)}
