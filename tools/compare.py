@@ -5,6 +5,8 @@ Each round runs, one after the other (interleaved, so drift of a shared machine 
 alike): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and torch_bench.py
 (torch.distributed, gloo backend) without agents, on the same topology. Per system and size the
 median over rounds is reported, with the ratios Outrider / baseline (below 1.0: Outrider faster).
+`compare train` runs the DDP example tools/examples/train_lm.py instead: outrider with sparse
+embedding gradients against gloo DDP with sparse and with dense ones.
 """
 import argparse
 import json
