@@ -12,6 +12,8 @@ namespace {
 
 constexpr size_t kArenaMaxBytes = 16 << 20;  // larger buffers come from pooled regions
 constexpr size_t kRegionAlign = 1 << 20;
+// After the process group is destroyed, ops still in flight get this long to finish.
+constexpr std::chrono::milliseconds kShutdownGrace{10000};
 
 [[noreturn]] void Throw(const std::string& what) { throw std::runtime_error("outrider: " + what); }
 
@@ -155,15 +157,22 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, 
 
 void ProcessGroupOutrider::Loop() {
   std::deque<Request> inflight;
+  std::optional<std::chrono::steady_clock::time_point> shutdown_at;
   for (;;) {
     std::deque<std::function<void(Request&)>> prepares;
     std::deque<c10::intrusive_ptr<OutriderWork>> works;
+    bool stopping = false;
     {
       std::unique_lock<std::mutex> l(mu_);
       if (inflight.empty()) cv_.wait(l, [&] { return stop_ || !incoming_prepare_.empty(); });
       if (stop_ && incoming_prepare_.empty() && inflight.empty()) return;
       prepares.swap(incoming_prepare_);
       works.swap(incoming_work_);
+      stopping = stop_;
+    }
+    if (stopping) {
+      if (!shutdown_at) shutdown_at = std::chrono::steady_clock::now() + kShutdownGrace;
+      for (Request& r : inflight) r.deadline = std::min(r.deadline, *shutdown_at);
     }
     // Submit everything new at once: the agent then has the whole backlog to order.
     for (size_t i = 0; i < prepares.size(); ++i) {
@@ -172,7 +181,8 @@ void ProcessGroupOutrider::Loop() {
       try {
         prepares[i](r);
         r.op = r.submit();
-        r.deadline = std::chrono::steady_clock::now() + timeout_;
+        r.deadline = timeout_.count() > 0 ? std::chrono::steady_clock::now() + timeout_
+                                          : std::chrono::steady_clock::time_point::max();
         inflight.push_back(std::move(r));
       } catch (...) {
         for (const Buffer& b : r.buffers) Release(b);
@@ -186,12 +196,13 @@ void ProcessGroupOutrider::Loop() {
     // A short wait: ops queued meanwhile are submitted within a millisecond.
     int rc = outrider_wait_result(client_, r.op, 1, &res);
     if (rc == OUTRIDER_ERR_DEADLINE_EXCEEDED) {
-      if (timeout_.count() > 0 && std::chrono::steady_clock::now() > r.deadline) {
+      if (std::chrono::steady_clock::now() > r.deadline) {
         // The agent may still read the buffers: they are never reused.
         auto work = r.work;
         inflight.pop_front();
         work->Finish(std::make_exception_ptr(std::runtime_error(
-            "outrider: collective timed out after " + std::to_string(timeout_.count()) + " ms")));
+            stopping ? "outrider: the process group was destroyed while the collective ran"
+                     : "outrider: collective timed out after " + std::to_string(timeout_.count()) + " ms")));
       }
       continue;
     }

@@ -12,6 +12,7 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -48,6 +49,7 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   // $TORCHELASTIC_RUN_ID, local rank/size from $LOCAL_RANK/$LOCAL_WORLD_SIZE); throws a
   // std::runtime_error saying what to check when it cannot.
   ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout);
+  // Waits for the ops still in flight (at most 10 s: then they fail), disconnects.
   ~ProcessGroupOutrider() override;
 
   static c10::intrusive_ptr<c10d::ProcessGroup> Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
@@ -117,8 +119,8 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   bool stop_ = false;
   std::optional<at::Tensor> demand_;  // guarded by mu_
   std::set<std::string> iteration_;    // guarded by mu_: allreduce shapes of the current iteration
-  uint32_t sparse_algo_ = OUTRIDER_SPARSE_AUTO;
-  uint32_t last_sparse_algo_ = 0;
+  std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
+  std::atomic<uint32_t> last_sparse_algo_{0};
   std::multimap<size_t, void*> free_regions_;  // worker only
   std::map<void*, size_t> region_bytes_;       // worker only
 };
