@@ -96,7 +96,7 @@ Status FakePort::Send(PeerId peer, const void* header, size_t, const void* data,
 float Value(int node, uint64_t id, uint64_t j) { return static_cast<float>((id * 7 + j) % 13) * 0.25f + static_cast<float>(node); }
 
 // Runs one sparse allreduce (allgather) over two nodes, `demanded` ids demanded by node 1.
-void RunOp(Wire& w, const std::vector<int64_t>& demanded) {
+void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacity = kNnz) {
   for (int n = 0; n < 2; ++n) {
     Node& x = w.nodes[static_cast<size_t>(n)];
     x.port = std::make_unique<FakePort>(&w, n);
@@ -136,7 +136,8 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded) {
     o.recv = reinterpret_cast<uint8_t*>(x.out_vals.data());
     o.recv_bytes = x.out_vals.size() * 4;
     o.out_ids = reinterpret_cast<uint8_t*>(x.out_ids.data());
-    o.capacity = kNnz;
+    o.capacity = n == 1 ? node1_capacity : kNnz;
+    o.recv_bytes = o.capacity * kDim * 4;
     o.demand = reinterpret_cast<const uint8_t*>(x.demand.data());
     o.demand_n = x.demand.size();
   }
@@ -191,6 +192,31 @@ TEST(RowDemandTest, DemandedRowsOvertakeTheRestOfTheOpAndResultsStayBitwiseEqual
     EXPECT_GE(total, 20u);
     EXPECT_LE(d.chunks_in_at_partial, 4u) << "of " << total;
   }
+}
+
+TEST(RowDemandTest, OutputTooSmallFailsOnlyThatRankWithTheRowsNeeded) {
+  // Room for the demanded rows but not for the rest: node 1 gets them early, then fails.
+  Wire w;
+  RunOp(w, {19999, 19990}, 100);
+  const Node& ok = w.nodes[0];
+  const Node& small = w.nodes[1];
+  ASSERT_TRUE(ok.done && small.done);
+  EXPECT_TRUE(ok.result.ok() && ok.report.status.ok()) << ok.report.status.ToString();
+  ASSERT_TRUE(small.partial);
+  EXPECT_TRUE(small.partial_report.status.ok()) << small.partial_report.status.ToString();
+  EXPECT_EQ(small.out_ids[0], 19990);
+  EXPECT_EQ(small.report.status.code(), Code::kOutputTooSmall) << small.report.status.ToString();
+  EXPECT_EQ(small.report.result_rows, kNnz);
+  // Too small even for the demanded rows: its early report is the failure (the job posts no early
+  // notice for it), nothing is written, and the op fails alike at the end.
+  Wire w2;
+  RunOp(w2, {19999, 19990, 5}, 2);
+  ASSERT_TRUE(w2.nodes[1].partial);
+  EXPECT_EQ(w2.nodes[1].partial_report.status.code(), Code::kOutputTooSmall);
+  EXPECT_EQ(w2.nodes[1].out_ids[0], -1);
+  EXPECT_EQ(w2.nodes[1].report.status.code(), Code::kOutputTooSmall);
+  EXPECT_EQ(w2.nodes[1].report.result_rows, kNnz);
+  EXPECT_TRUE(w2.nodes[0].report.status.ok());
 }
 
 TEST(RowDemandTest, DemandedIdOutsideTheTableFailsTheOpOnEveryNode) {
