@@ -415,12 +415,19 @@ int outrider_wait(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms) {
   return Guard(c, [&]() -> int { return Report(c, c->impl->Wait(op, timeout_ms)); });
 }
 
-int outrider_test(outrider_client_t* c, outrider_op_t op, int* done) {
+int outrider_test(outrider_client_t* c, outrider_op_t op, int* done) { return outrider_test_result(c, op, done, nullptr); }
+
+int outrider_test_result(outrider_client_t* c, outrider_op_t op, int* done, outrider_op_result_t* result) {
   if (c == nullptr || done == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (result != nullptr && result->size < kOpResultV1) {
+    return Fail(c, outrider::InvalidArgument("outrider_test_result: result.size must be sizeof(outrider_op_result_t)"));
+  }
   return Guard(c, [&]() -> int {
     bool d = false;
-    Status st = c->impl->Test(op, &d);
+    outrider::shim::OpResult info;
+    Status st = c->impl->Test(op, &d, &info);
     *done = d ? 1 : 0;
+    if (d && result != nullptr) FillResult(info, result);
     return Report(c, st);
   });
 }

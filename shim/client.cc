@@ -468,7 +468,7 @@ Status Client::WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result) {
       if (s.done || s.demand_ready) continue;
       return gone_;
     }
-    if (!Await(deadline)) {
+    if (timeout_ms == 0 || !Await(deadline)) {
       return DeadlineExceeded("the demanded rows of op " + std::to_string(op) + " did not arrive within " +
                               std::to_string(timeout_ms) + " ms");
     }

@@ -224,7 +224,7 @@ typedef struct {
 OUTRIDER_EXPORT int outrider_wait_result(outrider_client_t* client, outrider_op_t op,
                                          int64_t timeout_ms, outrider_op_result_t* result);
 
-/* Sparse allreduce with row demand: waits up to timeout_ms (-1: no limit) until the demanded
+/* Sparse allreduce with row demand: waits up to timeout_ms (-1: no limit; 0: only looks) until the demanded
  * rows are in out_ids/out_values[0, result->demand_rows) (result may be NULL; result_rows then
  * counts just those rows). The rest of the op is still running: the handle stays valid and
  * outrider_wait / outrider_wait_result must still follow. Returns OUTRIDER_OK once the rows are
@@ -239,6 +239,9 @@ OUTRIDER_EXPORT int outrider_wait(outrider_client_t* client, outrider_op_t op, i
 /* Non-blocking: *done = 1 and the op's result when finished (handle released), else *done = 0
  * and OUTRIDER_OK. */
 OUTRIDER_EXPORT int outrider_test(outrider_client_t* client, outrider_op_t op, int* done);
+/* outrider_test that also fills `result` (may be NULL) once the op finished. */
+OUTRIDER_EXPORT int outrider_test_result(outrider_client_t* client, outrider_op_t op, int* done,
+                                         outrider_op_result_t* result);
 
 #ifdef __cplusplus
 } /* extern "C" */

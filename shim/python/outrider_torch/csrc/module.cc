@@ -7,13 +7,22 @@
 
 namespace py = pybind11;
 using outrider::torch_backend::ProcessGroupOutrider;
+using outrider::torch_backend::SparseWork;
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Outrider torch.distributed backend";
   py::module::import("torch.distributed");  // registers the ProcessGroup base class
+  py::class_<SparseWork, c10d::Work, c10::intrusive_ptr<SparseWork>>(m, "SparseWork")
+      .def("wait_demanded", &SparseWork::WaitDemanded, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the demanded rows are summed; returns them (coalesced sparse COO tensor).")
+      .def("wait_rest", &SparseWork::WaitRest, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the op is done; returns the rows the demand did not name.");
   py::class_<ProcessGroupOutrider, c10d::ProcessGroup, c10::intrusive_ptr<ProcessGroupOutrider>>(m, "ProcessGroupOutrider")
       .def("set_demand", &ProcessGroupOutrider::SetDemand, py::arg("ids"),
            "Row ids (int64 tensor) the next forward pass needs: the next sparse allreduce sends their rows first.")
+      .def("sparse_allreduce", &ProcessGroupOutrider::SparseAllreduce, py::arg("tensor"), py::arg("demand") = py::none(),
+           "Sums a sparse COO tensor over all ranks; the rows named by `demand` (ids) arrive first: "
+           "returns a SparseWork (wait_demanded, then wait_rest).")
       .def("set_sparse_algo", &ProcessGroupOutrider::SetSparseAlgo, py::arg("algo"),
            "Sparse allreduce algorithm: 0 auto, 1 allgather, 2 balanced, 3 block, 4 dense.")
       .def_property_readonly("last_sparse_algo", &ProcessGroupOutrider::last_sparse_algo,

@@ -70,6 +70,7 @@ void OutriderWork::Finish(std::exception_ptr error) {
     future_->markCompleted(c10::IValue(outputs_));
   }
   finish(error);
+  OnFinished();
 }
 
 ProcessGroupOutrider::ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout)
@@ -145,14 +146,18 @@ void ProcessGroupOutrider::Release(const Buffer& b) {
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                                              std::function<void(Request&)> prepare) {
   auto work = c10::make_intrusive<OutriderWork>(getRank(), type, std::move(outputs));
+  EnqueueWork(work, std::move(prepare));
+  return work;
+}
+
+void ProcessGroupOutrider::EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare) {
   {
     std::lock_guard<std::mutex> l(mu_);
     if (stop_) Throw("the process group is shutting down");
     incoming_prepare_.push_back(std::move(prepare));
-    incoming_work_.push_back(work);
+    incoming_work_.push_back(std::move(work));
   }
   cv_.notify_one();
-  return work;
 }
 
 void ProcessGroupOutrider::Loop() {
@@ -190,38 +195,206 @@ void ProcessGroupOutrider::Loop() {
       }
     }
     if (inflight.empty()) continue;
-    Request& r = inflight.front();
-    outrider_op_result_t res{};
-    res.size = sizeof(res);
-    // A short wait: ops queued meanwhile are submitted within a millisecond.
-    int rc = outrider_wait_result(client_, r.op, 1, &res);
-    if (rc == OUTRIDER_ERR_DEADLINE_EXCEEDED) {
-      if (std::chrono::steady_clock::now() > r.deadline) {
-        // The agent may still read the buffers: they are never reused.
-        auto work = r.work;
+    // Every op in flight makes progress: finished ones complete now, in whatever order the agent
+    // finishes them, and demanded rows are handed over as soon as they are in.
+    bool progressed = false;
+    for (auto it = inflight.begin(); it != inflight.end();) {
+      outrider_op_result_t res{};
+      res.size = sizeof(res);
+      if (it->on_demand) {
+        int rc = outrider_wait_demand(client_, it->op, 0, &res);
+        if (rc == OUTRIDER_OK) {
+          progressed = true;
+          auto deliver = std::move(it->on_demand);
+          it->on_demand = nullptr;
+          try {
+            deliver(res);
+          } catch (...) {  // the op's own completion reports it
+          }
+        } else if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED) {
+          it->on_demand = nullptr;  // failed: outrider_test_result below reports it
+        }
+      }
+      int done = 0;
+      int rc = outrider_test_result(client_, it->op, &done, &res);
+      if (done) {
+        progressed = true;
+        Finish(*it, rc, res);
+        it = inflight.erase(it);
+      } else if (rc != OUTRIDER_OK || std::chrono::steady_clock::now() > it->deadline) {
+        // A timeout (the agent may still read the buffers: they are never reused) or a handle
+        // the shim no longer knows.
+        progressed = true;
+        std::string why = rc != OUTRIDER_OK ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
+                          : stopping        ? std::string("outrider: the process group was destroyed while the collective ran")
+                                            : "outrider: collective timed out after " + std::to_string(timeout_.count()) + " ms";
+        it->work->Finish(std::make_exception_ptr(std::runtime_error(why)));
+        it = inflight.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!progressed && !inflight.empty()) {
+      // Nothing moved: sleep until a completion may have arrived, at most a millisecond (ops
+      // queued meanwhile are submitted that soon).
+      Request& r = inflight.front();
+      outrider_op_result_t res{};
+      res.size = sizeof(res);
+      int rc = outrider_wait_result(client_, r.op, 1, &res);
+      if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED) {
+        if (r.on_demand && rc == OUTRIDER_OK) {
+          auto deliver = std::move(r.on_demand);
+          r.on_demand = nullptr;
+          try {
+            deliver(res);
+          } catch (...) {
+          }
+        }
+        Finish(r, rc, res);
         inflight.pop_front();
-        work->Finish(std::make_exception_ptr(std::runtime_error(
-            stopping ? "outrider: the process group was destroyed while the collective ran"
-                     : "outrider: collective timed out after " + std::to_string(timeout_.count()) + " ms")));
-      }
-      continue;
-    }
-    std::exception_ptr error;
-    if (rc != OUTRIDER_OK) {
-      error = std::make_exception_ptr(std::runtime_error(std::string("outrider: collective failed (") +
-                                                         outrider_error_string(rc) + "): " + outrider_last_error(client_)));
-    } else {
-      try {
-        if (r.complete) r.complete(res);
-      } catch (...) {
-        error = std::current_exception();
       }
     }
-    for (const Buffer& b : r.buffers) Release(b);
-    auto work = r.work;
-    inflight.pop_front();
-    work->Finish(error);
   }
+}
+
+void ProcessGroupOutrider::Finish(Request& r, int rc, const outrider_op_result_t& res) {
+  std::exception_ptr error;
+  if (rc != OUTRIDER_OK) {
+    error = std::make_exception_ptr(std::runtime_error(std::string("outrider: collective failed (") + outrider_error_string(rc) +
+                                                       "): " + outrider_last_error(client_)));
+  } else {
+    try {
+      if (r.on_demand) r.on_demand(res);  // finished before its demanded rows were noticed
+      if (r.complete) r.complete(res);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  for (const Buffer& b : r.buffers) Release(b);
+  r.work->Finish(error);
+}
+
+at::Tensor ProcessGroupOutrider::SparseResult::Rows(int64_t begin, int64_t end) const {
+  int64_t n = end - begin;
+  at::Tensor idx = at::from_blob(static_cast<int64_t*>(ids) + begin, {1, n}, at::TensorOptions().dtype(at::kLong)).clone();
+  std::vector<int64_t> shape = like.sizes().vec();
+  shape.erase(shape.begin());
+  int64_t row_elems = 1;
+  for (int64_t d : shape) row_elems *= d;
+  shape.insert(shape.begin(), n);
+  at::Tensor v = at::from_blob(static_cast<uint8_t*>(values) + begin * row_elems * like.element_size(), shape,
+                               like.options().layout(at::kStrided)).clone();
+  // Each part is sorted by id without repeats.
+  return at::_sparse_coo_tensor_unsafe(idx, v, like.sizes(), like.options())._coalesced_(true);
+}
+
+void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
+                                         std::function<void(const SparseResult&)> demanded,
+                                         std::function<void(const SparseResult&)> done) {
+  if (!t.device().is_cpu()) Throw("sparse allreduce: only CPU tensors are supported");
+  if (!t.is_sparse()) Throw("sparse allreduce needs a sparse COO tensor");
+  if (t.sparse_dim() != 1) Throw("sparse allreduce: tensors must have one sparse dimension (rows), got " + std::to_string(t.sparse_dim()));
+  at::ScalarType st = t.scalar_type();
+  if (st != at::kFloat && st != at::kHalf && st != at::kBFloat16) Throw("sparse allreduce: values must be float32, float16 or bfloat16");
+  if (demand && (demand->is_sparse() || (demand->scalar_type() != at::kLong && demand->scalar_type() != at::kInt))) {
+    Throw("sparse allreduce: demand ids must be a dense int64 or int32 tensor");
+  }
+  outrider_dtype_t dtype = DType(t);
+  uint64_t rows = static_cast<uint64_t>(t.size(0));
+  uint64_t dim = 1;
+  for (int64_t d = 1; d < t.dim(); ++d) dim *= static_cast<uint64_t>(t.size(d));
+  uint32_t algo = sparse_algo_;
+  int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype));
+  EnqueueWork(work, [this, t, dtype, rows, dim, demand, algo, priority, demanded, done](Request& r) mutable {
+    at::Tensor idx = t._indices().select(0, 0).contiguous();
+    at::Tensor vals = t._values().contiguous();
+    uint64_t nnz = static_cast<uint64_t>(idx.numel());
+    size_t elem = static_cast<size_t>(vals.element_size());
+    Buffer ib = Acquire(nnz * 8), vb = Acquire(nnz * dim * elem), oi = Acquire(rows * 8), ov = Acquire(rows * dim * elem);
+    r.buffers = {ib, vb, oi, ov};
+    if (nnz > 0) {
+      std::memcpy(ib.ptr, idx.data_ptr<int64_t>(), nnz * 8);
+      std::memcpy(vb.ptr, vals.data_ptr(), nnz * dim * elem);
+    }
+    outrider_sparse_t s;
+    outrider_sparse_init(&s);
+    s.rows = rows;
+    s.dim = dim;
+    s.dtype = dtype;
+    s.id_dtype = OUTRIDER_I64;
+    s.ids = ib.ptr;
+    s.values = vb.ptr;
+    s.nnz = nnz;
+    s.out_ids = oi.ptr;
+    s.out_values = ov.ptr;
+    s.capacity = rows;
+    s.algo = algo;
+    if (demand && demand->numel() > 0) {
+      at::Tensor d = demand->to(at::kLong).contiguous();
+      Buffer db = Acquire(static_cast<size_t>(d.numel()) * 8);
+      r.buffers.push_back(db);
+      std::memcpy(db.ptr, d.data_ptr<int64_t>(), static_cast<size_t>(d.numel()) * 8);
+      s.demand_ids = db.ptr;
+      s.demand_nnz = static_cast<uint64_t>(d.numel());
+    }
+    r.submit = [this, s, priority] {
+      outrider_op_options_t o;
+      outrider_op_options_init(&o);
+      o.priority = priority;
+      outrider_op_t h = 0;
+      Check(outrider_sparse_allreduce(client_, &s, &o, &h), "sparse allreduce");
+      return h;
+    };
+    auto result = [oi, ov, t](const outrider_op_result_t& res) {
+      return SparseResult{oi.ptr, ov.ptr, t, static_cast<int64_t>(res.result_rows), static_cast<int64_t>(res.demand_rows)};
+    };
+    if (demanded) r.on_demand = [demanded, result](const outrider_op_result_t& res) { demanded(result(res)); };
+    r.complete = [this, done, result](const outrider_op_result_t& res) {
+      last_sparse_algo_ = res.algo;
+      done(result(res));
+    };
+  });
+}
+
+c10::intrusive_ptr<SparseWork> ProcessGroupOutrider::SparseAllreduce(at::Tensor t, std::optional<at::Tensor> demand) {
+  auto work = c10::make_intrusive<SparseWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{});
+  SparseWork* w = work.get();
+  EnqueueSparse(
+      t, demand, work, [w](const SparseResult& r) { w->SetDemanded(r.Rows(0, r.demanded)); },
+      [w](const SparseResult& r) {
+        at::Tensor rest = r.Rows(r.demanded, r.total);
+        w->SetRest(rest);
+        w->set_outputs({rest});
+      });
+  return work;
+}
+
+void SparseWork::SetDemanded(at::Tensor rows) {
+  std::lock_guard<std::mutex> l(m_);
+  demanded_ = std::move(rows);
+  c_.notify_all();
+}
+
+void SparseWork::OnFinished() {
+  std::lock_guard<std::mutex> l(m_);
+  finished_ = true;
+  c_.notify_all();
+}
+
+at::Tensor SparseWork::WaitDemanded() {
+  {
+    std::unique_lock<std::mutex> l(m_);
+    c_.wait(l, [&] { return demanded_.has_value() || finished_; });
+    if (demanded_) return *demanded_;
+  }
+  wait();  // the op failed: rethrows why
+  Throw("sparse allreduce finished without its demanded rows");
+}
+
+at::Tensor SparseWork::WaitRest() {
+  wait();
+  std::lock_guard<std::mutex> l(m_);
+  return rest_;
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) {
@@ -253,75 +426,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
   if (!t.device().is_cpu()) Throw("allreduce: only CPU tensors are supported");
   if (t.is_sparse()) {
     if (RedOp(opts.reduceOp) != OUTRIDER_SUM) Throw("allreduce of sparse tensors sums only");
-    if (t.sparse_dim() != 1) Throw("allreduce: sparse tensors must have one sparse dimension (rows), got " + std::to_string(t.sparse_dim()));
-    at::ScalarType st = t.scalar_type();
-    if (st != at::kFloat && st != at::kHalf && st != at::kBFloat16) Throw("allreduce: sparse values must be float32, float16 or bfloat16");
-    outrider_dtype_t dtype = DType(t);
-    uint64_t rows = static_cast<uint64_t>(t.size(0));
-    uint64_t dim = 1;
-    for (int64_t d = 1; d < t.dim(); ++d) dim *= static_cast<uint64_t>(t.size(d));
     std::optional<at::Tensor> demand;
     {
       std::lock_guard<std::mutex> l(mu_);
       demand.swap(demand_);
     }
-    uint32_t algo = sparse_algo_;
-    int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype));
-    return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, rows, dim, demand, algo, priority](Request& r) mutable {
-      at::Tensor idx = t._indices().select(0, 0).contiguous();
-      at::Tensor vals = t._values().contiguous();
-      uint64_t nnz = static_cast<uint64_t>(idx.numel());
-      size_t elem = static_cast<size_t>(vals.element_size());
-      Buffer ib = Acquire(nnz * 8), vb = Acquire(nnz * dim * elem), oi = Acquire(rows * 8), ov = Acquire(rows * dim * elem);
-      r.buffers = {ib, vb, oi, ov};
-      if (nnz > 0) {
-        std::memcpy(ib.ptr, idx.data_ptr<int64_t>(), nnz * 8);
-        std::memcpy(vb.ptr, vals.data_ptr(), nnz * dim * elem);
-      }
-      outrider_sparse_t s;
-      outrider_sparse_init(&s);
-      s.rows = rows;
-      s.dim = dim;
-      s.dtype = dtype;
-      s.id_dtype = OUTRIDER_I64;
-      s.ids = ib.ptr;
-      s.values = vb.ptr;
-      s.nnz = nnz;
-      s.out_ids = oi.ptr;
-      s.out_values = ov.ptr;
-      s.capacity = rows;
-      s.algo = algo;
-      if (demand && demand->numel() > 0) {
-        at::Tensor d = demand->to(at::kLong).contiguous();
-        Buffer db = Acquire(static_cast<size_t>(d.numel()) * 8);
-        r.buffers.push_back(db);
-        std::memcpy(db.ptr, d.data_ptr<int64_t>(), static_cast<size_t>(d.numel()) * 8);
-        s.demand_ids = db.ptr;
-        s.demand_nnz = static_cast<uint64_t>(d.numel());
-      }
-      r.submit = [this, s, priority] {
-        outrider_op_options_t o;
-        outrider_op_options_init(&o);
-        o.priority = priority;
-        outrider_op_t h = 0;
-        Check(outrider_sparse_allreduce(client_, &s, &o, &h), "sparse allreduce");
-        return h;
-      };
-      OutriderWork* work = r.work.get();
-      r.complete = [this, t, oi, ov, vals, work](const outrider_op_result_t& res) mutable {
-        auto n = static_cast<int64_t>(res.result_rows);
-        at::Tensor ids = at::from_blob(oi.ptr, {1, n}, at::TensorOptions().dtype(at::kLong)).clone();
-        std::vector<int64_t> shape = vals.sizes().vec();
-        shape[0] = n;
-        at::Tensor v = at::from_blob(ov.ptr, shape, vals.options()).clone();
-        at::Tensor out = at::_sparse_coo_tensor_unsafe(ids, v, t.sizes(), t.options());
-        // Sorted unique ids, unless demanded rows came first.
-        out = res.demand_rows == 0 ? out._coalesced_(true) : out.coalesce();
-        last_sparse_algo_ = res.algo;
-        t.copy_(out);
-        work->set_outputs({out});
-      };
+    auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{t});
+    // The whole result replaces the tensor (sorted unique ids: demanded rows are merged back in).
+    EnqueueSparse(t, demand, work, nullptr, [this, t, work](const SparseResult& r) mutable {
+      at::Tensor out = r.Rows(0, r.total);
+      if (r.demanded > 0) out = out.coalesce();
+      t.copy_(out);
+      work->set_outputs({out});
     });
+    return work;
   }
   CheckDenseCpu(t, "allreduce");
   outrider_dtype_t dtype = DType(t);

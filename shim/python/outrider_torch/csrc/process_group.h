@@ -38,9 +38,38 @@ class OutriderWork : public c10d::Work {
   void Finish(std::exception_ptr error);
   void set_outputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
 
+ protected:
+  virtual void OnFinished() {}
+
  private:
   std::vector<at::Tensor> outputs_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
+};
+
+// A sparse allreduce with row demand, from Python (ProcessGroupOutrider.sparse_allreduce): the
+// summed rows the demand named and the others arrive apart, each as a coalesced COO tensor.
+class SparseWork : public OutriderWork {
+ public:
+  using OutriderWork::OutriderWork;
+  // Blocks until the demanded rows are in (or rethrows why the op failed).
+  at::Tensor WaitDemanded();
+  // Blocks until the op is done; the rows the demand did not name (or rethrows).
+  at::Tensor WaitRest();
+  void SetDemanded(at::Tensor rows);
+  void SetRest(at::Tensor rows) {
+    std::lock_guard<std::mutex> l(m_);
+    rest_ = std::move(rows);
+  }
+
+ protected:
+  void OnFinished() override;
+
+ private:
+  std::mutex m_;
+  std::condition_variable c_;
+  std::optional<at::Tensor> demanded_;
+  at::Tensor rest_;
+  bool finished_ = false;
 };
 
 class ProcessGroupOutrider : public c10d::ProcessGroup {
@@ -72,6 +101,9 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   // Row demand: the row ids (int64) the next forward pass needs; the next sparse allreduce
   // of a table with at least that many rows carries them (once).
   void SetDemand(at::Tensor ids);
+  // Sparse allreduce of `t` (COO, one sparse dimension) whose `demand` rows (ids) come first:
+  // SparseWork::WaitDemanded returns them, WaitRest the others. `t` is left as it is.
+  c10::intrusive_ptr<SparseWork> SparseAllreduce(at::Tensor t, std::optional<at::Tensor> demand);
   // Which algorithm sparse allreduces ask for (outrider_sparse_algo_t; default auto).
   void SetSparseAlgo(uint32_t algo) { sparse_algo_ = algo; }
   // The sparse algorithm the agent ran for the last sparse allreduce (outrider_sparse_algo_t).
@@ -90,6 +122,8 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
     c10::intrusive_ptr<OutriderWork> work;
     std::function<outrider_op_t()> submit;
     std::function<void(const outrider_op_result_t&)> complete;
+    // Sparse allreduce with demand through SparseAllreduce: hands over the demanded rows.
+    std::function<void(const outrider_op_result_t&)> on_demand;
     std::vector<Buffer> buffers;  // released when the op is done
     outrider_op_t op = 0;
     std::chrono::steady_clock::time_point deadline;
@@ -97,7 +131,23 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
 
   c10::intrusive_ptr<c10d::Work> Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                          std::function<void(Request&)> prepare);
+  void EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare);
+  // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
+  struct SparseResult {
+    void* ids;
+    void* values;
+    at::Tensor like;  // the input (shape, dtype)
+    int64_t total, demanded;
+    // Rows [begin, end) as a coalesced COO tensor shaped like the input (copied out).
+    at::Tensor Rows(int64_t begin, int64_t end) const;
+  };
+  // Queues a sparse allreduce of `t`; `demanded` (may be null) gets the demanded rows as soon as
+  // they are in, `done` the whole result.
+  void EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
+                     std::function<void(const SparseResult&)> demanded, std::function<void(const SparseResult&)> done);
   void Loop();
+  // Completes a finished request (worker thread).
+  void Finish(Request& r, int rc, const outrider_op_result_t& res);
   // Worker thread only.
   Buffer Acquire(size_t bytes);
   void Release(const Buffer& b);
