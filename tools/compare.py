@@ -39,9 +39,10 @@ def run_system(system, args, build, out_json):
         backend, algo = system
         cmd = launcher + ([] if backend == "outrider" else ["--no-agent"]) + [
             "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "examples", "train_lm.py"),
-            "--backend", "outrider" if backend == "outrider" else "gloo", "--sparse", "on" if algo == "sparse" else "off",
+            "--backend", "outrider" if backend == "outrider" else "gloo", "--sparse", "off" if algo == "dense" else "on",
             "--steps", str(args.steps), "--batch", str(args.batch), "--vocab", str(args.vocab), "--dim", str(args.dim),
-            "--json", out_json] + (["--demand"] if args.demand and backend == "outrider" else [])
+            "--json", out_json] + (["--demand"] if args.demand and backend == "outrider" else []) + \
+            (["--overlap"] if algo == "overlap" else [])
         return run_cmd(f"{backend} ({algo})", cmd, args, out_json)
     if args.op == "sparse":
         if system == "outrider":
@@ -127,6 +128,8 @@ def main():
     g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
     g.add_argument("--vocab", type=int, default=100000, help="embedding rows (default 100000)")
     g.add_argument("--demand", action="store_true", help="outrider run announces each next batch's rows")
+    g.add_argument("--overlap", action="store_true",
+                   help="also run outrider with the embedding synchronized outside DDP, overlapped with the next step")
     args = p.parse_args()
     if args.op == "train":
         if args.rounds < 1 or args.steps < 5:
@@ -262,12 +265,13 @@ def compare_train(args):
     """Interleaved rounds of the training example: outrider (sparse embedding gradients), gloo DDP
     with sparse and with dense embedding gradients. Median step time per run, its local compute and
     exposed communication, the loss curves side by side, and the speed-ups."""
-    results, env = run_rounds(args, list(TRAIN_RUNS), lambda row: row["algo"])
+    runs = list(TRAIN_RUNS) + ([("outrider", "overlap")] if args.overlap else [])
+    results, env = run_rounds(args, runs, lambda row: row["algo"])
     print(f"\n# train_lm: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
           f"table {args.vocab} x {args.dim}, batch {args.batch}, {args.steps} steps; medians of {args.rounds} rounds")
     print(f"  {'system':<11} {'algo':<7} {'step(ms)':>9} {'compute(ms)':>12} {'comm(ms)':>9} {'final loss':>11} {'params equal':>13}")
     rows, curves = [], {}
-    for (system, algo) in TRAIN_RUNS:
+    for (system, algo) in runs:
         rs = results.get(((system, algo), algo))
         if not rs:
             continue
@@ -283,13 +287,12 @@ def compare_train(args):
         curves[(system, algo)] = rs[-1]["losses"]
         print(f"  {system:<11} {algo:<7} {row['time_us'] / 1e3:>9.1f} {row['compute_us'] / 1e3:>12.1f} {row['comm_us'] / 1e3:>9.1f} "
               f"{row['final_loss']:>11.4f} {str(row['params_identical']):>13}")
-    ours = next((r for r in rows if r["system"] == "outrider"), None)
-    if ours:
+    for mine in (r for r in rows if r["system"] == "outrider"):
         for r in rows:
             if r["system"] == "torch-gloo":
-                ratio = r["time_us"] / ours["time_us"]
-                ours[f"speedup_vs_torch_gloo_{r['algo']}"] = ratio
-                print(f"  outrider step speed-up over gloo DDP ({r['algo']} embedding gradients): {ratio:.2f}x")
+                ratio = r["time_us"] / mine["time_us"]
+                mine[f"speedup_vs_torch_gloo_{r['algo']}"] = ratio
+                print(f"  outrider ({mine['algo']}) step speed-up over gloo DDP ({r['algo']} embedding gradients): {ratio:.2f}x")
     if curves:
         keys = list(curves)
         print(f"\n  loss curves (last round): step " + " ".join(f"{k[0]}/{k[1]:>6}" for k in keys))
@@ -297,10 +300,11 @@ def compare_train(args):
         for i in list(range(0, n, max(1, n // 10))) + [n - 1]:
             print(f"    {i:>4} " + " ".join(f"{curves[k][i]:>17.5f}" for k in keys))
         base = curves.get(("torch-gloo", "sparse"))
-        if base and ours:
-            diff = max(abs(a - b) for a, b in zip(curves[("outrider", "sparse")], base))
-            ours["max_loss_diff_vs_gloo_sparse"] = diff
-            print(f"  largest |loss difference| outrider vs gloo (sparse) over {n} steps: {diff:.2e}")
+        for mine in (r for r in rows if r["system"] == "outrider"):
+            if base:
+                diff = max(abs(a - b) for a, b in zip(curves[("outrider", mine["algo"])], base))
+                mine["max_loss_diff_vs_gloo_sparse"] = diff
+                print(f"  largest |loss difference| outrider ({mine['algo']}) vs gloo (sparse) over {n} steps: {diff:.2e}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "env": env or {}}, fh, indent=2)

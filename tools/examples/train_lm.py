@@ -95,10 +95,16 @@ def main():
     p.add_argument("--corpus", nargs="*", help="text files (default: /usr/share/doc/*/copyright)")
     p.add_argument("--max-words", type=int, default=2_000_000, help="corpus words read at most (default 2000000)")
     p.add_argument("--demand", action="store_true", help="outrider: announce each next batch's ids (row demand)")
+    p.add_argument("--overlap", action="store_true",
+                   help="outrider, sparse on: the embedding is synchronized outside DDP with row demand; the next "
+                        "step starts once the rows it looks up are updated, the other rows' sync overlaps it "
+                        "(the same SGD updates, applied in the same order per row)")
     p.add_argument("--json", help="rank 0 writes the run's summary here")
     args = p.parse_args()
     if args.steps <= args.warmup or args.batch < 1 or args.context < 1 or args.vocab < 2 or args.classes < 2:
         p.error("need --steps > --warmup and positive sizes")
+    if args.overlap and (args.backend != "outrider" or args.sparse != "on"):
+        p.error("--overlap needs --backend outrider and --sparse on")
 
     if args.backend == "outrider":
         try:
@@ -111,6 +117,7 @@ def main():
     torch.set_num_threads(1)
     dist.init_process_group(args.backend)
     rank, world = dist.get_rank(), dist.get_world_size()
+    pg = dist.distributed_c10d._get_default_group()
 
     paths = args.corpus if args.corpus else sorted(glob.glob("/usr/share/doc/*/copyright"))
     stream, distinct = load_corpus(paths, args.vocab, args.max_words)
@@ -123,8 +130,19 @@ def main():
 
     torch.manual_seed(0)
     model = LanguageModel(vocab, args.dim, args.hidden, classes, args.sparse == "on")
+    if args.overlap:
+        # DDP keeps the dense layers; the embedding's gradient goes through sparse_allreduce below.
+        nn.parallel.DistributedDataParallel._set_params_and_buffers_to_ignore_for_model(model, ["embedding.weight"])
     ddp = nn.parallel.DistributedDataParallel(model)
-    opt = torch.optim.SGD(ddp.parameters(), lr=args.lr)
+    dense = [p for name, p in model.named_parameters() if not (args.overlap and name == "embedding.weight")]
+    opt = torch.optim.SGD(dense, lr=args.lr)
+    table = model.embedding.weight
+    pending = None  # overlap: the previous step's embedding sync (its demanded rows already applied)
+
+    def apply(rows):
+        """SGD on the embedding rows of a summed sparse gradient (what SGD does with a sparse grad)."""
+        with torch.no_grad():
+            table.index_add_(0, rows.indices()[0], rows.values(), alpha=-args.lr)
     gen = torch.Generator().manual_seed(1000 + rank)
     offsets = torch.arange(args.context + 1)
 
@@ -147,11 +165,19 @@ def main():
             outrider_torch.demand(nx)
         t0 = time.perf_counter()
         opt.zero_grad()
+        table.grad = None
         loss = F.cross_entropy(ddp(x), y)
         t1 = time.perf_counter()
         loss.backward()  # returns once DDP's allreduces are done
         t2 = time.perf_counter()
         opt.step()
+        if args.overlap:
+            # Rows this step's forward did not read: the previous sync's rest, done meanwhile.
+            if pending is not None:
+                apply(pending.wait_rest())
+            grad = table.grad.coalesce() / world  # DDP averages gradients the same way
+            pending = pg.sparse_allreduce(grad, nx.flatten())
+            apply(pending.wait_demanded())  # the rows the next step reads
         t3 = time.perf_counter()
         times.append(t3 - t0)
         phases.append((t1 - t0, t2 - t1, t3 - t2))
@@ -180,6 +206,8 @@ def main():
     del local, local_opt
     compute_s = statistics.median(compute[2:])
 
+    if pending is not None:
+        apply(pending.wait_rest())
     digest = torch.tensor(list(params_digest(model)), dtype=torch.int64)
     digests = [torch.empty_like(digest) for _ in range(world)]
     dist.all_gather(digests, digest)
@@ -202,6 +230,9 @@ def main():
                    "dim": args.dim, "corpus": source, "corpus_words": int(stream.numel()), "demand": bool(args.demand)}
             if args.backend == "outrider" and args.sparse == "on":
                 row["sparse_algo_ran"] = outrider_torch.last_sparse_algo()
+            if args.overlap:
+                row["algo"] = "overlap"
+                row["overlap"] = True
             with open(args.json, "w") as f:
                 json.dump({"rows": [row]}, f)
     dist.destroy_process_group()
