@@ -123,6 +123,34 @@ def main():
     dist.all_reduce(b, group=gloo)
     check("sparse allreduce with row demand matches gloo", same(a.coalesce().to_dense(), b.coalesce().to_dense()))
 
+    # sparse_allreduce with demand: demanded rows first, the rest after; together gloo's sum
+    pg = dist.distributed_c10d._get_default_group()
+    ids = torch.tensor([7, 7, 49, 1, 10 + RANK, 30])
+    vals = torch.arange(6 * 4, dtype=torch.float32).reshape(6, 4) + RANK
+    t = torch.sparse_coo_tensor(ids.unsqueeze(0), vals, (50, 4))
+    ref = t.clone()
+    dist.all_reduce(ref, group=gloo)
+    ref = ref.coalesce()
+    h = pg.sparse_allreduce(t, torch.tensor([49, 10, 3]))
+    d = h.wait_demanded()
+    rest = h.wait_rest()
+    check("sparse_allreduce: demanded rows are the demanded ids present in the union",
+          d.indices()[0].tolist() == [10, 49], d.indices())
+    check("sparse_allreduce: the rest are the other rows", rest.indices()[0].tolist() == [i for i in ref.indices()[0].tolist() if i not in (10, 49)], rest.indices())
+    check("sparse_allreduce: demanded + rest equal gloo's sum", same((d + rest).coalesce().to_dense(), ref.to_dense()))
+    bad = pg.sparse_allreduce(torch.sparse_coo_tensor(torch.tensor([[1]]), torch.ones(1, 4), (50 + (RANK % 2), 4)), torch.tensor([1]))
+    try:
+        bad.wait_demanded()
+        check("sparse_allreduce: a disagreeing table size raises from wait_demanded", WORLD == 1, "no exception")
+    except RuntimeError as e:
+        check("sparse_allreduce: a disagreeing table size raises from wait_demanded",
+              "disagree" in str(e) or "MISMATCH" in str(e), str(e))
+    try:
+        bad.wait_rest()
+        check("... and from wait_rest", WORLD == 1, "no exception")
+    except RuntimeError as e:
+        check("... and from wait_rest", "disagree" in str(e) or "MISMATCH" in str(e), str(e))
+
     # async ops: Work.wait, is_completed, futures
     ts = [torch.full((1000,), float(RANK + k)) for k in range(5)]
     works = [dist.all_reduce(t, async_op=True) for t in ts]
