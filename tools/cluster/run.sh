@@ -40,9 +40,9 @@ Agents (unless --no-agent):
                    --listen-address NODE_IP --log-level info [--agent-arg values...]
                    --ready-fd 3
   with UCX_TLS=tcp UCX_NET_DEVICES=eth0 (lo on loopback) UCX_TCP_CM_REUSEADDR=y.
-  AGENT_PORT is 29750 in namespaces and 29750+i on loopback. The launcher waits (up to
-  10 s each) for the agent's ready byte on fd 3 and fails with the agent's log tail if it
-  does not arrive or the agent exits. Agent logs: RUNDIR/node<i>/agent.log.
+  AGENT_PORT is 29750 in namespaces and a free port in 29750-30749 on loopback. The launcher
+  waits (up to 10 s each) for the agent's ready byte on fd 3 and fails with the agent's log tail
+  if it does not arrive or the agent exits. Agent logs: RUNDIR/node<i>/agent.log.
 
 Ranks:
   CMD runs as the invoking user, cwd unchanged, stdin from /dev/null, inside its node's
@@ -361,7 +361,17 @@ if ((USE_NETNS)); then
 else
   UCX_DEV=lo
   RATE_GBIT=""
-  for ((i = 0; i < NODES; i++)); do IPS+=(127.0.0.1); AGENT_PORTS+=($((29750 + i))); done
+  # Free agent ports in 29750..30749, from a PID-derived offset (concurrent runs differ).
+  k=0
+  for ((i = 0; i < NODES; i++)); do
+    p=""
+    for (( ; k < 1000; k++)); do
+      q=$((29750 + (PID + k) % 1000))
+      if ! ss -Hltn "sport = :$q" 2>/dev/null | grep -q .; then p=$q; k=$((k + 1)); break; fi
+    done
+    IPS+=(127.0.0.1)
+    AGENT_PORTS+=("${p:-$((29750 + (PID + i) % 1000))}")
+  done
   # A free port in 29500..29749, starting at a PID-derived offset (concurrent runs differ).
   MASTER_PORT=""
   for ((k = 0; k < 250; k++)); do
