@@ -242,15 +242,7 @@ void ProcessGroupOutrider::Loop() {
       res.size = sizeof(res);
       int rc = outrider_wait_result(client_, r.op, 1, &res);
       if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED) {
-        if (r.on_demand && rc == OUTRIDER_OK) {
-          auto deliver = std::move(r.on_demand);
-          r.on_demand = nullptr;
-          try {
-            deliver(res);
-          } catch (...) {
-          }
-        }
-        Finish(r, rc, res);
+        Finish(r, rc, res);  // hands over demanded rows not yet handed over, too
         inflight.pop_front();
       }
     }
