@@ -57,6 +57,13 @@ void CopyIn(const at::Tensor& t, void* p) {
   if (t.numel() > 0) View(p, t).copy_(t);
 }
 
+// A completion that copies the result at `p` (shared memory, contiguous) back into `t`.
+std::function<void(const outrider_op_result_t&)> CopyOut(void* p, at::Tensor t) {
+  return [p, t](const outrider_op_result_t&) mutable {
+    if (t.numel() > 0) t.copy_(View(p, t));
+  };
+}
+
 }  // namespace
 
 OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs)
@@ -406,9 +413,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::T
       Check(outrider_broadcast(client_, b.ptr, static_cast<uint64_t>(t.numel()), dtype, root, nullptr, &h), "broadcast");
       return h;
     };
-    r.complete = [b, t](const outrider_op_result_t&) mutable {
-      if (t.numel() > 0) t.copy_(View(b.ptr, t));
-    };
+    r.complete = CopyOut(b.ptr, t);
   });
 }
 
@@ -449,9 +454,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
       Check(outrider_allreduce(client_, b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
       return h;
     };
-    r.complete = [b, t](const outrider_op_result_t&) mutable {
-      if (t.numel() > 0) t.copy_(View(b.ptr, t));
-    };
+    r.complete = CopyOut(b.ptr, t);
   });
 }
 
@@ -505,9 +508,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor&
       Check(outrider_allgather(client_, s.ptr, g.ptr, static_cast<uint64_t>(in.numel()), dtype, nullptr, &h), "allgather");
       return h;
     };
-    r.complete = [g, out](const outrider_op_result_t&) mutable {
-      if (out.numel() > 0) out.copy_(View(g.ptr, out));
-    };
+    r.complete = CopyOut(g.ptr, out);
   });
 }
 
@@ -538,9 +539,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
             "reduce_scatter");
       return h;
     };
-    r.complete = [g, out](const outrider_op_result_t&) mutable {
-      if (out.numel() > 0) out.copy_(View(g.ptr, out));
-    };
+    r.complete = CopyOut(g.ptr, out);
   });
 }
 
@@ -582,9 +581,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall_base(at::Tensor& o
       Check(outrider_alltoallv(client_, s.ptr, send_counts.data(), g.ptr, recv_counts.data(), dtype, nullptr, &h), "alltoall");
       return h;
     };
-    r.complete = [g, out](const outrider_op_result_t&) mutable {
-      if (out.numel() > 0) out.copy_(View(g.ptr, out));
-    };
+    r.complete = CopyOut(g.ptr, out);
   });
 }
 
