@@ -145,11 +145,11 @@ void NodeGroup::AgreeSparse(Instance& inst) {
   if (!s.demand.empty()) {
     // The demanded rows run first, as their own exchange (dense would send the whole table
     // again: they go balanced instead). Rows are summed alike either way.
-    sparse::Rows rest;
-    sparse::SplitByDemand(std::move(s.mine), s.demand, s.ctx.table.dim, &s.mine_first, &rest);
+    sparse::Rows first, rest;
+    sparse::SplitByDemand(std::move(s.mine), s.demand, s.ctx.table.dim, &first, &rest);
     s.mine = std::move(rest);
     s.first = sparse::MakeReplicated(s.algo == ipc::SparseAlgo::kDense ? ipc::SparseAlgo::kBalanced : s.algo, s.ctx);
-    s.first->Start(std::move(s.mine_first), &out);
+    s.first->Start(std::move(first), &out);
     for (auto& m : out) m.phase += kDemandPhase;
   }
   s.exchange->Start(std::move(s.mine), &out);

@@ -35,7 +35,6 @@ struct NodeGroup::SparseState {
   // first and whose result the local clients get before the rest.
   std::vector<uint64_t> demand;
   std::unique_ptr<sparse::Exchange> first;
-  sparse::Rows mine_first;
   size_t first_rows = 0;
   bool first_delivered = false;
   std::vector<OpReport> first_reports;
