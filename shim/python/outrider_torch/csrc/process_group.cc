@@ -463,7 +463,6 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
   CheckOne(inputs, "allgather");
   at::Tensor in = inputs[0];
   CheckDenseCpu(in, "allgather");
-  outrider_dtype_t dtype = DType(in);
   if (outputs.size() != 1 || outputs[0].size() != static_cast<size_t>(getSize())) {
     Throw("allgather needs one list of " + std::to_string(getSize()) + " output tensors");
   }
@@ -472,21 +471,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
     CheckDenseCpu(o, "allgather");
     if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type()) Throw("allgather: output tensors must match the input's size and dtype");
   }
-  return Enqueue(c10d::OpType::ALLGATHER, outs, [this, in, outs, dtype](Request& r) {
-    size_t n = in.nbytes();
-    Buffer s = Acquire(n), g = Acquire(n * outs.size());
-    r.buffers = {s, g};
-    CopyIn(in, s.ptr);
-    r.submit = [this, s, g, in, dtype] {
-      outrider_op_t h = 0;
-      Check(outrider_allgather(client_, s.ptr, g.ptr, static_cast<uint64_t>(in.numel()), dtype, nullptr, &h), "allgather");
-      return h;
-    };
-    r.complete = [g, outs, n](const outrider_op_result_t&) mutable {
-      for (size_t k = 0; k < outs.size(); ++k) {
-        if (n > 0) outs[k].copy_(View(static_cast<uint8_t*>(g.ptr) + k * n, outs[k]));
-      }
-    };
+  size_t n = in.nbytes();
+  return EnqueueAllgather(c10d::OpType::ALLGATHER, in, outs, [outs, n](void* gathered) mutable {
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (n > 0) outs[k].copy_(View(static_cast<uint8_t*>(gathered) + k * n, outs[k]));
+    }
   });
 }
 
@@ -494,13 +483,21 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor&
                                                                      const c10d::AllgatherOptions&) {
   CheckDenseCpu(input, "_allgather_base");
   CheckDenseCpu(output, "_allgather_base");
-  outrider_dtype_t dtype = DType(input);
   if (output.numel() != input.numel() * getSize() || output.scalar_type() != input.scalar_type()) {
     Throw("_allgather_base: output must hold world_size x input elements of the input's dtype");
   }
-  at::Tensor in = input, out = output;
-  return Enqueue(c10d::OpType::_ALLGATHER_BASE, {out}, [this, in, out, dtype](Request& r) {
-    Buffer s = Acquire(in.nbytes()), g = Acquire(out.nbytes());
+  at::Tensor out = output;
+  return EnqueueAllgather(c10d::OpType::_ALLGATHER_BASE, input, {out}, [out](void* gathered) mutable {
+    if (out.numel() > 0) out.copy_(View(gathered, out));
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAllgather(c10d::OpType type, at::Tensor in,
+                                                                      std::vector<at::Tensor> outputs,
+                                                                      std::function<void(void*)> copy_out) {
+  outrider_dtype_t dtype = DType(in);
+  return Enqueue(type, std::move(outputs), [this, in, dtype, copy_out](Request& r) {
+    Buffer s = Acquire(in.nbytes()), g = Acquire(in.nbytes() * static_cast<size_t>(getSize()));
     r.buffers = {s, g};
     CopyIn(in, s.ptr);
     r.submit = [this, s, g, in, dtype] {
@@ -508,7 +505,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor&
       Check(outrider_allgather(client_, s.ptr, g.ptr, static_cast<uint64_t>(in.numel()), dtype, nullptr, &h), "allgather");
       return h;
     };
-    r.complete = CopyOut(g.ptr, out);
+    r.complete = [g, copy_out](const outrider_op_result_t&) { copy_out(g.ptr); };
   });
 }
 

@@ -132,6 +132,9 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                          std::function<void(Request&)> prepare);
   void EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare);
+  // Gathers `in` from every rank into shared memory; `copy_out` gets the gathered bytes (rank order).
+  c10::intrusive_ptr<c10d::Work> EnqueueAllgather(c10d::OpType type, at::Tensor in, std::vector<at::Tensor> outputs,
+                                                  std::function<void(void*)> copy_out);
   // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
   struct SparseResult {
     void* ids;
