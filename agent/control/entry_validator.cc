@@ -5,7 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "agent/engine/reduce.h"
+#include "agent/engine/dataplane/host_memory.h"
+#include "agent/engine/dataplane/reduce.h"
 
 namespace outrider::agent {
 namespace {
@@ -16,42 +17,40 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-Result<uint8_t*> Resolve(const char* which, const ipc::BufferRef& ref, uint64_t expected_bytes,
+Result<BufferSpan> Resolve(const char* which, const ipc::BufferRef& ref, uint64_t expected_bytes,
                          const RegionLookup& regions) {
   if (ref.reserved != 0) return InvalidArgument(std::string(which) + ".reserved must be 0");
   if (ref.length != expected_bytes) {
     return InvalidArgument(std::string(which) + " buffer is " + std::to_string(ref.length) +
                            " bytes but the op needs " + std::to_string(expected_bytes));
   }
-  if (expected_bytes == 0) return static_cast<uint8_t*>(nullptr);  // empty: names no memory
-  const RegionView* r = regions(ref.region_id);
+  if (expected_bytes == 0) return BufferSpan{};  // empty: names no memory
+  const BufferSpan* r = regions(ref.region_id);
   if (r == nullptr) {
     return InvalidArgument(std::string(which) + " names region " + std::to_string(ref.region_id) +
                            ", which this client has not registered");
   }
   uint64_t end;
-  if (__builtin_add_overflow(ref.offset, ref.length, &end) || end > r->bytes) {
+  if (__builtin_add_overflow(ref.offset, ref.length, &end) || end > r->length) {
     return InvalidArgument(std::string(which) + " buffer [offset " + std::to_string(ref.offset) +
                            ", length " + std::to_string(ref.length) + ") leaves region " +
-                           std::to_string(ref.region_id) + " of " + std::to_string(r->bytes) +
+                           std::to_string(ref.region_id) + " of " + std::to_string(r->length) +
                            " bytes");
   }
-  return r->base + ref.offset;
-}
-
-bool Disjoint(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
-  return an == 0 || bn == 0 || a + an <= b || b + bn <= a;
+  return r->Sub(ref.offset, ref.length);
 }
 
 // Counts live in the client's memory: copy them once, then check them and the buffer sizes.
 Result<ValidatedOp> ValidateAlltoallv(const ipc::SubmitEntry& e, ValidatedOp op, uint64_t elem,
                                       int world_size, const RegionLookup& regions) {
   uint64_t n = static_cast<uint64_t>(world_size);
-  OUTRIDER_ASSIGN_OR_RETURN(uint8_t* aux, Resolve("aux", e.aux, 16 * n, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(BufferSpan aux, Resolve("aux", e.aux, 16 * n, regions));
+  if (!aux.host()) return InvalidArgument("alltoallv counts must be in host memory");
+  const uint8_t* counts = HostBytes(aux);
   op.send_counts.resize(n);
   op.recv_counts.resize(n);
-  std::memcpy(op.send_counts.data(), aux, 8 * n);
-  std::memcpy(op.recv_counts.data(), aux + 8 * n, 8 * n);
+  std::memcpy(op.send_counts.data(), counts, 8 * n);
+  std::memcpy(op.recv_counts.data(), counts + 8 * n, 8 * n);
   uint64_t send_total = 0, recv_total = 0;
   for (uint64_t r = 0; r < n; ++r) {
     if (op.send_counts[r] < 0 || op.recv_counts[r] < 0) {
@@ -59,16 +58,14 @@ Result<ValidatedOp> ValidateAlltoallv(const ipc::SubmitEntry& e, ValidatedOp op,
     }
     send_total += static_cast<uint64_t>(op.send_counts[r]);
     recv_total += static_cast<uint64_t>(op.recv_counts[r]);
-    if (send_total > kMaxOpBytes / elem || recv_total > kMaxOpBytes / elem) {
-      return InvalidArgument("alltoallv counts exceed the per-op limit of " + std::to_string(kMaxOpBytes) + " bytes");
+    if (send_total > ipc::kMaxOpBytes / elem || recv_total > ipc::kMaxOpBytes / elem) {
+      return InvalidArgument("alltoallv counts exceed the per-op limit of " + std::to_string(ipc::kMaxOpBytes) + " bytes");
     }
   }
   OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_total * elem, regions));
   OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_total * elem, regions));
-  op.send_bytes = send_total * elem;
-  op.recv_bytes = recv_total * elem;
   op.count = 0;
-  if (!Disjoint(op.send, op.send_bytes, op.recv, op.recv_bytes)) {
+  if (!op.send.Disjoint(op.recv)) {
     return InvalidArgument("alltoallv send and recv buffers must not overlap");
   }
   return op;
@@ -93,7 +90,7 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   if (e.count == 0 || e.count > (uint64_t{1} << 24)) {
     return InvalidArgument(what + " dim must be in [1, 2^24], got " + std::to_string(e.count));
   }
-  if (e.rows == 0 || e.rows > (uint64_t{1} << 40)) {
+  if (e.rows == 0 || e.rows > ipc::kMaxOpBytes) {
     return InvalidArgument(what + " rows must be in [1, 2^40], got " + std::to_string(e.rows));
   }
   uint32_t algo_limit = op.kind == ipc::OpKind::kSparseAllreduce ? ipc::kNumSparseAlgos : ipc::kNumShardSchemes;
@@ -113,7 +110,7 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
                            std::to_string(id_size) + "-byte ids");
   }
   op.nnz = e.aux.length / id_size;
-  if (op.nnz > kMaxOpBytes / row_bytes) return InvalidArgument(what + " nnz x dim exceeds the per-op limit");
+  if (op.nnz > ipc::kMaxOpBytes / row_bytes) return InvalidArgument(what + " nnz x dim exceeds the per-op limit");
   OUTRIDER_ASSIGN_OR_RETURN(op.ids, Resolve("ids", e.aux, e.aux.length, regions));
   if (e.demand.length % id_size != 0) {
     return InvalidArgument(what + " demand buffer of " + std::to_string(e.demand.length) +
@@ -129,7 +126,7 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   uint64_t in_rows = op.nnz;
   if (op.kind == ipc::OpKind::kSparseLookup) {
     in_rows = ipc::ShardFirstRow(op.rows, world_size, rank + 1) - ipc::ShardFirstRow(op.rows, world_size, rank);
-    if (in_rows > kMaxOpBytes / row_bytes) return InvalidArgument("sparse_lookup shard exceeds the per-op limit");
+    if (in_rows > ipc::kMaxOpBytes / row_bytes) return InvalidArgument("sparse_lookup shard exceeds the per-op limit");
   }
   if (e.send.length != in_rows * row_bytes) {
     return InvalidArgument(what + (op.kind == ipc::OpKind::kSparseLookup ? " shard" : " values") + " buffer is " +
@@ -138,14 +135,12 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
                            std::to_string(in_rows * row_bytes));
   }
   OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("values", e.send, e.send.length, regions));
-  op.send_bytes = e.send.length;
   if (e.recv.length % row_bytes != 0) {
     return InvalidArgument(what + " output values buffer of " + std::to_string(e.recv.length) +
                            " bytes is not a whole number of rows of " + std::to_string(row_bytes) + " bytes");
   }
   op.capacity = e.recv.length / row_bytes;
   OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("out_values", e.recv, e.recv.length, regions));
-  op.recv_bytes = e.recv.length;
   if (op.kind == ipc::OpKind::kSparseLookup) {
     if (e.out_ids.length != 0 || e.out_ids.region_id != 0 || e.out_ids.offset != 0) {
       return InvalidArgument("sparse_lookup takes no out_ids buffer");
@@ -162,10 +157,8 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
     OUTRIDER_ASSIGN_OR_RETURN(op.out_ids, Resolve("out_ids", e.out_ids, e.out_ids.length, regions));
   }
   // Outputs are written after the inputs were read, but never into them.
-  if (!Disjoint(op.recv, op.recv_bytes, op.send, op.send_bytes) || !Disjoint(op.recv, op.recv_bytes, op.ids, e.aux.length) ||
-      !Disjoint(op.out_ids, e.out_ids.length, op.send, op.send_bytes) ||
-      !Disjoint(op.out_ids, e.out_ids.length, op.ids, e.aux.length) ||
-      !Disjoint(op.out_ids, e.out_ids.length, op.recv, op.recv_bytes)) {
+  if (!op.recv.Disjoint(op.send) || !op.recv.Disjoint(op.ids) || !op.out_ids.Disjoint(op.send) ||
+      !op.out_ids.Disjoint(op.ids) || !op.out_ids.Disjoint(op.recv)) {
     return InvalidArgument(what + " output buffers must not overlap the inputs or each other");
   }
   return op;
@@ -222,9 +215,9 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
   uint64_t elem = ipc::DTypeSize(op.dtype);
   if (op.kind == ipc::OpKind::kAlltoallv) return ValidateAlltoallv(e, op, elem, world_size, regions);
   uint64_t bytes;
-  if (__builtin_mul_overflow(e.count, elem, &bytes) || bytes > kMaxOpBytes) {
+  if (__builtin_mul_overflow(e.count, elem, &bytes) || bytes > ipc::kMaxOpBytes) {
     return InvalidArgument("count " + std::to_string(e.count) + " exceeds the per-op limit of " +
-                           std::to_string(kMaxOpBytes) + " bytes");
+                           std::to_string(ipc::kMaxOpBytes) + " bytes");
   }
   uint64_t n = static_cast<uint64_t>(world_size);
   uint64_t send_bytes = bytes, recv_bytes = bytes;
@@ -237,15 +230,17 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
   }
   OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_bytes, regions));
   OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_bytes, regions));
-  op.send_bytes = send_bytes;
-  op.recv_bytes = recv_bytes;
   // Send and recv must be the same buffer in the op's in-place position, or disjoint: results
   // are written block by block, so a partial overlap would feed outputs back into inputs.
-  const uint8_t* in_place = op.recv;
-  if (op.kind == ipc::OpKind::kAllgather) in_place = op.recv + bytes * rank;
-  if (op.kind == ipc::OpKind::kReduceScatter) in_place = op.send + bytes * rank;
-  bool same = op.kind == ipc::OpKind::kReduceScatter ? op.recv == in_place : op.send == in_place;
-  if (!same && !Disjoint(op.send, send_bytes, op.recv, recv_bytes)) {
+  bool same;
+  if (op.kind == ipc::OpKind::kAllgather) {
+    same = op.send.SameStart(op.recv.Sub(bytes * rank, bytes));
+  } else if (op.kind == ipc::OpKind::kReduceScatter) {
+    same = op.recv.SameStart(op.send.Sub(bytes * rank, bytes));
+  } else {
+    same = op.send.SameStart(op.recv);
+  }
+  if (!same && !op.send.Disjoint(op.recv)) {
     return InvalidArgument("send and recv buffers overlap without being the op's in-place layout");
   }
   return op;

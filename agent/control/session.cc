@@ -15,7 +15,8 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
       control_(std::move(control)),
       sq_efd_(std::move(sq_efd)),
       cq_efd_(std::move(cq_efd)),
-      limits_(limits) {
+      limits_(limits),
+      regions_(limits.max_regions, limits.max_region_bytes) {
   auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
   sq_ = ipc::RingConsumer<ipc::SubmitEntry>(
       reinterpret_cast<ipc::RingIndices*>(control_.data() + h->sq_indices_offset),
@@ -27,12 +28,6 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
 }
 
 Session::~Session() = default;
-
-uint64_t Session::region_bytes() const {
-  uint64_t total = 0;
-  for (const auto& [id, r] : regions_) total += r.view.bytes;
-  return total;
-}
 
 void Session::Close(const Status& reason) {
   if (closed_) return;
@@ -106,54 +101,24 @@ void Session::ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& 
 }
 
 void Session::HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds) {
-  auto reply = [&](const Status& st, uint32_t id) {
-    ReplyRegion(msg.header.request_id, ipc::MsgType::kRegisterRegionReply, st, id);
-  };
-  if (fds.size() != 1) {
-    return reply(InvalidArgument("region registration must carry exactly one memfd, got " +
-                                 std::to_string(fds.size())), 0);
+  Result<uint32_t> id = regions_.ImportHost(std::move(fds), msg.bytes);
+  if (id.ok()) {
+    Logger("control")->debug("client {} (job {} local rank {}) registered region {} of {} bytes",
+                             id_.client_id, id_.job_id, id_.local_rank, *id, msg.bytes);
   }
-  if (regions_.size() >= limits_.max_regions) {
-    return reply(ResourceExhausted("client already holds " + std::to_string(regions_.size()) +
-                                   " regions (max_regions_per_client)"), 0);
-  }
-  if (msg.bytes == 0 || msg.bytes > limits_.max_region_bytes) {
-    return reply(InvalidArgument("region size " + std::to_string(msg.bytes) +
-                                 " is outside [1, max_region_bytes=" +
-                                 std::to_string(limits_.max_region_bytes) + "]"), 0);
-  }
-  auto size = ipc::CheckSealedMemfd(fds[0].get());
-  if (!size.ok()) return reply(size.status(), 0);
-  if (*size != msg.bytes) {
-    return reply(InvalidArgument("memfd is " + std::to_string(*size) + " bytes, registration says " +
-                                 std::to_string(msg.bytes)), 0);
-  }
-  auto mapping = ipc::MapShared(fds[0].get(), msg.bytes);
-  if (!mapping.ok()) return reply(mapping.status(), 0);
-  uint32_t id = next_region_id_++;
-  Region r{std::move(fds[0]), std::move(*mapping), {}};
-  r.view = RegionView{r.mapping.data(), msg.bytes};
-  regions_.emplace(id, std::move(r));
-  Logger("control")->debug("client {} (job {} local rank {}) registered region {} of {} bytes",
-                           id_.client_id, id_.job_id, id_.local_rank, id, msg.bytes);
-  reply(Status::Ok(), id);
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kRegisterRegionReply, id.status(), id.ok() ? *id : 0);
 }
 
 void Session::HandleRelease(const ipc::ReleaseRegion& msg) {
-  Status st = regions_.erase(msg.region_id) == 1
-                  ? Status::Ok()
-                  : InvalidArgument("region " + std::to_string(msg.region_id) + " is not registered");
-  ReplyRegion(msg.header.request_id, ipc::MsgType::kReleaseRegionReply, st, msg.region_id);
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kReleaseRegionReply, regions_.Release(msg.region_id),
+              msg.region_id);
 }
 
 bool Session::DrainSubmissions(const OpSink& sink) {
   if (closed_) return false;
   bool any = false;
   ipc::SubmitEntry e;
-  RegionLookup lookup = [this](uint32_t id) -> const RegionView* {
-    auto it = regions_.find(id);
-    return it == regions_.end() ? nullptr : &it->second.view;
-  };
+  RegionLookup lookup = [this](uint32_t id) { return regions_.Find(id); };
   for (;;) {
     ipc::RingResult r = sq_.Pop(&e);
     if (r == ipc::RingResult::kEmpty) break;

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "agent/control/entry_validator.h"
+#include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
+#include "agent/memory/region_table.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
 #include "ipc/ring.h"
@@ -18,37 +20,28 @@
 
 namespace outrider::agent {
 
-struct ClientIdentity {
-  uint32_t client_id = 0;
-  std::string job_id;
-  int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
-  std::string root_addr;  // host:port of the job's root agent (multi-node)
-  std::string token;
-  ipc::PeerCredentials peer{};
-};
-
 struct SessionLimits {
   uint32_t max_regions = 64;
   uint64_t max_region_bytes = uint64_t{64} << 30;
 };
 
 // Thread-safety: loop thread only.
-class Session {
+class Session final : public Member {
  public:
   // Receives the client's validated ops; the sink completes them (now or later).
   using OpSink = std::function<void(Session*, const ValidatedOp&)>;
 
   Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_fd, ipc::Mapping control,
           UniqueFd sq_efd, UniqueFd cq_efd, SessionLimits limits);
-  ~Session();
+  ~Session() override;
 
-  const ClientIdentity& identity() const { return id_; }
+  const ClientIdentity& identity() const override { return id_; }
   int socket_fd() const { return channel_.fd(); }
   int sq_efd() const { return sq_efd_.get(); }
   bool closed() const { return closed_; }
   const Status& close_reason() const { return close_reason_; }
   size_t region_count() const { return regions_.size(); }
-  uint64_t region_bytes() const;
+  uint64_t region_bytes() const { return regions_.bytes(); }
 
   // Sends a message on the client's socket (handshake replies).
   Status Send(const void* data, size_t bytes, const int* fds, size_t num_fds) {
@@ -61,9 +54,9 @@ class Session {
   bool DrainSubmissions(const OpSink& sink);
   // Posts a completion and wakes the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
-                const OpReport* report = nullptr);
+                const OpReport* report = nullptr) override;
   // Posts a partial completion: the op's demanded rows are in its output; Complete follows.
-  void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report);
+  void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
 
   bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
   void FinishSleep() {
@@ -83,12 +76,6 @@ class Session {
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
 
-  struct Region {
-    UniqueFd fd;
-    ipc::Mapping mapping;
-    RegionView view;
-  };
-
   ClientIdentity id_;
   ipc::UnixChannel channel_;
   UniqueFd control_fd_;
@@ -99,8 +86,7 @@ class Session {
   ipc::RingConsumer<ipc::SubmitEntry> sq_;
   ipc::RingProducer<ipc::CompletionEntry> cq_;
   std::deque<ipc::CompletionEntry> overflow_;  // completions waiting for CQ space
-  std::map<uint32_t, Region> regions_;
-  uint32_t next_region_id_ = 1;
+  RegionTable regions_;
   uint64_t last_op_id_ = 0;
   bool closed_ = false;
   bool said_goodbye_ = false;

@@ -1,18 +1,18 @@
-// Job membership, op matching, agreement checks and execution.
+// Job membership, op matching, agreement among local ranks, and running instances.
 #include "agent/engine/job.h"
 
-#include <cstdio>
-
-#include "agent/control/session.h"
-#include "agent/bootstrap/rendezvous.h"
+#include "agent/engine/agreement.h"
+#include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/local_collectives.h"
-#include "agent/engine/network.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
+#include "agent/engine/network.h"
 #include "agent/observability.h"
+#include "ipc/defaults.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
+
 Job::Job(std::string id, int world_size, int local_size, Network* net)
     : id_(std::move(id)),
       world_size_(world_size),
@@ -20,7 +20,7 @@ Job::Job(std::string id, int world_size, int local_size, Network* net)
       members_(static_cast<size_t>(local_size), nullptr),
       next_seq_(static_cast<size_t>(local_size)),
       net_(net),
-      hash_(HashBytes(id_.data(), id_.size())) {}
+      hash_(ipc::Fnv1a(id_.data(), id_.size())) {}
 
 Job::~Job() {
   rdv_client_.reset();
@@ -37,7 +37,7 @@ Job::~Job() {
 
 bool Job::busy() const { return group_ != nullptr && group_->busy(); }
 
-Status Job::StartNetwork(const Session* first) {
+Status Job::StartNetwork(const Member* first) {
   const ClientIdentity& id = first->identity();
   int num_nodes = world_size_ / local_size_;
   int node = id.rank / local_size_;
@@ -51,13 +51,13 @@ Status Job::StartNetwork(const Session* first) {
   }
   token_ = id.token;
   if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
-  group_ = std::make_unique<NodeGroup>(id_, hash_, net_->self_hash(), num_nodes, node, local_size_,
-                                       net_->transport(),
-                                       [this](uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports) {
-                                         OnGroupDone(key, seq, st, reports);
-                                       },
-                                       NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
-                                                        net_->options().sparse_block_rows});
+  group_ = std::make_unique<NodeGroup>(
+      Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(),
+      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
+        Finish({key, seq}, st, algo, reports);
+      },
+      EngineOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
+                    net_->options().sparse_block_rows});
   group_->set_scheduler(net_->scheduler());
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
     auto it = pending_.find({key, seq});
@@ -103,8 +103,8 @@ void Job::OnRendezvous(Result<NodeTable> table) {
   }
 }
 
-void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports) {
-  auto it = pending_.find({key, seq});
+void Job::Finish(InstanceId id, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
+  auto it = pending_.find(id);
   if (it == pending_.end()) return;  // already failed here
   Pending& p = it->second;
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
@@ -112,10 +112,10 @@ void Job::OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::v
     if (p.op_ids[r] == 0 || members_[r] == nullptr) continue;
     const OpReport* rep = reports != nullptr && r < reports->size() ? &(*reports)[r] : nullptr;
     const Status& own = st.ok() && rep != nullptr ? rep->status : st;
-    members_[r]->Complete(p.op_ids[r], own, seq, elapsed, rep);
-    if (p.ops[r]) Account(*p.ops[r], own, elapsed, rep);
+    members_[r]->Complete(p.op_ids[r], own, id.second, elapsed, rep);
+    if (p.ops[r]) Account(*p.ops[r], own, elapsed, algo);
   }
-  recorder_.Ended(key, seq, st);
+  recorder_.Ended(id.first, id.second, st);
   pending_.erase(it);
 }
 
@@ -146,12 +146,12 @@ void Job::Lose(const Status& why) {
 
 size_t Job::member_count() const {
   size_t n = 0;
-  for (Session* s : members_) n += s != nullptr;
+  for (Member* m : members_) n += m != nullptr;
   return n;
 }
 
-Status Job::AddMember(Session* session) {
-  const ClientIdentity& id = session->identity();
+Status Job::AddMember(Member* member) {
+  const ClientIdentity& id = member->identity();
   if (!lost_.ok()) {
     return FailedPrecondition("job '" + id_ + "' has lost a member (" + lost_.message() +
                               "); every rank must leave before the job can start again");
@@ -165,25 +165,23 @@ Status Job::AddMember(Session* session) {
   if (member_count() > 0 && world_size_ > local_size_ && !TokensEqual(id.token, token_)) {
     return PermissionDenied("job token differs from the one the job's other local ranks gave");
   }
-  Session*& slot = members_[static_cast<size_t>(id.local_rank)];
+  Member*& slot = members_[static_cast<size_t>(id.local_rank)];
   if (slot != nullptr) {
     return FailedPrecondition("local rank " + std::to_string(id.local_rank) + " of job '" + id_ +
-                              "' is already connected (pid " +
-                              std::to_string(slot->identity().peer.pid) + ")");
+                              "' is already connected (pid " + std::to_string(slot->identity().peer.pid) + ")");
   }
-  if (world_size_ > local_size_ && group_ == nullptr) OUTRIDER_RETURN_IF_ERROR(StartNetwork(session));
-  slot = session;
+  if (world_size_ > local_size_ && group_ == nullptr) OUTRIDER_RETURN_IF_ERROR(StartNetwork(member));
+  slot = member;
   return Status::Ok();
 }
 
-void Job::RemoveMember(Session* session, const Status& why) {
-  int rank = session->identity().local_rank;
-  if (members_[static_cast<size_t>(rank)] != session) return;
+void Job::RemoveMember(Member* member, const Status& why) {
+  int rank = member->identity().local_rank;
+  if (members_[static_cast<size_t>(rank)] != member) return;
   members_[static_cast<size_t>(rank)] = nullptr;
   if (lost_.ok()) {
-    lost_ = PeerLost("local rank " + std::to_string(rank) + " (pid " +
-                     std::to_string(session->identity().peer.pid) + ") of job '" + id_ +
-                     "' left: " + why.message());
+    lost_ = PeerLost("local rank " + std::to_string(rank) + " (pid " + std::to_string(member->identity().peer.pid) +
+                     ") of job '" + id_ + "' left: " + why.message());
   }
   Lose(lost_);
 }
@@ -194,7 +192,7 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
     if (p.op_ids[r] != 0 && members_[r] != nullptr) {
       members_[r]->Complete(p.op_ids[r], why, seq, 0);
       if (p.ops[r]) {
-        Account(*p.ops[r], why, elapsed, nullptr);
+        Account(*p.ops[r], why, elapsed, group_ != nullptr ? "none" : "local");
         recorder_.Ended(p.ops[r]->key, seq, why);
       }
     }
@@ -202,98 +200,33 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
   }
 }
 
-void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, const OpReport* report) {
-  AgentMetrics& m = Metrics();
-  if (!m.enabled()) return;
-  // The algorithm label: how the op crossed nodes (a small fixed set).
-  static constexpr const char* kPaths[] = {"local", "direct", "ring", "chain"};
-  uint32_t algo_index = 0;
-  std::string_view algo = kPaths[0];
-  if (op.kind == ipc::OpKind::kSparseAllreduce && report != nullptr) {
-    algo_index = 8 + report->algo;
-    algo = ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(report->algo));
-  } else if (group_ != nullptr) {
-    // The node group's own test: a node's share (allgather) or the buffer (others) past direct_max_bytes.
-    uint64_t bytes = op.kind == ipc::OpKind::kAllgather ? op.send_bytes * static_cast<uint64_t>(local_size_) : op.recv_bytes;
-    bool large = bytes > net_->options().direct_max_bytes;
-    algo_index = !large ? 1 : op.kind == ipc::OpKind::kBroadcast ? 3 : (op.kind == ipc::OpKind::kAllreduce || op.kind == ipc::OpKind::kAllgather) ? 2 : 1;
-    algo = kPaths[algo_index];
-  }
-  uint32_t key = (static_cast<uint32_t>(op.kind) * 64 + algo_index) * 32 + static_cast<uint32_t>(st.code());
-  auto it = op_counters_.find(key);
-  if (it == op_counters_.end()) {
-    if (job_label_.empty()) job_label_ = m.JobLabel(id_);
-    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, std::string(algo).c_str(), st.code())).first;
-  }
-  it->second->Inc();
-  m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
-  if (!st.ok()) m.errors[static_cast<int>(st.code())]->Inc();
-}
-
 void Job::FailAll(const Status& why) {
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
 }
 
-Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key,
-                           uint64_t seq) const {
+Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key, uint64_t seq) const {
   // Compare against the lowest rank that arrived; name every rank's value in the message.
-  const ValidatedOp* ref = nullptr;
-  int ref_rank = -1;
-  for (size_t r = 0; r < p.ops.size() && ref == nullptr; ++r) {
-    if (p.ops[r]) {
-      ref = &*p.ops[r];
-      ref_rank = static_cast<int>(r);
-    }
-  }
-  if (ref == nullptr) return Status::Ok();
-  // Multi-node jobs name job ranks (the error reaches every node); single-node ones local ranks.
-  auto name = [&](int local) {
-    if (group_ == nullptr || members_[static_cast<size_t>(local)] == nullptr) return "local rank " + std::to_string(local);
-    return "rank " + std::to_string(members_[static_cast<size_t>(local)]->identity().rank);
-  };
-  auto differ = [&](const char* field, const std::string& a, const std::string& b) {
-    return Mismatch(std::string(ipc::OpKindName(ref->kind)) + " " + InstanceName(key, seq) +
-                    " in job '" + id_ + "': ranks disagree on " + field + ": " + name(ref_rank) + " has " + a +
-                    ", " + name(rank) + " has " + b);
-  };
-  if (ref->kind != op.kind) {
-    return differ("op kind", std::string(ipc::OpKindName(ref->kind)),
-                  std::string(ipc::OpKindName(op.kind)));
-  }
-  if (op.kind == ipc::OpKind::kBarrier) return Status::Ok();
-  if (ref->dtype != op.dtype) {
-    return differ("dtype", std::string(ipc::DTypeName(ref->dtype)), std::string(ipc::DTypeName(op.dtype)));
-  }
-  if (ref->count != op.count) {
-    return differ(ipc::IsSparse(op.kind) ? "dim" : "count", std::to_string(ref->count), std::to_string(op.count));
-  }
-  bool reduces = op.kind == ipc::OpKind::kAllreduce || op.kind == ipc::OpKind::kReduceScatter;
-  if (reduces && ref->reduce_op != op.reduce_op) {
-    return differ("reduce op", std::string(ipc::ReduceOpName(ref->reduce_op)),
-                  std::string(ipc::ReduceOpName(op.reduce_op)));
-  }
-  if (op.kind == ipc::OpKind::kBroadcast && ref->root != op.root) {
-    return differ("root", std::to_string(ref->root), std::to_string(op.root));
-  }
-  if (ipc::IsSparse(op.kind)) {
-    if (ref->rows != op.rows) return differ("rows", std::to_string(ref->rows), std::to_string(op.rows));
-    if (ref->algo != op.algo) {
-      bool replicated = op.kind == ipc::OpKind::kSparseAllreduce;
-      auto name = [&](uint32_t a) {
-        return replicated ? std::string(ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(a))) : std::string(a == 0 ? "range" : "hash");
-      };
-      return differ(replicated ? "algorithm" : "shard scheme", name(ref->algo), name(op.algo));
-    }
+  for (size_t r = 0; r < p.ops.size(); ++r) {
+    if (!p.ops[r]) continue;
+    Fingerprint ref = FingerprintOf(*p.ops[r]);
+    std::optional<Disagreement> d = Compare(ref, FingerprintOf(op));
+    if (!d) return Status::Ok();
+    // Multi-node jobs name job ranks (the error reaches every node); single-node ones local ranks.
+    auto name = [&](int local) {
+      if (group_ == nullptr || members_[static_cast<size_t>(local)] == nullptr) return "local rank " + std::to_string(local);
+      return "rank " + std::to_string(members_[static_cast<size_t>(local)]->identity().rank);
+    };
+    return Mismatch(DisagreementMessage(ref, key, seq, id_, *d, name(static_cast<int>(r)), name(rank)));
   }
   return Status::Ok();
 }
 
-void Job::Submit(Session* session, const ValidatedOp& op) {
-  int rank = session->identity().local_rank;
+void Job::Submit(Member* member, const ValidatedOp& op) {
+  int rank = member->identity().local_rank;
   uint64_t seq = next_seq_[static_cast<size_t>(rank)][op.key]++;
   if (!lost_.ok()) {
-    session->Complete(op.op_id, lost_, seq, 0);
+    member->Complete(op.op_id, lost_, seq, 0);
     return;
   }
   InstanceId inst{op.key, seq};
@@ -303,14 +236,15 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
     p.ops.resize(static_cast<size_t>(local_size_));
     p.op_ids.assign(static_cast<size_t>(local_size_), 0);
     p.first_ns = ipc::MonotonicNs();
-    recorder_.Begin(op.key, seq, op.kind, op.dtype, op.kind == ipc::OpKind::kAlltoallv ? op.send_bytes : op.count, local_size_);
+    recorder_.Begin(op.key, seq, op.kind, op.dtype, op.kind == ipc::OpKind::kAlltoallv ? op.send.length : op.count,
+                    local_size_);
     // An iteration ends when a key comes round again.
     if (!iteration_keys_.insert(op.key).second) {
       iteration_keys_.clear();
       iteration_keys_.insert(op.key);
       iteration_index_ = 0;
     }
-    p.default_priority = std::max(0, kDefaultPriorityTop - kDefaultPriorityStep * iteration_index_++);
+    p.default_priority = ipc::DefaultPriority(iteration_index_++);
   }
   ++p.arrived;
   recorder_.Arrived(op.key, seq, p.arrived);
@@ -327,7 +261,7 @@ void Job::Submit(Session* session, const ValidatedOp& op) {
   if (!p.failed.ok()) {
     // Ranks that arrive after a mismatch fail at once; the instance is forgotten once every
     // rank has arrived, so nobody waits on it.
-    session->Complete(op.op_id, p.failed, seq, 0);
+    member->Complete(op.op_id, p.failed, seq, 0);
     if (p.arrived == local_size_) pending_.erase(it);
     return;
   }
@@ -355,51 +289,33 @@ void Job::Run(InstanceId inst, Pending& p) {
       if (o->priority != 0) priority = hinted ? std::min(priority, o->priority) : o->priority;
       hinted = hinted || o->priority != 0;
     }
-    group_->Start(inst.first, inst.second, ops, hinted ? priority : p.default_priority);  // completes through OnGroupDone
+    group_->Start(inst.first, inst.second, ops, hinted ? priority : p.default_priority);  // finishes through Finish
     return;
   }
   if (ipc::IsSparse(ops[0]->kind)) {
     Status overall;
     std::vector<OpReport> reports = sparse::ExecuteLocal(ops, local_size_, &overall);
-    uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
-    for (size_t r = 0; r < p.ops.size(); ++r) {
-      const Status& own = overall.ok() ? reports[r].status : overall;
-      members_[r]->Complete(p.op_ids[r], own, inst.second, elapsed, &reports[r]);
-      Account(*p.ops[r], own, elapsed, &reports[r]);
-    }
-    recorder_.Ended(inst.first, inst.second, overall);
-    pending_.erase(inst);
-    return;
+    bool replicated = ops[0]->kind == ipc::OpKind::kSparseAllreduce;
+    return Finish(inst, overall, replicated ? ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(reports[0].algo)) : "local",
+                  &reports);
   }
-  Status st = ExecuteLocal(ops);
-  uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
-  for (size_t r = 0; r < p.ops.size(); ++r) {
-    members_[r]->Complete(p.op_ids[r], st, inst.second, elapsed);
-    Account(*p.ops[r], st, elapsed, nullptr);
-  }
-  recorder_.Ended(inst.first, inst.second, st);
-  pending_.erase(inst);
+  ExecuteLocal(ops, SharedHostDataPlane(), [this, inst](const Status& st) { Finish(inst, st, "local", nullptr); });
 }
 
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
-  for (auto it = pending_.begin(); it != pending_.end();) {
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     Pending& p = it->second;
-    if (!p.failed.ok() || p.arrived == local_size_ || now_ns - p.first_ns < timeout_ns) {
-      ++it;
-      continue;
-    }
+    if (!p.failed.ok() || p.arrived == local_size_ || now_ns - p.first_ns < timeout_ns) continue;
     std::string missing;
     for (size_t r = 0; r < p.ops.size(); ++r) {
       if (!p.ops[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
     }
-    Status st = DeadlineExceeded(InstanceName(it->first.first, it->first.second) + " in job '" + id_ +
-                                 "' waited " + std::to_string(timeout_ns / 1000000) +
-                                 " ms for local rank(s) " + missing + " to submit");
+    Status st = DeadlineExceeded(InstanceName(it->first.first, it->first.second) + " in job '" + id_ + "' waited " +
+                                 std::to_string(timeout_ns / 1000000) + " ms for local rank(s) " + missing + " to submit");
     Logger("engine")->warn("{}", st.message());
     Fail(p, st, it->first.second);
     // Keep a failed tombstone so the late ranks fail at once instead of waiting again.
     p.failed = st;
-    ++it;
   }
 }
 
@@ -409,104 +325,6 @@ uint64_t Job::NextExpiryNs(uint64_t timeout_ns) const {
     if (p.failed.ok() && p.arrived < local_size_) next = std::min(next, p.first_ns + timeout_ns);
   }
   return next;
-}
-
-Status JobTable::Join(Session* session) {
-  const ClientIdentity& id = session->identity();
-  auto it = jobs_.find(id.job_id);
-  if (it == jobs_.end()) {
-    it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_)).first;
-  }
-  Status st = it->second->AddMember(session);
-  if (!st.ok() && it->second->member_count() == 0) jobs_.erase(it);
-  return st;
-}
-
-void JobTable::Leave(Session* session, const Status& why) {
-  auto it = jobs_.find(session->identity().job_id);
-  if (it == jobs_.end()) return;
-  it->second->RemoveMember(session, why);
-  if (it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
-}
-
-bool JobTable::Pump() {
-  bool any = false;
-  for (auto& [id, job] : jobs_) any |= job->Pump();
-  return any;
-}
-
-void JobTable::Sweep() {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (it->second->member_count() == 0 && !it->second->busy()) {
-      it = jobs_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
-Job* JobTable::FindByHash(uint64_t hash) {
-  for (auto& [id, job] : jobs_) {
-    if (job->hash() == hash) return job.get();
-  }
-  return nullptr;
-}
-
-void JobTable::OnPeerLost(PeerId peer, const Status& why) {
-  for (auto& [id, job] : jobs_) job->OnPeerLost(peer, why);
-}
-
-Job* JobTable::Find(const std::string& id) {
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : it->second.get();
-}
-
-void JobTable::FailAll(const Status& why) {
-  for (auto& [id, job] : jobs_) job->FailAll(why);
-}
-
-void JobTable::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
-  for (auto& [id, job] : jobs_) job->ExpireOps(now_ns, timeout_ns);
-}
-
-uint64_t JobTable::NextExpiryNs(uint64_t timeout_ns) const {
-  uint64_t next = UINT64_MAX;
-  for (const auto& [id, job] : jobs_) next = std::min(next, job->NextExpiryNs(timeout_ns));
-  return next;
-}
-
-}  // namespace outrider::agent
-
-namespace outrider::agent {
-
-nlohmann::json Job::StatusJson() const {
-  nlohmann::json j = {{"id", id_}, {"world_size", world_size_}, {"local_size", local_size_},
-                      {"members", member_count()}, {"pending", pending_.size()},
-                      {"state", lost_.ok() ? "ok" : "failed"}};
-  if (!lost_.ok()) j["failure"] = lost_.ToString();
-  if (group_ != nullptr) {
-    j["nodes"] = group_->num_nodes();
-    j["node_rank"] = group_->node_rank();
-    j["network"] = group_->ready() ? "connected" : "rendezvous";
-  } else {
-    j["nodes"] = 1;
-  }
-  j["recent_ops"] = recorder_.Json([this](uint64_t key, uint64_t seq) {
-    return group_ != nullptr ? group_->WaitingFor(key, seq) : std::string();
-  });
-  return j;
-}
-
-nlohmann::json JobTable::StatusJson() const {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& [id, job] : jobs_) out.push_back(job->StatusJson());
-  return out;
-}
-
-size_t JobTable::PendingCount() const {
-  size_t n = 0;
-  for (const auto& [id, job] : jobs_) n += job->pending_count();
-  return n;
 }
 
 }  // namespace outrider::agent

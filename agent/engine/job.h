@@ -1,6 +1,7 @@
 // A job: the local clients of one training run on this node. Matches their submissions into
 // collective instances by (key, per-key sequence number), checks that every rank agrees on the
-// op's shape, and runs the instance once every local rank has submitted.
+// op's shape, and runs the instance once every local rank has submitted: on this node alone, or
+// through the job's node group when it spans nodes.
 #pragma once
 
 #include <cstdint>
@@ -8,21 +9,24 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
-#include "agent/control/entry_validator.h"
+#include <nlohmann/json.hpp>
+
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/flight_recorder.h"
+#include "agent/engine/member.h"
 #include "agent/engine/node_group.h"
+#include "agent/engine/op.h"
 #include "agent/engine/peer_protocol.h"
 #include "ipc/status.h"
 #include "metrics/registry.h"
 
 namespace outrider::agent {
 
-class Session;
 class Network;
 
 // Thread-safety: loop thread only.
@@ -42,12 +46,12 @@ class Job {
 
   // Admits a client as its local rank. Fails if the rank is taken, the sizes disagree with the
   // job's, or the job already lost a member.
-  Status AddMember(Session* session);
+  Status AddMember(Member* member);
   // Removes a client (gone or closed). Every pending collective fails on the other members with
   // `why`, and so does every later one: the job cannot complete a collective without it.
-  void RemoveMember(Session* session, const Status& why);
+  void RemoveMember(Member* member, const Status& why);
   // Takes one validated submission from a member.
-  void Submit(Session* session, const ValidatedOp& op);
+  void Submit(Member* member, const ValidatedOp& op);
   // Fails every pending collective (agent shutdown).
   void FailAll(const Status& why);
   // A message from another node's agent for this job.
@@ -68,34 +72,32 @@ class Job {
  private:
   struct Pending {
     std::vector<std::optional<ValidatedOp>> ops;  // by local rank
-    std::vector<uint64_t> op_ids;                 // by local rank, 0 if not arrived
+    std::vector<uint64_t> op_ids;                 // by local rank, 0 if not arrived or completed
     int arrived = 0;
     uint64_t first_ns = 0;
     Status failed;  // set on mismatch: later arrivals fail at once
     int32_t default_priority = 0;  // without trainer hints: later in the iteration = sooner
   };
-  // Default priorities: 999 for an iteration's first op, 16 levels more urgent for each later one
-  // (with the default aging of 100 ms per level, an op overtakes its successor's chunks after 1.6 s).
-  static constexpr int32_t kDefaultPriorityTop = 999;
-  static constexpr int32_t kDefaultPriorityStep = 16;
   using InstanceId = std::pair<uint64_t, uint64_t>;  // (key, seq)
 
-  void Fail(Pending& p, const Status& why, uint64_t seq);
-  Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key,
-                        uint64_t seq) const;
+  Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key, uint64_t seq) const;
   void Run(InstanceId id, Pending& p);
+  // Completes every member's op of the instance with its own status (`reports` by local rank, or
+  // null), accounts it and forgets the instance.
+  void Finish(InstanceId id, const Status& st, std::string_view algo, const std::vector<OpReport>* reports);
+  // Fails the members' ops of an instance that stays (as a tombstone or until erased).
+  void Fail(Pending& p, const Status& why, uint64_t seq);
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
-  Status StartNetwork(const Session* first);
+  Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
-  void OnGroupDone(uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports);
   void Lose(const Status& why);
-  // Metrics for one rank's finished op.
-  void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, const OpReport* report);
+  // Metrics for one rank's finished op; `algo` names how it crossed nodes.
+  void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 
   std::string id_;
   int world_size_;
   int local_size_;
-  std::vector<Session*> members_;  // Not owned; a session leaves through RemoveMember first.
+  std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
   std::map<InstanceId, Pending> pending_;
   Status lost_;  // set once a member left
@@ -110,34 +112,7 @@ class Job {
   std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration
   int32_t iteration_index_ = 0;
   std::string job_label_;  // metrics label
-  std::unordered_map<uint32_t, metrics::Counter*> op_counters_;  // by (kind, algo, code)
-};
-
-// All jobs of this agent, by job id.
-class JobTable {
- public:
-  // Finds or creates the job and admits the session.
-  Status Join(Session* session);
-  // Removes the session from its job; drops the job once it is empty.
-  void Leave(Session* session, const Status& why);
-  Job* Find(const std::string& id);
-  Job* FindByHash(uint64_t hash);
-  void OnPeerLost(PeerId peer, const Status& why);
-  // One step of deferred local work across jobs.
-  bool Pump();
-  // Drops jobs whose members all left once their last sends finished.
-  void Sweep();
-  void set_network(Network* net) { net_ = net; }
-  void FailAll(const Status& why);
-  void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
-  uint64_t NextExpiryNs(uint64_t timeout_ns) const;
-  size_t size() const { return jobs_.size(); }
-  nlohmann::json StatusJson() const;
-  size_t PendingCount() const;
-
- private:
-  std::map<std::string, std::unique_ptr<Job>> jobs_;
-  Network* net_ = nullptr;  // Not owned.
+  std::map<std::tuple<uint32_t, std::string, int>, metrics::Counter*> op_counters_;  // (kind, algo, code)
 };
 
 }  // namespace outrider::agent

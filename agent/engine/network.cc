@@ -33,7 +33,7 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, JobTable* jobs
   };
   OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(cb)));
   net->transport_ = std::move(ucx);
-  net->self_hash_ = HashBytes(net->transport_->address().data(), net->transport_->address().size());
+  net->self_hash_ = ipc::Fnv1a(net->transport_->address().data(), net->transport_->address().size());
   OUTRIDER_RETURN_IF_ERROR(loop->Add(net->transport_->event_fd(), EPOLLIN, [](uint32_t) {}));
   net->rendezvous_ = std::make_unique<RendezvousServer>(loop, options.rendezvous_timeout_ms);
   OUTRIDER_RETURN_IF_ERROR(net->rendezvous_->Listen(options.listen_address, options.port));
@@ -54,7 +54,7 @@ Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int se
     OUTRIDER_ASSIGN_OR_RETURN(peers[n], transport_->Connect(table[n]));
     PeerState& st = peers_[peers[n]];
     if (st.uses++ == 0) st.last_seen_ns = now;
-    st.hash = HashBytes(table[n].data(), table[n].size());
+    st.hash = ipc::Fnv1a(table[n].data(), table[n].size());
     peer_by_hash_[st.hash] = peers[n];
   }
   return peers;
@@ -83,7 +83,7 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
   if (p != peer_by_hash_.end()) peers_[p->second].last_seen_ns = ipc::MonotonicNs();
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kHeartbeat) return;
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kCredit) {
-    if (p != peer_by_hash_.end()) scheduler_->Done(p->second, h.offset);
+    if (p != peer_by_hash_.end()) scheduler_->Done(p->second, h.credit_bytes);
     return;
   }
   // Credits count what reached this agent, not what left the sender's socket: bulk data then
@@ -94,7 +94,7 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
     c.version = kPeerVersion;
     c.type = static_cast<uint16_t>(PeerMsg::kCredit);
     c.sender = self_hash_;
-    c.offset = sizeof(PeerHeader) + len;
+    c.credit_bytes = sizeof(PeerHeader) + len;
     (void)transport_->Send(p->second, &c, sizeof(c), nullptr, 0, nullptr);
   }
   Job* job = jobs_->FindByHash(h.job_hash);

@@ -8,16 +8,18 @@
 namespace outrider::agent {
 
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
-inline constexpr uint16_t kPeerVersion = 3;
+// Bump on any change to a struct or an enum value here; agents of different versions drop each
+// other's messages (and so fail jobs that span them) rather than misread them.
+inline constexpr uint16_t kPeerVersion = 4;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
   kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
-  kRing = 3,       // one chunk of a ring reduce-scatter / allgather step
-  kJobLeft = 4,    // the sender's clients of this job are gone; `offset` = messages it sent us before
-  kSparse = 5,     // a chunk of a sparse-collective message: `step` = phase, `offset` = chunk
-                   // offset, `fp.count` = the whole message's length (fp is otherwise unused)
-  kCredit = 6,     // the receiver took a scheduled chunk: `offset` = its bytes (header included)
+  kRing = 3,       // one chunk of a ring or chain step (`step`, `offset`)
+  kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`)
+  kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
+  kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
+  kAbort = 7,      // the sender's ranks disagree on an instance; the payload is the error text
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
@@ -25,34 +27,39 @@ inline bool IsScheduledChunk(uint16_t type) {
   return type == static_cast<uint16_t>(PeerMsg::kRing) || type == static_cast<uint16_t>(PeerMsg::kSparse);
 }
 
-// A kContrib whose fingerprint has this kind aborts the instance: the sender's ranks disagree
-// among themselves; the payload is the error text.
-inline constexpr uint32_t kAbortKind = 0xffffffffu;
-
-// Fingerprint of one collective instance: every node must send the same one.
+// Fingerprint of one collective instance: every node must send the same one. Fields that do not
+// apply to the kind are zero, so they never disagree.
 struct Fingerprint {
-  uint32_t kind;
-  uint32_t dtype;
-  uint32_t reduce_op;
-  int32_t root;
-  uint64_t count;
+  uint32_t kind;       // ipc::OpKind
+  uint32_t dtype;      // ipc::DType (sparse: the value dtype)
+  uint32_t reduce_op;  // ipc::ReduceOp (allreduce, reduce-scatter)
+  int32_t root;        // broadcast: the root's rank in the job
+  uint64_t count;      // elements (sparse: dim)
+  uint64_t rows;       // sparse: table rows
+  uint32_t algo;       // sparse allreduce: ipc::SparseAlgo requested; shard and lookup: ipc::ShardScheme
+  uint32_t reserved;
 };
-static_assert(sizeof(Fingerprint) == 24);
+static_assert(sizeof(Fingerprint) == 40);
 
 struct PeerHeader {
   uint32_t magic;
   uint16_t version;
-  uint16_t type;       // PeerMsg
-  uint64_t sender;     // hash of the sender agent's transport address
-  uint64_t job_hash;   // hash of the job id
-  uint64_t key;
+  uint16_t type;           // PeerMsg
+  uint64_t sender;         // hash of the sender agent's transport address
+  uint64_t job_hash;       // hash of the job id
+  uint64_t key;            // instance: (key, seq)
   uint64_t seq;
   int32_t from_node;
-  uint32_t step;       // ring step: reduce-scatter 0..N-2, allgather N-1..2N-3
-  uint64_t offset;     // byte offset of the payload in the node buffer
-  Fingerprint fp;
+  uint32_t step;           // kRing: reduce-scatter 0..N-2, allgather N-1..2N-3; kSparse: message phase
+  uint64_t offset;         // kRing: byte offset in the node buffer; kSparse: byte offset in the message
+  uint64_t message_bytes;  // kSparse: length of the whole message the chunk belongs to
+  uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
+  uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving
+  int32_t lost_node;       // kJobLeft: node whose loss made the sender give up, or -1
+  uint32_t reserved;
+  Fingerprint fp;          // kContrib
 };
-static_assert(sizeof(PeerHeader) == 80);
+static_assert(sizeof(PeerHeader) == 128);
 
 // Payload of a sparse collective's kContrib: what the node brings, so every node can check the
 // op and run the same cost model on the same numbers.

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "agent/engine/reduce.h"
+#include "agent/engine/dataplane/reduce.h"
 #include "outrider/outrider.hpp"
 #include "tests/support/test_support.h"
 

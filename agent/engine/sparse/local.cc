@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agent/engine/dataplane/host_memory.h"
+
 namespace outrider::agent::sparse {
 
 Context MakeContext(const ValidatedOp& o, int nodes, int me, int local_size, uint64_t block_rows) {
@@ -54,7 +56,7 @@ void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, 
   int rank = ShardOwnerRank(id, c.table.rows, world, ipc::ShardScheme::kRange);
   const ValidatedOp& o = *ops[static_cast<size_t>(rank - c.me * c.local_size)];
   uint64_t row = id - ipc::ShardFirstRow(c.table.rows, world, rank);
-  LoadValues(c.table, o.send + row * c.table.row_bytes(), c.table.dim, dst);
+  LoadValues(c.table, HostBytes(o.send) + row * c.table.row_bytes(), c.table.dim, dst);
 }
 
 std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops, const Context& c,
@@ -108,7 +110,7 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
           break;
         }
         size_t k = static_cast<size_t>(it - result.ids.begin());
-        StoreValues(c.table, result.row(k, c.table.dim), c.table.dim, o.recv + i * c.table.row_bytes());
+        StoreValues(c.table, result.row(k, c.table.dim), c.table.dim, HostBytes(o.recv) + i * c.table.row_bytes());
       }
     }
   }

@@ -7,7 +7,8 @@
 #include <queue>
 #include <string>
 
-#include "agent/engine/reduce.h"
+#include "agent/engine/dataplane/host_memory.h"
+#include "agent/engine/dataplane/reduce.h"
 
 namespace outrider::agent::sparse {
 
@@ -65,11 +66,11 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank) {
   if (op.id_dtype == ipc::DType::kI32) {
     for (uint64_t i = 0; i < op.nnz; ++i) {
       int32_t v;
-      std::memcpy(&v, op.ids + 4 * i, 4);
+      std::memcpy(&v, HostBytes(op.ids) + 4 * i, 4);
       r.ids[i] = static_cast<uint64_t>(static_cast<int64_t>(v));
     }
   } else if (op.nnz > 0) {
-    std::memcpy(r.ids.data(), op.ids, 8 * op.nnz);
+    std::memcpy(r.ids.data(), HostBytes(op.ids), 8 * op.nnz);
   }
   for (uint64_t i = 0; i < op.nnz; ++i) {
     if (r.ids[i] >= t.rows) {  // negative ids wrap to huge values
@@ -79,7 +80,7 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank) {
     }
   }
   r.vals.resize(op.nnz * t.dim);
-  if (op.nnz > 0) LoadValues(t, op.send, r.vals.size(), r.vals.data());
+  if (op.nnz > 0) LoadValues(t, HostBytes(op.send), r.vals.size(), r.vals.data());
   return r;
 }
 
@@ -177,7 +178,7 @@ Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, cons
                           std::to_string(need) + " rows (" + std::to_string(need * t.row_bytes()) + " value bytes)");
   }
   uint64_t id_size = ipc::DTypeSize(op.id_dtype);
-  uint8_t* ids = op.out_ids + out_row * id_size;
+  uint8_t* ids = HostBytes(op.out_ids) + out_row * id_size;
   if (op.id_dtype == ipc::DType::kI32) {
     for (size_t i = 0; i < n; ++i) {
       auto v = static_cast<int32_t>(r.ids[begin + i]);
@@ -186,7 +187,7 @@ Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, cons
   } else if (n > 0) {
     std::memcpy(ids, r.ids.data() + begin, 8 * n);
   }
-  if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, op.recv + out_row * t.row_bytes());
+  if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, HostBytes(op.recv) + out_row * t.row_bytes());
   return Status::Ok();
 }
 

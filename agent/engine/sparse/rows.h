@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "agent/control/entry_validator.h"
+#include "agent/engine/op.h"
 #include "ipc/protocol.h"
 #include "ipc/status.h"
 

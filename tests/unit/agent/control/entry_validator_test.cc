@@ -200,17 +200,17 @@ TEST_F(EntryValidatorTest, RejectsCountWhoseByteSizeOverflows) {
 }
 
 TEST_F(EntryValidatorTest, RejectsOpLargerThanMaxOpBytes) {
-  SubmitEntry e = Entry(OpKind::kAllreduce, kMaxOpBytes / 4 + 1, Buf(0, kMaxOpBytes + 4, kHugeRegion),
-                        Buf(kMaxOpBytes + 4, kMaxOpBytes + 4, kHugeRegion));
+  SubmitEntry e = Entry(OpKind::kAllreduce, ipc::kMaxOpBytes / 4 + 1, Buf(0, ipc::kMaxOpBytes + 4, kHugeRegion),
+                        Buf(ipc::kMaxOpBytes + 4, ipc::kMaxOpBytes + 4, kHugeRegion));
   ExpectRejected(e, "count");
 }
 
 TEST_F(EntryValidatorTest, AcceptsOpOfExactlyMaxOpBytes) {
-  SubmitEntry e = Entry(OpKind::kAllreduce, kMaxOpBytes / 4, Buf(0, kMaxOpBytes, kHugeRegion),
-                        Buf(kMaxOpBytes, kMaxOpBytes, kHugeRegion));
+  SubmitEntry e = Entry(OpKind::kAllreduce, ipc::kMaxOpBytes / 4, Buf(0, ipc::kMaxOpBytes, kHugeRegion),
+                        Buf(ipc::kMaxOpBytes, ipc::kMaxOpBytes, kHugeRegion));
   auto r = Validate(e);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->send_bytes, kMaxOpBytes);
+  EXPECT_EQ(r->send_bytes, ipc::kMaxOpBytes);
 }
 
 TEST_F(EntryValidatorTest, RejectsAllreduceSendLengthNotMatchingCount) {

@@ -28,8 +28,12 @@ bool IsSupported(ipc::DType dtype, ipc::ReduceOp op);
 void ReduceInto(ipc::DType dtype, ipc::ReduceOp op, const void* const* inputs, int num_inputs,
                 void* const* outputs, int num_outputs, size_t count);
 
+// p[i] /= n for `count` elements (the last step of an average across n ranks); f16/bf16 go
+// through f32 and round once. Integers truncate toward zero.
+void DivideInPlace(ipc::DType dtype, void* p, size_t count, int64_t n);
+
 // Scalar conversions, round-to-nearest-even; NaN stays NaN (quiet), +-Inf and subnormals are
-// handled. Inline vectorizable versions live in agent/engine/half.h.
+// handled. Inline vectorizable versions live in agent/engine/dataplane/half.h.
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
 float BFloat16ToFloat(uint16_t b);

@@ -2,7 +2,7 @@
 // is read before element j of the first output is written, and the other outputs are block copies
 // of the first, so outputs may be inputs. The loops are plain element-wise loops that GCC
 // auto-vectorizes; on x86-64 an AVX2 clone is picked at load time and f16 uses F16C where present.
-#include "agent/engine/reduce.h"
+#include "agent/engine/dataplane/reduce.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "agent/engine/half.h"
+#include "agent/engine/dataplane/half.h"
 #include "ipc/check.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -365,6 +365,27 @@ void ReduceInto(DType dtype, ReduceOp op, const void* const* inputs, int num_inp
       return ReduceDType<I64>(op, inputs, num_inputs, outputs, num_outputs, count);
   }
   OUTRIDER_CHECK(false && "unreachable: dtype validated by IsSupported");
+}
+
+void DivideInPlace(DType t, void* data, size_t count, int64_t n) {
+  switch (t) {
+    case DType::kF32: for (size_t i = 0; i < count; ++i) static_cast<float*>(data)[i] /= static_cast<float>(n); break;
+    case DType::kF64: for (size_t i = 0; i < count; ++i) static_cast<double*>(data)[i] /= static_cast<double>(n); break;
+    case DType::kI32: for (size_t i = 0; i < count; ++i) static_cast<int32_t*>(data)[i] /= static_cast<int32_t>(n); break;
+    case DType::kI64: for (size_t i = 0; i < count; ++i) static_cast<int64_t*>(data)[i] /= n; break;
+    case DType::kF16:
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t* h = static_cast<uint16_t*>(data) + i;
+        *h = FloatToHalf(HalfToFloat(*h) / static_cast<float>(n));
+      }
+      break;
+    case DType::kBF16:
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t* h = static_cast<uint16_t*>(data) + i;
+        *h = FloatToBFloat16(BFloat16ToFloat(*h) / static_cast<float>(n));
+      }
+      break;
+  }
 }
 
 float HalfToFloat(uint16_t h) { return half::HalfBitsToFloat(h); }

@@ -1,7 +1,7 @@
 // Reduction kernels against a plain scalar reference: every dtype x op, odd counts, aliasing
 // outputs, and the f16/bf16 conversions (f16 checked against GCC's _Float16, bf16 against a
 // nearest-value search in double).
-#include "agent/engine/reduce.h"
+#include "agent/engine/dataplane/reduce.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,101 @@
+// The algorithm base (data movement that fails the instance on error) and the factory.
+#include "agent/engine/algorithm.h"
+
+#include "agent/engine/algorithms/alltoallv.h"
+#include "agent/engine/algorithms/chain_broadcast.h"
+#include "agent/engine/algorithms/direct.h"
+#include "agent/engine/algorithms/gather_ring.h"
+#include "agent/engine/algorithms/ring_allreduce.h"
+#include "agent/engine/algorithms/sparse_exchange.h"
+
+namespace outrider::agent {
+
+void Algorithm::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
+  Complete(ProtocolError("peer sent a chunk to " + std::string(label()) + " " + c_.Name() + ", which expects none"));
+}
+
+void Algorithm::Copy(std::vector<CopyPair> pairs, Then then) {
+  ++data_calls_;
+  data_.Copy(std::move(pairs), [this, then = std::move(then)](const Status& s) {
+    --data_calls_;
+    if (!s.ok()) return Complete(s.Annotate("copying"));
+    if (!failed() && then) then();
+  });
+}
+
+void Algorithm::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then) {
+  ++data_calls_;
+  data_.Reduce(std::move(dsts), std::move(srcs), this->op().dtype, op, [this, then = std::move(then)](const Status& s) {
+    --data_calls_;
+    if (!s.ok()) return Complete(s.Annotate("reducing"));
+    if (!failed() && then) then();
+  });
+}
+
+void Algorithm::Divide(const BufferSpan& dst, int64_t divisor, Then then) {
+  ++data_calls_;
+  data_.Divide(dst, op().dtype, divisor, [this, then = std::move(then)](const Status& s) {
+    --data_calls_;
+    if (!s.ok()) return Complete(s.Annotate("averaging"));
+    if (!failed() && then) then();
+  });
+}
+
+uint64_t ChunkBytes(const EngineOptions& options, ipc::DType dtype) {
+  uint64_t elem = ipc::DTypeSize(dtype);
+  return std::max<uint64_t>(elem, options.chunk_bytes / elem * elem);
+}
+
+namespace {
+
+Status CheckReachable(const Collective& c, const DataPlane& data) {
+  for (const ValidatedOp* o : c.ops) {
+    for (const BufferSpan* s : {&o->send, &o->recv, &o->ids, &o->out_ids, &o->demand}) {
+      if (!s->empty() && !data.Reaches(*s)) {
+        return FailedPrecondition(std::string(MemoryKindName(s->kind)) + " memory of " + c.Name() +
+                                  " is not reachable by this agent's data plane");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmDeps& deps) {
+  OUTRIDER_RETURN_IF_ERROR(CheckReachable(c, *deps.data));
+  const ValidatedOp& o = c.op();
+  bool large = o.recv.length > deps.options->direct_max_bytes;
+  std::unique_ptr<Algorithm> a;
+  switch (o.kind) {
+    case ipc::OpKind::kAllreduce:
+      a = large ? std::unique_ptr<Algorithm>(std::make_unique<RingAllreduce>(c, deps)) : std::make_unique<Direct>(c, deps);
+      break;
+    case ipc::OpKind::kBroadcast:
+      a = large ? std::unique_ptr<Algorithm>(std::make_unique<ChainBroadcast>(c, deps)) : std::make_unique<Direct>(c, deps);
+      break;
+    case ipc::OpKind::kAllgather:
+      // The node's share (every local rank's block) decides.
+      if (o.send.length * c.ops.size() > deps.options->direct_max_bytes) {
+        a = std::make_unique<GatherRing>(c, deps);
+      } else {
+        a = std::make_unique<Direct>(c, deps);
+      }
+      break;
+    case ipc::OpKind::kReduceScatter:
+    case ipc::OpKind::kBarrier:
+      a = std::make_unique<Direct>(c, deps);
+      break;
+    case ipc::OpKind::kAlltoallv:
+      a = std::make_unique<Alltoallv>(c, deps);
+      break;
+    case ipc::OpKind::kSparseAllreduce:
+    case ipc::OpKind::kSparseShard:
+    case ipc::OpKind::kSparseLookup:
+      a = std::make_unique<SparseExchange>(c, deps);
+      break;
+  }
+  return a;
+}
+
+}  // namespace outrider::agent

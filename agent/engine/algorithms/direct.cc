@@ -1,0 +1,131 @@
+// Direct exchange: local step, one message per node pair, combine.
+#include "agent/engine/algorithms/direct.h"
+
+namespace outrider::agent {
+
+using ipc::OpKind;
+
+void Direct::Prepare(std::function<void()> ready) {
+  const ValidatedOp& o = op();
+  size_t L = local();
+  size_t me = static_cast<size_t>(topo_.me);
+  std::vector<BufferSpan> sends;
+  for (const ValidatedOp* x : c_.ops) sends.push_back(x->send);
+  switch (o.kind) {
+    case OpKind::kAllreduce:
+      bytes_ = o.recv.length;
+      partial_.resize(bytes_);
+      return Reduce({BufferSpan::Host(partial_.data(), bytes_)}, std::move(sends), PartialOp(o.reduce_op), std::move(ready));
+    case OpKind::kAllgather: {
+      // The node's share (every local rank's block, in rank order) goes into every local output
+      // now; that share is the contribution.
+      uint64_t block = o.send.length;
+      bytes_ = L * block;
+      std::vector<CopyPair> pairs;
+      for (size_t dst = 0; dst < L; ++dst) {
+        for (size_t src = 0; src < L; ++src) pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
+      }
+      return Copy(std::move(pairs), std::move(ready));
+    }
+    case OpKind::kReduceScatter:
+      bytes_ = o.recv.length * L;  // the slice each node owns
+      partial_.resize(o.send.length);
+      return Reduce({BufferSpan::Host(partial_.data(), partial_.size())}, std::move(sends), PartialOp(o.reduce_op),
+                    std::move(ready));
+    case OpKind::kBroadcast: {
+      bytes_ = o.recv.length;
+      if (o.root / topo_.local_size != topo_.me) return ready();
+      // The root node's clients hold the data; its other local clients get it now.
+      const BufferSpan& src = c_.ops[static_cast<size_t>(o.root % topo_.local_size)]->send;
+      std::vector<CopyPair> pairs;
+      for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, src});
+      return Copy(std::move(pairs), std::move(ready));
+    }
+    default:  // barrier
+      return ready();
+  }
+}
+
+BufferSpan Direct::Contribution(int node) const {
+  const ValidatedOp& o = op();
+  switch (o.kind) {
+    case OpKind::kAllreduce: return BufferSpan::Host(partial_.data(), bytes_);
+    case OpKind::kAllgather: return o.recv.Sub(static_cast<uint64_t>(topo_.me) * bytes_, bytes_);
+    case OpKind::kReduceScatter: return BufferSpan::Host(partial_.data(), partial_.size()).Sub(static_cast<uint64_t>(node) * bytes_, bytes_);
+    case OpKind::kBroadcast: return o.root / topo_.local_size == topo_.me ? o.recv : BufferSpan{};
+    default: return {};
+  }
+}
+
+bool Direct::CheckSizes(uint64_t bytes, int skip) {
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n != skip && c_.data[static_cast<size_t>(n)].size() != bytes) {
+      Complete(ProtocolError("peer sent a payload of the wrong size"));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Direct::Finish(std::vector<CopyPair> outputs) {
+  Copy(std::move(outputs), [this] { Complete(Status::Ok()); });
+}
+
+void Direct::Agreed() {
+  const ValidatedOp& o = op();
+  size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
+  int64_t world = static_cast<int64_t>(N * L);
+  auto from = [this](size_t n) { return BufferSpan::Host(c_.data[n].data(), c_.data[n].size()); };
+  switch (o.kind) {
+    case OpKind::kAllreduce: {
+      if (!CheckSizes(bytes_, topo_.me)) return;
+      std::vector<BufferSpan> in;
+      for (size_t n = 0; n < N; ++n) in.push_back(n == me ? BufferSpan::Host(partial_.data(), bytes_) : from(n));
+      BufferSpan out = o.recv;
+      return Reduce({out}, std::move(in), PartialOp(o.reduce_op), [this, out, world] {
+        std::vector<CopyPair> rest;
+        for (size_t l = 1; l < local(); ++l) rest.push_back({c_.ops[l]->recv, out});
+        if (op().reduce_op != ipc::ReduceOp::kAvg) return Finish(std::move(rest));
+        Divide(out, world, [this, rest] { Finish(rest); });
+      });
+    }
+    case OpKind::kAllgather: {
+      if (!CheckSizes(bytes_, topo_.me)) return;
+      std::vector<CopyPair> pairs;
+      for (size_t n = 0; n < N; ++n) {
+        if (n == me) continue;
+        for (size_t l = 0; l < L; ++l) pairs.push_back({c_.ops[l]->recv.Sub(n * bytes_, bytes_), from(n)});
+      }
+      return Finish(std::move(pairs));
+    }
+    case OpKind::kReduceScatter: {
+      if (!CheckSizes(bytes_, topo_.me)) return;
+      std::vector<BufferSpan> in;
+      for (size_t n = 0; n < N; ++n) in.push_back(n == me ? Contribution(topo_.me) : from(n));
+      result_.resize(bytes_);
+      BufferSpan result = BufferSpan::Host(result_.data(), bytes_);
+      return Reduce({result}, std::move(in), PartialOp(o.reduce_op), [this, result, world] {
+        uint64_t slice = op().recv.length;
+        std::vector<CopyPair> pairs;
+        for (size_t l = 0; l < local(); ++l) pairs.push_back({c_.ops[l]->recv, result.Sub(l * slice, slice)});
+        if (op().reduce_op != ipc::ReduceOp::kAvg) return Finish(std::move(pairs));
+        Divide(result, world, [this, pairs] { Finish(pairs); });
+      });
+    }
+    case OpKind::kBroadcast: {
+      int root_node = o.root / topo_.local_size;
+      if (root_node == topo_.me) return Complete(Status::Ok());
+      if (c_.data[static_cast<size_t>(root_node)].size() != bytes_) {
+        return Complete(ProtocolError("peer sent a payload of the wrong size"));
+      }
+      std::vector<CopyPair> pairs;
+      for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, from(static_cast<size_t>(root_node))});
+      return Finish(std::move(pairs));
+    }
+    default:  // barrier
+      return Complete(Status::Ok());
+  }
+}
+
+}  // namespace outrider::agent
+

@@ -1,0 +1,31 @@
+// Small collectives in one exchange: every node sends its whole share with its fingerprint and
+// combines what the others sent once all agree (allreduce, allgather and broadcast up to
+// direct_max_bytes; reduce-scatter; barrier). Reduction order is node order on every node.
+#pragma once
+
+#include <vector>
+
+#include "agent/engine/algorithm.h"
+
+namespace outrider::agent {
+
+// Thread-safety: loop thread only.
+class Direct final : public Algorithm {
+ public:
+  using Algorithm::Algorithm;
+  std::string_view label() const override { return "direct"; }
+  void Prepare(std::function<void()> ready) override;
+  BufferSpan Contribution(int node) const override;
+  void Agreed() override;
+
+ private:
+  // Every node's contribution is `bytes` long (node `skip`'s is not checked).
+  bool CheckSizes(uint64_t bytes, int skip);
+  void Finish(std::vector<CopyPair> outputs);
+
+  uint64_t bytes_ = 0;              // each node's share
+  std::vector<uint8_t> partial_;    // allreduce: this node's sum; reduce-scatter: its local sums
+  std::vector<uint8_t> result_;     // reduce-scatter: the node's slice, reduced across nodes
+};
+
+}  // namespace outrider::agent

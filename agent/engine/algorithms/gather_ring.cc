@@ -1,0 +1,70 @@
+// Ring allgather.
+#include "agent/engine/algorithms/gather_ring.h"
+
+namespace outrider::agent {
+
+void GatherRing::Prepare(std::function<void()> ready) {
+  // Gather the node's share into every local output first; that share then travels the ring.
+  size_t L = local(), me = static_cast<size_t>(topo_.me);
+  uint64_t block = op().send.length;
+  share_ = L * block;
+  std::vector<CopyPair> pairs;
+  for (size_t dst = 0; dst < L; ++dst) {
+    for (size_t src = 0; src < L; ++src) pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
+  }
+  Copy(std::move(pairs), std::move(ready));
+}
+
+void GatherRing::Agreed() {
+  uint64_t chunk = ChunkBytes(options_, op().dtype);
+  chunks_left_ = static_cast<uint64_t>(topo_.nodes - 1) * ((share_ + chunk - 1) / chunk);
+  uint64_t base = static_cast<uint64_t>(topo_.me) * share_;
+  for (uint64_t off = 0; off < share_ && !c_.done; off += chunk) {
+    Send(topo_.next(), {.offset = base + off}, op().recv.Sub(base + off, std::min(chunk, share_ - off)));
+  }
+}
+
+bool GatherRing::Inside(uint64_t offset, uint64_t len) const {
+  uint64_t total = share_ * static_cast<uint64_t>(topo_.nodes), own = static_cast<uint64_t>(topo_.me) * share_;
+  return offset <= total && len <= total - offset && !(offset < own + share_ && offset + len > own);
+}
+
+void GatherRing::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
+  uint32_t N = static_cast<uint32_t>(topo_.nodes), step = h.step;
+  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= N - 1 || len % ipc::DTypeSize(op().dtype) != 0) {
+    return Complete(ProtocolError("peer sent a bad allgather chunk"));
+  }
+  if (!Inside(h.offset, len)) return Complete(ProtocolError("peer sent an allgather chunk outside the buffer"));
+  BufferSpan dst = op().recv.Sub(h.offset, len);
+  uint64_t offset = h.offset;
+  Copy({{dst, BufferSpan::Host(data, len)}}, [this, dst, offset, step, N] {
+    if (step + 2 < N) Send(topo_.next(), {.step = step + 1, .offset = offset}, dst);
+    Arrived();
+  });
+}
+
+void GatherRing::Arrived() {
+  if (c_.done) return;
+  if (chunks_left_ == 0) return Complete(ProtocolError("peer sent more allgather chunks than expected"));
+  if (--chunks_left_ > 0) return;
+  std::vector<CopyPair> rest;
+  for (size_t l = 1; l < local(); ++l) {
+    for (int n = 0; n < topo_.nodes; ++n) {
+      if (n == topo_.me) continue;
+      uint64_t off = static_cast<uint64_t>(n) * share_;
+      rest.push_back({c_.ops[l]->recv.Sub(off, share_), op().recv.Sub(off, share_)});
+    }
+  }
+  Copy(std::move(rest), [this] { Complete(Status::Ok()); });
+}
+
+BufferSpan GatherRing::RecvBuffer(const PeerHeader& h, size_t len) {
+  if (!Inside(h.offset, len)) return {};
+  return op().recv.Sub(h.offset, len);
+}
+
+std::string GatherRing::WaitingFor() const {
+  return chunks_left_ > 0 ? std::to_string(chunks_left_) + " ring chunks" : "";
+}
+
+}  // namespace outrider::agent

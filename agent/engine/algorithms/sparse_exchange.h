@@ -1,0 +1,95 @@
+// Sparse collectives across nodes, as an adapter over agent/engine/sparse/: every node announces
+// its contribution (or why its local part failed) with the fingerprint; once all agree, every node
+// runs the same exchange (the cost model picks it from the same announcements), whose messages
+// travel in chunks, a few at a time, and are reassembled here; the node's result then goes to its
+// local clients. With row demand the demanded rows run first as their own exchange.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "agent/engine/algorithm.h"
+#include "agent/engine/sparse/exchange.h"
+#include "metrics/registry.h"
+
+namespace outrider::agent {
+
+// What the sparse exchanges of one node group learn across instances and share.
+struct SparseShared {
+  struct History {
+    double union_ratio = -1, block_union_ratio = -1;
+  };
+  std::map<uint64_t, History> history;  // by key: union growth seen so far
+  double link_estimate = 0;             // bytes/s measured on large exchanges; 0: none yet
+  // The demanded rows of instance (key, seq) are in every local client's output.
+  std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)> partial;
+  std::string job_label;  // metrics label; empty while metrics are off
+  metrics::Gauge* density = nullptr;  // created on first use; owned by the registry
+  metrics::Gauge* efficiency = nullptr;
+};
+
+// Sparse messages of the demanded rows' exchange carry their phase + kDemandPhase.
+inline constexpr uint32_t kDemandPhase = 2;
+
+// Thread-safety: loop thread only.
+class SparseExchange final : public Algorithm {
+ public:
+  SparseExchange(Collective& c, const AlgorithmDeps& deps) : Algorithm(c, deps), shared_(*deps.sparse) {}
+  std::string_view label() const override;
+  void Prepare(std::function<void()> ready) override;
+  BufferSpan Contribution(int node) const override;
+  void Agreed() override;
+  void OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) override;
+  void OnSent(const PeerHeader& h, bool ok) override;
+  std::string WaitingFor() const override { return exchange_ ? "sparse exchange messages" : ""; }
+  std::vector<OpReport> Reports() const override;
+
+ private:
+  struct Chunk {
+    int node;
+    uint32_t phase;
+    uint64_t offset, len;
+    const std::vector<uint8_t>* msg;  // in outbox_
+  };
+  // Checks the announcements, picks the exchange and starts it.
+  Status Choose(std::vector<uint64_t>* demand);
+  void Queue(std::vector<sparse::Outgoing> out, bool demanded);
+  void PumpSends();
+  void Deliver(int from, uint32_t phase, const std::vector<uint8_t>& msg);
+  void MaybeFinish();
+  void Learn(const sparse::Rows& result);
+
+  SparseShared& shared_;  // The node group's; outlives this.
+  sparse::Context ctx_;
+  sparse::Rows mine_;  // the node's contribution until the exchange takes it
+  std::unique_ptr<sparse::Exchange> exchange_;
+  // Row demand: the union of demanded ids; their rows run as `first_`, delivered before the rest.
+  std::vector<uint64_t> demand_;
+  std::unique_ptr<sparse::Exchange> first_;
+  size_t first_rows_ = 0;
+  bool first_delivered_ = false;
+  std::vector<OpReport> first_reports_;
+  ipc::SparseAlgo algo_ = ipc::SparseAlgo::kAuto;
+  uint64_t predicted_bytes_ = 0;
+  uint64_t sum_nnz_ = 0, sum_blocks_ = 0;
+  uint64_t local_done_ns_ = 0;  // for the debug timeline
+  struct Assembly {
+    std::vector<uint8_t> bytes;
+    uint64_t got = 0;
+  };
+  std::map<std::pair<int, uint32_t>, Assembly> assembling_;  // (from, phase)
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> outbox_;  // kept until the instance goes
+  std::vector<OpReport> reports_;  // by local rank, once delivered
+  // Chunks go out a few at a time, destinations in ring order (next node first): when every node
+  // does the same, each receiver hears from one sender at a time instead of all of them at once
+  // (incast overflows switch queues and makes TCP back off).
+  std::deque<Chunk> queue_;
+  std::deque<Chunk> urgent_;  // chunks of the demanded rows: sent before any of queue_
+  int chunks_in_flight_ = 0;
+  bool pumping_ = false;
+};
+
+}  // namespace outrider::agent

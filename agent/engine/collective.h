@@ -1,0 +1,86 @@
+// One collective instance on this node, (key, seq) of a job: the state its node group and its
+// algorithm share. The node group owns it; the algorithm reads it and acts through
+// CollectiveLinks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/engine/op.h"
+#include "agent/engine/peer_protocol.h"
+#include "agent/memory/buffer_span.h"
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+class Algorithm;
+
+// The job's nodes as one node sees them.
+struct Topology {
+  std::string job_id;
+  int nodes = 1;
+  int me = 0;          // this node
+  int local_size = 1;  // ranks per node
+  int next() const { return (me + 1) % nodes; }
+  // "ranks 4-7 (node 1)".
+  std::string DescribeNode(int node) const;
+};
+
+struct Collective {
+  uint64_t key = 0, seq = 0;
+  int32_t priority = 0;  // orders the instance's bulk sends (lower = sooner)
+  bool started = false;   // this node's ranks all submitted it
+  bool prepared = false;  // its algorithm's local step is done and its contributions are sent
+  bool agreed = false;   // every node sent the same fingerprint
+  bool done = false;     // finished here (result holds how)
+  bool notified = false;  // the job heard of it (or never will: an aborted instance)
+  Status result;
+  std::vector<const ValidatedOp*> ops;  // by local rank; valid while !notified
+  Fingerprint fp{};
+  std::vector<std::optional<Fingerprint>> fps;  // by node
+  std::vector<std::vector<uint8_t>> data;       // by node: what it sent with its fingerprint
+  struct Early {
+    PeerHeader h;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Early> early;  // chunks that arrived before agreement
+  int sends_in_flight = 0;
+  uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers, headers included
+  uint64_t started_ns = 0, agreed_ns = 0;
+  std::string abort_text;  // sent to the peers when this node's ranks disagreed
+  std::unique_ptr<Algorithm> algorithm;
+
+  const ValidatedOp& op() const { return *ops[0]; }
+  // "key 0x... seq 3": names the instance in errors and logs.
+  std::string Name() const;
+  Collective();
+  ~Collective();
+  Collective(Collective&&) noexcept;
+};
+
+// What an algorithm asks of its node group.
+// Thread-safety: loop thread only.
+class CollectiveLinks {
+ public:
+  struct SendArgs {
+    PeerMsg type = PeerMsg::kRing;
+    uint32_t step = 0;
+    uint64_t offset = 0;
+    uint64_t message_bytes = 0;  // kSparse
+    bool urgent = false;         // scheduled ahead of the instance's other chunks (demanded rows)
+  };
+  virtual ~CollectiveLinks() = default;
+  // Sends `payload` to `node`: bulk chunks through the scheduler, the rest at once. The payload
+  // must stay unchanged until the instance is notified. A failed instance sends nothing more.
+  virtual void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) = 0;
+  // Finishes the instance here: failures are reported at once, success once its sends are done.
+  virtual void Complete(Collective& c, const Status& result) = 0;
+};
+
+// "key 0x... seq N": names one collective instance in errors and logs.
+std::string InstanceName(uint64_t key, uint64_t seq);
+
+}  // namespace outrider::agent

@@ -1,0 +1,40 @@
+// What a job reports: per-op metrics and its /status entry.
+#include "agent/engine/job.h"
+
+#include "agent/observability.h"
+
+namespace outrider::agent {
+
+void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo) {
+  AgentMetrics& m = Metrics();
+  if (!m.enabled()) return;
+  auto key = std::make_tuple(static_cast<uint32_t>(op.kind), std::string(algo), static_cast<int>(st.code()));
+  auto it = op_counters_.find(key);
+  if (it == op_counters_.end()) {
+    if (job_label_.empty()) job_label_ = m.JobLabel(id_);
+    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, std::get<1>(key).c_str(), st.code())).first;
+  }
+  it->second->Inc();
+  m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
+  if (!st.ok()) m.errors[static_cast<int>(st.code())]->Inc();
+}
+
+nlohmann::json Job::StatusJson() const {
+  nlohmann::json j = {{"id", id_}, {"world_size", world_size_}, {"local_size", local_size_},
+                      {"members", member_count()}, {"pending", pending_.size()},
+                      {"state", lost_.ok() ? "ok" : "failed"}};
+  if (!lost_.ok()) j["failure"] = lost_.ToString();
+  if (group_ != nullptr) {
+    j["nodes"] = group_->num_nodes();
+    j["node_rank"] = group_->node_rank();
+    j["network"] = group_->ready() ? "connected" : "rendezvous";
+  } else {
+    j["nodes"] = 1;
+  }
+  j["recent_ops"] = recorder_.Json([this](uint64_t key, uint64_t seq) {
+    return group_ != nullptr ? group_->WaitingFor(key, seq) : std::string();
+  });
+  return j;
+}
+
+}  // namespace outrider::agent

@@ -1,0 +1,41 @@
+// All jobs of this agent, by job id.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/engine/job.h"
+
+namespace outrider::agent {
+
+// Thread-safety: loop thread only.
+class JobTable {
+ public:
+  // Finds or creates the job and admits the member.
+  Status Join(Member* member);
+  // Removes the member from its job; drops the job once it is empty.
+  void Leave(Member* member, const Status& why);
+  Job* Find(const std::string& id);
+  Job* FindByHash(uint64_t hash);
+  void OnPeerLost(PeerId peer, const Status& why);
+  // One step of deferred local work across jobs.
+  bool Pump();
+  // Drops jobs whose members all left once their last sends finished.
+  void Sweep();
+  void set_network(Network* net) { net_ = net; }
+  void FailAll(const Status& why);
+  void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
+  uint64_t NextExpiryNs(uint64_t timeout_ns) const;
+  size_t size() const { return jobs_.size(); }
+  nlohmann::json StatusJson() const;
+  size_t PendingCount() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<Job>> jobs_;
+  Network* net_ = nullptr;  // Not owned.
+};
+
+}  // namespace outrider::agent

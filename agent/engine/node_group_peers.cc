@@ -1,0 +1,73 @@
+// What a node group does when nodes leave, disagree or fail: fails the instances they can no
+// longer complete, and tells the other nodes.
+#include "agent/engine/node_group.h"
+
+namespace outrider::agent {
+
+void NodeGroup::ApplyLeft(int node) {
+  left_[static_cast<size_t>(node)] = true;
+  // Everything the node sent has arrived: instances still missing its contribution never will.
+  int cause = left_cause_[static_cast<size_t>(node)];
+  Status why = cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
+                                     DescribeNode(node) + ")")
+                          : PeerLost(DescribeNode(node) + " left job '" + topo_.job_id + "'");
+  std::vector<std::pair<uint64_t, uint64_t>> doomed;
+  for (auto& [id, c] : instances_) {
+    if (!c.done && !c.fps[static_cast<size_t>(node)]) doomed.push_back(id);
+  }
+  for (auto& id : doomed) {
+    auto it = instances_.find(id);
+    if (it != instances_.end()) Complete(it->second, why);
+  }
+}
+
+void NodeGroup::FailAll(const Status& why) {
+  std::vector<std::pair<uint64_t, uint64_t>> ids;
+  for (auto& [id, c] : instances_) ids.push_back(id);
+  for (auto& id : ids) {
+    auto it = instances_.find(id);
+    if (it == instances_.end()) continue;
+    if (it->second.done && !it->second.notified) {  // finished, still waiting for its sends
+      it->second.result = why;
+      Notify(it->second);
+    } else {
+      Complete(it->second, why);
+    }
+  }
+}
+
+void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
+  aborts_.emplace_back(key, seq, why);
+  if (ready()) SendAborts();
+}
+
+void NodeGroup::SendAborts() {
+  auto aborts = std::move(aborts_);
+  for (auto& [key, seq, why] : aborts) {
+    Collective& c = Get(key, seq);
+    if (c.done) continue;
+    c.abort_text = why.message();
+    BufferSpan text = BufferSpan::Host(c.abort_text.data(), c.abort_text.size());
+    for (int n = 0; n < topo_.nodes && !c.done; ++n) {
+      if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort}, text);
+    }
+    // This node's ranks already have their error; the instance only lives for its sends.
+    c.started = true;
+    c.done = c.notified = true;
+    MaybeErase(key, seq);
+  }
+}
+
+void NodeGroup::SayJobLeft(int lost_node) {
+  if (peers_.empty()) return;
+  PeerHeader h = Header(PeerMsg::kJobLeft, 0, 0);
+  h.lost_node = lost_node;
+  // No completion callback: the group may be gone by the time the send finishes.
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n == topo_.me) continue;
+    h.sent_before = sent_to_[static_cast<size_t>(n)];
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), nullptr, 0, nullptr);
+  }
+}
+
+}  // namespace outrider::agent

@@ -1,0 +1,47 @@
+// The regions one client registered, by id: each holds its import (a sealed memfd mapped into the
+// agent today; CUDA imports later) and names its memory as a BufferSpan. Submission entries name
+// (region, offset, length); the validator resolves them here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "agent/memory/buffer_span.h"
+#include "ipc/memfd.h"
+#include "ipc/status.h"
+#include "ipc/unique_fd.h"
+
+namespace outrider::agent {
+
+struct Region {
+  uint32_t id = 0;
+  BufferSpan span;  // the whole region in the agent's view
+  UniqueFd fd;      // keeps the import alive
+  ipc::Mapping mapping;
+};
+
+// Thread-safety: loop thread only (one table per session).
+class RegionTable {
+ public:
+  RegionTable(uint32_t max_regions, uint64_t max_region_bytes)
+      : max_regions_(max_regions), max_region_bytes_(max_region_bytes) {}
+
+  // Imports a host region: `fds` must hold exactly one memfd of `bytes`, sealed against shrinking
+  // and growing (a client must not be able to truncate memory the agent has mapped). Returns the
+  // new region's id.
+  Result<uint32_t> ImportHost(std::vector<UniqueFd> fds, uint64_t bytes);
+  // Forgets a region (its mapping goes with it).
+  Status Release(uint32_t id);
+  const Region* Find(uint32_t id) const;
+  size_t size() const { return regions_.size(); }
+  uint64_t bytes() const;
+
+ private:
+  uint32_t max_regions_;
+  uint64_t max_region_bytes_;
+  std::map<uint32_t, Region> regions_;
+  uint32_t next_id_ = 1;
+};
+
+}  // namespace outrider::agent
