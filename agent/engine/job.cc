@@ -6,7 +6,7 @@
 #include "agent/control/session.h"
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/local_collectives.h"
-#include "agent/engine/network.h"
+#include "agent/net/network.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
 #include "agent/observability.h"

@@ -1,5 +1,5 @@
 // Peer liveness and message routing.
-#include "agent/engine/network.h"
+#include "agent/net/network.h"
 
 #include <cstdio>
 
