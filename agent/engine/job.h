@@ -17,6 +17,7 @@
 #include "agent/engine/flight_recorder.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_events.h"
 #include "ipc/status.h"
 #include "metrics/registry.h"
 
@@ -113,8 +114,9 @@ class Job {
   std::unordered_map<uint32_t, metrics::Counter*> op_counters_;  // by (kind, algo, code)
 };
 
-// All jobs of this agent, by job id.
-class JobTable {
+// All jobs of this agent, by job id; the network hands each job its peer messages through it.
+// Thread-safety: loop thread only.
+class JobTable : public PeerEvents {
  public:
   // Finds or creates the job and admits the session.
   Status Join(Session* session);
@@ -122,7 +124,10 @@ class JobTable {
   void Leave(Session* session, const Status& why);
   Job* Find(const std::string& id);
   Job* FindByHash(uint64_t hash);
-  void OnPeerLost(PeerId peer, const Status& why);
+  // PeerEvents: routed to the job with h.job_hash; a lost peer is reported to every job.
+  uint8_t* RecvBuffer(const PeerHeader& h, size_t len) override;
+  bool OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) override;
+  void OnPeerLost(PeerId peer, const Status& why) override;
   // One step of deferred local work across jobs.
   bool Pump();
   // Drops jobs whose members all left once their last sends finished.
