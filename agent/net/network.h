@@ -1,6 +1,7 @@
 // The agent's view of other agents: owns the data-plane transport and the rendezvous server,
 // keeps every peer in use alive with heartbeats (a peer silent past the deadline, or one the
-// transport gives up on, is lost and its jobs fail), and routes incoming messages to jobs.
+// transport gives up on, is lost and its jobs fail), checks incoming headers and hands the
+// messages up to the jobs (PeerEvents), returning a credit for every scheduled chunk.
 #pragma once
 
 #include <cstdint>
