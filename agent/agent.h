@@ -8,8 +8,8 @@
 
 #include "agent/config.h"
 #include "agent/control/control_server.h"
-#include "agent/engine/job.h"
-#include "agent/engine/network.h"
+#include "agent/engine/job_table.h"
+#include "agent/net/network.h"
 #include "agent/event_loop.h"
 #include "agent/http/http_server.h"
 

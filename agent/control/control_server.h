@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/control/session.h"
-#include "agent/engine/job.h"
+#include "agent/engine/job_table.h"
 #include "agent/event_loop.h"
 #include "ipc/unix_channel.h"
 

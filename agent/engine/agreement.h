@@ -6,7 +6,7 @@
 #include <string>
 
 #include "agent/engine/op.h"
-#include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_protocol.h"
 
 namespace outrider::agent {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/engine/op.h"
-#include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_protocol.h"
 #include "agent/memory/buffer_span.h"
 #include "ipc/status.h"
 

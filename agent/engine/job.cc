@@ -6,7 +6,7 @@
 #include "agent/engine/local_collectives.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
-#include "agent/engine/network.h"
+#include "agent/net/network.h"
 #include "agent/observability.h"
 #include "ipc/defaults.h"
 #include "ipc/event_fd.h"

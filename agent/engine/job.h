@@ -21,7 +21,7 @@
 #include "agent/engine/member.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
-#include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_protocol.h"
 #include "ipc/status.h"
 #include "metrics/registry.h"
 

@@ -44,6 +44,18 @@ Job* JobTable::FindByHash(uint64_t hash) {
   return nullptr;
 }
 
+uint8_t* JobTable::RecvBuffer(const PeerHeader& h, size_t len) {
+  Job* job = FindByHash(h.job_hash);
+  return job == nullptr ? nullptr : job->RecvBuffer(h, len);
+}
+
+bool JobTable::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  Job* job = FindByHash(h.job_hash);
+  if (job == nullptr) return false;
+  job->OnPeerMessage(h, data, len);
+  return true;
+}
+
 void JobTable::OnPeerLost(PeerId peer, const Status& why) {
   for (auto& [id, job] : jobs_) job->OnPeerLost(peer, why);
 }

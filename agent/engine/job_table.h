@@ -1,4 +1,4 @@
-// All jobs of this agent, by job id.
+// All jobs of this agent, by job id; the network hands each job its peer messages through it.
 #pragma once
 
 #include <map>
@@ -8,11 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/engine/job.h"
+#include "agent/net/peer_events.h"
 
 namespace outrider::agent {
 
 // Thread-safety: loop thread only.
-class JobTable {
+class JobTable : public PeerEvents {
  public:
   // Finds or creates the job and admits the member.
   Status Join(Member* member);
@@ -20,7 +21,10 @@ class JobTable {
   void Leave(Member* member, const Status& why);
   Job* Find(const std::string& id);
   Job* FindByHash(uint64_t hash);
-  void OnPeerLost(PeerId peer, const Status& why);
+  // PeerEvents: routed to the job with h.job_hash; a lost peer is reported to every job.
+  uint8_t* RecvBuffer(const PeerHeader& h, size_t len) override;
+  bool OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) override;
+  void OnPeerLost(PeerId peer, const Status& why) override;
   // One step of deferred local work across jobs.
   bool Pump();
   // Drops jobs whose members all left once their last sends finished.

@@ -1,6 +1,8 @@
 // Single-node collectives over the local clients' buffers.
 #include "agent/engine/local_collectives.h"
 
+#include <memory>
+
 #include "ipc/check.h"
 
 namespace outrider::agent {

@@ -20,7 +20,7 @@
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/engine_options.h"
 #include "agent/engine/op_report.h"
-#include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_protocol.h"
 #include "agent/sched/send_scheduler.h"
 #include "agent/transport/transport.h"
 #include "metrics/registry.h"

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_protocol.h"
 #include "agent/engine/sparse/codec.h"
 #include "agent/engine/sparse/cost_model.h"
 #include "agent/engine/sparse/exchange.h"

@@ -1,5 +1,6 @@
 // UCX active-message transport with event-driven progress.
 #include "agent/transport/ucx/ucx_transport.h"
+#include "agent/transport/ucx/ucx_transport_factory.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -276,6 +277,13 @@ bool UcxTransport::Progress() {
 bool UcxTransport::Arm() {
   if (!deliveries_.empty() || !send_done_.empty() || !peer_errors_.empty()) return false;
   return ucp_worker_arm(worker_) == UCS_OK;
+}
+
+TransportFactory UcxTransportFactory() {
+  return [](Transport::Callbacks callbacks) -> Result<std::unique_ptr<Transport>> {
+    OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(callbacks)));
+    return std::unique_ptr<Transport>(std::move(ucx));
+  };
 }
 
 }  // namespace outrider::agent

@@ -31,13 +31,13 @@ constexpr uint64_t kBytes = kCount * 4;
 class EntryValidatorTest : public ::testing::Test {
  protected:
   EntryValidatorTest() : buffer_(kRegionBytes), other_(kRegionBytes) {
-    regions_[kRegion] = RegionView{buffer_.data(), kRegionBytes};
-    regions_[kOtherRegion] = RegionView{other_.data(), kRegionBytes};
-    regions_[kHugeRegion] = RegionView{buffer_.data(), uint64_t{1} << 42};
+    regions_[kRegion] = BufferSpan::Host(buffer_.data(), kRegionBytes);
+    regions_[kOtherRegion] = BufferSpan::Host(other_.data(), kRegionBytes);
+    regions_[kHugeRegion] = BufferSpan::Host(buffer_.data(), uint64_t{1} << 42);
   }
 
   Result<ValidatedOp> Validate(const SubmitEntry& e) {
-    return ValidateEntry(e, kLocalRank, kLocalSize, [this](uint32_t id) -> const RegionView* {
+    return ValidateEntry(e, kLocalRank, kLocalSize, [this](uint32_t id) -> const BufferSpan* {
       auto it = regions_.find(id);
       return it == regions_.end() ? nullptr : &it->second;
     });
@@ -53,7 +53,7 @@ class EntryValidatorTest : public ::testing::Test {
 
   std::vector<uint8_t> buffer_;
   std::vector<uint8_t> other_;
-  std::map<uint32_t, RegionView> regions_;
+  std::map<uint32_t, BufferSpan> regions_;
 };
 
 BufferRef Buf(uint64_t offset, uint64_t length, uint32_t region = kRegion) {
@@ -133,8 +133,8 @@ TEST_F(EntryValidatorTest, AcceptsBarrier) {
   auto r = Validate(Barrier());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->kind, OpKind::kBarrier);
-  EXPECT_EQ(r->send, nullptr);
-  EXPECT_EQ(r->recv, nullptr);
+  EXPECT_EQ(r->send, BufferSpan{});
+  EXPECT_EQ(r->recv, BufferSpan{});
 }
 
 TEST_F(EntryValidatorTest, RejectsBarrierNamingARegion) {
@@ -210,7 +210,7 @@ TEST_F(EntryValidatorTest, AcceptsOpOfExactlyMaxOpBytes) {
                         Buf(ipc::kMaxOpBytes, ipc::kMaxOpBytes, kHugeRegion));
   auto r = Validate(e);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->send_bytes, ipc::kMaxOpBytes);
+  EXPECT_EQ(r->send.length, ipc::kMaxOpBytes);
 }
 
 TEST_F(EntryValidatorTest, RejectsAllreduceSendLengthNotMatchingCount) {
@@ -240,12 +240,12 @@ TEST_F(EntryValidatorTest, RejectsReduceScatterSendNotCountTimesLocalSize) {
 TEST_F(EntryValidatorTest, ComputesPerKindBufferSizes) {
   auto ag = Validate(Allgather(0, 1024));
   ASSERT_TRUE(ag.ok()) << ag.status().ToString();
-  EXPECT_EQ(ag->send_bytes, kBytes);
-  EXPECT_EQ(ag->recv_bytes, kBytes * kLocalSize);
+  EXPECT_EQ(ag->send.length, kBytes);
+  EXPECT_EQ(ag->recv.length, kBytes * kLocalSize);
   auto rs = Validate(ReduceScatter(0, 2048));
   ASSERT_TRUE(rs.ok()) << rs.status().ToString();
-  EXPECT_EQ(rs->send_bytes, kBytes * kLocalSize);
-  EXPECT_EQ(rs->recv_bytes, kBytes);
+  EXPECT_EQ(rs->send.length, kBytes * kLocalSize);
+  EXPECT_EQ(rs->recv.length, kBytes);
 }
 
 // ---- Buffer references ----
@@ -314,7 +314,7 @@ TEST_F(EntryValidatorTest, AcceptsInPlaceAllgather) {
   // send is this rank's slot of recv.
   auto r = Validate(Allgather(1024 + kLocalRank * kBytes, 1024));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->send, r->recv + kLocalRank * kBytes);
+  EXPECT_EQ(r->send, r->recv.Sub(kLocalRank * kBytes, kBytes));
 }
 
 TEST_F(EntryValidatorTest, RejectsAllgatherSendInAnotherRanksSlot) {
@@ -329,7 +329,7 @@ TEST_F(EntryValidatorTest, AcceptsInPlaceReduceScatter) {
   // recv is this rank's block of send.
   auto r = Validate(ReduceScatter(0, kLocalRank * kBytes));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->recv, r->send + kLocalRank * kBytes);
+  EXPECT_EQ(r->recv, r->send.Sub(kLocalRank * kBytes, kBytes));
 }
 
 TEST_F(EntryValidatorTest, RejectsReduceScatterRecvInAnotherRanksBlock) {
@@ -351,25 +351,25 @@ TEST_F(EntryValidatorTest, AcceptsAdjacentDisjointBuffersInTheSameRegion) {
 TEST_F(EntryValidatorTest, AcceptsBuffersInDifferentRegions) {
   auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->send, buffer_.data());
-  EXPECT_EQ(r->recv, other_.data());
+  EXPECT_EQ(r->send.address, reinterpret_cast<uint64_t>(buffer_.data()));
+  EXPECT_EQ(r->recv.address, reinterpret_cast<uint64_t>(other_.data()));
 }
 
 TEST_F(EntryValidatorTest, AcceptsZeroCountAllreduce) {
   auto r = Validate(Entry(OpKind::kAllreduce, 0, Buf(8, 0), Buf(8, 0)));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->send_bytes, 0u);
+  EXPECT_EQ(r->send.length, 0u);
 }
 
 // ---- Result ----
 
-TEST_F(EntryValidatorTest, ReturnsPointersAtRegionBasePlusOffset) {
+TEST_F(EntryValidatorTest, ReturnsSpansAtRegionBasePlusOffset) {
   auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(128, kBytes), Buf(3000, kBytes)));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->send, buffer_.data() + 128);
-  EXPECT_EQ(r->recv, buffer_.data() + 3000);
-  EXPECT_EQ(r->send_bytes, kBytes);
-  EXPECT_EQ(r->recv_bytes, kBytes);
+  EXPECT_EQ(r->send, BufferSpan::Host(buffer_.data() + 128, kBytes));
+  EXPECT_EQ(r->recv, BufferSpan::Host(buffer_.data() + 3000, kBytes));
+  EXPECT_EQ(r->send.length, kBytes);
+  EXPECT_EQ(r->recv.length, kBytes);
 }
 
 TEST_F(EntryValidatorTest, CopiesEntryFields) {

@@ -1,18 +1,18 @@
-// Row demand inside one sparse allreduce, on two in-process node groups joined by a fake
-// transport (messages move only when the test says so) and send schedulers on a fake clock:
+// Row demand inside one sparse allreduce, on two in-process node groups joined by a FakeNetwork
+// (messages move only when the test says so) and send schedulers on a fake clock:
 // the chunks carrying the demanded rows overtake the op's other chunks, the demanded rows reach
 // the clients while most of the op is still on the wire, and every row ends up bitwise the same
 // as without demand.
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
 
 #include "agent/engine/node_group.h"
 #include "agent/sched/send_scheduler.h"
+#include "agent/transport/fake/fake_transport.h"
 
 namespace outrider::agent {
 namespace {
@@ -22,28 +22,8 @@ constexpr uint64_t kDim = 16;
 constexpr uint64_t kNnz = 20000;   // ids 0..kNnz-1 on both nodes: ~1.3 MB per message
 constexpr uint64_t kChunk = 64 << 10;
 
-struct Wire;
-
-class FakePort : public Transport {
- public:
-  FakePort(Wire* wire, int me) : wire_(wire), me_(me), address_("node" + std::to_string(me)) {}
-  const std::string& address() const override { return address_; }
-  Result<PeerId> Connect(const std::string&) override { return PeerId{0}; }
-  Status Send(PeerId peer, const void* header, size_t header_len, const void* data, size_t len, SendDone done) override;
-  void Disconnect(PeerId) override {}
-  int event_fd() const override { return -1; }
-  bool Progress() override { return false; }
-  bool Arm() override { return true; }
-  TransportStats stats() const override { return {}; }
-
- private:
-  Wire* wire_;
-  int me_;
-  std::string address_;
-};
-
 struct Node {
-  std::unique_ptr<FakePort> port;
+  std::unique_ptr<Transport> port;  // fake:<node>
   std::unique_ptr<SendScheduler> sched;
   std::unique_ptr<NodeGroup> group;
   std::vector<int64_t> ids, demand, out_ids;
@@ -57,40 +37,26 @@ struct Node {
 };
 
 struct Wire {
-  struct Msg {
-    int from, to;
-    PeerHeader h;
-    std::vector<uint8_t> data;
-    Transport::SendDone done;
-  };
   uint64_t now = 0;
-  std::deque<Msg> queue;
+  FakeNetwork net;  // one message moves per Step(), oldest first
   std::vector<Node> nodes{2};
-
-  // Delivers the oldest message: the sender hears it left, the receiver gets it and, for a
-  // scheduled chunk, returns its credit.
-  bool Step() {
-    if (queue.empty()) return false;
-    Msg m = std::move(queue.front());
-    queue.pop_front();
-    if (m.done) m.done(Status::Ok());
-    Node& to = nodes[static_cast<size_t>(m.to)];
-    if (IsScheduledChunk(m.h.type)) {
-      nodes[static_cast<size_t>(m.from)].sched->Done(PeerId(m.to), sizeof(PeerHeader) + m.data.size());
-    }
-    if (m.h.type == static_cast<uint16_t>(PeerMsg::kSparse)) ++to.chunks_in;
-    to.group->OnMessage(m.h, m.data.data(), m.data.size());
-    return true;
-  }
 };
 
-Status FakePort::Send(PeerId peer, const void* header, size_t, const void* data, size_t len, SendDone done) {
-  Wire::Msg m{me_, static_cast<int>(peer), {}, {}, std::move(done)};
-  std::memcpy(&m.h, header, sizeof(PeerHeader));
-  const auto* p = static_cast<const uint8_t*>(data);
-  if (len > 0) m.data.assign(p, p + len);
-  wire_->queue.push_back(std::move(m));
-  return Status::Ok();
+// What the agent's network does with a message for node `me`, reduced to this test's needs: a
+// scheduled chunk returns its credit to the sender's scheduler (the other node: there are two),
+// sparse chunks are counted, and the group gets the message.
+Transport::Callbacks Deliver(Wire& w, int me) {
+  Transport::Callbacks cb;
+  cb.on_message = [&w, me](const uint8_t* header, size_t header_len, const uint8_t* data, size_t len) {
+    ASSERT_EQ(header_len, sizeof(PeerHeader));
+    PeerHeader h;
+    std::memcpy(&h, header, sizeof(h));
+    Node& to = w.nodes[static_cast<size_t>(me)];
+    if (IsScheduledChunk(h.type)) w.nodes[static_cast<size_t>(1 - me)].sched->Done(PeerId(me), sizeof(PeerHeader) + len);
+    if (h.type == static_cast<uint16_t>(PeerMsg::kSparse)) ++to.chunks_in;
+    to.group->OnMessage(h, data, len);
+  };
+  return cb;
 }
 
 float Value(int node, uint64_t id, uint64_t j) { return static_cast<float>((id * 7 + j) % 13) * 0.25f + static_cast<float>(node); }
@@ -99,16 +65,16 @@ float Value(int node, uint64_t id, uint64_t j) { return static_cast<float>((id *
 void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacity = kNnz) {
   for (int n = 0; n < 2; ++n) {
     Node& x = w.nodes[static_cast<size_t>(n)];
-    x.port = std::make_unique<FakePort>(&w, n);
+    x.port = w.net.Attach(Deliver(w, n));
     x.sched = std::make_unique<SendScheduler>(SchedulerOptions{true, 2 * kChunk, 100'000'000}, [&w] { return w.now; });
     x.group = std::make_unique<NodeGroup>(
-        "job", 1, static_cast<uint64_t>(n + 1), 2, n, 1, x.port.get(),
-        [&x](uint64_t, uint64_t, const Status& st, const std::vector<OpReport>* reports) {
+        Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(),
+        [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>* reports) {
           x.done = true;
           x.result = st;
           if (reports != nullptr) x.report = (*reports)[0];
         },
-        NodeGroupOptions{256 << 10, kChunk, 8, 1.25e9});
+        EngineOptions{256 << 10, kChunk, 8, 1.25e9});
     x.group->set_scheduler(x.sched.get());
     x.group->set_partial([&x](uint64_t, uint64_t, const std::vector<OpReport>& reports) {
       x.partial = true;
@@ -129,23 +95,23 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
     o.rows = kRows;
     o.id_dtype = ipc::DType::kI64;
     o.algo = static_cast<uint32_t>(ipc::SparseAlgo::kAllgather);
-    o.ids = reinterpret_cast<const uint8_t*>(x.ids.data());
+    o.ids = BufferSpan::Host(x.ids.data(), x.ids.size() * 8);
     o.nnz = kNnz;
-    o.send = reinterpret_cast<uint8_t*>(x.vals.data());
-    o.send_bytes = x.vals.size() * 4;
-    o.recv = reinterpret_cast<uint8_t*>(x.out_vals.data());
-    o.recv_bytes = x.out_vals.size() * 4;
-    o.out_ids = reinterpret_cast<uint8_t*>(x.out_ids.data());
+    o.send = BufferSpan::Host(x.vals.data(), x.vals.size() * 4);
     o.capacity = n == 1 ? node1_capacity : kNnz;
-    o.recv_bytes = o.capacity * kDim * 4;
-    o.demand = reinterpret_cast<const uint8_t*>(x.demand.data());
+    o.recv = BufferSpan::Host(x.out_vals.data(), o.capacity * kDim * 4);
+    o.out_ids = BufferSpan::Host(x.out_ids.data(), o.capacity * 8);
+    o.demand = BufferSpan::Host(x.demand.data(), x.demand.size() * 8);
     o.demand_n = x.demand.size();
+  }
+  for (int n = 0; n < 2; ++n) {
+    auto peer = w.nodes[static_cast<size_t>(n)].port->Connect(FakeNetwork::Address(1 - n));
+    ASSERT_TRUE(peer.ok() && *peer == PeerId(1 - n)) << peer.status().ToString();
   }
   w.nodes[0].group->SetPeers({0, 1});
   w.nodes[1].group->SetPeers({0, 1});
   for (int n = 0; n < 2; ++n) w.nodes[static_cast<size_t>(n)].group->Start(5, 0, {&w.nodes[static_cast<size_t>(n)].op});
-  for (int guard = 0; guard < 100000 && w.Step(); ++guard) {
-  }
+  w.net.RunUntilIdle(100000);
 }
 
 // Rows of a node's output by id.

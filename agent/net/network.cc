@@ -1,5 +1,5 @@
 // Peer liveness and message routing.
-#include "agent/engine/network.h"
+#include "agent/net/network.h"
 
 #include <cstdio>
 
@@ -7,18 +7,16 @@
 
 #include <cstring>
 
-#include "agent/engine/job.h"
 #include "agent/engine/node_group.h"
-#include "agent/engine/peer_protocol.h"
+#include "agent/net/peer_protocol.h"
 #include "agent/log.h"
-#include "agent/transport/ucx/ucx_transport.h"
-#include "ipc/event_fd.h"
 
 namespace outrider::agent {
 
-Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, JobTable* jobs, const NetworkOptions& options) {
-  auto net = std::unique_ptr<Network>(new Network(loop, jobs, options));
-  net->scheduler_ = std::make_unique<SendScheduler>(options.scheduler, [] { return ipc::MonotonicNs(); });
+Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* events, const NetworkOptions& options,
+                                                 TransportFactory make, Clock clock) {
+  auto net = std::unique_ptr<Network>(new Network(loop, events, options, std::move(clock)));
+  net->scheduler_ = std::make_unique<SendScheduler>(options.scheduler, net->clock_);
   Network* n = net.get();
   Transport::Callbacks cb;
   cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) { n->OnMessage(h, hl, d, dl); };
@@ -28,16 +26,14 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, JobTable* jobs
     PeerHeader header;
     std::memcpy(&header, h, sizeof(header));
     if (header.magic != kPeerMagic) return nullptr;
-    Job* job = n->jobs_->FindByHash(header.job_hash);
-    return job == nullptr ? nullptr : job->RecvBuffer(header, len);
+    return n->events_->RecvBuffer(header, len);
   };
-  OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(cb)));
-  net->transport_ = std::move(ucx);
+  OUTRIDER_ASSIGN_OR_RETURN(net->transport_, make(std::move(cb)));
   net->self_hash_ = ipc::Fnv1a(net->transport_->address().data(), net->transport_->address().size());
   OUTRIDER_RETURN_IF_ERROR(loop->Add(net->transport_->event_fd(), EPOLLIN, [](uint32_t) {}));
   net->rendezvous_ = std::make_unique<RendezvousServer>(loop, options.rendezvous_timeout_ms);
   OUTRIDER_RETURN_IF_ERROR(net->rendezvous_->Listen(options.listen_address, options.port));
-  Logger("network")->info("agent port {}:{} (rendezvous), UCX data plane ready",
+  Logger("network")->info("agent port {}:{} (rendezvous), data plane ready",
                           options.listen_address, net->rendezvous_->port());
   return net;
 }
@@ -48,7 +44,7 @@ Network::~Network() {
 
 Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int self) {
   std::vector<PeerId> peers(table.size(), 0);
-  uint64_t now = ipc::MonotonicNs();
+  uint64_t now = clock_();
   for (size_t n = 0; n < table.size(); ++n) {
     if (static_cast<int>(n) == self) continue;
     OUTRIDER_ASSIGN_OR_RETURN(peers[n], transport_->Connect(table[n]));
@@ -80,7 +76,7 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
     return;
   }
   auto p = peer_by_hash_.find(h.sender);
-  if (p != peer_by_hash_.end()) peers_[p->second].last_seen_ns = ipc::MonotonicNs();
+  if (p != peer_by_hash_.end()) peers_[p->second].last_seen_ns = clock_();
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kHeartbeat) return;
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kCredit) {
     if (p != peer_by_hash_.end()) scheduler_->Done(p->second, h.credit_bytes);
@@ -97,12 +93,9 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
     c.credit_bytes = sizeof(PeerHeader) + len;
     (void)transport_->Send(p->second, &c, sizeof(c), nullptr, 0, nullptr);
   }
-  Job* job = jobs_->FindByHash(h.job_hash);
-  if (job == nullptr) {
+  if (!events_->OnPeerMessage(h, data, len)) {
     Logger("network")->debug("dropped a message for a job this agent does not serve");
-    return;
   }
-  job->OnPeerMessage(h, data, len);
 }
 
 void Network::OnPeerError(PeerId peer, const Status& why) { LosePeer(peer, why); }
@@ -115,7 +108,7 @@ void Network::LosePeer(PeerId peer, const Status& why) {
   peer_by_hash_.erase(it->second.hash);
   peers_.erase(it);
   transport_->Disconnect(peer);
-  jobs_->OnPeerLost(peer, why);
+  events_->OnPeerLost(peer, why);
   scheduler_->Drain(peer);  // the jobs failed first: their queued chunks are dropped
 }
 

@@ -1,9 +1,11 @@
 // The agent's view of other agents: owns the data-plane transport and the rendezvous server,
 // keeps every peer in use alive with heartbeats (a peer silent past the deadline, or one the
-// transport gives up on, is lost and its jobs fail), and routes incoming messages to jobs.
+// transport gives up on, is lost and its jobs fail), checks incoming headers and hands the
+// messages up to the jobs (PeerEvents), returning a credit for every scheduled chunk.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -12,12 +14,14 @@
 
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/event_loop.h"
+#include "agent/net/peer_events.h"
 #include "agent/sched/send_scheduler.h"
 #include "agent/transport/transport.h"
+#include "agent/transport/transport_factory.h"
+#include "agent/transport/ucx/ucx_transport_factory.h"
+#include "ipc/event_fd.h"
 
 namespace outrider::agent {
-
-class JobTable;
 
 struct NetworkOptions {
   std::string listen_address = "0.0.0.0";
@@ -31,10 +35,16 @@ struct NetworkOptions {
   SchedulerOptions scheduler;
 };
 
-// Thread-safety: loop thread only.
+// Thread-safety: loop thread only. The transport comes from a factory and the clock is
+// injected, so tests run it over a fake transport on a fake clock.
 class Network {
  public:
-  static Result<std::unique_ptr<Network>> Create(EventLoop* loop, JobTable* jobs, const NetworkOptions& options);
+  using Clock = std::function<uint64_t()>;
+  // `events` receives routed messages and lost peers; not owned, it outlives the network. The
+  // rendezvous server listens on options.listen_address:options.port (port 0: any free port).
+  static Result<std::unique_ptr<Network>> Create(EventLoop* loop, PeerEvents* events, const NetworkOptions& options,
+                                                 TransportFactory make = UcxTransportFactory(),
+                                                 Clock clock = ipc::MonotonicNs);
   ~Network();
 
   Transport* transport() { return transport_.get(); }
@@ -59,8 +69,8 @@ class Network {
   uint64_t peers_lost() const { return peers_lost_; }
 
  private:
-  Network(EventLoop* loop, JobTable* jobs, const NetworkOptions& options)
-      : loop_(loop), jobs_(jobs), options_(options) {}
+  Network(EventLoop* loop, PeerEvents* events, const NetworkOptions& options, Clock clock)
+      : loop_(loop), events_(events), options_(options), clock_(std::move(clock)) {}
   void OnMessage(const uint8_t* header, size_t header_len, const uint8_t* data, size_t len);
   void OnPeerError(PeerId peer, const Status& why);
   void LosePeer(PeerId peer, const Status& why);
@@ -71,8 +81,9 @@ class Network {
     int uses = 0;
   };
   EventLoop* loop_;  // Not owned; outlives the network.
-  JobTable* jobs_;   // Not owned; outlives the network.
+  PeerEvents* events_;  // Not owned; outlives the network.
   NetworkOptions options_;
+  Clock clock_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<SendScheduler> scheduler_;  // bulk sends of every job
   std::unique_ptr<RendezvousServer> rendezvous_;
