@@ -45,9 +45,9 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     no.heartbeat_ms = options.heartbeat_ms;
     no.peer_timeout_ms = options.peer_timeout_ms;
     no.rendezvous_timeout_ms = options.rendezvous_timeout_ms;
-    no.ring_chunk_bytes = options.ring_chunk_bytes;
-    no.direct_max_bytes = options.direct_max_bytes;
-    no.sparse_block_rows = options.sparse_block_rows;
+    no.engine.chunk_bytes = options.ring_chunk_bytes;
+    no.engine.direct_max_bytes = options.direct_max_bytes;
+    no.engine.sparse_block_rows = options.sparse_block_rows;
     no.scheduler.priority = options.scheduler == "priority";
     no.scheduler.window_bytes = options.credit_window_bytes;
     no.scheduler.aging_ns = uint64_t{options.aging_ms} * 1'000'000;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/control/entry_validator.h"
+#include "agent/control/session_limits.h"
 #include "agent/engine/op_report.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
@@ -25,11 +26,6 @@ struct ClientIdentity {
   std::string root_addr;  // host:port of the job's root agent (multi-node)
   std::string token;
   ipc::PeerCredentials peer{};
-};
-
-struct SessionLimits {
-  uint32_t max_regions = 64;
-  uint64_t max_region_bytes = uint64_t{64} << 30;
 };
 
 // Thread-safety: loop thread only.

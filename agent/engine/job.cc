@@ -56,8 +56,9 @@ Status Job::StartNetwork(const Session* first) {
                                        [this](uint64_t key, uint64_t seq, const Status& st, const std::vector<OpReport>* reports) {
                                          OnGroupDone(key, seq, st, reports);
                                        },
-                                       NodeGroupOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
-                                                        net_->options().sparse_block_rows});
+                                       NodeGroupOptions{net_->options().engine.direct_max_bytes, net_->options().engine.chunk_bytes,
+                                                        net_->options().engine.sparse_block_rows,
+                                                        net_->options().engine.link_bytes_per_s});
   group_->set_scheduler(net_->scheduler());
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
     auto it = pending_.find({key, seq});
@@ -215,7 +216,7 @@ void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, 
   } else if (group_ != nullptr) {
     // The node group's own test: a node's share (allgather) or the buffer (others) past direct_max_bytes.
     uint64_t bytes = op.kind == ipc::OpKind::kAllgather ? op.send_bytes * static_cast<uint64_t>(local_size_) : op.recv_bytes;
-    bool large = bytes > net_->options().direct_max_bytes;
+    bool large = bytes > net_->options().engine.direct_max_bytes;
     algo_index = !large ? 1 : op.kind == ipc::OpKind::kBroadcast ? 3 : (op.kind == ipc::OpKind::kAllreduce || op.kind == ipc::OpKind::kAllgather) ? 2 : 1;
     algo = kPaths[algo_index];
   }
