@@ -88,8 +88,8 @@ TEST_F(ConfigTest, UsesDefaultsWhenNothingIsSet) {
   EXPECT_EQ(o.log_level, "info");
   EXPECT_EQ(o.sq_entries, 256u);
   EXPECT_EQ(o.max_clients, 256u);
-  EXPECT_EQ(o.max_regions_per_client, 64u);
-  EXPECT_EQ(o.max_region_bytes, 68719476736u);
+  EXPECT_EQ(o.session.max_regions, 64u);
+  EXPECT_EQ(o.session.max_region_bytes, 68719476736u);
   EXPECT_EQ(o.op_timeout_ms, 300000u);
   EXPECT_EQ(o.spin_us, 50u);
   EXPECT_EQ(o.config_file, "");
@@ -243,13 +243,13 @@ TEST(AgentOptionsTest, RejectsZeroMaxClients) {
 
 TEST(AgentOptionsTest, RejectsZeroMaxRegionsPerClient) {
   AgentOptions o = ValidOptions();
-  o.max_regions_per_client = 0;
+  o.session.max_regions = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_regions_per_client"));
 }
 
 TEST(AgentOptionsTest, RejectsZeroMaxRegionBytes) {
   AgentOptions o = ValidOptions();
-  o.max_region_bytes = 0;
+  o.session.max_region_bytes = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_region_bytes"));
 }
 
