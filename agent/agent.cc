@@ -38,20 +38,9 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   OUTRIDER_RETURN_IF_ERROR(
       agent->loop_->Add(agent->signal_fd_.get(), EPOLLIN, [a](uint32_t) { a->OnSignal(); }));
 
-  if (options.port != 0) {
-    NetworkOptions no;
-    no.listen_address = options.listen_address;
-    no.port = static_cast<uint16_t>(options.port);
-    no.heartbeat_ms = options.heartbeat_ms;
-    no.peer_timeout_ms = options.peer_timeout_ms;
-    no.rendezvous_timeout_ms = options.rendezvous_timeout_ms;
-    no.ring_chunk_bytes = options.ring_chunk_bytes;
-    no.direct_max_bytes = options.direct_max_bytes;
-    no.sparse_block_rows = options.sparse_block_rows;
-    no.scheduler.priority = options.scheduler == "priority";
-    no.scheduler.window_bytes = options.credit_window_bytes;
-    no.scheduler.aging_ns = uint64_t{options.aging_ms} * 1'000'000;
-    OUTRIDER_ASSIGN_OR_RETURN(agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, no));
+  if (options.network.port != 0) {
+    OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
+                              Network::Create(agent->loop_.get(), &agent->jobs_, options.network));
     agent->jobs_.set_network(agent->network_.get());
   }
   ControlServerOptions co;
@@ -60,8 +49,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   co.allowed_uids = options.allowed_uids;
   co.sq_entries = options.sq_entries;
   co.max_clients = options.max_clients;
-  co.limits.max_regions = options.max_regions_per_client;
-  co.limits.max_region_bytes = options.max_region_bytes;
+  co.limits = options.session;
   agent->control_ = std::make_unique<ControlServer>(co, agent->loop_.get(), &agent->jobs_);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
   Metrics().set_enabled(options.metrics != 0);
@@ -108,7 +96,7 @@ std::string Agent::StatusJson() {
   uint64_t now = ipc::MonotonicNs();
   nlohmann::json j;
   j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.socket_path},
-                {"port", options_.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
+                {"port", options_.network.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
   j["clients"] = control_->ClientsJson();
   j["jobs"] = jobs_.StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();

@@ -1,4 +1,4 @@
-// The agent's configuration: AgentOptions and one parameter table (in config.cc) that drives
+// The agent's configuration: AgentOptions and one parameter table (config_params.cc) that drives
 // parsing, --help, the startup log (LoadedConfig::effective) and the README table.
 // Precedence: flag > OUTRIDER_* environment variable > TOML config file > default.
 // Thread-safety: every function here is reentrant; there is no global mutable state.
@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/control/session_limits.h"
+#include "agent/net/network_options.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
@@ -20,9 +22,13 @@ enum class Source { kDefault, kConfigFile, kEnv, kFlag };
 // "default", "config", "env" or "flag".
 std::string_view SourceName(Source source);
 
+// Every part's options, composed: `network` goes to the Network as is, `session` to each client
+// session; the rest belong to the agent itself, its socket (ControlServerOptions) and its HTTP
+// listener. Defaults are these member initialisers and the parts' (the socket path's is
+// ipc::DefaultSocketPath), nowhere else: --help and the README table print them from a
+// default-constructed AgentOptions.
 struct AgentOptions {
-  // Empty until LoadConfig fills in the default, which depends on XDG_RUNTIME_DIR
-  // ($XDG_RUNTIME_DIR/outrider/agent.sock, else /run/outrider/agent.sock).
+  // Empty until LoadConfig fills in ipc::DefaultSocketPath, which depends on XDG_RUNTIME_DIR.
   std::string socket_path;
   // Empty: socket directory 0700 and socket 0600. Set: 0750 / 0660 owned by this group, and its
   // members may connect.
@@ -32,32 +38,22 @@ struct AgentOptions {
   std::string log_level = "info";  // trace debug info warn error critical off
   uint32_t sq_entries = 256;       // power of two in [8, 65536]
   uint32_t max_clients = 256;
-  uint32_t max_regions_per_client = 64;
-  uint64_t max_region_bytes = uint64_t{64} << 30;
+  SessionLimits session;  // per client: max_regions_per_client, max_region_bytes
   // How long a collective may wait for all local ranks to submit before it fails with
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;
-  uint32_t spin_us = 50;  // progress-loop polling before sleeping in epoll
-  uint32_t port = 29750;  // agent-to-agent rendezvous; 0 = single-node only
-  std::string listen_address = "0.0.0.0";
-  uint32_t heartbeat_ms = 1000;
-  uint32_t peer_timeout_ms = 10000;
-  uint32_t rendezvous_timeout_ms = 120000;
-  uint64_t ring_chunk_bytes = 1 << 20;
-  uint64_t direct_max_bytes = 256 << 10;
-  uint64_t sparse_block_rows = 8;
-  std::string scheduler = "priority";  // or "fifo"
-  uint64_t credit_window_bytes = 2u << 20;
-  uint32_t aging_ms = 100;
+  uint32_t spin_us = 50;   // progress-loop polling before sleeping in epoll
+  NetworkOptions network;  // agent-to-agent service; none when network.port is 0
   std::string http_address = "127.0.0.1";
   uint32_t http_port = 9750;  // /metrics, /healthz, /readyz, /status; 0 = no HTTP listener
   uint32_t metrics = 1;       // 0: metric updates are skipped (the endpoints still answer)
-  std::string config_file;  // --config / OUTRIDER_CONFIG only; empty = none
+  std::string config_file;    // --config / OUTRIDER_CONFIG only; empty = none
   // --ready-fd only: the agent writes one byte to this fd once it listens, then closes it.
   int ready_fd = -1;
 
-  // The first bad parameter, named with its value:
-  // "sq_entries must be a power of two in [8, 65536], got 100".
+  // The first bad parameter in table order, named with its value:
+  // "sq_entries must be a power of two in [8, 65536], got 100". Every message starts with the
+  // parameter's name (LoadConfig relies on it to say where the value came from).
   Status Validate() const;
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/control/entry_validator.h"
+#include "agent/control/session_limits.h"
 #include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
 #include "agent/memory/region_table.h"
@@ -19,11 +20,6 @@
 #include "ipc/unix_channel.h"
 
 namespace outrider::agent {
-
-struct SessionLimits {
-  uint32_t max_regions = 64;
-  uint64_t max_region_bytes = uint64_t{64} << 30;
-};
 
 // Thread-safety: loop thread only.
 class Session final : public Member {

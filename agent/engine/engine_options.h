@@ -1,4 +1,7 @@
-// How the engine runs collectives across nodes.
+// How the engine runs a job's inter-node collectives: where allreduces switch from the direct
+// exchange to the ring, the ring's chunk, the sparse block size and the link bandwidth the
+// sparse cost model assumes. One value per agent; every agent of a job must agree on
+// sparse_block_rows (the node group checks it).
 #pragma once
 
 #include <cstdint>
@@ -8,11 +11,17 @@
 namespace outrider::agent {
 
 struct EngineOptions {
-  uint64_t direct_max_bytes = 256 << 10;  // ops at most this large exchange directly
-  uint64_t chunk_bytes = 1 << 20;         // ring and sparse-message chunk (the unit of pipelining)
+  uint64_t direct_max_bytes = 256 << 10;  // allreduces at most this large exchange directly
+  uint64_t chunk_bytes = 1 << 20;         // ring chunk, the unit of pipelining
   uint64_t sparse_block_rows = 8;         // block size of the sparse `block` algorithm
-  double link_bytes_per_s = 1.25e9;       // bandwidth the sparse cost model assumes until measured
-  Status Validate() const { return Status::Ok(); }
+  // Bandwidth the sparse cost model assumes until it has measured one. Not an agent parameter:
+  // until some node has measured, each node decides with its own value, and all nodes of a job
+  // must decide alike.
+  double link_bytes_per_s = 1.25e9;
+
+  // The first bad field, named by its agent parameter (chunk_bytes is ring_chunk_bytes):
+  // "ring_chunk_bytes must be at least 4096, got 100".
+  Status Validate() const;
 };
 
 }  // namespace outrider::agent

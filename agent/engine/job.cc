@@ -56,8 +56,7 @@ Status Job::StartNetwork(const Member* first) {
       [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
         Finish({key, seq}, st, algo, reports);
       },
-      EngineOptions{net_->options().direct_max_bytes, net_->options().ring_chunk_bytes,
-                    net_->options().sparse_block_rows});
+      net_->options().engine);
   group_->set_scheduler(net_->scheduler());
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
     auto it = pending_.find({key, seq});

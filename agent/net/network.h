@@ -14,6 +14,7 @@
 
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/event_loop.h"
+#include "agent/net/network_options.h"
 #include "agent/net/peer_events.h"
 #include "agent/sched/send_scheduler.h"
 #include "agent/transport/transport.h"
@@ -22,18 +23,6 @@
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
-
-struct NetworkOptions {
-  std::string listen_address = "0.0.0.0";
-  uint16_t port = 29750;
-  uint32_t heartbeat_ms = 1000;
-  uint32_t peer_timeout_ms = 10000;
-  uint32_t rendezvous_timeout_ms = 120000;
-  uint64_t ring_chunk_bytes = 1 << 20;
-  uint64_t direct_max_bytes = 256 << 10;
-  uint64_t sparse_block_rows = 8;
-  SchedulerOptions scheduler;
-};
 
 // Thread-safety: loop thread only. The transport comes from a factory and the clock is
 // injected, so tests run it over a fake transport on a fake clock.

@@ -14,15 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/sched/scheduler_options.h"
 #include "agent/transport/transport.h"
 
 namespace outrider::agent {
-
-struct SchedulerOptions {
-  bool priority = true;                 // false: FIFO
-  uint64_t window_bytes = 2u << 20;     // bytes in flight per peer (sent, not yet credited by the receiver)
-  uint64_t aging_ns = 100'000'000;      // a waiting chunk gains one priority level per this
-};
 
 class SendScheduler {
  public:

@@ -8,9 +8,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "ipc/defaults.h"
 
 namespace outrider::agent {
 namespace {
@@ -88,8 +91,8 @@ TEST_F(ConfigTest, UsesDefaultsWhenNothingIsSet) {
   EXPECT_EQ(o.log_level, "info");
   EXPECT_EQ(o.sq_entries, 256u);
   EXPECT_EQ(o.max_clients, 256u);
-  EXPECT_EQ(o.max_regions_per_client, 64u);
-  EXPECT_EQ(o.max_region_bytes, 68719476736u);
+  EXPECT_EQ(o.session.max_regions, 64u);
+  EXPECT_EQ(o.session.max_region_bytes, 68719476736u);
   EXPECT_EQ(o.op_timeout_ms, 300000u);
   EXPECT_EQ(o.spin_us, 50u);
   EXPECT_EQ(o.config_file, "");
@@ -243,13 +246,13 @@ TEST(AgentOptionsTest, RejectsZeroMaxClients) {
 
 TEST(AgentOptionsTest, RejectsZeroMaxRegionsPerClient) {
   AgentOptions o = ValidOptions();
-  o.max_regions_per_client = 0;
+  o.session.max_regions = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_regions_per_client"));
 }
 
 TEST(AgentOptionsTest, RejectsZeroMaxRegionBytes) {
   AgentOptions o = ValidOptions();
-  o.max_region_bytes = 0;
+  o.session.max_region_bytes = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_region_bytes"));
 }
 
@@ -275,6 +278,146 @@ TEST(AgentOptionsTest, RejectsMinusOneUid) {
   AgentOptions o = ValidOptions();
   o.allowed_uids = {1000, 4294967295u};
   EXPECT_TRUE(Contains(o.Validate().message(), "allowed_uids"));
+}
+
+TEST(AgentOptionsTest, ValidatesTheNetworkOptionsInside) {
+  AgentOptions o = ValidOptions();
+  o.network.engine.chunk_bytes = 100;
+  EXPECT_EQ(o.Validate().message(), "ring_chunk_bytes must be at least 4096, got 100");
+}
+
+TEST(AgentOptionsTest, ValidatesTheSessionLimitsInside) {
+  AgentOptions o = ValidOptions();
+  o.session.max_region_bytes = 0;
+  EXPECT_EQ(o.Validate().message(), "max_region_bytes must be at least 1, got 0");
+}
+
+TEST(AgentOptionsTest, ReportsTheFirstBadParameterInTableOrder) {
+  AgentOptions o = ValidOptions();
+  o.http_port = 70000;                     // after the network's rows
+  o.network.scheduler.window_bytes = 1;    // last of the network's rows
+  o.network.engine.sparse_block_rows = 0;  // before the scheduler's rows
+  EXPECT_EQ(o.Validate().message(), "sparse_block_rows must be in [1, 4096], got 0");
+}
+
+TEST(EngineOptionsTest, DefaultsAreValid) { EXPECT_TRUE(EngineOptions{}.Validate().ok()); }
+
+TEST(EngineOptionsTest, RejectsZeroChunkBytes) {
+  EngineOptions o;
+  o.chunk_bytes = 0;
+  EXPECT_EQ(o.Validate().code(), Code::kInvalidArgument);
+  EXPECT_EQ(o.Validate().message(), "ring_chunk_bytes must be at least 4096, got 0");
+}
+
+TEST(EngineOptionsTest, AcceptsChunkBytesOf4096) {
+  EngineOptions o;
+  o.chunk_bytes = 4096;
+  EXPECT_TRUE(o.Validate().ok());
+}
+
+TEST(EngineOptionsTest, RejectsZeroSparseBlockRows) {
+  EngineOptions o;
+  o.sparse_block_rows = 0;
+  EXPECT_EQ(o.Validate().message(), "sparse_block_rows must be in [1, 4096], got 0");
+}
+
+TEST(EngineOptionsTest, RejectsSparseBlockRowsAbove4096) {
+  EngineOptions o;
+  o.sparse_block_rows = 4097;
+  EXPECT_EQ(o.Validate().message(), "sparse_block_rows must be in [1, 4096], got 4097");
+}
+
+TEST(EngineOptionsTest, RejectsZeroLinkBytesPerS) {
+  EngineOptions o;
+  o.link_bytes_per_s = 0;
+  EXPECT_EQ(o.Validate().message(), "link_bytes_per_s must be a positive finite number, got 0");
+}
+
+TEST(EngineOptionsTest, RejectsNanLinkBytesPerS) {
+  EngineOptions o;
+  o.link_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(Contains(o.Validate().message(), "link_bytes_per_s must be a positive finite"));
+}
+
+TEST(EngineOptionsTest, RejectsInfiniteLinkBytesPerS) {
+  EngineOptions o;
+  o.link_bytes_per_s = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(Contains(o.Validate().message(), "link_bytes_per_s must be a positive finite"));
+}
+
+TEST(SchedulerOptionsTest, DefaultsAreValid) { EXPECT_TRUE(SchedulerOptions{}.Validate().ok()); }
+
+TEST(SchedulerOptionsTest, RejectsWindowBelow4096) {
+  SchedulerOptions o;
+  o.window_bytes = 4095;
+  EXPECT_EQ(o.Validate().message(), "credit_window_bytes must be at least 4096, got 4095");
+}
+
+TEST(NetworkOptionsTest, DefaultsAreValid) { EXPECT_TRUE(NetworkOptions{}.Validate().ok()); }
+
+TEST(NetworkOptionsTest, DefaultPortIsTheAgentPort) {
+  EXPECT_EQ(NetworkOptions{}.port, ipc::kDefaultAgentPort);
+}
+
+TEST(NetworkOptionsTest, RejectsZeroHeartbeat) {
+  NetworkOptions o;
+  o.heartbeat_ms = 0;
+  EXPECT_EQ(o.Validate().message(), "heartbeat_ms must be at least 1, got 0");
+}
+
+TEST(NetworkOptionsTest, RejectsPeerTimeoutNotAboveHeartbeat) {
+  NetworkOptions o;
+  o.heartbeat_ms = 500;
+  o.peer_timeout_ms = 500;
+  EXPECT_EQ(o.Validate().message(), "peer_timeout_ms must exceed heartbeat_ms (500), got 500");
+}
+
+TEST(NetworkOptionsTest, RejectsZeroRendezvousTimeout) {
+  NetworkOptions o;
+  o.rendezvous_timeout_ms = 0;
+  EXPECT_EQ(o.Validate().message(), "rendezvous_timeout_ms must be at least 1, got 0");
+}
+
+TEST(NetworkOptionsTest, ValidatesTheEngineOptionsInside) {
+  NetworkOptions o;
+  o.engine.sparse_block_rows = 0;
+  EXPECT_TRUE(Contains(o.Validate().message(), "sparse_block_rows"));
+}
+
+TEST(NetworkOptionsTest, ValidatesTheSchedulerOptionsInside) {
+  NetworkOptions o;
+  o.scheduler.window_bytes = 0;
+  EXPECT_TRUE(Contains(o.Validate().message(), "credit_window_bytes"));
+}
+
+TEST(SessionLimitsTest, DefaultsAreValid) { EXPECT_TRUE(SessionLimits{}.Validate().ok()); }
+
+TEST(SessionLimitsTest, RejectsZeroMaxRegions) {
+  SessionLimits o;
+  o.max_regions = 0;
+  EXPECT_EQ(o.Validate().message(), "max_regions_per_client must be at least 1, got 0");
+}
+
+TEST(SessionLimitsTest, RejectsZeroMaxRegionBytes) {
+  SessionLimits o;
+  o.max_region_bytes = 0;
+  EXPECT_EQ(o.Validate().message(), "max_region_bytes must be at least 1, got 0");
+}
+
+TEST_F(ConfigTest, InvalidNestedValueErrorNamesItsFlag) {
+  EXPECT_EQ(LoadError({"--ring-chunk-bytes", "100"}),
+            "ring_chunk_bytes must be at least 4096, got 100 (set by flag --ring-chunk-bytes)");
+}
+
+TEST_F(ConfigTest, PortPastRangeIsRefusedNamingItsSource) {
+  env_["OUTRIDER_PORT"] = "70000";
+  EXPECT_EQ(LoadError(), "port must be in [0, 65535], got 70000 (set by env OUTRIDER_PORT)");
+}
+
+TEST_F(ConfigTest, UnknownSchedulerFromConfigFileNamesTheFile) {
+  std::string path = WriteConfig("scheduler = \"lifo\"\n");
+  EXPECT_EQ(LoadError({"--config", path}),
+            "scheduler must be priority or fifo, got 'lifo' (set by config file " + path + ")");
 }
 
 TEST_F(ConfigTest, InvalidValueErrorNamesParameterAndSource) {
@@ -357,6 +500,54 @@ TEST_F(ConfigTest, ReadyFdIsNotReadFromTheEnvironment) {
   Result<LoadedConfig> r = Load();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->options.ready_fd, -1);
+}
+
+TEST_F(ConfigTest, NetworkParametersSetTheNetworkOptions) {
+  Result<LoadedConfig> r =
+      Load({"--port", "1234", "--listen-address", "10.0.0.1", "--heartbeat-ms", "200",
+            "--peer-timeout-ms", "2000", "--rendezvous-timeout-ms", "3000"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const NetworkOptions& n = r->options.network;
+  EXPECT_EQ(n.port, 1234);
+  EXPECT_EQ(n.listen_address, "10.0.0.1");
+  EXPECT_EQ(n.heartbeat_ms, 200u);
+  EXPECT_EQ(n.peer_timeout_ms, 2000u);
+  EXPECT_EQ(n.rendezvous_timeout_ms, 3000u);
+}
+
+TEST_F(ConfigTest, EngineParametersSetTheEngineOptions) {
+  Result<LoadedConfig> r = Load(
+      {"--ring-chunk-bytes", "65536", "--direct-max-bytes", "1024", "--sparse-block-rows", "16"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const EngineOptions& e = r->options.network.engine;
+  EXPECT_EQ(e.chunk_bytes, 65536u);
+  EXPECT_EQ(e.direct_max_bytes, 1024u);
+  EXPECT_EQ(e.sparse_block_rows, 16u);
+}
+
+TEST_F(ConfigTest, SchedulerParametersSetTheSchedulerOptions) {
+  Result<LoadedConfig> r =
+      Load({"--scheduler", "fifo", "--credit-window-bytes", "8192", "--aging-ms", "7"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const SchedulerOptions& s = r->options.network.scheduler;
+  EXPECT_FALSE(s.priority);
+  EXPECT_EQ(s.window_bytes, 8192u);
+  EXPECT_EQ(s.aging_ns, 7'000'000u);
+  EXPECT_EQ(Effective(*r, "aging_ms").value, "7");
+  EXPECT_EQ(Effective(*r, "scheduler").value, "fifo");
+}
+
+TEST_F(ConfigTest, SessionParametersSetTheSessionLimits) {
+  Result<LoadedConfig> r = Load({"--max-regions-per-client", "3", "--max-region-bytes", "4096"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->options.session.max_regions, 3u);
+  EXPECT_EQ(r->options.session.max_region_bytes, 4096u);
+}
+
+TEST_F(ConfigTest, UnknownSchedulerIsRefusedWhenReadEvenIfAFlagOverridesIt) {
+  // Values are checked as each source is read, so a valid flag does not excuse a bad file value.
+  std::string path = WriteConfig("scheduler = \"lifo\"\n");
+  EXPECT_TRUE(Contains(LoadError({"--config", path, "--scheduler", "fifo"}), "got 'lifo'"));
 }
 
 // --- allowed_uids --------------------------------------------------------------------------------
@@ -448,6 +639,24 @@ TEST(ParameterTableTest, ListsEveryDocumentedParameterButNotReadyFd) {
   }
   EXPECT_EQ(t.find("ready_fd"), std::string::npos);
   EXPECT_EQ(t.find("--ready-fd"), std::string::npos);
+}
+
+TEST(ParameterTableTest, DefaultsAreThoseOfTheOptionsStructs) {
+  std::string t = ParameterTableMarkdown();
+  EXPECT_TRUE(Contains(
+      t, "`ring_chunk_bytes` | " + std::to_string(EngineOptions{}.chunk_bytes) + " | bytes |"));
+  EXPECT_TRUE(Contains(t, "`port` | " + std::to_string(ipc::kDefaultAgentPort) + " |"));
+  EXPECT_TRUE(Contains(t, "`scheduler` | priority |"));
+  EXPECT_TRUE(Contains(
+      t, "`aging_ms` | " + std::to_string(SchedulerOptions{}.aging_ns / 1'000'000) + " | ms |"));
+}
+
+TEST(ParameterTableTest, WholeGibibyteDefaultsAlsoShowGiB) {
+  EXPECT_TRUE(Contains(ParameterTableMarkdown(), "`max_region_bytes` | 68719476736 (64 GiB) |"));
+}
+
+TEST(ParameterTableTest, EmptyDefaultsShowAsEmpty) {
+  EXPECT_TRUE(Contains(ParameterTableMarkdown(), "`socket_group` | (empty) |"));
 }
 
 }  // namespace

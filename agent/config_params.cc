@@ -1,0 +1,219 @@
+// The agent's parameter table: one row per parameter, naming where its value comes from and
+// which field of AgentOptions (or of a part's options inside it) it sets. Defaults are not
+// written here: DefaultText reads them from a default-constructed AgentOptions.
+#include "agent/config_params.h"
+
+#include <charconv>
+#include <limits>
+#include <vector>
+
+namespace outrider::agent {
+namespace {
+
+template <typename T>
+Status ParseUnsigned(std::string_view text, T* out) {
+  const char* end = text.data() + text.size();
+  T value{};
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) {
+    return InvalidArgument("out of range, at most " +
+                           std::to_string(std::numeric_limits<T>::max()));
+  }
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return InvalidArgument("not an unsigned decimal integer");
+  }
+  *out = value;
+  return Status::Ok();
+}
+
+// "1000, 1001" -> {1000, 1001}; "" -> {}.
+Status ParseUidList(std::string_view text, std::vector<uint32_t>* out) {
+  std::vector<uint32_t> uids;
+  size_t pos = 0;
+  while (pos <= text.size() && !text.empty()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = text.substr(pos, comma - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    uint32_t uid = 0;
+    Status st = ParseUnsigned(item, &uid);
+    if (!st.ok()) return st.Annotate("uid '" + std::string(item) + "'");
+    uids.push_back(uid);
+    pos = comma + 1;
+  }
+  *out = std::move(uids);
+  return Status::Ok();
+}
+
+std::string JoinUids(const std::vector<uint32_t>& uids) {
+  std::string s;
+  for (uint32_t uid : uids) s += (s.empty() ? "" : ",") + std::to_string(uid);
+  return s;
+}
+
+// Field setters/getters for the table: text in, text out. `f` may be a nested field.
+#define OUTRIDER_STRING_FIELD(f)                                                          \
+  [](AgentOptions& o, std::string_view t) { o.f = std::string(t); return Status::Ok(); }, \
+      [](const AgentOptions& o) { return o.f; }
+#define OUTRIDER_UINT_FIELD(f)                                                \
+  [](AgentOptions& o, std::string_view t) { return ParseUnsigned(t, &o.f); }, \
+      [](const AgentOptions& o) { return std::to_string(o.f); }
+
+const Param kParams[] = {
+    {"socket_path", "--socket", "OUTRIDER_SOCKET", "socket", "PATH",
+     "$XDG_RUNTIME_DIR/outrider/agent.sock, else /run/outrider/agent.sock", "",
+     "Unix-domain socket the trainers' shim connects to.", true, ParamKind::kString,
+     OUTRIDER_STRING_FIELD(socket_path)},
+    {"socket_group", "--socket-group", "OUTRIDER_SOCKET_GROUP", "socket_group", "GROUP", "", "",
+     "Group whose members may connect: socket directory 0750 and socket 0660 owned by it. "
+     "Empty: directory 0700, socket 0600.", true, ParamKind::kString,
+     OUTRIDER_STRING_FIELD(socket_group)},
+    {"allowed_uids", "--allowed-uids", "OUTRIDER_ALLOWED_UIDS", "allowed_uids", "UID,...", "", "",
+     "Comma-separated uids (a TOML array of integers in the file) that may connect besides the "
+     "agent's own uid; root always may.", true, ParamKind::kUintList,
+     [](AgentOptions& o, std::string_view t) { return ParseUidList(t, &o.allowed_uids); },
+     [](const AgentOptions& o) { return JoinUids(o.allowed_uids); }},
+    {"log_level", "--log-level", "OUTRIDER_LOG_LEVEL", "log_level", "LEVEL", "", "",
+     "One of trace, debug, info, warn, error, critical, off.", true, ParamKind::kString,
+     OUTRIDER_STRING_FIELD(log_level)},
+    {"sq_entries", "--sq-entries", "OUTRIDER_SQ_ENTRIES", "sq_entries", "N", "", "entries",
+     "Submission-ring entries per client; a power of two in [8, 65536].", true, ParamKind::kUint,
+     OUTRIDER_UINT_FIELD(sq_entries)},
+    {"max_clients", "--max-clients", "OUTRIDER_MAX_CLIENTS", "max_clients", "N", "", "clients",
+     "Most trainer processes connected at once.", true, ParamKind::kUint,
+     OUTRIDER_UINT_FIELD(max_clients)},
+    {"max_regions_per_client", "--max-regions-per-client", "OUTRIDER_MAX_REGIONS_PER_CLIENT",
+     "max_regions_per_client", "N", "", "regions",
+     "Most memory regions one client may have registered at once.", true, ParamKind::kUint,
+     OUTRIDER_UINT_FIELD(session.max_regions)},
+    {"max_region_bytes", "--max-region-bytes", "OUTRIDER_MAX_REGION_BYTES", "max_region_bytes",
+     "BYTES", "", "bytes", "Largest memory region a client may register.", true, ParamKind::kUint,
+     OUTRIDER_UINT_FIELD(session.max_region_bytes)},
+    {"op_timeout_ms", "--op-timeout-ms", "OUTRIDER_OP_TIMEOUT_MS", "op_timeout_ms", "MS", "", "ms",
+     "How long a collective may wait for all local ranks to submit before it fails with "
+     "DEADLINE_EXCEEDED; 0 = never.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
+    {"spin_us", "--spin-us", "OUTRIDER_SPIN_US", "spin_us", "US", "", "us",
+     "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,
+     ParamKind::kUint, OUTRIDER_UINT_FIELD(spin_us)},
+    {"port", "--port", "OUTRIDER_PORT", "port", "PORT", "", "",
+     "TCP port of the agent-to-agent rendezvous (the root agent of a job hosts it; the others "
+     "connect to OUTRIDER_ROOT_ADDR or MASTER_ADDR at this port). 0 = no multi-node service.",
+     true, ParamKind::kUint,
+     [](AgentOptions& o, std::string_view t) {
+       uint32_t port = 0;
+       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &port));
+       if (port > 65535) {
+         return InvalidArgument("port must be in [0, 65535], got " + std::to_string(port));
+       }
+       o.network.port = static_cast<uint16_t>(port);
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) { return std::to_string(o.network.port); }},
+    {"listen_address", "--listen-address", "OUTRIDER_LISTEN_ADDRESS", "listen_address", "ADDR", "",
+     "", "IPv4 address the rendezvous port binds to.", true, ParamKind::kString,
+     OUTRIDER_STRING_FIELD(network.listen_address)},
+    {"heartbeat_ms", "--heartbeat-ms", "OUTRIDER_HEARTBEAT_MS", "heartbeat_ms", "MS", "", "ms",
+     "Interval of heartbeats to peer agents.", true, ParamKind::kUint,
+     OUTRIDER_UINT_FIELD(network.heartbeat_ms)},
+    {"peer_timeout_ms", "--peer-timeout-ms", "OUTRIDER_PEER_TIMEOUT_MS", "peer_timeout_ms", "MS",
+     "", "ms",
+     "A peer agent silent this long is declared lost: its jobs' ops fail on every survivor.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.peer_timeout_ms)},
+    {"rendezvous_timeout_ms", "--rendezvous-timeout-ms", "OUTRIDER_RENDEZVOUS_TIMEOUT_MS",
+     "rendezvous_timeout_ms", "MS", "", "ms",
+     "How long a multi-node job may take to find all its nodes' agents before its ops fail.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.rendezvous_timeout_ms)},
+    {"ring_chunk_bytes", "--ring-chunk-bytes", "OUTRIDER_RING_CHUNK_BYTES", "ring_chunk_bytes",
+     "BYTES", "", "bytes",
+     "Unit of pipelining in the inter-node ring: each chunk is forwarded as soon as it is reduced.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.engine.chunk_bytes)},
+    {"direct_max_bytes", "--direct-max-bytes", "OUTRIDER_DIRECT_MAX_BYTES", "direct_max_bytes",
+     "BYTES", "", "bytes",
+     "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
+     "round, lowest latency); larger ones use the ring (least bandwidth).",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.engine.direct_max_bytes)},
+    {"sparse_block_rows", "--sparse-block-rows", "OUTRIDER_SPARSE_BLOCK_ROWS", "sparse_block_rows",
+     "ROWS", "", "rows",
+     "Rows per block of the sparse `block` algorithm (only non-zero blocks travel). Every agent of "
+     "a job must use the same value.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.engine.sparse_block_rows)},
+    {"scheduler", "--scheduler", "OUTRIDER_SCHEDULER", "scheduler", "POLICY", "", "",
+     "How bulk chunks of all jobs share each peer link: `priority` (lowest op priority first, "
+     "aging, fair between jobs) or `fifo` (submission order).",
+     true, ParamKind::kString,
+     [](AgentOptions& o, std::string_view t) {
+       if (t != "priority" && t != "fifo") {
+         return InvalidArgument("scheduler must be priority or fifo, got '" + std::string(t) +
+                                "'");
+       }
+       o.network.scheduler.priority = t == "priority";
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) {
+       return std::string(o.network.scheduler.priority ? "priority" : "fifo");
+     }},
+    {"credit_window_bytes", "--credit-window-bytes", "OUTRIDER_CREDIT_WINDOW_BYTES",
+     "credit_window_bytes", "BYTES", "", "bytes",
+     "Bytes of bulk chunks in flight per peer link: an urgent chunk waits behind at most this "
+     "much.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.window_bytes)},
+    {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "", "ms",
+     "A waiting chunk gains one priority level per this many ms, so no op starves; 0 = no aging.",
+     true, ParamKind::kUint,
+     [](AgentOptions& o, std::string_view t) {
+       uint32_t ms = 0;
+       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms));
+       o.network.scheduler.aging_ns = uint64_t{ms} * 1'000'000;
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) {
+       return std::to_string(o.network.scheduler.aging_ns / 1'000'000);
+     }},
+    {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "", "",
+     "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
+     "exposes job names and peer addresses to that network.",
+     true, ParamKind::kString, OUTRIDER_STRING_FIELD(http_address)},
+    {"http_port", "--http-port", "OUTRIDER_HTTP_PORT", "http_port", "PORT", "", "",
+     "TCP port of the HTTP listener; 0 = none.", true, ParamKind::kUint,
+     OUTRIDER_UINT_FIELD(http_port)},
+    {"metrics", "--metrics", "OUTRIDER_METRICS", "metrics", "0|1", "", "",
+     "1: keep Prometheus metrics; 0: skip metric updates (the endpoints still answer).", true,
+     ParamKind::kUint, OUTRIDER_UINT_FIELD(metrics)},
+    {"config_file", "--config", "OUTRIDER_CONFIG", "", "PATH", "(none)", "",
+     "TOML file to read; its keys are the config keys of this table.", true, ParamKind::kString,
+     OUTRIDER_STRING_FIELD(config_file)},
+    {"ready_fd", "--ready-fd", "", "", "FD", "(none)", "",
+     "Write one byte to this file descriptor once listening, then close it (for supervisors).",
+     false, ParamKind::kUint,
+     [](AgentOptions& o, std::string_view t) {
+       uint32_t fd = 0;
+       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &fd));
+       if (fd > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
+         return InvalidArgument("out of range for a file descriptor");
+       }
+       o.ready_fd = static_cast<int>(fd);
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) { return std::to_string(o.ready_fd); }},
+};
+#undef OUTRIDER_STRING_FIELD
+#undef OUTRIDER_UINT_FIELD
+
+}  // namespace
+
+std::span<const Param> Params() { return kParams; }
+
+std::string DefaultText(const Param& p) {
+  if (!p.fixed_default.empty()) return std::string(p.fixed_default);
+  std::string text = p.get(AgentOptions{});
+  if (text.empty()) return "(empty)";
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  uint64_t bytes = 0;
+  if (p.unit == "bytes" && ParseUnsigned(text, &bytes).ok() && bytes >= kGiB &&
+      bytes % kGiB == 0) {
+    text += " (" + std::to_string(bytes / kGiB) + " GiB)";
+  }
+  return text;
+}
+
+}  // namespace outrider::agent

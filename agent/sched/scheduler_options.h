@@ -1,0 +1,29 @@
+// How the send scheduler orders bulk chunks on each peer link (see send_scheduler.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+struct SchedulerOptions {
+  bool priority = true;  // false: FIFO
+  // Bytes in flight per peer: sent, not yet credited by the receiver.
+  uint64_t window_bytes = 2u << 20;
+  // A waiting chunk gains one priority level per this; 0 = no aging.
+  uint64_t aging_ns = 100'000'000;
+
+  // The first bad field, named by its agent parameter (window_bytes is credit_window_bytes):
+  // "credit_window_bytes must be at least 4096, got 1".
+  Status Validate() const {
+    if (window_bytes < 4096) {
+      return InvalidArgument("credit_window_bytes must be at least 4096, got " +
+                             std::to_string(window_bytes));
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace outrider::agent
