@@ -34,7 +34,6 @@ class FakePort : public Transport {
   int event_fd() const override { return -1; }
   bool Progress() override { return false; }
   bool Arm() override { return true; }
-  TransportStats stats() const override { return {}; }
 
  private:
   Wire* wire_;
