@@ -145,7 +145,7 @@ struct SubmitEntry {
   uint32_t kind;       // OpKind
   uint32_t dtype;      // DType
   uint32_t reduce_op;  // ReduceOp (allreduce, reduce-scatter)
-  int32_t root;        // broadcast root (local rank)
+  int32_t root;        // broadcast root: a job rank in [0, world_size), not a local rank
   int32_t priority;    // lower = sooner
   uint32_t flags;      // must be 0
   uint64_t count;      // elements: per rank (allgather), per rank result (reduce-scatter), else total

@@ -4,6 +4,7 @@
 #include <new>
 #include <string>
 
+#include "ipc/defaults.h"
 #include "outrider/outrider.h"
 #include "shim/client.h"
 
@@ -64,7 +65,7 @@ int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_o
   if (args.kind != outrider::ipc::OpKind::kBarrier && elem == 0) {
     return Fail(c, outrider::InvalidArgument("unknown dtype " + std::to_string(static_cast<int>(args.dtype))));
   }
-  if (elem != 0 && args.count > (uint64_t{1} << 40) / elem) {
+  if (elem != 0 && args.count > outrider::ipc::kMaxOpBytes / elem) {
     return Fail(c, outrider::InvalidArgument("count " + std::to_string(args.count) + " exceeds the 1 TiB per-op limit"));
   }
   return Guard(c, [&]() -> int {
@@ -263,7 +264,7 @@ int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* se
     }
     send_total += static_cast<uint64_t>(send_counts[r]);
     recv_total += static_cast<uint64_t>(recv_counts[r]);
-    if (send_total > (uint64_t{1} << 40) || recv_total > (uint64_t{1} << 40)) {
+    if (send_total > outrider::ipc::kMaxOpBytes || recv_total > outrider::ipc::kMaxOpBytes) {
       return Fail(c, outrider::InvalidArgument("alltoallv counts exceed the 1 TiB per-op limit"));
     }
   }
@@ -311,8 +312,8 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
   uint64_t row_bytes, in_bytes, out_rows, out_bytes;
   out_rows = s->capacity;
   if (__builtin_mul_overflow(s->dim, elem, &row_bytes) || __builtin_mul_overflow(s->nnz, row_bytes, &in_bytes) ||
-      __builtin_mul_overflow(out_rows, row_bytes, &out_bytes) || s->nnz > (uint64_t{1} << 40) ||
-      s->capacity > (uint64_t{1} << 40)) {
+      __builtin_mul_overflow(out_rows, row_bytes, &out_bytes) || s->nnz > outrider::ipc::kMaxOpBytes ||
+      s->capacity > outrider::ipc::kMaxOpBytes) {
     return Fail(c, InvalidArgument(std::string(what) + ": nnz, capacity or dim too large"));
   }
   a.ids = s->ids;
@@ -336,7 +337,7 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
     if (kind != outrider::ipc::OpKind::kSparseAllreduce) {
       return Fail(c, InvalidArgument(std::string(what) + ": row demand is for sparse_allreduce only"));
     }
-    if (s->demand_ids == nullptr || s->demand_nnz > (uint64_t{1} << 40)) {
+    if (s->demand_ids == nullptr || s->demand_nnz > outrider::ipc::kMaxOpBytes) {
       return Fail(c, InvalidArgument(std::string(what) + ": demand_ids missing or demand_nnz too large"));
     }
     a.demand = s->demand_ids;

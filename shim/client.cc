@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ipc/defaults.h"
+
 namespace outrider::shim {
 namespace {
 
@@ -40,15 +42,15 @@ Status FromReply(int32_t code, const char* message) {
 
 }  // namespace
 
-std::string DefaultSocketPath() {
-  const char* xdg = Env("XDG_RUNTIME_DIR");
-  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/outrider/agent.sock";
-  return "/run/outrider/agent.sock";
-}
-
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   ConnectConfig c;
-  c.socket_path = req.socket_path ? req.socket_path : (Env("OUTRIDER_SOCKET") ? Env("OUTRIDER_SOCKET") : DefaultSocketPath());
+  if (req.socket_path) {
+    c.socket_path = req.socket_path;
+  } else if (Env("OUTRIDER_SOCKET")) {
+    c.socket_path = Env("OUTRIDER_SOCKET");
+  } else {
+    c.socket_path = ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"));
+  }
   if (req.job_id) {
     c.job_id = req.job_id;
   } else if (Env("OUTRIDER_JOB_ID")) {
@@ -78,7 +80,7 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   if (Env("OUTRIDER_ROOT_ADDR")) {
     c.root_addr = Env("OUTRIDER_ROOT_ADDR");
   } else if (Env("MASTER_ADDR")) {
-    uint32_t port = 29750;
+    uint32_t port = ipc::kDefaultAgentPort;
     OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_AGENT_PORT", &port));
     c.root_addr = std::string(Env("MASTER_ADDR")) + ":" + std::to_string(port);
   }
@@ -251,7 +253,7 @@ Result<void*> Client::AddRegion(UniqueFd fd, size_t bytes) {
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a region"));
   uint8_t* base = mapping.data();
   regions_.emplace(reinterpret_cast<uintptr_t>(base),
-                   Region{reply.region_id, base, bytes, std::move(mapping), std::move(fd)});
+                   Region{reply.region_id, bytes, std::move(mapping), std::move(fd)});
   return static_cast<void*>(base);
 }
 

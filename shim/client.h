@@ -40,7 +40,6 @@ struct ConnectRequest {
   int timeout_ms = 0;
 };
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& request);
-std::string DefaultSocketPath();
 
 struct OpArgs {
   ipc::OpKind kind;
@@ -108,7 +107,6 @@ class Client {
  private:
   struct Region {
     uint32_t id;
-    uint8_t* base;
     size_t bytes;
     ipc::Mapping mapping;
     UniqueFd fd;

@@ -15,13 +15,6 @@ namespace outrider::agent {
 
 using PeerId = uint32_t;
 
-struct TransportStats {
-  uint64_t bytes_sent = 0;
-  uint64_t bytes_received = 0;
-  uint64_t messages_sent = 0;
-  uint64_t messages_received = 0;
-};
-
 // Thread-safety: loop thread only.
 class Transport {
  public:
@@ -55,7 +48,6 @@ class Transport {
   virtual bool Progress() = 0;
   // Prepares event_fd() for sleeping. False means work is pending: progress instead of sleeping.
   virtual bool Arm() = 0;
-  virtual TransportStats stats() const = 0;
 };
 
 }  // namespace outrider::agent

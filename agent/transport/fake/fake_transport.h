@@ -44,7 +44,6 @@ class FakeTransport : public Transport {
   int event_fd() const override { return efd_.get(); }
   bool Progress() override { return false; }
   bool Arm() override { return true; }
-  TransportStats stats() const override { return {}; }
 
  private:
   friend class FakeNetwork;

@@ -183,8 +183,6 @@ Status UcxTransport::Send(PeerId peer_id, const void* header, size_t header_len,
   p.user_data = req;
   ucs_status_ptr_t r = ucp_am_send_nbx(it->second->ep, kAmId, req->header.data(), header_len,
                                        data, len, &p);
-  stats_.bytes_sent += header_len + len;
-  ++stats_.messages_sent;
   if (r == nullptr) {  // completed in place; the callback does not run
     send_done_.emplace_back(std::move(req->done), Status::Ok());
     delete req;
@@ -202,8 +200,6 @@ ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t
                                            void* data, size_t length,
                                            const ucp_am_recv_param_t* param) {
   auto* self = static_cast<UcxTransport*>(arg);
-  self->stats_.bytes_received += header_length + length;
-  ++self->stats_.messages_received;
   auto* h = static_cast<const uint8_t*>(header);
   if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
     // Eager: the payload is valid during this call, so the engine reads it in place.

@@ -28,7 +28,6 @@ class UcxTransport : public Transport {
   int event_fd() const override { return efd_; }
   bool Progress() override;
   bool Arm() override;
-  TransportStats stats() const override { return stats_; }
 
  private:
   struct Peer;
@@ -64,7 +63,6 @@ class UcxTransport : public Transport {
   std::deque<Delivery> deliveries_;
   std::deque<std::pair<SendDone, Status>> send_done_;
   std::deque<std::pair<PeerId, Status>> peer_errors_;
-  TransportStats stats_;
 };
 
 // Converts a UCX status (the one place UCX codes become Status values).

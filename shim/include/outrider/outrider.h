@@ -133,7 +133,8 @@ OUTRIDER_EXPORT int outrider_allreduce(outrider_client_t* client, const void* se
                                        uint64_t count, outrider_dtype_t dtype,
                                        outrider_redop_t redop, const outrider_op_options_t* opts,
                                        outrider_op_t* op);
-/* In place: the root's `buf` is copied into every other rank's `buf`. */
+/* In place: the root's `buf` is copied into every other rank's `buf`. `root` is a job rank
+ * (0 .. world_size - 1), on any node. */
 OUTRIDER_EXPORT int outrider_broadcast(outrider_client_t* client, void* buf, uint64_t count,
                                        outrider_dtype_t dtype, int root,
                                        const outrider_op_options_t* opts, outrider_op_t* op);

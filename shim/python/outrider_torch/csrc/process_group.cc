@@ -7,6 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "ipc/defaults.h"
+
 namespace outrider::torch_backend {
 namespace {
 
@@ -129,15 +131,11 @@ ProcessGroupOutrider::Buffer ProcessGroupOutrider::Acquire(size_t bytes) {
   int rc = outrider_region_create(client_, size, &base);
   if (rc != OUTRIDER_OK && !free_regions_.empty()) {
     // Out of region space: give back the pooled ones and try once more.
-    for (auto& [n, p] : free_regions_) {
-      outrider_region_release(client_, p);
-      region_bytes_.erase(p);
-    }
+    for (auto& [n, p] : free_regions_) outrider_region_release(client_, p);
     free_regions_.clear();
     rc = outrider_region_create(client_, size, &base);
   }
   Check(rc, "allocating shared memory");
-  region_bytes_[base] = size;
   return Buffer{base, size, true};
 }
 
@@ -599,7 +597,7 @@ int32_t ProcessGroupOutrider::NextPriority(const std::string& signature) {
     iteration_.insert(signature);
   }
   int32_t i = static_cast<int32_t>(iteration_.size()) - 1;
-  return std::max<int32_t>(1, 999 - 16 * i);
+  return ipc::DefaultPriority(i);
 }
 
 void ProcessGroupOutrider::SetDemand(at::Tensor ids) {

@@ -175,7 +175,6 @@ class ProcessGroupOutrider : public c10d::ProcessGroup {
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};
   std::multimap<size_t, void*> free_regions_;  // worker only
-  std::map<void*, size_t> region_bytes_;       // worker only
 };
 
 }  // namespace outrider::torch_backend

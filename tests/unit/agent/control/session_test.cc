@@ -1,0 +1,609 @@
+// Session against a client played by the test in the same process: a socketpair for the control
+// channel, one control segment mapped twice (the agent's view and the client's), real eventfds and
+// memfd regions. Covers region registration and its limits, submission draining and validation,
+// completions (wakeups, overflow, partial), and every way a session closes.
+#include "agent/control/session.h"
+#include "agent/engine/dataplane/host_data_plane.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ipc/event_fd.h"
+#include "ipc/memfd.h"
+#include "ipc/protocol.h"
+#include "ipc/ring.h"
+#include "ipc/unix_channel.h"
+
+namespace outrider::agent {
+namespace {
+
+constexpr uint32_t kRingEntries = 8;
+constexpr size_t kRegionBytes = 64 * 1024;
+constexpr uint64_t kCount = 16;  // f32 elements
+constexpr uint64_t kBytes = kCount * 4;
+constexpr uint64_t kSendOffset = 0;
+constexpr uint64_t kRecvOffset = 4096;
+// Generous: every message awaited below has been sent already; this only bounds a broken channel.
+constexpr int kNoHangMs = 30'000;
+
+// Runs `op` as a one-rank allreduce does: the result is the input. The only place these tests
+// touch the memory a ValidatedOp names.
+void RunOneRankAllreduce(const ValidatedOp& op) { SharedHostDataPlane().Copy(op.recv, op.send, nullptr); }
+
+// An unsealed memfd that still allows sealing: what a careless or hostile client might pass.
+UniqueFd UnsealedMemfd(size_t bytes) {
+  UniqueFd fd(::memfd_create("outrider-test-unsealed", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (fd.valid() && ::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) fd.reset();
+  return fd;
+}
+
+UniqueFd Dup(int fd) { return UniqueFd(::fcntl(fd, F_DUPFD_CLOEXEC, 0)); }
+
+ipc::SubmitEntry Allreduce(uint64_t op_id, uint32_t region_id) {
+  ipc::SubmitEntry e{};
+  e.op_id = op_id;
+  e.key = 0x5eed0000 + op_id;
+  e.kind = static_cast<uint32_t>(ipc::OpKind::kAllreduce);
+  e.dtype = static_cast<uint32_t>(ipc::DType::kF32);
+  e.reduce_op = static_cast<uint32_t>(ipc::ReduceOp::kSum);
+  e.count = kCount;
+  e.send = ipc::BufferRef{region_id, 0, kSendOffset, kBytes};
+  e.recv = ipc::BufferRef{region_id, 0, kRecvOffset, kBytes};
+  return e;
+}
+
+template <typename Msg>
+Msg Message(ipc::MsgType type, uint32_t request_id) {
+  Msg m{};
+  ipc::InitMsgHeader(&m.header, type, sizeof(m) - sizeof(m.header), request_id);
+  return m;
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open(SessionLimits{}); }
+
+  // Builds the control segment, rings and eventfds the way the control server does for a new
+  // client, and a Session for rank 0 of a one-rank job over them.
+  void Open(SessionLimits limits) {
+    session_.reset();
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0)
+        << std::strerror(errno);
+    UniqueFd agent_end(sv[0]);
+    client_ = ipc::UnixChannel(UniqueFd(sv[1]));
+    // The agent's accepted sockets are non-blocking: a wakeup with nothing queued must not block.
+    ASSERT_EQ(::fcntl(agent_end.get(), F_SETFL, O_NONBLOCK), 0) << std::strerror(errno);
+
+    layout_ = ipc::ComputeControlLayout(kRingEntries, kRingEntries);
+    auto control_fd = ipc::CreateSealedMemfd("outrider-test-control", layout_.total_bytes);
+    ASSERT_TRUE(control_fd.ok()) << control_fd.status().ToString();
+    auto agent_view = ipc::MapShared(control_fd->get(), layout_.total_bytes);
+    ASSERT_TRUE(agent_view.ok()) << agent_view.status().ToString();
+    auto client_view = ipc::MapShared(control_fd->get(), layout_.total_bytes);
+    ASSERT_TRUE(client_view.ok()) << client_view.status().ToString();
+    auto* h = reinterpret_cast<ipc::ControlHeader*>(agent_view->data());
+    h->magic = ipc::kMagic;
+    h->version = ipc::kProtocolVersion;
+    h->sq_entries = kRingEntries;
+    h->cq_entries = kRingEntries;
+    h->sq_indices_offset = layout_.sq_indices_offset;
+    h->sq_slots_offset = layout_.sq_slots_offset;
+    h->cq_indices_offset = layout_.cq_indices_offset;
+    h->cq_slots_offset = layout_.cq_slots_offset;
+    h->total_bytes = layout_.total_bytes;
+    control_ = std::move(*client_view);
+    sq_ = ipc::RingProducer<ipc::SubmitEntry>(
+        SqIndices(), reinterpret_cast<ipc::SubmitEntry*>(control_.data() + layout_.sq_slots_offset),
+        kRingEntries);
+    cq_ = ipc::RingConsumer<ipc::CompletionEntry>(
+        reinterpret_cast<ipc::RingIndices*>(control_.data() + layout_.cq_indices_offset),
+        reinterpret_cast<ipc::CompletionEntry*>(control_.data() + layout_.cq_slots_offset),
+        kRingEntries);
+
+    auto sq_efd = ipc::CreateEventFd();
+    ASSERT_TRUE(sq_efd.ok()) << sq_efd.status().ToString();
+    auto cq_efd = ipc::CreateEventFd();
+    ASSERT_TRUE(cq_efd.ok()) << cq_efd.status().ToString();
+    cq_efd_ = Dup(cq_efd->get());
+    ASSERT_TRUE(cq_efd_.valid()) << std::strerror(errno);
+
+    ClientIdentity id;
+    id.client_id = 1;
+    id.job_id = "session-test";
+    session_ = std::make_unique<Session>(id, ipc::UnixChannel(std::move(agent_end)),
+                                         std::move(*control_fd), std::move(*agent_view),
+                                         std::move(*sq_efd), std::move(*cq_efd), limits);
+  }
+
+  ipc::RingIndices* SqIndices() {
+    return reinterpret_cast<ipc::RingIndices*>(control_.data() + layout_.sq_indices_offset);
+  }
+
+  // Sends `msg` (with `fds`) as the client and lets the session handle it.
+  template <typename Msg>
+  void Deliver(const Msg& msg, const int* fds = nullptr, size_t num_fds = 0) {
+    Status sent = client_.Send(&msg, sizeof(msg), fds, num_fds);
+    ASSERT_TRUE(sent.ok()) << sent.ToString();
+    session_->OnSocketReadable();
+  }
+
+  // The session's next message to the client, which must be a `Msg` of `type`.
+  template <typename Msg>
+  std::optional<Msg> Receive(ipc::MsgType type) {
+    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+    auto n = client_.Recv(buf, sizeof(buf), nullptr, kNoHangMs);
+    if (!n.ok()) {
+      ADD_FAILURE() << "no message from the session: " << n.status().ToString();
+      return std::nullopt;
+    }
+    Msg msg{};
+    if (*n != sizeof(msg)) {
+      ADD_FAILURE() << "message of " << *n << " bytes, expected " << sizeof(msg);
+      return std::nullopt;
+    }
+    std::memcpy(&msg, buf, sizeof(msg));
+    EXPECT_EQ(msg.header.magic, ipc::kMagic);
+    EXPECT_EQ(msg.header.type, static_cast<uint16_t>(type));
+    return msg;
+  }
+
+  // True if the session has sent nothing the client has not read yet.
+  bool NothingMoreSent() {
+    uint8_t buf[ipc::kMaxMessageBytes];
+    auto n = client_.Recv(buf, sizeof(buf), nullptr, 0);
+    return !n.ok() && n.status().code() == Code::kDeadlineExceeded;
+  }
+
+  // Registers `fds` as a region of `bytes` and returns the session's reply.
+  std::optional<ipc::RegionReply> Register(uint64_t bytes, const int* fds, size_t num_fds) {
+    auto msg = Message<ipc::RegisterRegion>(ipc::MsgType::kRegisterRegion, ++request_id_);
+    msg.bytes = bytes;
+    Deliver(msg, fds, num_fds);
+    auto reply = Receive<ipc::RegionReply>(ipc::MsgType::kRegisterRegionReply);
+    if (reply) {
+      EXPECT_EQ(reply->header.request_id, request_id_);
+    }
+    return reply;
+  }
+
+  // Creates a sealed region, maps it for the client (region_) and registers it; returns its id.
+  uint32_t RegisterRegion() {
+    auto fd = ipc::CreateSealedMemfd("outrider-test-region", kRegionBytes);
+    if (!fd.ok()) {
+      ADD_FAILURE() << fd.status().ToString();
+      return 0;
+    }
+    auto mapping = ipc::MapShared(fd->get(), kRegionBytes);
+    if (!mapping.ok()) {
+      ADD_FAILURE() << mapping.status().ToString();
+      return 0;
+    }
+    region_ = std::move(*mapping);
+    int f = fd->get();
+    auto reply = Register(kRegionBytes, &f, 1);
+    if (!reply || reply->code != 0) {
+      ADD_FAILURE() << "registration refused: " << (reply ? reply->message : "no reply");
+      return 0;
+    }
+    return reply->region_id;
+  }
+
+  std::optional<ipc::RegionReply> Release(uint32_t region_id) {
+    auto msg = Message<ipc::ReleaseRegion>(ipc::MsgType::kReleaseRegion, ++request_id_);
+    msg.region_id = region_id;
+    Deliver(msg);
+    return Receive<ipc::RegionReply>(ipc::MsgType::kReleaseRegionReply);
+  }
+
+  void Submit(const ipc::SubmitEntry& e) { ASSERT_EQ(sq_.Push(e), ipc::RingResult::kOk); }
+
+  // Drains the session's submissions, keeping what reaches the sink.
+  std::vector<ValidatedOp> Drain() {
+    std::vector<ValidatedOp> ops;
+    session_->DrainSubmissions([&](Session*, const ValidatedOp& op) { ops.push_back(op); });
+    return ops;
+  }
+
+  std::vector<ipc::CompletionEntry> PopCompletions() {
+    std::vector<ipc::CompletionEntry> out;
+    ipc::CompletionEntry c;
+    for (;;) {
+      ipc::RingResult r = cq_.Pop(&c);
+      if (r != ipc::RingResult::kOk) {
+        EXPECT_EQ(r, ipc::RingResult::kEmpty);
+        return out;
+      }
+      out.push_back(c);
+    }
+  }
+
+  bool ClientWoken() { return ipc::WaitReadable(cq_efd_.get(), -1, 0) == 1; }
+
+  void CompleteOk(uint64_t op_id) { session_->Complete(op_id, Status::Ok(), op_id, 0); }
+
+  ipc::ControlLayout layout_{};
+  ipc::Mapping control_;  // the client's view of the control segment
+  ipc::RingProducer<ipc::SubmitEntry> sq_;
+  ipc::RingConsumer<ipc::CompletionEntry> cq_;
+  UniqueFd cq_efd_;
+  ipc::UnixChannel client_;
+  ipc::Mapping region_;  // the client's view of its last registered region
+  uint32_t request_id_ = 0;
+  std::unique_ptr<Session> session_;
+};
+
+// ---- Regions ----
+
+TEST_F(SessionTest, RegistersSealedMemfdAndRepliesWithRegionId) {
+  uint32_t id = RegisterRegion();
+  EXPECT_NE(id, 0u);
+  EXPECT_EQ(session_->region_count(), 1u);
+  EXPECT_EQ(session_->region_bytes(), kRegionBytes);
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, GivesEachRegionItsOwnId) {
+  uint32_t first = RegisterRegion();
+  uint32_t second = RegisterRegion();
+  EXPECT_NE(first, second);
+  EXPECT_EQ(session_->region_count(), 2u);
+  EXPECT_EQ(session_->region_bytes(), 2 * kRegionBytes);
+}
+
+TEST_F(SessionTest, RejectsUnsealedMemfd) {
+  UniqueFd fd = UnsealedMemfd(kRegionBytes);
+  ASSERT_TRUE(fd.valid()) << std::strerror(errno);
+  int f = fd.get();
+  auto reply = Register(kRegionBytes, &f, 1);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_NE(std::string(reply->message).find("sealed"), std::string::npos) << reply->message;
+  EXPECT_EQ(session_->region_count(), 0u);
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, RejectsRegistrationWithoutMemfd) {
+  auto reply = Register(kRegionBytes, nullptr, 0);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_EQ(session_->region_count(), 0u);
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, RejectsRegistrationWhoseSizeDiffersFromTheMemfd) {
+  auto fd = ipc::CreateSealedMemfd("outrider-test-region", kRegionBytes);
+  ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+  int f = fd->get();
+  auto reply = Register(2 * kRegionBytes, &f, 1);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_EQ(session_->region_count(), 0u);
+}
+
+TEST_F(SessionTest, RejectsRegionBeyondMaxRegions) {
+  SessionLimits limits;
+  limits.max_regions = 1;
+  Open(limits);
+  RegisterRegion();
+  auto fd = ipc::CreateSealedMemfd("outrider-test-region", kRegionBytes);
+  ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+  int f = fd->get();
+  auto reply = Register(kRegionBytes, &f, 1);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kResourceExhausted));
+  EXPECT_EQ(session_->region_count(), 1u);
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, RejectsRegionLargerThanMaxRegionBytes) {
+  SessionLimits limits;
+  limits.max_region_bytes = kRegionBytes / 2;
+  Open(limits);
+  auto fd = ipc::CreateSealedMemfd("outrider-test-region", kRegionBytes);
+  ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+  int f = fd->get();
+  auto reply = Register(kRegionBytes, &f, 1);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_NE(std::string(reply->message).find("max_region_bytes"), std::string::npos)
+      << reply->message;
+  EXPECT_EQ(session_->region_count(), 0u);
+}
+
+TEST_F(SessionTest, ReleasesRegion) {
+  uint32_t id = RegisterRegion();
+  auto reply = Release(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, 0);
+  EXPECT_EQ(reply->region_id, id);
+  EXPECT_EQ(session_->region_count(), 0u);
+  EXPECT_EQ(session_->region_bytes(), 0u);
+}
+
+TEST_F(SessionTest, ReleaseOfUnknownRegionRepliesWithErrorAndKeepsSession) {
+  RegisterRegion();
+  auto reply = Release(999);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_EQ(session_->region_count(), 1u);
+  EXPECT_FALSE(session_->closed());
+}
+
+// ---- Submissions ----
+
+TEST_F(SessionTest, DrainSubmissionsHandsValidEntryToSink) {
+  uint32_t region = RegisterRegion();
+  Submit(Allreduce(1, region));
+  std::vector<ValidatedOp> ops = Drain();
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].op_id, 1u);
+  EXPECT_EQ(ops[0].key, Allreduce(1, region).key);
+  EXPECT_EQ(ops[0].kind, ipc::OpKind::kAllreduce);
+  EXPECT_EQ(ops[0].count, kCount);
+  EXPECT_EQ(ops[0].send.length, kBytes);
+  EXPECT_EQ(ops[0].recv.length, kBytes);
+}
+
+TEST_F(SessionTest, ValidatedOpNamesTheClientsBuffers) {
+  uint32_t region = RegisterRegion();
+  for (uint64_t i = 0; i < kBytes; ++i) {
+    region_.data()[kSendOffset + i] = static_cast<uint8_t>(i + 1);
+  }
+  Submit(Allreduce(1, region));
+  session_->DrainSubmissions([](Session* s, const ValidatedOp& op) {
+    RunOneRankAllreduce(op);
+    s->Complete(op.op_id, Status::Ok(), 1, 0);
+  });
+  std::vector<ipc::CompletionEntry> done = PopCompletions();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].code, 0);
+  EXPECT_EQ(std::memcmp(region_.data() + kRecvOffset, region_.data() + kSendOffset, kBytes), 0);
+}
+
+TEST_F(SessionTest, DrainSubmissionsReportsWhetherItFoundEntries) {
+  uint32_t region = RegisterRegion();
+  auto ignore = [](Session*, const ValidatedOp&) {};
+  EXPECT_FALSE(session_->DrainSubmissions(ignore));
+  Submit(Allreduce(1, region));
+  EXPECT_TRUE(session_->DrainSubmissions(ignore));
+}
+
+TEST_F(SessionTest, InvalidEntryCompletesWithErrorAtOnce) {
+  uint32_t region = RegisterRegion();
+  ipc::SubmitEntry e = Allreduce(1, region);
+  e.flags = 1;
+  Submit(e);
+  EXPECT_TRUE(Drain().empty());
+  std::vector<ipc::CompletionEntry> done = PopCompletions();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].op_id, 1u);
+  EXPECT_EQ(done[0].code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_NE(std::string(done[0].message).find("flags"), std::string::npos) << done[0].message;
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, EntryNamingAReleasedRegionIsRejected) {
+  uint32_t region = RegisterRegion();
+  ASSERT_TRUE(Release(region));
+  Submit(Allreduce(1, region));
+  EXPECT_TRUE(Drain().empty());
+  std::vector<ipc::CompletionEntry> done = PopCompletions();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].code, static_cast<int32_t>(Code::kInvalidArgument));
+}
+
+TEST_F(SessionTest, OpIdThatDoesNotIncreaseClosesSession) {
+  uint32_t region = RegisterRegion();
+  Submit(Allreduce(2, region));
+  Submit(Allreduce(2, region));
+  EXPECT_EQ(Drain().size(), 1u);
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kProtocol);
+}
+
+TEST_F(SessionTest, CorruptSubmissionRingClosesSession) {
+  // A tail further ahead of the head than the ring has slots.
+  ipc::AtomicU64(SqIndices()->tail).store(3 * kRingEntries);
+  std::vector<ValidatedOp> ops = Drain();
+  EXPECT_TRUE(ops.empty());
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kProtocol);
+}
+
+TEST_F(SessionTest, ClosedSessionDrainsNothing) {
+  uint32_t region = RegisterRegion();
+  Submit(Allreduce(1, region));
+  session_->Close(Unavailable("agent shutting down"));
+  EXPECT_FALSE(session_->DrainSubmissions([](Session*, const ValidatedOp&) {
+    ADD_FAILURE() << "a closed session handed an op to the sink";
+  }));
+}
+
+// ---- Completions ----
+
+TEST_F(SessionTest, CompletionLandsInCqAndWakesClient) {
+  ASSERT_TRUE(cq_.PrepareSleep());
+  OpReport report;
+  report.result_rows = 5;
+  report.algo = 2;
+  report.predicted_bytes = 100;
+  report.wire_bytes_sent = 110;
+  report.wire_bytes_recv = 120;
+  session_->Complete(7, Mismatch("ranks disagree on the count"), 3, 42, &report);
+  EXPECT_TRUE(ClientWoken());
+  cq_.FinishSleep();
+  std::vector<ipc::CompletionEntry> done = PopCompletions();
+  ASSERT_EQ(done.size(), 1u);
+  const ipc::CompletionEntry& c = done[0];
+  EXPECT_EQ(c.op_id, 7u);
+  EXPECT_EQ(c.code, static_cast<int32_t>(Code::kMismatch));
+  EXPECT_STREQ(c.message, "ranks disagree on the count");
+  EXPECT_EQ(c.seq, 3u);
+  EXPECT_EQ(c.agent_ns, 42u);
+  EXPECT_EQ(c.result_rows, 5u);
+  EXPECT_EQ(c.algo, 2u);
+  EXPECT_EQ(c.predicted_bytes, 100u);
+  EXPECT_EQ(c.wire_bytes_sent, 110u);
+  EXPECT_EQ(c.wire_bytes_recv, 120u);
+  EXPECT_EQ(c.flags & ipc::kCompletionPartial, 0u);
+}
+
+TEST_F(SessionTest, CompletionDoesNotSignalAClientThatIsAwake) {
+  CompleteOk(1);
+  EXPECT_FALSE(ClientWoken());
+  EXPECT_EQ(PopCompletions().size(), 1u);
+}
+
+TEST_F(SessionTest, CompletionsOverflowingTheCqAreDeliveredLater) {
+  for (uint64_t op = 1; op <= kRingEntries + 1; ++op) CompleteOk(op);
+  std::vector<ipc::CompletionEntry> first = PopCompletions();
+  ASSERT_EQ(first.size(), kRingEntries);
+  EXPECT_EQ(first.back().op_id, kRingEntries);
+  // The held-back completion goes out, ahead of the next one, once the ring has room.
+  CompleteOk(kRingEntries + 2);
+  std::vector<ipc::CompletionEntry> later = PopCompletions();
+  ASSERT_EQ(later.size(), 2u);
+  EXPECT_EQ(later[0].op_id, kRingEntries + 1);
+  EXPECT_EQ(later[1].op_id, kRingEntries + 2);
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, ClientThatDoesNotDrainItsCqIsClosed) {
+  // The ring holds kRingEntries and the session holds back as many more; one beyond is too many.
+  for (uint64_t op = 1; op <= 2 * kRingEntries; ++op) CompleteOk(op);
+  ASSERT_FALSE(session_->closed());
+  CompleteOk(2 * kRingEntries + 1);
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kResourceExhausted);
+}
+
+TEST_F(SessionTest, PartialCompletionCarriesDemandRows) {
+  OpReport report;
+  report.result_rows = 10;
+  report.demand_rows = 3;
+  report.algo = 2;
+  session_->Partial(4, 1, 50, report);
+  session_->Complete(4, Status::Ok(), 1, 90, &report);
+  std::vector<ipc::CompletionEntry> done = PopCompletions();
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].op_id, 4u);
+  EXPECT_NE(done[0].flags & ipc::kCompletionPartial, 0u);
+  EXPECT_EQ(done[0].demand_rows, 3u);
+  EXPECT_EQ(done[0].result_rows, 10u);
+  EXPECT_EQ(done[0].algo, 2u);
+  EXPECT_EQ(done[1].flags & ipc::kCompletionPartial, 0u);
+  EXPECT_EQ(done[1].demand_rows, 3u);
+}
+
+TEST_F(SessionTest, ClosedSessionPostsNoCompletions) {
+  session_->Close(Unavailable("agent shutting down"));
+  CompleteOk(1);
+  session_->Partial(2, 1, 0, OpReport{});
+  EXPECT_TRUE(PopCompletions().empty());
+}
+
+// ---- Closing ----
+
+TEST_F(SessionTest, ClosesOnEofWithReason) {
+  client_ = ipc::UnixChannel();
+  session_->OnSocketReadable();
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kPeerLost);
+  EXPECT_NE(session_->close_reason().message().find("closed its connection"), std::string::npos)
+      << session_->close_reason().ToString();
+}
+
+TEST_F(SessionTest, ClientGoodbyeClosesSession) {
+  Deliver(Message<ipc::Goodbye>(ipc::MsgType::kGoodbye, 0));
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kPeerLost);
+}
+
+TEST_F(SessionTest, WakeupWithNothingQueuedKeepsSessionOpen) {
+  session_->OnSocketReadable();
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, ProtocolAbuseClosesSession) {
+  auto msg = Message<ipc::ReleaseRegion>(ipc::MsgType::kReleaseRegion, 1);
+  msg.header.magic = 0xdeadbeef;
+  Deliver(msg);
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kProtocol);
+  auto bye = Receive<ipc::Goodbye>(ipc::MsgType::kGoodbye);
+  ASSERT_TRUE(bye);
+  EXPECT_EQ(bye->code, static_cast<int32_t>(Code::kProtocol));
+}
+
+TEST_F(SessionTest, MessageShorterThanAHeaderClosesSession) {
+  uint32_t magic = ipc::kMagic;
+  ASSERT_TRUE(client_.Send(&magic, sizeof(magic)).ok());
+  session_->OnSocketReadable();
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kProtocol);
+}
+
+TEST_F(SessionTest, UnexpectedMessageTypeClosesSession) {
+  Deliver(Message<ipc::HelloRequest>(ipc::MsgType::kHello, 1));
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kProtocol);
+}
+
+TEST_F(SessionTest, SayGoodbyeIsSentOnce) {
+  session_->SayGoodbye(Unavailable("agent shutting down"));
+  session_->SayGoodbye(Internal("a second reason"));
+  session_->Close(Internal("a third reason"));
+  auto bye = Receive<ipc::Goodbye>(ipc::MsgType::kGoodbye);
+  ASSERT_TRUE(bye);
+  EXPECT_EQ(bye->code, static_cast<int32_t>(Code::kUnavailable));
+  EXPECT_STREQ(bye->message, "agent shutting down");
+  EXPECT_TRUE(NothingMoreSent());
+}
+
+TEST_F(SessionTest, SayGoodbyeLeavesSessionOpen) {
+  session_->SayGoodbye(Unavailable("agent shutting down"));
+  EXPECT_FALSE(session_->closed());
+}
+
+TEST_F(SessionTest, CloseRecordsItsReason) {
+  session_->Close(PeerLost("rank 3 died"));
+  EXPECT_TRUE(session_->closed());
+  EXPECT_EQ(session_->close_reason().code(), Code::kPeerLost);
+  EXPECT_EQ(session_->close_reason().message(), "rank 3 died");
+}
+
+TEST_F(SessionTest, CloseTellsTheClientWhy) {
+  session_->Close(PeerLost("rank 3 died"));
+  auto bye = Receive<ipc::Goodbye>(ipc::MsgType::kGoodbye);
+  ASSERT_TRUE(bye);
+  EXPECT_EQ(bye->code, static_cast<int32_t>(Code::kPeerLost));
+  EXPECT_STREQ(bye->message, "rank 3 died");
+}
+
+// A client asleep on its completion eventfd must wake to notice the goodbye.
+TEST_F(SessionTest, CloseWakesTheClient) {
+  session_->Close(PeerLost("rank 3 died"));
+  EXPECT_TRUE(ClientWoken());
+}
+
+TEST_F(SessionTest, SecondCloseKeepsTheFirstReason) {
+  session_->Close(PeerLost("rank 3 died"));
+  session_->Close(Internal("later"));
+  EXPECT_EQ(session_->close_reason().code(), Code::kPeerLost);
+}
+
+}  // namespace
+}  // namespace outrider::agent
