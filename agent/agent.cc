@@ -38,6 +38,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   OUTRIDER_RETURN_IF_ERROR(
       agent->loop_->Add(agent->signal_fd_.get(), EPOLLIN, [a](uint32_t) { a->OnSignal(); }));
 
+  agent->jobs_.set_engine_options(options.engine);
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
                               Network::Create(agent->loop_.get(), &agent->jobs_, options.network));

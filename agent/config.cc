@@ -238,7 +238,10 @@ Status AgentOptions::Validate() const {
     return InvalidArgument("spin_us must be at most 1000000 (1 s), got " +
                            std::to_string(spin_us));
   }
-  OUTRIDER_RETURN_IF_ERROR(network.Validate());
+  // Table order: the network's rows, the engine's, then the scheduler's.
+  OUTRIDER_RETURN_IF_ERROR(network.ValidateLinks());
+  OUTRIDER_RETURN_IF_ERROR(engine.Validate());
+  OUTRIDER_RETURN_IF_ERROR(network.scheduler.Validate());
   if (http_port > 65535) {
     return InvalidArgument("http_port must be at most 65535, got " + std::to_string(http_port));
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/control/session_limits.h"
+#include "agent/engine/engine_options.h"
 #include "agent/net/network_options.h"
 #include "ipc/status.h"
 
@@ -44,6 +45,7 @@ struct AgentOptions {
   uint32_t op_timeout_ms = 300000;
   uint32_t spin_us = 50;   // progress-loop polling before sleeping in epoll
   NetworkOptions network;  // agent-to-agent service; none when network.port is 0
+  EngineOptions engine;    // how collectives cross nodes
   std::string http_address = "127.0.0.1";
   uint32_t http_port = 9750;  // /metrics, /healthz, /readyz, /status; 0 = no HTTP listener
   uint32_t metrics = 1;       // 0: metric updates are skipped (the endpoints still answer)

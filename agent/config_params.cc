@@ -127,17 +127,17 @@ const Param kParams[] = {
     {"ring_chunk_bytes", "--ring-chunk-bytes", "OUTRIDER_RING_CHUNK_BYTES", "ring_chunk_bytes",
      "BYTES", "", "bytes",
      "Unit of pipelining in the inter-node ring: each chunk is forwarded as soon as it is reduced.",
-     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.engine.chunk_bytes)},
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.chunk_bytes)},
     {"direct_max_bytes", "--direct-max-bytes", "OUTRIDER_DIRECT_MAX_BYTES", "direct_max_bytes",
      "BYTES", "", "bytes",
      "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
      "round, lowest latency); larger ones use the ring (least bandwidth).",
-     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.engine.direct_max_bytes)},
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.direct_max_bytes)},
     {"sparse_block_rows", "--sparse-block-rows", "OUTRIDER_SPARSE_BLOCK_ROWS", "sparse_block_rows",
      "ROWS", "", "rows",
      "Rows per block of the sparse `block` algorithm (only non-zero blocks travel). Every agent of "
      "a job must use the same value.",
-     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.engine.sparse_block_rows)},
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.sparse_block_rows)},
     {"scheduler", "--scheduler", "OUTRIDER_SCHEDULER", "scheduler", "POLICY", "", "",
      "How bulk chunks of all jobs share each peer link: `priority` (lowest op priority first, "
      "aging, fair between jobs) or `fifo` (submission order).",

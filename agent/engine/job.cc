@@ -13,13 +13,14 @@
 
 namespace outrider::agent {
 
-Job::Job(std::string id, int world_size, int local_size, Network* net)
+Job::Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine)
     : id_(std::move(id)),
       world_size_(world_size),
       local_size_(local_size),
       members_(static_cast<size_t>(local_size), nullptr),
       next_seq_(static_cast<size_t>(local_size)),
       net_(net),
+      engine_(engine),
       hash_(ipc::Fnv1a(id_.data(), id_.size())) {}
 
 Job::~Job() {
@@ -56,7 +57,7 @@ Status Job::StartNetwork(const Member* first) {
       [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
         Finish({key, seq}, st, algo, reports);
       },
-      net_->options().engine);
+      engine_);
   group_->set_scheduler(net_->scheduler());
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
     auto it = pending_.find({key, seq});

@@ -33,7 +33,7 @@ class Network;
 class Job {
  public:
   // `net` may be null (no agent port): then only single-node jobs are possible.
-  Job(std::string id, int world_size, int local_size, Network* net);
+  Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine = {});
   ~Job();
   uint64_t hash() const { return hash_; }
   // Sends of this job are still in flight: its clients' memory must stay mapped.
@@ -103,6 +103,7 @@ class Job {
   Status lost_;  // set once a member left
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.
+  EngineOptions engine_;
   uint64_t hash_;
   std::string token_;
   std::unique_ptr<NodeGroup> group_;           // multi-node jobs only

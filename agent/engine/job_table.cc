@@ -7,7 +7,7 @@ Status JobTable::Join(Member* member) {
   const ClientIdentity& id = member->identity();
   auto it = jobs_.find(id.job_id);
   if (it == jobs_.end()) {
-    it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_)).first;
+    it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_, engine_)).first;
   }
   Status st = it->second->AddMember(member);
   if (!st.ok() && it->second->member_count() == 0) jobs_.erase(it);

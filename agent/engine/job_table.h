@@ -30,6 +30,8 @@ class JobTable : public PeerEvents {
   // Drops jobs whose members all left once their last sends finished.
   void Sweep();
   void set_network(Network* net) { net_ = net; }
+  // How new multi-node jobs run their collectives.
+  void set_engine_options(const EngineOptions& options) { engine_ = options; }
   void FailAll(const Status& why);
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   uint64_t NextExpiryNs(uint64_t timeout_ns) const;
@@ -40,6 +42,7 @@ class JobTable : public PeerEvents {
  private:
   std::map<std::string, std::unique_ptr<Job>> jobs_;
   Network* net_ = nullptr;  // Not owned.
+  EngineOptions engine_;
 };
 
 }  // namespace outrider::agent

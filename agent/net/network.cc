@@ -7,9 +7,9 @@
 
 #include <cstring>
 
-#include "agent/engine/node_group.h"
 #include "agent/net/peer_protocol.h"
 #include "agent/log.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent {
 

@@ -1,12 +1,10 @@
 // How this agent meets other agents: the rendezvous port and address, heartbeat and liveness
-// deadlines, and the options of the two parts the network carries for every job (the engine's
-// algorithms and the send scheduler).
+// deadlines, and the send scheduler the network paces every job's bulk chunks with.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "agent/engine/engine_options.h"
 #include "agent/sched/scheduler_options.h"
 #include "ipc/defaults.h"
 #include "ipc/status.h"
@@ -19,12 +17,16 @@ struct NetworkOptions {
   uint32_t heartbeat_ms = 1000;
   uint32_t peer_timeout_ms = 10000;  // a peer silent this long is lost
   uint32_t rendezvous_timeout_ms = 120000;
-  EngineOptions engine;
   SchedulerOptions scheduler;
 
-  // The first bad field, named by its agent parameter with its value, engine and scheduler
-  // included: "peer_timeout_ms must exceed heartbeat_ms (1000), got 5".
+  // The first bad field, named by its agent parameter with its value, the scheduler's included:
+  // "peer_timeout_ms must exceed heartbeat_ms (1000), got 5".
   Status Validate() const {
+    OUTRIDER_RETURN_IF_ERROR(ValidateLinks());
+    return scheduler.Validate();
+  }
+  // The network's own fields only (heartbeats and deadlines).
+  Status ValidateLinks() const {
     if (heartbeat_ms < 1) return InvalidArgument("heartbeat_ms must be at least 1, got 0");
     if (peer_timeout_ms <= heartbeat_ms) {
       return InvalidArgument("peer_timeout_ms must exceed heartbeat_ms (" +
@@ -34,8 +36,7 @@ struct NetworkOptions {
     if (rendezvous_timeout_ms < 1) {
       return InvalidArgument("rendezvous_timeout_ms must be at least 1, got 0");
     }
-    OUTRIDER_RETURN_IF_ERROR(engine.Validate());
-    return scheduler.Validate();
+    return Status::Ok();
   }
 };
 

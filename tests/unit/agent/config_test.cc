@@ -280,9 +280,9 @@ TEST(AgentOptionsTest, RejectsMinusOneUid) {
   EXPECT_TRUE(Contains(o.Validate().message(), "allowed_uids"));
 }
 
-TEST(AgentOptionsTest, ValidatesTheNetworkOptionsInside) {
+TEST(AgentOptionsTest, ValidatesTheEngineOptionsInside) {
   AgentOptions o = ValidOptions();
-  o.network.engine.chunk_bytes = 100;
+  o.engine.chunk_bytes = 100;
   EXPECT_EQ(o.Validate().message(), "ring_chunk_bytes must be at least 4096, got 100");
 }
 
@@ -296,7 +296,7 @@ TEST(AgentOptionsTest, ReportsTheFirstBadParameterInTableOrder) {
   AgentOptions o = ValidOptions();
   o.http_port = 70000;                     // after the network's rows
   o.network.scheduler.window_bytes = 1;    // last of the network's rows
-  o.network.engine.sparse_block_rows = 0;  // before the scheduler's rows
+  o.engine.sparse_block_rows = 0;  // before the scheduler's rows
   EXPECT_EQ(o.Validate().message(), "sparse_block_rows must be in [1, 4096], got 0");
 }
 
@@ -376,12 +376,6 @@ TEST(NetworkOptionsTest, RejectsZeroRendezvousTimeout) {
   NetworkOptions o;
   o.rendezvous_timeout_ms = 0;
   EXPECT_EQ(o.Validate().message(), "rendezvous_timeout_ms must be at least 1, got 0");
-}
-
-TEST(NetworkOptionsTest, ValidatesTheEngineOptionsInside) {
-  NetworkOptions o;
-  o.engine.sparse_block_rows = 0;
-  EXPECT_TRUE(Contains(o.Validate().message(), "sparse_block_rows"));
 }
 
 TEST(NetworkOptionsTest, ValidatesTheSchedulerOptionsInside) {
@@ -519,7 +513,7 @@ TEST_F(ConfigTest, EngineParametersSetTheEngineOptions) {
   Result<LoadedConfig> r = Load(
       {"--ring-chunk-bytes", "65536", "--direct-max-bytes", "1024", "--sparse-block-rows", "16"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const EngineOptions& e = r->options.network.engine;
+  const EngineOptions& e = r->options.engine;
   EXPECT_EQ(e.chunk_bytes, 65536u);
   EXPECT_EQ(e.direct_max_bytes, 1024u);
   EXPECT_EQ(e.sparse_block_rows, 16u);
