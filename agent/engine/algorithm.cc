@@ -41,6 +41,27 @@ void Algorithm::Divide(const BufferSpan& dst, int64_t divisor, Then then) {
   });
 }
 
+void Algorithm::CompleteAfter(std::vector<CopyPair> outputs) {
+  Copy(std::move(outputs), [this] { Complete(Status::Ok()); });
+}
+
+std::vector<CopyPair> Algorithm::GatherLocalBlocks() const {
+  size_t L = local(), me = static_cast<size_t>(topo_.me);
+  uint64_t block = op().send.length;
+  std::vector<CopyPair> pairs;
+  for (size_t dst = 0; dst < L; ++dst) {
+    for (size_t src = 0; src < L; ++src) pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
+  }
+  return pairs;
+}
+
+std::vector<CopyPair> Algorithm::CopyRootLocally() const {
+  const BufferSpan& src = c_.ops[static_cast<size_t>(op().root % topo_.local_size)]->send;
+  std::vector<CopyPair> pairs;
+  for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, src});
+  return pairs;
+}
+
 uint64_t ChunkBytes(const EngineOptions& options, ipc::DType dtype) {
   uint64_t elem = ipc::DTypeSize(dtype);
   return std::max<uint64_t>(elem, options.chunk_bytes / elem * elem);

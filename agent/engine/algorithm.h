@@ -76,6 +76,13 @@ class Algorithm {
   void Copy(std::vector<CopyPair> pairs, Then then);
   void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then);
   void Divide(const BufferSpan& dst, int64_t divisor, Then then);
+  // Copies `outputs`, then completes the instance successfully.
+  void CompleteAfter(std::vector<CopyPair> outputs);
+  // Allgather's local step: every local rank's block into every local output, at this node's
+  // slots (in-place blocks stay where they are).
+  std::vector<CopyPair> GatherLocalBlocks() const;
+  // Broadcast's local step on the root's node: the root's buffer into every local output.
+  std::vector<CopyPair> CopyRootLocally() const;
 
   Collective& c_;  // Owns this algorithm.
   CollectiveLinks& links_;

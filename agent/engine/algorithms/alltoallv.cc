@@ -96,7 +96,7 @@ void Alltoallv::Agreed() {
       }
     }
   }
-  Copy(std::move(pairs), [this] { Complete(Status::Ok()); });
+  CompleteAfter(std::move(pairs));
 }
 
 }  // namespace outrider::agent

@@ -7,10 +7,7 @@ void ChainBroadcast::Prepare(std::function<void()> ready) {
   buf_ = op().recv;
   if (root_node() != topo_.me) return ready();
   // The root node's clients hold the data; its other local clients get it now.
-  const BufferSpan& src = c_.ops[static_cast<size_t>(op().root % topo_.local_size)]->send;
-  std::vector<CopyPair> pairs;
-  for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, src});
-  Copy(std::move(pairs), std::move(ready));
+  Copy(CopyRootLocally(), std::move(ready));
 }
 
 void ChainBroadcast::Agreed() {
@@ -45,7 +42,7 @@ void ChainBroadcast::Arrived() {
   if (--chunks_left_ > 0) return;
   std::vector<CopyPair> rest;
   for (size_t l = 1; l < local(); ++l) rest.push_back({c_.ops[l]->recv, buf_});
-  Copy(std::move(rest), [this] { Complete(Status::Ok()); });
+  CompleteAfter(std::move(rest));
 }
 
 BufferSpan ChainBroadcast::RecvBuffer(const PeerHeader& h, size_t len) {

@@ -8,7 +8,6 @@ using ipc::OpKind;
 void Direct::Prepare(std::function<void()> ready) {
   const ValidatedOp& o = op();
   size_t L = local();
-  size_t me = static_cast<size_t>(topo_.me);
   std::vector<BufferSpan> sends;
   for (const ValidatedOp* x : c_.ops) sends.push_back(x->send);
   switch (o.kind) {
@@ -16,31 +15,21 @@ void Direct::Prepare(std::function<void()> ready) {
       bytes_ = o.recv.length;
       partial_.resize(bytes_);
       return Reduce({BufferSpan::Host(partial_.data(), bytes_)}, std::move(sends), PartialOp(o.reduce_op), std::move(ready));
-    case OpKind::kAllgather: {
+    case OpKind::kAllgather:
       // The node's share (every local rank's block, in rank order) goes into every local output
       // now; that share is the contribution.
-      uint64_t block = o.send.length;
-      bytes_ = L * block;
-      std::vector<CopyPair> pairs;
-      for (size_t dst = 0; dst < L; ++dst) {
-        for (size_t src = 0; src < L; ++src) pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
-      }
-      return Copy(std::move(pairs), std::move(ready));
-    }
+      bytes_ = L * o.send.length;
+      return Copy(GatherLocalBlocks(), std::move(ready));
     case OpKind::kReduceScatter:
       bytes_ = o.recv.length * L;  // the slice each node owns
       partial_.resize(o.send.length);
       return Reduce({BufferSpan::Host(partial_.data(), partial_.size())}, std::move(sends), PartialOp(o.reduce_op),
                     std::move(ready));
-    case OpKind::kBroadcast: {
+    case OpKind::kBroadcast:
       bytes_ = o.recv.length;
       if (o.root / topo_.local_size != topo_.me) return ready();
       // The root node's clients hold the data; its other local clients get it now.
-      const BufferSpan& src = c_.ops[static_cast<size_t>(o.root % topo_.local_size)]->send;
-      std::vector<CopyPair> pairs;
-      for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, src});
-      return Copy(std::move(pairs), std::move(ready));
-    }
+      return Copy(CopyRootLocally(), std::move(ready));
     default:  // barrier
       return ready();
   }
@@ -67,10 +56,6 @@ bool Direct::CheckSizes(uint64_t bytes, int skip) {
   return true;
 }
 
-void Direct::Finish(std::vector<CopyPair> outputs) {
-  Copy(std::move(outputs), [this] { Complete(Status::Ok()); });
-}
-
 void Direct::Agreed() {
   const ValidatedOp& o = op();
   size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
@@ -85,8 +70,8 @@ void Direct::Agreed() {
       return Reduce({out}, std::move(in), PartialOp(o.reduce_op), [this, out, world] {
         std::vector<CopyPair> rest;
         for (size_t l = 1; l < local(); ++l) rest.push_back({c_.ops[l]->recv, out});
-        if (op().reduce_op != ipc::ReduceOp::kAvg) return Finish(std::move(rest));
-        Divide(out, world, [this, rest] { Finish(rest); });
+        if (op().reduce_op != ipc::ReduceOp::kAvg) return CompleteAfter(std::move(rest));
+        Divide(out, world, [this, rest] { CompleteAfter(rest); });
       });
     }
     case OpKind::kAllgather: {
@@ -96,7 +81,7 @@ void Direct::Agreed() {
         if (n == me) continue;
         for (size_t l = 0; l < L; ++l) pairs.push_back({c_.ops[l]->recv.Sub(n * bytes_, bytes_), from(n)});
       }
-      return Finish(std::move(pairs));
+      return CompleteAfter(std::move(pairs));
     }
     case OpKind::kReduceScatter: {
       if (!CheckSizes(bytes_, topo_.me)) return;
@@ -108,8 +93,8 @@ void Direct::Agreed() {
         uint64_t slice = op().recv.length;
         std::vector<CopyPair> pairs;
         for (size_t l = 0; l < local(); ++l) pairs.push_back({c_.ops[l]->recv, result.Sub(l * slice, slice)});
-        if (op().reduce_op != ipc::ReduceOp::kAvg) return Finish(std::move(pairs));
-        Divide(result, world, [this, pairs] { Finish(pairs); });
+        if (op().reduce_op != ipc::ReduceOp::kAvg) return CompleteAfter(std::move(pairs));
+        Divide(result, world, [this, pairs] { CompleteAfter(pairs); });
       });
     }
     case OpKind::kBroadcast: {
@@ -120,7 +105,7 @@ void Direct::Agreed() {
       }
       std::vector<CopyPair> pairs;
       for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, from(static_cast<size_t>(root_node))});
-      return Finish(std::move(pairs));
+      return CompleteAfter(std::move(pairs));
     }
     default:  // barrier
       return Complete(Status::Ok());

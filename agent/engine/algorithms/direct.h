@@ -21,7 +21,6 @@ class Direct final : public Algorithm {
  private:
   // Every node's contribution is `bytes` long (node `skip`'s is not checked).
   bool CheckSizes(uint64_t bytes, int skip);
-  void Finish(std::vector<CopyPair> outputs);
 
   uint64_t bytes_ = 0;              // each node's share
   std::vector<uint8_t> partial_;    // allreduce: this node's sum; reduce-scatter: its local sums

@@ -5,14 +5,8 @@ namespace outrider::agent {
 
 void GatherRing::Prepare(std::function<void()> ready) {
   // Gather the node's share into every local output first; that share then travels the ring.
-  size_t L = local(), me = static_cast<size_t>(topo_.me);
-  uint64_t block = op().send.length;
-  share_ = L * block;
-  std::vector<CopyPair> pairs;
-  for (size_t dst = 0; dst < L; ++dst) {
-    for (size_t src = 0; src < L; ++src) pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
-  }
-  Copy(std::move(pairs), std::move(ready));
+  share_ = local() * op().send.length;
+  Copy(GatherLocalBlocks(), std::move(ready));
 }
 
 void GatherRing::Agreed() {
@@ -55,7 +49,7 @@ void GatherRing::Arrived() {
       rest.push_back({c_.ops[l]->recv.Sub(off, share_), op().recv.Sub(off, share_)});
     }
   }
-  Copy(std::move(rest), [this] { Complete(Status::Ok()); });
+  CompleteAfter(std::move(rest));
 }
 
 BufferSpan GatherRing::RecvBuffer(const PeerHeader& h, size_t len) {

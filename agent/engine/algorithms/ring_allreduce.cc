@@ -65,7 +65,7 @@ void RingAllreduce::Arrived() {
   if (--chunks_left_ > 0) return;
   std::vector<CopyPair> rest;
   for (size_t l = 1; l < local(); ++l) rest.push_back({c_.ops[l]->recv, buf_});
-  Copy(std::move(rest), [this] { Complete(Status::Ok()); });
+  CompleteAfter(std::move(rest));
 }
 
 BufferSpan RingAllreduce::RecvBuffer(const PeerHeader& h, size_t len) {
