@@ -1,0 +1,88 @@
+// The host data plane: copies, reductions and divisions over spans finish inside the call and
+// report through their callback; in-place copies are skipped.
+#include "agent/engine/dataplane/host_data_plane.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace outrider::agent {
+namespace {
+
+template <typename T>
+BufferSpan Span(std::vector<T>& v) {
+  return BufferSpan::Host(v.data(), v.size() * sizeof(T));
+}
+
+TEST(HostDataPlaneTest, CopiesEveryPairAndReportsOnceInsideTheCall) {
+  HostDataPlane plane;
+  std::vector<int32_t> a{1, 2, 3}, b{4, 5, 6}, x(3), y(3);
+  int calls = 0;
+  Status result = Internal("not called");
+  plane.Copy({{Span(x), Span(a)}, {Span(y), Span(b)}}, [&](const Status& s) {
+    ++calls;
+    result = s;
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(result.ok());
+  EXPECT_EQ(x, a);
+  EXPECT_EQ(y, b);
+  EXPECT_FALSE(plane.Poll());
+}
+
+TEST(HostDataPlaneTest, CopyOntoItselfLeavesTheBytes) {
+  HostDataPlane plane;
+  std::vector<int32_t> a{7, 8, 9};
+  bool done = false;
+  plane.Copy(Span(a), Span(a), [&](const Status& s) { done = s.ok(); });
+  EXPECT_TRUE(done);
+  EXPECT_EQ(a, (std::vector<int32_t>{7, 8, 9}));
+}
+
+TEST(HostDataPlaneTest, ReducesIntoEveryDestinationInSourceOrder) {
+  HostDataPlane plane;
+  std::vector<float> a{1, 2}, b{10, 20}, c{100, 200}, out1(2), out2(2);
+  bool done = false;
+  plane.Reduce({Span(out1), Span(out2)}, {Span(a), Span(b), Span(c)}, ipc::DType::kF32, ipc::ReduceOp::kSum,
+               [&](const Status& s) { done = s.ok(); });
+  EXPECT_TRUE(done);
+  EXPECT_EQ(out1, (std::vector<float>{111, 222}));
+  EXPECT_EQ(out2, out1);
+}
+
+TEST(HostDataPlaneTest, ReducesInPlaceIntoTheFirstSource) {
+  HostDataPlane plane;
+  std::vector<int64_t> a{5, -3}, b{2, 9};
+  plane.Reduce({Span(a)}, {Span(a), Span(b)}, ipc::DType::kI64, ipc::ReduceOp::kMax, nullptr);
+  EXPECT_EQ(a, (std::vector<int64_t>{5, 9}));
+}
+
+TEST(HostDataPlaneTest, ReducesMoreSourcesThanItKeepsInline) {
+  HostDataPlane plane;
+  std::vector<std::vector<int32_t>> in(20, std::vector<int32_t>{1, 2});
+  std::vector<BufferSpan> srcs;
+  for (auto& v : in) srcs.push_back(Span(v));
+  std::vector<int32_t> out(2);
+  plane.Reduce({Span(out)}, srcs, ipc::DType::kI32, ipc::ReduceOp::kSum, nullptr);
+  EXPECT_EQ(out, (std::vector<int32_t>{20, 40}));
+}
+
+TEST(HostDataPlaneTest, DividesEveryElement) {
+  HostDataPlane plane;
+  std::vector<double> a{6, 9, -3};
+  bool done = false;
+  plane.Divide(Span(a), ipc::DType::kF64, 3, [&](const Status& s) { done = s.ok(); });
+  EXPECT_TRUE(done);
+  EXPECT_EQ(a, (std::vector<double>{2, 3, -1}));
+}
+
+TEST(HostDataPlaneTest, ReachesHostMemoryOnly) {
+  HostDataPlane plane;
+  BufferSpan gpu{MemoryKind::kCudaFd, 0, 0x1000, 64};
+  EXPECT_TRUE(plane.Reaches(BufferSpan::Host(nullptr, 0)));
+  EXPECT_FALSE(plane.Reaches(gpu));
+}
+
+}  // namespace
+}  // namespace outrider::agent
