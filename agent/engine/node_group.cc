@@ -47,6 +47,7 @@ bool NodeGroup::busy() const {
 }
 
 void NodeGroup::SetPeers(std::vector<PeerId> peers) {
+  Scope scope(this);
   peers_ = std::move(peers);
   SendAborts();
 }
@@ -95,7 +96,10 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) return Issue(node, h, payload, false);
   int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
   scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_, sizeof(h) + payload.length,
-                      [this, node, h, payload] { Issue(node, h, payload, true); });
+                      [this, node, h, payload] {
+                        Scope scope(this);
+                        Issue(node, h, payload, true);
+                      });
 }
 
 void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled) {
@@ -111,6 +115,7 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
   // arrives, so its credit comes back here.
   Status st = transport_->Send(peer, &h, sizeof(h), HostBytes(payload), payload.length,
                                [this, key, seq, peer, bytes, scheduled, h](const Status& s) {
+                                 Scope scope(this);
                                  if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
                                  SendDone(key, seq, h, s);
                                });
@@ -139,6 +144,7 @@ void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const 
 }
 
 void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority) {
+  Scope scope(this);
   Collective& c = Get(key, seq);
   c.priority = priority;
   c.started = true;
@@ -195,6 +201,7 @@ void NodeGroup::MaybeAgree(Collective& c) {
 }
 
 void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  Scope scope(this);
   if (h.from_node < 0 || h.from_node >= topo_.nodes || h.from_node == topo_.me) return;
   size_t from = static_cast<size_t>(h.from_node);
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobLeft) {
@@ -247,6 +254,7 @@ uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
 }
 
 bool NodeGroup::Pump() {
+  Scope scope(this);
   if (deps_.data->Poll()) return true;
   for (auto& [id, c] : instances_) {
     if (c.prepared && !c.done && c.algorithm->Pump()) return true;
@@ -305,7 +313,12 @@ void NodeGroup::MaybeErase(uint64_t key, uint64_t seq) {
   auto it = instances_.find({key, seq});
   if (it == instances_.end()) return;
   const Collective& c = it->second;
-  if (c.notified && c.sends_in_flight == 0 && (!c.algorithm || !c.algorithm->busy())) instances_.erase(it);
+  if (!c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return;
+  if (depth_ == 0) {
+    instances_.erase(it);
+  } else {
+    retired_.push_back(instances_.extract(it));
+  }
 }
 
 std::string NodeGroup::WaitingFor(uint64_t key, uint64_t seq) const {

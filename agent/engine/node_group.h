@@ -97,7 +97,24 @@ class NodeGroup : private CollectiveLinks {
   void ApplyLeft(int node);
   void SendAborts();
   void Notify(Collective& c);
+  // Forgets a finished instance whose sends and data movement are done.
   void MaybeErase(uint64_t key, uint64_t seq);
+
+  // Every way into the group (a public call, a transport or scheduler callback) holds a Scope. An
+  // instance forgotten while one is open is destroyed only when the outermost one closes: its
+  // algorithm may have finished it from deep inside its own frames, which must not outlive it.
+  class Scope {
+   public:
+    explicit Scope(NodeGroup* g) : g_(g) { ++g_->depth_; }
+    ~Scope() {
+      if (--g_->depth_ == 0) g_->retired_.clear();
+    }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    NodeGroup* g_;
+  };
 
   Topology topo_;
   uint64_t job_hash_;
@@ -111,6 +128,8 @@ class NodeGroup : private CollectiveLinks {
   std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
   std::vector<PeerId> peers_;
   std::map<std::pair<uint64_t, uint64_t>, Collective> instances_;
+  int depth_ = 0;
+  std::vector<decltype(instances_)::node_type> retired_;  // forgotten, destroyed when depth_ drops to 0
   // Messages sent to / delivered from each node. A JobLeft carries the sender's count, so it is
   // acted on only after everything the node sent before it has been delivered (rendezvous
   // payloads can overtake each other).

@@ -22,6 +22,7 @@ void NodeGroup::ApplyLeft(int node) {
 }
 
 void NodeGroup::FailAll(const Status& why) {
+  Scope scope(this);
   std::vector<std::pair<uint64_t, uint64_t>> ids;
   for (auto& [id, c] : instances_) ids.push_back(id);
   for (auto& id : ids) {
@@ -37,6 +38,7 @@ void NodeGroup::FailAll(const Status& why) {
 }
 
 void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
+  Scope scope(this);
   aborts_.emplace_back(key, seq, why);
   if (ready()) SendAborts();
 }
