@@ -299,7 +299,9 @@ void Job::Run(InstanceId inst, Pending& p) {
     return Finish(inst, overall, replicated ? ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(reports[0].algo)) : "local",
                   &reports);
   }
-  ExecuteLocal(ops, SharedHostDataPlane(), [this, inst](const Status& st) { Finish(inst, st, "local", nullptr); });
+  // The map key outlives the call: the instance stays pending until Finish erases it.
+  const InstanceId* id = &pending_.find(inst)->first;
+  ExecuteLocal(ops, SharedHostDataPlane(), [this, id](const Status& st) { Finish(*id, st, "local", nullptr); });
 }
 
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {

@@ -91,7 +91,7 @@ class Job {
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
   void Lose(const Status& why);
-  // Metrics for one rank's finished op; `algo` names how it crossed nodes.
+  // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
   void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 
   std::string id_;
@@ -113,7 +113,8 @@ class Job {
   std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration
   int32_t iteration_index_ = 0;
   std::string job_label_;  // metrics label
-  std::map<std::tuple<uint32_t, std::string, int>, metrics::Counter*> op_counters_;  // (kind, algo, code)
+  // By (kind, algo, code); algo labels are static strings, so their address names them.
+  std::map<std::tuple<uint32_t, const char*, int>, metrics::Counter*> op_counters_;
 };
 
 }  // namespace outrider::agent

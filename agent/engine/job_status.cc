@@ -8,11 +8,11 @@ namespace outrider::agent {
 void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo) {
   AgentMetrics& m = Metrics();
   if (!m.enabled()) return;
-  auto key = std::make_tuple(static_cast<uint32_t>(op.kind), std::string(algo), static_cast<int>(st.code()));
+  auto key = std::make_tuple(static_cast<uint32_t>(op.kind), algo.data(), static_cast<int>(st.code()));
   auto it = op_counters_.find(key);
   if (it == op_counters_.end()) {
     if (job_label_.empty()) job_label_ = m.JobLabel(id_);
-    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, std::get<1>(key).c_str(), st.code())).first;
+    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, std::string(algo).c_str(), st.code())).first;
   }
   it->second->Inc();
   m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
