@@ -245,7 +245,7 @@ def main():
             med[system] = t
             row = {"system": system, "op": args.op, "algo": rs[0].get("algo"), "bytes": size,
                    "time_us": t, "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
-                   "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs)}
+                   "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "round_times_us": [r["time_us"] for r in rs]}
             if args.op == "local":
                 row.update(op=rs[0]["op"], nodes=1, ranks=args.clients)
             if metric != "size":
@@ -298,7 +298,7 @@ def compare_sparse(args, systems):
         row = {"system": system, "op": "sparse_allreduce", "algo": algo, "bytes": rs[0]["bytes"],
                "time_us": med(rs, "time_us"), "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
                "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "rows": args.rows, "dim": args.dim,
-               "density": args.density, "zipf": args.zipf}
+               "density": args.density, "zipf": args.zipf, "round_times_us": [r["time_us"] for r in rs]}
         for k in ("wire_bytes_sent", "wire_bytes_recv", "bound_bytes", "sim_wire_bytes_sent", "sim_error",
                   "predicted_bytes", "union_rows", "link_time_us", "time_over_link", "wire_over_bound"):
             v = med(rs, k)
