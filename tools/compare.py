@@ -6,12 +6,18 @@ alike): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and to
 (torch.distributed, gloo backend) without agents, on the same topology. Per system and size the
 median over rounds is reported, with the ratios Outrider / baseline (below 1.0: Outrider faster).
 `compare train` runs the DDP example tools/examples/train_lm.py instead: outrider with sparse
-embedding gradients against gloo DDP with sparse and with dense ones.
+embedding gradients against gloo DDP with sparse and with dense ones. `compare local` runs
+outrider-bench local (one node, private agent, no launcher).
+
+--against BUILD_DIR adds the system 'outrider@base': the same bench with that build's
+outrider-bench and outrider-agent (and its lib/ first on LD_LIBRARY_PATH), each run with its own
+agents, interleaved with the others; the ratios outrider / outrider@base are printed (new / base).
 """
 import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -20,7 +26,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall",
-       "sparse": "sparse", "train": "train"}
+       "sparse": "sparse", "train": "train", "local": "local"}
+BASE = "outrider@base"  # Outrider from the --against build
 TRAIN_RUNS = (("outrider", "sparse"), ("torch-gloo", "sparse"), ("torch-gloo", "dense"))
 SPARSE_ALGOS = ("allgather", "balanced", "block", "dense", "auto")
 
@@ -30,7 +37,23 @@ def sparse_args(args):
             "--seed", str(args.seed), "--iters", str(args.iters)]
 
 
+def outrider_env(build):
+    """Environment that makes a run use this build's agent and library."""
+    lib = os.path.join(build, "lib")
+    agent = os.path.join(build, "bin", "outrider-agent")
+    ld = os.environ.get("LD_LIBRARY_PATH")
+    return {"OUTRIDER_AGENT": agent, "OUTRIDER_AGENT_BINARY": agent, "LD_LIBRARY_PATH": lib + (":" + ld if ld else "")}
+
+
 def run_system(system, args, build, out_json):
+    is_outrider = system in ("outrider", BASE)
+    if system == BASE:
+        build = args.against
+    extra_env = outrider_env(build) if is_outrider else {}
+    if args.op == "local":
+        cmd = [os.path.join(build, "bin", "outrider-bench"), "local", "--clients", str(args.clients),
+               "--min-bytes", args.min_bytes, "--max-bytes", args.max_bytes, "--json", out_json]
+        return run_cmd(system, cmd, args, out_json, extra_env)
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes),
                 "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
     if args.rate:
@@ -45,38 +68,64 @@ def run_system(system, args, build, out_json):
             (["--overlap"] if algo == "overlap" else [])
         return run_cmd(f"{backend} ({algo})", cmd, args, out_json)
     if args.op == "sparse":
-        if system == "outrider":
+        if is_outrider:
             cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), "sparse", "--algos", args.algos] + \
                 sparse_args(args) + ["--json", out_json]
         else:
             cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines",
                               "torch_sparse_bench.py"), "--algos", "sparse,dense"] + sparse_args(args) + ["--json", out_json]
-        return run_cmd(system, cmd, args, out_json)
+        return run_cmd(system, cmd, args, out_json, extra_env)
     sizes = ["--min-bytes", args.min_bytes, "--max-bytes", args.max_bytes]
     lat = ["--latency-iters", str(args.latency_iters)] if args.latency_iters and args.op == "allreduce" else []
-    if system == "outrider":
+    if is_outrider:
         cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), args.op] + sizes + lat + ["--json", out_json]
     elif system == "gloo":
         cmd = launcher + ["--no-agent", "--", os.path.join(build, "bin", "outrider-gloo-bench"), args.op] + sizes + lat + ["--json", out_json]
     else:
         cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines", "torch_bench.py"),
                           args.op] + sizes + lat + ["--json", out_json]
-    return run_cmd(system, cmd, args, out_json)
+    return run_cmd(system, cmd, args, out_json, extra_env)
 
 
-def run_cmd(system, cmd, args, out_json):
+def run_cmd(system, cmd, args, out_json, extra_env=None):
     t0 = time.time()
-    env = dict(os.environ)
+    env = dict(os.environ, **(extra_env or {}))
     env["PYTHONPATH"] = os.path.join(args.build, "python") + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    # In its own process group, so that a run past the limit (the launcher enforces --timeout
+    # itself; local runs have no launcher) or an interrupted one is stopped with all it started.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=args.timeout + 60)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt) as e:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            output, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+        sys.stderr.write(output[-4000:])
+        raise SystemExit(f"compare: {system} run " + ("interrupted" if isinstance(e, KeyboardInterrupt) else
+                                                     f"exceeded {args.timeout} s"))
     if proc.returncode != 0 or not os.path.exists(out_json):
-        sys.stderr.write(proc.stdout[-4000:])
+        sys.stderr.write(output[-4000:])
         raise SystemExit(f"compare: {system} run failed (exit {proc.returncode})")
     if args.verbose:
-        sys.stdout.write(proc.stdout)
+        sys.stdout.write(output)
     with open(out_json) as f:
         doc = json.load(f)
     return doc, time.time() - t0
+
+
+def write_json(args, rows, env):
+    if not args.json:
+        return
+    doc = {"rows": rows, "env": env or {}}
+    if args.against:
+        doc["against"] = args.against  # the build whose rows are system outrider@base
+    with open(args.json, "w") as fh:
+        json.dump(doc, fh, indent=2)
+        fh.write("\n")
 
 
 def run_rounds(args, systems, key_of):
@@ -102,19 +151,25 @@ def run_rounds(args, systems, key_of):
 def main():
     p = argparse.ArgumentParser(prog="tools/outrider compare", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("op", choices=sorted(OPS), help="collective to compare, or train (the DDP example)")
+    p.add_argument("op", choices=sorted(OPS),
+                   help="collective to compare, train (the DDP example) or local (outrider-bench local, one node)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"), help=argparse.SUPPRESS)
     p.add_argument("--nodes", type=int, default=4, help="emulated nodes (default 4)")
     p.add_argument("--procs-per-node", type=int, default=1, help="ranks per node (default 1)")
     p.add_argument("--rate", default="2gbit", help="link rate, tc syntax (default 2gbit; 'none' for unshaped)")
-    p.add_argument("--min-bytes", default="64M", help="smallest size (default 64M)")
-    p.add_argument("--max-bytes", default="64M", help="largest size (default 64M)")
+    p.add_argument("--min-bytes", help="smallest size (default 64M; local: 8)")
+    p.add_argument("--max-bytes", help="largest size (default 64M; local: 256M)")
     p.add_argument("--latency-iters", type=int, default=0, help="allreduce: also time this many 8-byte ops per system")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported (default 3)")
-    p.add_argument("--systems", default="outrider,gloo,torch-gloo", help="comma-separated subset")
+    p.add_argument("--systems", default="outrider,gloo,torch-gloo", help="comma-separated subset (local: outrider only)")
+    p.add_argument("--against", metavar="BUILD_DIR",
+                   help="also run Outrider from another build (e.g. the previous commit's) as system 'outrider@base', "
+                        "interleaved with the others")
     p.add_argument("--timeout", type=int, default=900, help="per-run limit in seconds (default 900)")
     p.add_argument("--json", help="write {\"rows\": [...], \"env\": {...}} here")
     p.add_argument("--verbose", action="store_true", help="show every run's own output")
+    g = p.add_argument_group("local (compare local: outrider-bench local)")
+    g.add_argument("--clients", type=int, default=2, help="client processes on the node (default 2)")
     g = p.add_argument_group("sparse (compare sparse)")
     g.add_argument("--rows", type=int, default=1000000, help="embedding table rows (default 1000000)")
     g.add_argument("--dim", type=int, default=128, help="values per row, f32 (default 128)")
@@ -131,6 +186,20 @@ def main():
     g.add_argument("--overlap", action="store_true",
                    help="also run outrider with the embedding synchronized outside DDP, overlapped with the next step")
     args = p.parse_args()
+    if args.against:
+        if args.op == "train":
+            p.error("--against is not supported for train")
+        args.against = os.path.abspath(args.against)
+        for f in ("bin/outrider-bench", "bin/outrider-agent"):
+            if not os.access(os.path.join(args.against, f), os.X_OK):
+                p.error(f"--against: {os.path.join(args.against, f)} is not an executable")
+    if args.op == "local":
+        args.min_bytes = args.min_bytes or "8"
+        args.max_bytes = args.max_bytes or "256M"
+        if args.systems == "outrider,gloo,torch-gloo":
+            args.systems = "outrider"
+    args.min_bytes = args.min_bytes or "64M"
+    args.max_bytes = args.max_bytes or "64M"
     if args.op == "train":
         if args.rounds < 1 or args.steps < 5:
             p.error("--rounds must be positive and --steps at least 5")
@@ -143,22 +212,28 @@ def main():
         args.rate = ""
     systems = [s for s in args.systems.split(",") if s]
     for s in systems:
-        if s not in ("outrider", "gloo", "torch-gloo") or (args.op == "sparse" and s == "gloo"):
+        if s not in ("outrider", "gloo", "torch-gloo") or (args.op == "sparse" and s == "gloo") or \
+                (args.op == "local" and s != "outrider"):
             p.error(f"unknown system '{s}' for {args.op}")
+    if args.against:
+        systems.insert(systems.index("outrider") + 1 if "outrider" in systems else 0, BASE)
     if args.op == "sparse":
         for a in args.algos.split(","):
             if a not in SPARSE_ALGOS:
                 p.error(f"unknown sparse algorithm '{a}'")
         return compare_sparse(args, systems)
-    if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1:
-        p.error("--rounds, --nodes and --procs-per-node must be positive")
+    if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1 or args.clients < 1:
+        p.error("--rounds, --nodes, --procs-per-node and --clients must be positive")
 
     results, env = run_rounds(args, systems, lambda row: (row.get("metric", "size"), row["bytes"]))
 
     rows = []
     keys = sorted({k for (_, k) in results}, key=lambda k: (k[0] != "size", k[1]))
-    print(f"\n# {args.op}: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
-          f"medians of {args.rounds} interleaved rounds")
+    if args.op == "local":
+        print(f"\n# local allreduce: 1 node x {args.clients} clients, medians of {args.rounds} interleaved rounds")
+    else:
+        print(f"\n# {args.op}: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
+              f"medians of {args.rounds} interleaved rounds")
     for key in keys:
         metric, size = key
         med = {}
@@ -170,29 +245,33 @@ def main():
             med[system] = t
             row = {"system": system, "op": args.op, "algo": rs[0].get("algo"), "bytes": size,
                    "time_us": t, "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
-                   "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs)}
+                   "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "round_times_us": [r["time_us"] for r in rs]}
+            if args.op == "local":
+                row.update(op=rs[0]["op"], nodes=1, ranks=args.clients)
             if metric != "size":
                 row["metric"] = metric
                 row["p50_us"] = t
-                row["p99_us"] = statistics.median(r.get("p99_us", 0) for r in rs)
+                row["p99_us"] = statistics.median(r.get("p99_us", r.get("rtt_p99_us", 0)) for r in rs)
             elif "busbw_gbps" in rs[0]:
                 row["busbw_gbps"] = statistics.median(r["busbw_gbps"] for r in rs)
             rows.append(row)
         label = f"8-byte latency p50" if metric != "size" else f"{size} bytes"
+        if metric == "rtt":
+            label = "8-byte round trip p50"
         print(f"\n  {label}")
-        print(f"  {'system':<12} {'time(us)':>12} {'busbw(GB/s)':>12}")
+        print(f"  {'system':<14} {'time(us)':>12} {'busbw(GB/s)':>12}")
         for r in rows:
             if r["bytes"] == size and r.get("metric", "size") == metric:
                 bw = f"{r['busbw_gbps']:.3f}" if "busbw_gbps" in r else "-"
-                print(f"  {r['system']:<12} {r['time_us']:>12.1f} {bw:>12}")
+                print(f"  {r['system']:<14} {r['time_us']:>12.1f} {bw:>12}")
         if "outrider" in med:
-            for base in ("gloo", "torch-gloo"):
+            for base in ("gloo", "torch-gloo", BASE):
                 if base in med and med[base] > 0:
                     ratio = med["outrider"] / med[base]
-                    print(f"  ratio outrider / {base}: {ratio:.3f}")
+                    print(f"  ratio outrider / {base}: {ratio:.3f}" + (" (new / base)" if base == BASE else ""))
                     for r in rows:
                         if r["system"] == "outrider" and r["bytes"] == size and r.get("metric", "size") == metric:
-                            r[f"ratio_vs_{base.replace('-', '_')}"] = ratio
+                            r["ratio_vs_base" if base == BASE else f"ratio_vs_{base.replace('-', '_')}"] = ratio
             if args.rate and metric == "size" and size >= (1 << 20):
                 for r in rows:
                     if r["system"] == "outrider" and r["bytes"] == size and "busbw_gbps" in r:
@@ -201,10 +280,7 @@ def main():
                             frac = r["busbw_gbps"] / rate_gbps
                             r["busbw_over_link"] = frac
                             print(f"  outrider busbw / link rate: {frac:.3f}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"rows": rows, "env": env or {}}, f, indent=2)
-            f.write("\n")
+    write_json(args, rows, env)
 
 
 def compare_sparse(args, systems):
@@ -216,13 +292,13 @@ def compare_sparse(args, systems):
     rows = []
     print(f"\n# sparse allreduce: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
           f"table {args.rows} x {args.dim} f32, density {args.density} per rank, Zipf {args.zipf}; medians of {args.rounds} rounds")
-    print(f"  {'system':<11} {'algo':<10} {'ran':<10} {'time(us)':>12} {'wire_sent(B)':>14} {'bound(B)':>14} "
+    print(f"  {'system':<13} {'algo':<10} {'ran':<10} {'time(us)':>12} {'wire_sent(B)':>14} {'bound(B)':>14} "
           f"{'w/bound':>8} {'sim_err':>8} {'t/link':>7}")
-    for (system, algo), rs in sorted(results.items(), key=lambda kv: (kv[0][0] != "outrider", kv[0][1])):
+    for (system, algo), rs in sorted(results.items(), key=lambda kv: (systems.index(kv[0][0]), kv[0][1])):
         row = {"system": system, "op": "sparse_allreduce", "algo": algo, "bytes": rs[0]["bytes"],
                "time_us": med(rs, "time_us"), "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
                "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "rows": args.rows, "dim": args.dim,
-               "density": args.density, "zipf": args.zipf}
+               "density": args.density, "zipf": args.zipf, "round_times_us": [r["time_us"] for r in rs]}
         for k in ("wire_bytes_sent", "wire_bytes_recv", "bound_bytes", "sim_wire_bytes_sent", "sim_error",
                   "predicted_bytes", "union_rows", "link_time_us", "time_over_link", "wire_over_bound"):
             v = med(rs, k)
@@ -230,15 +306,22 @@ def compare_sparse(args, systems):
                 row[k] = v
         if "algo_ran" in rs[0]:
             row["algo_ran"] = rs[-1]["algo_ran"]
-        if system == "outrider":
+        if system in ("outrider", BASE):
             row["check"] = all(r.get("check", True) for r in rs)
         rows.append(row)
         f = lambda k, fmt: format(row[k], fmt) if k in row else "-"
-        print(f"  {system:<11} {algo:<10} {row.get('algo_ran', '-'):<10} {row['time_us']:>12.1f} "
+        print(f"  {system:<13} {algo:<10} {row.get('algo_ran', '-'):<10} {row['time_us']:>12.1f} "
               f"{f('wire_bytes_sent', '14.0f'):>14} {f('bound_bytes', '14.0f'):>14} {f('wire_over_bound', '8.3f'):>8} "
               f"{f('sim_error', '8.4f'):>8} {f('time_over_link', '7.3f'):>7}")
     ours = {r["algo"]: r for r in rows if r["system"] == "outrider"}
     theirs = {r["algo"]: r for r in rows if r["system"] == "torch-gloo"}
+    base = {r["algo"]: r for r in rows if r["system"] == BASE}
+    if base:
+        print(f"\n  time outrider / {BASE} per algorithm (new / base):")
+        for a, r in ours.items():
+            if a in base and base[a]["time_us"] > 0:
+                r["ratio_vs_base"] = r["time_us"] / base[a]["time_us"]
+                print(f"    {a:<10} {r['ratio_vs_base']:.3f}")
     fixed = {a: r for a, r in ours.items() if a != "auto"}
     if fixed:
         best_algo = min(fixed, key=lambda a: fixed[a]["time_us"])
@@ -255,10 +338,7 @@ def compare_sparse(args, systems):
             ratio = ours["auto"]["time_us"] / best
             print(f"  auto ({ours['auto'].get('algo_ran', '?')}) / fastest: {ratio:.3f}")
             ours["auto"]["auto_over_fastest"] = ratio
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"rows": rows, "env": env or {}}, fh, indent=2)
-            fh.write("\n")
+    write_json(args, rows, env)
 
 
 def compare_train(args):
@@ -305,10 +385,7 @@ def compare_train(args):
                 diff = max(abs(a - b) for a, b in zip(curves[("outrider", mine["algo"])], base))
                 mine["max_loss_diff_vs_gloo_sparse"] = diff
                 print(f"  largest |loss difference| outrider ({mine['algo']}) vs gloo (sparse) over {n} steps: {diff:.2e}")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"rows": rows, "env": env or {}}, fh, indent=2)
-            fh.write("\n")
+    write_json(args, rows, env)
 
 
 if __name__ == "__main__":
