@@ -55,7 +55,8 @@ Status Job::StartNetwork(const Member* first) {
   group_ = std::make_unique<NodeGroup>(
       Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(),
       [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
-        Finish({key, seq}, st, algo, reports);
+        auto it = pending_.find({key, seq});
+        if (it != pending_.end()) Finish(it, st, algo, reports);  // else: already failed here
       },
       engine_);
   group_->set_scheduler(net_->scheduler());
@@ -103,9 +104,8 @@ void Job::OnRendezvous(Result<NodeTable> table) {
   }
 }
 
-void Job::Finish(InstanceId id, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
-  auto it = pending_.find(id);
-  if (it == pending_.end()) return;  // already failed here
+void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
+  const InstanceId& id = it->first;
   Pending& p = it->second;
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
   for (size_t r = 0; r < p.ops.size(); ++r) {
@@ -296,12 +296,14 @@ void Job::Run(InstanceId inst, Pending& p) {
     Status overall;
     std::vector<OpReport> reports = sparse::ExecuteLocal(ops, local_size_, &overall);
     bool replicated = ops[0]->kind == ipc::OpKind::kSparseAllreduce;
-    return Finish(inst, overall, replicated ? ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(reports[0].algo)) : "local",
+    return Finish(pending_.find(inst), overall, replicated ? ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(reports[0].algo)) : "local",
                   &reports);
   }
-  // The map key outlives the call: the instance stays pending until Finish erases it.
-  const InstanceId* id = &pending_.find(inst)->first;
-  ExecuteLocal(ops, SharedHostDataPlane(), [this, id](const Status& st) { Finish(*id, st, "local", nullptr); });
+  // Looked up again when done: a data plane that finishes later may find the job failed meanwhile.
+  ExecuteLocal(ops, SharedHostDataPlane(), [this, inst](const Status& st) {
+    auto it = pending_.find(inst);
+    if (it != pending_.end()) Finish(it, st, "local", nullptr);
+  });
 }
 
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {

@@ -84,7 +84,8 @@ class Job {
   void Run(InstanceId id, Pending& p);
   // Completes every member's op of the instance with its own status (`reports` by local rank, or
   // null), accounts it and forgets the instance.
-  void Finish(InstanceId id, const Status& st, std::string_view algo, const std::vector<OpReport>* reports);
+  using PendingMap = std::map<InstanceId, Pending>;
+  void Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports);
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
@@ -99,7 +100,7 @@ class Job {
   int local_size_;
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
-  std::map<InstanceId, Pending> pending_;
+  PendingMap pending_;
   Status lost_;  // set once a member left
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.
@@ -113,8 +114,8 @@ class Job {
   std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration
   int32_t iteration_index_ = 0;
   std::string job_label_;  // metrics label
-  // By (kind, algo, code); algo labels are static strings, so their address names them.
-  std::map<std::tuple<uint32_t, const char*, int>, metrics::Counter*> op_counters_;
+  // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names them.
+  std::unordered_map<uint64_t, metrics::Counter*> op_counters_;
 };
 
 }  // namespace outrider::agent

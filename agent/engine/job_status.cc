@@ -8,7 +8,8 @@ namespace outrider::agent {
 void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo) {
   AgentMetrics& m = Metrics();
   if (!m.enabled()) return;
-  auto key = std::make_tuple(static_cast<uint32_t>(op.kind), algo.data(), static_cast<int>(st.code()));
+  uint64_t key = reinterpret_cast<uintptr_t>(algo.data()) << 16 | static_cast<uint64_t>(op.kind) << 8 |
+                 static_cast<uint64_t>(st.code());
   auto it = op_counters_.find(key);
   if (it == op_counters_.end()) {
     if (job_label_.empty()) job_label_ = m.JobLabel(id_);
