@@ -44,14 +44,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
                               Network::Create(agent->loop_.get(), &agent->jobs_, options.network));
     agent->jobs_.set_network(agent->network_.get());
   }
-  ControlServerOptions co;
-  co.socket_path = options.socket_path;
-  co.socket_group = options.socket_group;
-  co.allowed_uids = options.allowed_uids;
-  co.sq_entries = options.sq_entries;
-  co.max_clients = options.max_clients;
-  co.limits = options.session;
-  agent->control_ = std::make_unique<ControlServer>(co, agent->loop_.get(), &agent->jobs_);
+  agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
   Metrics().set_enabled(options.metrics != 0);
   agent->start_ns_ = ipc::MonotonicNs();
@@ -96,7 +89,7 @@ HttpResponse Agent::StatusResponse() {
 std::string Agent::StatusJson() {
   uint64_t now = ipc::MonotonicNs();
   nlohmann::json j;
-  j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.socket_path},
+  j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.control.socket_path},
                 {"port", options_.network.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
   j["clients"] = control_->ClientsJson();
   j["jobs"] = jobs_.StatusJson();

@@ -211,7 +211,7 @@ std::string_view SourceName(Source source) {
   return "unknown";
 }
 
-Status AgentOptions::Validate() const {
+Status ControlServerOptions::ValidateAccess() const {
   if (socket_path.empty()) return InvalidArgument("socket_path must not be empty");
   if (socket_path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return InvalidArgument("socket_path must be shorter than " +
@@ -224,16 +224,26 @@ Status AgentOptions::Validate() const {
       return InvalidArgument("allowed_uids must not contain 4294967295 ((uid_t)-1)");
     }
   }
-  if (std::find(kLogLevels.begin(), kLogLevels.end(), log_level) == kLogLevels.end()) {
-    return InvalidArgument("log_level must be one of trace, debug, info, warn, error, "
-                           "critical, off, got '" + log_level + "'");
-  }
+  return Status::Ok();
+}
+
+Status ControlServerOptions::ValidateCapacity() const {
   if (sq_entries < 8 || sq_entries > 65536 || (sq_entries & (sq_entries - 1)) != 0) {
     return InvalidArgument("sq_entries must be a power of two in [8, 65536], got " +
                            std::to_string(sq_entries));
   }
   if (max_clients < 1) return InvalidArgument("max_clients must be at least 1, got 0");
-  OUTRIDER_RETURN_IF_ERROR(session.Validate());
+  return limits.Validate();
+}
+
+Status AgentOptions::Validate() const {
+  // Table order: the socket's rows, log_level, then the rings' and clients' rows.
+  OUTRIDER_RETURN_IF_ERROR(control.ValidateAccess());
+  if (std::find(kLogLevels.begin(), kLogLevels.end(), log_level) == kLogLevels.end()) {
+    return InvalidArgument("log_level must be one of trace, debug, info, warn, error, "
+                           "critical, off, got '" + log_level + "'");
+  }
+  OUTRIDER_RETURN_IF_ERROR(control.ValidateCapacity());
   if (spin_us > 1000000) {
     return InvalidArgument("spin_us must be at most 1000000 (1 s), got " +
                            std::to_string(spin_us));
@@ -328,7 +338,7 @@ Result<LoadedConfig> LoadConfig(int argc, const char* const* argv, const EnvLook
 
   AgentOptions& o = out.options;
   std::optional<std::string> runtime_dir = getenv("XDG_RUNTIME_DIR");
-  o.socket_path = ipc::DefaultSocketPath(runtime_dir ? runtime_dir->c_str() : nullptr);
+  o.control.socket_path = ipc::DefaultSocketPath(runtime_dir ? runtime_dir->c_str() : nullptr);
   std::vector<Source> source(params.size(), Source::kDefault);
   std::vector<std::string> origin(params.size(), "default");
   auto env_value = [&](const Param& p) {

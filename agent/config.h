@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/control/session_limits.h"
+#include "agent/control/control_options.h"
 #include "agent/engine/engine_options.h"
 #include "agent/net/network_options.h"
 #include "ipc/status.h"
@@ -23,23 +23,14 @@ enum class Source { kDefault, kConfigFile, kEnv, kFlag };
 // "default", "config", "env" or "flag".
 std::string_view SourceName(Source source);
 
-// Every part's options, composed: `network` goes to the Network as is, `session` to each client
-// session; the rest belong to the agent itself, its socket (ControlServerOptions) and its HTTP
-// listener. Defaults are these member initialisers and the parts' (the socket path's is
+// Every part's options, composed: `control` goes to the ControlServer, `network` to the Network and
+// `engine` to the jobs as they are; the rest belong to the agent itself and its HTTP listener.
+// Defaults are these member initialisers and the parts' (the socket path's is
 // ipc::DefaultSocketPath), nowhere else: --help and the README table print them from a
 // default-constructed AgentOptions.
 struct AgentOptions {
-  // Empty until LoadConfig fills in ipc::DefaultSocketPath, which depends on XDG_RUNTIME_DIR.
-  std::string socket_path;
-  // Empty: socket directory 0700 and socket 0600. Set: 0750 / 0660 owned by this group, and its
-  // members may connect.
-  std::string socket_group;
-  // Uids allowed to connect besides the agent's own (root always may). Empty: own uid only.
-  std::vector<uint32_t> allowed_uids;
+  ControlServerOptions control;    // the clients' socket, rings and limits
   std::string log_level = "info";  // trace debug info warn error critical off
-  uint32_t sq_entries = 256;       // power of two in [8, 65536]
-  uint32_t max_clients = 256;
-  SessionLimits session;  // per client: max_regions_per_client, max_region_bytes
   // How long a collective may wait for all local ranks to submit before it fails with
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;

@@ -13,21 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/control/control_options.h"
 #include "agent/control/session.h"
 #include "agent/engine/job_table.h"
 #include "agent/event_loop.h"
 #include "ipc/unix_channel.h"
 
 namespace outrider::agent {
-
-struct ControlServerOptions {
-  std::string socket_path;
-  std::string socket_group;          // "" = owner only
-  std::vector<uint32_t> allowed_uids;  // besides the agent's own uid and root
-  uint32_t sq_entries = 256;
-  uint32_t max_clients = 256;
-  SessionLimits limits;
-};
 
 // Thread-safety: loop thread only.
 class ControlServer {

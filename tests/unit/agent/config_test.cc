@@ -85,14 +85,14 @@ TEST_F(ConfigTest, UsesDefaultsWhenNothingIsSet) {
   Result<LoadedConfig> r = Load();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const AgentOptions& o = r->options;
-  EXPECT_EQ(o.socket_path, "/run/outrider/agent.sock");
-  EXPECT_EQ(o.socket_group, "");
-  EXPECT_TRUE(o.allowed_uids.empty());
+  EXPECT_EQ(o.control.socket_path, "/run/outrider/agent.sock");
+  EXPECT_EQ(o.control.socket_group, "");
+  EXPECT_TRUE(o.control.allowed_uids.empty());
   EXPECT_EQ(o.log_level, "info");
-  EXPECT_EQ(o.sq_entries, 256u);
-  EXPECT_EQ(o.max_clients, 256u);
-  EXPECT_EQ(o.session.max_regions, 64u);
-  EXPECT_EQ(o.session.max_region_bytes, 68719476736u);
+  EXPECT_EQ(o.control.sq_entries, 256u);
+  EXPECT_EQ(o.control.max_clients, 256u);
+  EXPECT_EQ(o.control.limits.max_regions, 64u);
+  EXPECT_EQ(o.control.limits.max_region_bytes, 68719476736u);
   EXPECT_EQ(o.op_timeout_ms, 300000u);
   EXPECT_EQ(o.spin_us, 50u);
   EXPECT_EQ(o.config_file, "");
@@ -108,14 +108,14 @@ TEST_F(ConfigTest, DefaultSocketPathIsUnderXdgRuntimeDir) {
   env_["XDG_RUNTIME_DIR"] = "/run/user/1000";
   Result<LoadedConfig> r = Load();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.socket_path, "/run/user/1000/outrider/agent.sock");
+  EXPECT_EQ(r->options.control.socket_path, "/run/user/1000/outrider/agent.sock");
 }
 
 TEST_F(ConfigTest, DefaultSocketPathFallsBackToRunWhenXdgRuntimeDirIsRelative) {
   env_["XDG_RUNTIME_DIR"] = "relative/dir";
   Result<LoadedConfig> r = Load();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.socket_path, "/run/outrider/agent.sock");
+  EXPECT_EQ(r->options.control.socket_path, "/run/outrider/agent.sock");
 }
 
 TEST_F(ConfigTest, ConfigFileOverridesDefault) {
@@ -123,9 +123,9 @@ TEST_F(ConfigTest, ConfigFileOverridesDefault) {
       WriteConfig("sq_entries = 1024\nlog_level = \"debug\"\nsocket = \"/tmp/a.sock\"\n");
   Result<LoadedConfig> r = Load({"--config", path});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.sq_entries, 1024u);
+  EXPECT_EQ(r->options.control.sq_entries, 1024u);
   EXPECT_EQ(r->options.log_level, "debug");
-  EXPECT_EQ(r->options.socket_path, "/tmp/a.sock");
+  EXPECT_EQ(r->options.control.socket_path, "/tmp/a.sock");
   EXPECT_EQ(r->options.config_file, path);
 }
 
@@ -133,28 +133,28 @@ TEST_F(ConfigTest, ConfigFileNamedByEnvIsRead) {
   env_["OUTRIDER_CONFIG"] = WriteConfig("max_clients = 7\n");
   Result<LoadedConfig> r = Load();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.max_clients, 7u);
+  EXPECT_EQ(r->options.control.max_clients, 7u);
 }
 
 TEST_F(ConfigTest, ConfigFlagOverridesConfigEnv) {
   env_["OUTRIDER_CONFIG"] = WriteConfig("max_clients = 7\n");
   Result<LoadedConfig> r = Load({"--config", WriteConfig("max_clients = 9\n")});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.max_clients, 9u);
+  EXPECT_EQ(r->options.control.max_clients, 9u);
 }
 
 TEST_F(ConfigTest, EnvOverridesConfigFile) {
   env_["OUTRIDER_SQ_ENTRIES"] = "512";
   Result<LoadedConfig> r = Load({"--config", WriteConfig("sq_entries = 1024\n")});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.sq_entries, 512u);
+  EXPECT_EQ(r->options.control.sq_entries, 512u);
 }
 
 TEST_F(ConfigTest, FlagOverridesEnv) {
   env_["OUTRIDER_SQ_ENTRIES"] = "512";
   Result<LoadedConfig> r = Load({"--sq-entries", "64"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.sq_entries, 64u);
+  EXPECT_EQ(r->options.control.sq_entries, 64u);
 }
 
 TEST_F(ConfigTest, AcceptsFlagEqualsValueForm) {
@@ -207,7 +207,7 @@ TEST_F(ConfigTest, SourceNamesAreShortWords) {
 
 AgentOptions ValidOptions() {
   AgentOptions o;
-  o.socket_path = "/run/outrider/agent.sock";
+  o.control.socket_path = "/run/outrider/agent.sock";
   return o;
 }
 
@@ -217,7 +217,7 @@ TEST(AgentOptionsTest, DefaultsWithASocketPathAreValid) {
 
 TEST(AgentOptionsTest, RejectsSqEntriesNotPowerOfTwo) {
   AgentOptions o = ValidOptions();
-  o.sq_entries = 100;
+  o.control.sq_entries = 100;
   Status st = o.Validate();
   EXPECT_EQ(st.code(), Code::kInvalidArgument);
   EXPECT_EQ(st.message(), "sq_entries must be a power of two in [8, 65536], got 100");
@@ -225,9 +225,9 @@ TEST(AgentOptionsTest, RejectsSqEntriesNotPowerOfTwo) {
 
 TEST(AgentOptionsTest, RejectsSqEntriesOutsideRange) {
   AgentOptions o = ValidOptions();
-  o.sq_entries = 4;
+  o.control.sq_entries = 4;
   EXPECT_TRUE(Contains(o.Validate().message(), "sq_entries"));
-  o.sq_entries = 131072;
+  o.control.sq_entries = 131072;
   EXPECT_TRUE(Contains(o.Validate().message(), "got 131072"));
 }
 
@@ -240,19 +240,19 @@ TEST(AgentOptionsTest, RejectsUnknownLogLevel) {
 
 TEST(AgentOptionsTest, RejectsZeroMaxClients) {
   AgentOptions o = ValidOptions();
-  o.max_clients = 0;
+  o.control.max_clients = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_clients must be at least 1"));
 }
 
 TEST(AgentOptionsTest, RejectsZeroMaxRegionsPerClient) {
   AgentOptions o = ValidOptions();
-  o.session.max_regions = 0;
+  o.control.limits.max_regions = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_regions_per_client"));
 }
 
 TEST(AgentOptionsTest, RejectsZeroMaxRegionBytes) {
   AgentOptions o = ValidOptions();
-  o.session.max_region_bytes = 0;
+  o.control.limits.max_region_bytes = 0;
   EXPECT_TRUE(Contains(o.Validate().message(), "max_region_bytes"));
 }
 
@@ -264,19 +264,19 @@ TEST(AgentOptionsTest, RejectsSpinLongerThanOneSecond) {
 
 TEST(AgentOptionsTest, RejectsEmptySocketPath) {
   AgentOptions o = ValidOptions();
-  o.socket_path = "";
+  o.control.socket_path = "";
   EXPECT_TRUE(Contains(o.Validate().message(), "socket_path"));
 }
 
 TEST(AgentOptionsTest, RejectsSocketPathTooLongForSockaddrUn) {
   AgentOptions o = ValidOptions();
-  o.socket_path = "/" + std::string(120, 'a');
+  o.control.socket_path = "/" + std::string(120, 'a');
   EXPECT_TRUE(Contains(o.Validate().message(), "socket_path must be shorter than 108 bytes"));
 }
 
 TEST(AgentOptionsTest, RejectsMinusOneUid) {
   AgentOptions o = ValidOptions();
-  o.allowed_uids = {1000, 4294967295u};
+  o.control.allowed_uids = {1000, 4294967295u};
   EXPECT_TRUE(Contains(o.Validate().message(), "allowed_uids"));
 }
 
@@ -288,7 +288,7 @@ TEST(AgentOptionsTest, ValidatesTheEngineOptionsInside) {
 
 TEST(AgentOptionsTest, ValidatesTheSessionLimitsInside) {
   AgentOptions o = ValidOptions();
-  o.session.max_region_bytes = 0;
+  o.control.limits.max_region_bytes = 0;
   EXPECT_EQ(o.Validate().message(), "max_region_bytes must be at least 1, got 0");
 }
 
@@ -298,6 +298,25 @@ TEST(AgentOptionsTest, ReportsTheFirstBadParameterInTableOrder) {
   o.network.scheduler.window_bytes = 1;    // last of the network's rows
   o.engine.sparse_block_rows = 0;  // before the scheduler's rows
   EXPECT_EQ(o.Validate().message(), "sparse_block_rows must be in [1, 4096], got 0");
+}
+
+TEST(ControlServerOptionsTest, RejectsAnEmptySocketPath) {
+  ControlServerOptions o;
+  EXPECT_EQ(o.Validate().message(), "socket_path must not be empty");
+}
+
+TEST(ControlServerOptionsTest, RejectsSqEntriesThatAreNotAPowerOfTwo) {
+  ControlServerOptions o;
+  o.socket_path = "/run/outrider/agent.sock";
+  o.sq_entries = 100;
+  EXPECT_EQ(o.Validate().message(), "sq_entries must be a power of two in [8, 65536], got 100");
+}
+
+TEST(ControlServerOptionsTest, ValidatesTheSessionLimitsInside) {
+  ControlServerOptions o;
+  o.socket_path = "/run/outrider/agent.sock";
+  o.limits.max_regions = 0;
+  EXPECT_EQ(o.Validate().message(), "max_regions_per_client must be at least 1, got 0");
 }
 
 TEST(EngineOptionsTest, DefaultsAreValid) { EXPECT_TRUE(EngineOptions{}.Validate().ok()); }
@@ -534,8 +553,8 @@ TEST_F(ConfigTest, SchedulerParametersSetTheSchedulerOptions) {
 TEST_F(ConfigTest, SessionParametersSetTheSessionLimits) {
   Result<LoadedConfig> r = Load({"--max-regions-per-client", "3", "--max-region-bytes", "4096"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.session.max_regions, 3u);
-  EXPECT_EQ(r->options.session.max_region_bytes, 4096u);
+  EXPECT_EQ(r->options.control.limits.max_regions, 3u);
+  EXPECT_EQ(r->options.control.limits.max_region_bytes, 4096u);
 }
 
 TEST_F(ConfigTest, UnknownSchedulerIsRefusedWhenReadEvenIfAFlagOverridesIt) {
@@ -549,7 +568,7 @@ TEST_F(ConfigTest, UnknownSchedulerIsRefusedWhenReadEvenIfAFlagOverridesIt) {
 TEST_F(ConfigTest, AllowedUidsFromFlag) {
   Result<LoadedConfig> r = Load({"--allowed-uids", "1000,1001"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
+  EXPECT_EQ(r->options.control.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
   EXPECT_EQ(Effective(*r, "allowed_uids").value, "1000,1001");
 }
 
@@ -557,20 +576,20 @@ TEST_F(ConfigTest, AllowedUidsFromEnvToleratesSpaces) {
   env_["OUTRIDER_ALLOWED_UIDS"] = "0, 42";
   Result<LoadedConfig> r = Load();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.allowed_uids, (std::vector<uint32_t>{0, 42}));
+  EXPECT_EQ(r->options.control.allowed_uids, (std::vector<uint32_t>{0, 42}));
 }
 
 TEST_F(ConfigTest, AllowedUidsFromTomlArray) {
   Result<LoadedConfig> r = Load({"--config", WriteConfig("allowed_uids = [1000, 2000, 3000]\n")});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.allowed_uids, (std::vector<uint32_t>{1000, 2000, 3000}));
+  EXPECT_EQ(r->options.control.allowed_uids, (std::vector<uint32_t>{1000, 2000, 3000}));
 }
 
 TEST_F(ConfigTest, EmptyAllowedUidsFlagClearsTheFileList) {
   Result<LoadedConfig> r =
       Load({"--config", WriteConfig("allowed_uids = [1000]\n"), "--allowed-uids", ""});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->options.allowed_uids.empty());
+  EXPECT_TRUE(r->options.control.allowed_uids.empty());
 }
 
 TEST_F(ConfigTest, RejectsAllowedUidsWithEmptyItem) {

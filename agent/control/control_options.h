@@ -1,0 +1,36 @@
+// How the control server meets clients: its socket and who may connect, the submission ring's
+// size, and how many clients and regions it takes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agent/control/session_limits.h"
+#include "ipc/status.h"
+
+namespace outrider::agent {
+
+struct ControlServerOptions {
+  // Empty until LoadConfig fills in ipc::DefaultSocketPath, which depends on XDG_RUNTIME_DIR.
+  std::string socket_path;
+  // Empty: socket directory 0700 and socket 0600. Set: 0750 / 0660 owned by this group, and its
+  // members may connect.
+  std::string socket_group;
+  // Uids allowed to connect besides the agent's own (root always may). Empty: own uid only.
+  std::vector<uint32_t> allowed_uids;
+  uint32_t sq_entries = 256;  // power of two in [8, 65536]
+  uint32_t max_clients = 256;
+  SessionLimits limits;  // per client: max_regions_per_client, max_region_bytes
+
+  // The first bad field, named by its agent parameter with its value. Access: the socket and
+  // who may use it; Capacity: rings, clients and their regions.
+  Status ValidateAccess() const;
+  Status ValidateCapacity() const;
+  Status Validate() const {
+    OUTRIDER_RETURN_IF_ERROR(ValidateAccess());
+    return ValidateCapacity();
+  }
+};
+
+}  // namespace outrider::agent
