@@ -49,6 +49,7 @@ class Algorithm {
   // What to send `node` with the fingerprint (empty: nothing).
   virtual BufferSpan Contribution(int node) const { return {}; }
   virtual void Agreed() = 0;
+  // `data` is valid only during the call (the transport's buffer, unless RecvBuffer placed it).
   virtual void OnChunk(const PeerHeader& h, const uint8_t* data, size_t len);
   // Where a large chunk should land so it needs no copy (empty: anywhere).
   virtual BufferSpan RecvBuffer(const PeerHeader& h, size_t len) { return {}; }

@@ -9,7 +9,6 @@ namespace outrider::agent {
 
 Collective::Collective() = default;
 Collective::~Collective() = default;
-Collective::Collective(Collective&&) noexcept = default;
 
 std::string Topology::DescribeNode(int node) const {
   int first = node * local_size, last = first + local_size - 1;

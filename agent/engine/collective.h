@@ -58,7 +58,6 @@ struct Collective {
   std::string Name() const;
   Collective();
   ~Collective();
-  Collective(Collective&&) noexcept;
 };
 
 // What an algorithm asks of its node group.

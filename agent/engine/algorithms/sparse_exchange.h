@@ -26,7 +26,6 @@ struct SparseShared {
   double link_estimate = 0;             // bytes/s measured on large exchanges; 0: none yet
   // The demanded rows of instance (key, seq) are in every local client's output.
   std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)> partial;
-  std::string job_label;  // metrics label; empty while metrics are off
   metrics::Gauge* density = nullptr;  // created on first use; owned by the registry
   metrics::Gauge* efficiency = nullptr;
 };
