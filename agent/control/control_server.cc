@@ -198,7 +198,8 @@ Status ControlServer::Handshake(PendingHandshake& hs, const ipc::HelloRequest& h
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
   uint32_t sq_entries = options_.sq_entries;
   if (hello.requested_sq_entries != 0) {
-    sq_entries = std::clamp<uint32_t>(RoundUpPow2(hello.requested_sq_entries), 8, 65536);
+    // Clamped before rounding: rounding 2^32 - 1 up would overflow (and never end).
+    sq_entries = std::max<uint32_t>(RoundUpPow2(std::min<uint32_t>(hello.requested_sq_entries, 65536)), 8);
   }
   ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd, ipc::CreateSealedMemfd("outrider-control", layout.total_bytes));

@@ -17,19 +17,21 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
+// The span `ref` names, checked against the client's regions; the op holds its region.
 Result<BufferSpan> Resolve(const char* which, const ipc::BufferRef& ref, uint64_t expected_bytes,
-                         const RegionLookup& regions) {
+                           const RegionLookup& regions, ValidatedOp* op) {
   if (ref.reserved != 0) return InvalidArgument(std::string(which) + ".reserved must be 0");
   if (ref.length != expected_bytes) {
     return InvalidArgument(std::string(which) + " buffer is " + std::to_string(ref.length) +
                            " bytes but the op needs " + std::to_string(expected_bytes));
   }
   if (expected_bytes == 0) return BufferSpan{};  // empty: names no memory
-  const BufferSpan* r = regions(ref.region_id);
-  if (r == nullptr) {
+  const Region* region = regions(ref.region_id);
+  if (region == nullptr) {
     return InvalidArgument(std::string(which) + " names region " + std::to_string(ref.region_id) +
                            ", which this client has not registered");
   }
+  const BufferSpan* r = &region->span;
   uint64_t end;
   if (__builtin_add_overflow(ref.offset, ref.length, &end) || end > r->length) {
     return InvalidArgument(std::string(which) + " buffer [offset " + std::to_string(ref.offset) +
@@ -37,6 +39,7 @@ Result<BufferSpan> Resolve(const char* which, const ipc::BufferRef& ref, uint64_
                            std::to_string(ref.region_id) + " of " + std::to_string(r->length) +
                            " bytes");
   }
+  if (region->import) op->Hold(region->import);
   return r->Sub(ref.offset, ref.length);
 }
 
@@ -44,7 +47,7 @@ Result<BufferSpan> Resolve(const char* which, const ipc::BufferRef& ref, uint64_
 Result<ValidatedOp> ValidateAlltoallv(const ipc::SubmitEntry& e, ValidatedOp op, uint64_t elem,
                                       int world_size, const RegionLookup& regions) {
   uint64_t n = static_cast<uint64_t>(world_size);
-  OUTRIDER_ASSIGN_OR_RETURN(BufferSpan aux, Resolve("aux", e.aux, 16 * n, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(BufferSpan aux, Resolve("aux", e.aux, 16 * n, regions, &op));
   if (!aux.host()) return InvalidArgument("alltoallv counts must be in host memory");
   const uint8_t* counts = HostBytes(aux);
   op.send_counts.resize(n);
@@ -62,8 +65,8 @@ Result<ValidatedOp> ValidateAlltoallv(const ipc::SubmitEntry& e, ValidatedOp op,
       return InvalidArgument("alltoallv counts exceed the per-op limit of " + std::to_string(ipc::kMaxOpBytes) + " bytes");
     }
   }
-  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_total * elem, regions));
-  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_total * elem, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_total * elem, regions, &op));
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_total * elem, regions, &op));
   op.count = 0;
   if (!op.send.Disjoint(op.recv)) {
     return InvalidArgument("alltoallv send and recv buffers must not overlap");
@@ -111,7 +114,7 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   }
   op.nnz = e.aux.length / id_size;
   if (op.nnz > ipc::kMaxOpBytes / row_bytes) return InvalidArgument(what + " nnz x dim exceeds the per-op limit");
-  OUTRIDER_ASSIGN_OR_RETURN(op.ids, Resolve("ids", e.aux, e.aux.length, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.ids, Resolve("ids", e.aux, e.aux.length, regions, &op));
   if (e.demand.length % id_size != 0) {
     return InvalidArgument(what + " demand buffer of " + std::to_string(e.demand.length) +
                            " bytes is not a whole number of " + std::to_string(id_size) + "-byte ids");
@@ -119,7 +122,7 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   if (e.demand.length != 0) {
     if (op.kind != ipc::OpKind::kSparseAllreduce) return InvalidArgument(what + " takes no demand ids (sparse_allreduce only)");
     op.demand_n = e.demand.length / id_size;
-    OUTRIDER_ASSIGN_OR_RETURN(op.demand, Resolve("demand", e.demand, e.demand.length, regions));
+    OUTRIDER_ASSIGN_OR_RETURN(op.demand, Resolve("demand", e.demand, e.demand.length, regions, &op));
   } else if (e.demand.region_id != 0 || e.demand.offset != 0 || e.demand.reserved != 0) {
     return InvalidArgument(what + ": an empty demand buffer must be all zero");
   }
@@ -134,13 +137,13 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
                            std::to_string(e.count) + " x " + std::to_string(elem) + " bytes need " +
                            std::to_string(in_rows * row_bytes));
   }
-  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("values", e.send, e.send.length, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("values", e.send, e.send.length, regions, &op));
   if (e.recv.length % row_bytes != 0) {
     return InvalidArgument(what + " output values buffer of " + std::to_string(e.recv.length) +
                            " bytes is not a whole number of rows of " + std::to_string(row_bytes) + " bytes");
   }
   op.capacity = e.recv.length / row_bytes;
-  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("out_values", e.recv, e.recv.length, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("out_values", e.recv, e.recv.length, regions, &op));
   if (op.kind == ipc::OpKind::kSparseLookup) {
     if (e.out_ids.length != 0 || e.out_ids.region_id != 0 || e.out_ids.offset != 0) {
       return InvalidArgument("sparse_lookup takes no out_ids buffer");
@@ -154,7 +157,7 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
       return InvalidArgument(what + " out_ids buffer is " + std::to_string(e.out_ids.length) + " bytes but " +
                              std::to_string(op.capacity) + " rows of output need " + std::to_string(op.capacity * id_size));
     }
-    OUTRIDER_ASSIGN_OR_RETURN(op.out_ids, Resolve("out_ids", e.out_ids, e.out_ids.length, regions));
+    OUTRIDER_ASSIGN_OR_RETURN(op.out_ids, Resolve("out_ids", e.out_ids, e.out_ids.length, regions, &op));
   }
   // Outputs are written after the inputs were read, but never into them.
   if (!op.recv.Disjoint(op.send) || !op.recv.Disjoint(op.ids) || !op.out_ids.Disjoint(op.send) ||
@@ -228,8 +231,8 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
       return InvalidArgument("broadcast is in place: send and recv must name the same buffer");
     }
   }
-  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_bytes, regions));
-  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_bytes, regions));
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, send_bytes, regions, &op));
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, recv_bytes, regions, &op));
   // Send and recv must be the same buffer in the op's in-place position, or disjoint: results
   // are written block by block, so a partial overlap would feed outputs back into inputs.
   bool same;

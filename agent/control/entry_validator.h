@@ -8,14 +8,15 @@
 #include <vector>
 
 #include "agent/engine/op.h"
+#include "agent/memory/region_table.h"
 #include "ipc/defaults.h"
 #include "ipc/protocol.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
 
-// The whole of a region this client registered, or null.
-using RegionLookup = std::function<const BufferSpan*(uint32_t region_id)>;
+// A region this client registered, or null.
+using RegionLookup = std::function<const Region*(uint32_t region_id)>;
 
 // `rank`/`world_size` (the job's, across nodes) shape the expected buffer sizes (allgather,
 // reduce-scatter), the in-place positions and the valid broadcast roots.

@@ -118,10 +118,7 @@ bool Session::DrainSubmissions(const OpSink& sink) {
   if (closed_) return false;
   bool any = false;
   ipc::SubmitEntry e;
-  RegionLookup lookup = [this](uint32_t id) -> const BufferSpan* {
-    const Region* r = regions_.Find(id);
-    return r == nullptr ? nullptr : &r->span;
-  };
+  RegionLookup lookup = [this](uint32_t id) { return regions_.Find(id); };
   for (;;) {
     ipc::RingResult r = sq_.Pop(&e);
     if (r == ipc::RingResult::kEmpty) break;

@@ -2,7 +2,9 @@
 // memory to do it in, named as spans (never raw pointers), with every size already checked.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "agent/memory/buffer_span.h"
@@ -36,6 +38,18 @@ struct ValidatedOp {
   // Sparse allreduce: ids (id_dtype) whose rows the rank needs first; checked when read.
   BufferSpan demand;
   uint64_t demand_n = 0;
+  // The regions the spans lie in (at most one per span), held so they stay mapped while any copy
+  // of the op lives.
+  std::array<std::shared_ptr<const void>, 5> holds;
+  void Hold(const std::shared_ptr<const void>& region) {
+    for (auto& h : holds) {
+      if (h == region) return;
+      if (h == nullptr) {
+        h = region;
+        return;
+      }
+    }
+  }
 };
 
 // Byte offset of rank r's block in an alltoallv buffer laid out by `counts` (elements).

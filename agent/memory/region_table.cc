@@ -4,6 +4,14 @@
 #include <string>
 
 namespace outrider::agent {
+namespace {
+
+struct HostImport {
+  UniqueFd fd;
+  ipc::Mapping mapping;
+};
+
+}  // namespace
 
 const char* MemoryKindName(MemoryKind kind) {
   switch (kind) {
@@ -35,8 +43,7 @@ Result<uint32_t> RegionTable::ImportHost(std::vector<UniqueFd> fds, uint64_t byt
   Region r;
   r.id = id;
   r.span = BufferSpan::Host(mapping.data(), bytes);
-  r.fd = std::move(fds[0]);
-  r.mapping = std::move(mapping);
+  r.import = std::make_shared<const HostImport>(HostImport{std::move(fds[0]), std::move(mapping)});
   regions_.emplace(id, std::move(r));
   return id;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "agent/memory/buffer_span.h"
@@ -17,8 +18,9 @@ namespace outrider::agent {
 struct Region {
   uint32_t id = 0;
   BufferSpan span;  // the whole region in the agent's view
-  UniqueFd fd;      // keeps the import alive
-  ipc::Mapping mapping;
+  // The import (fd and mapping). Ops that name the region hold it too, so memory an op will touch
+  // stays mapped until the op is gone, whatever the client releases or however it leaves.
+  std::shared_ptr<const void> import;
 };
 
 // Thread-safety: loop thread only (one table per session).
@@ -31,7 +33,7 @@ class RegionTable {
   // and growing (a client must not be able to truncate memory the agent has mapped). Returns the
   // new region's id.
   Result<uint32_t> ImportHost(std::vector<UniqueFd> fds, uint64_t bytes);
-  // Forgets a region (its mapping goes with it).
+  // Forgets a region: new ops can no longer name it; it is unmapped once no op holds it.
   Status Release(uint32_t id);
   const Region* Find(uint32_t id) const;
   size_t size() const { return regions_.size(); }

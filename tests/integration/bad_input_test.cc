@@ -184,6 +184,39 @@ TEST_F(BadInputTest, CountDisagreementFailsEveryRankNamingFieldAndRanks) {
   EXPECT_EQ(b->NextCompletion(10000)->code, 0);
 }
 
+TEST_F(BadInputTest, RegionReleasedWhileItsOpWaitsForOtherRanksStaysMappedUntilTheOpIsDone) {
+  uint32_t r0, r1;
+  auto rank0 = JoinRaw("release", 0, 2, &r0);
+  auto rank1 = JoinRaw("release", 1, 2, &r1);
+  reinterpret_cast<float*>(rank0->region_base(r0))[0] = 1.0f;
+  reinterpret_cast<float*>(rank1->region_base(r1))[0] = 2.0f;
+  rank0->Push(AllreduceEntry(1, r0, 0, 1));
+  // Rank 0's op waits for rank 1; the region it names is released (and unmapped by the client).
+  ASSERT_TRUE(rank0->ReleaseRegion(r0).ok());
+  rank1->Push(AllreduceEntry(1, r1, 0, 1));
+  auto c1 = rank1->NextCompletion(10000);
+  ASSERT_TRUE(c1.ok()) << c1.status().ToString();
+  EXPECT_EQ(c1->code, 0) << c1->message;
+  EXPECT_EQ(reinterpret_cast<float*>(rank1->region_base(r1))[0], 3.0f);
+  auto c0 = rank0->NextCompletion(10000);
+  ASSERT_TRUE(c0.ok()) << c0.status().ToString();
+  EXPECT_EQ(c0->code, 0) << c0->message;
+  // The released id is gone for new ops.
+  auto again = SubmitAndComplete(*rank0, AllreduceEntry(2, r0, 0, 1));
+  EXPECT_EQ(again.code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_THAT(std::string(again.message), HasSubstr("has not registered"));
+}
+
+TEST_F(BadInputTest, HugeSubmissionRingRequestIsClampedNotSpun) {
+  auto raw = RawClient::Connect(agent_->socket_path());
+  ASSERT_TRUE(raw.ok());
+  ipc::HelloRequest h = (*raw)->MakeHello("huge-ring", 0, 1);
+  h.requested_sq_entries = 0xFFFFFFFFu;
+  auto reply = (*raw)->Hello(h);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_EQ(reply->code, 0) << reply->message;
+}
+
 TEST_F(BadInputTest, WrongProtocolVersionIsRefusedNamingBothVersions) {
   auto raw = RawClient::Connect(agent_->socket_path());
   ASSERT_TRUE(raw.ok());

@@ -187,6 +187,19 @@ Result<uint32_t> RawClient::RegisterRegion(size_t bytes) {
   return reply.region_id;
 }
 
+Status RawClient::ReleaseRegion(uint32_t id) {
+  ipc::ReleaseRegion msg{};
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header), next_request_++);
+  msg.region_id = id;
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg), nullptr, 0));
+  ipc::RegionReply reply{};
+  OUTRIDER_ASSIGN_OR_RETURN(size_t n, channel_.Recv(&reply, sizeof(reply), nullptr, 5000));
+  if (n != sizeof(reply)) return Unavailable("no region reply");
+  regions_.erase(id);
+  if (reply.code != 0) return Status(static_cast<Code>(reply.code), reply.message);
+  return Status::Ok();
+}
+
 void RawClient::Push(const ipc::SubmitEntry& e) {
   sq_.Push(e);
   Kick();

@@ -89,6 +89,9 @@ class RawClient {
   // Sends `hello` and reads the reply; on success maps the control segment and rings.
   Result<ipc::HelloReply> Hello(const ipc::HelloRequest& hello);
   Result<uint32_t> RegisterRegion(size_t bytes);
+  // Asks the agent to forget region `id` and waits for its answer; the local mapping is dropped
+  // too (as a client that frees the memory would).
+  Status ReleaseRegion(uint32_t id);
   uint8_t* region_base(uint32_t id) { return regions_.at(id).data(); }
   void Push(const ipc::SubmitEntry& e);
   // Wakes the agent without publishing anything.

@@ -31,13 +31,13 @@ constexpr uint64_t kBytes = kCount * 4;
 class EntryValidatorTest : public ::testing::Test {
  protected:
   EntryValidatorTest() : buffer_(kRegionBytes), other_(kRegionBytes) {
-    regions_[kRegion] = BufferSpan::Host(buffer_.data(), kRegionBytes);
-    regions_[kOtherRegion] = BufferSpan::Host(other_.data(), kRegionBytes);
-    regions_[kHugeRegion] = BufferSpan::Host(buffer_.data(), uint64_t{1} << 42);
+    regions_[kRegion] = Region{kRegion, BufferSpan::Host(buffer_.data(), kRegionBytes), nullptr};
+    regions_[kOtherRegion] = Region{kOtherRegion, BufferSpan::Host(other_.data(), kRegionBytes), nullptr};
+    regions_[kHugeRegion] = Region{kHugeRegion, BufferSpan::Host(buffer_.data(), uint64_t{1} << 42), nullptr};
   }
 
   Result<ValidatedOp> Validate(const SubmitEntry& e) {
-    return ValidateEntry(e, kLocalRank, kLocalSize, [this](uint32_t id) -> const BufferSpan* {
+    return ValidateEntry(e, kLocalRank, kLocalSize, [this](uint32_t id) -> const Region* {
       auto it = regions_.find(id);
       return it == regions_.end() ? nullptr : &it->second;
     });
@@ -53,7 +53,7 @@ class EntryValidatorTest : public ::testing::Test {
 
   std::vector<uint8_t> buffer_;
   std::vector<uint8_t> other_;
-  std::map<uint32_t, BufferSpan> regions_;
+  std::map<uint32_t, Region> regions_;
 };
 
 BufferRef Buf(uint64_t offset, uint64_t length, uint32_t region = kRegion) {
@@ -362,6 +362,21 @@ TEST_F(EntryValidatorTest, AcceptsZeroCountAllreduce) {
 }
 
 // ---- Result ----
+
+TEST_F(EntryValidatorTest, AcceptedOpHoldsEachRegionItNamesOnce) {
+  auto import = std::make_shared<int>(0);
+  regions_[kRegion].import = import;
+  regions_[kOtherRegion].import = std::make_shared<int>(1);
+  auto same = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(1024, kBytes)));
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(import.use_count(), 3);  // the table's, ours and the op's single hold
+  auto two = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(import.use_count(), 4);
+  EXPECT_EQ(regions_[kOtherRegion].import.use_count(), 2);
+  same = Result<ValidatedOp>(InvalidArgument("dropped"));
+  EXPECT_EQ(import.use_count(), 3);
+}
 
 TEST_F(EntryValidatorTest, ReturnsSpansAtRegionBasePlusOffset) {
   auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(128, kBytes), Buf(3000, kBytes)));

@@ -90,5 +90,19 @@ TEST(RegionTableTest, ReleaseForgetsTheRegionAndRefusesAnUnknownId) {
   EXPECT_FALSE(t.Release(*id).ok());
 }
 
+TEST(RegionTableTest, ReleasedRegionStaysMappedWhileSomethingHoldsIt) {
+  RegionTable t(4, 1 << 20);
+  auto id = t.ImportHost(Sealed(4096), 4096);
+  ASSERT_TRUE(id.ok());
+  std::shared_ptr<const void> held = t.Find(*id)->import;  // what an op that names it keeps
+  BufferSpan span = t.Find(*id)->span;
+  ASSERT_TRUE(t.Release(*id).ok());
+  auto* bytes = reinterpret_cast<uint8_t*>(span.address);
+  bytes[0] = 7;  // would fault if the region had been unmapped
+  bytes[4095] = 9;
+  EXPECT_EQ(bytes[0] + bytes[4095], 16);
+  EXPECT_EQ(held.use_count(), 1);
+}
+
 }  // namespace
 }  // namespace outrider::agent
