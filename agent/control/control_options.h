@@ -21,6 +21,8 @@ struct ControlServerOptions {
   std::vector<uint32_t> allowed_uids;
   uint32_t sq_entries = 256;  // power of two in [8, 65536]
   uint32_t max_clients = 256;
+  // Largest job a client may name: the agent keeps per-rank and per-node state for it.
+  uint32_t max_world_size = 65536;
   SessionLimits limits;  // per client: max_regions_per_client, max_region_bytes
 
   // The first bad field, named by its agent parameter with its value. Access: the socket and

@@ -178,6 +178,10 @@ Status ControlServer::Handshake(PendingHandshake& hs, const ipc::HelloRequest& h
   id.world_size = hello.world_size;
   id.local_rank = hello.local_rank;
   id.local_world_size = hello.local_world_size;
+  if (id.world_size > 0 && static_cast<uint32_t>(id.world_size) > options_.max_world_size) {
+    return ResourceExhausted("world_size " + std::to_string(id.world_size) + " exceeds this agent's max_world_size " +
+                             std::to_string(options_.max_world_size));
+  }
   if (id.world_size < 1 || id.rank < 0 || id.rank >= id.world_size) {
     return InvalidArgument("rank " + std::to_string(id.rank) + " is outside world_size " +
                            std::to_string(id.world_size));

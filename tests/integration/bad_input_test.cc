@@ -217,6 +217,17 @@ TEST_F(BadInputTest, HugeSubmissionRingRequestIsClampedNotSpun) {
   EXPECT_EQ(reply->code, 0) << reply->message;
 }
 
+TEST_F(BadInputTest, WorldSizeBeyondTheLimitIsRefusedBeforeAnythingIsAllocated) {
+  auto raw = RawClient::Connect(agent_->socket_path());
+  ASSERT_TRUE(raw.ok());
+  ipc::HelloRequest h = (*raw)->MakeHello("huge-world", 0, 1);
+  h.world_size = 0x7fffffff;  // one rank per node: 2^31 - 1 nodes
+  auto reply = (*raw)->Hello(h);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kResourceExhausted));
+  EXPECT_THAT(reply->message, HasSubstr("world_size 2147483647 exceeds this agent's max_world_size 65536"));
+}
+
 TEST_F(BadInputTest, WrongProtocolVersionIsRefusedNamingBothVersions) {
   auto raw = RawClient::Connect(agent_->socket_path());
   ASSERT_TRUE(raw.ok());

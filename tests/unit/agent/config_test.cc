@@ -312,6 +312,13 @@ TEST(ControlServerOptionsTest, RejectsSqEntriesThatAreNotAPowerOfTwo) {
   EXPECT_EQ(o.Validate().message(), "sq_entries must be a power of two in [8, 65536], got 100");
 }
 
+TEST(ControlServerOptionsTest, RejectsAZeroMaxWorldSize) {
+  ControlServerOptions o;
+  o.socket_path = "/run/outrider/agent.sock";
+  o.max_world_size = 0;
+  EXPECT_EQ(o.Validate().message(), "max_world_size must be in [1, 2^30], got 0");
+}
+
 TEST(ControlServerOptionsTest, ValidatesTheSessionLimitsInside) {
   ControlServerOptions o;
   o.socket_path = "/run/outrider/agent.sock";
