@@ -138,9 +138,14 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}",
                               id_.client_id, id_.job_id, id_.local_rank, e.op_id,
                               op.status().ToString());
-      Complete(e.op_id, op.status(), 0, 0);
+      Refuse(e.op_id, op.status());
       continue;
     }
+    if (in_flight_ >= cq_.capacity()) {
+      Refuse(e.op_id, ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have"));
+      continue;
+    }
+    ++in_flight_;
     sink(this, *op);
     if (closed_) break;
   }
@@ -155,8 +160,17 @@ void Session::FlushOverflow() {
   }
 }
 
+void Session::Refuse(uint64_t op_id, const Status& why) {
+  ipc::CompletionEntry c{};
+  c.op_id = op_id;
+  c.code = static_cast<int32_t>(why.code());
+  ipc::CopyText(c.message, sizeof(c.message), why.message());
+  Post(c);
+}
+
 void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                        const OpReport* report) {
+  if (in_flight_ > 0) --in_flight_;
   if (closed_) return;
   ipc::CompletionEntry c{};
   c.op_id = op_id;

@@ -67,6 +67,8 @@ class Session final : public Member {
 
  private:
   void Post(const ipc::CompletionEntry& c);
+  // Completes an op the sink never saw (refused at submission).
+  void Refuse(uint64_t op_id, const Status& why);
   void HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds);
   void HandleRelease(const ipc::ReleaseRegion& msg);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
@@ -84,6 +86,9 @@ class Session final : public Member {
   std::deque<ipc::CompletionEntry> overflow_;  // completions waiting for CQ space
   RegionTable regions_;
   uint64_t last_op_id_ = 0;
+  // Ops handed to the sink and not completed yet. At most the CQ's capacity (what a well-behaved
+  // shim keeps in flight), so one client cannot pile up unbounded pending work.
+  size_t in_flight_ = 0;
   bool closed_ = false;
   bool said_goodbye_ = false;
   Status close_reason_;

@@ -245,6 +245,7 @@ void Job::Submit(Member* member, const ValidatedOp& op) {
       iteration_index_ = 0;
     }
     p.default_priority = ipc::DefaultPriority(iteration_index_++);
+    arrival_.push_back(inst);
   }
   ++p.arrived;
   recorder_.Arrived(op.key, seq, p.arrived);
@@ -306,29 +307,34 @@ void Job::Run(InstanceId inst, Pending& p) {
   });
 }
 
+Job::Pending* Job::OldestWaiting() {
+  while (!arrival_.empty()) {
+    auto it = pending_.find(arrival_.front());
+    if (it != pending_.end() && it->second.failed.ok() && it->second.arrived < local_size_) return &it->second;
+    arrival_.pop_front();  // finished, failed, or every rank is in: it waits for no rank any more
+  }
+  return nullptr;
+}
+
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
-  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    Pending& p = it->second;
-    if (!p.failed.ok() || p.arrived == local_size_ || now_ns - p.first_ns < timeout_ns) continue;
+  for (Pending* p = OldestWaiting(); p != nullptr && now_ns - p->first_ns >= timeout_ns; p = OldestWaiting()) {
+    InstanceId id = arrival_.front();
     std::string missing;
-    for (size_t r = 0; r < p.ops.size(); ++r) {
-      if (!p.ops[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    for (size_t r = 0; r < p->ops.size(); ++r) {
+      if (!p->ops[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
     }
-    Status st = DeadlineExceeded(InstanceName(it->first.first, it->first.second) + " in job '" + id_ + "' waited " +
+    Status st = DeadlineExceeded(InstanceName(id.first, id.second) + " in job '" + id_ + "' waited " +
                                  std::to_string(timeout_ns / 1000000) + " ms for local rank(s) " + missing + " to submit");
     Logger("engine")->warn("{}", st.message());
-    Fail(p, st, it->first.second);
+    Fail(*p, st, id.second);
     // Keep a failed tombstone so the late ranks fail at once instead of waiting again.
-    p.failed = st;
+    p->failed = st;
   }
 }
 
-uint64_t Job::NextExpiryNs(uint64_t timeout_ns) const {
-  uint64_t next = UINT64_MAX;
-  for (const auto& [inst, p] : pending_) {
-    if (p.failed.ok() && p.arrived < local_size_) next = std::min(next, p.first_ns + timeout_ns);
-  }
-  return next;
+uint64_t Job::NextExpiryNs(uint64_t timeout_ns) {
+  Pending* p = OldestWaiting();
+  return p == nullptr ? UINT64_MAX : p->first_ns + timeout_ns;
 }
 
 }  // namespace outrider::agent

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,10 +63,11 @@ class Job {
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
   // The agent of another node is gone: the job fails if it used it.
   void OnPeerLost(PeerId peer, const Status& why);
-  // Fails collectives that have waited longer than `timeout_ns` for some rank.
+  // Fails collectives that have waited longer than `timeout_ns` for some rank. Amortized O(1)
+  // per call beyond the instances it expires or finds settled.
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
-  // Earliest time a pending collective would expire, or UINT64_MAX.
-  uint64_t NextExpiryNs(uint64_t timeout_ns) const;
+  // Earliest time a pending collective would expire, or UINT64_MAX. Amortized O(1).
+  uint64_t NextExpiryNs(uint64_t timeout_ns);
   // For /status: membership, nodes, pending collectives and the flight recorder.
   nlohmann::json StatusJson() const;
 
@@ -101,6 +103,11 @@ class Job {
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
   PendingMap pending_;
+  // Instances in the order they were created (so by first_ns), while some rank may still be
+  // missing; settled ones are dropped from the front lazily.
+  std::deque<InstanceId> arrival_;
+  // The front of arrival_ still waiting for a rank, or null (dropping what settled).
+  Pending* OldestWaiting();
   Status lost_;  // set once a member left
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.

@@ -73,9 +73,9 @@ void JobTable::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
   for (auto& [id, job] : jobs_) job->ExpireOps(now_ns, timeout_ns);
 }
 
-uint64_t JobTable::NextExpiryNs(uint64_t timeout_ns) const {
+uint64_t JobTable::NextExpiryNs(uint64_t timeout_ns) {
   uint64_t next = UINT64_MAX;
-  for (const auto& [id, job] : jobs_) next = std::min(next, job->NextExpiryNs(timeout_ns));
+  for (auto& [id, job] : jobs_) next = std::min(next, job->NextExpiryNs(timeout_ns));
   return next;
 }
 

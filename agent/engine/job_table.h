@@ -34,7 +34,7 @@ class JobTable : public PeerEvents {
   void set_engine_options(const EngineOptions& options) { engine_ = options; }
   void FailAll(const Status& why);
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
-  uint64_t NextExpiryNs(uint64_t timeout_ns) const;
+  uint64_t NextExpiryNs(uint64_t timeout_ns);
   size_t size() const { return jobs_.size(); }
   nlohmann::json StatusJson() const;
   size_t PendingCount() const;

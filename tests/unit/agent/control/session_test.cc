@@ -357,6 +357,23 @@ TEST_F(SessionTest, DrainSubmissionsHandsValidEntryToSink) {
   EXPECT_EQ(ops[0].recv.length, kBytes);
 }
 
+TEST_F(SessionTest, OpsBeyondTheCqCapacityInFlightAreRefusedUntilOneCompletes) {
+  uint32_t region = RegisterRegion();
+  for (uint64_t op = 1; op <= kRingEntries; ++op) Submit(Allreduce(op, region));
+  ASSERT_EQ(Drain().size(), kRingEntries);
+  Submit(Allreduce(kRingEntries + 1, region));
+  EXPECT_TRUE(Drain().empty());
+  std::vector<ipc::CompletionEntry> refused = PopCompletions();
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].op_id, kRingEntries + 1);
+  EXPECT_EQ(refused[0].code, static_cast<int32_t>(Code::kResourceExhausted));
+  EXPECT_NE(std::string(refused[0].message).find("in flight"), std::string::npos) << refused[0].message;
+  CompleteOk(1);
+  Submit(Allreduce(kRingEntries + 2, region));
+  EXPECT_EQ(Drain().size(), 1u);
+  EXPECT_FALSE(session_->closed());
+}
+
 TEST_F(SessionTest, ValidatedOpNamesTheClientsBuffers) {
   uint32_t region = RegisterRegion();
   for (uint64_t i = 0; i < kBytes; ++i) {
