@@ -141,7 +141,6 @@ void Job::Lose(const Status& why) {
   }
   if (lost_.ok()) lost_ = why;
   FailAll(lost_);
-  if (group_ != nullptr) group_->FailAll(lost_);
 }
 
 size_t Job::member_count() const {
@@ -201,6 +200,9 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
 }
 
 void Job::FailAll(const Status& why) {
+  // The node group's instances point at ops held here: they fail (and finish through Finish)
+  // first, so none is left pointing at an op this erases.
+  if (group_ != nullptr) group_->FailAll(why);
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
 }

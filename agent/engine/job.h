@@ -53,7 +53,7 @@ class Job {
   void RemoveMember(Member* member, const Status& why);
   // Takes one validated submission from a member.
   void Submit(Member* member, const ValidatedOp& op);
-  // Fails every pending collective (agent shutdown).
+  // Fails every pending collective, the node group's first (agent shutdown, a lost member).
   void FailAll(const Status& why);
   // A message from another node's agent for this job.
   void OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len);

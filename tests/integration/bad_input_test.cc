@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "ipc/event_fd.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -191,7 +192,14 @@ TEST_F(BadInputTest, RegionReleasedWhileItsOpWaitsForOtherRanksStaysMappedUntilT
   reinterpret_cast<float*>(rank0->region_base(r0))[0] = 1.0f;
   reinterpret_cast<float*>(rank1->region_base(r1))[0] = 2.0f;
   rank0->Push(AllreduceEntry(1, r0, 0, 1));
-  // Rank 0's op waits for rank 1; the region it names is released (and unmapped by the client).
+  // The agent took the entry off the ring (it validates as it pops): the op now waits for rank 1.
+  // Ring and socket are separate channels, so the release must not overtake the submission.
+  uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
+  while (ipc::AtomicU64(rank0->sq_indices()->head).load() < 1 && ipc::MonotonicNs() < deadline) {
+    ipc::WaitReadable(rank0->channel().fd(), -1, 1);  // a bounded 1 ms poll; nothing to read here
+  }
+  ASSERT_EQ(ipc::AtomicU64(rank0->sq_indices()->head).load(), 1u);
+  // The region the waiting op names is released (and unmapped by the client).
   ASSERT_TRUE(rank0->ReleaseRegion(r0).ok());
   rank1->Push(AllreduceEntry(1, r1, 0, 1));
   auto c1 = rank1->NextCompletion(10000);

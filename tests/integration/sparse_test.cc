@@ -73,7 +73,7 @@ int SparseAllreduceAndCheck(outrider_client_t* c, int r, int world, uint32_t alg
       std::memcpy(in_ids + 8 * i, &ids[i], 8);
     }
   }
-  std::memcpy(in_vals, vals.data(), vals.size() * 4);
+  if (!vals.empty()) std::memcpy(in_vals, vals.data(), vals.size() * 4);
   outrider_sparse_t s;
   outrider_sparse_init(&s);
   s.rows = kRows;
@@ -142,8 +142,8 @@ int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_
   auto* dem = static_cast<int64_t*>(outrider_alloc(c, want.size() * 8));
   auto* out_ids = static_cast<int64_t*>(outrider_alloc(c, kRows * 8));
   auto* out_vals = static_cast<float*>(outrider_alloc(c, kRows * kDim * 4));
-  std::memcpy(in_ids, ids.data(), ids.size() * 8);
-  std::memcpy(in_vals, vals.data(), vals.size() * 4);
+  if (!ids.empty()) std::memcpy(in_ids, ids.data(), ids.size() * 8);
+  if (!vals.empty()) std::memcpy(in_vals, vals.data(), vals.size() * 4);
   std::memcpy(dem, want.data(), want.size() * 8);
   outrider_sparse_t s;
   outrider_sparse_init(&s);
@@ -286,8 +286,8 @@ TEST_F(SparseTest, ShardedGradientsArriveSummedAtOwnersAndLookupsReturnOwnedRows
     auto* in_vals = static_cast<float*>(outrider_alloc(c, vals.size() * 4 + 4));
     auto* out_ids = static_cast<int64_t*>(outrider_alloc(c, count * 8));
     auto* out_vals = static_cast<float*>(outrider_alloc(c, count * kDim * 4));
-    std::memcpy(in_ids, ids.data(), ids.size() * 8);
-    std::memcpy(in_vals, vals.data(), vals.size() * 4);
+    if (!ids.empty()) std::memcpy(in_ids, ids.data(), ids.size() * 8);
+    if (!vals.empty()) std::memcpy(in_vals, vals.data(), vals.size() * 4);
     outrider_sparse_t s;
     outrider_sparse_init(&s);
     s.rows = kRows;

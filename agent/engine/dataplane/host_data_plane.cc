@@ -7,6 +7,25 @@
 #include "agent/engine/dataplane/reduce.h"
 
 namespace outrider::agent {
+namespace {
+
+// The kernels read and write whole elements. A span off its element alignment (a transport's
+// receive buffer, or a client buffer at an odd offset) goes through an aligned copy instead.
+bool Aligned(const BufferSpan& s, uint64_t elem) { return s.address % elem == 0; }
+
+// Aligned copies of the misaligned spans among `spans` (the spans are re-pointed at them).
+std::vector<std::vector<uint64_t>> StageMisaligned(std::vector<BufferSpan>* spans, uint64_t elem, bool copy_in) {
+  std::vector<std::vector<uint64_t>> staged;
+  for (BufferSpan& s : *spans) {
+    if (Aligned(s, elem)) continue;
+    staged.emplace_back((s.length + 7) / 8);
+    if (copy_in) std::memcpy(staged.back().data(), HostBytes(s), s.length);
+    s = BufferSpan::Host(staged.back().data(), s.length);
+  }
+  return staged;
+}
+
+}  // namespace
 
 void HostDataPlane::Copy(std::vector<CopyPair> pairs, Done done) {
   for (const CopyPair& p : pairs) {
@@ -21,6 +40,19 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
                            ipc::ReduceOp op, Done done) {
   OUTRIDER_CHECK(!srcs.empty());
   uint64_t bytes = srcs[0].length, elem = ipc::DTypeSize(dtype);
+  bool misaligned = false;
+  for (const BufferSpan& s : srcs) misaligned |= !Aligned(s, elem);
+  for (const BufferSpan& d : dsts) misaligned |= !Aligned(d, elem);
+  if (misaligned) {
+    // Rare: reduce aligned copies into an aligned result, then copy it to every destination.
+    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&srcs, elem, true);
+    std::vector<uint64_t> result((bytes + 7) / 8);
+    BufferSpan out = BufferSpan::Host(result.data(), bytes);
+    Reduce({out}, std::move(srcs), dtype, op, nullptr);
+    std::vector<CopyPair> pairs;
+    for (const BufferSpan& d : dsts) pairs.push_back({d, out});
+    return Copy(std::move(pairs), std::move(done));
+  }
   // Fixed-size arrays for the common case: this runs once per ring chunk.
   constexpr size_t kInline = 16;
   const void* in_inline[kInline];
@@ -47,7 +79,14 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
 }
 
 void HostDataPlane::Divide(BufferSpan dst, ipc::DType dtype, int64_t divisor, Done done) {
-  engine::DivideInPlace(dtype, HostBytes(dst), dst.length / ipc::DTypeSize(dtype), divisor);
+  uint64_t elem = ipc::DTypeSize(dtype);
+  if (!Aligned(dst, elem)) {
+    std::vector<BufferSpan> one{dst};
+    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&one, elem, true);
+    engine::DivideInPlace(dtype, HostBytes(one[0]), dst.length / elem, divisor);
+    return Copy(dst, one[0], std::move(done));
+  }
+  engine::DivideInPlace(dtype, HostBytes(dst), dst.length / elem, divisor);
   if (done) done(Status::Ok());
 }
 

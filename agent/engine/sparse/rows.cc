@@ -27,7 +27,7 @@ void StoreValues(const Table& t, const float* src, size_t n, uint8_t* dst) {
       }
       break;
     default:
-      std::memcpy(dst, src, n * sizeof(float));
+      if (n > 0) std::memcpy(dst, src, n * sizeof(float));  // an empty row set may have no storage
   }
 }
 
@@ -48,7 +48,7 @@ void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst) {
       }
       break;
     default:
-      std::memcpy(dst, src, n * sizeof(float));
+      if (n > 0) std::memcpy(dst, src, n * sizeof(float));  // an empty row set may have no storage
   }
 }
 
@@ -70,7 +70,7 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank) {
       r.ids[i] = static_cast<uint64_t>(static_cast<int64_t>(v));
     }
   } else if (op.nnz > 0) {
-    std::memcpy(r.ids.data(), HostBytes(op.ids), 8 * op.nnz);
+    if (op.nnz > 0) std::memcpy(r.ids.data(), HostBytes(op.ids), 8 * op.nnz);
   }
   for (uint64_t i = 0; i < op.nnz; ++i) {
     if (r.ids[i] >= t.rows) {  // negative ids wrap to huge values
@@ -160,7 +160,7 @@ Rows Sum(std::span<const Rows* const> parts, const Table& t) {
     if (i == 0 || r.id != refs[i - 1].id) {
       out.ids.push_back(r.id);
       acc = out.vals.data() + (out.ids.size() - 1) * t.dim;
-      std::memcpy(acc, src, t.dim * sizeof(float));
+      if (t.dim > 0) std::memcpy(acc, src, t.dim * sizeof(float));  // ids-only sets have no values
       continue;
     }
     for (uint64_t k = 0; k < t.dim; ++k) acc[k] += src[k];
@@ -185,7 +185,7 @@ Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, cons
       std::memcpy(ids + 4 * i, &v, 4);
     }
   } else if (n > 0) {
-    std::memcpy(ids, r.ids.data() + begin, 8 * n);
+    if (n > 0) std::memcpy(ids, r.ids.data() + begin, 8 * n);
   }
   if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, HostBytes(op.recv) + out_row * t.row_bytes());
   return Status::Ok();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace outrider::agent {
@@ -66,6 +67,26 @@ TEST(HostDataPlaneTest, ReducesMoreSourcesThanItKeepsInline) {
   std::vector<int32_t> out(2);
   plane.Reduce({Span(out)}, srcs, ipc::DType::kI32, ipc::ReduceOp::kSum, nullptr);
   EXPECT_EQ(out, (std::vector<int32_t>{20, 40}));
+}
+
+TEST(HostDataPlaneTest, ReducesAndDividesSpansOffTheirElementAlignment) {
+  HostDataPlane plane;
+  // Floats at byte offset 2, as a transport's receive buffer may hand them over.
+  std::vector<uint8_t> raw_a(2 + 3 * 4), raw_b(2 + 3 * 4), raw_out(2 + 3 * 4);
+  const float a[3] = {1, 2, 3}, b[3] = {10, 20, 30};
+  std::memcpy(raw_a.data() + 2, a, sizeof(a));
+  std::memcpy(raw_b.data() + 2, b, sizeof(b));
+  BufferSpan sa = BufferSpan::Host(raw_a.data() + 2, 12), sb = BufferSpan::Host(raw_b.data() + 2, 12);
+  BufferSpan out = BufferSpan::Host(raw_out.data() + 2, 12);
+  bool done = false;
+  plane.Reduce({out}, {sa, sb}, ipc::DType::kF32, ipc::ReduceOp::kSum, [&](const Status& s) { done = s.ok(); });
+  EXPECT_TRUE(done);
+  plane.Divide(out, ipc::DType::kF32, 11, nullptr);
+  float got[3];
+  std::memcpy(got, raw_out.data() + 2, sizeof(got));
+  EXPECT_EQ(got[0], 1.0f);
+  EXPECT_EQ(got[1], 2.0f);
+  EXPECT_EQ(got[2], 3.0f);
 }
 
 TEST(HostDataPlaneTest, DividesEveryElement) {
