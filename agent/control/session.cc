@@ -139,10 +139,12 @@ bool Session::DrainSubmissions(const OpSink& sink) {
                               id_.client_id, id_.job_id, id_.local_rank, e.op_id,
                               op.status().ToString());
       Refuse(e.op_id, op.status());
+      if (closed_) break;  // it did not drain its completions either
       continue;
     }
     if (in_flight_ >= cq_.capacity()) {
       Refuse(e.op_id, ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have"));
+      if (closed_) break;
       continue;
     }
     ++in_flight_;
@@ -161,6 +163,7 @@ void Session::FlushOverflow() {
 }
 
 void Session::Refuse(uint64_t op_id, const Status& why) {
+  if (closed_) return;
   ipc::CompletionEntry c{};
   c.op_id = op_id;
   c.code = static_cast<int32_t>(why.code());
