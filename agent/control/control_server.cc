@@ -300,7 +300,7 @@ void ControlServer::ReapClosed() {
     const ClientIdentity& id = s->identity();
     Logger("control")->info("client {} (job '{}' local rank {}, pid {}) left: {}", id.client_id,
                             id.job_id, id.local_rank, id.peer.pid, s->close_reason().ToString());
-    jobs_->Leave(s, s->close_reason());
+    jobs_->Leave(s, s->close_reason(), s->left_in_order());
     loop_->Remove(s->socket_fd());
     loop_->Remove(s->sq_efd());
     Job* job = jobs_->Find(id.job_id);

@@ -82,6 +82,7 @@ void Session::OnSocketReadable() {
     std::memcpy(&msg, buf, sizeof(msg));
     HandleRelease(msg);
   } else if (type == ipc::MsgType::kGoodbye) {
+    client_goodbye_ = true;
     Close(PeerLost("client said goodbye"));
   } else {
     Close(ProtocolError("unexpected control message type " + std::to_string(hdr.type) + " of " +

@@ -36,6 +36,8 @@ class Session final : public Member {
   int sq_efd() const { return sq_efd_.get(); }
   bool closed() const { return closed_; }
   const Status& close_reason() const { return close_reason_; }
+  // The client said goodbye before its connection closed (it left in order, not by dying).
+  bool left_in_order() const { return client_goodbye_; }
   size_t region_count() const { return regions_.size(); }
   uint64_t region_bytes() const { return regions_.bytes(); }
 
@@ -91,6 +93,7 @@ class Session final : public Member {
   size_t in_flight_ = 0;
   bool closed_ = false;
   bool said_goodbye_ = false;
+  bool client_goodbye_ = false;
   Status close_reason_;
 };
 

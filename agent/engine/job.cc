@@ -60,6 +60,8 @@ Status Job::StartNetwork(const Member* first) {
       },
       engine_);
   group_->set_scheduler(net_->scheduler());
+  // Another node's rank died (or left): nothing that node still owes will come.
+  group_->set_failed([this](int node, const Status& why) { Lose(why); });
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
     auto it = pending_.find({key, seq});
     if (it == pending_.end()) return;
@@ -174,13 +176,19 @@ Status Job::AddMember(Member* member) {
   return Status::Ok();
 }
 
-void Job::RemoveMember(Member* member, const Status& why) {
+void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
   int rank = member->identity().local_rank;
   if (members_[static_cast<size_t>(rank)] != member) return;
   members_[static_cast<size_t>(rank)] = nullptr;
   if (lost_.ok()) {
-    lost_ = PeerLost("local rank " + std::to_string(rank) + " (pid " + std::to_string(member->identity().peer.pid) +
-                     ") of job '" + id_ + "' left: " + why.message());
+    const ClientIdentity& id = member->identity();
+    lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
+                     std::to_string(id.peer.pid) + ") of job '" + id_ + "' left: " + why.message());
+    // A rank that died: the other nodes fail the job now, not once this node's last client is
+    // gone or a deadline passes, since they may wait for data it will never send. A rank that
+    // said goodbye finished its part; the others may still be completing theirs (they learn of
+    // it when the job ends here, through SayJobLeft).
+    if (group_ != nullptr && !orderly) group_->SayJobFailed(lost_);
   }
   Lose(lost_);
 }

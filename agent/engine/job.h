@@ -49,8 +49,9 @@ class Job {
   // job's, or the job already lost a member.
   Status AddMember(Member* member);
   // Removes a client (gone or closed). Every pending collective fails on the other members with
-  // `why`, and so does every later one: the job cannot complete a collective without it.
-  void RemoveMember(Member* member, const Status& why);
+  // `why`, and so does every later one: the job cannot complete a collective without it. Unless it
+  // left in order (it said goodbye), the other nodes fail the job at once too.
+  void RemoveMember(Member* member, const Status& why, bool orderly = false);
   // Takes one validated submission from a member.
   void Submit(Member* member, const ValidatedOp& op);
   // Fails every pending collective, the node group's first (agent shutdown, a lost member).

@@ -14,10 +14,10 @@ Status JobTable::Join(Member* member) {
   return st;
 }
 
-void JobTable::Leave(Member* member, const Status& why) {
+void JobTable::Leave(Member* member, const Status& why, bool orderly) {
   auto it = jobs_.find(member->identity().job_id);
   if (it == jobs_.end()) return;
-  it->second->RemoveMember(member, why);
+  it->second->RemoveMember(member, why, orderly);
   if (it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
 }
 

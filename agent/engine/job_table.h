@@ -17,8 +17,8 @@ class JobTable : public PeerEvents {
  public:
   // Finds or creates the job and admits the member.
   Status Join(Member* member);
-  // Removes the member from its job; drops the job once it is empty.
-  void Leave(Member* member, const Status& why);
+  // Removes the member from its job; drops the job once it is empty. `orderly`: it said goodbye.
+  void Leave(Member* member, const Status& why, bool orderly = false);
   Job* Find(const std::string& id);
   Job* FindByHash(uint64_t hash);
   // PeerEvents: routed to the job with h.job_hash; a lost peer is reported to every job.

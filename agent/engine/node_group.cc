@@ -50,6 +50,7 @@ void NodeGroup::SetPeers(std::vector<PeerId> peers) {
   Scope scope(this);
   peers_ = std::move(peers);
   SendAborts();
+  if (!failure_.empty()) SayJobFailed(PeerLost(failure_));
 }
 
 int NodeGroup::NodeOfPeer(PeerId peer) const {
@@ -204,6 +205,12 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   Scope scope(this);
   if (h.from_node < 0 || h.from_node >= topo_.nodes || h.from_node == topo_.me) return;
   size_t from = static_cast<size_t>(h.from_node);
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobFailed) {
+    std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+                                       : DescribeNode(h.from_node) + " failed";
+    if (failed_) failed_(h.from_node, PeerLost(text));
+    return;
+  }
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobLeft) {
     left_after_[from] = static_cast<int64_t>(h.sent_before);
     left_cause_[from] = h.lost_node >= 0 && h.lost_node < topo_.nodes ? h.lost_node : -1;

@@ -61,6 +61,9 @@ class NodeGroup : private CollectiveLinks {
   // `priority` orders this instance's bulk sends (lower = sooner).
   void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority = 0);
   void set_partial(Partial partial) { sparse_.partial = std::move(partial); }
+  // Node `node` says the job failed there for a reason of its own (`why`, naming the cause).
+  using Failed = std::function<void(int node, const Status& why)>;
+  void set_failed(Failed failed) { failed_ = std::move(failed); }
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
   void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
@@ -77,6 +80,10 @@ class NodeGroup : private CollectiveLinks {
   std::string WaitingFor(uint64_t key, uint64_t seq) const;
   // Fails every instance (started ones through Done) and forgets buffered messages.
   void FailAll(const Status& why);
+  // Tells every peer at once (ahead of queued bulk data) that the job failed here for a reason of
+  // its own, so they fail it too instead of waiting for what this node will never send. Sent once
+  // the peers are known if they are not yet.
+  void SayJobFailed(const Status& why);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
   // here because that node was lost, so the peers can name the real cause.
   void SayJobLeft(int lost_node = -1);
@@ -122,10 +129,12 @@ class NodeGroup : private CollectiveLinks {
   Transport* transport_;                // Not owned; outlives the group.
   SendScheduler* scheduler_ = nullptr;  // Not owned; outlives the group (the Network's).
   Done done_;
+  Failed failed_;
   EngineOptions options_;
   SparseShared sparse_;
   AlgorithmDeps deps_;
   std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
+  std::string failure_;  // SayJobFailed's reason, until the peers are known
   std::vector<PeerId> peers_;
   std::map<std::pair<uint64_t, uint64_t>, Collective> instances_;
   int depth_ = 0;

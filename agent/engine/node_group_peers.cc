@@ -2,6 +2,8 @@
 // longer complete, and tells the other nodes.
 #include "agent/engine/node_group.h"
 
+#include <memory>
+
 namespace outrider::agent {
 
 void NodeGroup::ApplyLeft(int node) {
@@ -57,6 +59,20 @@ void NodeGroup::SendAborts() {
     c.started = true;
     c.done = c.notified = true;
     MaybeErase(key, seq);
+  }
+}
+
+void NodeGroup::SayJobFailed(const Status& why) {
+  failure_ = why.message();
+  if (peers_.empty()) return;
+  PeerHeader h = Header(PeerMsg::kJobFailed, 0, 0);
+  // Sent directly, not through the scheduler, so no credit window holds it behind bulk chunks.
+  // The group may be gone by the time a send finishes: the callback alone keeps the text alive.
+  auto text = std::make_shared<const std::string>(failure_);
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n == topo_.me) continue;
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->data(), text->size(),
+                           [text](const Status&) {});
   }
 }
 

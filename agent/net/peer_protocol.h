@@ -10,7 +10,7 @@ namespace outrider::agent {
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here; agents of different versions drop each
 // other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 4;
+inline constexpr uint16_t kPeerVersion = 5;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
@@ -20,6 +20,8 @@ enum class PeerMsg : uint16_t {
   kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
   kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
   kAbort = 7,      // the sender's ranks disagree on an instance; the payload is the error text
+  kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died): every
+                   // node fails it at once, whatever it still waits for; the payload is the reason
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.

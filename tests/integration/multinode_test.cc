@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "ipc/event_fd.h"
 #include "ipc/protocol.h"
 #include "tests/support/multinode_fixture.h"
 
@@ -320,6 +321,90 @@ TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
     return rc;
   });
   EXPECT_EQ(Reap(p), 0);
+}
+
+// A trainer killed mid-allreduce while another job keeps the same agents busy: the agent of its
+// node tells the other at once, so the survivor fails with PEER_LOST naming the dead rank long
+// before any silence deadline (which the other job's traffic would keep from firing at all), and
+// the other job never notices.
+TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobCarriesOn) {
+  StartAgents(2);
+  Pipe started;
+  SharedValue<Results> res;
+  SharedValue<uint64_t> failed_at_ns;
+  SharedValue<int> stop_others;       // set once the survivor has its error
+  SharedValue<uint64_t> other_steps;  // allreduces the other job's rank 0 completed
+  auto client = [&](const char* job, const char* token, int r) {
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
+    o.socket_path = socket.c_str();
+    o.job_id = job;
+    o.rank = r;
+    o.world_size = 2;
+    o.local_rank = 0;
+    o.local_world_size = 1;
+    return ConnectOrExitWith(&o);
+  };
+  std::vector<pid_t> victims, others;
+  for (int r = 0; r < 2; ++r) {
+    victims.push_back(Spawn([&, r] {
+      outrider_client_t* c = client("victim", "v", r);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+      int rc = 0;
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        outrider_op_t h;
+        rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+        if (rc == 0) rc = outrider_wait(c, h, 20000);
+        if (step == 2 && r == 1) started.Send('s');
+      }
+      *failed_at_ns = ipc::MonotonicNs();
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  for (int r = 0; r < 2; ++r) {
+    others.push_back(Spawn([&, r] {
+      outrider_client_t* c = client("bystander", "b", r);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
+      int rc = 0;
+      // Both ranks stop at the same step: rank 0 decides and passes it on in the data.
+      for (int step = 0; step < 1000000 && rc == 0; ++step) {
+        for (int i = 0; i < 1000; ++i) x[i] = step + r;
+        x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
+        outrider_op_t h;
+        rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+        if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
+        if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
+        if (x[0] != 0) break;
+      }
+      res->rc[2 + r] = rc;
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  char ch;
+  ASSERT_TRUE(started.Receive(&ch, 60000));
+  uint64_t killed_at_ns = ipc::MonotonicNs();
+  uint64_t other_steps_at_kill = *other_steps;
+  ::kill(victims[1], SIGKILL);
+  Reap(victims[1]);
+  EXPECT_EQ(Reap(victims[0]), 0);
+  *stop_others = 1;
+  EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];
+  EXPECT_THAT(res->error[0], HasSubstr("rank 1 (local rank 0"));
+  // Far below the 3 s silence deadline the agents run with here.
+  EXPECT_LT(*failed_at_ns - killed_at_ns, 2'000'000'000u) << "the survivor learned of the death after "
+                                                           << (*failed_at_ns - killed_at_ns) / 1000000 << " ms";
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(Reap(others[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[2 + r], 0) << "the other job, rank " << r;
+  }
+  EXPECT_GT(*other_steps, other_steps_at_kill) << "the other job was not running across the kill";
 }
 
 TEST_F(MultiNodeTest, AlltoallvAcrossNodesDeliversEveryBlockAndRejectsDisagreeingCounts) {
