@@ -409,6 +409,82 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
   EXPECT_GT(*other_steps, other_steps_at_kill) << "the other job was not running across the kill";
 }
 
+// The interleaving that used to hang: node 1 has started an instance (its contribution is on its
+// way to node 0) when its trainer dies, and another job keeps the agents' link alive, so no
+// silence deadline ever fires. Node 0's rank must still fail with PEER_LOST naming the dead rank.
+TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNodeInsteadOfHanging) {
+  StartAgents(2, /*http=*/true);
+  Pipe bystanders_ready, end_bystanders, go;
+  SharedValue<Results> res;
+  auto client = [&](const char* job, const char* token, int r) {
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
+    o.socket_path = socket.c_str();
+    o.job_id = job;
+    o.rank = r;
+    o.world_size = 2;
+    o.local_rank = 0;
+    o.local_world_size = 1;
+    return ConnectOrExitWith(&o);
+  };
+  // A second job holds the agents' link open (heartbeats) for the whole test.
+  std::vector<pid_t> bystanders;
+  for (int r = 0; r < 2; ++r) {
+    bystanders.push_back(Spawn([&, r] {
+      outrider_client_t* c = client("bystander", "b", r);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4));
+      outrider_op_t h;
+      int rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+      char ch;
+      if (r == 0) bystanders_ready.Send('r');
+      if (!end_bystanders.Receive(&ch, 60000)) rc = 90;
+      outrider_disconnect(c);
+      return rc;
+    }));
+  }
+  char ch;
+  ASSERT_TRUE(bystanders_ready.Receive(&ch, 60000));
+  pid_t dead = Spawn([&] {
+    // Large enough for the ring: its data moves only after agreement, chunk by chunk.
+    outrider_client_t* c = client("mid", "m", 1);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    outrider_op_t h;
+    return Wait(c, outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);  // killed first
+  });
+  pid_t survivor = Spawn([&] {
+    outrider_client_t* c = client("mid", "m", 0);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    char g;
+    if (!go.Receive(&g, 60000)) return 90;
+    outrider_op_t h;
+    int rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    if (rc == 0) rc = outrider_wait(c, h, 20000);  // the hang this test is about would end here
+    res->rc[0] = rc;
+    CopyText(res->error[0], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
+  // Node 1's agent has the instance started and waits for node 0 (bounded poll, 30 s).
+  bool started = false;
+  for (int i = 0; i < 300 && !started; ++i) {
+    started = HttpGet(http_ports_[1], "/status").find("contributions of rank 0 (node 0)") != std::string::npos;
+    if (!started) ::usleep(100000);
+  }
+  ASSERT_TRUE(started) << HttpGet(http_ports_[1], "/status");
+  ::kill(dead, SIGKILL);
+  Reap(dead);
+  go.Send('g');
+  EXPECT_EQ(Reap(survivor), 0);
+  EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];
+  EXPECT_THAT(res->error[0], HasSubstr("rank 1 (local rank 0"));
+  end_bystanders.Send('e');
+  end_bystanders.Send('e');
+  for (pid_t p : bystanders) EXPECT_EQ(Reap(p), 0);
+}
+
 TEST_F(MultiNodeTest, AlltoallvAcrossNodesDeliversEveryBlockAndRejectsDisagreeingCounts) {
   StartAgents(2);
   const int nodes = 2, local = 2, world = 4;
