@@ -238,19 +238,8 @@ TEST_F(MultiNodeTest, TwoJobsShareTheAgentsAtOnce) {
   for (int job = 0; job < 2; ++job) {
     for (int r = 0; r < 2; ++r) {
       pids.push_back(Spawn([&, job, r] {
-        ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-        ::setenv("OUTRIDER_JOB_TOKEN", job == 0 ? "a" : "b", 1);
-        outrider_connect_options_t o;
-        outrider_connect_options_init(&o);
-        std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
         std::string id = "shared-" + std::to_string(job);
-        o.socket_path = socket.c_str();
-        o.job_id = id.c_str();
-        o.rank = r;
-        o.world_size = 2;
-        o.local_rank = 0;
-        o.local_world_size = 1;
-        outrider_client_t* c = ConnectOrExitWith(&o);
+        outrider_client_t* c = ConnectOnePerNode(id.c_str(), job == 0 ? "a" : "b", r, 2);
         auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
         int rc = 0;
         for (int step = 0; step < 20 && rc == 0; ++step) {
@@ -276,18 +265,7 @@ TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
   std::vector<pid_t> pids;
   for (int r = 0; r < 3; ++r) {
     pids.push_back(Spawn([&, r] {
-      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-      ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
-      outrider_connect_options_t o;
-      outrider_connect_options_init(&o);
-      std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
-      o.socket_path = socket.c_str();
-      o.job_id = "victim";
-      o.rank = r;
-      o.world_size = 3;
-      o.local_rank = 0;
-      o.local_world_size = 1;
-      outrider_client_t* c = ConnectOrExitWith(&o);
+      outrider_client_t* c = ConnectOnePerNode("victim", "tok", r, 3);
       auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
       int rc = 0;
       for (int step = 0; rc == 0 && step < 100000; ++step) {
@@ -335,24 +313,10 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
   SharedValue<uint64_t> failed_at_ns;
   SharedValue<int> stop_others;       // set once the survivor has its error
   SharedValue<uint64_t> other_steps;  // allreduces the other job's rank 0 completed
-  auto client = [&](const char* job, const char* token, int r) {
-    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-    ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
-    outrider_connect_options_t o;
-    outrider_connect_options_init(&o);
-    std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
-    o.socket_path = socket.c_str();
-    o.job_id = job;
-    o.rank = r;
-    o.world_size = 2;
-    o.local_rank = 0;
-    o.local_world_size = 1;
-    return ConnectOrExitWith(&o);
-  };
   std::vector<pid_t> victims, others;
   for (int r = 0; r < 2; ++r) {
     victims.push_back(Spawn([&, r] {
-      outrider_client_t* c = client("victim", "v", r);
+      outrider_client_t* c = ConnectOnePerNode("victim", "v", r, 2);
       auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
       int rc = 0;
       for (int step = 0; rc == 0 && step < 100000; ++step) {
@@ -370,7 +334,7 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
   }
   for (int r = 0; r < 2; ++r) {
     others.push_back(Spawn([&, r] {
-      outrider_client_t* c = client("bystander", "b", r);
+      outrider_client_t* c = ConnectOnePerNode("bystander", "b", r, 2);
       auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
       int rc = 0;
       // Both ranks stop at the same step: rank 0 decides and passes it on in the data.
@@ -416,25 +380,11 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   StartAgents(2, /*http=*/true);
   Pipe bystanders_ready, end_bystanders, go;
   SharedValue<Results> res;
-  auto client = [&](const char* job, const char* token, int r) {
-    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-    ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
-    outrider_connect_options_t o;
-    outrider_connect_options_init(&o);
-    std::string socket = agents_[static_cast<size_t>(r)]->socket_path();
-    o.socket_path = socket.c_str();
-    o.job_id = job;
-    o.rank = r;
-    o.world_size = 2;
-    o.local_rank = 0;
-    o.local_world_size = 1;
-    return ConnectOrExitWith(&o);
-  };
   // A second job holds the agents' link open (heartbeats) for the whole test.
   std::vector<pid_t> bystanders;
   for (int r = 0; r < 2; ++r) {
     bystanders.push_back(Spawn([&, r] {
-      outrider_client_t* c = client("bystander", "b", r);
+      outrider_client_t* c = ConnectOnePerNode("bystander", "b", r, 2);
       auto* x = static_cast<float*>(outrider_alloc(c, 4));
       outrider_op_t h;
       int rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
@@ -449,13 +399,13 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   ASSERT_TRUE(bystanders_ready.Receive(&ch, 60000));
   pid_t dead = Spawn([&] {
     // Large enough for the ring: its data moves only after agreement, chunk by chunk.
-    outrider_client_t* c = client("mid", "m", 1);
+    outrider_client_t* c = ConnectOnePerNode("mid", "m", 1, 2);
     auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
     outrider_op_t h;
     return Wait(c, outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);  // killed first
   });
   pid_t survivor = Spawn([&] {
-    outrider_client_t* c = client("mid", "m", 0);
+    outrider_client_t* c = ConnectOnePerNode("mid", "m", 0, 2);
     auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
     char g;
     if (!go.Receive(&g, 60000)) return 90;

@@ -72,6 +72,22 @@ class MultiNodeTest : public ::testing::Test {
       ASSERT_NE(agents_.back(), nullptr);
     }
   }
+  // In a child: connects as `rank` of a job of `world` ranks, one per node (node `rank`'s agent,
+  // node 0's as the root); exits the child if that fails.
+  outrider_client_t* ConnectOnePerNode(const char* job, const char* token, int rank, int world) {
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    std::string socket = agents_[static_cast<size_t>(rank)]->socket_path();
+    o.socket_path = socket.c_str();
+    o.job_id = job;
+    o.rank = rank;
+    o.world_size = world;
+    o.local_rank = 0;
+    o.local_world_size = 1;
+    return ConnectOrExitWith(&o);
+  }
   // Runs nodes x local ranks, each calling body(client, rank); collects rc and error text.
   void RunJob(const std::string& job, int nodes, int local, const std::string& token,
               const std::function<int(outrider_client_t*, int)>& body, bool expect_ok = true) {
