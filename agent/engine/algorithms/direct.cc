@@ -46,12 +46,15 @@ BufferSpan Direct::Contribution(int node) const {
   }
 }
 
-bool Direct::CheckSizes(uint64_t bytes, int skip) {
+bool Direct::SizeOk(int node) {
+  if (c_.data[static_cast<size_t>(node)].size() == bytes_) return true;
+  Complete(ProtocolError("peer sent a payload of the wrong size"));
+  return false;
+}
+
+bool Direct::OtherSizesOk() {
   for (int n = 0; n < topo_.nodes; ++n) {
-    if (n != skip && c_.data[static_cast<size_t>(n)].size() != bytes) {
-      Complete(ProtocolError("peer sent a payload of the wrong size"));
-      return false;
-    }
+    if (n != topo_.me && !SizeOk(n)) return false;
   }
   return true;
 }
@@ -63,9 +66,9 @@ void Direct::Agreed() {
   auto from = [this](size_t n) { return BufferSpan::Host(c_.data[n].data(), c_.data[n].size()); };
   switch (o.kind) {
     case OpKind::kAllreduce: {
-      if (!CheckSizes(bytes_, topo_.me)) return;
+      if (!OtherSizesOk()) return;
       std::vector<BufferSpan> in;
-      for (size_t n = 0; n < N; ++n) in.push_back(n == me ? BufferSpan::Host(partial_.data(), bytes_) : from(n));
+      for (size_t n = 0; n < N; ++n) in.push_back(n == me ? Contribution(topo_.me) : from(n));
       BufferSpan out = o.recv;
       return Reduce({out}, std::move(in), PartialOp(o.reduce_op), [this, out, world] {
         std::vector<CopyPair> rest;
@@ -75,7 +78,7 @@ void Direct::Agreed() {
       });
     }
     case OpKind::kAllgather: {
-      if (!CheckSizes(bytes_, topo_.me)) return;
+      if (!OtherSizesOk()) return;
       std::vector<CopyPair> pairs;
       for (size_t n = 0; n < N; ++n) {
         if (n == me) continue;
@@ -84,7 +87,7 @@ void Direct::Agreed() {
       return CompleteAfter(std::move(pairs));
     }
     case OpKind::kReduceScatter: {
-      if (!CheckSizes(bytes_, topo_.me)) return;
+      if (!OtherSizesOk()) return;
       std::vector<BufferSpan> in;
       for (size_t n = 0; n < N; ++n) in.push_back(n == me ? Contribution(topo_.me) : from(n));
       result_.resize(bytes_);
@@ -100,9 +103,7 @@ void Direct::Agreed() {
     case OpKind::kBroadcast: {
       int root_node = o.root / topo_.local_size;
       if (root_node == topo_.me) return Complete(Status::Ok());
-      if (c_.data[static_cast<size_t>(root_node)].size() != bytes_) {
-        return Complete(ProtocolError("peer sent a payload of the wrong size"));
-      }
+      if (!SizeOk(root_node)) return;
       std::vector<CopyPair> pairs;
       for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, from(static_cast<size_t>(root_node))});
       return CompleteAfter(std::move(pairs));

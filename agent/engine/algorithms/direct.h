@@ -19,8 +19,10 @@ class Direct final : public Algorithm {
   void Agreed() override;
 
  private:
-  // Every node's contribution is `bytes` long (node `skip`'s is not checked).
-  bool CheckSizes(uint64_t bytes, int skip);
+  // Node `node` sent a share of bytes_; otherwise the instance fails.
+  bool SizeOk(int node);
+  // Every other node did.
+  bool OtherSizesOk();
 
   uint64_t bytes_ = 0;              // each node's share
   std::vector<uint8_t> partial_;    // allreduce: this node's sum; reduce-scatter: its local sums

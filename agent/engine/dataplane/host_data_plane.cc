@@ -14,12 +14,12 @@ namespace {
 bool Aligned(const BufferSpan& s, uint64_t elem) { return s.address % elem == 0; }
 
 // Aligned copies of the misaligned spans among `spans` (the spans are re-pointed at them).
-std::vector<std::vector<uint64_t>> StageMisaligned(std::vector<BufferSpan>* spans, uint64_t elem, bool copy_in) {
+std::vector<std::vector<uint64_t>> StageMisaligned(std::vector<BufferSpan>* spans, uint64_t elem) {
   std::vector<std::vector<uint64_t>> staged;
   for (BufferSpan& s : *spans) {
     if (Aligned(s, elem)) continue;
     staged.emplace_back((s.length + 7) / 8);
-    if (copy_in) std::memcpy(staged.back().data(), HostBytes(s), s.length);
+    std::memcpy(staged.back().data(), HostBytes(s), s.length);
     s = BufferSpan::Host(staged.back().data(), s.length);
   }
   return staged;
@@ -45,7 +45,7 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
   for (const BufferSpan& d : dsts) misaligned |= !Aligned(d, elem);
   if (misaligned) {
     // Rare: reduce aligned copies into an aligned result, then copy it to every destination.
-    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&srcs, elem, true);
+    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&srcs, elem);
     std::vector<uint64_t> result((bytes + 7) / 8);
     BufferSpan out = BufferSpan::Host(result.data(), bytes);
     Reduce({out}, std::move(srcs), dtype, op, nullptr);
@@ -81,10 +81,10 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
 void HostDataPlane::Divide(BufferSpan dst, ipc::DType dtype, int64_t divisor, Done done) {
   uint64_t elem = ipc::DTypeSize(dtype);
   if (!Aligned(dst, elem)) {
-    std::vector<BufferSpan> one{dst};
-    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&one, elem, true);
-    engine::DivideInPlace(dtype, HostBytes(one[0]), dst.length / elem, divisor);
-    return Copy(dst, one[0], std::move(done));
+    std::vector<uint64_t> aligned((dst.length + 7) / 8);
+    std::memcpy(aligned.data(), HostBytes(dst), dst.length);
+    engine::DivideInPlace(dtype, aligned.data(), dst.length / elem, divisor);
+    return Copy(dst, BufferSpan::Host(aligned.data(), dst.length), std::move(done));
   }
   engine::DivideInPlace(dtype, HostBytes(dst), dst.length / elem, divisor);
   if (done) done(Status::Ok());
