@@ -50,7 +50,7 @@ struct Collective {
   int sends_in_flight = 0;
   uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers, headers included
   uint64_t started_ns = 0, agreed_ns = 0;
-  std::string abort_text;  // sent to the peers when this node's ranks disagreed
+  std::string abort_text;  // sent to the peers when the instance failed here before it ran
   std::unique_ptr<Algorithm> algorithm;
 
   const ValidatedOp& op() const { return *ops[0]; }
@@ -70,6 +70,7 @@ class CollectiveLinks {
     uint64_t offset = 0;
     uint64_t message_bytes = 0;  // kSparse
     bool urgent = false;         // scheduled ahead of the instance's other chunks (demanded rows)
+    Code code = Code::kOk;       // kAbort: why the instance failed
   };
   virtual ~CollectiveLinks() = default;
   // Sends `payload` to `node`: bulk chunks through the scheduler, the rest at once. The payload

@@ -331,12 +331,21 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
     InstanceId id = arrival_.front();
     std::string missing;
     for (size_t r = 0; r < p->ops.size(); ++r) {
-      if (!p->ops[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      if (p->ops[r]) continue;
+      missing += missing.empty() ? "" : ", ";
+      // Multi-node jobs name the job rank too: the error reaches every node.
+      if (group_ != nullptr && members_[r] != nullptr) {
+        missing += "rank " + std::to_string(members_[r]->identity().rank) + " (local rank " + std::to_string(r) + ")";
+      } else {
+        missing += "local rank " + std::to_string(r);
+      }
     }
     Status st = DeadlineExceeded(InstanceName(id.first, id.second) + " in job '" + id_ + "' waited " +
-                                 std::to_string(timeout_ns / 1000000) + " ms for local rank(s) " + missing + " to submit");
+                                 std::to_string(timeout_ns / 1000000) + " ms for " + missing + " to submit");
     Logger("engine")->warn("{}", st.message());
     Fail(*p, st, id.second);
+    // The other nodes wait for this node's contribution, which will not come: they fail too.
+    if (group_ != nullptr) group_->Abort(id.first, id.second, st);
     // Keep a failed tombstone so the late ranks fail at once instead of waiting again.
     p->failed = st;
   }

@@ -90,6 +90,7 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   h.step = args.step;
   h.offset = args.offset;
   h.message_bytes = args.message_bytes;
+  h.code = static_cast<int32_t>(args.code);
   if (args.type == PeerMsg::kContrib) h.fp = c.fp;
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
@@ -229,9 +230,11 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
   if (c.done) return;
   c.wire_recv += sizeof(h) + len;
   switch (static_cast<PeerMsg>(h.type)) {
-    case PeerMsg::kAbort:
-      return Complete(c, Mismatch(data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
-                                                  : "ranks of " + DescribeNode(h.from_node) + " disagree"));
+    case PeerMsg::kAbort: {
+      Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kMismatch;
+      return Complete(c, Status(code, data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+                                                      : "ranks of " + DescribeNode(h.from_node) + " disagree"));
+    }
     case PeerMsg::kContrib: {
       auto& slot = c.fps[static_cast<size_t>(h.from_node)];
       if (slot) return;  // duplicate: ignore

@@ -53,7 +53,7 @@ void NodeGroup::SendAborts() {
     c.abort_text = why.message();
     BufferSpan text = BufferSpan::Host(c.abort_text.data(), c.abort_text.size());
     for (int n = 0; n < topo_.nodes && !c.done; ++n) {
-      if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort}, text);
+      if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort, .code = why.code()}, text);
     }
     // This node's ranks already have their error; the instance only lives for its sends.
     c.started = true;

@@ -435,6 +435,67 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   for (pid_t p : bystanders) EXPECT_EQ(Reap(p), 0);
 }
 
+TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNamingIt) {
+  // Rank 3 (node 1, local rank 1) is alive but never submits, as a stopped or stuck trainer: its
+  // node's op times out, and node 0's ranks, which wait for node 1's contribution, fail with the
+  // same error instead of waiting for their own deadline.
+  StartAgents(2, /*http=*/false, {"--op-timeout-ms", "500"});
+  Pipe stuck_ready, release;
+  pid_t stuck = Spawn([&] {
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    ::setenv("OUTRIDER_JOB_TOKEN", "s", 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    std::string socket = agents_[1]->socket_path();
+    o.socket_path = socket.c_str();
+    o.job_id = "stuck";
+    o.rank = 3;
+    o.world_size = 4;
+    o.local_rank = 1;
+    o.local_world_size = 2;
+    outrider_client_t* c = ConnectOrExitWith(&o);
+    stuck_ready.Send('r');
+    char ch;
+    (void)release.Receive(&ch, 60000);
+    outrider_disconnect(c);
+    return 0;
+  });
+  char ch;
+  ASSERT_TRUE(stuck_ready.Receive(&ch, 30000));
+  std::vector<pid_t> ranks;
+  for (int r : {0, 1, 2}) {
+    ranks.push_back(Spawn([&, r] {
+      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+      ::setenv("OUTRIDER_JOB_TOKEN", "s", 1);
+      outrider_connect_options_t o;
+      outrider_connect_options_init(&o);
+      std::string socket = agents_[static_cast<size_t>(r / 2)]->socket_path();
+      o.socket_path = socket.c_str();
+      o.job_id = "stuck";
+      o.rank = r;
+      o.world_size = 4;
+      o.local_rank = r % 2;
+      o.local_world_size = 2;
+      outrider_client_t* c = ConnectOrExitWith(&o);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4096));
+      outrider_op_t h;
+      int rc = outrider_allreduce(c, x, x, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == 0) rc = outrider_wait(c, h, 20000);  // without the abort, node 0 would wait here
+      results_->rc[r] = rc;
+      CopyText(results_->error[r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  for (pid_t p : ranks) EXPECT_EQ(Reap(p), 0);
+  release.Send('e');
+  EXPECT_EQ(Reap(stuck), 0);
+  for (int r : {0, 1, 2}) {
+    EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_DEADLINE_EXCEEDED) << "rank " << r << ": " << results_->error[r];
+    EXPECT_THAT(results_->error[r], HasSubstr("waited 500 ms for rank 3 (local rank 1) to submit")) << "rank " << r;
+  }
+}
+
 TEST_F(MultiNodeTest, AlltoallvAcrossNodesDeliversEveryBlockAndRejectsDisagreeingCounts) {
   StartAgents(2);
   const int nodes = 2, local = 2, world = 4;

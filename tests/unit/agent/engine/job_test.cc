@@ -190,7 +190,7 @@ TEST_F(JobTest, ExpireOpsFailsAnInstanceWaitingPastTheTimeoutNamingTheMissingRan
     const FakeMember::Completion* c = m(r).Of(static_cast<uint64_t>(r + 1));
     ASSERT_NE(c, nullptr) << "rank " << r;
     EXPECT_EQ(c->status.code(), Code::kDeadlineExceeded) << c->status.ToString();
-    EXPECT_NE(c->status.message().find("for local rank(s) 1 to submit"), std::string::npos) << c->status.message();
+    EXPECT_NE(c->status.message().find("for local rank 1 to submit"), std::string::npos) << c->status.message();
   }
   // The late rank fails at once instead of waiting again.
   Submit(1, b1.op);
