@@ -89,12 +89,18 @@ Status Job::StartNetwork(const Member* first) {
 void Job::OnRendezvous(Result<NodeTable> table) {
   if (!table.ok()) {
     Logger("engine")->error("job '{}': rendezvous failed: {}", id_, table.status().ToString());
-    Lose(table.status().Annotate("job '" + id_ + "' rendezvous failed"));
+    // A root agent that closed the connection is a lost peer (node 0), not a busy service.
+    Status why = table.status();
+    if (why.code() == Code::kUnavailable) why = PeerLost(why.message());
+    Lose(why.Annotate("job '" + id_ + "' rendezvous " +
+                      (group_->node_rank() == 0 ? std::string("hosted here") : "with the agent of " + group_->DescribeNode(0)) +
+                      " failed"));
     return;
   }
-  auto peers = net_->ConnectNodes(*table, group_->node_rank());
+  int unreachable = -1;
+  auto peers = net_->ConnectNodes(*table, group_->node_rank(), &unreachable);
   if (!peers.ok()) {
-    Lose(peers.status().Annotate("job '" + id_ + "': connecting to peer agents"));
+    Lose(PeerLost(group_->DescribeNode(unreachable) + " of job '" + id_ + "' is unreachable: " + peers.status().message()));
     return;
   }
   group_->SetPeers(std::move(*peers));

@@ -1,14 +1,32 @@
 // HTTP listener over civetweb.
 #include "agent/http/http_server.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 namespace outrider::agent {
 namespace {
 
+// Opens and closes a TCP connection to 127.0.0.1:port (the listener wakes up for it).
+void Knock(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  (void)::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  ::close(fd);
+}
 
 }  // namespace
 
@@ -50,7 +68,22 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
 }
 
 HttpServer::~HttpServer() {
-  if (ctx_ != nullptr) mg_stop(ctx_);
+  if (ctx_ == nullptr) return;
+  // civetweb's listener sees the stop request only between two polls, up to 2 s apart. A
+  // connection to the listening port wakes it: knock until mg_stop returns (bounded), so that a
+  // stopping agent does not wait out the poll.
+  mg_server_port ports[4];
+  int n = mg_get_server_ports(ctx_, 4, ports);
+  std::atomic<bool> stopped{false};
+  std::thread stopper([this, &stopped] {
+    mg_stop(ctx_);
+    stopped.store(true);
+  });
+  for (int i = 0; i < 300 && !stopped.load(); ++i) {
+    for (int k = 0; k < n; ++k) Knock(ports[k].port);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stopper.join();
 }
 
 }  // namespace outrider::agent

@@ -42,12 +42,19 @@ Network::~Network() {
   if (transport_) loop_->Remove(transport_->event_fd());
 }
 
-Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int self) {
+Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int self, int* failed_node) {
   std::vector<PeerId> peers(table.size(), 0);
   uint64_t now = clock_();
   for (size_t n = 0; n < table.size(); ++n) {
     if (static_cast<int>(n) == self) continue;
-    OUTRIDER_ASSIGN_OR_RETURN(peers[n], transport_->Connect(table[n]));
+    Result<PeerId> peer = transport_->Connect(table[n]);
+    if (!peer.ok()) {
+      peers.resize(n);  // the nodes before n were acquired
+      Release(peers, self);
+      if (failed_node != nullptr) *failed_node = static_cast<int>(n);
+      return peer.status();
+    }
+    peers[n] = *peer;
     PeerState& st = peers_[peers[n]];
     if (st.uses++ == 0) st.last_seen_ns = now;
     st.hash = ipc::Fnv1a(table[n].data(), table[n].size());

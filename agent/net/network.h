@@ -42,8 +42,9 @@ class Network {
   EventLoop* loop() { return loop_; }
   const NetworkOptions& options() const { return options_; }
   uint64_t self_hash() const { return self_hash_; }
-  // Connects to every node's agent but `self`; returns peers by node (entry `self` is 0).
-  Result<std::vector<PeerId>> ConnectNodes(const NodeTable& table, int self);
+  // Connects to every node's agent but `self`; returns peers by node (entry `self` is 0). On
+  // failure nothing stays acquired and `*failed_node` (if given) is the node it could not reach.
+  Result<std::vector<PeerId>> ConnectNodes(const NodeTable& table, int self, int* failed_node = nullptr);
   // A job stops using these peers; unused peers get no more heartbeats.
   void Release(const std::vector<PeerId>& peers, int self);
 

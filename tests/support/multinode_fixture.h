@@ -133,8 +133,13 @@ class MultiNodeTest : public ::testing::Test {
   int token_breaker_ = -1;
 };
 
-// GET http://127.0.0.1:port/path; the body, or "" on any failure.
-inline std::string HttpGet(uint16_t port, const std::string& path) {
+struct HttpReply {
+  int status = 0;  // 0: no answer
+  std::string body;
+};
+
+// GET http://127.0.0.1:port/path.
+inline HttpReply HttpFetch(uint16_t port, const std::string& path) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
@@ -149,9 +154,16 @@ inline std::string HttpGet(uint16_t port, const std::string& path) {
     }
   }
   ::close(fd);
+  HttpReply reply;
   size_t body = out.find("\r\n\r\n");
-  return body == std::string::npos ? "" : out.substr(body + 4);
+  if (body == std::string::npos || out.rfind("HTTP/1.", 0) != 0 || out.size() < 12) return reply;
+  reply.status = std::atoi(out.c_str() + 9);
+  reply.body = out.substr(body + 4);
+  return reply;
 }
+// The body, or "" on any failure.
+inline std::string HttpGet(uint16_t port, const std::string& path) { return HttpFetch(port, path).body; }
+inline int HttpStatus(uint16_t port, const std::string& path) { return HttpFetch(port, path).status; }
 
 inline int Wait(outrider_client_t* c, int rc, const outrider_op_t* h) { return rc == OUTRIDER_OK ? outrider_wait(c, *h, 30000) : rc; }
 
