@@ -36,7 +36,7 @@ Job::~Job() {
   }
 }
 
-bool Job::busy() const { return group_ != nullptr && group_->busy(); }
+bool Job::busy() const { return group_ != nullptr && (in_rendezvous_ || group_->busy()); }
 
 Status Job::StartNetwork(const Member* first) {
   const ClientIdentity& id = first->identity();
@@ -74,6 +74,7 @@ Status Job::StartNetwork(const Member* first) {
   });
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
+  in_rendezvous_ = true;
   if (node == 0) {
     net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
   } else {
@@ -87,6 +88,7 @@ Status Job::StartNetwork(const Member* first) {
 }
 
 void Job::OnRendezvous(Result<NodeTable> table) {
+  in_rendezvous_ = false;
   if (!table.ok()) {
     Logger("engine")->error("job '{}': rendezvous failed: {}", id_, table.status().ToString());
     // A root agent that closed the connection is a lost peer (node 0), not a busy service.

@@ -37,7 +37,9 @@ class Job {
   Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine = {});
   ~Job();
   uint64_t hash() const { return hash_; }
-  // Sends of this job are still in flight: its clients' memory must stay mapped.
+  // Sends of this job are still in flight (its clients' memory must stay mapped), or its
+  // rendezvous is (the other nodes may already wait for this node: once it completes, they hear
+  // how the job ended here instead of waiting for a node that vanished).
   bool busy() const;
 
   const std::string& id() const { return id_; }
@@ -117,6 +119,7 @@ class Job {
   std::string token_;
   std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
+  bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet
   FlightRecorder recorder_;
   std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration

@@ -435,6 +435,58 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   for (pid_t p : bystanders) EXPECT_EQ(Reap(p), 0);
 }
 
+TEST_F(MultiNodeTest, TrainerKilledBeforeItsJobFormedFailsTheOtherNodesOnceItForms) {
+  // Node 1's only rank dies right after it connects, while its agent is still in the job's
+  // rendezvous. Node 1's agent keeps the job until the rendezvous completes and then tells node 0,
+  // whose rank fails with PEER_LOST naming rank 1 well before any silence or rendezvous timeout
+  // (and another job keeps the agents' link alive, so silence would never come).
+  StartAgents(2);
+  Pipe bystanders_ready, end_bystanders;
+  std::vector<pid_t> bystanders;
+  for (int r = 0; r < 2; ++r) {
+    bystanders.push_back(Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("other", "o", r, 2);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4));
+      outrider_op_t h;
+      int rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+      char ch;
+      if (r == 0) bystanders_ready.Send('r');
+      if (!end_bystanders.Receive(&ch, 60000)) rc = 90;
+      outrider_disconnect(c);
+      return rc;
+    }));
+  }
+  char ch;
+  ASSERT_TRUE(bystanders_ready.Receive(&ch, 60000));
+  Pipe connected;
+  pid_t dead = Spawn([&] {
+    ConnectOnePerNode("early", "e", 1, 2);
+    connected.Send('c');
+    for (;;) ::pause();
+    return 0;
+  });
+  ASSERT_TRUE(connected.Receive(&ch, 30000));
+  ::kill(dead, SIGKILL);
+  Reap(dead);
+  pid_t survivor = Spawn([&] {
+    outrider_client_t* c = ConnectOnePerNode("early", "e", 0, 2);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4096));
+    outrider_op_t h;
+    int rc = outrider_allreduce(c, x, x, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    if (rc == 0) rc = outrider_wait(c, h, 5000);  // the rendezvous timeout is 8 s, silence never comes
+    results_->rc[0] = rc;
+    CopyText(results_->error[0], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
+  EXPECT_EQ(Reap(survivor), 0);
+  EXPECT_EQ(results_->rc[0], OUTRIDER_ERR_PEER_LOST) << results_->error[0];
+  EXPECT_THAT(results_->error[0], HasSubstr("rank 1 (local rank 0"));
+  end_bystanders.Send('e');
+  end_bystanders.Send('e');
+  for (pid_t p : bystanders) EXPECT_EQ(Reap(p), 0);
+}
+
 TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNamingIt) {
   // Rank 3 (node 1, local rank 1) is alive but never submits, as a stopped or stuck trainer: its
   // node's op times out, and node 0's ranks, which wait for node 1's contribution, fail with the
