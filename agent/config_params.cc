@@ -95,7 +95,7 @@ const Param kParams[] = {
      OUTRIDER_UINT_FIELD(control.limits.max_region_bytes)},
     {"op_timeout_ms", "--op-timeout-ms", "OUTRIDER_OP_TIMEOUT_MS", "op_timeout_ms", "MS", "", "ms",
      "How long a collective may wait for all local ranks to submit before it fails with "
-     "DEADLINE_EXCEEDED; 0 = never.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
+     "DEADLINE_EXCEEDED on every node of its job; 0 = never.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
     {"spin_us", "--spin-us", "OUTRIDER_SPIN_US", "spin_us", "US", "", "us",
      "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,
      ParamKind::kUint, OUTRIDER_UINT_FIELD(spin_us)},
