@@ -13,7 +13,9 @@
 #include "agent/engine/dataplane/half.h"
 #include "ipc/check.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// ThreadSanitizer builds go without: their ifunc resolvers would run (instrumented) before the
+// sanitizer's runtime is up, and crash the program at load time.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define OUTRIDER_X86_DISPATCH 1
 #include <immintrin.h>
 #else
