@@ -37,6 +37,8 @@ struct Collective {
   bool agreed = false;   // every node sent the same fingerprint
   bool done = false;     // finished here (result holds how)
   bool notified = false;  // the job heard of it (or never will: an aborted instance)
+  bool forgotten = false;  // finished here ahead of an earlier seq of its key: kept, empty, only so
+                           // that late messages for it are dropped until the earlier seqs finish
   Status result;
   std::vector<const ValidatedOp*> ops;  // by local rank; valid while !notified
   Fingerprint fp{};

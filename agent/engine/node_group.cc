@@ -60,6 +60,13 @@ int NodeGroup::NodeOfPeer(PeerId peer) const {
   return -1;
 }
 
+bool NodeGroup::Finished(uint64_t key, uint64_t seq) const {
+  auto below = finished_below_.find(key);
+  if (below != finished_below_.end() && seq < below->second) return true;
+  auto it = instances_.find({key, seq});
+  return it != instances_.end() && it->second.forgotten;
+}
+
 Collective& NodeGroup::Get(uint64_t key, uint64_t seq) {
   Collective& c = instances_[{key, seq}];
   if (c.fps.empty()) {
@@ -225,6 +232,9 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 }
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  // Late for an instance that finished here (it failed, and its peers had more on the way): nothing
+  // waits for it, and it must not bring the instance back.
+  if (Finished(h.key, h.seq)) return;
   Collective& c = Get(h.key, h.seq);
   if (c.done) return;
   c.wire_recv += sizeof(h) + len;
@@ -320,7 +330,26 @@ void NodeGroup::MaybeErase(uint64_t key, uint64_t seq) {
   auto it = instances_.find({key, seq});
   if (it == instances_.end()) return;
   const Collective& c = it->second;
-  if (!c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return;
+  if (c.forgotten || !c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return;
+  Retire(it);
+  uint64_t& below = finished_below_[key];
+  if (seq < below) return;
+  if (seq > below) {
+    // An earlier seq of the key still runs: remember this one finished until that one has too.
+    Collective& mark = instances_[{key, seq}];
+    mark.key = key;
+    mark.seq = seq;
+    mark.started = mark.done = mark.notified = mark.forgotten = true;
+    return;
+  }
+  for (++below;; ++below) {
+    auto next = instances_.find({key, below});
+    if (next == instances_.end() || !next->second.forgotten) break;
+    instances_.erase(next);  // holds nothing an algorithm's frames could still use
+  }
+}
+
+void NodeGroup::Retire(Instances::iterator it) {
   if (depth_ == 0) {
     instances_.erase(it);
   } else {

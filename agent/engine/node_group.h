@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "agent/engine/algorithm.h"
@@ -50,6 +51,8 @@ class NodeGroup : private CollectiveLinks {
   bool ready() const { return !peers_.empty(); }
   // Some send or data movement still uses client memory or instance buffers.
   bool busy() const;
+  // Instances held: running, finishing their sends, or kept only to drop late messages for them.
+  size_t instance_count() const { return instances_.size(); }
   // Peers by node rank (this node's entry is unused). Makes the group ready.
   void SetPeers(std::vector<PeerId> peers);
   const std::vector<PeerId>& peers() const { return peers_; }
@@ -89,11 +92,15 @@ class NodeGroup : private CollectiveLinks {
   void SayJobLeft(int lost_node = -1);
 
  private:
+  using Instances = std::map<std::pair<uint64_t, uint64_t>, Collective>;
+
   // CollectiveLinks.
   void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) override;
   void Complete(Collective& c, const Status& result) override;
 
   Collective& Get(uint64_t key, uint64_t seq);
+  // (key, seq) finished here and was forgotten: a message for it comes too late to matter.
+  bool Finished(uint64_t key, uint64_t seq) const;
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
   void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled);
@@ -106,6 +113,8 @@ class NodeGroup : private CollectiveLinks {
   void Notify(Collective& c);
   // Forgets a finished instance whose sends and data movement are done.
   void MaybeErase(uint64_t key, uint64_t seq);
+  // Destroys an instance, or keeps it until the outermost Scope closes.
+  void Retire(Instances::iterator it);
 
   // Every way into the group (a public call, a transport or scheduler callback) holds a Scope. An
   // instance forgotten while one is open is destroyed only when the outermost one closes: its
@@ -136,7 +145,10 @@ class NodeGroup : private CollectiveLinks {
   std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
   std::string failure_;  // SayJobFailed's reason, until the peers are known
   std::vector<PeerId> peers_;
-  std::map<std::pair<uint64_t, uint64_t>, Collective> instances_;
+  Instances instances_;
+  // Per key: every seq below it finished here and was forgotten (later ones that finished first
+  // stay as `forgotten` entries until then). Invariant: no instance of the key below it.
+  std::unordered_map<uint64_t, uint64_t> finished_below_;
   int depth_ = 0;
   std::vector<decltype(instances_)::node_type> retired_;  // forgotten, destroyed when depth_ drops to 0
   // Messages sent to / delivered from each node. A JobLeft carries the sender's count, so it is

@@ -48,14 +48,16 @@ void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
 void NodeGroup::SendAborts() {
   auto aborts = std::move(aborts_);
   for (auto& [key, seq, why] : aborts) {
+    if (Finished(key, seq)) continue;
     Collective& c = Get(key, seq);
-    if (c.done) continue;
-    c.abort_text = why.message();
-    BufferSpan text = BufferSpan::Host(c.abort_text.data(), c.abort_text.size());
-    for (int n = 0; n < topo_.nodes && !c.done; ++n) {
-      if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort}, text);
+    if (!c.done) {  // else another node aborted it first, and told every node
+      c.abort_text = why.message();
+      BufferSpan text = BufferSpan::Host(c.abort_text.data(), c.abort_text.size());
+      for (int n = 0; n < topo_.nodes && !c.done; ++n) {
+        if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort}, text);
+      }
     }
-    // This node's ranks already have their error; the instance only lives for its sends.
+    // This node's ranks already have their error; the instance only lives until its sends end.
     c.started = true;
     c.done = c.notified = true;
     MaybeErase(key, seq);

@@ -1,0 +1,153 @@
+// How a job's node groups end instances: messages that arrive for instances a node already
+// finished. In-process node groups (3 nodes of one local rank) joined by a FakeNetwork and driven
+// delivery by delivery; a link's messages stay in order, the network's need not.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/unit/agent/engine/node_cluster.h"
+
+namespace outrider::agent {
+namespace {
+
+using ipc::DType;
+using ipc::OpKind;
+using ipc::ReduceOp;
+
+// Large ops take the ring with several chunks per segment; sparse messages travel in several chunks.
+const EngineOptions kSmall{.direct_max_bytes = 1024, .chunk_bytes = 4096};
+constexpr uint64_t kKey = 1;
+constexpr int kNodes = 3;
+
+enum class Kind { kRingAllreduce, kChainBroadcast, kGatherRing, kSparseAllreduce, kDirectAllreduce };
+
+// One rank's op of instance (kKey, seq) and its memory. Not copied once filled: the op names it.
+struct Rank {
+  std::vector<float> send, recv;
+  std::vector<int64_t> ids, out_ids;
+  ValidatedOp op;
+};
+
+void Fill(Rank& x, Kind kind, int r, int world) {
+  constexpr uint64_t kCount = 10007, kBlock = 1001, kRows = 1000, kDim = 8, kNnz = 300;
+  ValidatedOp& o = x.op;
+  o.op_id = static_cast<uint64_t>(r + 1);
+  o.key = kKey;
+  o.dtype = DType::kF32;
+  auto values = [&](uint64_t n) {
+    x.send.resize(n);
+    for (uint64_t i = 0; i < n; ++i) x.send[i] = static_cast<float>((static_cast<uint64_t>(r) * 7 + i) % 13) * 0.5f;
+  };
+  switch (kind) {
+    case Kind::kRingAllreduce:
+    case Kind::kDirectAllreduce:
+      o.kind = OpKind::kAllreduce;
+      o.reduce_op = ReduceOp::kSum;
+      o.count = kind == Kind::kRingAllreduce ? kCount : 100;
+      values(o.count);
+      x.recv.assign(o.count, -1.0f);
+      o.send = BufferSpan::Host(x.send.data(), x.send.size() * 4);
+      o.recv = BufferSpan::Host(x.recv.data(), x.recv.size() * 4);
+      return;
+    case Kind::kChainBroadcast:
+      // From rank 1: the chain runs node 1 -> 2 -> 0.
+      o.kind = OpKind::kBroadcast;
+      o.count = kCount;
+      o.root = 1;
+      values(o.count);
+      o.recv = o.send = BufferSpan::Host(x.send.data(), x.send.size() * 4);
+      return;
+    case Kind::kGatherRing:
+      o.kind = OpKind::kAllgather;
+      o.count = kBlock;
+      values(kBlock);
+      x.recv.assign(kBlock * static_cast<uint64_t>(world), -1.0f);
+      o.send = BufferSpan::Host(x.send.data(), x.send.size() * 4);
+      o.recv = BufferSpan::Host(x.recv.data(), x.recv.size() * 4);
+      return;
+    case Kind::kSparseAllreduce:
+      o.kind = OpKind::kSparseAllreduce;
+      o.count = kDim;
+      o.rows = kRows;
+      o.id_dtype = DType::kI64;
+      o.algo = static_cast<uint32_t>(ipc::SparseAlgo::kAllgather);
+      for (uint64_t i = 0; i < kNnz; ++i) x.ids.push_back(static_cast<int64_t>(i * 3 + static_cast<uint64_t>(r)));
+      values(kNnz * kDim);
+      o.ids = BufferSpan::Host(x.ids.data(), x.ids.size() * 8);
+      o.nnz = kNnz;
+      o.send = BufferSpan::Host(x.send.data(), x.send.size() * 4);
+      o.capacity = kRows;
+      x.out_ids.assign(kRows, -1);
+      x.recv.assign(kRows * kDim, 0);
+      o.recv = BufferSpan::Host(x.recv.data(), x.recv.size() * 4);
+      o.out_ids = BufferSpan::Host(x.out_ids.data(), x.out_ids.size() * 8);
+      return;
+  }
+}
+
+std::vector<Rank> Ranks(Kind kind, int world = kNodes) {
+  std::vector<Rank> ranks(static_cast<size_t>(world));
+  for (int r = 0; r < world; ++r) Fill(ranks[static_cast<size_t>(r)], kind, r, world);
+  return ranks;
+}
+
+void StartAll(NodeCluster& c, std::vector<Rank>& ranks, uint64_t seq = 0) {
+  for (int n = 0; n < c.nodes(); ++n) c.group(n).Start(kKey, seq, {&ranks[static_cast<size_t>(n)].op});
+}
+
+void ExpectOkEverywhere(const NodeCluster& c, uint64_t seq = 0) {
+  for (int n = 0; n < c.nodes(); ++n) {
+    const NodeDone* d = c.done(n, kKey, seq);
+    ASSERT_NE(d, nullptr) << "node " << n << " never finished seq " << seq;
+    EXPECT_TRUE(d->status.ok()) << "node " << n << ": " << d->status.ToString();
+    EXPECT_EQ(d->calls, 1) << "node " << n;
+  }
+}
+
+// ---- Messages for instances already finished ----
+
+TEST(StaleMessageTest, ContributionArrivingAfterItsInstanceWasAbortedIsDroppedAndTheNextSeqRuns) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<Rank> ranks = Ranks(Kind::kDirectAllreduce);
+  c.group(0).Start(kKey, 0, {&ranks[0].op});
+  c.group(1).Start(kKey, 0, {&ranks[1].op});
+  // Node 2's ranks disagreed among themselves: it aborts the instance on every node, and its
+  // aborts arrive before the contributions nodes 0 and 1 sent it.
+  c.group(2).Abort(kKey, 0, Mismatch("ranks 2 and 5 disagree"));
+  ASSERT_TRUE(c.net().StepLink(2, 0));
+  ASSERT_TRUE(c.net().StepLink(2, 1));
+  c.Run();
+  for (int n = 0; n < 2; ++n) {
+    const NodeDone* d = c.done(n, kKey, 0);
+    ASSERT_NE(d, nullptr) << "node " << n;
+    EXPECT_EQ(d->status.code(), Code::kMismatch) << d->status.ToString();
+  }
+  EXPECT_EQ(c.group(2).WaitingFor(kKey, 0), "") << "a late contribution brought the instance back";
+  EXPECT_EQ(c.group(2).instance_count(), 0u);
+  std::vector<Rank> next = Ranks(Kind::kDirectAllreduce);
+  StartAll(c, next, 1);
+  c.Run();
+  ExpectOkEverywhere(c, 1);
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(c.group(n).instance_count(), 0u) << "node " << n;
+}
+
+TEST(StaleMessageTest, FinishedInstancesLeaveNothingBehindWhateverOrderTheyFinishIn) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<std::vector<Rank>> seqs;
+  for (int s = 0; s < 3; ++s) seqs.push_back(Ranks(Kind::kDirectAllreduce));
+  // Seq 2 and seq 1 finish before seq 0: node 0 submits seq 0 last.
+  for (uint64_t s : {2, 1}) StartAll(c, seqs[s], s);
+  for (int n = 1; n < kNodes; ++n) c.group(n).Start(kKey, 0, {&seqs[0][static_cast<size_t>(n)].op});
+  c.Run();
+  ASSERT_NE(c.done(0, kKey, 1), nullptr);
+  ASSERT_EQ(c.done(0, kKey, 0), nullptr);
+  c.group(0).Start(kKey, 0, {&seqs[0][0].op});
+  c.Run();
+  for (uint64_t s = 0; s < 3; ++s) ExpectOkEverywhere(c, s);
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(c.group(n).instance_count(), 0u) << "node " << n;
+}
+
+}  // namespace
+}  // namespace outrider::agent
