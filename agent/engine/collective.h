@@ -52,7 +52,10 @@ struct Collective {
   int sends_in_flight = 0;
   uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers, headers included
   uint64_t started_ns = 0, agreed_ns = 0;
-  std::string abort_text;  // sent to the peers when this node's ranks disagreed
+  // Why the instance failed here, as sent to the other nodes (kAbort: its code, its text as the
+  // payload); kept while those sends run.
+  Code told_code = Code::kOk;
+  std::string told_text;
   std::unique_ptr<Algorithm> algorithm;
 
   const ValidatedOp& op() const { return *ops[0]; }
@@ -77,7 +80,9 @@ class CollectiveLinks {
   // Sends `payload` to `node`: bulk chunks through the scheduler, the rest at once. The payload
   // must stay unchanged until the instance is notified. A failed instance sends nothing more.
   virtual void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) = 0;
-  // Finishes the instance here: failures are reported at once, success once its sends are done.
+  // Finishes the instance here: failures are reported at once, success once its sends are done. A
+  // failure is also sent to every other node, which fails the instance too: none of them waits for
+  // what this node will no longer send.
   virtual void Complete(Collective& c, const Status& result) = 0;
 };
 

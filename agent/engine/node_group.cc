@@ -98,6 +98,7 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   h.offset = args.offset;
   h.message_bytes = args.message_bytes;
   if (args.type == PeerMsg::kContrib) h.fp = c.fp;
+  if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
   // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
@@ -114,7 +115,7 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
   PeerId peer = peers_[static_cast<size_t>(node)];
   uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
   Collective& c = instances_.find({key, seq})->second;  // alive: this send counts in sends_in_flight
-  if (c.done && !c.result.ok()) {  // failed while the chunk waited: nobody needs it
+  if (IsScheduledChunk(h.type) && c.done && !c.result.ok()) {  // failed while the chunk waited: nobody needs it
     if (scheduled) scheduler_->Done(peer, bytes);
     return SendDone(key, seq, h, Status::Ok());
   }
@@ -145,7 +146,9 @@ void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const 
   if (!s.ok() && !c.done) {
     Complete(c, s.Annotate("sending to a peer agent"));
   } else if (!s.ok() && !c.notified) {
+    // Finished here, but what it owed a peer never arrives: the nodes waiting for it fail too.
     c.result = s.Annotate("sending to a peer agent");
+    SayFailed(c, c.result);
   }
   if (c.done && c.sends_in_flight == 0) Notify(c);
   MaybeErase(key, seq);
@@ -166,9 +169,8 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   }
   if (!algorithm.ok()) return Complete(c, algorithm.status());
   for (int n = 0; n < topo_.nodes; ++n) {
-    if (left_[static_cast<size_t>(n)] && !c.fps[static_cast<size_t>(n)]) {
-      return Complete(c, PeerLost(DescribeNode(n) + " left job '" + topo_.job_id + "'"));
-    }
+    size_t x = static_cast<size_t>(n);
+    if (left_[x] && !c.fps[x]) return Finish(c, LeftWhy(n));
   }
   c.fp = FingerprintOf(*ops[0]);
   c.fps[static_cast<size_t>(topo_.me)] = c.fp;
@@ -194,8 +196,8 @@ void NodeGroup::MaybeAgree(Collective& c) {
   // Compare every node with node 0; name both sides of the first difference.
   for (int n = 1; n < topo_.nodes; ++n) {
     std::optional<Disagreement> d = Compare(*c.fps[0], *c.fps[static_cast<size_t>(n)]);
-    if (d) {
-      return Complete(c, Mismatch(DisagreementMessage(c.fp, c.key, c.seq, topo_.job_id, *d, DescribeNode(0), DescribeNode(n))));
+    if (d) {  // every node compares the same fingerprints: none needs telling
+      return Finish(c, Mismatch(DisagreementMessage(c.fp, c.key, c.seq, topo_.job_id, *d, DescribeNode(0), DescribeNode(n))));
     }
   }
   c.agreed = true;
@@ -239,9 +241,12 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
   if (c.done) return;
   c.wire_recv += sizeof(h) + len;
   switch (static_cast<PeerMsg>(h.type)) {
-    case PeerMsg::kAbort:
-      return Complete(c, Mismatch(data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
-                                                  : "ranks of " + DescribeNode(h.from_node) + " disagree"));
+    case PeerMsg::kAbort: {
+      Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kInternal;
+      std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+                                         : DescribeNode(h.from_node) + " failed " + c.Name();
+      return Finish(c, Status(code, std::move(text)));  // the sender told every node
+    }
     case PeerMsg::kContrib: {
       auto& slot = c.fps[static_cast<size_t>(h.from_node)];
       if (slot) return;  // duplicate: ignore
@@ -280,6 +285,21 @@ bool NodeGroup::Pump() {
 }
 
 void NodeGroup::Complete(Collective& c, const Status& st) {
+  // A failure found here alone: the other nodes would wait for what this node no longer sends.
+  Finish(c, st, /*tell_others=*/!st.ok());
+}
+
+void NodeGroup::SayFailed(Collective& c, const Status& why) {
+  if (!ready() || c.told_code != Code::kOk) return;  // once is enough
+  c.told_code = why.code();
+  c.told_text = DescribeNode(topo_.me) + ": " + why.message();
+  BufferSpan text = BufferSpan::Host(c.told_text.data(), c.told_text.size());
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n != topo_.me && !left_[static_cast<size_t>(n)]) Send(c, n, {.type = PeerMsg::kAbort}, text);
+  }
+}
+
+void NodeGroup::Finish(Collective& c, const Status& st, bool tell_others) {
   if (c.done) return;
   c.done = true;
   if (!c.ops.empty() && c.op().recv.length > options_.direct_max_bytes) {
@@ -290,6 +310,8 @@ void NodeGroup::Complete(Collective& c, const Status& st) {
   }
   c.result = st;
   c.early.clear();
+  // After `done`: a send that fails in there comes back through Complete, which then returns.
+  if (tell_others) SayFailed(c, st);
   // Sends may still read the clients' buffers (zero-copy): a successful op is reported only once
   // they are done, so a client never reuses memory a peer has not received yet. Failures are
   // reported at once; a peer that never acknowledges must not hang the clients.

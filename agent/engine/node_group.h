@@ -70,8 +70,9 @@ class NodeGroup : private CollectiveLinks {
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
   void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
-  // This node's ranks disagree on instance (key, seq) among themselves: every other node fails it
-  // with `why` too (sent once the peers are known).
+  // This node failed instance (key, seq) before starting it (its ranks disagree among themselves,
+  // or some never submitted it in time): every other node fails it with `why` too (sent once the
+  // peers are known).
   void Abort(uint64_t key, uint64_t seq, const Status& why);
   // Where a large chunk should land so it needs no copy (nullptr: anywhere).
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
@@ -101,6 +102,13 @@ class NodeGroup : private CollectiveLinks {
   Collective& Get(uint64_t key, uint64_t seq);
   // (key, seq) finished here and was forgotten: a message for it comes too late to matter.
   bool Finished(uint64_t key, uint64_t seq) const;
+  // Finishes the instance here. `tell_others`: a failure is sent to every other node too
+  // (CollectiveLinks::Complete); without, it is one every node learns by itself (a departure,
+  // another node's abort, a job-wide failure, fingerprints that disagree).
+  void Finish(Collective& c, const Status& st, bool tell_others = false);
+  void SayFailed(Collective& c, const Status& why);
+  // Why an instance cannot complete once `node` left.
+  Status LeftWhy(int node) const;
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
   void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled);

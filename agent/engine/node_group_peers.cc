@@ -6,20 +6,25 @@
 
 namespace outrider::agent {
 
-void NodeGroup::ApplyLeft(int node) {
-  left_[static_cast<size_t>(node)] = true;
-  // Everything the node sent has arrived: instances still missing its contribution never will.
+Status NodeGroup::LeftWhy(int node) const {
   int cause = left_cause_[static_cast<size_t>(node)];
-  Status why = cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
-                                     DescribeNode(node) + ")")
-                          : PeerLost(DescribeNode(node) + " left job '" + topo_.job_id + "'");
+  return cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
+                               DescribeNode(node) + ")")
+                    : PeerLost(DescribeNode(node) + " left job '" + topo_.job_id + "'");
+}
+
+void NodeGroup::ApplyLeft(int node) {
+  size_t x = static_cast<size_t>(node);
+  left_[x] = true;
+  // Everything the node sent has arrived: instances still missing its contribution never will.
+  Status why = LeftWhy(node);
   std::vector<std::pair<uint64_t, uint64_t>> doomed;
   for (auto& [id, c] : instances_) {
-    if (!c.done && !c.fps[static_cast<size_t>(node)]) doomed.push_back(id);
+    if (!c.done && !c.fps[x]) doomed.push_back(id);
   }
   for (auto& id : doomed) {
     auto it = instances_.find(id);
-    if (it != instances_.end()) Complete(it->second, why);
+    if (it != instances_.end()) Finish(it->second, why);  // the node told every other node itself
   }
 }
 
@@ -34,7 +39,7 @@ void NodeGroup::FailAll(const Status& why) {
       it->second.result = why;
       Notify(it->second);
     } else {
-      Complete(it->second, why);
+      Finish(it->second, why);
     }
   }
 }
@@ -50,16 +55,13 @@ void NodeGroup::SendAborts() {
   for (auto& [key, seq, why] : aborts) {
     if (Finished(key, seq)) continue;
     Collective& c = Get(key, seq);
-    if (!c.done) {  // else another node aborted it first, and told every node
-      c.abort_text = why.message();
-      BufferSpan text = BufferSpan::Host(c.abort_text.data(), c.abort_text.size());
-      for (int n = 0; n < topo_.nodes && !c.done; ++n) {
-        if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort}, text);
-      }
+    if (!c.done) {  // else another node failed it first, and told every node
+      c.done = true;
+      c.result = why;
+      SayFailed(c, why);
     }
     // This node's ranks already have their error; the instance only lives until its sends end.
-    c.started = true;
-    c.done = c.notified = true;
+    c.started = c.notified = true;
     MaybeErase(key, seq);
   }
 }

@@ -10,7 +10,7 @@ namespace outrider::agent {
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here; agents of different versions drop each
 // other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 5;
+inline constexpr uint16_t kPeerVersion = 6;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
@@ -19,7 +19,9 @@ enum class PeerMsg : uint16_t {
   kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`)
   kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
   kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
-  kAbort = 7,      // the sender's ranks disagree on an instance; the payload is the error text
+  kAbort = 7,      // the instance failed at the sender for a reason the other nodes cannot see (its
+                   // ranks disagreed, an op or a peer's data it could not use, a send that failed):
+                   // every node fails it alike; `code` and the payload (the error text) say how
   kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died): every
                    // node fails it at once, whatever it still waits for; the payload is the reason
 };
@@ -58,7 +60,7 @@ struct PeerHeader {
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
   uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving
   int32_t lost_node;       // kJobLeft: node whose loss made the sender give up, or -1
-  uint32_t reserved;
+  int32_t code;            // kAbort: the outrider::Code the instance failed with at the sender
   Fingerprint fp;          // kContrib
 };
 static_assert(sizeof(PeerHeader) == 128);

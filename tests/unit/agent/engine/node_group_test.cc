@@ -1,6 +1,8 @@
-// How a job's node groups end instances: messages that arrive for instances a node already
-// finished. In-process node groups (3 nodes of one local rank) joined by a FakeNetwork and driven
-// delivery by delivery; a link's messages stay in order, the network's need not.
+// How a job's node groups end what can no longer complete: an instance that fails on one node
+// only (or on the link between two), and messages that arrive for instances a node already
+// finished. In-process node groups (3 nodes of one local rank) joined by a
+// FakeNetwork and driven delivery by delivery; a link's messages stay in order, the network's
+// need not.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -22,6 +24,17 @@ constexpr uint64_t kKey = 1;
 constexpr int kNodes = 3;
 
 enum class Kind { kRingAllreduce, kChainBroadcast, kGatherRing, kSparseAllreduce, kDirectAllreduce };
+
+std::string KindName(Kind k) {
+  switch (k) {
+    case Kind::kRingAllreduce: return "RingAllreduce";
+    case Kind::kChainBroadcast: return "ChainBroadcast";
+    case Kind::kGatherRing: return "GatherRing";
+    case Kind::kSparseAllreduce: return "SparseAllreduce";
+    case Kind::kDirectAllreduce: return "DirectAllreduce";
+  }
+  return "";
+}
 
 // One rank's op of instance (kKey, seq) and its memory. Not copied once filled: the op names it.
 struct Rank {
@@ -97,12 +110,122 @@ void StartAll(NodeCluster& c, std::vector<Rank>& ranks, uint64_t seq = 0) {
   for (int n = 0; n < c.nodes(); ++n) c.group(n).Start(kKey, seq, {&ranks[static_cast<size_t>(n)].op});
 }
 
+// Every node has every node's fingerprint (the instance is agreed, or done) for (kKey, seq).
+bool AllAgreed(NodeCluster& c, uint64_t seq = 0) {
+  for (int n = 0; n < c.nodes(); ++n) {
+    if (c.group(n).WaitingFor(kKey, seq).rfind("contributions of", 0) == 0) return false;
+  }
+  return true;
+}
+
+bool Contains(const Status& st, const std::string& part) { return st.message().find(part) != std::string::npos; }
+
 void ExpectOkEverywhere(const NodeCluster& c, uint64_t seq = 0) {
   for (int n = 0; n < c.nodes(); ++n) {
     const NodeDone* d = c.done(n, kKey, seq);
     ASSERT_NE(d, nullptr) << "node " << n << " never finished seq " << seq;
     EXPECT_TRUE(d->status.ok()) << "node " << n << ": " << d->status.ToString();
     EXPECT_EQ(d->calls, 1) << "node " << n;
+  }
+}
+
+// ---- Links that break mid-instance ----
+
+class MidFlightTest : public ::testing::TestWithParam<Kind> {
+ protected:
+  // Starts the instance on every node and delivers until every node has every fingerprint.
+  void StartAndAgree() {
+    StartAll(c_, ranks_);
+    while (!AllAgreed(c_)) ASSERT_TRUE(c_.net().Step());
+    ASSERT_EQ(c_.done(0, kKey, 0), nullptr) << "node 0 finished already; the test needs it mid-flight";
+  }
+  void ExpectNodeZeroFailed(Code code, const std::string& part) {
+    const NodeDone* d = c_.done(0, kKey, 0);
+    ASSERT_NE(d, nullptr) << "node 0 still waits for " << c_.group(0).WaitingFor(kKey, 0);
+    EXPECT_EQ(d->status.code(), code) << d->status.ToString();
+    EXPECT_TRUE(Contains(d->status, part)) << d->status.message();
+    EXPECT_EQ(d->calls, 1);
+    EXPECT_FALSE(c_.group(0).busy());
+  }
+
+  NodeCluster c_{kNodes, 1, kSmall};
+  std::vector<Rank> ranks_ = Ranks(GetParam());
+};
+
+// The link between nodes 1 and 2 breaks: their sends to each other fail, and node 0 hears of it
+// from them at once.
+TEST_P(MidFlightTest, LinkThatBreaksBetweenTwoNodesFailsTheInstanceOnTheThirdToo) {
+  StartAndAgree();
+  c_.net().Break(1, 2);
+  c_.Run();
+  ExpectNodeZeroFailed(Code::kPeerLost, "broke");
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPipelinedAlgorithm, MidFlightTest,
+                         ::testing::Values(Kind::kRingAllreduce, Kind::kChainBroadcast, Kind::kGatherRing,
+                                           Kind::kSparseAllreduce),
+                         [](const ::testing::TestParamInfo<Kind>& info) { return KindName(info.param); });
+
+// ---- An instance that fails on one node only ----
+
+TEST(InstanceFailureTest, OpThatFailsOnOneNodeBeforeItsContributionFailsOnEveryNodeNamingIt) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<Rank> ranks = Ranks(Kind::kDirectAllreduce);
+  // Node 2's op names device memory its data plane cannot reach.
+  ranks[2].op.recv.kind = MemoryKind::kCudaFd;
+  ranks[2].op.recv.device = 0;
+  StartAll(c, ranks);
+  c.Run();
+  for (int n = 0; n < kNodes; ++n) {
+    const NodeDone* d = c.done(n, kKey, 0);
+    ASSERT_NE(d, nullptr) << "node " << n << " still waits for " << c.group(n).WaitingFor(kKey, 0);
+    EXPECT_EQ(d->status.code(), Code::kFailedPrecondition) << d->status.ToString();
+    EXPECT_TRUE(Contains(d->status, "not reachable by this agent's data plane")) << d->status.message();
+    if (n != 2) {
+      EXPECT_TRUE(Contains(d->status, "rank 2 (node 2)")) << d->status.message();
+    }
+    EXPECT_EQ(d->calls, 1);
+  }
+}
+
+// A peer (here a stray endpoint speaking for node 0) sends node 1 a chunk outside the buffer in
+// the middle of a ring: node 1 fails the instance, and so must the nodes that wait for it.
+TEST(InstanceFailureTest, RingThatFailsOnOneNodeMidFlightFailsOnEveryNodeAndLateChunksAreDropped) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<Rank> ranks = Ranks(Kind::kRingAllreduce);
+  StartAll(c, ranks);
+  while (!AllAgreed(c)) ASSERT_TRUE(c.net().Step());
+  std::unique_ptr<FakeTransport> stray = c.net().Attach({});
+  Result<PeerId> to1 = stray->Connect(FakeNetwork::Address(1));
+  ASSERT_TRUE(to1.ok());
+  PeerHeader h{};
+  h.magic = kPeerMagic;
+  h.version = kPeerVersion;
+  h.type = static_cast<uint16_t>(PeerMsg::kRing);
+  h.job_hash = 7;
+  h.key = kKey;
+  h.from_node = 0;
+  h.offset = 1ull << 40;
+  uint8_t bad[4] = {};
+  ASSERT_TRUE(stray->Send(*to1, &h, sizeof(h), bad, sizeof(bad), nullptr).ok());
+  ASSERT_TRUE(c.net().StepLink(stray->index(), 1));
+  ASSERT_NE(c.done(1, kKey, 0), nullptr);
+  // Everything node 1 sent arrives before the chunks node 0 had already sent it.
+  while (c.net().StepLink(1, 0) || c.net().StepLink(1, 2)) {
+  }
+  bool late = false;
+  for (const FakeNetwork::Envelope& e : c.net().InFlight()) late |= e.from == 0 && e.to == 1;
+  ASSERT_TRUE(late) << "no chunk of node 0 left on its way to node 1";
+  c.Run();
+  for (int n = 0; n < kNodes; ++n) {
+    const NodeDone* d = c.done(n, kKey, 0);
+    ASSERT_NE(d, nullptr) << "node " << n << " still waits for " << c.group(n).WaitingFor(kKey, 0);
+    EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
+    if (n != 1) {
+      EXPECT_TRUE(Contains(d->status, "rank 1 (node 1)")) << d->status.message();
+    }
+    EXPECT_EQ(d->calls, 1);
+    EXPECT_EQ(c.group(n).WaitingFor(kKey, 0), "") << "node " << n << " holds the instance again";
   }
 }
 
