@@ -170,7 +170,7 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   if (!algorithm.ok()) return Complete(c, algorithm.status());
   for (int n = 0; n < topo_.nodes; ++n) {
     size_t x = static_cast<size_t>(n);
-    if (left_[x] && !c.fps[x]) return Finish(c, LeftWhy(n));
+    if (left_[x] && (left_cause_[x] >= 0 || !c.fps[x])) return Finish(c, LeftWhy(n));
   }
   c.fp = FingerprintOf(*ops[0]);
   c.fps[static_cast<size_t>(topo_.me)] = c.fp;

@@ -89,7 +89,8 @@ class NodeGroup : private CollectiveLinks {
   // the peers are known if they are not yet.
   void SayJobFailed(const Status& why);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
-  // here because that node was lost, so the peers can name the real cause.
+  // here because that node was lost, so the peers can name the real cause. Without one, the
+  // clients left in order: every instance this node contributed to, it finished.
   void SayJobLeft(int lost_node = -1);
 
  private:

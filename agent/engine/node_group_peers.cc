@@ -16,11 +16,15 @@ Status NodeGroup::LeftWhy(int node) const {
 void NodeGroup::ApplyLeft(int node) {
   size_t x = static_cast<size_t>(node);
   left_[x] = true;
-  // Everything the node sent has arrived: instances still missing its contribution never will.
+  // Everything the node sent has arrived. Its clients left in order: it finished every instance
+  // it contributed to, so only those still missing its contribution cannot complete. It gave up
+  // because it lost a node: it left instances half done, and in a ring, chain or sparse exchange
+  // every node waits for data that passes through every other, so none of them can complete.
+  bool gave_up = left_cause_[x] >= 0;
   Status why = LeftWhy(node);
   std::vector<std::pair<uint64_t, uint64_t>> doomed;
   for (auto& [id, c] : instances_) {
-    if (!c.done && !c.fps[x]) doomed.push_back(id);
+    if (!c.done && (gave_up || !c.fps[x])) doomed.push_back(id);
   }
   for (auto& id : doomed) {
     auto it = instances_.find(id);

@@ -1,6 +1,6 @@
-// How a job's node groups end what can no longer complete: an instance that fails on one node
-// only (or on the link between two), and messages that arrive for instances a node already
-// finished. In-process node groups (3 nodes of one local rank) joined by a
+// How a job's node groups end what can no longer complete: a node lost or gone in the middle of
+// an instance, an instance that fails on one node only, and messages that arrive for instances a
+// node already finished. In-process node groups (3 nodes of one local rank) joined by a
 // FakeNetwork and driven delivery by delivery; a link's messages stay in order, the network's
 // need not.
 #include <gtest/gtest.h>
@@ -129,7 +129,7 @@ void ExpectOkEverywhere(const NodeCluster& c, uint64_t seq = 0) {
   }
 }
 
-// ---- Links that break mid-instance ----
+// ---- Nodes lost or gone mid-instance ----
 
 class MidFlightTest : public ::testing::TestWithParam<Kind> {
  protected:
@@ -152,6 +152,21 @@ class MidFlightTest : public ::testing::TestWithParam<Kind> {
   std::vector<Rank> ranks_ = Ranks(GetParam());
 };
 
+// Nodes 1 and 2 stop hearing each other (only their silence deadlines notice), so their jobs fail
+// and end; node 0, which still reaches both and waits for data that would have passed between
+// them, must fail too once they leave.
+TEST_P(MidFlightTest, NodesThatGaveUpAfterLosingEachOtherFailTheInstanceOnTheNodeThatReachesBoth) {
+  StartAndAgree();
+  c_.group(1).FailAll(PeerLost("rank 2 (node 2) of job 'job' is lost: no message for 3000 ms"));
+  c_.group(2).FailAll(PeerLost("rank 1 (node 1) of job 'job' is lost: no message for 3000 ms"));
+  c_.Run();
+  ASSERT_EQ(c_.done(0, kKey, 0), nullptr) << "nothing told node 0 yet";
+  c_.group(1).SayJobLeft(/*lost_node=*/2);
+  c_.group(2).SayJobLeft(/*lost_node=*/1);
+  c_.Run();
+  ExpectNodeZeroFailed(Code::kPeerLost, "of job 'job' is lost (reported by rank");
+}
+
 // The link between nodes 1 and 2 breaks: their sends to each other fail, and node 0 hears of it
 // from them at once.
 TEST_P(MidFlightTest, LinkThatBreaksBetweenTwoNodesFailsTheInstanceOnTheThirdToo) {
@@ -165,6 +180,44 @@ INSTANTIATE_TEST_SUITE_P(EveryPipelinedAlgorithm, MidFlightTest,
                          ::testing::Values(Kind::kRingAllreduce, Kind::kChainBroadcast, Kind::kGatherRing,
                                            Kind::kSparseAllreduce),
                          [](const ::testing::TestParamInfo<Kind>& info) { return KindName(info.param); });
+
+// Node 2 contributed, then gave up (it lost node 1) before node 0's ranks submitted: node 0 must
+// not start a ring that node 2 will never serve.
+TEST(NodeDepartureTest, InstanceStartedAfterANodeGaveUpFailsAtOnceThoughItsContributionArrived) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<Rank> ranks = Ranks(Kind::kRingAllreduce);
+  c.group(1).Start(kKey, 0, {&ranks[1].op});
+  c.group(2).Start(kKey, 0, {&ranks[2].op});
+  c.Run();
+  c.group(2).FailAll(PeerLost("rank 1 (node 1) of job 'job' is lost: no message for 3000 ms"));
+  c.group(2).SayJobLeft(/*lost_node=*/1);
+  c.Run();
+  c.group(0).Start(kKey, 0, {&ranks[0].op});
+  const NodeDone* d = c.done(0, kKey, 0);
+  ASSERT_NE(d, nullptr) << "node 0 waits for " << c.group(0).WaitingFor(kKey, 0);
+  EXPECT_EQ(d->status.code(), Code::kPeerLost) << d->status.ToString();
+  EXPECT_TRUE(Contains(d->status, "rank 1 (node 1) of job 'job' is lost (reported by rank 2 (node 2))")) << d->status.message();
+}
+
+TEST(NodeDepartureTest, NodeThatFinishedItsPartAndLeftInOrderLetsTheOthersComplete) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<Rank> ranks = Ranks(Kind::kRingAllreduce);
+  StartAll(c, ranks);
+  // Deliver until one node has its result while another still waits for ring chunks.
+  int finished = -1;
+  while (finished < 0) {
+    ASSERT_TRUE(c.net().Step()) << "no node finished while another still waited";
+    int done = 0;
+    for (int n = 0; n < kNodes; ++n) done += c.done(n, kKey, 0) != nullptr;
+    for (int n = 0; n < kNodes && done > 0 && done < kNodes; ++n) {
+      if (c.done(n, kKey, 0) != nullptr) finished = n;
+    }
+  }
+  ASSERT_FALSE(c.group(finished).busy());
+  c.group(finished).SayJobLeft();
+  c.Run();
+  ExpectOkEverywhere(c);
+}
 
 // ---- An instance that fails on one node only ----
 
