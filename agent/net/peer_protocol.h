@@ -82,4 +82,16 @@ struct SparseAnnounce {
 };
 static_assert(sizeof(SparseAnnounce) == 256);
 
+// Payload of an alltoallv kContrib: one of these per node of the job, by node, the sender's view
+// of its ranks' counts with that node (the same table goes to every node), then the blocks the
+// sender's ranks send the receiver's. Every node so checks every pair of nodes, each with itself
+// included, and all fail alike when any pair disagrees.
+struct AlltoallvCounts {
+  uint64_t sent;           // elements the sender's ranks send that node's ranks
+  uint64_t expected;       // elements the sender's ranks expect from that node's ranks
+  uint64_t sent_hash;      // FNV-1a of the int64 counts sent, by sending rank, then receiving rank
+  uint64_t expected_hash;  // FNV-1a of the int64 counts expected, in the same order
+};
+static_assert(sizeof(AlltoallvCounts) == 32);
+
 }  // namespace outrider::agent
