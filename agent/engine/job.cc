@@ -133,8 +133,16 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   if (group_ == nullptr || !group_->ready()) return;
   int node = group_->NodeOfPeer(peer);
   if (node < 0) return;
-  if (lost_.ok()) lost_node_ = node;
-  Lose(PeerLost(group_->DescribeNode(node) + " of job '" + id_ + "' is lost: " + why.message()));
+  std::string lost = group_->DescribeNode(node) + " of job '" + id_ + "' is lost";
+  if (lost_.ok()) {
+    lost_node_ = node;
+    // The other nodes may still reach that node, or notice its silence only later: they fail the
+    // job now too, whatever their instances wait for.
+    group_->SayJobFailed(PeerLost(lost + " (reported by " + group_->DescribeNode(group_->node_rank()) + "): " +
+                                  why.message()),
+                         node);
+  }
+  Lose(PeerLost(lost + ": " + why.message()));
 }
 
 void Job::Lose(const Status& why) {

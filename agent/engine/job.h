@@ -62,7 +62,8 @@ class Job {
   bool Pump() { return group_ != nullptr && group_->Pump(); }
   // Where a large payload for this job should land (nullptr: anywhere).
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
-  // The agent of another node is gone: the job fails if it used it.
+  // The agent of another node is gone: the job fails if it used it, here and (told at once, as the
+  // lost node may still be reachable from them) on its other nodes.
   void OnPeerLost(PeerId peer, const Status& why);
   // Fails collectives that have waited longer than `timeout_ns` for some rank. Amortized O(1)
   // per call beyond the instances it expires or finds settled.

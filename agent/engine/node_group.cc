@@ -50,7 +50,7 @@ void NodeGroup::SetPeers(std::vector<PeerId> peers) {
   Scope scope(this);
   peers_ = std::move(peers);
   SendAborts();
-  if (!failure_.empty()) SayJobFailed(PeerLost(failure_));
+  if (!failure_.empty()) SayJobFailed(PeerLost(failure_), failure_skips_);
 }
 
 int NodeGroup::NodeOfPeer(PeerId peer) const {

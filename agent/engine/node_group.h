@@ -86,8 +86,9 @@ class NodeGroup : private CollectiveLinks {
   void FailAll(const Status& why);
   // Tells every peer at once (ahead of queued bulk data) that the job failed here for a reason of
   // its own, so they fail it too instead of waiting for what this node will never send. Sent once
-  // the peers are known if they are not yet.
-  void SayJobFailed(const Status& why);
+  // the peers are known if they are not yet. `lost_node` (>= 0), a node this one lost, is not told.
+  // A peer that hears it fails the job without telling anyone in turn.
+  void SayJobFailed(const Status& why, int lost_node = -1);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
   // here because that node was lost, so the peers can name the real cause. Without one, the
   // clients left in order: every instance this node contributed to, it finished.
@@ -152,7 +153,8 @@ class NodeGroup : private CollectiveLinks {
   SparseShared sparse_;
   AlgorithmDeps deps_;
   std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
-  std::string failure_;  // SayJobFailed's reason, until the peers are known
+  std::string failure_;    // SayJobFailed's reason, until the peers are known
+  int failure_skips_ = -1;  // ... and the node it does not go to
   std::vector<PeerId> peers_;
   Instances instances_;
   // Per key: every seq below it finished here and was forgotten (later ones that finished first
