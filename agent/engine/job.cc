@@ -192,13 +192,21 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
     const ClientIdentity& id = member->identity();
     lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
                      std::to_string(id.peer.pid) + ") of job '" + id_ + "' left: " + why.message());
-    // A rank that died: the other nodes fail the job now, not once this node's last client is
-    // gone or a deadline passes, since they may wait for data it will never send. A rank that
-    // said goodbye finished its part; the others may still be completing theirs (they learn of
-    // it when the job ends here, through SayJobLeft).
-    if (group_ != nullptr && !orderly) group_->SayJobFailed(lost_);
+    // A rank that died, or one that said goodbye with collectives unfinished: the other nodes
+    // fail the job now, not once this node's last client is gone or a deadline passes, since they
+    // may wait for data it will never send. A rank that said goodbye with nothing unfinished
+    // finished its part; the others may still be completing theirs (they learn of it when the
+    // job ends here, through SayJobLeft).
+    if (group_ != nullptr && (!orderly || Unfinished())) group_->SayJobFailed(lost_);
   }
   Lose(lost_);
+}
+
+bool Job::Unfinished() const {
+  for (const auto& [inst, p] : pending_) {
+    if (p.failed.ok()) return true;  // a failed one failed on every node already
+  }
+  return group_ != nullptr && group_->unfinished();
 }
 
 void Job::Fail(Pending& p, const Status& why, uint64_t seq) {

@@ -50,7 +50,8 @@ class Job {
   Status AddMember(Member* member);
   // Removes a client (gone or closed). Every pending collective fails on the other members with
   // `why`, and so does every later one: the job cannot complete a collective without it. Unless it
-  // left in order (it said goodbye), the other nodes fail the job at once too.
+  // left in order (it said goodbye) with nothing unfinished, the other nodes fail the job at once
+  // too.
   void RemoveMember(Member* member, const Status& why, bool orderly = false);
   // Takes one validated submission from a member.
   void Submit(Member* member, const ValidatedOp& op);
@@ -96,6 +97,8 @@ class Job {
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
   void Lose(const Status& why);
+  // Some collective has not finished here (and has not failed everywhere already).
+  bool Unfinished() const;
   // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
   void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 

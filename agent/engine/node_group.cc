@@ -39,6 +39,13 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
 
 NodeGroup::~NodeGroup() = default;
 
+bool NodeGroup::unfinished() const {
+  for (const auto& [id, c] : instances_) {
+    if (!c.done) return true;
+  }
+  return false;
+}
+
 bool NodeGroup::busy() const {
   for (const auto& [id, c] : instances_) {
     if (c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return true;

@@ -53,6 +53,9 @@ class NodeGroup : private CollectiveLinks {
   bool busy() const;
   // Instances held: running, finishing their sends, or kept only to drop late messages for them.
   size_t instance_count() const { return instances_.size(); }
+  // Some instance has not finished here: running, or started by other nodes and not (yet) by this
+  // one's ranks.
+  bool unfinished() const;
   // Peers by node rank (this node's entry is unused). Makes the group ready.
   void SetPeers(std::vector<PeerId> peers);
   const std::vector<PeerId>& peers() const { return peers_; }

@@ -22,9 +22,10 @@ enum class PeerMsg : uint16_t {
   kAbort = 7,      // the instance failed at the sender for a reason the other nodes cannot see (its
                    // ranks disagreed, an op or a peer's data it could not use, a send that failed):
                    // every node fails it alike; `code` and the payload (the error text) say how
-  kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died, a node
-                   // the sender lost): every node fails it at once, whatever it still waits for, and
-                   // tells nobody in turn; the payload is the reason
+  kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died or left
+                   // with collectives unfinished, a node the sender lost): every node fails it at
+                   // once, whatever it still waits for, and tells nobody in turn; the payload is
+                   // the reason
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.

@@ -1,6 +1,6 @@
-// Three agents on loopback, one per emulated node: a node that loses another fails the job on
-// every other node at once, naming who is gone and who said so, and jobs that do not use the lost
-// node carry on.
+// Three agents on loopback, one per emulated node: a node that loses another, or a rank that
+// leaves in the middle of an instance, fails the job on every other node at once, naming who is
+// gone and who said so, and jobs that do not use the departed node carry on.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -96,6 +96,63 @@ TEST_F(MultiNodeTest, NodeThatLosesAPeerFailsTheJobOnTheOtherNodesAtOnceWhileAno
   EXPECT_GT(*other_steps, other_steps_at_stop) << "the other job was not running across the loss";
   agents_[1]->Stop(SIGKILL);
   Reap(victims[1]);
+}
+
+// Rank 2 says goodbye while its large allreduce is out: its contribution has reached nodes 0 and
+// 1, whose ranks have not submitted yet. They must fail with PEER_LOST naming rank 2 at once, not
+// start a ring that node 2 will never serve and wait until a deadline (the first to come: 3 s of
+// silence, as node 2's agent stops its heartbeats once it serves no job with them).
+TEST_F(MultiNodeTest, RankThatLeavesInOrderMidInstanceFailsTheOtherNodesAtOnce) {
+  StartAgents(3, /*http=*/true);
+  Pipe leave, go;
+  SharedValue<Results> res;
+  SharedValue<uint64_t> failed_at_ns[2];
+  pid_t leaver = Spawn([&] {
+    outrider_client_t* c = ConnectOnePerNode("mid", "m", 2, 3);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    outrider_op_t h;
+    int rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    char ch;
+    if (rc == 0 && !leave.Receive(&ch, 60000)) rc = 90;
+    outrider_disconnect(c);  // says goodbye with the op still out
+    return rc;
+  });
+  std::vector<pid_t> stayers;
+  for (int r = 0; r < 2; ++r) {
+    stayers.push_back(Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("mid", "m", r, 3);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+      char ch;
+      if (!go.Receive(&ch, 60000)) return 90;
+      outrider_op_t h;
+      int rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == 0) rc = outrider_wait(c, h, 15000);  // the hang this test is about would end here
+      *failed_at_ns[r] = ipc::MonotonicNs();
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  // Node 2's agent has started the instance and waits for the others' contributions (bounded
+  // poll, 30 s).
+  bool started = false;
+  for (int i = 0; i < 300 && !started; ++i) {
+    started = HttpGet(http_ports_[2], "/status").find("contributions of rank 0 (node 0), rank 1 (node 1)") != std::string::npos;
+    if (!started) ::usleep(100000);
+  }
+  ASSERT_TRUE(started) << HttpGet(http_ports_[2], "/status");
+  leave.Send('l');
+  EXPECT_EQ(Reap(leaver), 0);
+  uint64_t left_at_ns = ipc::MonotonicNs();
+  go.Send('g');
+  go.Send('g');
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(Reap(stayers[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[r], OUTRIDER_ERR_PEER_LOST) << "rank " << r << ": " << res->error[r];
+    EXPECT_THAT(res->error[r], HasSubstr("rank 2 (local rank 0"));
+    EXPECT_LT(*failed_at_ns[r] - left_at_ns, 2 * kSecond) << "rank " << r;
+  }
 }
 
 }  // namespace

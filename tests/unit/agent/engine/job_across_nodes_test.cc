@@ -1,6 +1,6 @@
 // Jobs that span nodes, as the agents' job tables run them: what one node tells the others when
-// its job fails there (a peer agent lost), that nobody passes it on, and that other jobs on the
-// same agents never notice. The agents live in one process: a Network each over one FakeNetwork (messages move
+// its job fails there (a peer agent lost, a rank gone with collectives unfinished), that nobody
+// passes it on, and that other jobs on the same agents never notice. The agents live in one process: a Network each over one FakeNetwork (messages move
 // only when the test steps it) on a clock of its own, rendezvous over loopback on one event loop,
 // clients as fakes.
 #include <gtest/gtest.h>
@@ -225,6 +225,48 @@ TEST(JobAcrossNodesTest, PeerLostOnOneNodeFailsTheJobOnTheOthersNamingTheLostNod
   EXPECT_TRUE(Succeeded(b0, 2));
   EXPECT_TRUE(Succeeded(b1, 2));
   (void)v[1];
+}
+
+// Rank 2 says goodbye while its instance is out (its contribution reached the others): nodes 0
+// and 1 fail the job at once instead of starting a ring that node 2 will never serve.
+TEST(JobAcrossNodesTest, RankThatLeavesInOrderWithAnInstanceUnfinishedFailsTheJobOnTheOtherNodes) {
+  Agents agents({3000, 3000, 3000});
+  FakeMember* m[3];
+  for (int r = 0; r < 3; ++r) m[r] = agents.Join(r, "job", r, 3, 0);
+  ASSERT_TRUE(agents.Connect());
+  Op o2(1, 7, kRingCount);
+  agents.table(2).Find("job")->Submit(m[2], o2.op);
+  agents.Deliver();
+  agents.table(2).Leave(m[2], PeerLost("client said goodbye"), /*orderly=*/true);
+  agents.Deliver();
+  EXPECT_EQ(agents.job_failed(2, 0), 1);
+  EXPECT_EQ(agents.job_failed(2, 1), 1);
+  Op o0(1, 7, kRingCount), o1(1, 7, kRingCount);
+  agents.table(0).Find("job")->Submit(m[0], o0.op);
+  agents.table(1).Find("job")->Submit(m[1], o1.op);
+  agents.Deliver();
+  EXPECT_TRUE(FailedWith(m[0], 1, Code::kPeerLost, "rank 2 (local rank 0"));
+  EXPECT_TRUE(FailedWith(m[1], 1, Code::kPeerLost, "rank 2 (local rank 0"));
+  EXPECT_EQ(agents.job_failed(0, 1) + agents.job_failed(1, 0) + agents.job_failed(0, 2) + agents.job_failed(1, 2), 0);
+}
+
+// The normal end: every rank finished, then one leaves in order. Nothing fails anywhere.
+TEST(JobAcrossNodesTest, RankThatLeavesInOrderWithNothingUnfinishedFailsNothingElsewhere) {
+  Agents agents({3000, 3000, 3000});
+  FakeMember* m[3];
+  for (int r = 0; r < 3; ++r) m[r] = agents.Join(r, "job", r, 3, 0);
+  ASSERT_TRUE(agents.Connect());
+  std::vector<std::unique_ptr<Op>> ops;
+  for (int r = 0; r < 3; ++r) {
+    ops.push_back(std::make_unique<Op>(1, 7, kRingCount));
+    agents.table(r).Find("job")->Submit(m[r], ops.back()->op);
+  }
+  agents.Deliver();
+  for (int r = 0; r < 3; ++r) ASSERT_TRUE(Succeeded(m[r], 1));
+  agents.table(2).Leave(m[2], PeerLost("client said goodbye"), /*orderly=*/true);
+  agents.Deliver();
+  EXPECT_EQ(agents.job_failed(2, 0) + agents.job_failed(2, 1), 0);
+  EXPECT_EQ(agents.table(0).Find("job")->StatusJson()["state"], "ok");
 }
 
 }  // namespace
