@@ -355,6 +355,8 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
     Fail(*p, st, id.second);
     // Keep a failed tombstone so the late ranks fail at once instead of waiting again.
     p->failed = st;
+    // The other nodes would wait for this node's contribution: they fail the instance too.
+    if (group_ != nullptr) group_->Abort(id.first, id.second, st);
   }
 }
 

@@ -66,8 +66,8 @@ class Job {
   // The agent of another node is gone: the job fails if it used it, here and (told at once, as the
   // lost node may still be reachable from them) on its other nodes.
   void OnPeerLost(PeerId peer, const Status& why);
-  // Fails collectives that have waited longer than `timeout_ns` for some rank. Amortized O(1)
-  // per call beyond the instances it expires or finds settled.
+  // Fails collectives that have waited longer than `timeout_ns` for some rank, on every node.
+  // Amortized O(1) per call beyond the instances it expires or finds settled.
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   // Earliest time a pending collective would expire, or UINT64_MAX. Amortized O(1).
   uint64_t NextExpiryNs(uint64_t timeout_ns);

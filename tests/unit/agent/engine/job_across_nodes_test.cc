@@ -1,6 +1,7 @@
 // Jobs that span nodes, as the agents' job tables run them: what one node tells the others when
-// its job fails there (a peer agent lost, a rank gone with collectives unfinished), that nobody
-// passes it on, and that other jobs on the same agents never notice. The agents live in one process: a Network each over one FakeNetwork (messages move
+// its job fails there (a peer agent lost, a rank gone with collectives unfinished, a rank that
+// never submitted), that nobody passes it on, and that other jobs on the same agents never
+// notice. The agents live in one process: a Network each over one FakeNetwork (messages move
 // only when the test steps it) on a clock of its own, rendezvous over loopback on one event loop,
 // clients as fakes.
 #include <gtest/gtest.h>
@@ -267,6 +268,25 @@ TEST(JobAcrossNodesTest, RankThatLeavesInOrderWithNothingUnfinishedFailsNothingE
   agents.Deliver();
   EXPECT_EQ(agents.job_failed(2, 0) + agents.job_failed(2, 1), 0);
   EXPECT_EQ(agents.table(0).Find("job")->StatusJson()["state"], "ok");
+}
+
+// Node 1's second rank never submits: once the op timeout fails the instance there, node 0's
+// ranks, which had submitted theirs, fail too instead of waiting for node 1's contribution.
+TEST(JobAcrossNodesTest, OpTimeoutOnOneNodeFailsTheInstanceOnEveryNode) {
+  Agents agents({3000, 3000});
+  FakeMember* m[4];
+  for (int r = 0; r < 4; ++r) m[r] = agents.Join(r / 2, "job", r, 4, 0, /*local_size=*/2);
+  ASSERT_TRUE(agents.Connect());
+  std::vector<std::unique_ptr<Op>> ops;
+  for (int r = 0; r < 3; ++r) {
+    ops.push_back(std::make_unique<Op>(1, 7, kDirectCount));
+    agents.table(r / 2).Find("job")->Submit(m[r], ops.back()->op);
+  }
+  agents.Deliver();
+  agents.table(1).ExpireOps(ipc::MonotonicNs() + 2000 * kMs, 1000 * kMs);
+  agents.Deliver();
+  EXPECT_TRUE(FailedWith(m[2], 1, Code::kDeadlineExceeded, "local rank(s) 1"));
+  for (int r = 0; r < 2; ++r) EXPECT_TRUE(FailedWith(m[r], 1, Code::kDeadlineExceeded, "ranks 2-3 (node 1)"));
 }
 
 }  // namespace
