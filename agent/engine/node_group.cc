@@ -296,16 +296,6 @@ void NodeGroup::Complete(Collective& c, const Status& st) {
   Finish(c, st, /*tell_others=*/!st.ok());
 }
 
-void NodeGroup::SayFailed(Collective& c, const Status& why) {
-  if (!ready() || c.told_code != Code::kOk) return;  // once is enough
-  c.told_code = why.code();
-  c.told_text = DescribeNode(topo_.me) + ": " + why.message();
-  BufferSpan text = BufferSpan::Host(c.told_text.data(), c.told_text.size());
-  for (int n = 0; n < topo_.nodes; ++n) {
-    if (n != topo_.me && !left_[static_cast<size_t>(n)]) Send(c, n, {.type = PeerMsg::kAbort}, text);
-  }
-}
-
 void NodeGroup::Finish(Collective& c, const Status& st, bool tell_others) {
   if (c.done) return;
   c.done = true;

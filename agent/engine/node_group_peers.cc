@@ -70,6 +70,16 @@ void NodeGroup::SendAborts() {
   }
 }
 
+void NodeGroup::SayFailed(Collective& c, const Status& why) {
+  if (!ready() || c.told_code != Code::kOk) return;  // once is enough
+  c.told_code = why.code();
+  c.told_text = DescribeNode(topo_.me) + ": " + why.message();
+  BufferSpan text = BufferSpan::Host(c.told_text.data(), c.told_text.size());
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n != topo_.me && !left_[static_cast<size_t>(n)]) Send(c, n, {.type = PeerMsg::kAbort}, text);
+  }
+}
+
 void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   failure_ = why.message();
   failure_skips_ = lost_node;
