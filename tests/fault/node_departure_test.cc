@@ -48,7 +48,8 @@ TEST_F(MultiNodeTest, NodeThatLosesAPeerFailsTheJobOnTheOtherNodesAtOnceWhileAno
       res->rc[r] = rc;
       CopyText(res->error[r], 256, outrider_last_error(c));
       char ch;
-      if (r == 0) release.Receive(&ch, 60000);  // node 0 stays in the job until rank 2 has its error
+      if (r == 0)
+        release.Receive(&ch, 60000);  // node 0 stays in the job until rank 2 has its error
       outrider_disconnect(c);
       return 0;
     }));
@@ -63,7 +64,8 @@ TEST_F(MultiNodeTest, NodeThatLosesAPeerFailsTheJobOnTheOtherNodesAtOnceWhileAno
         for (int i = 0; i < 1000; ++i) x[i] = step + r;
         x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
         outrider_op_t h;
-        rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+        rc =
+            Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
         if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
         if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
         if (x[0] != 0) break;
@@ -80,8 +82,10 @@ TEST_F(MultiNodeTest, NodeThatLosesAPeerFailsTheJobOnTheOtherNodesAtOnceWhileAno
   ASSERT_EQ(::kill(agents_[1]->pid(), SIGSTOP), 0);
   EXPECT_EQ(Reap(victims[2]), 0);
   EXPECT_EQ(res->rc[2], OUTRIDER_ERR_PEER_LOST) << res->error[2];
-  EXPECT_THAT(res->error[2], HasSubstr("rank 1 (node 1) of job 'victim' is lost (reported by rank 0 (node 0))"));
-  std::printf("rank 2's error came %.2f s after agent 1 stopped\n", static_cast<double>(*failed_at_ns - stopped_at_ns) / 1e9);
+  EXPECT_THAT(res->error[2],
+              HasSubstr("rank 1 (node 1) of job 'victim' is lost (reported by rank 0 (node 0))"));
+  std::printf("rank 2's error came %.2f s after agent 1 stopped\n",
+              static_cast<double>(*failed_at_ns - stopped_at_ns) / 1e9);
   // Agent 0's deadline (2 s) and a margin; agent 2's own would be 60 s.
   EXPECT_LT(*failed_at_ns - stopped_at_ns, 10 * kSecond);
   release.Send('r');
@@ -138,7 +142,8 @@ TEST_F(MultiNodeTest, RankThatLeavesInOrderMidInstanceFailsTheOtherNodesAtOnce) 
   // poll, 30 s).
   bool started = false;
   for (int i = 0; i < 300 && !started; ++i) {
-    started = HttpGet(http_ports_[2], "/status").find("contributions of rank 0 (node 0), rank 1 (node 1)") != std::string::npos;
+    started = HttpGet(http_ports_[2], "/status")
+                  .find("contributions of rank 0 (node 0), rank 1 (node 1)") != std::string::npos;
     if (!started) ::usleep(100000);
   }
   ASSERT_TRUE(started) << HttpGet(http_ports_[2], "/status");

@@ -32,7 +32,8 @@ class FakeMember : public Member {
     uint64_t op_id;
     Status status;
   };
-  FakeMember(std::string job, int rank, int world, int local_rank, int local_size, std::string root) {
+  FakeMember(std::string job, int rank, int world, int local_rank, int local_size,
+             std::string root) {
     id_.job_id = std::move(job);
     id_.rank = rank;
     id_.world_size = world;
@@ -42,7 +43,8 @@ class FakeMember : public Member {
     id_.token = "token";
   }
   const ClientIdentity& identity() const override { return id_; }
-  void Complete(uint64_t op_id, const Status& status, uint64_t, uint64_t, const OpReport*) override {
+  void Complete(uint64_t op_id, const Status& status, uint64_t, uint64_t,
+                const OpReport*) override {
     completions.push_back({op_id, status});
   }
   void Partial(uint64_t, uint64_t, uint64_t, const OpReport&) override {}
@@ -96,7 +98,8 @@ class Agents {
       o.heartbeat_ms = kHeartbeatMs;
       o.peer_timeout_ms = peer_timeout_ms[a];
       o.rendezvous_timeout_ms = 20000;
-      auto net = Network::Create(loop_.get(), table.get(), o, fake_.Factory(), [this, a] { return now_[a]; });
+      auto net = Network::Create(loop_.get(), table.get(), o, fake_.Factory(),
+                                 [this, a] { return now_[a]; });
       EXPECT_TRUE(net.ok()) << net.status().ToString();
       table->set_network(net->get());
       tables_.push_back(std::move(table));
@@ -109,12 +112,16 @@ class Agents {
 
   FakeNetwork& fake() { return fake_; }
   JobTable& table(int a) { return *tables_[static_cast<size_t>(a)]; }
-  std::string root(int a) const { return "127.0.0.1:" + std::to_string(nets_[static_cast<size_t>(a)]->rendezvous()->port()); }
+  std::string root(int a) const {
+    return "127.0.0.1:" + std::to_string(nets_[static_cast<size_t>(a)]->rendezvous()->port());
+  }
 
   // A client of `job` (one rank per node unless `local_size` says otherwise) at agent `agent`;
   // node 0 of the job is at agent `root_agent`.
-  FakeMember* Join(int agent, const std::string& job, int rank, int world, int root_agent, int local_size = 1) {
-    members_.push_back(std::make_unique<FakeMember>(job, rank, world, rank % local_size, local_size, root(root_agent)));
+  FakeMember* Join(int agent, const std::string& job, int rank, int world, int root_agent,
+                   int local_size = 1) {
+    members_.push_back(std::make_unique<FakeMember>(job, rank, world, rank % local_size, local_size,
+                                                    root(root_agent)));
     Status st = table(agent).Join(members_.back().get());
     EXPECT_TRUE(st.ok()) << st.ToString();
     return members_.back().get();
@@ -156,7 +163,8 @@ class Agents {
       if (!queued.empty()) {
         PeerHeader h;
         std::memcpy(&h, queued.front().header.data(), sizeof(h));
-        if (h.type == static_cast<uint16_t>(PeerMsg::kJobFailed)) ++job_failed_[{queued.front().from, queued.front().to}];
+        if (h.type == static_cast<uint16_t>(PeerMsg::kJobFailed))
+          ++job_failed_[{queued.front().from, queued.front().to}];
       }
       if (!fake_.Step()) return;
     }
@@ -176,19 +184,27 @@ class Agents {
   std::map<std::pair<int, int>, int> job_failed_;
 };
 
-::testing::AssertionResult FailedWith(const FakeMember* m, uint64_t op_id, Code code, const std::string& part) {
+::testing::AssertionResult FailedWith(const FakeMember* m, uint64_t op_id, Code code,
+                                      const std::string& part) {
   const FakeMember::Completion* c = m->Of(op_id);
-  if (c == nullptr) return ::testing::AssertionFailure() << "op " << op_id << " of rank " << m->identity().rank << " still waits";
+  if (c == nullptr)
+    return ::testing::AssertionFailure()
+           << "op " << op_id << " of rank " << m->identity().rank << " still waits";
   if (c->status.code() != code || c->status.message().find(part) == std::string::npos) {
-    return ::testing::AssertionFailure() << "rank " << m->identity().rank << ": " << c->status.ToString();
+    return ::testing::AssertionFailure()
+           << "rank " << m->identity().rank << ": " << c->status.ToString();
   }
   return ::testing::AssertionSuccess();
 }
 
 ::testing::AssertionResult Succeeded(const FakeMember* m, uint64_t op_id) {
   const FakeMember::Completion* c = m->Of(op_id);
-  if (c == nullptr) return ::testing::AssertionFailure() << "op " << op_id << " of rank " << m->identity().rank << " still waits";
-  if (!c->status.ok()) return ::testing::AssertionFailure() << "rank " << m->identity().rank << ": " << c->status.ToString();
+  if (c == nullptr)
+    return ::testing::AssertionFailure()
+           << "op " << op_id << " of rank " << m->identity().rank << " still waits";
+  if (!c->status.ok())
+    return ::testing::AssertionFailure()
+           << "rank " << m->identity().rank << ": " << c->status.ToString();
   return ::testing::AssertionSuccess();
 }
 
@@ -210,7 +226,8 @@ TEST(JobAcrossNodesTest, PeerLostOnOneNodeFailsTheJobOnTheOthersNamingTheLostNod
   agents.fake().Silence(1);
   agents.Advance({0, 2}, 1500);
   ASSERT_TRUE(FailedWith(v[0], 1, Code::kPeerLost, "rank 1 (node 1) of job 'victim' is lost"));
-  EXPECT_TRUE(FailedWith(v[2], 1, Code::kPeerLost, "rank 1 (node 1) of job 'victim' is lost (reported by rank 0 (node 0))"));
+  EXPECT_TRUE(FailedWith(v[2], 1, Code::kPeerLost,
+                         "rank 1 (node 1) of job 'victim' is lost (reported by rank 0 (node 0))"));
   EXPECT_EQ(agents.job_failed(0, 2), 1);
   EXPECT_EQ(agents.job_failed(0, 1), 0) << "the lost node is not told";
   EXPECT_EQ(agents.job_failed(2, 0), 0) << "the report came back";
@@ -248,7 +265,9 @@ TEST(JobAcrossNodesTest, RankThatLeavesInOrderWithAnInstanceUnfinishedFailsTheJo
   agents.Deliver();
   EXPECT_TRUE(FailedWith(m[0], 1, Code::kPeerLost, "rank 2 (local rank 0"));
   EXPECT_TRUE(FailedWith(m[1], 1, Code::kPeerLost, "rank 2 (local rank 0"));
-  EXPECT_EQ(agents.job_failed(0, 1) + agents.job_failed(1, 0) + agents.job_failed(0, 2) + agents.job_failed(1, 2), 0);
+  EXPECT_EQ(agents.job_failed(0, 1) + agents.job_failed(1, 0) + agents.job_failed(0, 2) +
+                agents.job_failed(1, 2),
+            0);
 }
 
 // The normal end: every rank finished, then one leaves in order. Nothing fails anywhere.
@@ -286,7 +305,8 @@ TEST(JobAcrossNodesTest, OpTimeoutOnOneNodeFailsTheInstanceOnEveryNode) {
   agents.table(1).ExpireOps(ipc::MonotonicNs() + 2000 * kMs, 1000 * kMs);
   agents.Deliver();
   EXPECT_TRUE(FailedWith(m[2], 1, Code::kDeadlineExceeded, "local rank(s) 1"));
-  for (int r = 0; r < 2; ++r) EXPECT_TRUE(FailedWith(m[r], 1, Code::kDeadlineExceeded, "ranks 2-3 (node 1)"));
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(FailedWith(m[r], 1, Code::kDeadlineExceeded, "ranks 2-3 (node 1)"));
 }
 
 }  // namespace

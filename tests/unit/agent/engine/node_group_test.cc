@@ -18,20 +18,32 @@ using ipc::DType;
 using ipc::OpKind;
 using ipc::ReduceOp;
 
-// Large ops take the ring with several chunks per segment; sparse messages travel in several chunks.
+// Large ops take the ring with several chunks per segment; sparse messages travel in several
+// chunks.
 const EngineOptions kSmall{.direct_max_bytes = 1024, .chunk_bytes = 4096};
 constexpr uint64_t kKey = 1;
 constexpr int kNodes = 3;
 
-enum class Kind { kRingAllreduce, kChainBroadcast, kGatherRing, kSparseAllreduce, kDirectAllreduce };
+enum class Kind {
+  kRingAllreduce,
+  kChainBroadcast,
+  kGatherRing,
+  kSparseAllreduce,
+  kDirectAllreduce
+};
 
 std::string KindName(Kind k) {
   switch (k) {
-    case Kind::kRingAllreduce: return "RingAllreduce";
-    case Kind::kChainBroadcast: return "ChainBroadcast";
-    case Kind::kGatherRing: return "GatherRing";
-    case Kind::kSparseAllreduce: return "SparseAllreduce";
-    case Kind::kDirectAllreduce: return "DirectAllreduce";
+    case Kind::kRingAllreduce:
+      return "RingAllreduce";
+    case Kind::kChainBroadcast:
+      return "ChainBroadcast";
+    case Kind::kGatherRing:
+      return "GatherRing";
+    case Kind::kSparseAllreduce:
+      return "SparseAllreduce";
+    case Kind::kDirectAllreduce:
+      return "DirectAllreduce";
   }
   return "";
 }
@@ -51,7 +63,8 @@ void Fill(Rank& x, Kind kind, int r, int world) {
   o.dtype = DType::kF32;
   auto values = [&](uint64_t n) {
     x.send.resize(n);
-    for (uint64_t i = 0; i < n; ++i) x.send[i] = static_cast<float>((static_cast<uint64_t>(r) * 7 + i) % 13) * 0.5f;
+    for (uint64_t i = 0; i < n; ++i)
+      x.send[i] = static_cast<float>((static_cast<uint64_t>(r) * 7 + i) % 13) * 0.5f;
   };
   switch (kind) {
     case Kind::kRingAllreduce:
@@ -86,7 +99,8 @@ void Fill(Rank& x, Kind kind, int r, int world) {
       o.rows = kRows;
       o.id_dtype = DType::kI64;
       o.algo = static_cast<uint32_t>(ipc::SparseAlgo::kAllgather);
-      for (uint64_t i = 0; i < kNnz; ++i) x.ids.push_back(static_cast<int64_t>(i * 3 + static_cast<uint64_t>(r)));
+      for (uint64_t i = 0; i < kNnz; ++i)
+        x.ids.push_back(static_cast<int64_t>(i * 3 + static_cast<uint64_t>(r)));
       values(kNnz * kDim);
       o.ids = BufferSpan::Host(x.ids.data(), x.ids.size() * 8);
       o.nnz = kNnz;
@@ -107,7 +121,8 @@ std::vector<Rank> Ranks(Kind kind, int world = kNodes) {
 }
 
 void StartAll(NodeCluster& c, std::vector<Rank>& ranks, uint64_t seq = 0) {
-  for (int n = 0; n < c.nodes(); ++n) c.group(n).Start(kKey, seq, {&ranks[static_cast<size_t>(n)].op});
+  for (int n = 0; n < c.nodes(); ++n)
+    c.group(n).Start(kKey, seq, {&ranks[static_cast<size_t>(n)].op});
 }
 
 // Every node has every node's fingerprint (the instance is agreed, or done) for (kKey, seq).
@@ -118,7 +133,9 @@ bool AllAgreed(NodeCluster& c, uint64_t seq = 0) {
   return true;
 }
 
-bool Contains(const Status& st, const std::string& part) { return st.message().find(part) != std::string::npos; }
+bool Contains(const Status& st, const std::string& part) {
+  return st.message().find(part) != std::string::npos;
+}
 
 void ExpectOkEverywhere(const NodeCluster& c, uint64_t seq = 0) {
   for (int n = 0; n < c.nodes(); ++n) {
@@ -137,7 +154,8 @@ class MidFlightTest : public ::testing::TestWithParam<Kind> {
   void StartAndAgree() {
     StartAll(c_, ranks_);
     while (!AllAgreed(c_)) ASSERT_TRUE(c_.net().Step());
-    ASSERT_EQ(c_.done(0, kKey, 0), nullptr) << "node 0 finished already; the test needs it mid-flight";
+    ASSERT_EQ(c_.done(0, kKey, 0), nullptr)
+        << "node 0 finished already; the test needs it mid-flight";
   }
   void ExpectNodeZeroFailed(Code code, const std::string& part) {
     const NodeDone* d = c_.done(0, kKey, 0);
@@ -177,9 +195,11 @@ TEST_P(MidFlightTest, LinkThatBreaksBetweenTwoNodesFailsTheInstanceOnTheThirdToo
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPipelinedAlgorithm, MidFlightTest,
-                         ::testing::Values(Kind::kRingAllreduce, Kind::kChainBroadcast, Kind::kGatherRing,
-                                           Kind::kSparseAllreduce),
-                         [](const ::testing::TestParamInfo<Kind>& info) { return KindName(info.param); });
+                         ::testing::Values(Kind::kRingAllreduce, Kind::kChainBroadcast,
+                                           Kind::kGatherRing, Kind::kSparseAllreduce),
+                         [](const ::testing::TestParamInfo<Kind>& info) {
+                           return KindName(info.param);
+                         });
 
 // Node 2 contributed, then gave up (it lost node 1) before node 0's ranks submitted: node 0 must
 // not start a ring that node 2 will never serve.
@@ -196,7 +216,9 @@ TEST(NodeDepartureTest, InstanceStartedAfterANodeGaveUpFailsAtOnceThoughItsContr
   const NodeDone* d = c.done(0, kKey, 0);
   ASSERT_NE(d, nullptr) << "node 0 waits for " << c.group(0).WaitingFor(kKey, 0);
   EXPECT_EQ(d->status.code(), Code::kPeerLost) << d->status.ToString();
-  EXPECT_TRUE(Contains(d->status, "rank 1 (node 1) of job 'job' is lost (reported by rank 2 (node 2))")) << d->status.message();
+  EXPECT_TRUE(
+      Contains(d->status, "rank 1 (node 1) of job 'job' is lost (reported by rank 2 (node 2))"))
+      << d->status.message();
 }
 
 TEST(NodeDepartureTest, NodeThatFinishedItsPartAndLeftInOrderLetsTheOthersComplete) {
@@ -233,7 +255,8 @@ TEST(InstanceFailureTest, OpThatFailsOnOneNodeBeforeItsContributionFailsOnEveryN
     const NodeDone* d = c.done(n, kKey, 0);
     ASSERT_NE(d, nullptr) << "node " << n << " still waits for " << c.group(n).WaitingFor(kKey, 0);
     EXPECT_EQ(d->status.code(), Code::kFailedPrecondition) << d->status.ToString();
-    EXPECT_TRUE(Contains(d->status, "not reachable by this agent's data plane")) << d->status.message();
+    EXPECT_TRUE(Contains(d->status, "not reachable by this agent's data plane"))
+        << d->status.message();
     if (n != 2) {
       EXPECT_TRUE(Contains(d->status, "rank 2 (node 2)")) << d->status.message();
     }
