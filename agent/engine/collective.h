@@ -37,6 +37,8 @@ struct Collective {
   bool agreed = false;   // every node sent the same fingerprint
   bool done = false;     // finished here (result holds how)
   bool notified = false;  // the job heard of it (or never will: an aborted instance)
+  bool forgotten = false;  // finished here ahead of an earlier seq of its key: kept, empty, only so
+                           // that late messages for it are dropped until the earlier seqs finish
   Status result;
   std::vector<const ValidatedOp*> ops;  // by local rank; valid while !notified
   Fingerprint fp{};
@@ -50,7 +52,10 @@ struct Collective {
   int sends_in_flight = 0;
   uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers, headers included
   uint64_t started_ns = 0, agreed_ns = 0;
-  std::string abort_text;  // sent to the peers when the instance failed here before it ran
+  // Why the instance failed here, as sent to the other nodes (kAbort: its code, its text as the
+  // payload); kept while those sends run.
+  Code told_code = Code::kOk;
+  std::string told_text;
   std::unique_ptr<Algorithm> algorithm;
 
   const ValidatedOp& op() const { return *ops[0]; }
@@ -70,13 +75,14 @@ class CollectiveLinks {
     uint64_t offset = 0;
     uint64_t message_bytes = 0;  // kSparse
     bool urgent = false;         // scheduled ahead of the instance's other chunks (demanded rows)
-    Code code = Code::kOk;       // kAbort: why the instance failed
   };
   virtual ~CollectiveLinks() = default;
   // Sends `payload` to `node`: bulk chunks through the scheduler, the rest at once. The payload
   // must stay unchanged until the instance is notified. A failed instance sends nothing more.
   virtual void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) = 0;
-  // Finishes the instance here: failures are reported at once, success once its sends are done.
+  // Finishes the instance here: failures are reported at once, success once its sends are done. A
+  // failure is also sent to every other node, which fails the instance too: none of them waits for
+  // what this node will no longer send.
   virtual void Complete(Collective& c, const Status& result) = 0;
 };
 

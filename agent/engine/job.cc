@@ -141,8 +141,16 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   if (group_ == nullptr || !group_->ready()) return;
   int node = group_->NodeOfPeer(peer);
   if (node < 0) return;
-  if (lost_.ok()) lost_node_ = node;
-  Lose(PeerLost(group_->DescribeNode(node) + " of job '" + id_ + "' is lost: " + why.message()));
+  std::string lost = group_->DescribeNode(node) + " of job '" + id_ + "' is lost";
+  if (lost_.ok()) {
+    lost_node_ = node;
+    // The other nodes may still reach that node, or notice its silence only later: they fail the
+    // job now too, whatever their instances wait for.
+    group_->SayJobFailed(PeerLost(lost + " (reported by " + group_->DescribeNode(group_->node_rank()) + "): " +
+                                  why.message()),
+                         node);
+  }
+  Lose(PeerLost(lost + ": " + why.message()));
 }
 
 void Job::Lose(const Status& why) {
@@ -192,13 +200,21 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
     const ClientIdentity& id = member->identity();
     lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
                      std::to_string(id.peer.pid) + ") of job '" + id_ + "' left: " + why.message());
-    // A rank that died: the other nodes fail the job now, not once this node's last client is
-    // gone or a deadline passes, since they may wait for data it will never send. A rank that
-    // said goodbye finished its part; the others may still be completing theirs (they learn of
-    // it when the job ends here, through SayJobLeft).
-    if (group_ != nullptr && !orderly) group_->SayJobFailed(lost_);
+    // A rank that died, or one that said goodbye with collectives unfinished: the other nodes
+    // fail the job now, not once this node's last client is gone or a deadline passes, since they
+    // may wait for data it will never send. A rank that said goodbye with nothing unfinished
+    // finished its part; the others may still be completing theirs (they learn of it when the
+    // job ends here, through SayJobLeft).
+    if (group_ != nullptr && (!orderly || Unfinished())) group_->SayJobFailed(lost_);
   }
   Lose(lost_);
+}
+
+bool Job::Unfinished() const {
+  for (const auto& [inst, p] : pending_) {
+    if (p.failed.ok()) return true;  // a failed one failed on every node already
+  }
+  return group_ != nullptr && group_->unfinished();
 }
 
 void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
@@ -352,10 +368,10 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
                                  std::to_string(timeout_ns / 1000000) + " ms for " + missing + " to submit");
     Logger("engine")->warn("{}", st.message());
     Fail(*p, st, id.second);
-    // The other nodes wait for this node's contribution, which will not come: they fail too.
-    if (group_ != nullptr) group_->Abort(id.first, id.second, st);
     // Keep a failed tombstone so the late ranks fail at once instead of waiting again.
     p->failed = st;
+    // The other nodes would wait for this node's contribution: they fail the instance too.
+    if (group_ != nullptr) group_->Abort(id.first, id.second, st);
   }
 }
 

@@ -52,7 +52,8 @@ class Job {
   Status AddMember(Member* member);
   // Removes a client (gone or closed). Every pending collective fails on the other members with
   // `why`, and so does every later one: the job cannot complete a collective without it. Unless it
-  // left in order (it said goodbye), the other nodes fail the job at once too.
+  // left in order (it said goodbye) with nothing unfinished, the other nodes fail the job at once
+  // too.
   void RemoveMember(Member* member, const Status& why, bool orderly = false);
   // Takes one validated submission from a member.
   void Submit(Member* member, const ValidatedOp& op);
@@ -64,10 +65,11 @@ class Job {
   bool Pump() { return group_ != nullptr && group_->Pump(); }
   // Where a large payload for this job should land (nullptr: anywhere).
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
-  // The agent of another node is gone: the job fails if it used it.
+  // The agent of another node is gone: the job fails if it used it, here and (told at once, as the
+  // lost node may still be reachable from them) on its other nodes.
   void OnPeerLost(PeerId peer, const Status& why);
-  // Fails collectives that have waited longer than `timeout_ns` for some rank. Amortized O(1)
-  // per call beyond the instances it expires or finds settled.
+  // Fails collectives that have waited longer than `timeout_ns` for some rank, on every node.
+  // Amortized O(1) per call beyond the instances it expires or finds settled.
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   // Earliest time a pending collective would expire, or UINT64_MAX. Amortized O(1).
   uint64_t NextExpiryNs(uint64_t timeout_ns);
@@ -97,6 +99,8 @@ class Job {
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
   void Lose(const Status& why);
+  // Some collective has not finished here (and has not failed everywhere already).
+  bool Unfinished() const;
   // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
   void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 

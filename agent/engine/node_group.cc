@@ -39,6 +39,13 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
 
 NodeGroup::~NodeGroup() = default;
 
+bool NodeGroup::unfinished() const {
+  for (const auto& [id, c] : instances_) {
+    if (!c.done) return true;
+  }
+  return false;
+}
+
 bool NodeGroup::busy() const {
   for (const auto& [id, c] : instances_) {
     if (c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return true;
@@ -50,7 +57,7 @@ void NodeGroup::SetPeers(std::vector<PeerId> peers) {
   Scope scope(this);
   peers_ = std::move(peers);
   SendAborts();
-  if (!failure_.empty()) SayJobFailed(PeerLost(failure_));
+  if (!failure_.empty()) SayJobFailed(PeerLost(failure_), failure_skips_);
 }
 
 int NodeGroup::NodeOfPeer(PeerId peer) const {
@@ -58,6 +65,13 @@ int NodeGroup::NodeOfPeer(PeerId peer) const {
     if (static_cast<int>(n) != topo_.me && peers_[n] == peer) return static_cast<int>(n);
   }
   return -1;
+}
+
+bool NodeGroup::Finished(uint64_t key, uint64_t seq) const {
+  auto below = finished_below_.find(key);
+  if (below != finished_below_.end() && seq < below->second) return true;
+  auto it = instances_.find({key, seq});
+  return it != instances_.end() && it->second.forgotten;
 }
 
 Collective& NodeGroup::Get(uint64_t key, uint64_t seq) {
@@ -90,8 +104,8 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   h.step = args.step;
   h.offset = args.offset;
   h.message_bytes = args.message_bytes;
-  h.code = static_cast<int32_t>(args.code);
   if (args.type == PeerMsg::kContrib) h.fp = c.fp;
+  if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
   // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
@@ -108,7 +122,7 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
   PeerId peer = peers_[static_cast<size_t>(node)];
   uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
   Collective& c = instances_.find({key, seq})->second;  // alive: this send counts in sends_in_flight
-  if (c.done && !c.result.ok()) {  // failed while the chunk waited: nobody needs it
+  if (IsScheduledChunk(h.type) && c.done && !c.result.ok()) {  // failed while the chunk waited: nobody needs it
     if (scheduled) scheduler_->Done(peer, bytes);
     return SendDone(key, seq, h, Status::Ok());
   }
@@ -139,7 +153,9 @@ void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const 
   if (!s.ok() && !c.done) {
     Complete(c, s.Annotate("sending to a peer agent"));
   } else if (!s.ok() && !c.notified) {
+    // Finished here, but what it owed a peer never arrives: the nodes waiting for it fail too.
     c.result = s.Annotate("sending to a peer agent");
+    SayFailed(c, c.result);
   }
   if (c.done && c.sends_in_flight == 0) Notify(c);
   MaybeErase(key, seq);
@@ -160,9 +176,8 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   }
   if (!algorithm.ok()) return Complete(c, algorithm.status());
   for (int n = 0; n < topo_.nodes; ++n) {
-    if (left_[static_cast<size_t>(n)] && !c.fps[static_cast<size_t>(n)]) {
-      return Complete(c, PeerLost(DescribeNode(n) + " left job '" + topo_.job_id + "'"));
-    }
+    size_t x = static_cast<size_t>(n);
+    if (left_[x] && (left_cause_[x] >= 0 || !c.fps[x])) return Finish(c, LeftWhy(n));
   }
   c.fp = FingerprintOf(*ops[0]);
   c.fps[static_cast<size_t>(topo_.me)] = c.fp;
@@ -188,8 +203,8 @@ void NodeGroup::MaybeAgree(Collective& c) {
   // Compare every node with node 0; name both sides of the first difference.
   for (int n = 1; n < topo_.nodes; ++n) {
     std::optional<Disagreement> d = Compare(*c.fps[0], *c.fps[static_cast<size_t>(n)]);
-    if (d) {
-      return Complete(c, Mismatch(DisagreementMessage(c.fp, c.key, c.seq, topo_.job_id, *d, DescribeNode(0), DescribeNode(n))));
+    if (d) {  // every node compares the same fingerprints: none needs telling
+      return Finish(c, Mismatch(DisagreementMessage(c.fp, c.key, c.seq, topo_.job_id, *d, DescribeNode(0), DescribeNode(n))));
     }
   }
   c.agreed = true;
@@ -226,14 +241,18 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 }
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  // Late for an instance that finished here (it failed, and its peers had more on the way): nothing
+  // waits for it, and it must not bring the instance back.
+  if (Finished(h.key, h.seq)) return;
   Collective& c = Get(h.key, h.seq);
   if (c.done) return;
   c.wire_recv += sizeof(h) + len;
   switch (static_cast<PeerMsg>(h.type)) {
     case PeerMsg::kAbort: {
-      Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kMismatch;
-      return Complete(c, Status(code, data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
-                                                      : "ranks of " + DescribeNode(h.from_node) + " disagree"));
+      Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kInternal;
+      std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+                                         : DescribeNode(h.from_node) + " failed " + c.Name();
+      return Finish(c, Status(code, std::move(text)));  // the sender told every node
     }
     case PeerMsg::kContrib: {
       auto& slot = c.fps[static_cast<size_t>(h.from_node)];
@@ -273,6 +292,11 @@ bool NodeGroup::Pump() {
 }
 
 void NodeGroup::Complete(Collective& c, const Status& st) {
+  // A failure found here alone: the other nodes would wait for what this node no longer sends.
+  Finish(c, st, /*tell_others=*/!st.ok());
+}
+
+void NodeGroup::Finish(Collective& c, const Status& st, bool tell_others) {
   if (c.done) return;
   c.done = true;
   if (!c.ops.empty() && c.op().recv.length > options_.direct_max_bytes) {
@@ -283,6 +307,8 @@ void NodeGroup::Complete(Collective& c, const Status& st) {
   }
   c.result = st;
   c.early.clear();
+  // After `done`: a send that fails in there comes back through Complete, which then returns.
+  if (tell_others) SayFailed(c, st);
   // Sends may still read the clients' buffers (zero-copy): a successful op is reported only once
   // they are done, so a client never reuses memory a peer has not received yet. Failures are
   // reported at once; a peer that never acknowledges must not hang the clients.
@@ -323,7 +349,26 @@ void NodeGroup::MaybeErase(uint64_t key, uint64_t seq) {
   auto it = instances_.find({key, seq});
   if (it == instances_.end()) return;
   const Collective& c = it->second;
-  if (!c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return;
+  if (c.forgotten || !c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return;
+  Retire(it);
+  uint64_t& below = finished_below_[key];
+  if (seq < below) return;
+  if (seq > below) {
+    // An earlier seq of the key still runs: remember this one finished until that one has too.
+    Collective& mark = instances_[{key, seq}];
+    mark.key = key;
+    mark.seq = seq;
+    mark.started = mark.done = mark.notified = mark.forgotten = true;
+    return;
+  }
+  for (++below;; ++below) {
+    auto next = instances_.find({key, below});
+    if (next == instances_.end() || !next->second.forgotten) break;
+    instances_.erase(next);  // holds nothing an algorithm's frames could still use
+  }
+}
+
+void NodeGroup::Retire(Instances::iterator it) {
   if (depth_ == 0) {
     instances_.erase(it);
   } else {

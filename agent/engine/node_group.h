@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "agent/engine/algorithm.h"
@@ -50,6 +51,11 @@ class NodeGroup : private CollectiveLinks {
   bool ready() const { return !peers_.empty(); }
   // Some send or data movement still uses client memory or instance buffers.
   bool busy() const;
+  // Instances held: running, finishing their sends, or kept only to drop late messages for them.
+  size_t instance_count() const { return instances_.size(); }
+  // Some instance has not finished here: running, or started by other nodes and not (yet) by this
+  // one's ranks.
+  bool unfinished() const;
   // Peers by node rank (this node's entry is unused). Makes the group ready.
   void SetPeers(std::vector<PeerId> peers);
   const std::vector<PeerId>& peers() const { return peers_; }
@@ -67,8 +73,9 @@ class NodeGroup : private CollectiveLinks {
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
   void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
-  // This node's ranks disagree on instance (key, seq) among themselves: every other node fails it
-  // with `why` too (sent once the peers are known).
+  // This node failed instance (key, seq) before starting it (its ranks disagree among themselves,
+  // or some never submitted it in time): every other node fails it with `why` too (sent once the
+  // peers are known).
   void Abort(uint64_t key, uint64_t seq, const Status& why);
   // Where a large chunk should land so it needs no copy (nullptr: anywhere).
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
@@ -82,18 +89,31 @@ class NodeGroup : private CollectiveLinks {
   void FailAll(const Status& why);
   // Tells every peer at once (ahead of queued bulk data) that the job failed here for a reason of
   // its own, so they fail it too instead of waiting for what this node will never send. Sent once
-  // the peers are known if they are not yet.
-  void SayJobFailed(const Status& why);
+  // the peers are known if they are not yet. `lost_node` (>= 0), a node this one lost, is not told.
+  // A peer that hears it fails the job without telling anyone in turn.
+  void SayJobFailed(const Status& why, int lost_node = -1);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
-  // here because that node was lost, so the peers can name the real cause.
+  // here because that node was lost, so the peers can name the real cause. Without one, the
+  // clients left in order: every instance this node contributed to, it finished.
   void SayJobLeft(int lost_node = -1);
 
  private:
+  using Instances = std::map<std::pair<uint64_t, uint64_t>, Collective>;
+
   // CollectiveLinks.
   void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) override;
   void Complete(Collective& c, const Status& result) override;
 
   Collective& Get(uint64_t key, uint64_t seq);
+  // (key, seq) finished here and was forgotten: a message for it comes too late to matter.
+  bool Finished(uint64_t key, uint64_t seq) const;
+  // Finishes the instance here. `tell_others`: a failure is sent to every other node too
+  // (CollectiveLinks::Complete); without, it is one every node learns by itself (a departure,
+  // another node's abort, a job-wide failure, fingerprints that disagree).
+  void Finish(Collective& c, const Status& st, bool tell_others = false);
+  void SayFailed(Collective& c, const Status& why);
+  // Why an instance cannot complete once `node` left.
+  Status LeftWhy(int node) const;
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
   void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled);
@@ -106,6 +126,8 @@ class NodeGroup : private CollectiveLinks {
   void Notify(Collective& c);
   // Forgets a finished instance whose sends and data movement are done.
   void MaybeErase(uint64_t key, uint64_t seq);
+  // Destroys an instance, or keeps it until the outermost Scope closes.
+  void Retire(Instances::iterator it);
 
   // Every way into the group (a public call, a transport or scheduler callback) holds a Scope. An
   // instance forgotten while one is open is destroyed only when the outermost one closes: its
@@ -134,9 +156,13 @@ class NodeGroup : private CollectiveLinks {
   SparseShared sparse_;
   AlgorithmDeps deps_;
   std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
-  std::string failure_;  // SayJobFailed's reason, until the peers are known
+  std::string failure_;    // SayJobFailed's reason, until the peers are known
+  int failure_skips_ = -1;  // ... and the node it does not go to
   std::vector<PeerId> peers_;
-  std::map<std::pair<uint64_t, uint64_t>, Collective> instances_;
+  Instances instances_;
+  // Per key: every seq below it finished here and was forgotten (later ones that finished first
+  // stay as `forgotten` entries until then). Invariant: no instance of the key below it.
+  std::unordered_map<uint64_t, uint64_t> finished_below_;
   int depth_ = 0;
   std::vector<decltype(instances_)::node_type> retired_;  // forgotten, destroyed when depth_ drops to 0
   // Messages sent to / delivered from each node. A JobLeft carries the sender's count, so it is

@@ -6,20 +6,29 @@
 
 namespace outrider::agent {
 
-void NodeGroup::ApplyLeft(int node) {
-  left_[static_cast<size_t>(node)] = true;
-  // Everything the node sent has arrived: instances still missing its contribution never will.
+Status NodeGroup::LeftWhy(int node) const {
   int cause = left_cause_[static_cast<size_t>(node)];
-  Status why = cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
-                                     DescribeNode(node) + ")")
-                          : PeerLost(DescribeNode(node) + " left job '" + topo_.job_id + "'");
+  return cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
+                               DescribeNode(node) + ")")
+                    : PeerLost(DescribeNode(node) + " left job '" + topo_.job_id + "'");
+}
+
+void NodeGroup::ApplyLeft(int node) {
+  size_t x = static_cast<size_t>(node);
+  left_[x] = true;
+  // Everything the node sent has arrived. Its clients left in order: it finished every instance
+  // it contributed to, so only those still missing its contribution cannot complete. It gave up
+  // because it lost a node: it left instances half done, and in a ring, chain or sparse exchange
+  // every node waits for data that passes through every other, so none of them can complete.
+  bool gave_up = left_cause_[x] >= 0;
+  Status why = LeftWhy(node);
   std::vector<std::pair<uint64_t, uint64_t>> doomed;
   for (auto& [id, c] : instances_) {
-    if (!c.done && !c.fps[static_cast<size_t>(node)]) doomed.push_back(id);
+    if (!c.done && (gave_up || !c.fps[x])) doomed.push_back(id);
   }
   for (auto& id : doomed) {
     auto it = instances_.find(id);
-    if (it != instances_.end()) Complete(it->second, why);
+    if (it != instances_.end()) Finish(it->second, why);  // the node told every other node itself
   }
 }
 
@@ -34,7 +43,7 @@ void NodeGroup::FailAll(const Status& why) {
       it->second.result = why;
       Notify(it->second);
     } else {
-      Complete(it->second, why);
+      Finish(it->second, why);
     }
   }
 }
@@ -48,29 +57,39 @@ void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
 void NodeGroup::SendAborts() {
   auto aborts = std::move(aborts_);
   for (auto& [key, seq, why] : aborts) {
+    if (Finished(key, seq)) continue;
     Collective& c = Get(key, seq);
-    if (c.done) continue;
-    c.abort_text = why.message();
-    BufferSpan text = BufferSpan::Host(c.abort_text.data(), c.abort_text.size());
-    for (int n = 0; n < topo_.nodes && !c.done; ++n) {
-      if (n != topo_.me) Send(c, n, {.type = PeerMsg::kAbort, .code = why.code()}, text);
+    if (!c.done) {  // else another node failed it first, and told every node
+      c.done = true;
+      c.result = why;
+      SayFailed(c, why);
     }
-    // This node's ranks already have their error; the instance only lives for its sends.
-    c.started = true;
-    c.done = c.notified = true;
+    // This node's ranks already have their error; the instance only lives until its sends end.
+    c.started = c.notified = true;
     MaybeErase(key, seq);
   }
 }
 
-void NodeGroup::SayJobFailed(const Status& why) {
+void NodeGroup::SayFailed(Collective& c, const Status& why) {
+  if (!ready() || c.told_code != Code::kOk) return;  // once is enough
+  c.told_code = why.code();
+  c.told_text = DescribeNode(topo_.me) + ": " + why.message();
+  BufferSpan text = BufferSpan::Host(c.told_text.data(), c.told_text.size());
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n != topo_.me && !left_[static_cast<size_t>(n)]) Send(c, n, {.type = PeerMsg::kAbort}, text);
+  }
+}
+
+void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   failure_ = why.message();
+  failure_skips_ = lost_node;
   if (peers_.empty()) return;
   PeerHeader h = Header(PeerMsg::kJobFailed, 0, 0);
   // Sent directly, not through the scheduler, so no credit window holds it behind bulk chunks.
   // The group may be gone by the time a send finishes: the callback alone keeps the text alive.
   auto text = std::make_shared<const std::string>(failure_);
   for (int n = 0; n < topo_.nodes; ++n) {
-    if (n == topo_.me) continue;
+    if (n == topo_.me || n == lost_node) continue;
     (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->data(), text->size(),
                            [text](const Status&) {});
   }

@@ -19,10 +19,13 @@ enum class PeerMsg : uint16_t {
   kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`)
   kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
   kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
-  kAbort = 7,      // the instance failed at the sender before it could run (its ranks disagree, or one
-                   // never submitted): `code` says why, the payload is the error text
-  kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died): every
-                   // node fails it at once, whatever it still waits for; the payload is the reason
+  kAbort = 7,      // the instance failed at the sender for a reason the other nodes cannot see (its
+                   // ranks disagreed, an op or a peer's data it could not use, a send that failed):
+                   // every node fails it alike; `code` and the payload (the error text) say how
+  kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died or left
+                   // with collectives unfinished, a node the sender lost): every node fails it at
+                   // once, whatever it still waits for, and tells nobody in turn; the payload is
+                   // the reason
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
@@ -59,7 +62,7 @@ struct PeerHeader {
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
   uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving
   int32_t lost_node;       // kJobLeft: node whose loss made the sender give up, or -1
-  int32_t code;            // kAbort: outrider::Code of the failure (0 or out of range: MISMATCH)
+  int32_t code;            // kAbort: the outrider::Code the instance failed with at the sender
   Fingerprint fp;          // kContrib
 };
 static_assert(sizeof(PeerHeader) == 128);
@@ -80,5 +83,17 @@ struct SparseAnnounce {
   char message[184];    // why the local part failed
 };
 static_assert(sizeof(SparseAnnounce) == 256);
+
+// Payload of an alltoallv kContrib: one of these per node of the job, by node, the sender's view
+// of its ranks' counts with that node (the same table goes to every node), then the blocks the
+// sender's ranks send the receiver's. Every node so checks every pair of nodes, each with itself
+// included, and all fail alike when any pair disagrees.
+struct AlltoallvCounts {
+  uint64_t sent;           // elements the sender's ranks send that node's ranks
+  uint64_t expected;       // elements the sender's ranks expect from that node's ranks
+  uint64_t sent_hash;      // FNV-1a of the int64 counts sent, by sending rank, then receiving rank
+  uint64_t expected_hash;  // FNV-1a of the int64 counts expected, in the same order
+};
+static_assert(sizeof(AlltoallvCounts) == 32);
 
 }  // namespace outrider::agent

@@ -9,10 +9,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/test_support.h"
@@ -51,7 +53,10 @@ class MultiNodeTest : public ::testing::Test {
       std::fprintf(stderr, "--- agent %zu log (tail) ---\n%s\n", n, log.c_str());
     }
   }
-  void StartAgents(int nodes, bool http = false, const std::vector<std::string>& extra = {}) {
+  // `extra` goes to every agent, `extra_by_node[n]` (flag, value pairs) to agent n only, in place
+  // of the defaults below where it names the same flag.
+  void StartAgents(int nodes, bool http = false, const std::vector<std::string>& extra = {},
+                   const std::vector<std::vector<std::string>>& extra_by_node = {}) {
     // The agents run as documented for TCP networks. (With UCX's default transport mix on one
     // host, UCX 1.13 sometimes aborts in tcp_iface.c when a peer process is killed.)
     ::setenv("UCX_TLS", "tcp", 0);
@@ -59,9 +64,16 @@ class MultiNodeTest : public ::testing::Test {
     for (int n = 0; n < nodes; ++n) {
       uint16_t port = FreePort();
       ports_.push_back(port);
-      std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1",
-                                       "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
-                                       "--rendezvous-timeout-ms", "8000"};
+      std::vector<std::string> own = static_cast<size_t>(n) < extra_by_node.size() ? extra_by_node[static_cast<size_t>(n)]
+                                                                                  : std::vector<std::string>{};
+      std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1"};
+      for (auto [flag, value] : {std::pair<std::string, std::string>{"--heartbeat-ms", "200"},
+                                 {"--peer-timeout-ms", "3000"}, {"--rendezvous-timeout-ms", "8000"}}) {
+        if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
+        args.push_back(flag);
+        args.push_back(value);
+      }
+      args.insert(args.end(), own.begin(), own.end());
       args.insert(args.end(), extra.begin(), extra.end());
       if (http) {
         http_ports_.push_back(FreePort());
@@ -75,11 +87,15 @@ class MultiNodeTest : public ::testing::Test {
   // In a child: connects as `rank` of a job of `world` ranks, one per node (node `rank`'s agent,
   // node 0's as the root); exits the child if that fails.
   outrider_client_t* ConnectOnePerNode(const char* job, const char* token, int rank, int world) {
-    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    return ConnectAt(rank, 0, job, token, rank, world);
+  }
+  // The same at agent `agent`, the job's node 0 being at agent `root_agent`.
+  outrider_client_t* ConnectAt(int agent, int root_agent, const char* job, const char* token, int rank, int world) {
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[static_cast<size_t>(root_agent)])).c_str(), 1);
     ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
     outrider_connect_options_t o;
     outrider_connect_options_init(&o);
-    std::string socket = agents_[static_cast<size_t>(rank)]->socket_path();
+    std::string socket = agents_[static_cast<size_t>(agent)]->socket_path();
     o.socket_path = socket.c_str();
     o.job_id = job;
     o.rank = rank;

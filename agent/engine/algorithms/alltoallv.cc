@@ -3,53 +3,61 @@
 
 #include <cstring>
 
+#include "ipc/protocol.h"
+
 namespace outrider::agent {
 
-uint64_t Alltoallv::Expected(size_t n) const {
+AlltoallvCounts Alltoallv::CountsWith(size_t m) const {
   size_t L = local();
-  uint64_t elem = ipc::DTypeSize(op().dtype), bytes = 0;
+  std::vector<int64_t> sent, expected;
+  AlltoallvCounts x{};
+  // Both in (sending rank, receiving rank) order: this node's ranks send to m's, m's send to them.
   for (size_t i = 0; i < L; ++i) {
-    for (size_t j = 0; j < L; ++j) bytes += static_cast<uint64_t>(c_.ops[j]->recv_counts[n * L + i]) * elem;
+    for (size_t j = 0; j < L; ++j) {
+      sent.push_back(c_.ops[i]->send_counts[m * L + j]);
+      expected.push_back(c_.ops[j]->recv_counts[m * L + i]);
+      x.sent += static_cast<uint64_t>(sent.back());
+      x.expected += static_cast<uint64_t>(expected.back());
+    }
   }
-  return bytes;
+  x.sent_hash = ipc::Fnv1a(sent.data(), sent.size() * sizeof(int64_t));
+  x.expected_hash = ipc::Fnv1a(expected.data(), expected.size() * sizeof(int64_t));
+  return x;
 }
 
 void Alltoallv::Prepare(std::function<void()> ready) {
   size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
   uint64_t elem = ipc::DTypeSize(op().dtype);
   const auto& ops = c_.ops;
+  for (size_t m = 0; m < N; ++m) counts_.push_back(CountsWith(m));
+  // Blocks among this node's ranks move only once every pair agrees; the finer check here names
+  // the ranks.
+  for (size_t i = 0; i < L && local_detail_.empty(); ++i) {
+    for (size_t j = 0; j < L; ++j) {
+      size_t gi = me * L + i, gj = me * L + j;
+      if (ops[j]->recv_counts[gi] != ops[i]->send_counts[gj]) {
+        local_detail_ = "rank " + std::to_string(gi) + " sends " + std::to_string(ops[i]->send_counts[gj]) +
+                        " elements to rank " + std::to_string(gj) + ", which expects " +
+                        std::to_string(ops[j]->recv_counts[gi]);
+        break;
+      }
+    }
+  }
   outgoing_.resize(N);
   std::vector<CopyPair> pairs;
+  uint64_t table = N * sizeof(AlltoallvCounts);
   for (size_t m = 0; m < N; ++m) {
-    if (m != me) {
-      uint64_t size = sizeof(uint64_t);
-      for (size_t i = 0; i < L; ++i) {
-        for (size_t j = 0; j < L; ++j) size += static_cast<uint64_t>(ops[i]->send_counts[m * L + j]) * elem;
-      }
-      outgoing_[m].resize(size);
-      uint64_t expect = Expected(m);
-      std::memcpy(outgoing_[m].data(), &expect, sizeof(expect));  // the message header, agent memory
-    }
+    if (m == me) continue;
+    outgoing_[m].resize(table + counts_[m].sent * elem);
+    std::memcpy(outgoing_[m].data(), counts_.data(), table);  // agent memory
     BufferSpan out = BufferSpan::Host(outgoing_[m].data(), outgoing_[m].size());
-    uint64_t at = sizeof(uint64_t);
+    uint64_t at = table;
     for (size_t i = 0; i < L; ++i) {
       for (size_t j = 0; j < L; ++j) {
         size_t gj = m * L + j;
         uint64_t len = static_cast<uint64_t>(ops[i]->send_counts[gj]) * elem;
-        BufferSpan src = ops[i]->send.Sub(BlockOffset(ops[i]->send_counts, gj, elem), len);
-        if (m != me) {
-          pairs.push_back({out.Sub(at, len), src});
-          at += len;
-          continue;
-        }
-        size_t gi = me * L + i;
-        if (ops[j]->recv_counts[gi] != ops[i]->send_counts[gj]) {
-          local_error_ = Mismatch("alltoallv counts disagree: rank " + std::to_string(gi) + " sends " +
-                                  std::to_string(ops[i]->send_counts[gj]) + " elements to rank " + std::to_string(gj) +
-                                  ", which expects " + std::to_string(ops[j]->recv_counts[gi]));
-          continue;
-        }
-        pairs.push_back({ops[j]->recv.Sub(BlockOffset(ops[j]->recv_counts, gi, elem), len), src});
+        pairs.push_back({out.Sub(at, len), ops[i]->send.Sub(BlockOffset(ops[i]->send_counts, gj, elem), len)});
+        at += len;
       }
     }
   }
@@ -61,32 +69,64 @@ BufferSpan Alltoallv::Contribution(int node) const {
   return BufferSpan::Host(m.data(), m.size());
 }
 
+Status Alltoallv::CheckPairs(const std::vector<std::vector<AlltoallvCounts>>& tables) const {
+  size_t N = tables.size(), me = static_cast<size_t>(topo_.me);
+  for (size_t a = 0; a < N; ++a) {
+    for (size_t b = 0; b < N; ++b) {
+      const AlltoallvCounts& s = tables[a][b];  // a's ranks to b's, as a says
+      const AlltoallvCounts& r = tables[b][a];  // the same, as b says
+      if (s.sent == r.expected && s.sent_hash == r.expected_hash) continue;
+      std::string from = topo_.DescribeNode(static_cast<int>(a)), to = topo_.DescribeNode(static_cast<int>(b));
+      if (a == b) {
+        std::string detail = a == me && !local_detail_.empty() ? " (" + local_detail_ + ")" : "";
+        return Mismatch("alltoallv counts disagree among " + from + ": its ranks send each other " + std::to_string(s.sent) +
+                        " elements, and expect " + std::to_string(r.expected) +
+                        (s.sent == r.expected ? ", but not in the same blocks" : "") + detail);
+      }
+      if (s.sent != r.expected) {
+        return Mismatch("alltoallv counts disagree: " + from + " sends " + std::to_string(s.sent) + " elements to " + to +
+                        ", which expects " + std::to_string(r.expected));
+      }
+      return Mismatch("alltoallv counts disagree: " + from + " sends " + to + " the " + std::to_string(s.sent) +
+                      " elements it expects, but not in the blocks its ranks expect");
+    }
+  }
+  return Status::Ok();
+}
+
 void Alltoallv::Agreed() {
-  if (!local_error_.ok()) return Complete(local_error_);
   size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
-  uint64_t elem = ipc::DTypeSize(op().dtype);
-  // Check every pair in both directions before writing any output.
+  uint64_t elem = ipc::DTypeSize(op().dtype), table = N * sizeof(AlltoallvCounts);
+  std::vector<std::vector<AlltoallvCounts>> tables(N);
   for (size_t n = 0; n < N; ++n) {
-    if (n == me) continue;
-    const auto& in = c_.data[n];
-    if (in.size() < sizeof(uint64_t)) return Complete(ProtocolError("peer sent an alltoallv payload without its header"));
-    uint64_t want = Expected(n), they_expect = 0;
-    std::memcpy(&they_expect, in.data(), sizeof(they_expect));
-    uint64_t got = in.size() - sizeof(uint64_t), sent = outgoing_[n].size() - sizeof(uint64_t);
-    if (got != want || they_expect != sent) {
-      bool inbound = got != want;
-      std::string from = topo_.DescribeNode(static_cast<int>(inbound ? n : me));
-      std::string to = topo_.DescribeNode(static_cast<int>(inbound ? me : n));
-      return Complete(Mismatch("alltoallv counts disagree: " + from + " sends " + std::to_string((inbound ? got : sent) / elem) +
-                               " elements to " + to + ", which expects " +
-                               std::to_string((inbound ? want : they_expect) / elem)));
+    if (n == me) {
+      tables[n] = counts_;
+      continue;
+    }
+    if (c_.data[n].size() < table) return Complete(ProtocolError("peer sent an alltoallv payload without its counts"));
+    tables[n].resize(N);
+    std::memcpy(tables[n].data(), c_.data[n].data(), table);
+  }
+  // Every node checks the same tables in the same order: all fail alike, before writing any output.
+  if (Status st = CheckPairs(tables); !st.ok()) return Complete(st);
+  for (size_t n = 0; n < N; ++n) {
+    if (n != me && c_.data[n].size() - table != counts_[n].expected * elem) {
+      return Complete(ProtocolError("peer sent an alltoallv payload that does not match its counts"));
     }
   }
   std::vector<CopyPair> pairs;
+  for (size_t i = 0; i < L; ++i) {  // among this node's ranks: straight from the sender's buffer
+    for (size_t j = 0; j < L; ++j) {
+      size_t gi = me * L + i, gj = me * L + j;
+      uint64_t len = static_cast<uint64_t>(c_.ops[i]->send_counts[gj]) * elem;
+      pairs.push_back({c_.ops[j]->recv.Sub(BlockOffset(c_.ops[j]->recv_counts, gi, elem), len),
+                       c_.ops[i]->send.Sub(BlockOffset(c_.ops[i]->send_counts, gj, elem), len)});
+    }
+  }
   for (size_t n = 0; n < N; ++n) {
     if (n == me) continue;
     BufferSpan in = BufferSpan::Host(c_.data[n].data(), c_.data[n].size());
-    uint64_t at = sizeof(uint64_t);
+    uint64_t at = table;
     for (size_t i = 0; i < L; ++i) {
       size_t gi = n * L + i;
       for (size_t j = 0; j < L; ++j) {

@@ -96,13 +96,28 @@ bool FakeNetwork::Step() {
   // Moved out first: the callbacks below may send (growing the queue) or detach endpoints.
   Event e = std::move(queue_.front());
   queue_.pop_front();
+  Process(std::move(e));
+  return true;
+}
+
+bool FakeNetwork::StepLink(int from, int to) {
+  auto it = std::find_if(queue_.begin(), queue_.end(),
+                         [&](const Event& e) { return !e.is_error && e.from == from && e.to == to; });
+  if (it == queue_.end()) return false;
+  Event e = std::move(*it);
+  queue_.erase(it);
+  Process(std::move(e));
+  return true;
+}
+
+void FakeNetwork::Process(Event e) {
   if (e.is_error) {
     FakeTransport* at = Endpoint(e.to);
     if (at != nullptr && at->connected_.count(static_cast<PeerId>(e.from)) != 0 && at->callbacks_.on_peer_error) {
       at->callbacks_.on_peer_error(static_cast<PeerId>(e.from),
                                    PeerLost("link to fake:" + std::to_string(e.from) + " broke"));
     }
-    return true;
+    return;
   }
   Status sent = Status::Ok();
   bool deliver = true;
@@ -118,7 +133,7 @@ bool FakeNetwork::Step() {
   // A detached sender's completions do not run: what they would touch may be gone with it.
   if (e.done && Endpoint(e.from) != nullptr) e.done(sent);
   FakeTransport* to = deliver ? Endpoint(e.to) : nullptr;  // looked up again: `done` may detach it
-  if (to == nullptr || !to->callbacks_.on_message) return true;
+  if (to == nullptr || !to->callbacks_.on_message) return;
   const uint8_t* data = e.payload.data();
   if (!e.payload.empty() && to->callbacks_.recv_buffer) {
     uint8_t* buf = to->callbacks_.recv_buffer(e.header.data(), e.header.size(), e.payload.size());
@@ -128,7 +143,6 @@ bool FakeNetwork::Step() {
     }
   }
   to->callbacks_.on_message(e.header.data(), e.header.size(), data, e.payload.size());
-  return true;
 }
 
 size_t FakeNetwork::RunUntilIdle(size_t max_steps) {

@@ -81,6 +81,9 @@ class FakeNetwork {
   //    sender) and nothing is delivered;
   //  - a broken link's error: on_peer_error at one endpoint, if it is still connected to the other.
   bool Step();
+  // Step() for the oldest queued message from `from` to `to` only, or false if there is none.
+  // Each link stays in order; the network as a whole need not (as with real links).
+  bool StepLink(int from, int to);
   // Steps until nothing is queued or `max_steps` were taken; returns the steps taken.
   size_t RunUntilIdle(size_t max_steps = 1000000);
   // Queued messages and error reports.
@@ -113,6 +116,8 @@ class FakeNetwork {
     std::vector<uint8_t> payload;
     Transport::SendDone done;
   };
+  // Delivers (or reports) one event taken off the queue.
+  void Process(Event e);
   FakeTransport* Endpoint(int index) const;
   bool Broken(int a, int b) const;
   void Detach(int index);

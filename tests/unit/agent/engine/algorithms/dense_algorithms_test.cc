@@ -82,7 +82,7 @@ void ExpectFailedEverywhere(const NodeCluster& c, Code code, const std::vector<s
     const NodeDone* d = c.done(n, key, 0);
     ASSERT_NE(d, nullptr) << "node " << n << " never finished";
     EXPECT_EQ(d->status.code(), code) << "node " << n << ": " << d->status.ToString();
-    for (const std::string& p : parts) EXPECT_NE(d->status.message().find(p), std::string::npos) << d->status.message();
+    for (const std::string& p : parts) EXPECT_NE(d->status.message().find(p), std::string::npos) << "node " << n << ": " << d->status.message();
     EXPECT_EQ(d->calls, 1) << "node " << n;
   }
 }
@@ -382,6 +382,50 @@ TEST(AlltoallvTest, CountDisagreementBetweenNodesFailsEveryRankNamingBothSides) 
   ranks[1].op.send_counts[2] += 1;
   ranks[1].send.resize(ranks[1].send.size() + 4);
   ranks[1].op.send = BufferSpan::Host(ranks[1].send.data(), ranks[1].send.size());
+  StartAll(c, 2, ranks);
+  c.Run();
+  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
+}
+
+// Rank `from` sends rank `to` `delta` elements more than it expects (its send buffer follows).
+void SendMore(std::vector<Rank>& ranks, size_t from, size_t to, int64_t delta) {
+  Rank& x = ranks[from];
+  x.op.send_counts[to] += delta;
+  int64_t total = 0;
+  for (int64_t n : x.op.send_counts) total += n;
+  x.send.resize(static_cast<size_t>(total) * 4);
+  x.op.send = BufferSpan::Host(x.send.data(), x.send.size());
+}
+
+TEST(AlltoallvTest, CountDisagreementBetweenTwoNodesFailsTheThirdNodeToo) {
+  NodeCluster c(3, 2, kSmall);
+  std::vector<Rank> ranks = Alltoallv(6);
+  // Rank 1 (node 0) sends rank 2 (node 1) one element more than rank 2 expects; node 2 agrees with both.
+  SendMore(ranks, 1, 2, 1);
+  StartAll(c, 2, ranks);
+  c.Run();
+  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
+}
+
+TEST(AlltoallvTest, CountDisagreementInsideOneNodeFailsEveryNode) {
+  NodeCluster c(3, 2, kSmall);
+  std::vector<Rank> ranks = Alltoallv(6);
+  // Rank 2 sends rank 3 (both on node 1) one element more than rank 3 expects.
+  SendMore(ranks, 2, 3, 1);
+  StartAll(c, 2, ranks);
+  c.Run();
+  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree among ranks 2-3 (node 1)"});
+  EXPECT_NE(c.done(1, 1, 0)->status.message().find("rank 2 sends 1 elements to rank 3, which expects 0"), std::string::npos)
+      << c.done(1, 1, 0)->status.message();
+}
+
+TEST(AlltoallvTest, PerRankCountsThatDisagreeInEqualTotalsFailEveryNodeInsteadOfMisplacingBlocks) {
+  NodeCluster c(3, 2, kSmall);
+  std::vector<Rank> ranks = Alltoallv(6);
+  // Rank 0 sends rank 2 one element more and rank 3 one fewer than they expect: node 0 still
+  // sends node 1 as many elements in all as node 1 expects.
+  SendMore(ranks, 0, 2, 1);
+  SendMore(ranks, 0, 3, -1);
   StartAll(c, 2, ranks);
   c.Run();
   ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
