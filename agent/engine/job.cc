@@ -26,7 +26,7 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
 Job::~Job() {
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
-    group_->SayJobLeft(lost_node_);
+    group_->SayJobLeft(lost_node_, failed_);
     net_->Release(group_->peers(), group_->node_rank());
   } else if (group_ != nullptr) {
     group_->FailAll(Cancelled("job ended"));
@@ -118,6 +118,7 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
   const InstanceId& id = it->first;
   Pending& p = it->second;
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
+  if (!st.ok() && first_failure_.ok()) first_failure_ = st;
   for (size_t r = 0; r < p.ops.size(); ++r) {
     if (p.op_ids[r] == 0 || members_[r] == nullptr) continue;
     const OpReport* rep = reports != nullptr && r < reports->size() ? &(*reports)[r] : nullptr;
@@ -153,11 +154,12 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   Lose(PeerLost(lost + ": " + why.message()));
 }
 
-void Job::Lose(const Status& why) {
+void Job::Lose(const Status& why, bool failure) {
   if (lost_.ok()) {
     Logger("engine")->warn("job '{}' failed for good ({}); its last ops:\n{}", id_, why.ToString(), recorder_.Dump());
   }
   if (lost_.ok()) lost_ = why;
+  if (failure && failed_.ok()) failed_ = lost_;
   FailAll(lost_);
 }
 
@@ -200,14 +202,23 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
     const ClientIdentity& id = member->identity();
     lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
                      std::to_string(id.peer.pid) + ") of job '" + id_ + "' left: " + why.message());
+    if (orderly && !first_failure_.ok()) {
+      // A rank that says goodbye after an op of the job failed leaves because of that failure:
+      // the other ranks hear that cause (code and text), not the goodbye it led to.
+      Logger("engine")->info("{}, after {}", lost_.message(), first_failure_.ToString());
+      lost_ = first_failure_;
+    }
     // A rank that died, or one that said goodbye with collectives unfinished: the other nodes
     // fail the job now, not once this node's last client is gone or a deadline passes, since they
     // may wait for data it will never send. A rank that said goodbye with nothing unfinished
     // finished its part; the others may still be completing theirs (they learn of it when the
     // job ends here, through SayJobLeft).
+    bool failure = !orderly || Unfinished() || !first_failure_.ok();
     if (group_ != nullptr && (!orderly || Unfinished())) group_->SayJobFailed(lost_);
+    Lose(lost_, failure);
+    return;
   }
-  Lose(lost_);
+  Lose(lost_, false);
 }
 
 bool Job::Unfinished() const {
@@ -219,6 +230,7 @@ bool Job::Unfinished() const {
 
 void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
+  if (first_failure_.ok() && lost_.ok()) first_failure_ = why;
   for (size_t r = 0; r < p.ops.size(); ++r) {
     if (p.op_ids[r] != 0 && members_[r] != nullptr) {
       members_[r]->Complete(p.op_ids[r], why, seq, 0);

@@ -98,7 +98,8 @@ class Job {
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
-  void Lose(const Status& why);
+  // The job cannot go on (`why`); `failure`: it failed here, rather than a rank leaving in order.
+  void Lose(const Status& why, bool failure = true);
   // Some collective has not finished here (and has not failed everywhere already).
   bool Unfinished() const;
   // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
@@ -116,6 +117,8 @@ class Job {
   // The front of arrival_ still waiting for a rank, or null (dropping what settled).
   Pending* OldestWaiting();
   Status lost_;  // set once a member left
+  Status first_failure_;  // the first op of the job that failed here (named when a rank then leaves)
+  Status failed_;         // why the job failed here, if it did (a clean departure leaves it OK)
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.
   EngineOptions engine_;

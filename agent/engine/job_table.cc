@@ -10,7 +10,7 @@ Status JobTable::Join(Member* member) {
     it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_, engine_)).first;
   }
   Status st = it->second->AddMember(member);
-  if (!st.ok() && it->second->member_count() == 0) jobs_.erase(it);
+  if (!st.ok() && it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
   return st;
 }
 

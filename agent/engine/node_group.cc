@@ -35,7 +35,8 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
       received_from_(static_cast<size_t>(topo_.nodes), 0),
       left_after_(static_cast<size_t>(topo_.nodes), -1),
       left_(static_cast<size_t>(topo_.nodes), false),
-      left_cause_(static_cast<size_t>(topo_.nodes), -1) {}
+      left_cause_(static_cast<size_t>(topo_.nodes), -1),
+      left_failed_(static_cast<size_t>(topo_.nodes)) {}
 
 NodeGroup::~NodeGroup() = default;
 
@@ -177,7 +178,7 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   if (!algorithm.ok()) return Complete(c, algorithm.status());
   for (int n = 0; n < topo_.nodes; ++n) {
     size_t x = static_cast<size_t>(n);
-    if (left_[x] && (left_cause_[x] >= 0 || !c.fps[x])) return Finish(c, LeftWhy(n));
+    if (left_[x] && (GaveUp(x) || !c.fps[x])) return Finish(c, LeftWhy(n));
   }
   c.fp = FingerprintOf(*ops[0]);
   c.fps[static_cast<size_t>(topo_.me)] = c.fp;
@@ -230,6 +231,10 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobLeft) {
     left_after_[from] = static_cast<int64_t>(h.sent_before);
     left_cause_[from] = h.lost_node >= 0 && h.lost_node < topo_.nodes ? h.lost_node : -1;
+    if (data != nullptr && len > 0) {
+      Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kPeerLost;
+      left_failed_[from] = Status(code, std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024)));
+    }
     if (received_from_[from] >= h.sent_before) ApplyLeft(h.from_node);
     return;
   }

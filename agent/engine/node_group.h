@@ -93,9 +93,11 @@ class NodeGroup : private CollectiveLinks {
   // A peer that hears it fails the job without telling anyone in turn.
   void SayJobFailed(const Status& why, int lost_node = -1);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
-  // here because that node was lost, so the peers can name the real cause. Without one, the
-  // clients left in order: every instance this node contributed to, it finished.
-  void SayJobLeft(int lost_node = -1);
+  // here because that node was lost, so the peers can name the real cause; `failed` says why the
+  // job failed here, if it did (the peers fail what they still run with it: this departure may
+  // reach them ahead of the failure's own message). With neither, the clients left in order:
+  // every instance this node contributed to, it finished.
+  void SayJobLeft(int lost_node = -1, const Status& failed = Status::Ok());
 
  private:
   using Instances = std::map<std::pair<uint64_t, uint64_t>, Collective>;
@@ -114,6 +116,8 @@ class NodeGroup : private CollectiveLinks {
   void SayFailed(Collective& c, const Status& why);
   // Why an instance cannot complete once `node` left.
   Status LeftWhy(int node) const;
+  // The node left the job after it failed there (it left instances half done).
+  bool GaveUp(size_t node) const;
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
   void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled);
@@ -173,6 +177,7 @@ class NodeGroup : private CollectiveLinks {
   std::vector<int64_t> left_after_;  // -1: the node has not left
   std::vector<bool> left_;
   std::vector<int> left_cause_;  // node whose loss made the leaving node give up, or -1
+  std::vector<Status> left_failed_;  // why the job failed at the leaving node, if it did
   metrics::Counter* bytes_sent_ = nullptr;  // created on first use; owned by the registry
   metrics::Counter* bytes_recv_ = nullptr;
 };

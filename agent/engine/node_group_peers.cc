@@ -6,7 +6,10 @@
 
 namespace outrider::agent {
 
+bool NodeGroup::GaveUp(size_t node) const { return left_cause_[node] >= 0 || !left_failed_[node].ok(); }
+
 Status NodeGroup::LeftWhy(int node) const {
+  if (!left_failed_[static_cast<size_t>(node)].ok()) return left_failed_[static_cast<size_t>(node)];
   int cause = left_cause_[static_cast<size_t>(node)];
   return cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
                                DescribeNode(node) + ")")
@@ -20,7 +23,7 @@ void NodeGroup::ApplyLeft(int node) {
   // it contributed to, so only those still missing its contribution cannot complete. It gave up
   // because it lost a node: it left instances half done, and in a ring, chain or sparse exchange
   // every node waits for data that passes through every other, so none of them can complete.
-  bool gave_up = left_cause_[x] >= 0;
+  bool gave_up = GaveUp(x);
   Status why = LeftWhy(node);
   std::vector<std::pair<uint64_t, uint64_t>> doomed;
   for (auto& [id, c] : instances_) {
@@ -95,15 +98,18 @@ void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   }
 }
 
-void NodeGroup::SayJobLeft(int lost_node) {
+void NodeGroup::SayJobLeft(int lost_node, const Status& failed) {
   if (peers_.empty()) return;
   PeerHeader h = Header(PeerMsg::kJobLeft, 0, 0);
   h.lost_node = lost_node;
-  // No completion callback: the group may be gone by the time the send finishes.
+  h.code = static_cast<int32_t>(failed.code());
+  // The group may be gone by the time a send finishes: the callback alone keeps the text alive.
+  auto text = std::make_shared<const std::string>(failed.ok() ? "" : failed.message());
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me) continue;
     h.sent_before = sent_to_[static_cast<size_t>(n)];
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), nullptr, 0, nullptr);
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->empty() ? nullptr : text->data(),
+                           text->size(), [text](const Status&) {});
   }
 }
 

@@ -16,7 +16,8 @@ enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
   kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
   kRing = 3,       // one chunk of a ring or chain step (`step`, `offset`)
-  kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`)
+  kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`); if the
+                   // job failed there, `code` and the payload (the error text) say why
   kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
   kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
   kAbort = 7,      // the instance failed at the sender for a reason the other nodes cannot see (its
@@ -62,7 +63,7 @@ struct PeerHeader {
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
   uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving
   int32_t lost_node;       // kJobLeft: node whose loss made the sender give up, or -1
-  int32_t code;            // kAbort: the outrider::Code the instance failed with at the sender
+  int32_t code;            // kAbort, kJobLeft: the outrider::Code the instance or job failed with at the sender
   Fingerprint fp;          // kContrib
 };
 static_assert(sizeof(PeerHeader) == 128);

