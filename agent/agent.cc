@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "agent/engine/json_text.h"
 #include "agent/log.h"
 #include "agent/observability.h"
 
@@ -114,7 +115,7 @@ std::string Agent::StatusJson() {
                       {"credit_window_bytes", sched.options().window_bytes},
                       {"aging_ms", sched.options().aging_ns / 1'000'000}, {"classes", classes}, {"last_sends", order}};
   }
-  return j.dump(2) + "\n";
+  return JsonText(j, 2) + "\n";
 }
 
 void Agent::RefreshGauges() {

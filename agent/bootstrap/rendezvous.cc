@@ -14,56 +14,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/bootstrap/rendezvous_frame.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
 namespace {
-
-constexpr uint32_t kRdvMagic = 0x56445251;  // "QRDV"
-constexpr uint16_t kRdvVersion = 1;
-constexpr uint32_t kMaxFrame = 1 << 20;
-enum FrameType : uint16_t { kJoin = 1, kTable = 2, kRefuse = 3 };
-
-struct FrameHeader {
-  uint32_t magic;
-  uint16_t version;
-  uint16_t type;
-  char job_id[64];
-  char token[64];
-  int32_t node_rank;
-  int32_t num_nodes;
-  int32_t local_size;
-  uint32_t reserved;
-};
-static_assert(sizeof(FrameHeader) == 152);
-
-void Put(std::string* out, const void* p, size_t n) { out->append(static_cast<const char*>(p), n); }
-void PutBlob(std::string* out, const std::string& s) {
-  uint32_t n = static_cast<uint32_t>(s.size());
-  Put(out, &n, 4);
-  out->append(s);
-}
-
-std::string Frame(FrameType type, const JobShape& shape, int32_t node_rank, const std::vector<std::string>& blobs) {
-  FrameHeader h{};
-  h.magic = kRdvMagic;
-  h.version = kRdvVersion;
-  h.type = type;
-  std::strncpy(h.job_id, shape.job_id.c_str(), sizeof(h.job_id) - 1);
-  std::strncpy(h.token, shape.token.c_str(), sizeof(h.token) - 1);
-  h.node_rank = node_rank;
-  h.num_nodes = shape.num_nodes;
-  h.local_size = shape.local_size;
-  std::string body;
-  Put(&body, &h, sizeof(h));
-  for (const auto& b : blobs) PutBlob(&body, b);
-  std::string frame;
-  uint32_t len = static_cast<uint32_t>(body.size());
-  Put(&frame, &len, 4);
-  frame += body;
-  return frame;
-}
 
 // Waits for `events` on fd (and watches cancel_fd); false on timeout or cancel.
 bool WaitFd(int fd, short events, int cancel_fd, uint64_t deadline_ns) {
@@ -109,30 +65,15 @@ Status ReadAll(int fd, void* buf, size_t len, int cancel_fd, uint64_t deadline_n
 }
 
 // Reads one frame: header plus the blobs that follow it.
-Result<std::pair<FrameHeader, std::vector<std::string>>> ReadFrame(int fd, int cancel_fd, uint64_t deadline_ns) {
+Result<rendezvous::Frame> ReadFrame(int fd, int cancel_fd, uint64_t deadline_ns) {
   uint32_t len = 0;
   OUTRIDER_RETURN_IF_ERROR(ReadAll(fd, &len, 4, cancel_fd, deadline_ns));
-  if (len < sizeof(FrameHeader) || len > kMaxFrame) return ProtocolError("bad rendezvous frame length");
+  if (len < sizeof(rendezvous::FrameHeader) || len > rendezvous::kMaxFrame) {
+    return ProtocolError("bad rendezvous frame length");
+  }
   std::string body(len, '\0');
   OUTRIDER_RETURN_IF_ERROR(ReadAll(fd, body.data(), len, cancel_fd, deadline_ns));
-  FrameHeader h;
-  std::memcpy(&h, body.data(), sizeof(h));
-  if (h.magic != kRdvMagic || h.version != kRdvVersion) {
-    return ProtocolError("rendezvous frame with bad magic or version (not an outrider agent?)");
-  }
-  h.job_id[sizeof(h.job_id) - 1] = '\0';
-  h.token[sizeof(h.token) - 1] = '\0';
-  std::vector<std::string> blobs;
-  size_t off = sizeof(h);
-  while (off + 4 <= body.size()) {
-    uint32_t n;
-    std::memcpy(&n, body.data() + off, 4);
-    off += 4;
-    if (n > body.size() - off) return ProtocolError("truncated rendezvous blob");
-    blobs.emplace_back(body.data() + off, n);
-    off += n;
-  }
-  return std::make_pair(h, std::move(blobs));
+  return rendezvous::Decode(body);
 }
 
 }  // namespace
@@ -188,7 +129,7 @@ void RendezvousServer::OnAccept() {
     auto& [h, blobs] = *frame;
     Join join{std::move(fd), h.node_rank, h.num_nodes, h.local_size, h.token,
               blobs.empty() ? std::string() : blobs[0], ipc::MonotonicNs()};
-    if (h.type != kJoin || blobs.size() != 1) {
+    if (h.type != rendezvous::kJoin || blobs.size() != 1) {
       Refuse(join, "malformed join");
       continue;
     }
@@ -200,7 +141,7 @@ void RendezvousServer::OnAccept() {
 
 void RendezvousServer::Refuse(Join& join, const std::string& why) {
   JobShape none;
-  std::string frame = Frame(kRefuse, none, join.node_rank, {why});
+  std::string frame = rendezvous::Encode(rendezvous::kRefuse, none, join.node_rank, {why});
   (void)WriteAll(join.fd.get(), frame, -1, ipc::MonotonicNs() + 1'000'000'000ull);
   join.fd.reset();
 }
@@ -249,7 +190,7 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
   table[0] = p.own_address;
   for (const Join& j : p.joins) table[static_cast<size_t>(j.node_rank)] = j.address;
   for (Join& j : p.joins) {
-    Status st = WriteAll(j.fd.get(), Frame(kTable, p.shape, j.node_rank, table), -1,
+    Status st = WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, table), -1,
                          ipc::MonotonicNs() + 2'000'000'000ull);
     if (!st.ok()) {
       Logger("rendezvous")->warn("job '{}': sending the node table to node {} failed: {}", job_id, j.node_rank, st.ToString());
@@ -361,14 +302,15 @@ Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank
     if (r == 0) {
       int one = 1;
       ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      OUTRIDER_RETURN_IF_ERROR(WriteAll(fd.get(), Frame(kJoin, shape, node_rank, {own_address}), cancel_fd_.get(), deadline));
+      OUTRIDER_RETURN_IF_ERROR(WriteAll(fd.get(), rendezvous::Encode(rendezvous::kJoin, shape, node_rank, {own_address}),
+                                         cancel_fd_.get(), deadline));
       OUTRIDER_ASSIGN_OR_RETURN(auto frame, ReadFrame(fd.get(), cancel_fd_.get(), deadline));
       auto& [h, blobs] = frame;
-      if (h.type == kRefuse) {
+      if (h.type == rendezvous::kRefuse) {
         return PermissionDenied("root agent " + root_addr + " refused this node: " +
                                 (blobs.empty() ? std::string("no reason") : blobs[0]));
       }
-      if (h.type != kTable || static_cast<int32_t>(blobs.size()) != shape.num_nodes) {
+      if (h.type != rendezvous::kTable || static_cast<int32_t>(blobs.size()) != shape.num_nodes) {
         return ProtocolError("root agent sent a malformed node table");
       }
       return NodeTable(std::move(blobs));

@@ -36,12 +36,6 @@ Status MakeSocketDir(const std::string& dir, mode_t mode, gid_t gid) {
   return Status::Ok();
 }
 
-uint32_t RoundUpPow2(uint32_t v) {
-  uint32_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
 }  // namespace
 
 ControlServer::ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs)
@@ -136,75 +130,26 @@ void ControlServer::OnHandshakeReadable(int fd) {
   alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
   auto n = hs.channel.Recv(buf, sizeof(buf), nullptr, -1);
   if (!n.ok() || *n == 0) return;  // gone before saying hello
-  ipc::HelloRequest hello{};
   if (*n < sizeof(ipc::MsgHeader)) {
     return RejectHello(hs.channel, 0, ProtocolError("hello shorter than a message header"));
   }
-  std::memcpy(&hello, buf, std::min<size_t>(*n, sizeof(hello)));
-  const ipc::MsgHeader& h = hello.header;
-  Status st;
-  if (!hs.refusal.ok()) {
-    return RejectHello(hs.channel, h.request_id, hs.refusal);
-  } else if (h.magic != ipc::kMagic) {
-    st = ProtocolError("bad magic 0x" + [&] { char b[16]; std::snprintf(b, sizeof(b), "%08x", h.magic); return std::string(b); }() +
-                       ": not an outrider client");
-  } else if (h.version != ipc::kProtocolVersion) {
-    st = ProtocolError("protocol version " + std::to_string(h.version) +
-                       " is not supported: this agent speaks version " +
-                       std::to_string(ipc::kProtocolVersion) + " (upgrade the shim or the agent)");
-  } else if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || *n != sizeof(hello)) {
-    st = ProtocolError("first message must be a hello of " + std::to_string(sizeof(hello)) + " bytes");
-  } else {
-    st = Handshake(hs, hello, h.request_id);
+  ipc::MsgHeader h;
+  std::memcpy(&h, buf, sizeof(h));
+  if (!hs.refusal.ok()) return RejectHello(hs.channel, h.request_id, hs.refusal);
+  Result<Hello> hello = ParseHello(buf, *n, options_);
+  Status st = hello.status();
+  if (hello.ok()) {
+    st = Handshake(hs, *hello, h.request_id);
     if (st.ok()) return;
   }
   Logger("control")->warn("rejected client pid {} uid {}: {}", hs.peer.pid, hs.peer.uid, st.ToString());
   RejectHello(hs.channel, h.request_id, st);
 }
 
-Status ControlServer::Handshake(PendingHandshake& hs, const ipc::HelloRequest& hello,
-                                uint32_t request_id) {
-  ClientIdentity id;
+Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id) {
+  ClientIdentity id = hello.identity;
   id.peer = hs.peer;
-  size_t len = strnlen(hello.job_id, sizeof(hello.job_id));
-  if (len == 0 || len == sizeof(hello.job_id)) {
-    return InvalidArgument("job id must be 1.." + std::to_string(sizeof(hello.job_id) - 1) + " characters");
-  }
-  id.job_id.assign(hello.job_id, len);
-  for (char c : id.job_id) {
-    if (c < 0x21 || c > 0x7e) return InvalidArgument("job id must be printable ASCII without spaces");
-  }
-  id.rank = hello.rank;
-  id.world_size = hello.world_size;
-  id.local_rank = hello.local_rank;
-  id.local_world_size = hello.local_world_size;
-  if (id.world_size > 0 && static_cast<uint32_t>(id.world_size) > options_.max_world_size) {
-    return ResourceExhausted("world_size " + std::to_string(id.world_size) + " exceeds this agent's max_world_size " +
-                             std::to_string(options_.max_world_size));
-  }
-  if (id.world_size < 1 || id.rank < 0 || id.rank >= id.world_size) {
-    return InvalidArgument("rank " + std::to_string(id.rank) + " is outside world_size " +
-                           std::to_string(id.world_size));
-  }
-  if (id.local_world_size < 1 || id.local_world_size > 64 || id.local_rank < 0 ||
-      id.local_rank >= id.local_world_size) {
-    return InvalidArgument("local rank " + std::to_string(id.local_rank) +
-                           " is outside local_world_size " + std::to_string(id.local_world_size) +
-                           " (at most 64 clients of one job per node)");
-  }
-  if (id.world_size % id.local_world_size != 0 || id.rank % id.local_world_size != id.local_rank) {
-    return InvalidArgument("rank " + std::to_string(id.rank) + " / world_size " + std::to_string(id.world_size) +
-                           " do not fit local rank " + std::to_string(id.local_rank) + " / local_world_size " +
-                           std::to_string(id.local_world_size) +
-                           ": every node must run LOCAL_WORLD_SIZE ranks, rank = node * LOCAL_WORLD_SIZE + LOCAL_RANK");
-  }
-  id.root_addr.assign(hello.root_addr, strnlen(hello.root_addr, sizeof(hello.root_addr)));
-  id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
-  uint32_t sq_entries = options_.sq_entries;
-  if (hello.requested_sq_entries != 0) {
-    // Clamped before rounding: rounding 2^32 - 1 up would overflow (and never end).
-    sq_entries = std::max<uint32_t>(RoundUpPow2(std::min<uint32_t>(hello.requested_sq_entries, 65536)), 8);
-  }
+  uint32_t sq_entries = hello.sq_entries;
   ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd, ipc::CreateSealedMemfd("outrider-control", layout.total_bytes));
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping control, ipc::MapShared(control_fd.get(), layout.total_bytes));

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/control/control_options.h"
+#include "agent/control/hello.h"
 #include "agent/control/session.h"
 #include "agent/engine/job_table.h"
 #include "agent/event_loop.h"
@@ -53,7 +54,8 @@ class ControlServer {
   };
   void OnAccept();
   void OnHandshakeReadable(int fd);
-  Status Handshake(PendingHandshake& hs, const ipc::HelloRequest& hello, uint32_t request_id);
+  // Creates the client's control segment and eventfds, joins its job and answers the hello.
+  Status Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id);
   void RejectHello(ipc::UnixChannel& channel, uint32_t request_id, const Status& st);
   Status CheckPeer(const ipc::PeerCredentials& peer) const;
   // Removes closed sessions: their jobs learn first, then fds and mappings are released.

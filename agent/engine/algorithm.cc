@@ -67,6 +67,13 @@ uint64_t ChunkBytes(const EngineOptions& options, ipc::DType dtype) {
   return std::max<uint64_t>(elem, options.chunk_bytes / elem * elem);
 }
 
+Status CheckRingChunk(uint64_t offset, uint64_t len, ipc::DType dtype) {
+  uint64_t elem = ipc::DTypeSize(dtype);
+  if (len != 0 && len % elem == 0 && offset % elem == 0) return Status::Ok();
+  return ProtocolError("peer sent a ring chunk of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
+                       (len == 0 ? ": empty" : ": not whole " + std::string(ipc::DTypeName(dtype)) + " elements"));
+}
+
 namespace {
 
 Status CheckReachable(const Collective& c, const DataPlane& data) {

@@ -119,6 +119,10 @@ class Join : public std::enable_shared_from_this<Join> {
 inline ipc::ReduceOp PartialOp(ipc::ReduceOp op) { return op == ipc::ReduceOp::kAvg ? ipc::ReduceOp::kSum : op; }
 // The ring chunk rounded down to whole elements (at least one).
 uint64_t ChunkBytes(const EngineOptions& options, ipc::DType dtype);
+// Why a received kRing chunk of `len` bytes at `offset` is not one a node sends (empty, or not
+// whole elements of `dtype` at an element boundary: senders cut buffers at element multiples),
+// or OK.
+Status CheckRingChunk(uint64_t offset, uint64_t len, ipc::DType dtype);
 
 // Picks the algorithm for an instance whose ops have all arrived: by op kind and size, and only
 // where the data plane reaches every buffer. Same inputs on every node give the same choice.

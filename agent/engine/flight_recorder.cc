@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "agent/engine/json_text.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -76,7 +77,7 @@ nlohmann::json FlightRecorder::Json(const std::function<std::string(uint64_t, ui
 
 std::string FlightRecorder::Dump() const {
   std::string s;
-  for (const auto& j : Json()) s += j.dump() + "\n";
+  for (const auto& j : Json()) s += JsonText(j) + "\n";
   return s;
 }
 

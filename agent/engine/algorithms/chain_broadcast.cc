@@ -26,9 +26,10 @@ void ChainBroadcast::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
   uint32_t N = static_cast<uint32_t>(topo_.nodes);
   uint64_t offset = h.offset;
   if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || h.step >= 2 * (N - 1) || offset > buf_.length ||
-      len > buf_.length - offset || len % ipc::DTypeSize(op().dtype) != 0) {
+      len > buf_.length - offset) {
     return Complete(ProtocolError("peer sent a ring chunk outside the buffer"));
   }
+  if (Status st = CheckRingChunk(offset, len, op().dtype); !st.ok()) return Complete(st);
   BufferSpan dst = buf_.Sub(offset, len);
   Copy({{dst, BufferSpan::Host(data, len)}}, [this, dst, offset] {
     if (topo_.next() != root_node()) Send(topo_.next(), {.offset = offset}, dst);
@@ -46,7 +47,7 @@ void ChainBroadcast::Arrived() {
 }
 
 BufferSpan ChainBroadcast::RecvBuffer(const PeerHeader& h, size_t len) {
-  if (h.offset > buf_.length || len > buf_.length - h.offset) return {};
+  if (h.offset > buf_.length || len > buf_.length - h.offset || !CheckRingChunk(h.offset, len, op().dtype).ok()) return {};
   return buf_.Sub(h.offset, len);
 }
 

@@ -25,10 +25,11 @@ bool GatherRing::Inside(uint64_t offset, uint64_t len) const {
 
 void GatherRing::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   uint32_t N = static_cast<uint32_t>(topo_.nodes), step = h.step;
-  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= N - 1 || len % ipc::DTypeSize(op().dtype) != 0) {
+  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= N - 1) {
     return Complete(ProtocolError("peer sent a bad allgather chunk"));
   }
   if (!Inside(h.offset, len)) return Complete(ProtocolError("peer sent an allgather chunk outside the buffer"));
+  if (Status st = CheckRingChunk(h.offset, len, op().dtype); !st.ok()) return Complete(st);
   BufferSpan dst = op().recv.Sub(h.offset, len);
   uint64_t offset = h.offset;
   Copy({{dst, BufferSpan::Host(data, len)}}, [this, dst, offset, step, N] {
@@ -53,7 +54,7 @@ void GatherRing::Arrived() {
 }
 
 BufferSpan GatherRing::RecvBuffer(const PeerHeader& h, size_t len) {
-  if (!Inside(h.offset, len)) return {};
+  if (!Inside(h.offset, len) || !CheckRingChunk(h.offset, len, op().dtype).ok()) return {};
   return op().recv.Sub(h.offset, len);
 }
 

@@ -41,11 +41,12 @@ void RingAllreduce::Agreed() {
 
 void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   uint32_t N = static_cast<uint32_t>(topo_.nodes), step = h.step;
-  uint64_t offset = h.offset, elem = ipc::DTypeSize(op().dtype);
+  uint64_t offset = h.offset;
   if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= 2 * (N - 1) || offset > buf_.length ||
-      len > buf_.length - offset || len % elem != 0) {
+      len > buf_.length - offset) {
     return Complete(ProtocolError("peer sent a ring chunk outside the buffer"));
   }
+  if (Status st = CheckRingChunk(offset, len, op().dtype); !st.ok()) return Complete(st);
   BufferSpan dst = buf_.Sub(offset, len), in = BufferSpan::Host(data, len);
   auto forward = [this, step, offset, dst, N] {
     if (step < 2 * (N - 1) - 1) Send(topo_.next(), {.step = step + 1, .offset = offset}, dst);
@@ -71,7 +72,10 @@ void RingAllreduce::Arrived() {
 BufferSpan RingAllreduce::RecvBuffer(const PeerHeader& h, size_t len) {
   // Allgather-phase chunks are final: they land in the node buffer directly.
   uint32_t N = static_cast<uint32_t>(topo_.nodes);
-  if (h.step < N - 1 || h.step >= 2 * (N - 1) || h.offset > buf_.length || len > buf_.length - h.offset) return {};
+  if (h.step < N - 1 || h.step >= 2 * (N - 1) || h.offset > buf_.length || len > buf_.length - h.offset ||
+      !CheckRingChunk(h.offset, len, op().dtype).ok()) {
+    return {};
+  }
   return buf_.Sub(h.offset, len);
 }
 

@@ -211,27 +211,37 @@ void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
       len > total - h.offset || h.step > kDemandPhase + 1) {
     return Complete(ProtocolError("peer sent a sparse chunk outside its message"));
   }
-  auto& a = assembling_[{h.from_node, h.step}];
-  if (a.bytes.size() != total) {
-    if (a.got != 0) return Complete(ProtocolError("peer changed a sparse message's length"));
-    a.bytes.resize(total);
-  }
-  if (len > 0) std::memcpy(a.bytes.data() + h.offset, data, len);  // agent-owned message bytes
+  auto key = std::make_pair(h.from_node, h.step);
+  auto [it, fresh] = assembling_.try_emplace(key);
+  Assembly& a = it->second;
+  if (fresh) a.total = total;
+  if (a.total != total) return Complete(ProtocolError("peer changed a sparse message's length"));
   a.got += len;
   if (a.got > total) return Complete(ProtocolError("peer sent more sparse bytes than announced"));
+  if (a.got == total && a.chunks.empty()) {  // the whole message in one chunk: delivered where it lies
+    assembling_.erase(it);
+    Deliver(h.from_node, h.step, data, len);
+    return MaybeFinish();
+  }
+  // Chunks are held as they arrive (in any order): a header announcing a large message costs
+  // only the bytes that actually came, until the last one makes it whole.
+  if (len > 0 && !a.chunks.try_emplace(h.offset, data, data + len).second) {
+    return Complete(ProtocolError("peer sent a sparse chunk twice"));
+  }
   if (a.got < total) return;
-  std::vector<uint8_t> whole = std::move(a.bytes);
-  assembling_.erase({h.from_node, h.step});
-  Deliver(h.from_node, h.step, whole);
+  std::vector<uint8_t> whole(total);
+  for (const auto& [offset, bytes] : a.chunks) std::memcpy(whole.data() + offset, bytes.data(), bytes.size());
+  assembling_.erase(it);
+  Deliver(h.from_node, h.step, whole.data(), whole.size());
   MaybeFinish();
 }
 
-void SparseExchange::Deliver(int from, uint32_t phase, const std::vector<uint8_t>& msg) {
+void SparseExchange::Deliver(int from, uint32_t phase, const uint8_t* msg, size_t len) {
   bool demanded = phase >= kDemandPhase;
   if (demanded && !first_) return Complete(ProtocolError("peer sent demanded rows of an op without demand"));
   sparse::Exchange& ex = demanded ? *first_ : *exchange_;
   std::vector<sparse::Outgoing> out;
-  Status st = ex.OnMessage(from, demanded ? phase - kDemandPhase : phase, msg.data(), msg.size(), &out);
+  Status st = ex.OnMessage(from, demanded ? phase - kDemandPhase : phase, msg, len, &out);
   if (!st.ok()) return Complete(st.Annotate("from " + topo_.DescribeNode(from)));
   Queue(std::move(out), demanded);
   PumpSends();

@@ -57,7 +57,7 @@ class SparseExchange final : public Algorithm {
   Status Choose(std::vector<uint64_t>* demand);
   void Queue(std::vector<sparse::Outgoing> out, bool demanded);
   void PumpSends();
-  void Deliver(int from, uint32_t phase, const std::vector<uint8_t>& msg);
+  void Deliver(int from, uint32_t phase, const uint8_t* msg, size_t len);
   void MaybeFinish();
   void Learn(const sparse::Rows& result);
 
@@ -75,9 +75,11 @@ class SparseExchange final : public Algorithm {
   uint64_t predicted_bytes_ = 0;
   uint64_t sum_nnz_ = 0, sum_blocks_ = 0;
   uint64_t local_done_ns_ = 0;  // for the debug timeline
+  // A message arriving in chunks: `chunks` hold the `got` bytes received so far (at most total).
   struct Assembly {
-    std::vector<uint8_t> bytes;
+    uint64_t total = 0;  // the message's length, as its first chunk announced it
     uint64_t got = 0;
+    std::map<uint64_t, std::vector<uint8_t>> chunks;  // by offset
   };
   std::map<std::pair<int, uint32_t>, Assembly> assembling_;  // (from, phase)
   std::vector<std::shared_ptr<const std::vector<uint8_t>>> outbox_;  // kept until the instance goes

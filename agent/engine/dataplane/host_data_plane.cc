@@ -40,6 +40,12 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
                            ipc::ReduceOp op, Done done) {
   OUTRIDER_CHECK(!srcs.empty());
   uint64_t bytes = srcs[0].length, elem = ipc::DTypeSize(dtype);
+  if (bytes == 0) {  // nothing to reduce: empty spans may sit anywhere, off their alignment too
+    for (const BufferSpan& s : srcs) OUTRIDER_CHECK(s.empty());
+    for (const BufferSpan& d : dsts) OUTRIDER_CHECK(d.empty());
+    if (done) done(Status::Ok());
+    return;
+  }
   bool misaligned = false;
   for (const BufferSpan& s : srcs) misaligned |= !Aligned(s, elem);
   for (const BufferSpan& d : dsts) misaligned |= !Aligned(d, elem);
@@ -80,7 +86,7 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
 
 void HostDataPlane::Divide(BufferSpan dst, ipc::DType dtype, int64_t divisor, Done done) {
   uint64_t elem = ipc::DTypeSize(dtype);
-  if (!Aligned(dst, elem)) {
+  if (!dst.empty() && !Aligned(dst, elem)) {
     std::vector<uint64_t> aligned((dst.length + 7) / 8);
     std::memcpy(aligned.data(), HostBytes(dst), dst.length);
     engine::DivideInPlace(dtype, aligned.data(), dst.length / elem, divisor);

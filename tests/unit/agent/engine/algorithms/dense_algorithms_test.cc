@@ -87,6 +87,32 @@ void ExpectFailedEverywhere(const NodeCluster& c, Code code, const std::vector<s
   }
 }
 
+// Delivers messages until the next one queued for node 0 is a ring chunk; hands node 0 that
+// chunk's header moved by `shift` bytes with a payload of `len` bytes instead. Returns how node 0
+// finished instance (1, 0), or nullptr while it has not.
+const NodeDone* ForgeRingChunkToNode0(NodeCluster& c, uint64_t shift, uint64_t len) {
+  for (;;) {
+    std::vector<FakeNetwork::Envelope> queued = c.net().InFlight();
+    EXPECT_FALSE(queued.empty()) << "no ring chunk for node 0";
+    if (queued.empty()) return nullptr;
+    PeerHeader h;
+    std::memcpy(&h, queued.front().header.data(), sizeof(h));
+    if (queued.front().to == 0 && h.type == static_cast<uint16_t>(PeerMsg::kRing)) {
+      h.offset += shift;
+      std::vector<uint8_t> payload(len, 0x3c);
+      c.group(0).OnMessage(h, payload.data(), payload.size());
+      return c.done(0, 1, 0);
+    }
+    c.net().Step();
+  }
+}
+
+void ExpectRingChunkRefused(const NodeDone* d, const std::string& why) {
+  ASSERT_NE(d, nullptr) << "node 0 took the chunk";
+  EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
+  EXPECT_NE(d->status.message().find(why), std::string::npos) << d->status.ToString();
+}
+
 // Rank r's op of instance key 1 (op id r + 1); memory is named by the caller.
 ValidatedOp Op(int r, OpKind kind, DType dtype, uint64_t count) {
   ValidatedOp o;
@@ -223,6 +249,21 @@ TEST(RingAllreduceTest, BrokenLinkMidRingFailsTheInstanceInsteadOfHanging) {
   ExpectFailedEverywhere(c, Code::kPeerLost, {});
 }
 
+TEST(RingAllreduceTest, ChunkOffItsElementBoundariesFailsTheInstanceNamingIt) {
+  NodeCluster c(2, 1, kSmall);
+  std::vector<Rank> ranks = Allreduce<float>(2, kLargeCount, ReduceOp::kSum);
+  StartAll(c, 1, ranks);
+  ExpectRingChunkRefused(ForgeRingChunkToNode0(c, 1, 8), "ring chunk of 8 bytes at offset");
+  ExpectRingChunkRefused(c.done(0, 1, 0), "not whole f32 elements");
+}
+
+TEST(RingAllreduceTest, EmptyChunkFailsTheInstanceInsteadOfCountingAsArrived) {
+  NodeCluster c(2, 1, kSmall);
+  std::vector<Rank> ranks = Allreduce<float>(2, kLargeCount, ReduceOp::kSum);
+  StartAll(c, 1, ranks);
+  ExpectRingChunkRefused(ForgeRingChunkToNode0(c, 0, 0), ": empty");
+}
+
 // ---- Broadcast (in place: send and recv are the same buffer) ----
 
 std::vector<Rank> Broadcast(int world, uint64_t count, int32_t root) {
@@ -253,6 +294,13 @@ void CheckBroadcast(uint64_t count, std::string_view algo) {
 TEST(BroadcastTest, SmallBufferFromARootOnAnotherNodeReachesEveryRank) { CheckBroadcast(kSmallCount, "direct"); }
 
 TEST(BroadcastTest, LargeBufferTravelsTheChainFromTheRootsNodeToEveryRank) { CheckBroadcast(kLargeCount, "chain"); }
+
+TEST(BroadcastTest, ChainChunkOffItsElementBoundariesFailsTheInstanceNamingIt) {
+  NodeCluster c(2, 1, kSmall);
+  std::vector<Rank> ranks = Broadcast(2, kLargeCount, 1);  // node 1 sends node 0 the chain
+  StartAll(c, 1, ranks);
+  ExpectRingChunkRefused(ForgeRingChunkToNode0(c, 2, 4), "not whole f32 elements");
+}
 
 // ---- Allgather ----
 
@@ -297,6 +345,13 @@ TEST(AllgatherTest, SmallBlocksInPlaceReachEveryRankInRankOrder) { CheckAllgathe
 TEST(AllgatherTest, LargeBlocksTravelTheRingToEveryRankInRankOrder) { CheckAllgather(1001, false, "ring"); }
 
 TEST(AllgatherTest, LargeBlocksInPlaceTravelTheRingToEveryRankInRankOrder) { CheckAllgather(1001, true, "ring"); }
+
+TEST(AllgatherTest, RingChunkOffItsElementBoundariesFailsTheInstanceNamingIt) {
+  NodeCluster c(2, 1, kSmall);
+  std::vector<Rank> ranks = Allgather(2, 1001, false);
+  StartAll(c, 1, ranks);
+  ExpectRingChunkRefused(ForgeRingChunkToNode0(c, 3, 4), "not whole f32 elements");
+}
 
 // ---- Reduce-scatter, barrier ----
 

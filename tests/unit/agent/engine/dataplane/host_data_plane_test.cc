@@ -89,6 +89,19 @@ TEST(HostDataPlaneTest, ReducesAndDividesSpansOffTheirElementAlignment) {
   EXPECT_EQ(got[2], 3.0f);
 }
 
+TEST(HostDataPlaneTest, ReducesAndDividesEmptySpansOffTheirElementAlignmentToNothing) {
+  HostDataPlane plane;
+  std::vector<uint8_t> raw(8, 0x5a);
+  BufferSpan odd = BufferSpan::Host(raw.data() + 1, 0);
+  bool done = false;
+  plane.Reduce({odd}, {odd, odd}, ipc::DType::kF32, ipc::ReduceOp::kSum, [&](const Status& s) { done = s.ok(); });
+  EXPECT_TRUE(done);
+  done = false;
+  plane.Divide(odd, ipc::DType::kF32, 3, [&](const Status& s) { done = s.ok(); });
+  EXPECT_TRUE(done);
+  EXPECT_EQ(raw, std::vector<uint8_t>(8, 0x5a));
+}
+
 TEST(HostDataPlaneTest, DividesEveryElement) {
   HostDataPlane plane;
   std::vector<double> a{6, 9, -3};

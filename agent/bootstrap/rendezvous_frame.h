@@ -1,0 +1,45 @@
+// The rendezvous wire format: a frame is a u32 body length, then the body: a fixed header (job id,
+// token, job shape, node rank) and length-prefixed blobs (transport addresses, or a refusal's
+// reason). Frames come from the network and are untrusted: Decode checks every length first.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/bootstrap/rendezvous.h"
+#include "ipc/status.h"
+
+namespace outrider::agent::rendezvous {
+
+inline constexpr uint32_t kMagic = 0x56445251;  // "QRDV"
+inline constexpr uint16_t kVersion = 1;
+inline constexpr uint32_t kMaxFrame = 1 << 20;  // largest body
+enum FrameType : uint16_t { kJoin = 1, kTable = 2, kRefuse = 3 };
+
+struct FrameHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;  // FrameType
+  char job_id[64];
+  char token[64];
+  int32_t node_rank;
+  int32_t num_nodes;
+  int32_t local_size;
+  uint32_t reserved;
+};
+static_assert(sizeof(FrameHeader) == 152);
+
+struct Frame {
+  FrameHeader header;  // job_id and token NUL-terminated
+  std::vector<std::string> blobs;
+};
+
+// One whole frame, length included.
+std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank, const std::vector<std::string>& blobs);
+// A frame's body (what follows its length).
+Result<Frame> Decode(std::string_view body);
+
+}  // namespace outrider::agent::rendezvous

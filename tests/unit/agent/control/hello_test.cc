@@ -1,0 +1,117 @@
+// ParseHello against hand-built hellos: what it accepts (and the ring size it grants), and every
+// refusal, each naming the field.
+#include "agent/control/hello.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ipc/protocol.h"
+
+namespace outrider::agent {
+namespace {
+
+ipc::HelloRequest ValidHello() {
+  ipc::HelloRequest h{};
+  ipc::InitMsgHeader(&h.header, ipc::MsgType::kHello, sizeof(h) - sizeof(h.header), 7);
+  ipc::CopyText(h.job_id, sizeof(h.job_id), "job-1");
+  h.rank = 5;
+  h.world_size = 8;
+  h.local_rank = 1;
+  h.local_world_size = 4;
+  ipc::CopyText(h.root_addr, sizeof(h.root_addr), "10.0.0.1:29750");
+  ipc::CopyText(h.token, sizeof(h.token), "secret");
+  return h;
+}
+
+Result<Hello> Parse(const ipc::HelloRequest& h, ControlServerOptions options = {}) {
+  return ParseHello(reinterpret_cast<const uint8_t*>(&h), sizeof(h), options);
+}
+
+void ExpectRefused(const Result<Hello>& r, Code code, const std::string& text) {
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+  EXPECT_NE(r.status().message().find(text), std::string::npos) << r.status().ToString();
+}
+
+TEST(HelloTest, AcceptsAValidHelloWithItsIdentityAndTheDefaultRing) {
+  Result<Hello> r = Parse(ValidHello());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->identity.job_id, "job-1");
+  EXPECT_EQ(r->identity.rank, 5);
+  EXPECT_EQ(r->identity.world_size, 8);
+  EXPECT_EQ(r->identity.local_rank, 1);
+  EXPECT_EQ(r->identity.local_world_size, 4);
+  EXPECT_EQ(r->identity.root_addr, "10.0.0.1:29750");
+  EXPECT_EQ(r->identity.token, "secret");
+  EXPECT_EQ(r->sq_entries, ControlServerOptions{}.sq_entries);
+}
+
+TEST(HelloTest, RoundsARequestedRingUpToAPowerOfTwoWithinItsLimits) {
+  ipc::HelloRequest h = ValidHello();
+  h.requested_sq_entries = 100;
+  EXPECT_EQ(Parse(h)->sq_entries, 128u);
+  h.requested_sq_entries = 1;
+  EXPECT_EQ(Parse(h)->sq_entries, 8u);
+  h.requested_sq_entries = 0xffffffffu;
+  EXPECT_EQ(Parse(h)->sq_entries, 65536u);
+}
+
+TEST(HelloTest, RefusesAMessageShorterThanAHeader) {
+  uint8_t bytes[8] = {};
+  ExpectRefused(ParseHello(bytes, sizeof(bytes), {}), Code::kProtocol, "shorter than a message header");
+}
+
+TEST(HelloTest, RefusesBadMagicNamingIt) {
+  ipc::HelloRequest h = ValidHello();
+  h.header.magic = 0x12345678;
+  ExpectRefused(Parse(h), Code::kProtocol, "bad magic 0x12345678");
+}
+
+TEST(HelloTest, RefusesAnotherProtocolVersionNamingBoth) {
+  ipc::HelloRequest h = ValidHello();
+  h.header.version = ipc::kProtocolVersion + 1;
+  ExpectRefused(Parse(h), Code::kProtocol, "this agent speaks version " + std::to_string(ipc::kProtocolVersion));
+}
+
+TEST(HelloTest, RefusesAnotherTypeOrSize) {
+  ipc::HelloRequest h = ValidHello();
+  h.header.type = static_cast<uint16_t>(ipc::MsgType::kGoodbye);
+  ExpectRefused(Parse(h), Code::kProtocol, "first message must be a hello");
+  h = ValidHello();
+  ExpectRefused(ParseHello(reinterpret_cast<const uint8_t*>(&h), sizeof(h) - 1, {}), Code::kProtocol,
+                "first message must be a hello of 240 bytes");
+}
+
+TEST(HelloTest, RefusesAnEmptyUnterminatedOrUnprintableJobId) {
+  ipc::HelloRequest h = ValidHello();
+  std::memset(h.job_id, 0, sizeof(h.job_id));
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "job id must be 1..63 characters");
+  std::memset(h.job_id, 'a', sizeof(h.job_id));
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "job id must be 1..63 characters");
+  ipc::CopyText(h.job_id, sizeof(h.job_id), "job 1");
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "printable ASCII without spaces");
+}
+
+TEST(HelloTest, RefusesRanksOutsideTheJob) {
+  ipc::HelloRequest h = ValidHello();
+  h.rank = 8;
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "rank 8 is outside world_size 8");
+  h = ValidHello();
+  h.local_world_size = 65;
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "local rank 1 is outside local_world_size 65");
+  h = ValidHello();
+  h.rank = 6;  // 6 % 4 != local rank 1
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "do not fit local rank 1 / local_world_size 4");
+}
+
+TEST(HelloTest, RefusesAJobLargerThanMaxWorldSize) {
+  ControlServerOptions options;
+  options.max_world_size = 4;
+  ExpectRefused(Parse(ValidHello(), options), Code::kResourceExhausted, "world_size 8 exceeds this agent's max_world_size 4");
+}
+
+}  // namespace
+}  // namespace outrider::agent
