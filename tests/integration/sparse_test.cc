@@ -407,5 +407,53 @@ TEST_F(SparseTest, BadIdsDisagreeingDimAndSmallOutputsFailEveryRankClearlyAndThe
   }
 }
 
+TEST_F(SparseTest, DenseOnATableTooLargeToHoldFailsEveryRankAndAutoPicksAnotherAlgorithm) {
+  // 2^40 rows: the dense algorithm would hold the whole table at every agent. Asked for, it fails
+  // every rank with RESOURCE_EXHAUSTED; the cost model never picks it; the agents carry on.
+  StartAgents(2);
+  constexpr uint64_t kHugeRows = uint64_t{1} << 40;
+  RunJob("huge", 2, 1, "tok", [&](outrider_client_t* c, int r) {
+    auto* ids = static_cast<int64_t*>(outrider_alloc(c, 8 * sizeof(int64_t)));
+    auto* vals = static_cast<float*>(outrider_alloc(c, 8 * sizeof(float)));
+    auto* out_ids = static_cast<int64_t*>(outrider_alloc(c, 16 * sizeof(int64_t)));
+    auto* out_vals = static_cast<float*>(outrider_alloc(c, 16 * sizeof(float)));
+    for (int i = 0; i < 8; ++i) {
+      ids[i] = static_cast<int64_t>(kHugeRows - 1 - static_cast<uint64_t>(i + 8 * r));
+      vals[i] = 1.0f;
+    }
+    std::string log;
+    for (uint32_t algo : {uint32_t{OUTRIDER_SPARSE_DENSE}, uint32_t{OUTRIDER_SPARSE_AUTO}}) {
+      outrider_sparse_t s;
+      outrider_sparse_init(&s);
+      s.rows = kHugeRows;
+      s.dim = 1;
+      s.dtype = OUTRIDER_F32;
+      s.id_dtype = OUTRIDER_I64;
+      s.ids = ids;
+      s.values = vals;
+      s.nnz = 8;
+      s.out_ids = out_ids;
+      s.out_values = out_vals;
+      s.capacity = 16;
+      s.algo = algo;
+      outrider_op_t h;
+      outrider_op_result_t res{};
+      res.size = sizeof(res);
+      int rc = outrider_sparse_allreduce(c, &s, nullptr, &h);
+      if (rc == OUTRIDER_OK) rc = outrider_wait_result(c, h, 30000, &res);
+      log += std::to_string(rc) + "|" + std::to_string(res.result_rows) + "|" + (rc ? outrider_last_error(c) : "") + "\n";
+    }
+    CopyText(reinterpret_cast<char*>(results_->out[r]), 4096, log.c_str());
+    return 0;
+  });
+  for (int r = 0; r < 2; ++r) {
+    std::string log(reinterpret_cast<char*>(results_->out[r]));
+    SCOPED_TRACE("rank " + std::to_string(r) + ":\n" + log);
+    EXPECT_THAT(log, ::testing::StartsWith(std::to_string(OUTRIDER_ERR_RESOURCE_EXHAUSTED) + "|"));
+    EXPECT_THAT(log, HasSubstr("the dense algorithm holds the whole 1099511627776 x 1 table"));
+    EXPECT_THAT(log, ::testing::EndsWith("\n0|16|\n"));
+  }
+}
+
 }  // namespace
 }  // namespace outrider::testing

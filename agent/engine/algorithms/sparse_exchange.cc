@@ -119,6 +119,11 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
     in.chunk_bytes = options_.chunk_bytes;
     in.chunk_overhead = sizeof(PeerHeader);
     auto requested = static_cast<ipc::SparseAlgo>(o.algo);
+    if (requested == ipc::SparseAlgo::kDense && !sparse::DenseFits(ctx_.table.rows, ctx_.table.dim)) {
+      return ResourceExhausted(what + ": the dense algorithm holds the whole " + std::to_string(ctx_.table.rows) + " x " +
+                               std::to_string(ctx_.table.dim) + " table at every agent, more than its limit of " +
+                               std::to_string(sparse::kMaxDenseTableBytes >> 30) + " GiB of f32 sums; use auto or another algorithm");
+    }
     sparse::Prediction p = requested == ipc::SparseAlgo::kAuto ? sparse::Choose(in) : sparse::Predict(requested, in);
     algo_ = p.algo;
     predicted_bytes_ = p.sent[static_cast<size_t>(topo_.me)] + announce_bytes;

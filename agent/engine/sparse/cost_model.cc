@@ -110,10 +110,15 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
   return p;
 }
 
+bool DenseFits(uint64_t rows, uint64_t dim) {
+  return dim != 0 && rows <= kMaxDenseTableBytes / sizeof(float) / dim;
+}
+
 Prediction Choose(const CostInputs& in) {
   Prediction best;
   bool first = true;
   for (auto a : {ipc::SparseAlgo::kAllgather, ipc::SparseAlgo::kBalanced, ipc::SparseAlgo::kBlock, ipc::SparseAlgo::kDense}) {
+    if (a == ipc::SparseAlgo::kDense && !DenseFits(in.ctx.table.rows, in.ctx.table.dim)) continue;
     Prediction p = Predict(a, in);
     if (first || p.seconds < best.seconds) best = std::move(p);
     first = false;

@@ -41,4 +41,11 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in);
 // block, dense).
 Prediction Choose(const CostInputs& in);
 
+// The dense algorithm holds the whole table's values (f32 sums) at every node: it is only chosen,
+// and only allowed when asked for, up to this size. A protocol constant, not a parameter: every
+// agent of a job must decide alike.
+inline constexpr uint64_t kMaxDenseTableBytes = uint64_t{4} << 30;
+// Whether a table of `rows` x `dim` fits kMaxDenseTableBytes (f32 sums).
+bool DenseFits(uint64_t rows, uint64_t dim);
+
 }  // namespace outrider::agent::sparse
