@@ -309,5 +309,23 @@ TEST(JobAcrossNodesTest, OpTimeoutOnOneNodeFailsTheInstanceOnEveryNode) {
     EXPECT_TRUE(FailedWith(m[r], 1, Code::kDeadlineExceeded, "ranks 2-3 (node 1)"));
 }
 
+TEST(JobAcrossNodesTest, JobKilledBeforeItFormedStaysThroughARefusedJoinAndFailsTheOtherNode) {
+  // Node 1's only rank dies while node 1 waits for the job's rendezvous; a new client of the job
+  // is refused there (the job lost a member). Node 1 keeps the job anyway until the rendezvous
+  // completes, and node 0's rank then fails naming the dead rank instead of waiting for a node
+  // that dropped the job.
+  Agents agents({3000, 3000});
+  FakeMember* dead = agents.Join(1, "job", 1, 2, 0);
+  agents.table(1).Leave(dead, PeerLost("client closed its connection"), /*orderly=*/false);
+  FakeMember late("job", 1, 2, 0, 1, agents.root(0));
+  EXPECT_EQ(agents.table(1).Join(&late).code(), Code::kFailedPrecondition);
+  FakeMember* m0 = agents.Join(0, "job", 0, 2, 0);
+  Op op(1, 7, kDirectCount);
+  agents.table(0).Find("job")->Submit(m0, op.op);
+  ASSERT_TRUE(agents.Connect());
+  agents.Deliver();
+  EXPECT_TRUE(FailedWith(m0, 1, Code::kPeerLost, "rank 1 (local rank 0"));
+}
+
 }  // namespace
 }  // namespace outrider::agent
