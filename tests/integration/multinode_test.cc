@@ -378,25 +378,10 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
 // silence deadline ever fires. Node 0's rank must still fail with PEER_LOST naming the dead rank.
 TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNodeInsteadOfHanging) {
   StartAgents(2, /*http=*/true);
-  Pipe bystanders_ready, end_bystanders, go;
+  Pipe go;
   SharedValue<Results> res;
   // A second job holds the agents' link open (heartbeats) for the whole test.
-  std::vector<pid_t> bystanders;
-  for (int r = 0; r < 2; ++r) {
-    bystanders.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("bystander", "b", r, 2);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4));
-      outrider_op_t h;
-      int rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-      char ch;
-      if (r == 0) bystanders_ready.Send('r');
-      if (!end_bystanders.Receive(&ch, 60000)) rc = 90;
-      outrider_disconnect(c);
-      return rc;
-    }));
-  }
-  char ch;
-  ASSERT_TRUE(bystanders_ready.Receive(&ch, 60000));
+  ASSERT_NO_FATAL_FAILURE(StartIdleJob("bystander"));
   pid_t dead = Spawn([&] {
     // Large enough for the ring: its data moves only after agreement, chunk by chunk.
     outrider_client_t* c = ConnectOnePerNode("mid", "m", 1, 2);
@@ -430,9 +415,7 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   EXPECT_EQ(Reap(survivor), 0);
   EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];
   EXPECT_THAT(res->error[0], HasSubstr("rank 1 (local rank 0"));
-  end_bystanders.Send('e');
-  end_bystanders.Send('e');
-  for (pid_t p : bystanders) EXPECT_EQ(Reap(p), 0);
+  EndIdleJob();
 }
 
 TEST_F(MultiNodeTest, TrainerKilledBeforeItsJobFormedFailsTheOtherNodesOnceItForms) {
@@ -441,23 +424,8 @@ TEST_F(MultiNodeTest, TrainerKilledBeforeItsJobFormedFailsTheOtherNodesOnceItFor
   // whose rank fails with PEER_LOST naming rank 1 well before any silence or rendezvous timeout
   // (and another job keeps the agents' link alive, so silence would never come).
   StartAgents(2);
-  Pipe bystanders_ready, end_bystanders;
-  std::vector<pid_t> bystanders;
-  for (int r = 0; r < 2; ++r) {
-    bystanders.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("other", "o", r, 2);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4));
-      outrider_op_t h;
-      int rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-      char ch;
-      if (r == 0) bystanders_ready.Send('r');
-      if (!end_bystanders.Receive(&ch, 60000)) rc = 90;
-      outrider_disconnect(c);
-      return rc;
-    }));
-  }
+  ASSERT_NO_FATAL_FAILURE(StartIdleJob("other"));
   char ch;
-  ASSERT_TRUE(bystanders_ready.Receive(&ch, 60000));
   Pipe connected;
   pid_t dead = Spawn([&] {
     ConnectOnePerNode("early", "e", 1, 2);
@@ -482,9 +450,7 @@ TEST_F(MultiNodeTest, TrainerKilledBeforeItsJobFormedFailsTheOtherNodesOnceItFor
   EXPECT_EQ(Reap(survivor), 0);
   EXPECT_EQ(results_->rc[0], OUTRIDER_ERR_PEER_LOST) << results_->error[0];
   EXPECT_THAT(results_->error[0], HasSubstr("rank 1 (local rank 0"));
-  end_bystanders.Send('e');
-  end_bystanders.Send('e');
-  for (pid_t p : bystanders) EXPECT_EQ(Reap(p), 0);
+  EndIdleJob();
 }
 
 TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNamingIt) {
@@ -494,18 +460,7 @@ TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNami
   StartAgents(2, /*http=*/false, {"--op-timeout-ms", "500"});
   Pipe stuck_ready, release;
   pid_t stuck = Spawn([&] {
-    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-    ::setenv("OUTRIDER_JOB_TOKEN", "s", 1);
-    outrider_connect_options_t o;
-    outrider_connect_options_init(&o);
-    std::string socket = agents_[1]->socket_path();
-    o.socket_path = socket.c_str();
-    o.job_id = "stuck";
-    o.rank = 3;
-    o.world_size = 4;
-    o.local_rank = 1;
-    o.local_world_size = 2;
-    outrider_client_t* c = ConnectOrExitWith(&o);
+    outrider_client_t* c = ConnectRank("stuck", "s", 3, 4, 2);
     stuck_ready.Send('r');
     char ch;
     (void)release.Receive(&ch, 60000);
@@ -517,18 +472,7 @@ TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNami
   std::vector<pid_t> ranks;
   for (int r : {0, 1, 2}) {
     ranks.push_back(Spawn([&, r] {
-      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-      ::setenv("OUTRIDER_JOB_TOKEN", "s", 1);
-      outrider_connect_options_t o;
-      outrider_connect_options_init(&o);
-      std::string socket = agents_[static_cast<size_t>(r / 2)]->socket_path();
-      o.socket_path = socket.c_str();
-      o.job_id = "stuck";
-      o.rank = r;
-      o.world_size = 4;
-      o.local_rank = r % 2;
-      o.local_world_size = 2;
-      outrider_client_t* c = ConnectOrExitWith(&o);
+      outrider_client_t* c = ConnectRank("stuck", "s", r, 4, 2);
       auto* x = static_cast<float*>(outrider_alloc(c, 4096));
       outrider_op_t h;
       int rc = outrider_allreduce(c, x, x, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);

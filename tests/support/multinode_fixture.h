@@ -89,8 +89,13 @@ class MultiNodeTest : public ::testing::Test {
   outrider_client_t* ConnectOnePerNode(const char* job, const char* token, int rank, int world) {
     return ConnectAt(rank, 0, job, token, rank, world);
   }
+  // The same with `local` ranks per node (at node rank / local's agent).
+  outrider_client_t* ConnectRank(const char* job, const char* token, int rank, int world, int local) {
+    return ConnectAt(rank / local, 0, job, token, rank, world, local);
+  }
   // The same at agent `agent`, the job's node 0 being at agent `root_agent`.
-  outrider_client_t* ConnectAt(int agent, int root_agent, const char* job, const char* token, int rank, int world) {
+  outrider_client_t* ConnectAt(int agent, int root_agent, const char* job, const char* token, int rank, int world,
+                               int local = 1) {
     ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[static_cast<size_t>(root_agent)])).c_str(), 1);
     ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
     outrider_connect_options_t o;
@@ -100,9 +105,36 @@ class MultiNodeTest : public ::testing::Test {
     o.job_id = job;
     o.rank = rank;
     o.world_size = world;
-    o.local_rank = 0;
-    o.local_world_size = 1;
+    o.local_rank = rank % local;
+    o.local_world_size = local;
     return ConnectOrExitWith(&o);
+  }
+  // A second job, one rank per node of the first two, that keeps the agents' link busy
+  // (heartbeats) until EndIdleJob(): each rank runs one allreduce and waits. Returns once they ran.
+  void StartIdleJob(const char* job) {
+    Pipe ready;
+    for (int r = 0; r < 2; ++r) {
+      idle_pids_.push_back(Spawn([&, r] {
+        outrider_client_t* c = ConnectOnePerNode(job, "idle", r, 2);
+        auto* x = static_cast<float*>(outrider_alloc(c, 4));
+        outrider_op_t h;
+        int rc = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 30000);
+        char ch;
+        if (r == 0) ready.Send('r');
+        if (!idle_end_.Receive(&ch, 60000)) rc = 90;
+        outrider_disconnect(c);
+        return rc;
+      }));
+    }
+    char ch;
+    ASSERT_TRUE(ready.Receive(&ch, 60000));
+  }
+  // Ends StartIdleJob()'s ranks; each must have seen no error.
+  void EndIdleJob() {
+    for (size_t i = 0; i < idle_pids_.size(); ++i) idle_end_.Send('e');
+    for (pid_t p : idle_pids_) EXPECT_EQ(Reap(p), 0);
+    idle_pids_.clear();
   }
   // Runs nodes x local ranks, each calling body(client, rank); collects rc and error text.
   void RunJob(const std::string& job, int nodes, int local, const std::string& token,
@@ -147,6 +179,8 @@ class MultiNodeTest : public ::testing::Test {
   std::vector<uint16_t> http_ports_;
   SharedValue<Results> results_;
   int token_breaker_ = -1;
+  Pipe idle_end_;
+  std::vector<pid_t> idle_pids_;
 };
 
 struct HttpReply {
