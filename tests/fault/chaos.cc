@@ -6,10 +6,7 @@
 // right code naming the right rank or node within a bound, that the second job sees no error and
 // no wrong result and keeps going, and that the agents' fds and memory stay flat. Prints the error
 // latency distribution; exits 1 if any check failed.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +31,7 @@ namespace {
 
 using testing::CopyText;
 using testing::CountOpenFds;
+using testing::FreePort;
 using testing::Pipe;
 using testing::Reap;
 using testing::Spawn;
@@ -137,23 +135,10 @@ class Cluster {
   int nodes() const { return o_.nodes; }
 
  private:
-  static uint16_t FreePort();
   const Options& o_;
   std::vector<uint16_t> ports_;
   std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
 };
-
-uint16_t Cluster::FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  socklen_t len = sizeof(sa);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  ::close(fd);
-  return ntohs(sa.sin_port);
-}
 
 // Where a job's ranks run: job node k on cluster node nodes[k], `local` ranks each.
 struct JobLayout {

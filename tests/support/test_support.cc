@@ -1,7 +1,10 @@
 // Test helpers: processes, pipes, shared memory, leak probes, raw protocol client.
 #include "tests/support/test_support.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -101,6 +104,18 @@ outrider_client_t* ConnectOrExitWith(const outrider_connect_options_t* options) 
 void CopyText(char* dst, size_t cap, const char* src) {
   std::strncpy(dst, src, cap - 1);
   dst[cap - 1] = '\0';
+}
+
+uint16_t FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  socklen_t len = sizeof(sa);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  ::close(fd);
+  return ntohs(sa.sin_port);
 }
 
 int CountOpenFds(pid_t pid) {
