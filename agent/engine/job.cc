@@ -198,6 +198,7 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
   int rank = member->identity().local_rank;
   if (members_[static_cast<size_t>(rank)] != member) return;
   members_[static_cast<size_t>(rank)] = nullptr;
+  bool failure = false;  // the job failed here, rather than this rank leaving in order
   if (lost_.ok()) {
     const ClientIdentity& id = member->identity();
     lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
@@ -213,12 +214,11 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
     // may wait for data it will never send. A rank that said goodbye with nothing unfinished
     // finished its part; the others may still be completing theirs (they learn of it when the
     // job ends here, through SayJobLeft).
-    bool failure = !orderly || Unfinished() || !first_failure_.ok();
-    if (group_ != nullptr && (!orderly || Unfinished())) group_->SayJobFailed(lost_);
-    Lose(lost_, failure);
-    return;
+    bool left_work_undone = !orderly || Unfinished();
+    if (group_ != nullptr && left_work_undone) group_->SayJobFailed(lost_);
+    failure = left_work_undone || !first_failure_.ok();
   }
-  Lose(lost_, false);
+  Lose(lost_, failure);
 }
 
 bool Job::Unfinished() const {
