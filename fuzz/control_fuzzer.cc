@@ -174,7 +174,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Client client;
   std::unique_ptr<agent::Session> session = Open(*hello, limits, &client);
   uint64_t completed = 0;
-  agent::Session::OpSink sink = [&completed](agent::Session* s, const agent::ValidatedOp& op) {
+  agent::Session::OpSink sink = [&completed](agent::Member* s, const agent::ValidatedOp& op) {
     ++completed;
     s->Complete(op.op_id, Status::Ok(), 0, 0);
   };

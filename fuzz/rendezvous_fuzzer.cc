@@ -54,7 +54,11 @@ void CheckAnswers(int fd, const agent::JobShape& shape, const std::string& own_a
     OUTRIDER_CHECK(frame.has_value() && frame->ok());
     const Frame& f = **frame;
     if (f.header.type == agent::rendezvous::kTable) {
-      OUTRIDER_CHECK(static_cast<int32_t>(f.blobs.size()) == shape.num_nodes && f.blobs[0] == own_address);
+      // A table for the offered job starts with the root's address; one relayed for a
+      // communicator whose node 0 joined elsewhere starts with that node's.
+      OUTRIDER_CHECK(static_cast<int32_t>(f.blobs.size()) == f.header.num_nodes && f.header.num_nodes >= 2);
+      bool relayed = std::string(f.header.job_id) != shape.job_id || f.blobs[0] != own_address;
+      OUTRIDER_CHECK(relayed || f.header.num_nodes == shape.num_nodes);
     } else {
       OUTRIDER_CHECK(f.header.type == agent::rendezvous::kRefuse && f.blobs.size() == 1);
     }

@@ -11,7 +11,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 4;
+inline constexpr uint16_t kProtocolVersion = 5;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 enum class DType : uint32_t { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3, kI32 = 4, kI64 = 5 };
@@ -59,6 +59,10 @@ enum class MsgType : uint16_t {
   kReleaseRegion = 5,
   kReleaseRegionReply = 6,
   kGoodbye = 7,           // either side: orderly close, carries a reason
+  kCommCreate = 8,        // shim -> agent: join a communicator (a group of the job's ranks)
+  kCommCreateReply = 9,   // RegionReply layout; region_id is the communicator id
+  kCommDestroy = 10,      // shim -> agent: leave a communicator
+  kCommDestroyReply = 11, // RegionReply layout
 };
 
 struct MsgHeader {
@@ -121,6 +125,30 @@ struct ReleaseRegion {
 };
 static_assert(sizeof(ReleaseRegion) == 24);
 
+// A communicator: a group of the job's ranks that runs collectives of its own, as a job of its
+// own inside the agents (named from the job id and `key`, with the job's token). Its ranks are
+// numbered node by node like a job's: rank = node * local_world_size + local_rank, nodes ordered
+// as in the job. The shim maps its callers' group ranks onto these. `node` is this rank's node
+// in the job (rank / local_world_size of the job): the agent of the job's node 0 hosts the
+// communicator's rendezvous, whether or not it has members.
+struct CommCreate {
+  MsgHeader header;
+  uint64_t key;           // the same on every member; names the communicator within the job
+  int32_t rank;           // in the communicator, node by node
+  int32_t world_size;
+  int32_t local_rank;
+  int32_t local_world_size;
+  uint64_t reserved;      // must be 0
+};
+static_assert(sizeof(CommCreate) == 48);
+
+struct CommDestroy {
+  MsgHeader header;
+  uint32_t comm;          // an id from kCommCreateReply
+  uint32_t reserved;
+};
+static_assert(sizeof(CommDestroy) == 24);
+
 struct Goodbye {
   MsgHeader header;
   int32_t code;
@@ -164,7 +192,8 @@ struct SubmitEntry {
   // Sparse allreduce only: row ids (id_dtype) the rank's next forward pass needs first. Their
   // rows are exchanged ahead of the rest and written first; empty: no demand.
   BufferRef demand;
-  uint64_t reserved;   // must be 0
+  uint32_t comm;       // 0: the job itself; else a communicator of this client (kCommCreate)
+  uint32_t reserved;   // must be 0
 };
 static_assert(sizeof(SubmitEntry) == 192);
 static_assert(std::is_trivially_copyable_v<SubmitEntry>);

@@ -50,15 +50,30 @@ int Guard(outrider_client_t* c, F&& f) {
   }
 }
 
+// Callers built against API version 1 pass options without `comm`.
+constexpr size_t kOptionsV1Bytes = offsetof(outrider_op_options_t, comm);
+
+outrider_comm_t CommOf(const outrider_op_options_t* opts) {
+  return opts != nullptr && opts->size >= sizeof(outrider_op_options_t) ? opts->comm : OUTRIDER_COMM_WORLD;
+}
+
+// Ranks of the op's communicator (0 if it is unknown: the submission then fails naming it).
+uint64_t RanksOf(const outrider_client_t* c, const outrider_op_options_t* opts) {
+  if (c == nullptr) return 0;
+  auto n = c->impl->CommSize(CommOf(opts));
+  return n.ok() ? static_cast<uint64_t>(*n) : 0;
+}
+
 int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_op_options_t* opts,
              outrider_op_t* op, const char* kind_name) {
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (op == nullptr) return Fail(c, outrider::InvalidArgument("op handle pointer is NULL"));
   *op = 0;
-  if (opts != nullptr && opts->size < sizeof(outrider_op_options_t)) {
+  if (opts != nullptr && opts->size < kOptionsV1Bytes) {
     return Fail(c, outrider::InvalidArgument("outrider_op_options_t.size is " + std::to_string(opts->size) +
                                              "; initialize it with outrider_op_options_init"));
   }
+  args.comm = CommOf(opts);
   args.key = (opts && opts->key) ? opts->key : outrider::shim::HashKey(kind_name);
   args.priority = opts ? opts->priority : 0;
   size_t elem = outrider::ipc::DTypeSize(args.dtype);
@@ -138,6 +153,49 @@ const char* outrider_error_string(int code) {
 const char* outrider_last_error(const outrider_client_t* client) {
   if (client == nullptr) return t_connect_error.c_str();
   return client->impl->last_error().c_str();
+}
+
+int outrider_comm_split(outrider_client_t* c, outrider_comm_t parent, int color, int key, outrider_comm_t* comm) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (comm == nullptr) return Fail(c, outrider::InvalidArgument("communicator pointer is NULL"));
+  *comm = OUTRIDER_COMM_NULL;
+  return Guard(c, [&]() -> int {
+    auto r = c->impl->CommSplit(parent, color, key);
+    if (!r.ok()) return Fail(c, r.status());
+    if (*r) *comm = **r;
+    return OUTRIDER_OK;
+  });
+}
+
+int outrider_comm_create(outrider_client_t* c, outrider_comm_t parent, const int* ranks, int nranks,
+                         outrider_comm_t* comm) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (comm == nullptr) return Fail(c, outrider::InvalidArgument("communicator pointer is NULL"));
+  *comm = OUTRIDER_COMM_NULL;
+  if (nranks <= 0 || ranks == nullptr) return Fail(c, outrider::InvalidArgument("a communicator needs at least one rank"));
+  return Guard(c, [&]() -> int {
+    auto r = c->impl->CommCreate(parent, std::vector<int32_t>(ranks, ranks + nranks));
+    if (!r.ok()) return Fail(c, r.status());
+    *comm = *r;
+    return OUTRIDER_OK;
+  });
+}
+
+int outrider_comm_destroy(outrider_client_t* c, outrider_comm_t comm) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int { return Report(c, c->impl->CommDestroy(comm)); });
+}
+
+int outrider_comm_rank(const outrider_client_t* c, outrider_comm_t comm) {
+  if (c == nullptr) return -1;
+  auto r = c->impl->CommRank(comm);
+  return r.ok() ? *r : -1;
+}
+
+int outrider_comm_size(const outrider_client_t* c, outrider_comm_t comm) {
+  if (c == nullptr) return -1;
+  auto r = c->impl->CommSize(comm);
+  return r.ok() ? *r : -1;
 }
 
 int outrider_rank(const outrider_client_t* c) { return c ? c->impl->config().rank : -1; }
@@ -228,7 +286,7 @@ int outrider_allgather(outrider_client_t* c, const void* send, void* recv, uint6
   a.send = send;
   a.send_bytes = bytes;
   a.recv = recv;
-  a.recv_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().world_size) : 0;
+  a.recv_bytes = bytes * RanksOf(c, opts);
   return SubmitOp(c, a, opts, op, "allgather");
 }
 
@@ -241,7 +299,7 @@ int outrider_reduce_scatter(outrider_client_t* c, const void* send, void* recv, 
   a.count = recv_count;
   uint64_t bytes = recv_count * outrider::ipc::DTypeSize(a.dtype);
   a.send = send;
-  a.send_bytes = c ? bytes * static_cast<uint64_t>(c->impl->config().world_size) : 0;
+  a.send_bytes = bytes * RanksOf(c, opts);
   a.recv = recv;
   a.recv_bytes = bytes;
   return SubmitOp(c, a, opts, op, "reduce_scatter");
@@ -258,7 +316,7 @@ int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* se
   a.dtype = static_cast<outrider::ipc::DType>(dtype);
   uint64_t elem = outrider::ipc::DTypeSize(a.dtype);
   uint64_t send_total = 0, recv_total = 0;
-  for (int r = 0; r < c->impl->config().world_size; ++r) {
+  for (uint64_t r = 0; r < RanksOf(c, opts); ++r) {
     if (send_counts[r] < 0 || recv_counts[r] < 0) {
       return Fail(c, outrider::InvalidArgument("alltoallv counts for rank " + std::to_string(r) + " are negative"));
     }
@@ -323,7 +381,8 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
   if (kind == outrider::ipc::OpKind::kSparseLookup) {
     // The shard travels in `values`: its rows follow from the scheme, not from nnz.
     uint64_t first = 0, count = 0;
-    outrider_shard_range(s->rows, c->impl->config().world_size, c->impl->config().rank, &first, &count);
+    auto rank = c->impl->CommRank(CommOf(opts));
+    outrider_shard_range(s->rows, static_cast<int>(RanksOf(c, opts)), rank.ok() ? *rank : -1, &first, &count);
     if (__builtin_mul_overflow(count, row_bytes, &a.send_bytes)) {
       return Fail(c, InvalidArgument(std::string(what) + ": shard too large"));
     }

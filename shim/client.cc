@@ -34,13 +34,13 @@ Status ParseEnvInt(const char* name, T* out) {
   return Status::Ok();
 }
 
+}  // namespace
+
 Status FromReply(int32_t code, const char* message) {
   if (code == 0) return Status::Ok();
   if (code < 0 || code > kMaxCode) return ProtocolError("agent replied with unknown code " + std::to_string(code));
   return Status(static_cast<Code>(code), std::string(message, strnlen(message, ipc::kMessageBytes)));
 }
-
-}  // namespace
 
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   ConnectConfig c;
@@ -125,6 +125,14 @@ Result<std::unique_ptr<Client>> Client::Connect(const ConnectConfig& config) {
   auto c = std::unique_ptr<Client>(new Client(config));
   OUTRIDER_ASSIGN_OR_RETURN(c->channel_, ipc::UnixChannel::Connect(config.socket_path));
   OUTRIDER_RETURN_IF_ERROR(c->Handshake());
+  Comm job;
+  job.rank = config.rank;
+  job.size = config.world_size;
+  for (int r = 0; r < job.size; ++r) {
+    job.node.push_back(r / config.local_world_size);
+    job.agent_rank.push_back(r);
+  }
+  c->comms_.emplace(kJobComm, std::move(job));
   Client* raw = c.get();
   c->arena_ = std::make_unique<Arena>(config.arena_bytes, [raw](size_t bytes) { return raw->CreateRegion(bytes); });
   return c;
@@ -325,8 +333,25 @@ Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char
   return ref;
 }
 
-Result<uint64_t> Client::Submit(const OpArgs& a) {
+Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   OUTRIDER_RETURN_IF_ERROR(AgentGone());
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* comm, FindComm(a.comm));
+  bool rank_ordered = a.kind == ipc::OpKind::kAllgather || a.kind == ipc::OpKind::kReduceScatter ||
+                      a.kind == ipc::OpKind::kAlltoallv || a.kind == ipc::OpKind::kSparseShard ||
+                      a.kind == ipc::OpKind::kSparseLookup;
+  if (rank_ordered && !comm->node_order && !agent_order) {
+    return FailedPrecondition(std::string(ipc::OpKindName(a.kind)) + " on communicator " + std::to_string(a.comm) +
+                              " is not supported: its ranks are not in node order (create it with the ranks of "
+                              "each node together, in node order)");
+  }
+  int32_t root = a.root;
+  if (a.kind == ipc::OpKind::kBroadcast) {
+    if (root < 0 || root >= comm->size) {
+      return InvalidArgument("root " + std::to_string(root) + " is outside the communicator's " +
+                             std::to_string(comm->size) + " ranks");
+    }
+    root = comm->agent_rank[static_cast<size_t>(root)];
+  }
   // Outside a request the agent only ever sends a goodbye, so a readable socket means it is
   // leaving (or gone).
   if (ipc::WaitReadable(channel_.fd(), -1, 0) != 0) {
@@ -343,7 +368,7 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   void* aux = nullptr;
   if (a.kind == ipc::OpKind::kAlltoallv) {
     // The counts travel in shared memory next to the data; the agent copies them once.
-    size_t n = static_cast<size_t>(config_.world_size);
+    size_t n = static_cast<size_t>(comm->size);
     OUTRIDER_ASSIGN_OR_RETURN(aux, arena_->Allocate(16 * n));
     std::memcpy(aux, a.send_counts, 8 * n);
     std::memcpy(static_cast<uint8_t*>(aux) + 8 * n, a.recv_counts, 8 * n);
@@ -369,16 +394,20 @@ Result<uint64_t> Client::Submit(const OpArgs& a) {
   e.kind = static_cast<uint32_t>(a.kind);
   e.dtype = static_cast<uint32_t>(a.dtype);
   e.reduce_op = static_cast<uint32_t>(a.reduce_op);
-  e.root = a.root;
+  e.root = root;
   e.priority = a.priority;
   e.count = a.count;
+  e.comm = a.comm;
   if (sq_.Push(e) != ipc::RingResult::kOk) {
     if (aux) arena_->Free(aux);
     return Internal("submission ring rejected an entry");
   }
   if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
   ++in_flight_;
-  ops_.emplace(e.op_id, OpState{false, false, Status::Ok(), aux, {}});
+  OpState state;
+  state.comm = a.comm;
+  state.aux = aux;
+  ops_.emplace(e.op_id, std::move(state));
   return e.op_id;
 }
 

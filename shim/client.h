@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ipc/event_fd.h"
 #include "ipc/memfd.h"
@@ -43,6 +44,7 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& request);
 
 struct OpArgs {
   ipc::OpKind kind;
+  uint32_t comm = 0;  // 0: the job; else a communicator handle from CommCreate / CommSplit
   ipc::DType dtype = ipc::DType::kF32;
   ipc::ReduceOp reduce_op = ipc::ReduceOp::kSum;
   int32_t root = 0;
@@ -92,7 +94,22 @@ class Client {
   Result<void*> RegisterFd(int fd, size_t bytes);
   Status ReleaseRegion(void* base);
 
-  Result<uint64_t> Submit(const OpArgs& args);
+  // ---- Communicators: groups of the job's ranks, each with collectives of its own. ----
+  // Handle 0 is the job itself. A communicator's ranks are numbered as its creator says; the
+  // agents number them node by node, and ops are translated between the two.
+  static constexpr uint32_t kJobComm = 0;
+  // Called by every member of the new communicator (and by no one else): its rank i is rank
+  // ranks[i] of `parent`. Members must create communicators from the same list in the same order.
+  Result<uint32_t> CommCreate(uint32_t parent, const std::vector<int32_t>& ranks);
+  // Called by every rank of `parent`: those with the same color >= 0 form a communicator, ranked
+  // by (key, rank in parent). A negative color joins none: the result is nullopt.
+  Result<std::optional<uint32_t>> CommSplit(uint32_t parent, int32_t color, int32_t key);
+  // Leaves a communicator (no op on it may be in flight).
+  Status CommDestroy(uint32_t comm);
+  Result<int> CommRank(uint32_t comm) const;
+  Result<int> CommSize(uint32_t comm) const;
+
+  Result<uint64_t> Submit(const OpArgs& args) { return Submit(args, false); }
   // DeadlineExceeded leaves the op pending; any other result releases the handle.
   Status Wait(uint64_t op, int64_t timeout_ms, OpResult* result = nullptr);
   // Sets *done; when done returns the op's result (and `result`, if given) and releases the handle.
@@ -111,8 +128,26 @@ class Client {
     ipc::Mapping mapping;
     UniqueFd fd;
   };
+  struct Comm {
+    uint64_t key = 0;  // names it within the job: the agents derive its job id from it
+    int rank = 0, size = 1;
+    std::vector<int32_t> node;        // by rank: the rank's node in the job
+    std::vector<int32_t> agent_rank;  // by rank: the agents' node-by-node number for it
+    bool node_order = true;           // agent_rank[r] == r for every rank
+    std::map<uint64_t, uint32_t> created;  // communicators made from it, by member list hash
+    uint64_t splits = 0;
+  };
+  // Joins the communicator of `members` (ranks of `parent`) named `key` at the agent.
+  Result<uint32_t> JoinComm(const Comm& parent, const std::vector<int32_t>& members, uint64_t key);
+  Result<const Comm*> FindComm(uint32_t comm) const;
+
+  // `agent_order`: rank-ordered results may come in the agents' rank order (internal ops that
+  // map blocks back themselves).
+  Result<uint64_t> Submit(const OpArgs& args, bool agent_order);
+
   struct OpState {
     bool done = false;
+    uint32_t comm = 0;
     bool demand_ready = false;  // a partial completion arrived
     Status result;
     void* aux = nullptr;  // arena memory the agent reads until the op completes
@@ -124,7 +159,7 @@ class Client {
   Status Handshake();
   Result<void*> AddRegion(UniqueFd fd, size_t bytes);
   Result<ipc::BufferRef> Resolve(const void* p, uint64_t bytes, const char* which) const;
-  // Sends a request and waits for its reply of type `reply_type`.
+  // Sends a request and waits for its reply (a RegionReply: regions and communicators).
   Result<ipc::RegionReply> RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
                                          uint32_t request_id);
   void DrainCompletions();
@@ -148,6 +183,7 @@ class Client {
   std::unique_ptr<Arena> arena_;
   std::map<uintptr_t, Region> regions_;  // by base address
   std::unordered_map<uint64_t, OpState> ops_;
+  std::map<uint32_t, Comm> comms_;  // by handle; 0 is the job
   uint64_t next_op_id_ = 1;
   uint32_t next_request_id_ = 1;
   size_t in_flight_ = 0;  // submitted, completion not yet drained
@@ -156,5 +192,7 @@ class Client {
 };
 
 uint64_t HashKey(const char* name);
+// An agent reply's status (code and message field).
+Status FromReply(int32_t code, const char* message);
 
 }  // namespace outrider::shim

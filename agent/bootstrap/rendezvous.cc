@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -158,8 +159,23 @@ void RendezvousServer::Offer(const JobShape& shape, const std::string& own_addre
 
 void RendezvousServer::TryComplete(const std::string& job_id) {
   auto it = pending_.find(job_id);
-  if (it == pending_.end() || !it->second.offered) return;
+  if (it == pending_.end()) return;
   Pending& p = it->second;
+  // A communicator without members on this node: its node 0 joins like every other node, and
+  // this agent only relays the table. Node 0's join then stands for the offer.
+  bool relay = false;
+  if (!p.offered) {
+    auto zero = std::find_if(p.joins.begin(), p.joins.end(), [](const Join& j) { return j.node_rank == 0; });
+    if (zero == p.joins.end()) return;
+    if (zero->num_nodes < 2 || zero->num_nodes > kMaxNodes || zero->local_size < 1) {
+      Refuse(*zero, "a communicator of " + std::to_string(zero->num_nodes) + " nodes x " +
+                        std::to_string(zero->local_size) + " ranks cannot meet here");
+      p.joins.erase(zero);
+      return;
+    }
+    relay = true;
+    p.shape = JobShape{job_id, zero->token, zero->num_nodes, zero->local_size};
+  }
   // Check every waiting join against the root's view of the job; refuse the ones that differ.
   std::vector<Join> accepted;
   for (Join& j : p.joins) {
@@ -170,7 +186,7 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
       why = "job shape differs: root has " + std::to_string(p.shape.num_nodes) + " nodes x " +
             std::to_string(p.shape.local_size) + " ranks, joiner " + std::to_string(j.num_nodes) +
             " x " + std::to_string(j.local_size);
-    } else if (j.node_rank < 1 || j.node_rank >= p.shape.num_nodes) {
+    } else if (j.node_rank < (relay ? 0 : 1) || j.node_rank >= p.shape.num_nodes) {
       why = "node rank " + std::to_string(j.node_rank) + " is outside the job";
     } else {
       for (const Join& a : accepted) {
@@ -185,9 +201,9 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
     accepted.push_back(std::move(j));
   }
   p.joins = std::move(accepted);
-  if (static_cast<int32_t>(p.joins.size()) + 1 < p.shape.num_nodes) return;
+  if (static_cast<int32_t>(p.joins.size()) + (relay ? 0 : 1) < p.shape.num_nodes) return;
   NodeTable table(static_cast<size_t>(p.shape.num_nodes));
-  table[0] = p.own_address;
+  if (!relay) table[0] = p.own_address;
   for (const Join& j : p.joins) table[static_cast<size_t>(j.node_rank)] = j.address;
   for (Join& j : p.joins) {
     Status st = WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, table), -1,
@@ -198,8 +214,8 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
   }
   RendezvousDone done = std::move(p.done);
   pending_.erase(it);
-  Logger("rendezvous")->info("job '{}': all {} nodes joined", job_id, table.size());
-  done(std::move(table));
+  Logger("rendezvous")->info("job '{}': all {} nodes joined{}", job_id, table.size(), relay ? " (relayed)" : "");
+  if (done) done(std::move(table));
 }
 
 void RendezvousServer::Withdraw(const std::string& job_id, const Status& why) {
@@ -215,7 +231,7 @@ void RendezvousServer::Expire(uint64_t now_ns) {
     Pending& p = it->second;
     for (auto j = p.joins.begin(); j != p.joins.end();) {
       if (!p.offered && now_ns - j->arrived_ns > timeout) {
-        Refuse(*j, "no local rank of this job reached the root agent in time");
+        Refuse(*j, "neither a local rank of this job nor node 0 of the communicator reached the root agent in time");
         j = p.joins.erase(j);
       } else {
         ++j;

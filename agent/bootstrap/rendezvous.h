@@ -35,6 +35,8 @@ bool TokensEqual(const std::string& a, const std::string& b);
 // Root side. Thread-safety: loop thread only.
 class RendezvousServer {
  public:
+  // Most nodes a relayed rendezvous (a communicator without members at the root) may have.
+  static constexpr int32_t kMaxNodes = 1 << 16;
   RendezvousServer(EventLoop* loop, uint32_t timeout_ms) : loop_(loop), timeout_ms_(timeout_ms) {}
   ~RendezvousServer();
   Status Listen(const std::string& address, uint16_t port);

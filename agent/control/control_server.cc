@@ -188,6 +188,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   reply.client_id = id.client_id;
   reply.control_bytes = layout.total_bytes;
   Session* s = session.get();
+  s->EnableComms(jobs_, &options_);
   Status sent = s->Send(&reply, sizeof(reply), fds, 3);
   if (sent.ok()) {
     sent = loop_->Add(sfd, EPOLLIN, [this, s](uint32_t) { s->OnSocketReadable(); });
@@ -209,13 +210,13 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
 
 bool ControlServer::PollSessions() {
   bool any = false;
-  Session::OpSink sink = [this](Session* s, const ValidatedOp& op) {
-    Job* job = jobs_->Find(s->identity().job_id);
+  Session::OpSink sink = [this](Member* m, const ValidatedOp& op) {
+    Job* job = jobs_->Find(m->identity().job_id);
     if (job == nullptr) {
-      s->Complete(op.op_id, Internal("client has no job"), 0, 0);
+      m->Complete(op.op_id, Internal("client has no job"), 0, 0);
       return;
     }
-    job->Submit(s, op);
+    job->Submit(m, op);
   };
   for (auto& [fd, s] : sessions_) any |= s->DrainSubmissions(sink);
   ReapClosed();
@@ -245,17 +246,28 @@ void ControlServer::ReapClosed() {
     const ClientIdentity& id = s->identity();
     Logger("control")->info("client {} (job '{}' local rank {}, pid {}) left: {}", id.client_id,
                             id.job_id, id.local_rank, id.peer.pid, s->close_reason().ToString());
+    for (CommMember* c : s->comms()) jobs_->Leave(c, s->close_reason(), s->left_in_order());
     jobs_->Leave(s, s->close_reason(), s->left_in_order());
     loop_->Remove(s->socket_fd());
     loop_->Remove(s->sq_efd());
-    Job* job = jobs_->Find(id.job_id);
-    if (job != nullptr && job->busy()) graveyard_.push_back(std::move(it->second));
+    if (JobsBusy(*s)) graveyard_.push_back(std::move(it->second));
     it = sessions_.erase(it);
   }
   for (auto g = graveyard_.begin(); g != graveyard_.end();) {
-    Job* job = jobs_->Find((*g)->identity().job_id);
-    g = (job == nullptr || !job->busy()) ? graveyard_.erase(g) : std::next(g);
+    g = JobsBusy(**g) ? std::next(g) : graveyard_.erase(g);
   }
+}
+
+bool ControlServer::JobsBusy(const Session& s) const {
+  auto busy = [this](const std::string& id) {
+    Job* job = jobs_->Find(id);
+    return job != nullptr && job->busy();
+  };
+  if (busy(s.identity().job_id)) return true;
+  for (const CommMember* c : s.comms()) {
+    if (busy(c->identity().job_id)) return true;
+  }
+  return false;
 }
 
 void ControlServer::CloseAll(const Status& why) {
@@ -283,7 +295,8 @@ nlohmann::json ControlServer::ClientsJson() const {
     const ClientIdentity& id = s->identity();
     out.push_back({{"client", id.client_id}, {"job", id.job_id}, {"rank", id.rank}, {"world_size", id.world_size},
                    {"local_rank", id.local_rank}, {"pid", id.peer.pid}, {"uid", id.peer.uid},
-                   {"regions", s->region_count()}, {"region_bytes", s->region_bytes()}});
+                   {"regions", s->region_count()}, {"region_bytes", s->region_bytes()},
+                   {"communicators", s->comm_count()}});
   }
   return out;
 }

@@ -60,6 +60,8 @@ class ControlServer {
   Status CheckPeer(const ipc::PeerCredentials& peer) const;
   // Removes closed sessions: their jobs learn first, then fds and mappings are released.
   void ReapClosed();
+  // Some job of the session (its own or a communicator's) still has sends reading its memory.
+  bool JobsBusy(const Session& s) const;
 
   ControlServerOptions options_;
   EventLoop* loop_;   // Not owned; outlives this server.

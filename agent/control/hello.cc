@@ -19,6 +19,55 @@ uint32_t RoundUpPow2(uint32_t v) {
 
 }  // namespace
 
+Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& options) {
+  if (id.world_size > 0 && static_cast<uint32_t>(id.world_size) > options.max_world_size) {
+    return ResourceExhausted("world_size " + std::to_string(id.world_size) + " exceeds this agent's max_world_size " +
+                             std::to_string(options.max_world_size));
+  }
+  if (id.world_size < 1 || id.rank < 0 || id.rank >= id.world_size) {
+    return InvalidArgument("rank " + std::to_string(id.rank) + " is outside world_size " +
+                           std::to_string(id.world_size));
+  }
+  if (id.local_world_size < 1 || id.local_world_size > 64 || id.local_rank < 0 ||
+      id.local_rank >= id.local_world_size) {
+    return InvalidArgument("local rank " + std::to_string(id.local_rank) +
+                           " is outside local_world_size " + std::to_string(id.local_world_size) +
+                           " (at most 64 clients of one job per node)");
+  }
+  if (id.world_size % id.local_world_size != 0 || id.rank % id.local_world_size != id.local_rank) {
+    return InvalidArgument("rank " + std::to_string(id.rank) + " / world_size " + std::to_string(id.world_size) +
+                           " do not fit local rank " + std::to_string(id.local_rank) + " / local_world_size " +
+                           std::to_string(id.local_world_size) +
+                           ": every node must run LOCAL_WORLD_SIZE ranks, rank = node * LOCAL_WORLD_SIZE + LOCAL_RANK");
+  }
+  return Status::Ok();
+}
+
+Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientIdentity& job,
+                                       const ControlServerOptions& options) {
+  if (msg.reserved != 0) return InvalidArgument("communicator request: reserved must be 0");
+  ClientIdentity id = job;
+  id.rank = msg.rank;
+  id.world_size = msg.world_size;
+  id.local_rank = msg.local_rank;
+  id.local_world_size = msg.local_world_size;
+  OUTRIDER_RETURN_IF_ERROR(CheckRankLayout(id, options));
+  if (id.world_size > job.world_size || id.local_world_size > job.local_world_size) {
+    return InvalidArgument("a communicator of " + std::to_string(id.world_size) + " ranks, " +
+                           std::to_string(id.local_world_size) + " per node, does not fit in job '" + job.job_id +
+                           "' of " + std::to_string(job.world_size) + " ranks, " +
+                           std::to_string(job.local_world_size) + " per node");
+  }
+  // Named within the job: a prefix of the job id and the key, 63 characters at most.
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string suffix = "/";
+  for (int shift = 60; shift >= 0; shift -= 4) suffix += kHex[(msg.key >> shift) & 0xf];
+  id.job_id = job.job_id.substr(0, ipc::kJobIdBytes - 1 - suffix.size()) + suffix;
+  id.comm = true;
+  id.job_node = job.rank / job.local_world_size;
+  return id;
+}
+
 Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOptions& options) {
   if (len < sizeof(ipc::MsgHeader)) return ProtocolError("hello shorter than a message header");
   ipc::HelloRequest hello{};
@@ -51,26 +100,7 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   id.world_size = hello.world_size;
   id.local_rank = hello.local_rank;
   id.local_world_size = hello.local_world_size;
-  if (id.world_size > 0 && static_cast<uint32_t>(id.world_size) > options.max_world_size) {
-    return ResourceExhausted("world_size " + std::to_string(id.world_size) + " exceeds this agent's max_world_size " +
-                             std::to_string(options.max_world_size));
-  }
-  if (id.world_size < 1 || id.rank < 0 || id.rank >= id.world_size) {
-    return InvalidArgument("rank " + std::to_string(id.rank) + " is outside world_size " +
-                           std::to_string(id.world_size));
-  }
-  if (id.local_world_size < 1 || id.local_world_size > 64 || id.local_rank < 0 ||
-      id.local_rank >= id.local_world_size) {
-    return InvalidArgument("local rank " + std::to_string(id.local_rank) +
-                           " is outside local_world_size " + std::to_string(id.local_world_size) +
-                           " (at most 64 clients of one job per node)");
-  }
-  if (id.world_size % id.local_world_size != 0 || id.rank % id.local_world_size != id.local_rank) {
-    return InvalidArgument("rank " + std::to_string(id.rank) + " / world_size " + std::to_string(id.world_size) +
-                           " do not fit local rank " + std::to_string(id.local_rank) + " / local_world_size " +
-                           std::to_string(id.local_world_size) +
-                           ": every node must run LOCAL_WORLD_SIZE ranks, rank = node * LOCAL_WORLD_SIZE + LOCAL_RANK");
-  }
+  OUTRIDER_RETURN_IF_ERROR(CheckRankLayout(id, options));
   id.root_addr.assign(hello.root_addr, strnlen(hello.root_addr, sizeof(hello.root_addr)));
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
   out.sq_entries = options.sq_entries;

@@ -8,6 +8,7 @@
 
 #include "agent/control/control_options.h"
 #include "agent/engine/member.h"
+#include "ipc/protocol.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
@@ -17,6 +18,16 @@ struct Hello {
   ClientIdentity identity;
   uint32_t sq_entries = 0;  // ring entries the client gets: a power of two in [8, 65536]
 };
+
+// Rank, world size and local layout of a job or communicator member: every node runs
+// local_world_size ranks, rank = node * local_world_size + local_rank.
+Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& options);
+
+// A member of one of the job's communicators, from a kCommCreate of a client of `job`: the
+// communicator's job id (a prefix of the job's and the key in hex), its ranks, and the job's root
+// address, token and credentials.
+Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientIdentity& job,
+                                       const ControlServerOptions& options);
 
 // `msg`: the first message of a connection, `len` bytes as received. Thread-safety: a pure
 // function.

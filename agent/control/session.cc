@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "agent/control/hello.h"
+#include "agent/engine/job_table.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -81,6 +83,14 @@ void Session::OnSocketReadable() {
     ipc::ReleaseRegion msg;
     std::memcpy(&msg, buf, sizeof(msg));
     HandleRelease(msg);
+  } else if (type == ipc::MsgType::kCommCreate && *n == sizeof(ipc::CommCreate)) {
+    ipc::CommCreate msg;
+    std::memcpy(&msg, buf, sizeof(msg));
+    HandleCommCreate(msg);
+  } else if (type == ipc::MsgType::kCommDestroy && *n == sizeof(ipc::CommDestroy)) {
+    ipc::CommDestroy msg;
+    std::memcpy(&msg, buf, sizeof(msg));
+    HandleCommDestroy(msg);
   } else if (type == ipc::MsgType::kGoodbye) {
     client_goodbye_ = true;
     Close(PeerLost("client said goodbye"));
@@ -115,6 +125,72 @@ void Session::HandleRelease(const ipc::ReleaseRegion& msg) {
               msg.region_id);
 }
 
+void Session::HandleCommCreate(const ipc::CommCreate& msg) {
+  Status st;
+  uint32_t comm = 0;
+  if (jobs_ == nullptr || options_ == nullptr) {
+    st = FailedPrecondition("this agent does not serve communicators");
+  } else if (comms_.size() >= kMaxComms) {
+    st = ResourceExhausted("client belongs to " + std::to_string(comms_.size()) +
+                           " communicators, the most it may; destroy some first");
+  } else {
+    Result<ClientIdentity> id = ParseCommCreate(msg, id_, *options_);
+    st = id.status();
+    for (const auto& [cid, m] : comms_) {
+      if (st.ok() && m->identity().job_id == id->job_id) {
+        st = FailedPrecondition("client is already a member of communicator '" + id->job_id + "'");
+      }
+    }
+    if (st.ok()) {
+      auto member = std::make_unique<CommMember>(this, *id);
+      st = jobs_->Join(member.get());
+      if (st.ok()) {
+        comm = next_comm_++;
+        Logger("control")->info("client {} (job '{}' rank {}) joined communicator '{}' as rank {}/{} local rank {}/{}",
+                                id_.client_id, id_.job_id, id_.rank, id->job_id, id->rank, id->world_size,
+                                id->local_rank, id->local_world_size);
+        comms_.emplace(comm, std::move(member));
+      }
+    }
+  }
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kCommCreateReply, st, comm);
+}
+
+void Session::HandleCommDestroy(const ipc::CommDestroy& msg) {
+  Status st;
+  auto it = comms_.find(msg.comm);
+  if (it == comms_.end()) {
+    st = InvalidArgument("no communicator " + std::to_string(msg.comm) + " on this client");
+  } else if (it->second->in_flight() > 0) {
+    st = FailedPrecondition(std::to_string(it->second->in_flight()) + " ops on communicator '" +
+                            it->second->identity().job_id + "' are still in flight; wait for them first");
+  } else {
+    const ClientIdentity& id = it->second->identity();
+    jobs_->Leave(it->second.get(),
+                 PeerLost("rank " + std::to_string(id.rank) + " destroyed communicator '" + id.job_id + "'"),
+                 /*orderly=*/true);
+    comms_.erase(it);
+  }
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kCommDestroyReply, st, msg.comm);
+}
+
+std::vector<CommMember*> Session::comms() const {
+  std::vector<CommMember*> out;
+  out.reserve(comms_.size());
+  for (const auto& [cid, m] : comms_) out.push_back(m.get());
+  return out;
+}
+
+void CommMember::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                          const OpReport* report) {
+  if (in_flight_ > 0) --in_flight_;
+  session_->Complete(op_id, status, seq, agent_ns, report);
+}
+
+void CommMember::Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) {
+  session_->Partial(op_id, seq, agent_ns, report);
+}
+
 bool Session::DrainSubmissions(const OpSink& sink) {
   if (closed_) return false;
   bool any = false;
@@ -134,7 +210,19 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       break;
     }
     last_op_id_ = e.op_id;
-    auto op = ValidateEntry(e, id_.rank, id_.world_size, lookup);
+    CommMember* comm = nullptr;
+    if (e.comm != 0) {
+      auto it = comms_.find(e.comm);
+      if (it == comms_.end()) {
+        Refuse(e.op_id, InvalidArgument("op " + std::to_string(e.op_id) + " names communicator " +
+                                        std::to_string(e.comm) + ", which this client does not belong to"));
+        if (closed_) break;
+        continue;
+      }
+      comm = it->second.get();
+    }
+    Member* member = comm != nullptr ? static_cast<Member*>(comm) : this;
+    auto op = ValidateEntry(e, member->identity().rank, member->identity().world_size, lookup);
     if (!op.ok()) {
       Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}",
                               id_.client_id, id_.job_id, id_.local_rank, e.op_id,
@@ -149,7 +237,8 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       continue;
     }
     ++in_flight_;
-    sink(this, *op);
+    if (comm != nullptr) comm->Submitted();
+    sink(member, *op);
     if (closed_) break;
   }
   return any;

@@ -8,7 +8,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "agent/control/control_options.h"
 #include "agent/control/entry_validator.h"
 #include "agent/control/session_limits.h"
 #include "agent/engine/member.h"
@@ -21,11 +23,35 @@
 
 namespace outrider::agent {
 
+class JobTable;
+class Session;
+
+// The client as a member of one of its job's communicators: a job of its own in the agents,
+// whose results go back through the client's session.
+class CommMember final : public Member {
+ public:
+  CommMember(Session* session, ClientIdentity id) : session_(session), id_(std::move(id)) {}
+  const ClientIdentity& identity() const override { return id_; }
+  void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                const OpReport* report = nullptr) override;
+  void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
+  size_t in_flight() const { return in_flight_; }
+  void Submitted() { ++in_flight_; }
+
+ private:
+  Session* session_;  // Not owned; owns this member.
+  ClientIdentity id_;
+  size_t in_flight_ = 0;
+};
+
 // Thread-safety: loop thread only.
 class Session final : public Member {
  public:
-  // Receives the client's validated ops; the sink completes them (now or later).
-  using OpSink = std::function<void(Session*, const ValidatedOp&)>;
+  // Receives the client's validated ops and the member (the session itself, or one of its
+  // communicator memberships) that submitted each; the sink completes them (now or later).
+  using OpSink = std::function<void(Member*, const ValidatedOp&)>;
+  // Most communicators one client may belong to at once.
+  static constexpr size_t kMaxComms = 4096;
 
   Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_fd, ipc::Mapping control,
           UniqueFd sq_efd, UniqueFd cq_efd, SessionLimits limits);
@@ -67,12 +93,24 @@ class Session final : public Member {
   // Says goodbye (if not yet) and marks the session closed; the owner destroys it later.
   void Close(const Status& reason);
 
+  // Lets the client create communicators: members join and leave them in `jobs`. Without it,
+  // kCommCreate is refused.
+  void EnableComms(JobTable* jobs, const ControlServerOptions* options) {
+    jobs_ = jobs;
+    options_ = options;
+  }
+  // The client's communicator memberships (to leave their jobs when the client goes).
+  std::vector<CommMember*> comms() const;
+  size_t comm_count() const { return comms_.size(); }
+
  private:
   void Post(const ipc::CompletionEntry& c);
   // Completes an op the sink never saw (refused at submission).
   void Refuse(uint64_t op_id, const Status& why);
   void HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds);
   void HandleRelease(const ipc::ReleaseRegion& msg);
+  void HandleCommCreate(const ipc::CommCreate& msg);
+  void HandleCommDestroy(const ipc::CommDestroy& msg);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
 
@@ -95,6 +133,10 @@ class Session final : public Member {
   bool said_goodbye_ = false;
   bool client_goodbye_ = false;
   Status close_reason_;
+  JobTable* jobs_ = nullptr;                       // Not owned; set by EnableComms.
+  const ControlServerOptions* options_ = nullptr;  // Not owned; set by EnableComms.
+  std::map<uint32_t, std::unique_ptr<CommMember>> comms_;  // by the id the client names them with
+  uint32_t next_comm_ = 1;
 };
 
 }  // namespace outrider::agent

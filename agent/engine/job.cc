@@ -46,7 +46,10 @@ Status Job::StartNetwork(const Member* first) {
     return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
                               " nodes, but this agent runs without an agent port (--port 0)");
   }
-  if (node != 0 && id.root_addr.empty()) {
+  // The job's node 0 hosts the rendezvous: a job's own, and also each of its communicators'. A
+  // communicator whose node 0 is another node joins there like its other nodes.
+  bool host = node == 0 && (!id.comm || id.job_node == 0);
+  if (!host && id.root_addr.empty()) {
     return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
                               " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
   }
@@ -75,7 +78,7 @@ Status Job::StartNetwork(const Member* first) {
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   in_rendezvous_ = true;
-  if (node == 0) {
+  if (host) {
     net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
   } else {
     rdv_client_ = std::make_unique<RendezvousClient>(net_->loop(), shape, node, id.root_addr,
@@ -83,7 +86,7 @@ Status Job::StartNetwork(const Member* first) {
                                                      net_->options().rendezvous_timeout_ms, done);
   }
   Logger("engine")->info("job '{}': node {} of {}, rendezvous {}", id_, node, num_nodes,
-                         node == 0 ? "hosted here" : "with " + id.root_addr);
+                         host ? "hosted here" : "with " + id.root_addr);
   return Status::Ok();
 }
 

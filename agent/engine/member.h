@@ -18,6 +18,10 @@ struct ClientIdentity {
   std::string root_addr;  // host:port of the job's root agent (multi-node)
   std::string token;
   ipc::PeerCredentials peer{};
+  // A member of a communicator of a job (a group of its ranks), and the node of the client in
+  // that job: the agent of the job's node 0 hosts the rendezvous of all its communicators.
+  bool comm = false;
+  int32_t job_node = 0;
 };
 
 // Thread-safety: loop thread only.

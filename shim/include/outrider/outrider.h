@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OUTRIDER_API_VERSION 1
+#define OUTRIDER_API_VERSION 2
 #define OUTRIDER_EXPORT __attribute__((visibility("default")))
 
 /* Error codes (stable). */
@@ -85,10 +85,18 @@ typedef struct {
   int32_t timeout_ms;         /* connect/handshake deadline; 0: 5000 */
 } outrider_connect_options_t;
 
+/* A communicator: a group of the job's ranks with collectives of its own (see
+ * outrider_comm_split). OUTRIDER_COMM_WORLD is the whole job. */
+typedef uint32_t outrider_comm_t;
+#define OUTRIDER_COMM_WORLD ((outrider_comm_t)0)
+#define OUTRIDER_COMM_NULL ((outrider_comm_t)0xffffffffu) /* no communicator (split color < 0) */
+
 typedef struct {
   uint32_t size;     /* sizeof(outrider_op_options_t) */
   uint64_t key;      /* names the collective across ranks; 0: one key per op kind */
   int32_t priority;  /* lower = sooner; 0 default */
+  outrider_comm_t comm; /* the ranks that take part, and whose numbering root and blocks use;
+                           OUTRIDER_COMM_WORLD (default): the whole job (API version 2) */
 } outrider_op_options_t;
 
 OUTRIDER_EXPORT void outrider_connect_options_init(outrider_connect_options_t* options);
@@ -112,6 +120,31 @@ OUTRIDER_EXPORT int outrider_world_size(const outrider_client_t* client);
 OUTRIDER_EXPORT int outrider_local_rank(const outrider_client_t* client);
 OUTRIDER_EXPORT int outrider_local_world_size(const outrider_client_t* client);
 
+/* ---- Communicators ----
+ * Any number of groups of the job's ranks over one connection, each with its own collectives
+ * (ops name it in outrider_op_options_t.comm). The agents run each one on the nodes of its
+ * members only: nodes outside a group take no part in its ops. Ranks of a communicator are
+ * numbered 0 .. size - 1 as its creator says. A communicator must have the same number of ranks
+ * on every node it spans. Allgather, reduce-scatter, alltoallv and sharded sparse ops further
+ * need its ranks in node order (the ranks of each node consecutive, nodes in job order), which
+ * communicators made from sorted rank lists of a job always have. */
+
+/* Collective over `parent`: every rank of it calls with a color; ranks with the same color >= 0
+ * form a new communicator, ranked by (key, rank in parent). A negative color joins none and
+ * gives OUTRIDER_COMM_NULL. */
+OUTRIDER_EXPORT int outrider_comm_split(outrider_client_t* client, outrider_comm_t parent, int color,
+                                        int key, outrider_comm_t* comm);
+/* Called by the members only: rank i of the new communicator is rank ranks[i] of `parent`.
+ * Members must create communicators of the same list in the same order. No communication. */
+OUTRIDER_EXPORT int outrider_comm_create(outrider_client_t* client, outrider_comm_t parent,
+                                         const int* ranks, int nranks, outrider_comm_t* comm);
+/* Leaves the communicator and frees its state in the agents (no op on it may be pending).
+ * Members still using it see OUTRIDER_ERR_PEER_LOST. */
+OUTRIDER_EXPORT int outrider_comm_destroy(outrider_client_t* client, outrider_comm_t comm);
+/* This rank's number and the size of a communicator; -1 for an unknown one. */
+OUTRIDER_EXPORT int outrider_comm_rank(const outrider_client_t* client, outrider_comm_t comm);
+OUTRIDER_EXPORT int outrider_comm_size(const outrider_client_t* client, outrider_comm_t comm);
+
 /* Memory the agent can read and write without copies. */
 /* Allocates from the client's shared arena (64-byte aligned). NULL on failure. */
 OUTRIDER_EXPORT void* outrider_alloc(outrider_client_t* client, size_t bytes);
@@ -125,7 +158,7 @@ OUTRIDER_EXPORT int outrider_region_register_fd(outrider_client_t* client, int m
 /* Releases a region from outrider_region_create / _register_fd (no op on it may be pending). */
 OUTRIDER_EXPORT int outrider_region_release(outrider_client_t* client, void* base);
 
-/* Collectives over the ranks of the job. Every pointer must lie inside memory from
+/* Collectives over the ranks of the job (or of the communicator in opts->comm). Every pointer must lie inside memory from
  * outrider_alloc or a region. `opts` may be NULL. Returns once the op is queued; *op is the
  * handle to wait on. Results are bitwise identical on every rank and across reruns. */
 OUTRIDER_EXPORT uint64_t outrider_key(const char* name); /* 64-bit hash of a tensor name */
@@ -133,8 +166,8 @@ OUTRIDER_EXPORT int outrider_allreduce(outrider_client_t* client, const void* se
                                        uint64_t count, outrider_dtype_t dtype,
                                        outrider_redop_t redop, const outrider_op_options_t* opts,
                                        outrider_op_t* op);
-/* In place: the root's `buf` is copied into every other rank's `buf`. `root` is a job rank
- * (0 .. world_size - 1), on any node. */
+/* In place: the root's `buf` is copied into every other rank's `buf`. `root` is a rank of the
+ * communicator (of the job: 0 .. world_size - 1), on any node. */
 OUTRIDER_EXPORT int outrider_broadcast(outrider_client_t* client, void* buf, uint64_t count,
                                        outrider_dtype_t dtype, int root,
                                        const outrider_op_options_t* opts, outrider_op_t* op);

@@ -113,5 +113,72 @@ TEST(HelloTest, RefusesAJobLargerThanMaxWorldSize) {
   ExpectRefused(Parse(ValidHello(), options), Code::kResourceExhausted, "world_size 8 exceeds this agent's max_world_size 4");
 }
 
+ClientIdentity JobMember() {
+  ClientIdentity job;
+  job.job_id = std::string(63, 'j');
+  job.rank = 5;
+  job.world_size = 8;
+  job.local_rank = 1;
+  job.local_world_size = 4;
+  job.root_addr = "10.0.0.1:29750";
+  job.token = "secret";
+  return job;
+}
+
+ipc::CommCreate ValidComm() {
+  ipc::CommCreate m{};
+  ipc::InitMsgHeader(&m.header, ipc::MsgType::kCommCreate, sizeof(m) - sizeof(m.header), 9);
+  m.key = 0x0123456789abcdefull;
+  m.rank = 3;
+  m.world_size = 4;
+  m.local_rank = 1;
+  m.local_world_size = 2;
+  return m;
+}
+
+TEST(CommCreateTest, NamesTheCommunicatorWithinItsJobAndKeepsTheJobsRootAndToken) {
+  Result<ClientIdentity> r = ParseCommCreate(ValidComm(), JobMember(), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job_id, std::string(46, 'j') + "/0123456789abcdef");
+  EXPECT_EQ(r->job_id.size(), 63u);
+  EXPECT_EQ(r->rank, 3);
+  EXPECT_EQ(r->world_size, 4);
+  EXPECT_EQ(r->local_rank, 1);
+  EXPECT_EQ(r->local_world_size, 2);
+  EXPECT_EQ(r->root_addr, "10.0.0.1:29750");
+  EXPECT_EQ(r->token, "secret");
+  EXPECT_TRUE(r->comm);
+  EXPECT_EQ(r->job_node, 1);  // job rank 5 of 4 per node
+}
+
+TEST(CommCreateTest, RefusesLayoutsThatDoNotFitTheJobOrEachOther) {
+  auto refused = [](ipc::CommCreate m, Code code, const std::string& text) {
+    Result<ClientIdentity> r = ParseCommCreate(m, JobMember(), {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(text), std::string::npos) << r.status().ToString();
+  };
+  ipc::CommCreate m = ValidComm();
+  m.rank = 4;
+  refused(m, Code::kInvalidArgument, "outside world_size 4");
+  m = ValidComm();
+  m.local_rank = 0;
+  refused(m, Code::kInvalidArgument, "rank = node * LOCAL_WORLD_SIZE + LOCAL_RANK");
+  m = ValidComm();
+  m.world_size = 16;
+  m.local_world_size = 4;
+  m.local_rank = 3;
+  refused(m, Code::kInvalidArgument, "does not fit in job");
+  m = ValidComm();
+  m.reserved = 1;
+  refused(m, Code::kInvalidArgument, "reserved");
+  m = ValidComm();
+  m.world_size = 1 << 20;
+  ControlServerOptions small;
+  small.max_world_size = 1024;
+  Result<ClientIdentity> r = ParseCommCreate(m, JobMember(), small);
+  EXPECT_EQ(r.status().code(), Code::kResourceExhausted);
+}
+
 }  // namespace
 }  // namespace outrider::agent

@@ -1,0 +1,170 @@
+// Shim client: communicators. A communicator is a group of the job's ranks; the agents run it as
+// a job of its own, named from the job id and a key every member derives the same way, with its
+// ranks numbered node by node. The client keeps the caller's numbering and translates.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "shim/client.h"
+
+namespace outrider::shim {
+namespace {
+
+uint64_t Mix(uint64_t h, const void* data, size_t len) {
+  uint64_t part = ipc::Fnv1a(data, len);
+  uint64_t both[2] = {h, part};
+  return ipc::Fnv1a(both, sizeof(both));
+}
+
+}  // namespace
+
+Result<const Client::Comm*> Client::FindComm(uint32_t comm) const {
+  if (comms_.empty() && comm == kJobComm) return InvalidArgument("client is not connected");
+  auto it = comms_.find(comm);
+  if (it == comms_.end()) return InvalidArgument("no communicator " + std::to_string(comm) + " on this client");
+  return &it->second;
+}
+
+Result<int> Client::CommRank(uint32_t comm) const {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* c, FindComm(comm));
+  return c->rank;
+}
+
+Result<int> Client::CommSize(uint32_t comm) const {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* c, FindComm(comm));
+  return c->size;
+}
+
+Result<uint32_t> Client::JoinComm(const Comm& parent, const std::vector<int32_t>& members, uint64_t key) {
+  Comm c;
+  c.key = key;
+  c.size = static_cast<int>(members.size());
+  c.rank = -1;
+  c.node.resize(members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    c.node[i] = parent.node[static_cast<size_t>(members[i])];
+    if (members[i] == parent.rank) c.rank = static_cast<int>(i);
+  }
+  if (c.rank < 0) {
+    return InvalidArgument("rank " + std::to_string(parent.rank) + " is not in the member list of the communicator it creates");
+  }
+  // The agents number ranks node by node, nodes in job order, and need as many on every node.
+  std::vector<int32_t> order(members.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return c.node[static_cast<size_t>(a)] < c.node[static_cast<size_t>(b)]; });
+  std::map<int32_t, int> per_node;
+  for (int32_t n : c.node) ++per_node[n];
+  int local = per_node.begin()->second;
+  for (const auto& [n, count] : per_node) {
+    if (count != local) {
+      std::string counts;
+      for (const auto& [m, k] : per_node) counts += (counts.empty() ? "" : ", ") + ("node " + std::to_string(m) + ": " + std::to_string(k));
+      return FailedPrecondition("a communicator must have as many ranks on every node it spans (" + counts + ")");
+    }
+  }
+  c.agent_rank.resize(members.size());
+  for (size_t e = 0; e < order.size(); ++e) {
+    c.agent_rank[static_cast<size_t>(order[e])] = static_cast<int32_t>(e);
+    c.node_order = c.node_order && order[e] == static_cast<int32_t>(e);
+  }
+  int32_t agent_rank = c.agent_rank[static_cast<size_t>(c.rank)];
+
+  ipc::CommCreate msg{};
+  uint32_t rid = next_request_id_++;
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommCreate, sizeof(msg) - sizeof(msg.header), rid);
+  msg.key = key;
+  msg.rank = agent_rank;
+  msg.world_size = c.size;
+  msg.local_rank = agent_rank % local;
+  msg.local_world_size = local;
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("creating a communicator"));
+  if (reply.region_id == kJobComm || comms_.count(reply.region_id) != 0) {
+    return ProtocolError("the agent answered a communicator request with id " + std::to_string(reply.region_id));
+  }
+  comms_.emplace(reply.region_id, std::move(c));
+  return reply.region_id;
+}
+
+Result<uint32_t> Client::CommCreate(uint32_t parent, const std::vector<int32_t>& ranks) {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* p, FindComm(parent));
+  if (ranks.empty()) return InvalidArgument("a communicator needs at least one rank");
+  std::vector<bool> seen(static_cast<size_t>(p->size), false);
+  for (int32_t r : ranks) {
+    if (r < 0 || r >= p->size) {
+      return InvalidArgument("rank " + std::to_string(r) + " is outside the parent communicator of " + std::to_string(p->size) + " ranks");
+    }
+    if (seen[static_cast<size_t>(r)]) return InvalidArgument("rank " + std::to_string(r) + " appears twice in the member list");
+    seen[static_cast<size_t>(r)] = true;
+  }
+  // Named by the parent, the member list and how many communicators of that list came before.
+  uint64_t list = ipc::Fnv1a(ranks.data(), ranks.size() * sizeof(int32_t));
+  uint32_t nth = comms_.at(parent).created[list];
+  static constexpr char kTag[] = "create";
+  uint64_t key = Mix(Mix(Mix(p->key, kTag, sizeof(kTag)), &list, sizeof(list)), &nth, sizeof(nth));
+  OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, JoinComm(*p, ranks, key));
+  ++comms_.at(parent).created[list];
+  return comm;
+}
+
+Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color, int32_t key) {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* p, FindComm(parent));
+  // Every rank learns every rank's (color, key) through an allgather over the parent.
+  size_t n = static_cast<size_t>(p->size);
+  OUTRIDER_ASSIGN_OR_RETURN(void* mem, Alloc(8 * (n + 1)));
+  auto* mine = static_cast<int32_t*>(mem);
+  int32_t* all = mine + 2;
+  mine[0] = color;
+  mine[1] = key;
+  OpArgs a{ipc::OpKind::kAllgather};
+  a.comm = parent;
+  a.dtype = ipc::DType::kI32;
+  a.count = 2;
+  a.send = mine;
+  a.send_bytes = 8;
+  a.recv = all;
+  a.recv_bytes = 8 * n;
+  a.key = HashKey("outrider.comm_split");
+  Result<uint64_t> op = Submit(a, /*agent_order=*/true);
+  Status st = op.ok() ? Wait(*op, -1) : op.status();
+  uint64_t nth = comms_.at(parent).splits++;
+  std::vector<std::pair<int32_t, int32_t>> members;  // (key, parent rank) with my color
+  if (st.ok() && color >= 0) {
+    for (size_t e = 0; e < n; ++e) {
+      // Blocks arrive in the agents' order: find the parent rank each belongs to.
+      auto r = std::find(p->agent_rank.begin(), p->agent_rank.end(), static_cast<int32_t>(e)) - p->agent_rank.begin();
+      if (all[2 * e] == color) members.emplace_back(all[2 * e + 1], static_cast<int32_t>(r));
+    }
+  }
+  (void)Free(mem);
+  OUTRIDER_RETURN_IF_ERROR(st.Annotate("exchanging colors for a communicator split"));
+  if (color < 0) return std::optional<uint32_t>();
+  std::sort(members.begin(), members.end());
+  std::vector<int32_t> ranks;
+  for (const auto& m : members) ranks.push_back(m.second);
+  static constexpr char kTag[] = "split";
+  uint64_t name = Mix(Mix(Mix(p->key, kTag, sizeof(kTag)), &nth, sizeof(nth)), &color, sizeof(color));
+  OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, JoinComm(*p, ranks, name));
+  return std::optional<uint32_t>(comm);
+}
+
+Status Client::CommDestroy(uint32_t comm) {
+  if (comm == kJobComm) return InvalidArgument("the job's own communicator cannot be destroyed; disconnect instead");
+  OUTRIDER_RETURN_IF_ERROR(FindComm(comm).status());
+  size_t pending = 0;
+  for (const auto& [id, s] : ops_) pending += s.comm == comm;
+  if (pending > 0) {
+    return FailedPrecondition(std::to_string(pending) + " ops on communicator " + std::to_string(comm) +
+                              " have not been waited for");
+  }
+  ipc::CommDestroy msg{};
+  uint32_t rid = next_request_id_++;
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommDestroy, sizeof(msg) - sizeof(msg.header), rid);
+  msg.comm = comm;
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("destroying a communicator"));
+  comms_.erase(comm);
+  return Status::Ok();
+}
+
+}  // namespace outrider::shim
