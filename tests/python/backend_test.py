@@ -2,9 +2,10 @@
 """The outrider torch.distributed backend against gloo, run as every rank of a launched job
 (tools/cluster/run.sh): each collective's result equals gloo's (or the exact expected values where
 gloo lacks the op), sparse COO tensors with duplicated rows sum like gloo's sparse allreduce, async
-Work and futures complete, a failing collective raises a RuntimeError on every rank and the group
-keeps working, and DDP with a sparse embedding trains to bitwise-identical parameters on every
-rank. Exits non-zero on the first failed check (and says which)."""
+Work and futures complete, a failing collective raises a RuntimeError on every rank (from PyTorch 2
+a torch.distributed.DistBackendError, which is one) and the group keeps working, and DDP with a
+sparse embedding trains to bitwise-identical parameters on every rank. Runs against PyTorch 1.13
+and 2.x. Exits non-zero on the first failed check (and says which)."""
 import os
 import sys
 
@@ -15,6 +16,8 @@ import outrider_torch
 
 RANK = int(os.environ["RANK"])
 WORLD = int(os.environ["WORLD_SIZE"])
+# What a failed collective raises: DistBackendError from PyTorch 2 (1.13 has no such type).
+COLLECTIVE_ERROR = getattr(dist, "DistBackendError", RuntimeError)
 
 
 def check(what, ok, detail=""):
@@ -32,7 +35,7 @@ def same(a, b):
 def main():
     dist.init_process_group("outrider")
     gloo = dist.new_group(backend="gloo")
-    check("default group is outrider", dist.get_backend() == "outrider", dist.get_backend())
+    check(f"default group is outrider (torch {torch.__version__})", dist.get_backend() == "outrider", dist.get_backend())
     g = torch.Generator().manual_seed(100 + RANK)
 
     # allreduce: sum / max / min / product over several dtypes, equal to gloo's.
@@ -124,7 +127,7 @@ def main():
     check("sparse allreduce with row demand matches gloo", same(a.coalesce().to_dense(), b.coalesce().to_dense()))
 
     # sparse_allreduce with demand: demanded rows first, the rest after; together gloo's sum
-    pg = dist.distributed_c10d._get_default_group()
+    pg = outrider_torch.backend()
     ids = torch.tensor([7, 7, 49, 1, 10 + RANK, 30])
     vals = torch.arange(6 * 4, dtype=torch.float32).reshape(6, 4) + RANK
     t = torch.sparse_coo_tensor(ids.unsqueeze(0), vals, (50, 4))
@@ -143,8 +146,8 @@ def main():
         bad.wait_demanded()
         check("sparse_allreduce: a disagreeing table size raises from wait_demanded", WORLD == 1, "no exception")
     except RuntimeError as e:
-        check("sparse_allreduce: a disagreeing table size raises from wait_demanded",
-              "disagree" in str(e) or "MISMATCH" in str(e), str(e))
+        check(f"sparse_allreduce: a disagreeing table size raises a {COLLECTIVE_ERROR.__name__} from wait_demanded",
+              isinstance(e, COLLECTIVE_ERROR) and ("disagree" in str(e) or "MISMATCH" in str(e)), f"{type(e)}: {e}")
     try:
         bad.wait_rest()
         check("... and from wait_rest", WORLD == 1, "no exception")
@@ -157,7 +160,8 @@ def main():
     futs = [w.get_future() for w in works]
     for k, (w, f, t) in enumerate(zip(works, futs, ts)):
         w.wait()
-        check(f"async allreduce {k} completes", w.is_completed() and w.is_success())
+        # (is_success is deprecated in 2.x: wait() raising is what says it failed)
+        check(f"async allreduce {k} completes", w.is_completed() and (COLLECTIVE_ERROR is not RuntimeError or w.is_success()))
         check(f"its future holds the result {k}", same(f.wait()[0], t) and same(t, torch.full((1000,), float(sum(range(WORLD)) + WORLD * k))))
 
     # a failing collective: ranks disagree on the shape -> RuntimeError everywhere, group goes on
@@ -166,13 +170,15 @@ def main():
         dist.all_reduce(bad)
         check("mismatched shapes raise", WORLD == 1 or False, "no exception")
     except RuntimeError as e:
-        check("mismatched shapes raise a RuntimeError naming the disagreement", "MISMATCH" in str(e) or "disagree" in str(e), str(e))
+        check(f"mismatched shapes raise a {COLLECTIVE_ERROR.__name__} naming the disagreement",
+              isinstance(e, COLLECTIVE_ERROR) and ("MISMATCH" in str(e) or "disagree" in str(e)), f"{type(e)}: {e}")
     w = dist.all_reduce(torch.ones(10 + (RANK % 2)), async_op=True)
     try:
         w.wait()
         check("async failure raises from wait", False, "no exception")
     except RuntimeError as e:
-        check("async failure raises from wait", "disagree" in str(e) or "MISMATCH" in str(e), str(e))
+        check(f"async failure raises a {COLLECTIVE_ERROR.__name__} from wait",
+              isinstance(e, COLLECTIVE_ERROR) and ("disagree" in str(e) or "MISMATCH" in str(e)), f"{type(e)}: {e}")
     try:
         dist.all_reduce(torch.ones(3, dtype=torch.bool))
         check("unsupported dtype raises", False, "no exception")

@@ -117,7 +117,7 @@ def main():
     torch.set_num_threads(1)
     dist.init_process_group(args.backend)
     rank, world = dist.get_rank(), dist.get_world_size()
-    pg = dist.distributed_c10d._get_default_group()
+    pg = outrider_torch.backend() if args.backend == "outrider" else None
 
     paths = args.corpus if args.corpus else sorted(glob.glob("/usr/share/doc/*/copyright"))
     stream, distinct = load_corpus(paths, args.vocab, args.max_words)

@@ -6,23 +6,54 @@
 Every collective goes to this node's outrider-agent (which must be running; $OUTRIDER_SOCKET names
 its socket if not the default). Dense tensors are reduced by the agent's hierarchical collectives,
 sparse COO tensors (nn.Embedding(sparse=True) gradients under DDP) by its sparse allreduce.
+
+Builds against PyTorch 1.13 (the backend is a c10d ProcessGroup) and 2.x (a c10d Backend, which
+the ProcessGroup torch.distributed creates wraps, for CPU tensors); backend() finds it either way.
 """
 
 import torch
 import torch.distributed as dist
 
-from . import _C
+try:
+    from . import _C
+except ImportError as e:
+    raise ImportError(
+        f"outrider_torch: cannot load its extension ({e}); it must be built against this PyTorch "
+        f"({torch.__version__}): tools/outrider build for the host's, tools/outrider test-torch2 for 2.x") from e
+
+
+def _major_minor(version):
+    return tuple(int(x) for x in version.split("+")[0].split(".")[:2])
+
+
+if _major_minor(_C.torch_version) != _major_minor(torch.__version__):
+    raise ImportError(f"outrider_torch was built against PyTorch {_C.torch_version}, but this is {torch.__version__}: "
+                      "rebuild it against this one")
 
 ProcessGroupOutrider = _C.ProcessGroupOutrider
 
 SPARSE_ALGOS = {"auto": 0, "allgather": 1, "balanced": 2, "block": 3, "dense": 4}
 
 if "OUTRIDER" not in dist.Backend._plugins:
-    dist.Backend.register_backend("outrider", _C.create)
+    if _C.backend_api:
+        # 2.x: the factory makes a c10d Backend for CPU tensors (GPU tensors are not supported yet).
+        dist.Backend.register_backend("outrider", _C.create, devices=["cpu"])
+    else:
+        dist.Backend.register_backend("outrider", _C.create)
 
 
-def _group(group):
+def backend(group=None):
+    """The outrider backend of `group` (default: the default group), a ProcessGroupOutrider.
+
+    In PyTorch 1.13 that is the group itself; in 2.x the group wraps it as its CPU backend.
+    It has sparse_allreduce(tensor, demand) beyond the torch.distributed collectives.
+    """
     pg = group if group is not None else dist.distributed_c10d._get_default_group()
+    if _C.backend_api and not isinstance(pg, ProcessGroupOutrider):
+        try:
+            pg = pg._get_backend(torch.device("cpu"))
+        except RuntimeError:
+            pass
     if not isinstance(pg, ProcessGroupOutrider):
         raise TypeError("not an outrider process group: %r" % (pg,))
     return pg
@@ -34,17 +65,17 @@ def demand(ids, group=None):
     The next sparse allreduce (the embedding gradient) sends the rows those ids name ahead of
     the rest of its rows and of lower-priority traffic. Results are the same either way.
     """
-    _group(group).set_demand(torch.as_tensor(ids))
+    backend(group).set_demand(torch.as_tensor(ids))
 
 
 def set_sparse_algo(name, group=None):
     """Chooses the sparse allreduce algorithm: auto (default), allgather, balanced, block, dense."""
     if name not in SPARSE_ALGOS:
         raise ValueError("unknown sparse algorithm %r (one of %s)" % (name, ", ".join(SPARSE_ALGOS)))
-    _group(group).set_sparse_algo(SPARSE_ALGOS[name])
+    backend(group).set_sparse_algo(SPARSE_ALGOS[name])
 
 
 def last_sparse_algo(group=None):
     """Name of the algorithm the agent ran for the last sparse allreduce."""
-    code = _group(group).last_sparse_algo
+    code = backend(group).last_sparse_algo
     return {v: k for k, v in SPARSE_ALGOS.items()}.get(code, str(code))

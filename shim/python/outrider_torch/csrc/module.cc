@@ -11,13 +11,18 @@ using outrider::torch_backend::SparseWork;
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Outrider torch.distributed backend";
-  py::module::import("torch.distributed");  // registers the ProcessGroup base class
+  py::module::import("torch.distributed");  // registers the base classes (ProcessGroup, Backend, Work)
+  // What this extension was built against: __init__.py registers the backend accordingly and
+  // refuses another PyTorch.
+  m.attr("torch_version") = TORCH_VERSION;
+  m.attr("backend_api") = static_cast<bool>(OUTRIDER_TORCH_BACKEND_API);
   py::class_<SparseWork, c10d::Work, c10::intrusive_ptr<SparseWork>>(m, "SparseWork")
       .def("wait_demanded", &SparseWork::WaitDemanded, py::call_guard<py::gil_scoped_release>(),
            "Blocks until the demanded rows are summed; returns them (coalesced sparse COO tensor).")
       .def("wait_rest", &SparseWork::WaitRest, py::call_guard<py::gil_scoped_release>(),
            "Blocks until the op is done; returns the rows the demand did not name.");
-  py::class_<ProcessGroupOutrider, c10d::ProcessGroup, c10::intrusive_ptr<ProcessGroupOutrider>>(m, "ProcessGroupOutrider")
+  py::class_<ProcessGroupOutrider, outrider::torch_backend::TorchBase, c10::intrusive_ptr<ProcessGroupOutrider>>(
+      m, "ProcessGroupOutrider")
       .def("set_demand", &ProcessGroupOutrider::SetDemand, py::arg("ids"),
            "Row ids (int64 tensor) the next forward pass needs: the next sparse allreduce sends their rows first.")
       .def("sparse_allreduce", &ProcessGroupOutrider::SparseAllreduce, py::arg("tensor"), py::arg("demand") = py::none(),

@@ -83,16 +83,17 @@ void OutriderWork::Finish(std::exception_ptr error) {
 }
 
 ProcessGroupOutrider::ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout)
-    : ProcessGroup(rank, size), timeout_(timeout) {
+    : BackendBase(rank, size), timeout_(timeout) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.rank = rank;
   o.world_size = size;
   int rc = outrider_connect(&o, &client_);
   if (rc != OUTRIDER_OK) {
-    Throw(std::string("cannot reach this node's agent: ") + outrider_last_error(nullptr));
+    ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") + outrider_last_error(nullptr));
   }
   worker_ = std::thread([this] { Loop(); });
+  InitBackend();
 }
 
 ProcessGroupOutrider::~ProcessGroupOutrider() {
@@ -105,14 +106,16 @@ ProcessGroupOutrider::~ProcessGroupOutrider() {
   outrider_disconnect(client_);
 }
 
-c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroupOutrider::Create(const c10::intrusive_ptr<c10d::Store>&, int rank, int size,
-                                                                    const std::chrono::duration<float>& timeout) {
+c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(const c10::intrusive_ptr<c10d::Store>&, int rank, int size,
+                                                                      const std::chrono::duration<float>& timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return c10::make_intrusive<ProcessGroupOutrider>(rank, size, ms);
 }
 
 void ProcessGroupOutrider::Check(int rc, const char* what) {
-  if (rc != OUTRIDER_OK) Throw(std::string(what) + " failed (" + outrider_error_string(rc) + "): " + outrider_last_error(client_));
+  if (rc != OUTRIDER_OK) {
+    ThrowBackendError(std::string("outrider: ") + what + " failed (" + outrider_error_string(rc) + "): " + outrider_last_error(client_));
+  }
 }
 
 ProcessGroupOutrider::Buffer ProcessGroupOutrider::Acquire(size_t bytes) {
@@ -158,7 +161,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, 
 void ProcessGroupOutrider::EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare) {
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (stop_) Throw("the process group is shutting down");
+    if (stop_) ThrowBackendError("outrider: the process group is shutting down");
     incoming_prepare_.push_back(std::move(prepare));
     incoming_work_.push_back(std::move(work));
   }
@@ -233,7 +236,7 @@ void ProcessGroupOutrider::Loop() {
         std::string why = rc != OUTRIDER_OK ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
                           : stopping        ? std::string("outrider: the process group was destroyed while the collective ran")
                                             : "outrider: collective timed out after " + std::to_string(timeout_.count()) + " ms";
-        it->work->Finish(std::make_exception_ptr(std::runtime_error(why)));
+        it->work->Finish(BackendError(why));
         it = inflight.erase(it);
       } else {
         ++it;
@@ -257,8 +260,7 @@ void ProcessGroupOutrider::Loop() {
 void ProcessGroupOutrider::Finish(Request& r, int rc, const outrider_op_result_t& res) {
   std::exception_ptr error;
   if (rc != OUTRIDER_OK) {
-    error = std::make_exception_ptr(std::runtime_error(std::string("outrider: collective failed (") + outrider_error_string(rc) +
-                                                       "): " + outrider_last_error(client_)));
+    error = BackendError(std::string("outrider: collective failed (") + outrider_error_string(rc) + "): " + outrider_last_error(client_));
   } else {
     try {
       if (r.on_demand) r.on_demand(res);  // finished before its demanded rows were noticed

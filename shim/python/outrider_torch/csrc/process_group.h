@@ -7,7 +7,6 @@
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
@@ -26,6 +25,7 @@
 #include <vector>
 
 #include "outrider/outrider.h"
+#include "shim/python/outrider_torch/csrc/torch_compat.h"
 
 namespace outrider::torch_backend {
 
@@ -72,17 +72,19 @@ class SparseWork : public OutriderWork {
   bool finished_ = false;
 };
 
-class ProcessGroupOutrider : public c10d::ProcessGroup {
+// A c10d::ProcessGroup in PyTorch 1.13, a c10d::Backend from 2.0 (torch_compat.h).
+class ProcessGroupOutrider : public BackendBase {
  public:
   // Connects to this node's agent (socket from $OUTRIDER_SOCKET, job from $OUTRIDER_JOB_ID or
   // $TORCHELASTIC_RUN_ID, local rank/size from $LOCAL_RANK/$LOCAL_WORLD_SIZE); throws a
-  // std::runtime_error saying what to check when it cannot.
+  // BackendError saying what to check when it cannot.
   ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout);
   // Waits for the ops still in flight (at most 10 s: then they fail), disconnects.
   ~ProcessGroupOutrider() override;
 
-  static c10::intrusive_ptr<c10d::ProcessGroup> Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                                                       const std::chrono::duration<float>& timeout);
+  // The factory torch.distributed.Backend.register_backend gets (the same arguments in 1.13 and 2.x).
+  static c10::intrusive_ptr<ProcessGroupOutrider> Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                                                         const std::chrono::duration<float>& timeout);
 
   const std::string getBackendName() const override { return "outrider"; }
 
