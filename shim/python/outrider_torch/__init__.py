@@ -34,12 +34,25 @@ ProcessGroupOutrider = _C.ProcessGroupOutrider
 
 SPARSE_ALGOS = {"auto": 0, "allgather": 1, "balanced": 2, "block": 3, "dense": 4}
 
+def _create(store, rank, size, timeout):
+    """The backend factory: the default group is the whole job; any other group (new_group,
+    new_subgroups, ...) becomes a communicator of the job's ranks over the same connection."""
+    if not dist.is_initialized():
+        return _C.create(store, rank, size, timeout)
+    # torch tells a group's factory only the group rank: the members name their job ranks
+    # through the group's own store.
+    job_rank = dist.get_rank()
+    store.set("outrider/member/%d" % rank, str(job_rank))
+    ranks = [int(store.get("outrider/member/%d" % r)) for r in range(size)]
+    return _C.create_group(ranks, job_rank, dist.get_world_size(), rank, size, timeout)
+
+
 if "OUTRIDER" not in dist.Backend._plugins:
     if _C.backend_api:
         # 2.x: the factory makes a c10d Backend for CPU tensors (GPU tensors are not supported yet).
-        dist.Backend.register_backend("outrider", _C.create, devices=["cpu"])
+        dist.Backend.register_backend("outrider", _create, devices=["cpu"])
     else:
-        dist.Backend.register_backend("outrider", _C.create)
+        dist.Backend.register_backend("outrider", _create)
 
 
 def backend(group=None):

@@ -1,6 +1,7 @@
 // Python module outrider_torch._C: the process group class and its factory for
 // torch.distributed.Backend.register_backend.
 #include <pybind11/chrono.h>
+#include <pybind11/stl.h>
 #include <torch/python.h>
 
 #include "shim/python/outrider_torch/csrc/process_group.h"
@@ -32,6 +33,9 @@ PYBIND11_MODULE(_C, m) {
            "Sparse allreduce algorithm: 0 auto, 1 allgather, 2 balanced, 3 block, 4 dense.")
       .def_property_readonly("last_sparse_algo", &ProcessGroupOutrider::last_sparse_algo,
                              "The algorithm the agent ran for the last sparse allreduce.");
+  m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("ranks"), py::arg("job_rank"), py::arg("job_size"),
+        py::arg("rank"), py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
+        "Creates a group of the job's ranks `ranks` (members only) over the process's connection to its agent.");
   m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
         py::call_guard<py::gil_scoped_release>(), "Creates an outrider process group (torch.distributed backend factory).");
 }

@@ -82,8 +82,12 @@ void OutriderWork::Finish(std::exception_ptr error) {
   OnFinished();
 }
 
-ProcessGroupOutrider::ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout)
-    : BackendBase(rank, size), timeout_(timeout) {
+namespace {
+std::mutex g_connection_mu;
+std::weak_ptr<Connection> g_connection;  // guarded by g_connection_mu
+}  // namespace
+
+Connection::Connection(int rank, int size) : rank_(rank) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.rank = rank;
@@ -93,10 +97,9 @@ ProcessGroupOutrider::ProcessGroupOutrider(int rank, int size, std::chrono::mill
     ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") + outrider_last_error(nullptr));
   }
   worker_ = std::thread([this] { Loop(); });
-  InitBackend();
 }
 
-ProcessGroupOutrider::~ProcessGroupOutrider() {
+Connection::~Connection() {
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
@@ -106,19 +109,111 @@ ProcessGroupOutrider::~ProcessGroupOutrider() {
   outrider_disconnect(client_);
 }
 
+std::shared_ptr<Connection> Connection::Current() {
+  std::lock_guard<std::mutex> l(g_connection_mu);
+  return g_connection.lock();
+}
+
+std::shared_ptr<Connection> Connection::Open(int rank, int size) {
+  auto conn = std::make_shared<Connection>(rank, size);
+  std::lock_guard<std::mutex> l(g_connection_mu);
+  g_connection = conn;
+  return conn;
+}
+
+void Connection::Call(std::function<void()> f) {
+  auto work = c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
+  Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0), [f](Request&) { f(); });
+  work->wait();
+}
+
+void Connection::DropComm(outrider_comm_t comm) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stop_) return;  // the connection closes, and every communicator with it
+    drops_.push_back(comm);
+  }
+  cv_.notify_one();
+}
+
+void Connection::DropIdleComms(const std::deque<Request>& inflight) {
+  std::vector<outrider_comm_t> drops;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    drops.swap(drops_);
+  }
+  std::vector<outrider_comm_t> busy;
+  for (outrider_comm_t c : drops) {
+    bool used = std::any_of(inflight.begin(), inflight.end(), [c](const Request& r) { return r.comm == c; });
+    if (used) {
+      busy.push_back(c);
+    } else {
+      (void)outrider_comm_destroy(client_, c);  // a failed destroy leaves it to the disconnect
+    }
+  }
+  if (!busy.empty()) {
+    std::lock_guard<std::mutex> l(mu_);
+    drops_.insert(drops_.end(), busy.begin(), busy.end());
+  }
+}
+
+ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, int rank, int size,
+                                           std::chrono::milliseconds timeout)
+    : BackendBase(rank, size), conn_(std::move(conn)), comm_(comm), timeout_(timeout) {
+  InitBackend();
+}
+
+ProcessGroupOutrider::~ProcessGroupOutrider() {
+  // The pair map is the worker's: read it there.
+  std::vector<outrider_comm_t> comms;
+  try {
+    conn_->Call([&] {
+      for (const auto& [peer, c] : pairs_) comms.push_back(c);
+    });
+  } catch (...) {  // the connection is closing: it drops every communicator anyway
+  }
+  if (comm_ != OUTRIDER_COMM_WORLD) comms.push_back(comm_);
+  for (outrider_comm_t c : comms) conn_->DropComm(c);
+}
+
 c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(const c10::intrusive_ptr<c10d::Store>&, int rank, int size,
                                                                       const std::chrono::duration<float>& timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-  return c10::make_intrusive<ProcessGroupOutrider>(rank, size, ms);
+  return c10::make_intrusive<ProcessGroupOutrider>(Connection::Open(rank, size), OUTRIDER_COMM_WORLD, rank, size, ms);
 }
 
-void ProcessGroupOutrider::Check(int rc, const char* what) {
+c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(const std::vector<int>& ranks, int job_rank,
+                                                                           int job_size, int rank, int size,
+                                                                           const std::chrono::duration<float>& timeout) {
+  if (static_cast<int>(ranks.size()) != size || rank < 0 || rank >= size || ranks[static_cast<size_t>(rank)] != job_rank) {
+    Throw("new group: rank " + std::to_string(rank) + " of " + std::to_string(size) + " does not match its member list");
+  }
+  std::shared_ptr<Connection> conn = Connection::Current();
+  if (!conn || conn->rank() != job_rank) conn = Connection::Open(job_rank, job_size);
+  outrider_comm_t comm = OUTRIDER_COMM_NULL;
+  conn->Call([&] {
+    conn->Check(outrider_comm_create(conn->client(), OUTRIDER_COMM_WORLD, ranks.data(), size, &comm), "creating the group");
+  });
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+  return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, rank, size, ms);
+}
+
+outrider_op_options_t ProcessGroupOutrider::Options(int32_t priority, uint64_t key) const {
+  outrider_op_options_t o;
+  outrider_op_options_init(&o);
+  o.comm = comm_;
+  o.priority = priority;
+  o.key = key;
+  return o;
+}
+
+void Connection::Check(int rc, const char* what) {
   if (rc != OUTRIDER_OK) {
     ThrowBackendError(std::string("outrider: ") + what + " failed (" + outrider_error_string(rc) + "): " + outrider_last_error(client_));
   }
 }
 
-ProcessGroupOutrider::Buffer ProcessGroupOutrider::Acquire(size_t bytes) {
+Buffer Connection::Acquire(size_t bytes) {
   bytes = std::max<size_t>(bytes, 64);
   if (bytes <= kArenaMaxBytes) {
     if (void* p = outrider_alloc(client_, bytes)) return Buffer{p, bytes, false};
@@ -142,7 +237,7 @@ ProcessGroupOutrider::Buffer ProcessGroupOutrider::Acquire(size_t bytes) {
   return Buffer{base, size, true};
 }
 
-void ProcessGroupOutrider::Release(const Buffer& b) {
+void Connection::Release(const Buffer& b) {
   if (b.ptr == nullptr) return;
   if (b.region) {
     free_regions_.emplace(b.bytes, b.ptr);
@@ -158,44 +253,49 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, 
   return work;
 }
 
-void ProcessGroupOutrider::EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare) {
+void Connection::Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
+                         std::function<void(Request&)> prepare) {
   {
     std::lock_guard<std::mutex> l(mu_);
     if (stop_) ThrowBackendError("outrider: the process group is shutting down");
-    incoming_prepare_.push_back(std::move(prepare));
-    incoming_work_.push_back(std::move(work));
+    Request r;
+    r.work = std::move(work);
+    r.comm = comm;
+    r.timeout = timeout;
+    incoming_.emplace_back(std::move(r), std::move(prepare));
   }
   cv_.notify_one();
 }
 
-void ProcessGroupOutrider::Loop() {
+void Connection::Loop() {
   std::deque<Request> inflight;
   std::optional<std::chrono::steady_clock::time_point> shutdown_at;
   for (;;) {
-    std::deque<std::function<void(Request&)>> prepares;
-    std::deque<c10::intrusive_ptr<OutriderWork>> works;
+    std::deque<std::pair<Request, std::function<void(Request&)>>> incoming;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> l(mu_);
-      if (inflight.empty()) cv_.wait(l, [&] { return stop_ || !incoming_prepare_.empty(); });
-      if (stop_ && incoming_prepare_.empty() && inflight.empty()) return;
-      prepares.swap(incoming_prepare_);
-      works.swap(incoming_work_);
+      if (inflight.empty()) cv_.wait(l, [&] { return stop_ || !incoming_.empty() || !drops_.empty(); });
+      if (stop_ && incoming_.empty() && inflight.empty()) return;
+      incoming.swap(incoming_);
       stopping = stop_;
     }
+    DropIdleComms(inflight);
     if (stopping) {
       if (!shutdown_at) shutdown_at = std::chrono::steady_clock::now() + kShutdownGrace;
       for (Request& r : inflight) r.deadline = std::min(r.deadline, *shutdown_at);
     }
     // Submit everything new at once: the agent then has the whole backlog to order.
-    for (size_t i = 0; i < prepares.size(); ++i) {
-      Request r;
-      r.work = works[i];
+    for (auto& [r, prepare] : incoming) {
       try {
-        prepares[i](r);
+        prepare(r);
+        if (!r.submit) {  // nothing to submit: done once prepared
+          r.work->Finish(nullptr);
+          continue;
+        }
         r.op = r.submit();
-        r.deadline = timeout_.count() > 0 ? std::chrono::steady_clock::now() + timeout_
-                                          : std::chrono::steady_clock::time_point::max();
+        r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout
+                                           : std::chrono::steady_clock::time_point::max();
         inflight.push_back(std::move(r));
       } catch (...) {
         for (const Buffer& b : r.buffers) Release(b);
@@ -235,7 +335,7 @@ void ProcessGroupOutrider::Loop() {
         progressed = true;
         std::string why = rc != OUTRIDER_OK ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
                           : stopping        ? std::string("outrider: the process group was destroyed while the collective ran")
-                                            : "outrider: collective timed out after " + std::to_string(timeout_.count()) + " ms";
+                                            : "outrider: collective timed out after " + std::to_string(it->timeout.count()) + " ms";
         it->work->Finish(BackendError(why));
         it = inflight.erase(it);
       } else {
@@ -257,7 +357,7 @@ void ProcessGroupOutrider::Loop() {
   }
 }
 
-void ProcessGroupOutrider::Finish(Request& r, int rc, const outrider_op_result_t& res) {
+void Connection::Finish(Request& r, int rc, const outrider_op_result_t& res) {
   std::exception_ptr error;
   if (rc != OUTRIDER_OK) {
     error = BackendError(std::string("outrider: collective failed (") + outrider_error_string(rc) + "): " + outrider_last_error(client_));
@@ -309,7 +409,7 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
     at::Tensor vals = t._values().contiguous();
     uint64_t nnz = static_cast<uint64_t>(idx.numel());
     size_t elem = static_cast<size_t>(vals.element_size());
-    Buffer ib = Acquire(nnz * 8), vb = Acquire(nnz * dim * elem), oi = Acquire(rows * 8), ov = Acquire(rows * dim * elem);
+    Buffer ib = conn_->Acquire(nnz * 8), vb = conn_->Acquire(nnz * dim * elem), oi = conn_->Acquire(rows * 8), ov = conn_->Acquire(rows * dim * elem);
     r.buffers = {ib, vb, oi, ov};
     if (nnz > 0) {
       std::memcpy(ib.ptr, idx.data_ptr<int64_t>(), nnz * 8);
@@ -330,18 +430,16 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
     s.algo = algo;
     if (demand && demand->numel() > 0) {
       at::Tensor d = demand->to(at::kLong).contiguous();
-      Buffer db = Acquire(static_cast<size_t>(d.numel()) * 8);
+      Buffer db = conn_->Acquire(static_cast<size_t>(d.numel()) * 8);
       r.buffers.push_back(db);
       std::memcpy(db.ptr, d.data_ptr<int64_t>(), static_cast<size_t>(d.numel()) * 8);
       s.demand_ids = db.ptr;
       s.demand_nnz = static_cast<uint64_t>(d.numel());
     }
     r.submit = [this, s, priority] {
-      outrider_op_options_t o;
-      outrider_op_options_init(&o);
-      o.priority = priority;
+      outrider_op_options_t o = Options(priority);
       outrider_op_t h = 0;
-      Check(outrider_sparse_allreduce(client_, &s, &o, &h), "sparse allreduce");
+      conn_->Check(outrider_sparse_allreduce(conn_->client(), &s, &o, &h), "sparse allreduce");
       return h;
     };
     auto result = [oi, ov, t](const outrider_op_result_t& res) {
@@ -405,12 +503,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::T
   if (opts.rootRank < 0 || opts.rootRank >= getSize()) Throw("broadcast: root rank " + std::to_string(opts.rootRank) + " is not in the group");
   int root = static_cast<int>(opts.rootRank);
   return Enqueue(c10d::OpType::BROADCAST, {t}, [this, t, dtype, root](Request& r) {
-    Buffer b = Acquire(t.nbytes());
+    Buffer b = conn_->Acquire(t.nbytes());
     r.buffers.push_back(b);
     CopyIn(t, b.ptr);
     r.submit = [this, b, t, dtype, root] {
+      outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      Check(outrider_broadcast(client_, b.ptr, static_cast<uint64_t>(t.numel()), dtype, root, nullptr, &h), "broadcast");
+      conn_->Check(outrider_broadcast(conn_->client(), b.ptr, static_cast<uint64_t>(t.numel()), dtype, root, &o, &h), "broadcast");
       return h;
     };
     r.complete = CopyOut(b.ptr, t);
@@ -443,15 +542,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
   outrider_redop_t redop = RedOp(opts.reduceOp);
   int32_t priority = NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
   return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, redop, priority](Request& r) {
-    Buffer b = Acquire(t.nbytes());
+    Buffer b = conn_->Acquire(t.nbytes());
     r.buffers.push_back(b);
     CopyIn(t, b.ptr);
     r.submit = [this, b, t, dtype, redop, priority] {
-      outrider_op_options_t o;
-      outrider_op_options_init(&o);
-      o.priority = priority;
+      outrider_op_options_t o = Options(priority);
       outrider_op_t h = 0;
-      Check(outrider_allreduce(client_, b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
+      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
       return h;
     };
     r.complete = CopyOut(b.ptr, t);
@@ -497,12 +594,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAllgather(c10d::OpTy
                                                                       std::function<void(void*)> copy_out) {
   outrider_dtype_t dtype = DType(in);
   return Enqueue(type, std::move(outputs), [this, in, dtype, copy_out](Request& r) {
-    Buffer s = Acquire(in.nbytes()), g = Acquire(in.nbytes() * static_cast<size_t>(getSize()));
+    Buffer s = conn_->Acquire(in.nbytes()), g = conn_->Acquire(in.nbytes() * static_cast<size_t>(getSize()));
     r.buffers = {s, g};
     CopyIn(in, s.ptr);
     r.submit = [this, s, g, in, dtype] {
+      outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      Check(outrider_allgather(client_, s.ptr, g.ptr, static_cast<uint64_t>(in.numel()), dtype, nullptr, &h), "allgather");
+      conn_->Check(outrider_allgather(conn_->client(), s.ptr, g.ptr, static_cast<uint64_t>(in.numel()), dtype, &o, &h), "allgather");
       return h;
     };
     r.complete = [g, copy_out](const outrider_op_result_t&) { copy_out(g.ptr); };
@@ -527,12 +625,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
   }
   return Enqueue(c10d::OpType::REDUCE_SCATTER, {out}, [this, out, ins, dtype, redop](Request& r) {
     size_t n = out.nbytes();
-    Buffer s = Acquire(n * ins.size()), g = Acquire(n);
+    Buffer s = conn_->Acquire(n * ins.size()), g = conn_->Acquire(n);
     r.buffers = {s, g};
     for (size_t k = 0; k < ins.size(); ++k) CopyIn(ins[k], static_cast<uint8_t*>(s.ptr) + k * n);
     r.submit = [this, s, g, out, dtype, redop] {
+      outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      Check(outrider_reduce_scatter(client_, s.ptr, g.ptr, static_cast<uint64_t>(out.numel()), dtype, redop, nullptr, &h),
+      conn_->Check(outrider_reduce_scatter(conn_->client(), s.ptr, g.ptr, static_cast<uint64_t>(out.numel()), dtype, redop, &o, &h),
             "reduce_scatter");
       return h;
     };
@@ -568,25 +667,291 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall_base(at::Tensor& o
   };
   std::vector<int64_t> send_counts = splits(input_splits, input, "input");
   std::vector<int64_t> recv_counts = splits(output_splits, output, "output");
-  at::Tensor in = input, out = output;
-  return Enqueue(c10d::OpType::ALLTOALL_BASE, {out}, [this, in, out, dtype, send_counts, recv_counts](Request& r) {
-    Buffer s = Acquire(in.nbytes()), g = Acquire(out.nbytes());
+  return EnqueueAlltoall(c10d::OpType::ALLTOALL_BASE, {input}, {output}, send_counts, recv_counts, dtype);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins,
+                                                                     std::vector<at::Tensor> outs, std::vector<int64_t> send_counts,
+                                                                     std::vector<int64_t> recv_counts, outrider_dtype_t dtype) {
+  return Enqueue(type, outs, [this, ins, outs, dtype, send_counts, recv_counts](Request& r) {
+    size_t in_bytes = 0, out_bytes = 0;
+    for (const at::Tensor& t : ins) in_bytes += t.nbytes();
+    for (const at::Tensor& t : outs) out_bytes += t.nbytes();
+    Buffer s = conn_->Acquire(in_bytes), g = conn_->Acquire(out_bytes);
     r.buffers = {s, g};
-    CopyIn(in, s.ptr);
+    size_t off = 0;
+    for (const at::Tensor& t : ins) {
+      CopyIn(t, static_cast<uint8_t*>(s.ptr) + off);
+      off += t.nbytes();
+    }
     r.submit = [this, s, g, dtype, send_counts, recv_counts] {
+      outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      Check(outrider_alltoallv(client_, s.ptr, send_counts.data(), g.ptr, recv_counts.data(), dtype, nullptr, &h), "alltoall");
+      conn_->Check(outrider_alltoallv(conn_->client(), s.ptr, send_counts.data(), g.ptr, recv_counts.data(), dtype, &o, &h),
+                   "alltoall");
       return h;
     };
-    r.complete = CopyOut(g.ptr, out);
+    r.complete = [g, outs](const outrider_op_result_t&) mutable {
+      size_t at = 0;
+      for (at::Tensor& t : outs) {
+        if (t.numel() > 0) t.copy_(View(static_cast<uint8_t*>(g.ptr) + at, t));
+        at += t.nbytes();
+      }
+    };
   });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                                                              const c10d::AllToAllOptions&) {
+  const size_t world = static_cast<size_t>(getSize());
+  if (inputs.size() != world || outputs.size() != world) {
+    Throw("alltoall needs " + std::to_string(world) + " input and output tensors, got " + std::to_string(inputs.size()) +
+          " and " + std::to_string(outputs.size()));
+  }
+  outrider_dtype_t dtype = DType(inputs[0]);
+  std::vector<int64_t> send_counts, recv_counts;
+  for (size_t k = 0; k < world; ++k) {
+    CheckDenseCpu(inputs[k], "alltoall");
+    CheckDenseCpu(outputs[k], "alltoall");
+    if (inputs[k].scalar_type() != inputs[0].scalar_type() || outputs[k].scalar_type() != inputs[0].scalar_type()) {
+      Throw("alltoall: every input and output tensor must have one dtype");
+    }
+    send_counts.push_back(inputs[k].numel());
+    recv_counts.push_back(outputs[k].numel());
+  }
+  return EnqueueAlltoall(c10d::OpType::ALLTOALL, inputs, outputs, send_counts, recv_counts, dtype);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                                            std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) {
+  CheckOne(inputs, "gather");
+  at::Tensor in = inputs[0];
+  CheckDenseCpu(in, "gather");
+  const int world = getSize(), root = static_cast<int>(opts.rootRank);
+  if (root < 0 || root >= world) Throw("gather: root rank " + std::to_string(root) + " is not in the group");
+  std::vector<at::Tensor> outs;
+  if (getRank() == root) {
+    if (outputs.size() != 1 || outputs[0].size() != static_cast<size_t>(world)) {
+      Throw("gather needs one list of " + std::to_string(world) + " output tensors on the root");
+    }
+    outs = outputs[0];
+    for (const at::Tensor& o : outs) {
+      CheckDenseCpu(o, "gather");
+      if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type()) Throw("gather: output tensors must match the input's size and dtype");
+    }
+  } else if (!outputs.empty() && !outputs[0].empty()) {
+    Throw("gather: only the root passes output tensors");
+  }
+  // Every rank sends its tensor to the root only.
+  std::vector<int64_t> send(static_cast<size_t>(world), 0), recv(static_cast<size_t>(world), 0);
+  send[static_cast<size_t>(root)] = in.numel();
+  if (getRank() == root) recv.assign(static_cast<size_t>(world), in.numel());
+  return EnqueueAlltoall(c10d::OpType::GATHER, {in}, outs, send, recv, DType(in));
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(std::vector<at::Tensor>& outputs,
+                                                             std::vector<std::vector<at::Tensor>>& inputs,
+                                                             const c10d::ScatterOptions& opts) {
+  CheckOne(outputs, "scatter");
+  at::Tensor out = outputs[0];
+  CheckDenseCpu(out, "scatter");
+  const int world = getSize(), root = static_cast<int>(opts.rootRank);
+  if (root < 0 || root >= world) Throw("scatter: root rank " + std::to_string(root) + " is not in the group");
+  std::vector<at::Tensor> ins;
+  if (getRank() == root) {
+    if (inputs.size() != 1 || inputs[0].size() != static_cast<size_t>(world)) {
+      Throw("scatter needs one list of " + std::to_string(world) + " input tensors on the root");
+    }
+    ins = inputs[0];
+    for (const at::Tensor& i : ins) {
+      CheckDenseCpu(i, "scatter");
+      if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type()) Throw("scatter: input tensors must match the output's size and dtype");
+    }
+  } else if (!inputs.empty() && !inputs[0].empty()) {
+    Throw("scatter: only the root passes input tensors");
+  }
+  // The root sends block r to rank r; every rank receives from the root only.
+  std::vector<int64_t> send(static_cast<size_t>(world), 0), recv(static_cast<size_t>(world), 0);
+  if (getRank() == root) send.assign(static_cast<size_t>(world), out.numel());
+  recv[static_cast<size_t>(root)] = out.numel();
+  return EnqueueAlltoall(c10d::OpType::SCATTER, ins, {out}, send, recv, DType(out));
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) {
+  CheckOne(tensors, "reduce");
+  at::Tensor t = tensors[0];
+  CheckDenseCpu(t, "reduce");
+  outrider_dtype_t dtype = DType(t);
+  outrider_redop_t redop = RedOp(opts.reduceOp);
+  const int root = static_cast<int>(opts.rootRank);
+  if (root < 0 || root >= getSize()) Throw("reduce: root rank " + std::to_string(root) + " is not in the group");
+  bool is_root = getRank() == root;
+  return Enqueue(c10d::OpType::REDUCE, {t}, [this, t, dtype, redop, is_root](Request& r) {
+    Buffer b = conn_->Acquire(t.nbytes());
+    r.buffers.push_back(b);
+    CopyIn(t, b.ptr);
+    r.submit = [this, b, t, dtype, redop] {
+      outrider_op_options_t o = Options();
+      outrider_op_t h = 0;
+      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "reduce");
+      return h;
+    };
+    if (is_root) r.complete = CopyOut(b.ptr, t);  // the others' tensors stay as they were
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                                                         const c10d::AllreduceCoalescedOptions& opts) {
+  if (tensors.empty()) Throw("allreduce_coalesced needs at least one tensor");
+  for (const at::Tensor& t : tensors) {
+    CheckDenseCpu(t, "allreduce_coalesced");
+    if (t.scalar_type() != tensors[0].scalar_type()) Throw("allreduce_coalesced: every tensor must have one dtype");
+  }
+  outrider_dtype_t dtype = DType(tensors[0]);
+  outrider_redop_t redop = RedOp(opts.reduceOp);
+  std::vector<at::Tensor> ts = tensors;
+  return Enqueue(c10d::OpType::ALLREDUCE_COALESCED, ts, [this, ts, dtype, redop](Request& r) {
+    size_t bytes = 0;
+    uint64_t count = 0;
+    for (const at::Tensor& t : ts) {
+      bytes += t.nbytes();
+      count += static_cast<uint64_t>(t.numel());
+    }
+    Buffer b = conn_->Acquire(bytes);
+    r.buffers.push_back(b);
+    size_t off = 0;
+    for (const at::Tensor& t : ts) {
+      CopyIn(t, static_cast<uint8_t*>(b.ptr) + off);
+      off += t.nbytes();
+    }
+    r.submit = [this, b, count, dtype, redop] {
+      outrider_op_options_t o = Options();
+      outrider_op_t h = 0;
+      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, count, dtype, redop, &o, &h), "allreduce_coalesced");
+      return h;
+    };
+    r.complete = [b, ts](const outrider_op_result_t&) mutable {
+      size_t at = 0;
+      for (at::Tensor& t : ts) {
+        if (t.numel() > 0) t.copy_(View(static_cast<uint8_t*>(b.ptr) + at, t));
+        at += t.nbytes();
+      }
+    };
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
+                                                                         std::vector<at::Tensor>& inputs, const c10d::AllgatherOptions&) {
+  const size_t world = static_cast<size_t>(getSize());
+  if (inputs.empty()) Throw("allgather_coalesced needs at least one input tensor");
+  if (outputs.size() != world) Throw("allgather_coalesced needs " + std::to_string(world) + " output lists");
+  for (const at::Tensor& t : inputs) {
+    CheckDenseCpu(t, "allgather_coalesced");
+    if (t.scalar_type() != inputs[0].scalar_type()) Throw("allgather_coalesced: every tensor must have one dtype");
+  }
+  for (const auto& list : outputs) {
+    if (list.size() != inputs.size()) Throw("allgather_coalesced: each output list must match the inputs");
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i].numel() != inputs[i].numel() || list[i].scalar_type() != inputs[i].scalar_type()) {
+        Throw("allgather_coalesced: output tensors must match the inputs' sizes and dtype");
+      }
+    }
+  }
+  std::vector<at::Tensor> flat;
+  for (const at::Tensor& t : inputs) flat.push_back(t.reshape({-1}));
+  at::Tensor packed = at::cat(flat);
+  std::vector<std::vector<at::Tensor>> outs = outputs;
+  std::vector<at::Tensor> all;
+  for (const auto& list : outs) all.insert(all.end(), list.begin(), list.end());
+  size_t n = packed.nbytes();
+  return EnqueueAllgather(c10d::OpType::ALLGATHER_COALESCED, packed, all, [outs, n](void* gathered) mutable {
+    for (size_t r = 0; r < outs.size(); ++r) {
+      size_t at = r * n;
+      for (at::Tensor& t : outs[r]) {
+        if (t.numel() > 0) t.copy_(View(static_cast<uint8_t*>(gathered) + at, t));
+        at += t.nbytes();
+      }
+    }
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                                          const c10d::ReduceScatterOptions& opts) {
+  CheckDenseCpu(input, "_reduce_scatter_base");
+  CheckDenseCpu(output, "_reduce_scatter_base");
+  if (input.numel() != output.numel() * getSize() || input.scalar_type() != output.scalar_type()) {
+    Throw("_reduce_scatter_base: input must hold world_size x output elements of the output's dtype");
+  }
+  std::vector<at::Tensor> outs = {output};
+  std::vector<std::vector<at::Tensor>> ins = {input.reshape({-1}).chunk(getSize())};
+  return reduce_scatter(outs, ins, opts);
+}
+
+outrider_comm_t ProcessGroupOutrider::PairComm(int peer) {
+  auto it = pairs_.find(peer);
+  if (it != pairs_.end()) return it->second;
+  int ranks[2] = {std::min(getRank(), peer), std::max(getRank(), peer)};
+  outrider_comm_t c = OUTRIDER_COMM_NULL;
+  conn_->Check(outrider_comm_create(conn_->client(), comm_, ranks, 2, &c), "connecting the pair for send/recv");
+  pairs_.emplace(peer, c);
+  return c;
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueuePair(c10d::OpType type, at::Tensor t, int peer, int tag, bool sending) {
+  const char* what = sending ? "send" : "recv";
+  CheckDenseCpu(t, what);
+  if (peer < 0 || peer >= getSize()) Throw(std::string(what) + ": rank " + std::to_string(peer) + " is not in the group");
+  if (peer == getRank()) Throw(std::string(what) + ": a rank cannot " + what + " to itself");
+  outrider_dtype_t dtype = DType(t);
+  // The sender's rank in the pair is the root; the key names the direction and the tag, so
+  // messages each way and of each tag match in the order they were sent.
+  int root = sending ? (getRank() < peer ? 0 : 1) : (peer < getRank() ? 0 : 1);
+  uint64_t key = outrider_key(("outrider.p2p/" + std::to_string(root) + "/" + std::to_string(tag)).c_str());
+  return Enqueue(type, {t}, [this, t, dtype, peer, key, root, sending](Request& r) {
+    outrider_comm_t pair = PairComm(peer);
+    Buffer b = conn_->Acquire(t.nbytes());
+    r.buffers.push_back(b);
+    if (sending) CopyIn(t, b.ptr);
+    r.submit = [this, b, t, dtype, pair, key, root] {
+      outrider_op_options_t o = Options(0, key);
+      o.comm = pair;
+      outrider_op_t h = 0;
+      conn_->Check(outrider_broadcast(conn_->client(), b.ptr, static_cast<uint64_t>(t.numel()), dtype, root, &o, &h),
+                   "send/recv");
+      return h;
+    };
+    if (!sending) r.complete = CopyOut(b.ptr, t);
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
+  CheckOne(tensors, "send");
+  return EnqueuePair(c10d::OpType::SEND, tensors[0], dst, tag, true);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor>& tensors, int src, int tag) {
+  CheckOne(tensors, "recv");
+  return EnqueuePair(c10d::OpType::RECV, tensors[0], src, tag, false);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<at::Tensor>&, int) {
+  Throw("recv without a source rank is not supported: name the sender (src=...)");
+}
+
+void ProcessGroupOutrider::monitoredBarrier(const c10d::BarrierOptions& opts, bool) {
+  auto work = barrier(opts);
+  auto limit = opts.timeout.count() > 0 ? opts.timeout : timeout_;
+  if (!work->wait(std::chrono::duration_cast<std::chrono::milliseconds>(limit))) {
+    Throw("monitored barrier: not every rank arrived within " + std::to_string(limit.count()) + " ms");
+  }
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::barrier(const c10d::BarrierOptions&) {
   return Enqueue(c10d::OpType::BARRIER, {}, [this](Request& r) {
     r.submit = [this] {
+      outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      Check(outrider_barrier(client_, nullptr, &h), "barrier");
+      conn_->Check(outrider_barrier(conn_->client(), &o, &h), "barrier");
       return h;
     };
   });

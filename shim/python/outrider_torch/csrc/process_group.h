@@ -1,9 +1,8 @@
-// The "outrider" torch.distributed backend: a c10d ProcessGroup that hands every collective to the
-// node's outrider-agent through the shim. Tensors are copied into memory shared with the agent
-// (the client's arena, or pooled regions for large tensors) and back. One worker thread per
-// process group owns the shim client: it submits ops in call order (so several can be in flight,
-// and the agent orders their sends by priority), waits for the oldest, copies results out and
-// completes the op's Work and future. Sparse COO tensors go to the agent's sparse allreduce.
+// The "outrider" torch.distributed backend: c10d process groups that hand every collective to the
+// node's outrider-agent through the shim. Each group is an outrider communicator over the
+// process's one connection (Connection). Tensors are copied into memory shared with the agent
+// (the client's arena, or pooled regions for large tensors) and back. Sparse COO tensors go to
+// the agent's sparse allreduce; send/recv to a broadcast in the pair's own communicator.
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
 
@@ -17,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -72,33 +72,124 @@ class SparseWork : public OutriderWork {
   bool finished_ = false;
 };
 
-// A c10d::ProcessGroup in PyTorch 1.13, a c10d::Backend from 2.0 (torch_compat.h).
-class ProcessGroupOutrider : public BackendBase {
+// Shared memory for one op: arena memory or a pooled region.
+struct Buffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  bool region = false;
+};
+
+// Runs on the worker: stages inputs and submits (returns the handle), then, once the op
+// succeeded, copies results out.
+struct Request {
+  c10::intrusive_ptr<OutriderWork> work;
+  outrider_comm_t comm = OUTRIDER_COMM_WORLD;
+  std::chrono::milliseconds timeout{0};
+  std::function<outrider_op_t()> submit;  // none: the request is done once prepared
+  std::function<void(const outrider_op_result_t&)> complete;
+  // Sparse allreduce with demand through SparseAllreduce: hands over the demanded rows.
+  std::function<void(const outrider_op_result_t&)> on_demand;
+  std::vector<Buffer> buffers;  // released when the op is done
+  outrider_op_t op = 0;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+// The process's connection to its node's agent, shared by all its outrider groups: the shim
+// client and the one worker thread that owns it. The worker submits every group's ops in call
+// order (so several can be in flight, and the agent orders their sends by priority), completes
+// them as the agent finishes them, copies results out and completes each op's Work and future.
+class Connection {
  public:
-  // Connects to this node's agent (socket from $OUTRIDER_SOCKET, job from $OUTRIDER_JOB_ID or
+  // Connects as `rank` of `size` (socket from $OUTRIDER_SOCKET, job from $OUTRIDER_JOB_ID or
   // $TORCHELASTIC_RUN_ID, local rank/size from $LOCAL_RANK/$LOCAL_WORLD_SIZE); throws a
   // BackendError saying what to check when it cannot.
-  ProcessGroupOutrider(int rank, int size, std::chrono::milliseconds timeout);
+  Connection(int rank, int size);
   // Waits for the ops still in flight (at most 10 s: then they fail), disconnects.
+  ~Connection();
+  // The process's connection, if one is open.
+  static std::shared_ptr<Connection> Current();
+  static std::shared_ptr<Connection> Open(int rank, int size);
+
+  void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
+               std::function<void(Request&)> prepare);
+  // Runs `f` on the worker thread and waits for it; rethrows what it threw.
+  void Call(std::function<void()> f);
+  // Leaves `comm` once no op on it is in flight.
+  void DropComm(outrider_comm_t comm);
+  // Worker thread only.
+  Buffer Acquire(size_t bytes);
+  void Release(const Buffer& b);
+  void Check(int rc, const char* what);
+  outrider_client_t* client() const { return client_; }
+  int rank() const { return rank_; }
+
+ private:
+  void Loop();
+  // Completes a finished request (worker thread).
+  void Finish(Request& r, int rc, const outrider_op_result_t& res);
+  void DropIdleComms(const std::deque<Request>& inflight);
+
+  outrider_client_t* client_ = nullptr;
+  int rank_;
+  std::thread worker_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  // Guarded by mu_: requests and how to prepare them (on the worker).
+  std::deque<std::pair<Request, std::function<void(Request&)>>> incoming_;
+  std::vector<outrider_comm_t> drops_;  // guarded by mu_
+  bool stop_ = false;                   // guarded by mu_
+  std::multimap<size_t, void*> free_regions_;  // worker only
+};
+
+// A c10d::ProcessGroup in PyTorch 1.13, a c10d::Backend from 2.0 (torch_compat.h): one group of
+// ranks, an outrider communicator over the process's Connection.
+class ProcessGroupOutrider : public BackendBase {
+ public:
+  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, int rank, int size,
+                       std::chrono::milliseconds timeout);
+  // Leaves the group's communicators (its own and its point-to-point pairs) once their ops are done.
   ~ProcessGroupOutrider() override;
 
-  // The factory torch.distributed.Backend.register_backend gets (the same arguments in 1.13 and 2.x).
+  // The factory torch.distributed.Backend.register_backend gets (the same arguments in 1.13 and
+  // 2.x), for the default group: the whole job.
   static c10::intrusive_ptr<ProcessGroupOutrider> Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                                                          const std::chrono::duration<float>& timeout);
+  // Any other group: `ranks` are its members' ranks in the job (in group rank order); the job has
+  // `job_size` ranks of which this process is `job_rank`. Members only.
+  static c10::intrusive_ptr<ProcessGroupOutrider> CreateGroup(const std::vector<int>& ranks, int job_rank, int job_size,
+                                                              int rank, int size, const std::chrono::duration<float>& timeout);
 
   const std::string getBackendName() const override { return "outrider"; }
 
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                                     const c10d::AllreduceCoalescedOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
                                            const c10d::AllgatherOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
                                                  const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
+                                                     std::vector<at::Tensor>& inputs,
+                                                     const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+                                        const c10d::GatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+                                         const c10d::ScatterOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
                                                 const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                      const c10d::ReduceScatterOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_splits,
                                                std::vector<int64_t>& input_splits, const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                                          const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
+  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+  void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
 
   // Row demand: the row ids (int64) the next forward pass needs; the next sparse allreduce
   // of a table with at least that many rows carries them (once).
@@ -112,31 +203,25 @@ class ProcessGroupOutrider : public BackendBase {
   uint32_t last_sparse_algo() const { return last_sparse_algo_; }
 
  private:
-  // Shared memory for one op: arena memory or a pooled region.
-  struct Buffer {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-    bool region = false;
-  };
-  // Runs on the worker: stages inputs and submits (returns the handle), then, once the op
-  // succeeded, copies results out.
-  struct Request {
-    c10::intrusive_ptr<OutriderWork> work;
-    std::function<outrider_op_t()> submit;
-    std::function<void(const outrider_op_result_t&)> complete;
-    // Sparse allreduce with demand through SparseAllreduce: hands over the demanded rows.
-    std::function<void(const outrider_op_result_t&)> on_demand;
-    std::vector<Buffer> buffers;  // released when the op is done
-    outrider_op_t op = 0;
-    std::chrono::steady_clock::time_point deadline;
-  };
-
   c10::intrusive_ptr<c10d::Work> Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                          std::function<void(Request&)> prepare);
-  void EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare);
+  void EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare) {
+    conn_->Enqueue(std::move(work), comm_, timeout_, std::move(prepare));
+  }
+  // Options naming this group's communicator.
+  outrider_op_options_t Options(int32_t priority = 0, uint64_t key = 0) const;
   // Gathers `in` from every rank into shared memory; `copy_out` gets the gathered bytes (rank order).
   c10::intrusive_ptr<c10d::Work> EnqueueAllgather(c10d::OpType type, at::Tensor in, std::vector<at::Tensor> outputs,
                                                   std::function<void(void*)> copy_out);
+  // Alltoallv of the packed `ins` (send_counts[r] elements to rank r); `outs` unpacked from the
+  // received blocks (recv_counts[r] from rank r), in order. Counts in elements of `dtype`.
+  c10::intrusive_ptr<c10d::Work> EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins, std::vector<at::Tensor> outs,
+                                                 std::vector<int64_t> send_counts, std::vector<int64_t> recv_counts,
+                                                 outrider_dtype_t dtype);
+  // Point-to-point: a broadcast in the two-rank communicator of this rank and `peer` (made on
+  // first use; the worker thread only), rooted at the sender, keyed by the tag.
+  c10::intrusive_ptr<c10d::Work> EnqueuePair(c10d::OpType type, at::Tensor t, int peer, int tag, bool sending);
+  outrider_comm_t PairComm(int peer);
   // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
   struct SparseResult {
     void* ids;
@@ -150,13 +235,6 @@ class ProcessGroupOutrider : public BackendBase {
   // they are in, `done` the whole result.
   void EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
                      std::function<void(const SparseResult&)> demanded, std::function<void(const SparseResult&)> done);
-  void Loop();
-  // Completes a finished request (worker thread).
-  void Finish(Request& r, int rc, const outrider_op_result_t& res);
-  // Worker thread only.
-  Buffer Acquire(size_t bytes);
-  void Release(const Buffer& b);
-  void Check(int rc, const char* what);
   // Priority of the next allreduce. Ops match across ranks by kind and order (so ranks that
   // disagree on a shape get an error, not a hang); their priority follows the agent's default
   // policy, computed here because every allreduce shares one key: within an iteration (which
@@ -164,19 +242,15 @@ class ProcessGroupOutrider : public BackendBase {
   // earlier layers, the embedding last — are needed first by the next forward pass and go first.
   int32_t NextPriority(const std::string& signature);
 
-  outrider_client_t* client_ = nullptr;
+  std::shared_ptr<Connection> conn_;
+  outrider_comm_t comm_;
   std::chrono::milliseconds timeout_;
-  std::thread worker_;
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void(Request&)>> incoming_prepare_;
-  std::deque<c10::intrusive_ptr<OutriderWork>> incoming_work_;
-  bool stop_ = false;
   std::optional<at::Tensor> demand_;  // guarded by mu_
   std::set<std::string> iteration_;    // guarded by mu_: allreduce shapes of the current iteration
+  std::map<int, outrider_comm_t> pairs_;  // worker thread only: point-to-point communicators by peer
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};
-  std::multimap<size_t, void*> free_regions_;  // worker only
 };
 
 }  // namespace outrider::torch_backend

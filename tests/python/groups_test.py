@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Process groups and the c10d ops beyond DDP's, on the outrider backend against gloo, run as
+every rank of a launched job of 4 ranks on 2 nodes (tools/cluster/run.sh): new_group (groups within a node and across nodes, one rank of each node, the full group),
+reduce, gather, scatter, send/recv with tags, list all_to_all, and the coalesced allreduce and
+allgather, each equal to gloo's on the same input. Exits non-zero on the first failed check."""
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+import outrider_torch  # noqa: F401  (registers the backend)
+
+RANK = int(os.environ["RANK"])
+WORLD = int(os.environ["WORLD_SIZE"])
+
+
+def check(what, ok, detail=""):
+    if not ok:
+        print(f"rank {RANK}: FAIL - {what}: {detail}", flush=True)
+        sys.exit(1)
+    if RANK == 0:
+        print(f"ok   - {what}", flush=True)
+
+
+def same(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+def both(make, run):
+    """Runs `run(tensor, group)` on outrider and on gloo with equal inputs; returns both results."""
+    return run(make(), None), run(make(), GLOO)
+
+
+def main():
+    global GLOO
+    dist.init_process_group("outrider")
+    GLOO = dist.new_group(backend="gloo")
+    g = torch.Generator().manual_seed(7 + RANK)
+    data = torch.randint(-50, 50, (257,), generator=g, dtype=torch.int64)
+
+    def reduce_(t, group):
+        dist.reduce(t, dst=1, op=dist.ReduceOp.SUM, group=group)
+        return t
+    a, b = both(lambda: data.clone(), reduce_)
+    check("reduce to rank 1 matches gloo on the root", RANK != 1 or same(a, b), f"{a[:4]} vs {b[:4]}")
+
+    def gather_(t, group):
+        out = [torch.empty_like(t) for _ in range(WORLD)] if RANK == 2 else None
+        dist.gather(t, gather_list=out, dst=2, group=group)
+        return torch.stack(out) if out else t
+    a, b = both(lambda: data.clone(), gather_)
+    check("gather to rank 2 matches gloo", same(a, b))
+
+    def scatter_(t, group):
+        chunks = [t + 1000 * r for r in range(WORLD)] if RANK == 3 else None
+        out = torch.empty_like(t)
+        dist.scatter(out, scatter_list=chunks, src=3, group=group)
+        return out
+    a, b = both(lambda: data.clone(), scatter_)
+    check("scatter from rank 3 matches gloo", same(a, b))
+
+    outs = [torch.empty(10 + RANK, dtype=torch.int64) for _ in range(WORLD)]
+    ins = [data[: 10 + r] + 100 * RANK for r in range(WORLD)]
+    dist.all_to_all(outs, ins)
+    expect = [torch.empty(10 + RANK, dtype=torch.int64) for _ in range(WORLD)]
+    # Gloo reference: every rank's inputs gathered, then the block for this rank picked.
+    full = [torch.empty(257, dtype=torch.int64) for _ in range(WORLD)]
+    dist.all_gather(full, data, group=GLOO)
+    for r in range(WORLD):
+        expect[r] = full[r][: 10 + RANK] + 100 * r
+    check("list all_to_all with uneven sizes", all(same(o, e) for o, e in zip(outs, expect)))
+
+    # send/recv in a ring, two tags in opposite order.
+    right, left = (RANK + 1) % WORLD, (RANK - 1) % WORLD
+    x1, x2 = data + 1, data + 2
+    y1, y2 = torch.empty_like(data), torch.empty_like(data)
+    reqs = [dist.isend(x1, right, tag=1), dist.isend(x2, right, tag=2), dist.irecv(y2, left, tag=2), dist.irecv(y1, left, tag=1)]
+    for r in reqs:
+        r.wait()
+    check("send/recv with tags", same(y1, full[left] + 1) and same(y2, full[left] + 2))
+
+    # coalesced allreduce and allgather
+    ts = [data[:7].clone().double(), data[:100].clone().double()]
+    ref = [t.clone() for t in ts]
+    dist.all_reduce_coalesced(ts)
+    for t in ref:
+        dist.all_reduce(t, group=GLOO)
+    check("all_reduce_coalesced matches gloo", all(same(a, b) for a, b in zip(ts, ref)))
+    outs = [[torch.empty(3, dtype=torch.int64), torch.empty(5, dtype=torch.int64)] for _ in range(WORLD)]
+    dist.all_gather_coalesced(outs, [data[:3], data[3:8]])
+    check("all_gather_coalesced", all(same(outs[r][0], full[r][:3]) and same(outs[r][1], full[r][3:8]) for r in range(WORLD)))
+
+    # Groups: one rank of each node ({0, 2}, {1, 3}), within a node ({0, 1}, {2, 3}), the full group.
+    across = [dist.new_group([0, 2]), dist.new_group([1, 3])]
+    nodes = [dist.new_group([0, 1]), dist.new_group([2, 3])]  # new_subgroups needs CUDA in 1.13
+    within = nodes[RANK // 2]
+    full_group = dist.new_group()
+    gloo_across = [dist.new_group([0, 2], backend="gloo"), dist.new_group([1, 3], backend="gloo")]
+    mine, gloo_mine = across[RANK % 2], gloo_across[RANK % 2]
+    a, b = data.clone(), data.clone()
+    dist.all_reduce(a, group=mine)
+    dist.all_reduce(b, group=gloo_mine)
+    check("allreduce in a group across nodes matches gloo", same(a, b))
+    a, b = data.clone(), data.clone()
+    dist.broadcast(a, src=2 + RANK % 2, group=mine)
+    dist.broadcast(b, src=2 + RANK % 2, group=gloo_mine)
+    check("broadcast in a group from its second rank matches gloo", same(a, b))
+    a = data.clone()
+    dist.all_reduce(a, group=within)
+    pair = RANK - RANK % 2
+    check("allreduce in a group within a node", same(a, full[pair] + full[pair + 1]))
+    a = data.clone()
+    dist.all_reduce(a, group=full_group)
+    check("allreduce in the full group", same(a, sum(full)))
+    lst = [torch.empty_like(data) for _ in range(2)]
+    dist.all_gather(lst, data, group=mine)
+    check("all_gather in a group across nodes", same(lst[0], full[RANK % 2]) and same(lst[1], full[2 + RANK % 2]))
+    # send/recv inside a group: group ranks, addressed by job rank.
+    peer = (RANK + 2) % WORLD
+    y = torch.empty_like(data)
+    reqs = [dist.isend(data * 3, peer, group=mine), dist.irecv(y, peer, group=mine)]
+    for r in reqs:
+        r.wait()
+    check("send/recv in a group", same(y, full[peer] * 3))
+    dist.barrier()
+    dist.destroy_process_group()
+    print(f"rank {RANK}: all checks passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()
