@@ -88,9 +88,9 @@ fi
 
 [[ $(id -u) -eq 0 ]] || die "making the root needs root (debootstrap, chroot): run as root (or with sudo)"
 
-# Removes a directory this script made, never one that still has something mounted below it
-# (a bind-mounted repository would be deleted with it).
-remove_tree() {
+# Fails unless DIR is absent, empty or a root this script made (or began), with nothing mounted
+# below it (a bind-mounted repository would be deleted with it).
+check_removable() {
   local dir="$1"
   [[ -e $dir ]] || return 0
   if awk -v d="$dir" '$5 == d || index($5, d "/") == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo; then
@@ -99,7 +99,10 @@ remove_tree() {
   if [[ -n "$(ls -A "$dir" 2>/dev/null)" && ! -e $dir/debootstrap && ! -e $dir/$STAMP_FILE && ! -e $dir/etc/debian_version ]]; then
     die "$dir exists and does not look like a root this script made; remove it or choose another --root"
   fi
-  rm -rf --one-file-system "$dir"
+}
+remove_tree() {
+  check_removable "$1"
+  rm -rf --one-file-system "$1"
 }
 
 if ! command -v debootstrap >/dev/null; then
@@ -115,6 +118,7 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 [[ -f $KEYRING ]] || die "no $KEYRING (install debian-archive-keyring)"
 
 NEW="$ROOT_DIR.new"
+check_removable "$ROOT_DIR"  # before minutes of debootstrap, not after
 mkdir -p "$(dirname "$ROOT_DIR")"
 remove_tree "$NEW"
 start=$SECONDS
