@@ -14,6 +14,12 @@ size_t DTypeSize(DType t) {
     case DType::kBF16: return 2;
     case DType::kI32: return 4;
     case DType::kI64: return 8;
+    case DType::kU8: return 1;
+    case DType::kI8: return 1;
+    case DType::kI16: return 2;
+    case DType::kBool: return 1;
+    case DType::kC64: return 8;
+    case DType::kC128: return 16;
   }
   return 0;
 }
@@ -26,8 +32,36 @@ std::string_view DTypeName(DType t) {
     case DType::kBF16: return "bf16";
     case DType::kI32: return "i32";
     case DType::kI64: return "i64";
+    case DType::kU8: return "u8";
+    case DType::kI8: return "i8";
+    case DType::kI16: return "i16";
+    case DType::kBool: return "bool";
+    case DType::kC64: return "c64";
+    case DType::kC128: return "c128";
   }
   return "unknown";
+}
+
+std::string ReduceRefusal(DType t, ReduceOp op) {
+  if (static_cast<uint32_t>(t) >= kNumDTypes) {
+    return "unknown dtype " + std::to_string(static_cast<uint32_t>(t));
+  }
+  if (static_cast<uint32_t>(op) >= kNumReduceOps) {
+    return "unknown reduce op " + std::to_string(static_cast<uint32_t>(op));
+  }
+  const bool complex = t == DType::kC64 || t == DType::kC128;
+  std::string_view why;
+  if (t == DType::kBool && op == ReduceOp::kAvg) {
+    why = "the average of booleans is not a boolean";
+  } else if (complex && (op == ReduceOp::kMin || op == ReduceOp::kMax)) {
+    why = "complex numbers have no order";
+  } else if (complex && op == ReduceOp::kProd) {
+    why = "complex products are not offered (torch.distributed refuses them too)";
+  } else {
+    return {};
+  }
+  return "reduce op " + std::string(ReduceOpName(op)) + " is not supported for " +
+         std::string(DTypeName(t)) + ": " + std::string(why);
 }
 
 std::string_view ReduceOpName(ReduceOp op) {

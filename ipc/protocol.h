@@ -5,17 +5,33 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 5;
+inline constexpr uint16_t kProtocolVersion = 6;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
-enum class DType : uint32_t { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3, kI32 = 4, kI64 = 5 };
-inline constexpr uint32_t kNumDTypes = 6;
+// The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
+// f64; bool is one byte, any nonzero byte reads as true.
+enum class DType : uint32_t {
+  kF32 = 0,
+  kF64 = 1,
+  kF16 = 2,
+  kBF16 = 3,
+  kI32 = 4,
+  kI64 = 5,
+  kU8 = 6,
+  kI8 = 7,
+  kI16 = 8,
+  kBool = 9,
+  kC64 = 10,
+  kC128 = 11,
+};
+inline constexpr uint32_t kNumDTypes = 12;
 enum class ReduceOp : uint32_t { kSum = 0, kAvg = 1, kMin = 2, kMax = 3, kProd = 4 };
 inline constexpr uint32_t kNumReduceOps = 5;
 enum class OpKind : uint32_t {
@@ -47,6 +63,10 @@ inline uint64_t ShardFirstRow(uint64_t rows, int world_size, int rank) {
 
 size_t DTypeSize(DType t);  // 0 for values outside the enum
 std::string_view DTypeName(DType t);
+// Empty when `op` can reduce `t`; otherwise the error text, naming both. Bool has no average;
+// complex numbers have no order, and no product either (torch.distributed refuses it: gloo
+// would multiply the parts alone). Values outside the enums are refused too.
+std::string ReduceRefusal(DType t, ReduceOp op);
 std::string_view ReduceOpName(ReduceOp op);
 std::string_view OpKindName(OpKind kind);
 

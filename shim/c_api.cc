@@ -23,6 +23,12 @@ static_assert(OUTRIDER_SHARD_HASH == static_cast<int>(outrider::ipc::ShardScheme
 static_assert(OUTRIDER_ERR_PEER_LOST == static_cast<int>(Code::kPeerLost));
 static_assert(OUTRIDER_BF16 == static_cast<int>(outrider::ipc::DType::kBF16));
 static_assert(OUTRIDER_I64 == static_cast<int>(outrider::ipc::DType::kI64));
+static_assert(OUTRIDER_U8 == static_cast<int>(outrider::ipc::DType::kU8));
+static_assert(OUTRIDER_I8 == static_cast<int>(outrider::ipc::DType::kI8));
+static_assert(OUTRIDER_I16 == static_cast<int>(outrider::ipc::DType::kI16));
+static_assert(OUTRIDER_BOOL == static_cast<int>(outrider::ipc::DType::kBool));
+static_assert(OUTRIDER_C64 == static_cast<int>(outrider::ipc::DType::kC64));
+static_assert(OUTRIDER_C128 == static_cast<int>(outrider::ipc::DType::kC128));
 static_assert(OUTRIDER_PROD == static_cast<int>(outrider::ipc::ReduceOp::kProd));
 
 namespace {
@@ -82,6 +88,12 @@ int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_o
   }
   if (elem != 0 && args.count > outrider::ipc::kMaxOpBytes / elem) {
     return Fail(c, outrider::InvalidArgument("count " + std::to_string(args.count) + " exceeds the 1 TiB per-op limit"));
+  }
+  // Refused here as the agent would refuse it, before anything is queued.
+  if (args.kind == outrider::ipc::OpKind::kAllreduce ||
+      args.kind == outrider::ipc::OpKind::kReduceScatter) {
+    std::string refusal = outrider::ipc::ReduceRefusal(args.dtype, args.reduce_op);
+    if (!refusal.empty()) return Fail(c, outrider::InvalidArgument(refusal));
   }
   return Guard(c, [&]() -> int {
     auto r = c->impl->Submit(args);

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "agent/engine/dataplane/host_memory.h"
-#include "agent/engine/dataplane/reduce.h"
 
 namespace outrider::agent {
 namespace {
@@ -15,6 +14,12 @@ std::string Hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+// "u8", or "dtype 77" for a value outside the enum.
+std::string DTypeText(uint32_t dtype) {
+  if (dtype >= ipc::kNumDTypes) return "dtype " + std::to_string(dtype);
+  return std::string(ipc::DTypeName(static_cast<ipc::DType>(dtype)));
 }
 
 // The span `ref` names, checked against the client's regions; the op holds its region.
@@ -80,11 +85,11 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   std::string what(ipc::OpKindName(op.kind));
   if (e.dtype != static_cast<uint32_t>(ipc::DType::kF32) && e.dtype != static_cast<uint32_t>(ipc::DType::kF16) &&
       e.dtype != static_cast<uint32_t>(ipc::DType::kBF16)) {
-    return InvalidArgument(what + " values must be f32, f16 or bf16, got dtype " + std::to_string(e.dtype));
+    return InvalidArgument(what + " values must be f32, f16 or bf16, got " + DTypeText(e.dtype));
   }
   op.dtype = static_cast<ipc::DType>(e.dtype);
   if (e.id_dtype != static_cast<uint32_t>(ipc::DType::kI32) && e.id_dtype != static_cast<uint32_t>(ipc::DType::kI64)) {
-    return InvalidArgument(what + " ids must be i32 or i64, got dtype " + std::to_string(e.id_dtype));
+    return InvalidArgument(what + " ids must be i32 or i64, got " + DTypeText(e.id_dtype));
   }
   op.id_dtype = static_cast<ipc::DType>(e.id_dtype);
   if (e.reduce_op != static_cast<uint32_t>(ipc::ReduceOp::kSum)) {
@@ -206,9 +211,8 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
       return InvalidArgument("unknown reduce op " + std::to_string(e.reduce_op));
     }
     op.reduce_op = static_cast<ipc::ReduceOp>(e.reduce_op);
-    if (!engine::IsSupported(op.dtype, op.reduce_op)) {
-      return InvalidArgument(std::string("reduce op ") + std::string(ipc::ReduceOpName(op.reduce_op)) +
-                             " is not supported for " + std::string(ipc::DTypeName(op.dtype)));
+    if (std::string refusal = ipc::ReduceRefusal(op.dtype, op.reduce_op); !refusal.empty()) {
+      return InvalidArgument(refusal);
     }
   }
   if (op.kind == ipc::OpKind::kBroadcast && (e.root < 0 || e.root >= world_size)) {

@@ -125,6 +125,29 @@ TEST_F(BadInputTest, UnknownDtypeAndUnknownReduceOpFailTheOp) {
   EXPECT_THAT(c.message, HasSubstr("unknown op kind 12"));
 }
 
+TEST_F(BadInputTest, ReduceOpADtypeCannotTakeFailsTheOpNamingBoth) {
+  uint32_t region;
+  auto raw = JoinRaw("refused-pairs", 0, 1, &region);
+  ipc::SubmitEntry e = AllreduceEntry(1, region, 0, 16);  // 64 bytes
+  e.dtype = static_cast<uint32_t>(ipc::DType::kC64);
+  e.count = 8;
+  e.reduce_op = static_cast<uint32_t>(ipc::ReduceOp::kMax);
+  auto c = SubmitAndComplete(*raw, e);
+  EXPECT_EQ(c.code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_THAT(c.message, HasSubstr("reduce op max is not supported for c64: complex numbers have no order"));
+  e.op_id = 2;
+  e.dtype = static_cast<uint32_t>(ipc::DType::kBool);
+  e.count = 64;
+  e.reduce_op = static_cast<uint32_t>(ipc::ReduceOp::kAvg);
+  c = SubmitAndComplete(*raw, e);
+  EXPECT_EQ(c.code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_THAT(c.message, HasSubstr("reduce op avg is not supported for bool"));
+  e.op_id = 3;
+  e.reduce_op = static_cast<uint32_t>(ipc::ReduceOp::kMin);
+  c = SubmitAndComplete(*raw, e);
+  EXPECT_EQ(c.code, 0) << c.message;
+}
+
 TEST_F(BadInputTest, GarbageRingEntriesFailOrDisconnectOnlyThatClient) {
   uint32_t region;
   auto raw = JoinRaw("garbage", 0, 1, &region);

@@ -27,12 +27,14 @@ struct Results {
 size_t ElemSize(outrider_dtype_t t) { return ipc::DTypeSize(static_cast<ipc::DType>(t)); }
 
 // Deterministic per-rank input; floats include negatives, fractions and (for f16/bf16) values
-// whose sum rounds.
+// whose sum rounds; 8- and 16-bit integers span their whole range (sums wrap); bools include
+// bytes other than 0 and 1.
 void FillInput(uint8_t* p, size_t count, outrider_dtype_t t, int rank, uint32_t seed) {
   std::mt19937 gen(seed * 131 + static_cast<uint32_t>(rank));
   std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
   for (size_t i = 0; i < count; ++i) {
     float v = dist(gen);
+    uint32_t bits = gen();
     switch (t) {
       case OUTRIDER_F32: reinterpret_cast<float*>(p)[i] = v; break;
       case OUTRIDER_F64: reinterpret_cast<double*>(p)[i] = v; break;
@@ -40,6 +42,18 @@ void FillInput(uint8_t* p, size_t count, outrider_dtype_t t, int rank, uint32_t 
       case OUTRIDER_BF16: reinterpret_cast<uint16_t*>(p)[i] = engine::FloatToBFloat16(v); break;
       case OUTRIDER_I32: reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v * 1000); break;
       case OUTRIDER_I64: reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v * 1e6); break;
+      case OUTRIDER_U8: p[i] = static_cast<uint8_t>(bits); break;
+      case OUTRIDER_I8: reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(bits); break;
+      case OUTRIDER_I16: reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(bits); break;
+      case OUTRIDER_BOOL: p[i] = static_cast<uint8_t>(bits % 4 == 0 ? bits >> 8 : bits >> 8 & 1); break;
+      case OUTRIDER_C64:
+        reinterpret_cast<float*>(p)[2 * i] = v;
+        reinterpret_cast<float*>(p)[2 * i + 1] = dist(gen);
+        break;
+      case OUTRIDER_C128:
+        reinterpret_cast<double*>(p)[2 * i] = v;
+        reinterpret_cast<double*>(p)[2 * i + 1] = dist(gen);
+        break;
     }
   }
 }
@@ -75,8 +89,9 @@ class CollectivesTest : public ::testing::Test {
 TEST_F(CollectivesTest, AllreduceMatchesReferenceForEveryDtypeAndOpOnEveryClient) {
   const int n = 3;
   const size_t count = 1000;
-  for (int dt = OUTRIDER_F32; dt <= OUTRIDER_I64; ++dt) {
+  for (int dt = OUTRIDER_F32; dt <= OUTRIDER_C128; ++dt) {
     for (int op = OUTRIDER_SUM; op <= OUTRIDER_PROD; ++op) {
+      if (!engine::IsSupported(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op))) continue;
       auto t = static_cast<outrider_dtype_t>(dt);
       RunClients(n, "allreduce-" + std::to_string(dt) + "-" + std::to_string(op), [&](outrider_client_t* c, int r) {
         size_t bytes = count * ElemSize(t);

@@ -10,6 +10,8 @@
 #include <map>
 #include <vector>
 
+#include "ipc/protocol.h"
+
 namespace outrider::bench {
 namespace {
 
@@ -34,20 +36,17 @@ struct Shared0 {
 
 const std::map<std::string, outrider_dtype_t> kDTypes = {
     {"f32", OUTRIDER_F32}, {"f64", OUTRIDER_F64}, {"f16", OUTRIDER_F16},
-    {"bf16", OUTRIDER_BF16}, {"i32", OUTRIDER_I32}, {"i64", OUTRIDER_I64}};
+    {"bf16", OUTRIDER_BF16}, {"i32", OUTRIDER_I32}, {"i64", OUTRIDER_I64},
+    {"u8", OUTRIDER_U8},     {"i8", OUTRIDER_I8},   {"i16", OUTRIDER_I16},
+    {"bool", OUTRIDER_BOOL}, {"c64", OUTRIDER_C64}, {"c128", OUTRIDER_C128}};
 const std::map<std::string, outrider_redop_t> kRedops = {
     {"sum", OUTRIDER_SUM}, {"avg", OUTRIDER_AVG}, {"min", OUTRIDER_MIN},
     {"max", OUTRIDER_MAX}, {"prod", OUTRIDER_PROD}};
 
-size_t ElemSize(outrider_dtype_t t) {
-  switch (t) {
-    case OUTRIDER_F64: case OUTRIDER_I64: return 8;
-    case OUTRIDER_F16: case OUTRIDER_BF16: return 2;
-    default: return 4;
-  }
-}
+size_t ElemSize(outrider_dtype_t t) { return ipc::DTypeSize(static_cast<ipc::DType>(t)); }
 
-// Fills with the value rank+1 in the buffer's dtype, so a sum has a known result.
+// Fills with the value rank+1 in the buffer's dtype (bool: true; complex: rank+1 - (rank+1)i), so
+// a sum has a known result.
 void FillRankValue(void* p, uint64_t count, outrider_dtype_t t, int rank) {
   double v = rank + 1;
   for (uint64_t i = 0; i < count; ++i) {
@@ -58,6 +57,18 @@ void FillRankValue(void* p, uint64_t count, outrider_dtype_t t, int rank) {
       case OUTRIDER_I64: static_cast<int64_t*>(p)[i] = rank + 1; break;
       case OUTRIDER_F16: static_cast<uint16_t*>(p)[i] = 0x3c00; break;   // 1.0
       case OUTRIDER_BF16: static_cast<uint16_t*>(p)[i] = 0x3f80; break;  // 1.0
+      case OUTRIDER_U8: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(rank + 1); break;
+      case OUTRIDER_I8: static_cast<int8_t*>(p)[i] = static_cast<int8_t>(rank + 1); break;
+      case OUTRIDER_I16: static_cast<int16_t*>(p)[i] = static_cast<int16_t>(rank + 1); break;
+      case OUTRIDER_BOOL: static_cast<uint8_t*>(p)[i] = 1; break;
+      case OUTRIDER_C64:
+        static_cast<float*>(p)[2 * i] = static_cast<float>(v);
+        static_cast<float*>(p)[2 * i + 1] = -static_cast<float>(v);
+        break;
+      case OUTRIDER_C128:
+        static_cast<double*>(p)[2 * i] = v;
+        static_cast<double*>(p)[2 * i + 1] = -v;
+        break;
     }
   }
 }
@@ -81,18 +92,30 @@ int Submit(outrider_client_t* c, const std::string& op, void* send, void* recv, 
   return outrider_reduce_scatter(c, send, recv, count, t, r, nullptr, h);
 }
 
-// Checks a sum result against the known value (sampled on large buffers).
+// Checks a sum result against the known value (sampled on large buffers); small integers wrap.
 bool CheckSum(const std::string& op, const void* recv, uint64_t count, outrider_dtype_t t, int n) {
   if (op != "allreduce" && op != "reduce_scatter") return true;
-  double want = n * (n + 1) / 2.0;
+  const int sum = n * (n + 1) / 2;
   uint64_t step = std::max<uint64_t>(1, count / 4096);
   for (uint64_t i = 0; i < count; i += step) {
-    double got;
+    double got, want = sum;
     switch (t) {
       case OUTRIDER_F32: got = static_cast<const float*>(recv)[i]; break;
       case OUTRIDER_F64: got = static_cast<const double*>(recv)[i]; break;
       case OUTRIDER_I32: got = static_cast<const int32_t*>(recv)[i]; break;
       case OUTRIDER_I64: got = static_cast<double>(static_cast<const int64_t*>(recv)[i]); break;
+      case OUTRIDER_U8: got = static_cast<const uint8_t*>(recv)[i]; want = static_cast<uint8_t>(sum); break;
+      case OUTRIDER_I8: got = static_cast<const int8_t*>(recv)[i]; want = static_cast<int8_t>(sum); break;
+      case OUTRIDER_I16: got = static_cast<const int16_t*>(recv)[i]; want = static_cast<int16_t>(sum); break;
+      case OUTRIDER_BOOL: got = static_cast<const uint8_t*>(recv)[i]; want = 1; break;
+      case OUTRIDER_C64:
+        got = static_cast<const float*>(recv)[2 * i];
+        if (static_cast<const float*>(recv)[2 * i + 1] != -want) return false;
+        break;
+      case OUTRIDER_C128:
+        got = static_cast<const double*>(recv)[2 * i];
+        if (static_cast<const double*>(recv)[2 * i + 1] != -want) return false;
+        break;
       default: return true;  // f16/bf16 inputs are all 1.0: checked by unit tests instead
     }
     if (got != want) return false;
@@ -168,7 +191,7 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
     Must(c, outrider_wait(c, h, -1), "wait");
     for (int i = 0; i < o.rtt_iters; ++i) {
       double t0 = NowUs();
-      Must(c, outrider_allreduce(c, send, recv, 8 / elem, t, r, nullptr, &h), "allreduce");
+      Must(c, outrider_allreduce(c, send, recv, std::max<size_t>(1, 8 / elem), t, r, nullptr, &h), "allreduce");
       Must(c, outrider_wait(c, h, -1), "wait");
       rtt.push_back(NowUs() - t0);
     }

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   l->add_option("--max-bytes,-e", max_bytes, "largest message")->capture_default_str();
   l->add_option("--factor,-f", local.factor, "size multiplier between rows")->capture_default_str();
   l->add_option("--op", local.op, "allreduce, broadcast, allgather, reduce_scatter or all")->capture_default_str();
-  l->add_option("--dtype", local.dtype, "f32 f64 f16 bf16 i32 i64")->capture_default_str();
+  l->add_option("--dtype", local.dtype, "f32 f64 f16 bf16 i32 i64 u8 i8 i16 bool c64 c128")->capture_default_str();
   l->add_option("--redop", local.redop, "sum avg min max prod")->capture_default_str();
   l->add_option("--iters", local.iters, "timed iterations per size (0: by size, 10..1000)")->capture_default_str();
   l->add_option("--rtt-iters", local.rtt_iters, "8-byte round trips to time (0: skip)")->capture_default_str();

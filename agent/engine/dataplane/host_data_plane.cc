@@ -9,15 +9,16 @@
 namespace outrider::agent {
 namespace {
 
-// The kernels read and write whole elements. A span off its element alignment (a transport's
-// receive buffer, or a client buffer at an odd offset) goes through an aligned copy instead.
-bool Aligned(const BufferSpan& s, uint64_t elem) { return s.address % elem == 0; }
+// The kernels read and write whole scalars (KernelAlignment: at most 8 bytes). A span off that
+// alignment (a transport's receive buffer, or a client buffer at an odd offset) goes through an
+// aligned copy instead.
+bool Aligned(const BufferSpan& s, uint64_t align) { return s.address % align == 0; }
 
 // Aligned copies of the misaligned spans among `spans` (the spans are re-pointed at them).
-std::vector<std::vector<uint64_t>> StageMisaligned(std::vector<BufferSpan>* spans, uint64_t elem) {
+std::vector<std::vector<uint64_t>> StageMisaligned(std::vector<BufferSpan>* spans, uint64_t align) {
   std::vector<std::vector<uint64_t>> staged;
   for (BufferSpan& s : *spans) {
-    if (Aligned(s, elem)) continue;
+    if (Aligned(s, align)) continue;
     staged.emplace_back((s.length + 7) / 8);
     std::memcpy(staged.back().data(), HostBytes(s), s.length);
     s = BufferSpan::Host(staged.back().data(), s.length);
@@ -46,12 +47,13 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
     if (done) done(Status::Ok());
     return;
   }
+  const uint64_t align = engine::KernelAlignment(dtype);
   bool misaligned = false;
-  for (const BufferSpan& s : srcs) misaligned |= !Aligned(s, elem);
-  for (const BufferSpan& d : dsts) misaligned |= !Aligned(d, elem);
+  for (const BufferSpan& s : srcs) misaligned |= !Aligned(s, align);
+  for (const BufferSpan& d : dsts) misaligned |= !Aligned(d, align);
   if (misaligned) {
     // Rare: reduce aligned copies into an aligned result, then copy it to every destination.
-    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&srcs, elem);
+    std::vector<std::vector<uint64_t>> staged = StageMisaligned(&srcs, align);
     std::vector<uint64_t> result((bytes + 7) / 8);
     BufferSpan out = BufferSpan::Host(result.data(), bytes);
     Reduce({out}, std::move(srcs), dtype, op, nullptr);
@@ -86,7 +88,7 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
 
 void HostDataPlane::Divide(BufferSpan dst, ipc::DType dtype, int64_t divisor, Done done) {
   uint64_t elem = ipc::DTypeSize(dtype);
-  if (!dst.empty() && !Aligned(dst, elem)) {
+  if (!dst.empty() && !Aligned(dst, engine::KernelAlignment(dtype))) {
     std::vector<uint64_t> aligned((dst.length + 7) / 8);
     std::memcpy(aligned.data(), HostBytes(dst), dst.length);
     engine::DivideInPlace(dtype, aligned.data(), dst.length / elem, divisor);

@@ -46,20 +46,22 @@ constexpr size_t kBlockElems = (32 << 10) / sizeof(Acc);
 #define OUTRIDER_MULTIVERSION
 #endif
 
-// How a dtype is stored and accumulated. Integers accumulate in their own signed type; the ops
-// route sum/prod through the unsigned type so that wraparound is defined.
-struct F32 {
-  using Storage = float;
-  using Acc = float;
+// How a dtype is stored and accumulated. Integers accumulate in their own type; the ops route
+// sum/prod through unsigned arithmetic so that wraparound is defined.
+template <typename T>
+struct Native {
+  using Storage = T;
+  using Acc = T;
   static Acc Load(Storage v) { return v; }
   static Storage Store(Acc a) { return a; }
 };
-struct F64 {
-  using Storage = double;
-  using Acc = double;
-  static Acc Load(Storage v) { return v; }
-  static Storage Store(Acc a) { return a; }
-};
+using F32 = Native<float>;
+using F64 = Native<double>;
+using I32 = Native<int32_t>;
+using I64 = Native<int64_t>;
+using U8 = Native<uint8_t>;
+using I8 = Native<int8_t>;
+using I16 = Native<int16_t>;
 struct F16 {
   using Storage = uint16_t;
   using Acc = float;
@@ -73,24 +75,34 @@ struct BF16 {
   static OUTRIDER_INLINE Acc Load(Storage v) { return std::bit_cast<float>(uint32_t{v} << 16); }
   static OUTRIDER_INLINE Storage Store(Acc a) { return half::FloatToBFloat16Bits(a); }
 };
-struct I32 {
-  using Storage = int32_t;
-  using Acc = int32_t;
-  static Acc Load(Storage v) { return v; }
-  static Storage Store(Acc a) { return a; }
-};
-struct I64 {
-  using Storage = int64_t;
-  using Acc = int64_t;
-  static Acc Load(Storage v) { return v; }
-  static Storage Store(Acc a) { return a; }
+// A bool's truth as a byte of 0 or 1: unlike C++ bool, folds over it vectorize as byte operations.
+enum class Truth : uint8_t { kFalse = 0, kTrue = 1 };
+// A byte that is true when nonzero (torch lets other bytes than 0 and 1 into a bool tensor);
+// results are 0 or 1.
+struct Bool {
+  using Storage = uint8_t;
+  using Acc = Truth;
+  static OUTRIDER_INLINE Acc Load(Storage v) { return static_cast<Truth>(v != 0); }
+  static OUTRIDER_INLINE Storage Store(Acc a) { return static_cast<Storage>(a); }
 };
 
+// Integer sum and product in unsigned arithmetic, where wraparound is defined. Types narrower
+// than int would promote to signed int, where a 16-bit product can overflow: they widen to
+// unsigned int instead.
+template <typename A>
+using Wrapping =
+    std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
+
+// Bool sum and prod are or and and: C++ bool arithmetic (gloo's sum<bool>, product<bool>), and
+// the truth values torch's gloo backend gives for 0/1 bytes (it reduces bool tensors as uint8,
+// so its sum of 256 trues would wrap to false; this one does not).
 struct Sum {
   template <typename A>
   static OUTRIDER_INLINE A Apply(A acc, A x) {
-    if constexpr (std::is_integral_v<A>) {
-      using U = std::make_unsigned_t<A>;
+    if constexpr (std::is_same_v<A, Truth>) {
+      return static_cast<Truth>(static_cast<uint8_t>(acc) | static_cast<uint8_t>(x));
+    } else if constexpr (std::is_integral_v<A>) {
+      using U = Wrapping<A>;
       return static_cast<A>(static_cast<U>(acc) + static_cast<U>(x));
     } else {
       return acc + x;
@@ -101,8 +113,10 @@ struct Avg : Sum {};  // Finish() divides.
 struct Prod {
   template <typename A>
   static OUTRIDER_INLINE A Apply(A acc, A x) {
-    if constexpr (std::is_integral_v<A>) {
-      using U = std::make_unsigned_t<A>;
+    if constexpr (std::is_same_v<A, Truth>) {
+      return static_cast<Truth>(static_cast<uint8_t>(acc) & static_cast<uint8_t>(x));
+    } else if constexpr (std::is_integral_v<A>) {
+      using U = Wrapping<A>;
       return static_cast<A>(static_cast<U>(acc) * static_cast<U>(x));
     } else {
       return acc * x;
@@ -110,7 +124,8 @@ struct Prod {
   }
 };
 // Min/Max take x when it is NaN, and never replace a NaN accumulator (comparisons with NaN are
-// false), so a NaN anywhere in the fold survives. Written as selects so they vectorize.
+// false), so a NaN anywhere in the fold survives. Written as selects so they vectorize. On
+// Truth (0 < 1) they are and (min) and or (max).
 struct Min {
   template <typename A>
   static OUTRIDER_INLINE A Apply(A acc, A x) {
@@ -133,10 +148,11 @@ class Finisher {
 
   OUTRIDER_INLINE typename D::Storage operator()(A v) const {
     if constexpr (std::is_same_v<Op, Avg>) {
-      if constexpr (std::is_same_v<A, int32_t>) {
-        // Exact: |sum| < 2^31 and the double quotient never rounds across an integer, so the
-        // truncating conversion equals integer division; unlike idiv it vectorizes.
-        v = static_cast<A>(static_cast<double>(v) / divisor_);
+      if constexpr (std::is_integral_v<A> && sizeof(A) <= 4) {
+        // Exact: |sum| < 2^31 (2^15 for 8- and 16-bit integers) and the double (float) quotient
+        // never rounds across an integer, so the truncating conversion equals integer division;
+        // unlike idiv it vectorizes.
+        v = static_cast<A>(static_cast<Divisor>(v) / divisor_);
       } else {
         v /= divisor_;
       }
@@ -153,7 +169,8 @@ class Finisher {
   }
 
  private:
-  using Divisor = std::conditional_t<std::is_same_v<A, int32_t>, double, A>;
+  using Divisor = std::conditional_t<std::is_same_v<A, int32_t>, double,
+                                     std::conditional_t<(sizeof(A) < 4), float, A>>;
   Divisor divisor_;
 };
 
@@ -329,7 +346,10 @@ void ReduceDType(ReduceOp op, const void* const* inputs, int num_inputs, void* c
     case ReduceOp::kSum:
       return Reduce<D, Sum>(inputs, num_inputs, outputs, num_outputs, count);
     case ReduceOp::kAvg:
-      return Reduce<D, Avg>(inputs, num_inputs, outputs, num_outputs, count);
+      if constexpr (!std::is_same_v<D, Bool>) {
+        return Reduce<D, Avg>(inputs, num_inputs, outputs, num_outputs, count);
+      }
+      break;
     case ReduceOp::kMin:
       return Reduce<D, Min>(inputs, num_inputs, outputs, num_outputs, count);
     case ReduceOp::kMax:
@@ -340,11 +360,19 @@ void ReduceDType(ReduceOp op, const void* const* inputs, int num_inputs, void* c
   OUTRIDER_CHECK(false && "unreachable: op validated by IsSupported");
 }
 
+template <typename T>
+void DivideTruncating(T* p, size_t count, int64_t n) {
+  for (size_t i = 0; i < count; ++i) p[i] = static_cast<T>(int64_t{p[i]} / n);
+}
+
 }  // namespace
 
-bool IsSupported(DType dtype, ReduceOp op) {
-  return static_cast<uint32_t>(dtype) < ipc::kNumDTypes &&
-         static_cast<uint32_t>(op) < ipc::kNumReduceOps;
+bool IsSupported(DType dtype, ReduceOp op) { return ipc::ReduceRefusal(dtype, op).empty(); }
+
+size_t KernelAlignment(DType dtype) {
+  if (dtype == DType::kC64) return alignof(float);
+  if (dtype == DType::kC128) return alignof(double);
+  return ipc::DTypeSize(dtype);
 }
 
 void ReduceInto(DType dtype, ReduceOp op, const void* const* inputs, int num_inputs,
@@ -365,6 +393,20 @@ void ReduceInto(DType dtype, ReduceOp op, const void* const* inputs, int num_inp
       return ReduceDType<I32>(op, inputs, num_inputs, outputs, num_outputs, count);
     case DType::kI64:
       return ReduceDType<I64>(op, inputs, num_inputs, outputs, num_outputs, count);
+    case DType::kU8:
+      return ReduceDType<U8>(op, inputs, num_inputs, outputs, num_outputs, count);
+    case DType::kI8:
+      return ReduceDType<I8>(op, inputs, num_inputs, outputs, num_outputs, count);
+    case DType::kI16:
+      return ReduceDType<I16>(op, inputs, num_inputs, outputs, num_outputs, count);
+    case DType::kBool:
+      return ReduceDType<Bool>(op, inputs, num_inputs, outputs, num_outputs, count);
+    // A complex number is its two parts: sum and avg (all IsSupported lets through) act on each
+    // part alone, as on torch.view_as_real of the tensor.
+    case DType::kC64:
+      return ReduceDType<F32>(op, inputs, num_inputs, outputs, num_outputs, 2 * count);
+    case DType::kC128:
+      return ReduceDType<F64>(op, inputs, num_inputs, outputs, num_outputs, 2 * count);
   }
   OUTRIDER_CHECK(false && "unreachable: dtype validated by IsSupported");
 }
@@ -387,6 +429,12 @@ void DivideInPlace(DType t, void* data, size_t count, int64_t n) {
         *h = FloatToBFloat16(BFloat16ToFloat(*h) / static_cast<float>(n));
       }
       break;
+    case DType::kU8: DivideTruncating(static_cast<uint8_t*>(data), count, n); break;
+    case DType::kI8: DivideTruncating(static_cast<int8_t*>(data), count, n); break;
+    case DType::kI16: DivideTruncating(static_cast<int16_t*>(data), count, n); break;
+    case DType::kC64: return DivideInPlace(DType::kF32, data, 2 * count, n);
+    case DType::kC128: return DivideInPlace(DType::kF64, data, 2 * count, n);
+    case DType::kBool: OUTRIDER_CHECK(false && "bool has no average: refused by IsSupported");
   }
 }
 

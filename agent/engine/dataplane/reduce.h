@@ -12,8 +12,13 @@
 
 namespace outrider::engine {
 
-// True for every (dtype, op) pair the kernels implement (all 6 dtypes x 5 ops are valid).
+// True for every (dtype, op) pair the kernels implement: those ipc::ReduceRefusal does not refuse
+// (every op but bool avg and complex min, max and prod).
 bool IsSupported(ipc::DType dtype, ipc::ReduceOp op);
+
+// The alignment ReduceInto and DivideInPlace need of every buffer: the element size, but only a
+// part's for complex numbers.
+size_t KernelAlignment(ipc::DType dtype);
 
 // Reduces `num_inputs` arrays of `count` elements element-wise as the left fold
 // inputs[0] op inputs[1] op ... and stores the result into each of the `num_outputs` arrays.
@@ -22,6 +27,8 @@ bool IsSupported(ipc::DType dtype, ipc::ReduceOp op);
 // - f16/bf16 accumulate in f32 and round to nearest-even once, when storing.
 // - kAvg divides the sum by num_inputs; for integers the wrapped sum is divided truncating toward
 //   zero. Integer sum/prod wrap around (two's complement).
+// - bool: any nonzero byte is true; sum and max are or, prod and min are and; results are 0 or 1.
+// - c64/c128 (sum and avg only) act on the real and imaginary parts alone.
 // - Floating kMin/kMax propagate NaN: a NaN in any input makes the element a quiet NaN. Any NaN
 //   result, whatever the op, is quiet; its sign and payload are unspecified.
 // Preconditions (CHECKed): IsSupported(dtype, op), num_inputs >= 1, num_outputs >= 0.
@@ -29,7 +36,8 @@ void ReduceInto(ipc::DType dtype, ipc::ReduceOp op, const void* const* inputs, i
                 void* const* outputs, int num_outputs, size_t count);
 
 // p[i] /= n for `count` elements (the last step of an average across n ranks); f16/bf16 go
-// through f32 and round once. Integers truncate toward zero.
+// through f32 and round once. Integers truncate toward zero; complex numbers divide both parts.
+// Bool has no average (CHECKed).
 void DivideInPlace(ipc::DType dtype, void* p, size_t count, int64_t n);
 
 // Scalar conversions, round-to-nearest-even; NaN stays NaN (quiet), +-Inf and subnormals are

@@ -37,21 +37,32 @@ enum {
                                        outrider_op_result_t.result_rows says how many rows */
 };
 
+/* Element types: torch's float32, float64, float16, bfloat16, int32, int64, uint8, int8, int16,
+ * bool and complex64, complex128. */
 typedef enum {
   OUTRIDER_F32 = 0,
   OUTRIDER_F64 = 1,
-  OUTRIDER_F16 = 2,
-  OUTRIDER_BF16 = 3,
+  OUTRIDER_F16 = 2,  /* IEEE binary16, bits in a uint16_t */
+  OUTRIDER_BF16 = 3, /* bfloat16, bits in a uint16_t */
   OUTRIDER_I32 = 4,
-  OUTRIDER_I64 = 5
+  OUTRIDER_I64 = 5,
+  OUTRIDER_U8 = 6,
+  OUTRIDER_I8 = 7,
+  OUTRIDER_I16 = 8,
+  OUTRIDER_BOOL = 9, /* one byte; any nonzero byte is true, results are 0 or 1 */
+  OUTRIDER_C64 = 10, /* complex: (real, imaginary) pairs of F32 */
+  OUTRIDER_C128 = 11 /* complex: (real, imaginary) pairs of F64 */
 } outrider_dtype_t;
 
+/* Reduce ops. Every dtype takes every op except: BOOL has no AVG; C64 and C128 take only SUM and
+ * AVG (no order, and no product: torch.distributed refuses those on complex tensors too). Those
+ * pairs fail the call with OUTRIDER_ERR_INVALID_ARGUMENT naming the op and the dtype. */
 typedef enum {
-  OUTRIDER_SUM = 0,
-  OUTRIDER_AVG = 1, /* integers: truncating division of the sum */
-  OUTRIDER_MIN = 2, /* floats: NaN in any input gives NaN */
-  OUTRIDER_MAX = 3,
-  OUTRIDER_PROD = 4
+  OUTRIDER_SUM = 0, /* integers wrap around (two's complement); BOOL: or */
+  OUTRIDER_AVG = 1, /* integers: truncating division of the wrapped sum; complex: of each part */
+  OUTRIDER_MIN = 2, /* floats: NaN in any input gives NaN; BOOL: and */
+  OUTRIDER_MAX = 3, /* BOOL: or */
+  OUTRIDER_PROD = 4 /* integers wrap around; BOOL: and */
 } outrider_redop_t;
 
 /* Sparse allreduce algorithms (how rows cross nodes; results are the same for every one). */

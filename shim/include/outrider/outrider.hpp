@@ -9,6 +9,7 @@
 #ifndef OUTRIDER_OUTRIDER_HPP_
 #define OUTRIDER_OUTRIDER_HPP_
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -35,6 +36,12 @@ constexpr outrider_dtype_t DTypeOf() {
   else if constexpr (std::is_same_v<T, double>) return OUTRIDER_F64;
   else if constexpr (std::is_same_v<T, int32_t>) return OUTRIDER_I32;
   else if constexpr (std::is_same_v<T, int64_t>) return OUTRIDER_I64;
+  else if constexpr (std::is_same_v<T, uint8_t>) return OUTRIDER_U8;
+  else if constexpr (std::is_same_v<T, int8_t>) return OUTRIDER_I8;
+  else if constexpr (std::is_same_v<T, int16_t>) return OUTRIDER_I16;
+  else if constexpr (std::is_same_v<T, bool>) return OUTRIDER_BOOL;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return OUTRIDER_C64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return OUTRIDER_C128;
   else static_assert(sizeof(T) == 0, "use the dtype overloads for f16/bf16");
 }
 

@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace outrider::agent {
@@ -125,6 +127,73 @@ TEST_F(EntryValidatorTest, RejectsUnknownReduceOpForReduceScatter) {
   SubmitEntry e = ReduceScatter(0, 2048);
   e.reduce_op = 0xffffffff;
   ExpectRejected(e, "reduce op");
+}
+
+// ---- Dtypes ----
+
+// `e` as `dtype` of `elem` bytes, its count scaled so that its buffers keep their lengths.
+SubmitEntry As(SubmitEntry e, DType dtype, uint64_t elem, ReduceOp op = ReduceOp::kSum) {
+  e.dtype = static_cast<uint32_t>(dtype);
+  e.reduce_op = static_cast<uint32_t>(op);
+  e.count = e.count * 4 / elem;
+  return e;
+}
+
+constexpr ReduceOp kEveryReduceOp[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMin, ReduceOp::kMax,
+                                       ReduceOp::kProd};
+
+TEST_F(EntryValidatorTest, AcceptsSmallIntegersForEveryReduceOp) {
+  for (auto [dtype, elem] : {std::pair{DType::kU8, 1}, {DType::kI8, 1}, {DType::kI16, 2}}) {
+    for (ReduceOp op : kEveryReduceOp) {
+      for (const SubmitEntry& e : {Allreduce(), ReduceScatter(0, 2048)}) {
+        auto r = Validate(As(e, dtype, elem, op));
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        EXPECT_EQ(r->dtype, dtype);
+        EXPECT_EQ(r->count, kBytes / elem);
+      }
+    }
+  }
+}
+
+TEST_F(EntryValidatorTest, AcceptsBoolForEveryReduceOpButAvg) {
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kProd}) {
+    auto r = Validate(As(Allreduce(), DType::kBool, 1, op));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+  }
+  ExpectRejected(As(Allreduce(), DType::kBool, 1, ReduceOp::kAvg),
+                 "reduce op avg is not supported for bool: the average of booleans is not a boolean");
+  ExpectRejected(As(ReduceScatter(0, 2048), DType::kBool, 1, ReduceOp::kAvg), "reduce op avg is not supported for bool");
+}
+
+TEST_F(EntryValidatorTest, AcceptsComplexSumAndAvgOnly) {
+  for (auto [dtype, elem, name] : {std::tuple{DType::kC64, 8, "c64"}, {DType::kC128, 16, "c128"}}) {
+    for (const SubmitEntry& e : {Allreduce(), ReduceScatter(0, 2048)}) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg}) {
+        auto r = Validate(As(e, dtype, elem, op));
+        EXPECT_TRUE(r.ok()) << r.status().ToString();
+      }
+      ExpectRejected(As(e, dtype, elem, ReduceOp::kMin),
+                     std::string("reduce op min is not supported for ") + name + ": complex numbers have no order");
+      ExpectRejected(As(e, dtype, elem, ReduceOp::kMax), std::string("reduce op max is not supported for ") + name);
+      ExpectRejected(As(e, dtype, elem, ReduceOp::kProd), std::string("reduce op prod is not supported for ") + name);
+    }
+  }
+}
+
+TEST_F(EntryValidatorTest, SizesBuffersByEachDtypesElement) {
+  auto ag = Validate(As(Allgather(0, 1024), DType::kC128, 16));
+  ASSERT_TRUE(ag.ok()) << ag.status().ToString();
+  EXPECT_EQ(ag->count, kBytes / 16);
+  EXPECT_EQ(ag->recv.length, kBytes * kLocalSize);
+  auto bc = Validate(As(Broadcast(0), DType::kBool, 1));
+  ASSERT_TRUE(bc.ok()) << bc.status().ToString();
+  EXPECT_EQ(bc->count, kBytes);
+  SubmitEntry e = As(Allreduce(), DType::kC64, 8);
+  e.count += 1;
+  ExpectRejected(e, "send buffer is 64 bytes but the op needs 72");
+  e = As(Allreduce(), DType::kI16, 2);
+  e.count += 1;
+  ExpectRejected(e, "send buffer is 64 bytes but the op needs 66");
 }
 
 // ---- Barrier ----
@@ -445,7 +514,7 @@ TEST_F(EntryValidatorTest, RejectsSparseBadDtypesAlgorithmsAndShapes) {
   ExpectRejected(e, "values must be f32, f16 or bf16");
   e = Sparse();
   e.id_dtype = static_cast<uint32_t>(DType::kF32);
-  ExpectRejected(e, "ids must be i32 or i64");
+  ExpectRejected(e, "ids must be i32 or i64, got f32");
   e = Sparse();
   e.algo = 9;
   ExpectRejected(e, "unknown algorithm");
@@ -458,6 +527,25 @@ TEST_F(EntryValidatorTest, RejectsSparseBadDtypesAlgorithmsAndShapes) {
   e = Sparse();
   e.reduce_op = static_cast<uint32_t>(ReduceOp::kMax);
   ExpectRejected(e, "only sums rows");
+}
+
+TEST_F(EntryValidatorTest, RejectsSparseValuesAndIdsOfEveryOtherDtypeNamingIt) {
+  for (auto [dtype, name] : {std::pair{DType::kU8, "u8"}, {DType::kI8, "i8"}, {DType::kI16, "i16"},
+                             {DType::kBool, "bool"}, {DType::kC64, "c64"}, {DType::kC128, "c128"}}) {
+    for (OpKind kind : {OpKind::kSparseAllreduce, OpKind::kSparseShard, OpKind::kSparseLookup}) {
+      SubmitEntry e = Sparse();
+      e.kind = static_cast<uint32_t>(kind);
+      e.dtype = static_cast<uint32_t>(dtype);
+      ExpectRejected(e, std::string("values must be f32, f16 or bf16, got ") + name);
+      e = Sparse();
+      e.kind = static_cast<uint32_t>(kind);
+      e.id_dtype = static_cast<uint32_t>(dtype);
+      ExpectRejected(e, std::string("ids must be i32 or i64, got ") + name);
+    }
+  }
+  SubmitEntry e = Sparse();
+  e.dtype = 77;
+  ExpectRejected(e, "values must be f32, f16 or bf16, got dtype 77");
 }
 
 TEST_F(EntryValidatorTest, RejectsSparseOutputsThatDisagreeOrOverlapInputs) {

@@ -89,6 +89,31 @@ TEST(HostDataPlaneTest, ReducesAndDividesSpansOffTheirElementAlignment) {
   EXPECT_EQ(got[2], 3.0f);
 }
 
+TEST(HostDataPlaneTest, ReducesAndDividesComplexSpansAlignedOnlyForTheirParts) {
+  HostDataPlane plane;
+  // c128 at 8 bytes past a 16-byte boundary, c64 at 4 past an 8-byte one; and one byte off.
+  alignas(16) uint8_t a[8 + 48], b[8 + 48], out[8 + 48];
+  const double pa[] = {1, -2, 3, 4, 0.5, 6}, pb[] = {3, 2, -1, 0, 1.5, -6};
+  for (size_t off : {size_t{8}, size_t{1}}) {
+    std::memcpy(a + off, pa, sizeof(pa));
+    std::memcpy(b + off, pb, sizeof(pb));
+    BufferSpan sa = BufferSpan::Host(a + off, 48), sb = BufferSpan::Host(b + off, 48), so = BufferSpan::Host(out + off, 48);
+    plane.Reduce({so}, {sa, sb}, ipc::DType::kC128, ipc::ReduceOp::kSum, nullptr);
+    plane.Divide(so, ipc::DType::kC128, 2, nullptr);
+    double got[6];
+    std::memcpy(got, out + off, sizeof(got));
+    EXPECT_EQ(std::vector<double>(got, got + 6), (std::vector<double>{2, 0, 1, 2, 1, 0})) << "offset " << off;
+  }
+  const float fa[] = {1, -2, 3, 4}, fb[] = {3, 2, -1, 0};
+  std::memcpy(a + 4, fa, sizeof(fa));
+  std::memcpy(b + 4, fb, sizeof(fb));
+  plane.Reduce({BufferSpan::Host(out + 4, 16)}, {BufferSpan::Host(a + 4, 16), BufferSpan::Host(b + 4, 16)},
+               ipc::DType::kC64, ipc::ReduceOp::kAvg, nullptr);
+  float got[4];
+  std::memcpy(got, out + 4, sizeof(got));
+  EXPECT_EQ(std::vector<float>(got, got + 4), (std::vector<float>{2, 0, 1, 2}));
+}
+
 TEST(HostDataPlaneTest, ReducesAndDividesEmptySpansOffTheirElementAlignmentToNothing) {
   HostDataPlane plane;
   std::vector<uint8_t> raw(8, 0x5a);
