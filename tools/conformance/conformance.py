@@ -66,13 +66,13 @@ def parse_args(argv):
                    "(default 180; the suite's own timeout is set 15 s shorter, so it can report where ranks hang)")
     p.add_argument("--start-method", choices=("fork", "spawn"), default="fork",
                    help="how the test starts its ranks: fork (default: they inherit the imported suite) or spawn "
-                   "(upstream's way: every rank imports torch again, about 3x the CPU time)")
+                   "(upstream's way: every rank imports torch again, 1.5x the run time here)")
     p.add_argument("--profiler-checks", action="store_true",
                    help="also require outrider's collectives to show up in the profiler, as the suite requires of gloo's "
                    "(it checks that in every collective test, but only for the backends it lists: none is a plugin)")
     p.add_argument("--json", metavar="FILE", help="write every result, the totals and the regressions as JSON")
     p.add_argument("--logs", metavar="DIR", help="keep each test's output in DIR/ws<W>/<backend>/<test>.log "
-                   "(default: a new directory under $TMPDIR, named at the end)")
+                   "(default: a new directory under $TMPDIR, named when the run starts and ends)")
     p.add_argument("--build", default=os.environ.get("OUTRIDER_BUILD_DIR", os.path.join(ROOT, "build")),
                    help="build directory with bin/outrider-agent and python/outrider_torch (default build/)")
     p.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
@@ -101,7 +101,7 @@ def parse_args(argv):
 
 
 def read_list(path):
-    """Test names from a list file: {name: (world size or None, comment)}; '#' starts a comment."""
+    """Test names from a list file: {name: [(world size or None, comment)]}; '#' starts a comment."""
     entries = {}
     with open(path) as f:
         for line in f:
@@ -119,7 +119,9 @@ def subset_path(name):
 
 
 class Runner:
-    """Runs tests, one process group each; owns the agents of the current world size."""
+    """Runs tests, one process group each; owns the agents of the current world size.
+    Thread-safety: run() from the worker threads, kill_all() from any thread; the rest from the
+    main thread between world sizes. `lock` guards `running`, `agents` and `agent_events`."""
 
     def __init__(self, args, log_dir, run_dir):
         self.args = args
@@ -273,10 +275,15 @@ def main(argv):
                 print(f"conformance: {os.path.join(args.build, path)} is missing (build with tools/outrider build, "
                       "or point --build at a build directory)", file=sys.stderr)
                 return 2
-    expect_fail = read_list(args.expect_fail) if args.expect_fail else {}
-    excluded = read_list(EXCLUDED_FILE)
+    try:
+        expect_fail = read_list(args.expect_fail) if args.expect_fail else {}
+        wanted = read_list(subset_path(args.subset)) if args.subset else None
+        excluded = read_list(EXCLUDED_FILE)
+    except (OSError, ValueError) as e:
+        print(f"conformance: cannot read a test list: {e}", file=sys.stderr)
+        return 2
     run_dir = tempfile.mkdtemp(prefix="outrider-conformance.")  # sockets, agent logs, test temp files: removed
-    log_dir = args.logs or tempfile.mkdtemp(prefix="outrider-conformance-logs.")  # kept
+    log_dir = args.logs or (None if args.list else tempfile.mkdtemp(prefix="outrider-conformance-logs."))  # kept
     runner = Runner(args, log_dir, run_dir)
     signal.signal(signal.SIGTERM, on_sigterm)
     started_at = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
@@ -287,8 +294,7 @@ def main(argv):
             listing = runner.list_tests(ws)
             meta = {"suite": listing["suite"], "torch": listing["torch"]}
             names = sorted(listing["tests"])
-            if args.subset:
-                wanted = read_list(subset_path(args.subset))
+            if wanted is not None:
                 unknown = sorted(set(wanted) - set(names))
                 if unknown:
                     print(f"conformance: not in the suite: {', '.join(unknown)} (from {subset_path(args.subset)})",
@@ -350,6 +356,7 @@ def main(argv):
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)
         print(f"conformance: results in {args.json}", file=sys.stderr)
+    print(f"conformance: logs in {log_dir}", file=sys.stderr)
     if interrupted:
         return 130
     return 1 if summary["unexpected_regressions"] else 0

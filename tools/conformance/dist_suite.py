@@ -4,8 +4,9 @@ run the way upstream's test/distributed/test_distributed_spawn.py runs it, again
 
     dist_suite.py TEST_NAME        (environment: see CONFORMANCE_* below; conformance.py sets it)
 
-This process is the test's parent: it spawns WORLD_SIZE rank processes (this file is their
-__main__ too), joins them, and writes the outcome as JSON to $CONFORMANCE_RESULT:
+This process is the test's parent: it starts WORLD_SIZE rank processes ($CONFORMANCE_START_METHOD:
+fork, or spawn as upstream does, where this file is their __main__ too), joins them, and writes
+the outcome as JSON to $CONFORMANCE_RESULT:
 {"status": pass|fail|error|timeout|skip, "reason": one line, "detail": the full error text}.
 
 The suite is always imported with BACKEND=gloo, so every skip decision and every branch on the
@@ -15,7 +16,8 @@ node's environment (agent socket, local rank, job id) and every process group th
 gloo, the default group included, is created as an outrider group. Departures, only in outrider's
 rank processes: test_get_backend expects the backend's own name; the profiler events of
 collectives are checked only with CONFORMANCE_PROFILER_CHECKS=1 (the suite checks them only for
-the backends on its lists, which is how it treats any plugin backend).
+the backends on its lists, which is how it treats any plugin backend). For both backends, DDP may
+stay in its default mode (_keep_ddp_default_mode says when and why).
 """
 import json
 import os
@@ -24,8 +26,6 @@ import sys
 import time
 import traceback
 import unittest
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Set by conformance.py for the test's parent; inherited by the rank processes.
 SUITE_BACKEND = os.environ.get("CONFORMANCE_BACKEND", "gloo")      # gloo | outrider
