@@ -1,0 +1,109 @@
+"""Loopback agents for the conformance run: one outrider-agent per emulated node, all on 127.0.0.1
+with their own socket and rendezvous port (as `tools/cluster/run.sh --loopback` starts them), so
+a job of 2 nodes x P ranks crosses the agents' network path. Readiness comes through --ready-fd.
+
+Thread-safety: one thread at a time (the runner holds a lock around every call).
+"""
+import ctypes
+import os
+import select
+import signal
+import socket
+import subprocess
+import time
+
+READY_TIMEOUT_S = 10
+
+
+def free_port():
+    """A TCP port nobody listens on now (the agent binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def die_with_parent():
+    """preexec_fn: the child gets SIGTERM when the runner dies, whatever kills it."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def stop_group(proc, grace_s=5):
+    """SIGTERM to the process group led by `proc` (started with start_new_session), SIGKILL after
+    `grace_s`; then SIGKILL to whatever of the group is left (children that outlived it)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+class LoopbackAgents:
+    def __init__(self, binary, nodes, run_dir, log_dir, extra_args=()):
+        self.binary = binary
+        self.nodes = nodes
+        self.run_dir = run_dir  # sockets
+        self.log_dir = log_dir
+        self.extra_args = list(extra_args)
+        self.procs = []
+        self.sockets = []
+        self.ports = []
+        self.starts = 0  # how many times the set was started (restarts = starts - 1)
+
+    @property
+    def root_addr(self):
+        return f"127.0.0.1:{self.ports[0]}"
+
+    def log_path(self, node):
+        return os.path.join(self.log_dir, f"agent-node{node}.{self.starts}.log")
+
+    def start(self):
+        self.stop()
+        self.starts += 1
+        self.sockets, self.ports = [], []
+        env = dict(os.environ, UCX_TLS="tcp", UCX_NET_DEVICES="lo", UCX_TCP_CM_REUSEADDR="y")
+        for node in range(self.nodes):
+            node_dir = os.path.join(self.run_dir, f"node{node}")
+            os.makedirs(node_dir, exist_ok=True)
+            os.makedirs(self.log_dir, exist_ok=True)
+            sock = os.path.join(node_dir, "agent.sock")
+            port = free_port()
+            ready_r, ready_w = os.pipe()
+            cmd = [self.binary, "--socket", sock, "--port", str(port), "--listen-address", "127.0.0.1",
+                   "--log-level", "info", "--http-port", "0", *self.extra_args, "--ready-fd", str(ready_w)]
+            with open(self.log_path(node), "w") as log:
+                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                        pass_fds=(ready_w,), start_new_session=True, preexec_fn=die_with_parent)
+            os.close(ready_w)
+            self.procs.append(proc)
+            try:
+                ready, _, _ = select.select([ready_r], [], [], READY_TIMEOUT_S)
+                ok = bool(ready) and os.read(ready_r, 1) != b""
+            finally:
+                os.close(ready_r)
+            if not ok:
+                time.sleep(0.2)
+                why = f"exited with code {proc.poll()}" if proc.poll() is not None else f"was not ready within {READY_TIMEOUT_S} s"
+                with open(self.log_path(node)) as f:
+                    tail = "".join(f.readlines()[-20:])
+                self.stop()
+                raise RuntimeError(f"agent of node {node} {why}; last lines of {self.log_path(node)}:\n{tail}")
+            self.sockets.append(sock)
+            self.ports.append(port)
+
+    def dead(self):
+        """[(node, exit code)] of agents that are no longer running."""
+        return [(node, p.returncode) for node, p in enumerate(self.procs) if p.poll() is not None]
+
+    def stop(self):
+        for proc in self.procs:
+            stop_group(proc)
+        self.procs = []
