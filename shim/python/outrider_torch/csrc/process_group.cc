@@ -59,6 +59,24 @@ void CopyIn(const at::Tensor& t, void* p) {
   if (t.numel() > 0) View(p, t).copy_(t);
 }
 
+// Copies `ts` one after another into shared memory at `p` (each contiguous).
+void PackIn(const std::vector<at::Tensor>& ts, void* p) {
+  size_t off = 0;
+  for (const at::Tensor& t : ts) {
+    CopyIn(t, static_cast<uint8_t*>(p) + off);
+    off += t.nbytes();
+  }
+}
+
+// The inverse of PackIn: fills `ts` from consecutive blocks of shared memory at `p`.
+void UnpackOut(const void* p, std::vector<at::Tensor>& ts) {
+  size_t at = 0;
+  for (at::Tensor& t : ts) {
+    if (t.numel() > 0) t.copy_(View(const_cast<uint8_t*>(static_cast<const uint8_t*>(p)) + at, t));
+    at += t.nbytes();
+  }
+}
+
 // A completion that copies the result at `p` (shared memory, contiguous) back into `t`.
 std::function<void(const outrider_op_result_t&)> CopyOut(void* p, at::Tensor t) {
   return [p, t](const outrider_op_result_t&) mutable {
@@ -679,11 +697,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpTyp
     for (const at::Tensor& t : outs) out_bytes += t.nbytes();
     Buffer s = conn_->Acquire(in_bytes), g = conn_->Acquire(out_bytes);
     r.buffers = {s, g};
-    size_t off = 0;
-    for (const at::Tensor& t : ins) {
-      CopyIn(t, static_cast<uint8_t*>(s.ptr) + off);
-      off += t.nbytes();
-    }
+    PackIn(ins, s.ptr);
     r.submit = [this, s, g, dtype, send_counts, recv_counts] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
@@ -691,13 +705,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpTyp
                    "alltoall");
       return h;
     };
-    r.complete = [g, outs](const outrider_op_result_t&) mutable {
-      size_t at = 0;
-      for (at::Tensor& t : outs) {
-        if (t.numel() > 0) t.copy_(View(static_cast<uint8_t*>(g.ptr) + at, t));
-        at += t.nbytes();
-      }
-    };
+    r.complete = [g, outs](const outrider_op_result_t&) mutable { UnpackOut(g.ptr, outs); };
   });
 }
 
@@ -819,24 +827,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(std::ve
     }
     Buffer b = conn_->Acquire(bytes);
     r.buffers.push_back(b);
-    size_t off = 0;
-    for (const at::Tensor& t : ts) {
-      CopyIn(t, static_cast<uint8_t*>(b.ptr) + off);
-      off += t.nbytes();
-    }
+    PackIn(ts, b.ptr);
     r.submit = [this, b, count, dtype, redop] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
       conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, count, dtype, redop, &o, &h), "allreduce_coalesced");
       return h;
     };
-    r.complete = [b, ts](const outrider_op_result_t&) mutable {
-      size_t at = 0;
-      for (at::Tensor& t : ts) {
-        if (t.numel() > 0) t.copy_(View(static_cast<uint8_t*>(b.ptr) + at, t));
-        at += t.nbytes();
-      }
-    };
+    r.complete = [b, ts](const outrider_op_result_t&) mutable { UnpackOut(b.ptr, ts); };
   });
 }
 
@@ -865,13 +863,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::ve
   for (const auto& list : outs) all.insert(all.end(), list.begin(), list.end());
   size_t n = packed.nbytes();
   return EnqueueAllgather(c10d::OpType::ALLGATHER_COALESCED, packed, all, [outs, n](void* gathered) mutable {
-    for (size_t r = 0; r < outs.size(); ++r) {
-      size_t at = r * n;
-      for (at::Tensor& t : outs[r]) {
-        if (t.numel() > 0) t.copy_(View(static_cast<uint8_t*>(gathered) + at, t));
-        at += t.nbytes();
-      }
-    }
+    for (size_t r = 0; r < outs.size(); ++r) UnpackOut(static_cast<uint8_t*>(gathered) + r * n, outs[r]);
   });
 }
 
