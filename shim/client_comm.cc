@@ -130,9 +130,9 @@ Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color
   uint64_t nth = comms_.at(parent).splits++;
   std::vector<std::pair<int32_t, int32_t>> members;  // (key, parent rank) with my color
   if (st.ok() && color >= 0) {
-    for (size_t e = 0; e < n; ++e) {
-      // Blocks arrive in the agents' order: find the parent rank each belongs to.
-      auto r = std::find(p->agent_rank.begin(), p->agent_rank.end(), static_cast<int32_t>(e)) - p->agent_rank.begin();
+    // Blocks arrive in the agents' order: rank r's block is block agent_rank[r].
+    for (size_t r = 0; r < n; ++r) {
+      size_t e = static_cast<size_t>(p->agent_rank[r]);
       if (all[2 * e] == color) members.emplace_back(all[2 * e + 1], static_cast<int32_t>(r));
     }
   }

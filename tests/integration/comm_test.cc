@@ -162,13 +162,15 @@ TEST_F(CommTest, SplitOfASplitOrdersByKey) {
 TEST_F(CommTest, GroupWithUnevenRanksPerNodeIsRefused) {
   StartAgents(2);
   RunJob("uneven", 2, 2, "tok", [](outrider_client_t* c, int r) {
-    if (r == 3) return 0;
-    int members[3] = {0, 1, 2};
-    outrider_comm_t g;
-    int rc = outrider_comm_create(c, OUTRIDER_COMM_WORLD, members, 3, &g);
-    if (rc != OUTRIDER_ERR_FAILED_PRECONDITION || g != OUTRIDER_COMM_NULL) return 90;
-    if (std::string(outrider_last_error(c)).find("node 0: 2, node 1: 1") == std::string::npos) return 91;
-    return 0;
+    if (r != 3) {
+      int members[3] = {0, 1, 2};
+      outrider_comm_t g;
+      int rc = outrider_comm_create(c, OUTRIDER_COMM_WORLD, members, 3, &g);
+      if (rc != OUTRIDER_ERR_FAILED_PRECONDITION || g != OUTRIDER_COMM_NULL) return 90;
+      if (std::string(outrider_last_error(c)).find("node 0: 2, node 1: 1") == std::string::npos) return 91;
+    }
+    // No rank leaves before every rank has joined (a job that lost a member refuses newcomers).
+    return SumOver(c, OUTRIDER_COMM_WORLD, 1) == 4 ? 0 : 92;
   });
 }
 
