@@ -5,6 +5,7 @@ reduce, gather, scatter, send/recv with tags, list all_to_all, and the coalesced
 allgather, each equal to gloo's on the same input. Exits non-zero on the first failed check."""
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -123,6 +124,73 @@ def main():
     for r in reqs:
         r.wait()
     check("send/recv in a group", same(y, full[peer] * 3))
+
+    # Every dtype c10d uses, against a reference reduced here from every rank's input (gloo has
+    # no bool, int16 or complex reductions in this torch). Small integer values keep float16 exact.
+    def as_dtype(d, dtype):
+        if dtype == torch.bool:
+            return d % 3 == 0
+        if dtype.is_complex:
+            return torch.complex(d.double(), -d.double()).to(dtype)
+        return (d % 20).to(dtype)
+    combine = {dist.ReduceOp.SUM: lambda a, b: a + b, dist.ReduceOp.MAX: torch.maximum, dist.ReduceOp.MIN: torch.minimum}
+    op_name = {dist.ReduceOp.SUM: "sum", dist.ReduceOp.MAX: "max", dist.ReduceOp.MIN: "min"}
+    for dtype in (torch.uint8, torch.int8, torch.int16, torch.bool, torch.complex64, torch.complex128, torch.float16):
+        inputs = [as_dtype(d, dtype) for d in full]
+        ops = [dist.ReduceOp.SUM] if dtype.is_complex else [dist.ReduceOp.SUM, dist.ReduceOp.MAX, dist.ReduceOp.MIN]
+        for op in ops:
+            a = inputs[RANK].clone()
+            dist.all_reduce(a, op=op)
+            expect = inputs[0].clone()
+            for x in inputs[1:]:
+                expect = combine[op](expect, x).to(dtype)
+            check(f"all_reduce {dtype} {op_name[op]}", same(a, expect), f"{a[:4]} vs {expect[:4]}")
+        a = inputs[RANK].clone()
+        dist.broadcast(a, src=1)
+        check(f"broadcast {dtype}", same(a, inputs[1]))
+    try:
+        dist.all_reduce(as_dtype(data, torch.complex64), op=dist.ReduceOp.MAX)
+        refused = ""
+    except RuntimeError as e:
+        refused = str(e)
+    check("complex max is refused with a RuntimeError", "complex" in refused.lower(), refused)
+    # Sparse COO with two sparse dimensions and a dense one, uncoalesced (a repeated index), in
+    # float32 and bfloat16: the sum over ranks, against the dense sum of every rank's input.
+    def coo(r, dtype):
+        i = torch.tensor([[r % 3, 1, r % 3, 4], [2, r, 2, 0]])
+        v = torch.arange(8, dtype=dtype).view(4, 2) + 10 * r
+        return torch.sparse_coo_tensor(i, v, (5, 4, 2))
+    for dtype in (torch.float32, torch.bfloat16):
+        a = coo(RANK, dtype)
+        dist.all_reduce(a)
+        expect = sum(coo(r, dtype).to_dense() for r in range(WORLD))
+        check(f"sparse all_reduce, 2 sparse dims, uncoalesced, {dtype}", a.is_sparse and torch.equal(a.to_dense(), expect),
+              f"{a.to_dense()} vs {expect}")
+    objs = [{"rank": RANK, "name": "x" * RANK}] if RANK == 2 else [None]
+    dist.broadcast_object_list(objs, src=2)
+    check("broadcast_object_list", objs == [{"rank": 2, "name": "xx"}], str(objs))
+    gathered = [None] * WORLD
+    dist.all_gather_object(gathered, (RANK, [RANK] * RANK))
+    check("all_gather_object", gathered == [(r, [r] * r) for r in range(WORLD)], str(gathered))
+
+    # Destroying a group while the future callback of its last op waits for the GIL that the
+    # destroying thread holds: the group's destructor lets go of the GIL while it waits on the
+    # worker. A long switch interval keeps the GIL with this thread while it spins, so the
+    # callback is still waiting when the destructor runs (or the op was slower and the check
+    # holds trivially).
+    doomed = dist.new_group()
+    ran = []
+    fut = dist.all_reduce(data.clone(), group=doomed, async_op=True).get_future().then(lambda f: ran.append(1))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(60)
+    spin_until = time.monotonic() + 1.0
+    while time.monotonic() < spin_until:
+        pass
+    dist.destroy_process_group(doomed)
+    del doomed  # the last reference: the backend's destructor runs here, holding the GIL
+    sys.setswitchinterval(interval)
+    fut.wait()
+    check("destroying a group while a future callback waits for the GIL", ran == [1])
     dist.barrier()
     dist.destroy_process_group()
     print(f"rank {RANK}: all checks passed", flush=True)

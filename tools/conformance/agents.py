@@ -7,6 +7,7 @@ Thread-safety: one thread at a time (the runner holds a lock around every call).
 import ctypes
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,6 +26,41 @@ def free_port():
 def die_with_parent():
     """preexec_fn: the child gets SIGTERM when the runner dies, whatever kills it."""
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def dump_stacks(pgid, out, gdb_timeout_s=30):
+    """Appends to the open file `out` the stacks of every process in process group `pgid`: Python
+    stacks (SIGUSR1, for which the suite's processes register faulthandler: it needs no GIL) and,
+    where gdb is installed, every thread's native stack. For a test about to time out."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pgid:
+                    pids.append(int(entry))
+            except (ProcessLookupError, PermissionError):
+                pass
+    out.write(f"\n===== conformance: stacks of the test's processes {sorted(pids)} =====\n")
+    out.flush()
+    for pid in sorted(pids):
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            pass
+    time.sleep(0.5)  # faulthandler writes from a signal handler: nothing to wait on but time
+    gdb = shutil.which("gdb")
+    for pid in sorted(pids):
+        if gdb is None:
+            break
+        out.write(f"\n----- native stacks of pid {pid} -----\n")
+        out.flush()
+        try:
+            subprocess.run([gdb, "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt 30"], stdout=out,
+                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=gdb_timeout_s)
+        except subprocess.TimeoutExpired:
+            out.write("(gdb timed out)\n")
+    out.write("===== conformance: end of stacks =====\n")
+    out.flush()
 
 
 def stop_group(proc, grace_s=5):

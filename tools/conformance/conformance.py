@@ -30,12 +30,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from agents import LoopbackAgents, die_with_parent, stop_group  # noqa: E402
+from agents import LoopbackAgents, die_with_parent, dump_stacks, stop_group  # noqa: E402
 import report  # noqa: E402
 
 SUITE = os.path.join(HERE, "dist_suite.py")
 EXCLUDED_FILE = os.path.join(HERE, "excluded.txt")
 NODES = 2
+STACKS_BEFORE_S = 20  # a test still running this long before its timeout gets its stacks logged
+STACKS_PRINTED = 250  # lines of them printed with a timed-out test's result
 BACKENDS = ("gloo", "outrider")
 # Variables of the caller's environment that would leak into the ranks' configuration.
 SCRUBBED = re.compile(r"^(OUTRIDER_|RANK$|LOCAL_RANK$|WORLD_SIZE$|LOCAL_WORLD_SIZE$|GROUP_RANK$|MASTER_|"
@@ -216,9 +218,15 @@ class Runner:
                                         preexec_fn=die_with_parent)
                 self.running.add(proc)
             try:
-                proc.wait(self.args.timeout)
+                # Before the suite's own timeout (15 s shorter) kills the ranks: their stacks, for
+                # a test that hangs.
+                proc.wait(self.args.timeout - STACKS_BEFORE_S)
             except subprocess.TimeoutExpired:
-                timed_out = True
+                dump_stacks(proc.pid, out)
+                try:
+                    proc.wait(STACKS_BEFORE_S)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
             stop_group(proc)  # also whatever its ranks left behind
             with self.lock:
                 self.running.discard(proc)
@@ -252,6 +260,24 @@ class Runner:
             procs = list(self.running)
         for proc in procs:
             stop_group(proc, grace_s=2)
+
+
+def stacks_excerpt(log):
+    """The stacks a hung test left in its log (dump_stacks), trimmed for the console."""
+    try:
+        with open(log, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    start = text.find("===== conformance: stacks")
+    if start < 0:
+        return f"(no stacks in {log})"
+    lines = text[start:].splitlines()
+    end = next((i for i, l in enumerate(lines) if l.startswith("===== conformance: end of stacks")), len(lines) - 1)
+    lines = lines[: end + 1]
+    if len(lines) > STACKS_PRINTED:
+        lines = lines[:STACKS_PRINTED] + [f"... ({len(lines) - STACKS_PRINTED} more lines in {log})"]
+    return "\n".join(lines)
 
 
 def last_line(path):
@@ -381,6 +407,8 @@ def run_tasks(runner, ws, tasks, results):
                     extra = f" - {r['reason']}" if r["status"] not in ("pass", "skip") and r["reason"] else ""
                     print(f"[{done}/{total}] ws{ws} {r['backend']:8} {r['test']}: {r['status']} "
                           f"({r['duration_s']:.1f} s){extra[:160]}", file=sys.stderr)
+                    if r["status"] == "timeout":
+                        print(stacks_excerpt(r["log"]), file=sys.stderr)
         except BaseException:
             for f in futures:
                 f.cancel()

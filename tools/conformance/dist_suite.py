@@ -19,9 +19,11 @@ collectives are checked only with CONFORMANCE_PROFILER_CHECKS=1 (the suite check
 the backends on its lists, which is how it treats any plugin backend). For both backends, DDP may
 stay in its default mode (_keep_ddp_default_mode says when and why).
 """
+import faulthandler
 import json
 import os
 import re
+import signal
 import sys
 import time
 import traceback
@@ -54,6 +56,10 @@ from torch.testing._internal.distributed import distributed_test  # noqa: E402
 from torch.testing._internal.distributed.distributed_test import DistributedTest, TestDistBackend  # noqa: E402
 
 sys.argv = _argv
+# Python stacks of every thread on SIGUSR1, for a runner that finds the test hanging; written from
+# the signal handler, so a thread holding the GIL does not stop it. Forked ranks inherit it, and
+# spawned ones import this module again.
+faulthandler.register(signal.SIGUSR1, all_threads=True)
 if SUITE_BACKEND == "outrider":
     import outrider_torch  # noqa: E402,F401  (registers the backend)
 
@@ -63,7 +69,6 @@ def _die_with_parent():
     process group, but a parent killed alone would leave its ranks waiting forever)."""
     try:
         import ctypes
-        import signal
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         if os.getppid() == 1:
             os._exit(1)
@@ -181,7 +186,6 @@ def classify(text, timeout_s):
 
 def _exit_name(code):
     if code < 0:
-        import signal
         try:
             return f"signal {signal.Signals(-code).name}"
         except ValueError:

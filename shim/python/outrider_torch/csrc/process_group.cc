@@ -2,9 +2,11 @@
 #include "shim/python/outrider_torch/csrc/process_group.h"
 
 #include <ATen/ATen.h>
+#include <Python.h>
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "ipc/defaults.h"
@@ -17,6 +19,22 @@ constexpr size_t kRegionAlign = 1 << 20;
 // After the process group is destroyed, ops still in flight get this long to finish.
 constexpr std::chrono::milliseconds kShutdownGrace{10000};
 
+// Waiting on the worker with the GIL held can deadlock: the worker completes futures, which runs
+// their Python callbacks and drops their Python references, and both take the GIL. The waits
+// that destructors and Call() do therefore let go of it while they wait.
+class GilReleased {
+ public:
+  GilReleased() : state_(Py_IsInitialized() && PyGILState_Check() ? PyEval_SaveThread() : nullptr) {}
+  ~GilReleased() {
+    if (state_ != nullptr) PyEval_RestoreThread(state_);
+  }
+  GilReleased(const GilReleased&) = delete;
+  GilReleased& operator=(const GilReleased&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
 [[noreturn]] void Throw(const std::string& what) { throw std::runtime_error("outrider: " + what); }
 
 outrider_dtype_t DType(const at::Tensor& t) {
@@ -27,7 +45,15 @@ outrider_dtype_t DType(const at::Tensor& t) {
     case at::kBFloat16: return OUTRIDER_BF16;
     case at::kInt: return OUTRIDER_I32;
     case at::kLong: return OUTRIDER_I64;
-    default: Throw(std::string("tensors of dtype ") + c10::toString(t.scalar_type()) + " are not supported (float32, float64, float16, bfloat16, int32, int64 are)");
+    case at::kByte: return OUTRIDER_U8;
+    case at::kChar: return OUTRIDER_I8;
+    case at::kShort: return OUTRIDER_I16;
+    case at::kBool: return OUTRIDER_BOOL;
+    case at::kComplexFloat: return OUTRIDER_C64;
+    case at::kComplexDouble: return OUTRIDER_C128;
+    default:
+      Throw(std::string("tensors of dtype ") + c10::toString(t.scalar_type()) +
+            " are not supported (float32, float64, float16, bfloat16, int8/16/32/64, uint8, bool, complex64 and complex128 are)");
   }
 }
 
@@ -77,6 +103,41 @@ void UnpackOut(const void* p, std::vector<at::Tensor>& ts) {
   }
 }
 
+// Any COO tensor as one with a single sparse dimension: coalesced (sorted, no repeats), its sparse
+// dimensions folded into one row-major row index, which keeps the order. UnfoldSparseDims undoes it.
+at::Tensor FoldSparseDims(const at::Tensor& t) {
+  at::Tensor c = t.is_coalesced() ? t : t.coalesce();
+  int64_t sd = c.sparse_dim();
+  if (sd == 1) return c;
+  int64_t rows = 1;
+  std::vector<int64_t> strides(static_cast<size_t>(sd));
+  for (int64_t d = sd - 1; d >= 0; --d) {
+    strides[static_cast<size_t>(d)] = rows;
+    if (c.size(d) != 0 && rows > std::numeric_limits<int64_t>::max() / c.size(d)) {
+      Throw("sparse allreduce: the sparse dimensions' sizes multiply past 2^63");
+    }
+    rows *= c.size(d);
+  }
+  at::Tensor stride = at::tensor(strides, at::TensorOptions().dtype(at::kLong)).view({sd, 1});
+  at::Tensor row = (c._indices() * stride).sum(0, /*keepdim=*/true);
+  std::vector<int64_t> shape{rows};
+  for (int64_t d = sd; d < c.dim(); ++d) shape.push_back(c.size(d));
+  return at::_sparse_coo_tensor_unsafe(row, c._values(), shape, c.options())._coalesced_(true);
+}
+
+// `rows` (one sparse dimension, from FoldSparseDims(like)) with like's sparse dimensions again.
+at::Tensor UnfoldSparseDims(const at::Tensor& rows, const at::Tensor& like) {
+  int64_t sd = like.sparse_dim();
+  if (sd == 1) return rows;
+  at::Tensor row = rows._indices().select(0, 0);
+  std::vector<at::Tensor> idx(static_cast<size_t>(sd));
+  for (int64_t d = sd - 1; d >= 0; --d) {
+    idx[static_cast<size_t>(d)] = row.remainder(like.size(d));
+    row = row.div(like.size(d), "floor");
+  }
+  return at::_sparse_coo_tensor_unsafe(at::stack(idx), rows._values(), like.sizes(), like.options())._coalesced_(true);
+}
+
 // A completion that copies the result at `p` (shared memory, contiguous) back into `t`.
 std::function<void(const outrider_op_result_t&)> CopyOut(void* p, at::Tensor t) {
   return [p, t](const outrider_op_result_t&) mutable {
@@ -123,7 +184,10 @@ Connection::~Connection() {
     stop_ = true;
   }
   cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  if (worker_.joinable()) {
+    GilReleased unlocked;
+    worker_.join();
+  }
   outrider_disconnect(client_);
 }
 
@@ -140,8 +204,13 @@ std::shared_ptr<Connection> Connection::Open(int rank, int size) {
 }
 
 void Connection::Call(std::function<void()> f) {
+  if (std::this_thread::get_id() == worker_.get_id()) {  // a completion's callback: waiting would deadlock
+    f();
+    return;
+  }
   auto work = c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
   Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0), [f](Request&) { f(); });
+  GilReleased unlocked;
   work->wait();
 }
 
@@ -353,7 +422,7 @@ void Connection::Loop() {
         progressed = true;
         std::string why = rc != OUTRIDER_OK ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
                           : stopping        ? std::string("outrider: the process group was destroyed while the collective ran")
-                                            : "outrider: collective timed out after " + std::to_string(it->timeout.count()) + " ms";
+                                            : "outrider: Timed out after " + std::to_string(it->timeout.count()) + " ms waiting for the collective (the process group's timeout)";
         it->work->Finish(BackendError(why));
         it = inflight.erase(it);
       } else {
@@ -411,6 +480,7 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
   if (!t.device().is_cpu()) Throw("sparse allreduce: only CPU tensors are supported");
   if (!t.is_sparse()) Throw("sparse allreduce needs a sparse COO tensor");
   if (t.sparse_dim() != 1) Throw("sparse allreduce: tensors must have one sparse dimension (rows), got " + std::to_string(t.sparse_dim()));
+  if (!t.is_coalesced()) t = t.coalesce();  // ids sorted, without repeats
   at::ScalarType st = t.scalar_type();
   if (st != at::kFloat && st != at::kHalf && st != at::kBFloat16) Throw("sparse allreduce: values must be float32, float16 or bfloat16");
   if (demand && (demand->is_sparse() || (demand->scalar_type() != at::kLong && demand->scalar_type() != at::kInt))) {
@@ -545,11 +615,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
       std::lock_guard<std::mutex> l(mu_);
       demand.swap(demand_);
     }
+    if (demand && t.sparse_dim() != 1) Throw("allreduce: row demand needs a tensor with one sparse dimension (rows)");
     auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{t});
     // The whole result replaces the tensor (sorted unique ids: demanded rows are merged back in).
-    EnqueueSparse(t, demand, work, nullptr, [this, t, work](const SparseResult& r) mutable {
+    EnqueueSparse(FoldSparseDims(t), demand, work, nullptr, [t, work](const SparseResult& r) mutable {
       at::Tensor out = r.Rows(0, r.total);
       if (r.demanded > 0) out = out.coalesce();
+      out = UnfoldSparseDims(out, t);
       t.copy_(out);
       work->set_outputs({out});
     });
