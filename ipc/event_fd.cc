@@ -40,6 +40,27 @@ int WaitReadable(int fd, int extra_fd, int timeout_ms) {
   }
 }
 
+int WaitReadable(int fd, int extra_fd, int third_fd, int timeout_ms) {
+  struct pollfd p[3];
+  int index[3];
+  int n = 0;
+  int fds[3] = {fd, extra_fd, third_fd};
+  for (int i = 0; i < 3; ++i) {
+    if (fds[i] < 0) continue;
+    p[n] = {fds[i], POLLIN, 0};
+    index[n++] = i;
+  }
+  for (;;) {
+    int r = ::poll(p, static_cast<nfds_t>(n), timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return 0;
+    for (int i = 0; i < n; ++i) {
+      if (p[i].revents) return index[i] + 1;
+    }
+    return 0;
+  }
+}
+
 uint64_t MonotonicNs() {
   struct timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -21,6 +21,9 @@ void DrainEventFd(int fd);
 // Blocks until `fd` or `extra_fd` (if >= 0) is readable, or `timeout_ms` passes (-1: forever).
 // Returns 0 on timeout, 1 if `fd` is readable, 2 if `extra_fd` is readable or hung up.
 int WaitReadable(int fd, int extra_fd, int timeout_ms);
+// Like WaitReadable for up to three fds (a negative one is left out): 1 + the index of the first
+// readable one, or 0 on timeout.
+int WaitReadable(int fd, int extra_fd, int third_fd, int timeout_ms);
 
 // Spin budget that grows when spinning pays off and shrinks when it does not.
 // Thread-safety: one thread.

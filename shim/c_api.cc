@@ -487,6 +487,11 @@ int outrider_wait(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms) {
   return Guard(c, [&]() -> int { return Report(c, c->impl->Wait(op, timeout_ms)); });
 }
 
+int outrider_wait_event(outrider_client_t* c, int wake_fd, int64_t timeout_ms) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int { return Report(c, c->impl->WaitEvent(wake_fd, timeout_ms)); });
+}
+
 int outrider_test(outrider_client_t* c, outrider_op_t op, int* done) { return outrider_test_result(c, op, done, nullptr); }
 
 int outrider_test_result(outrider_client_t* c, outrider_op_t op, int* done, outrider_op_result_t* result) {

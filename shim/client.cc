@@ -483,6 +483,19 @@ Status Client::Wait(uint64_t op, int64_t timeout_ms, OpResult* result) {
   }
 }
 
+Status Client::WaitEvent(int wake_fd, int64_t timeout_ms) {
+  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
+  for (;;) {
+    if (!cq_.Empty()) {
+      DrainCompletions();
+      return Status::Ok();
+    }
+    if (!gone_.ok()) return gone_;
+    if (wake_fd >= 0 && ipc::WaitReadable(wake_fd, -1, 0) != 0) return Status::Ok();
+    if (!Await(deadline, wake_fd)) return DeadlineExceeded("no completion within " + std::to_string(timeout_ms) + " ms");
+  }
+}
+
 Status Client::WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result) {
   if (ops_.find(op) == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
   uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
@@ -506,7 +519,7 @@ Status Client::WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result) {
   }
 }
 
-bool Client::Await(uint64_t deadline) {
+bool Client::Await(uint64_t deadline, int wake_fd) {
   // Spin on the ring for a while: the agent usually answers within microseconds.
   uint64_t spin_until = ipc::MonotonicNs() + spin_.budget_ns();
   while (ipc::MonotonicNs() < spin_until) {
@@ -523,7 +536,7 @@ bool Client::Await(uint64_t deadline) {
   if (!cq_.PrepareSleep()) return true;
   spin_.Miss();
   int wait_ms = deadline == UINT64_MAX ? -1 : static_cast<int>((deadline - now + 999999) / 1000000);
-  int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), wait_ms);
+  int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), wake_fd, wait_ms);
   cq_.FinishSleep();
   if (r == 1) ipc::DrainEventFd(cq_efd_.get());
   if (r == 2) OnSocketReadable();

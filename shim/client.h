@@ -118,6 +118,10 @@ class Client {
   // finished). Never releases the handle: Wait for the op still follows. OK once the rows are
   // there; the op's error if it failed first; DeadlineExceeded at the timeout.
   Status WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result = nullptr);
+  // Blocks until a completion (whole or partial, of any op) came in, `wake_fd` (if >= 0) is
+  // readable, or `timeout_ms` passed (< 0: no limit): OK, or DeadlineExceeded, or why the agent is
+  // gone. Never reads `wake_fd`.
+  Status WaitEvent(int wake_fd, int64_t timeout_ms);
 
   std::string& last_error() { return last_error_; }
 
@@ -165,7 +169,7 @@ class Client {
   void DrainCompletions();
   // Blocks until a completion may have arrived, the agent said something, or `deadline`
   // (monotonic ns; UINT64_MAX: none). False once the deadline passed.
-  bool Await(uint64_t deadline);
+  bool Await(uint64_t deadline, int wake_fd = -1);
   // Reads whatever the agent sent on the socket; on EOF or goodbye records why it is gone.
   void OnSocketReadable();
   // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.

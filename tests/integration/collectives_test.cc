@@ -2,6 +2,7 @@
 // result, bitwise identical on every client and across reruns; jobs are isolated; ranks may
 // submit different keys in different orders.
 #include <gtest/gtest.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -291,6 +292,48 @@ TEST_F(CollectivesTest, ManyOpsInFlightCompleteInAnyWaitOrder) {
       if (rc != OUTRIDER_OK) return rc;
       if (buf[i] != 2 * i + 1) return 99;
     }
+    return 0;
+  });
+}
+
+TEST_F(CollectivesTest, WaitEventReturnsOnCompletionsAndOnTheWakeFdAndTimesOutOtherwise) {
+  const int n = 2;
+  RunClients(n, "wait-event", [&](outrider_client_t* c, int r) {
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (efd < 0) return 90;
+    // Nothing in flight, nothing written: the wait times out.
+    if (outrider_wait_event(c, efd, 0) != OUTRIDER_ERR_DEADLINE_EXCEEDED) return 91;
+    // The wake fd wakes it, and is left for the caller to read.
+    uint64_t one = 1;
+    if (write(efd, &one, sizeof(one)) != sizeof(one)) return 92;
+    if (outrider_wait_event(c, efd, 10000) != OUTRIDER_OK) return 93;
+    uint64_t got = 0;
+    if (read(efd, &got, sizeof(got)) != sizeof(got) || got != 1) return 94;
+    // Ops in flight: every wait ends with a completion, none at the timeout.
+    auto* buf = static_cast<int32_t*>(outrider_alloc(c, 64 * 4));
+    std::vector<outrider_op_t> hs(64);
+    for (int i = 0; i < 64; ++i) {
+      buf[i] = i + r;
+      int rc = outrider_allreduce(c, buf + i, buf + i, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &hs[i]);
+      if (rc != OUTRIDER_OK) return rc;
+    }
+    size_t left = hs.size();
+    std::vector<bool> done(hs.size(), false);
+    while (left > 0) {
+      for (size_t i = 0; i < hs.size(); ++i) {
+        if (done[i]) continue;
+        int d = 0;
+        int rc = outrider_test_result(c, hs[i], &d, nullptr);
+        if (rc != OUTRIDER_OK) return rc;
+        if (d) {
+          done[i] = true;
+          --left;
+          if (buf[i] != 2 * static_cast<int32_t>(i) + 1) return 95;
+        }
+      }
+      if (left > 0 && outrider_wait_event(c, efd, 10000) != OUTRIDER_OK) return 96;
+    }
+    close(efd);
     return 0;
   });
 }

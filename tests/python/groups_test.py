@@ -125,6 +125,36 @@ def main():
         r.wait()
     check("send/recv in a group", same(y, full[peer] * 3))
 
+    # recv from any source: every rank in turn receives one message of each other rank.
+    for dst in range(WORLD):
+        if RANK == dst:
+            got = []
+            for _ in range(WORLD - 1):
+                t = torch.empty(4, dtype=torch.int64)
+                src = dist.recv(t, tag=5)
+                check("recv from any source gets the message its sender rank names", same(t, torch.full((4,), 10 * src + dst)), f"{src}: {t}")
+                got.append(src)
+            check("recv from any source gets one message of each other rank", sorted(got) == [r for r in range(WORLD) if r != dst], str(got))
+        else:
+            dist.send(torch.full((4,), 10 * RANK + dst, dtype=torch.int64), dst, tag=5)
+    # Any-source and named receives of one tag mixed: rank 1 sends two messages, rank 2 one; rank 0
+    # posts any, named from 1, any. Every message arrives once, rank 1's in the order it sent them.
+    if RANK == 0:
+        bufs = [torch.empty(2, dtype=torch.int64) for _ in range(3)]
+        works = [dist.irecv(bufs[0], tag=6), dist.irecv(bufs[1], src=1, tag=6), dist.irecv(bufs[2], tag=6)]
+        for w in works:
+            w.wait()
+        srcs = [w._source_rank() for w in works]
+        values = [int(b[0]) for b in bufs]
+        from_1 = [v for v, s in zip(values, srcs) if s == 1]
+        check("mixed any-source and named receives", srcs[1] == 1 and sorted(values) == [100, 101, 200] and from_1 == [100, 101]
+              and all(int(b[0]) // 100 == s for b, s in zip(bufs, srcs)), f"{srcs} {values}")
+    elif RANK == 1:
+        dist.send(torch.tensor([100, 0]), 0, tag=6)
+        dist.send(torch.tensor([101, 0]), 0, tag=6)
+    elif RANK == 2:
+        dist.send(torch.tensor([200, 0]), 0, tag=6)
+
     # Every dtype c10d uses, against a reference reduced here from every rank's input (gloo has
     # no bool, int16 or complex reductions in this torch). Small integer values keep float16 exact.
     def as_dtype(d, dtype):

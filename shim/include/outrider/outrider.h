@@ -281,6 +281,13 @@ OUTRIDER_EXPORT int outrider_wait_demand(outrider_client_t* client, outrider_op_
 /* Waits for `op` up to timeout_ms (-1: no limit). Returns the op's result and releases the
  * handle, or OUTRIDER_ERR_DEADLINE_EXCEEDED with the op still pending. */
 OUTRIDER_EXPORT int outrider_wait(outrider_client_t* client, outrider_op_t op, int64_t timeout_ms);
+/* Blocks until a completion of any op (or the demanded rows of one) came in, `wake_fd` is
+ * readable, or timeout_ms passed (-1: no limit). `wake_fd` (-1: none) is the caller's, for example
+ * an eventfd another thread writes to wake this one; it is polled, never read. Returns
+ * OUTRIDER_OK (then outrider_test_result / outrider_wait_demand tell which ops moved),
+ * OUTRIDER_ERR_DEADLINE_EXCEEDED, or what ended the connection (OUTRIDER_ERR_UNAVAILABLE when the
+ * agent is gone). For a thread that drives many ops without polling. */
+OUTRIDER_EXPORT int outrider_wait_event(outrider_client_t* client, int wake_fd, int64_t timeout_ms);
 /* Non-blocking: *done = 1 and the op's result when finished (handle released), else *done = 0
  * and OUTRIDER_OK. */
 OUTRIDER_EXPORT int outrider_test(outrider_client_t* client, outrider_op_t op, int* done);

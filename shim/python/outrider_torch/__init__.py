@@ -44,7 +44,7 @@ def _create(store, rank, size, timeout):
     job_rank = dist.get_rank()
     store.set("outrider/member/%d" % rank, str(job_rank))
     ranks = [int(store.get("outrider/member/%d" % r)) for r in range(size)]
-    return _C.create_group(ranks, job_rank, dist.get_world_size(), rank, size, timeout)
+    return _C.create_group(store, ranks, job_rank, dist.get_world_size(), rank, size, timeout)
 
 
 if "OUTRIDER" not in dist.Backend._plugins:

@@ -33,7 +33,7 @@ PYBIND11_MODULE(_C, m) {
            "Sparse allreduce algorithm: 0 auto, 1 allgather, 2 balanced, 3 block, 4 dense.")
       .def_property_readonly("last_sparse_algo", &ProcessGroupOutrider::last_sparse_algo,
                              "The algorithm the agent ran for the last sparse allreduce.");
-  m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("ranks"), py::arg("job_rank"), py::arg("job_size"),
+  m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("store"), py::arg("ranks"), py::arg("job_rank"), py::arg("job_size"),
         py::arg("rank"), py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
         "Creates a group of the job's ranks `ranks` (members only) over the process's connection to its agent.");
   m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),

@@ -2,14 +2,18 @@
 #include "shim/python/outrider_torch/csrc/process_group.h"
 
 #include <ATen/ATen.h>
-#include <Python.h>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include "ipc/defaults.h"
+#include "shim/python/outrider_torch/csrc/gil.h"
 
 namespace outrider::torch_backend {
 namespace {
@@ -18,22 +22,6 @@ constexpr size_t kArenaMaxBytes = 16 << 20;  // larger buffers come from pooled 
 constexpr size_t kRegionAlign = 1 << 20;
 // After the process group is destroyed, ops still in flight get this long to finish.
 constexpr std::chrono::milliseconds kShutdownGrace{10000};
-
-// Waiting on the worker with the GIL held can deadlock: the worker completes futures, which runs
-// their Python callbacks and drops their Python references, and both take the GIL. The waits
-// that destructors and Call() do therefore let go of it while they wait.
-class GilReleased {
- public:
-  GilReleased() : state_(Py_IsInitialized() && PyGILState_Check() ? PyEval_SaveThread() : nullptr) {}
-  ~GilReleased() {
-    if (state_ != nullptr) PyEval_RestoreThread(state_);
-  }
-  GilReleased(const GilReleased&) = delete;
-  GilReleased& operator=(const GilReleased&) = delete;
-
- private:
-  PyThreadState* state_;
-};
 
 [[noreturn]] void Throw(const std::string& what) { throw std::runtime_error("outrider: " + what); }
 
@@ -175,6 +163,11 @@ Connection::Connection(int rank, int size) : rank_(rank) {
   if (rc != OUTRIDER_OK) {
     ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") + outrider_last_error(nullptr));
   }
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) {
+    outrider_disconnect(client_);
+    ThrowBackendError(std::string("outrider: eventfd: ") + std::strerror(errno));
+  }
   worker_ = std::thread([this] { Loop(); });
 }
 
@@ -184,11 +177,13 @@ Connection::~Connection() {
     stop_ = true;
   }
   cv_.notify_all();
+  Wake();
   if (worker_.joinable()) {
     GilReleased unlocked;
     worker_.join();
   }
   outrider_disconnect(client_);
+  ::close(wake_fd_);
 }
 
 std::shared_ptr<Connection> Connection::Current() {
@@ -221,6 +216,7 @@ void Connection::DropComm(outrider_comm_t comm) {
     drops_.push_back(comm);
   }
   cv_.notify_one();
+  Wake();
 }
 
 void Connection::DropIdleComms(const std::deque<Request>& inflight) {
@@ -244,13 +240,16 @@ void Connection::DropIdleComms(const std::deque<Request>& inflight) {
   }
 }
 
-ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, int rank, int size,
+ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm,
+                                           c10::intrusive_ptr<c10d::Store> store, int rank, int size,
                                            std::chrono::milliseconds timeout)
-    : BackendBase(rank, size), conn_(std::move(conn)), comm_(comm), timeout_(timeout) {
+    : BackendBase(rank, size), conn_(std::move(conn)), comm_(comm), timeout_(timeout),
+      any_source_(std::make_unique<AnySource>(std::move(store), rank, size, timeout)) {
   InitBackend();
 }
 
 ProcessGroupOutrider::~ProcessGroupOutrider() {
+  any_source_.reset();  // fails any-source receives still looking for a sender
   // The pair map is the worker's: read it there.
   std::vector<outrider_comm_t> comms;
   try {
@@ -263,13 +262,14 @@ ProcessGroupOutrider::~ProcessGroupOutrider() {
   for (outrider_comm_t c : comms) conn_->DropComm(c);
 }
 
-c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(const c10::intrusive_ptr<c10d::Store>&, int rank, int size,
+c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                                                                       const std::chrono::duration<float>& timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-  return c10::make_intrusive<ProcessGroupOutrider>(Connection::Open(rank, size), OUTRIDER_COMM_WORLD, rank, size, ms);
+  return c10::make_intrusive<ProcessGroupOutrider>(Connection::Open(rank, size), OUTRIDER_COMM_WORLD, store, rank, size, ms);
 }
 
-c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(const std::vector<int>& ranks, int job_rank,
+c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(const c10::intrusive_ptr<c10d::Store>& store,
+                                                                           const std::vector<int>& ranks, int job_rank,
                                                                            int job_size, int rank, int size,
                                                                            const std::chrono::duration<float>& timeout) {
   if (static_cast<int>(ranks.size()) != size || rank < 0 || rank >= size || ranks[static_cast<size_t>(rank)] != job_rank) {
@@ -282,7 +282,7 @@ c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(const
     conn->Check(outrider_comm_create(conn->client(), OUTRIDER_COMM_WORLD, ranks.data(), size, &comm), "creating the group");
   });
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-  return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, rank, size, ms);
+  return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, store, rank, size, ms);
 }
 
 outrider_op_options_t ProcessGroupOutrider::Options(int32_t priority, uint64_t key) const {
@@ -352,6 +352,7 @@ void Connection::Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t 
     incoming_.emplace_back(std::move(r), std::move(prepare));
   }
   cv_.notify_one();
+  Wake();
 }
 
 void Connection::Loop() {
@@ -430,18 +431,27 @@ void Connection::Loop() {
       }
     }
     if (!progressed && !inflight.empty()) {
-      // Nothing moved: sleep until a completion may have arrived, at most a millisecond (ops
-      // queued meanwhile are submitted that soon).
-      Request& r = inflight.front();
-      outrider_op_result_t res{};
-      res.size = sizeof(res);
-      int rc = outrider_wait_result(client_, r.op, 1, &res);
-      if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED) {
-        Finish(r, rc, res);  // hands over demanded rows not yet handed over, too
-        inflight.pop_front();
+      // Nothing moved: sleep until a completion comes in, an op is queued (Wake), or the first
+      // op's deadline. A failed wait (the agent is gone) shows in the ops' results next round.
+      auto first = std::min_element(inflight.begin(), inflight.end(), [](const Request& a, const Request& b) {
+                     return a.deadline < b.deadline;
+                   })->deadline;
+      int64_t wait_ms = -1;
+      if (first != std::chrono::steady_clock::time_point::max()) {
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(first - std::chrono::steady_clock::now());
+        wait_ms = std::max<int64_t>(0, left.count());
+      }
+      (void)outrider_wait_event(client_, wake_fd_, wait_ms);
+      uint64_t drained;
+      while (::read(wake_fd_, &drained, sizeof(drained)) > 0) {
       }
     }
   }
+}
+
+void Connection::Wake() {
+  uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof(one));  // a full counter still wakes the worker
 }
 
 void Connection::Finish(Request& r, int rc, const outrider_op_result_t& res) {
@@ -961,7 +971,7 @@ outrider_comm_t ProcessGroupOutrider::PairComm(int peer) {
   return c;
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueuePair(c10d::OpType type, at::Tensor t, int peer, int tag, bool sending) {
+std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int peer, int tag, bool sending) {
   const char* what = sending ? "send" : "recv";
   CheckDenseCpu(t, what);
   if (peer < 0 || peer >= getSize()) Throw(std::string(what) + ": rank " + std::to_string(peer) + " is not in the group");
@@ -971,7 +981,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueuePair(c10d::OpType ty
   // messages each way and of each tag match in the order they were sent.
   int root = sending ? (getRank() < peer ? 0 : 1) : (peer < getRank() ? 0 : 1);
   uint64_t key = outrider_key(("outrider.p2p/" + std::to_string(root) + "/" + std::to_string(tag)).c_str());
-  return Enqueue(type, {t}, [this, t, dtype, peer, key, root, sending](Request& r) {
+  return [this, t, dtype, peer, key, root, sending](Request& r) {
     outrider_comm_t pair = PairComm(peer);
     Buffer b = conn_->Acquire(t.nbytes());
     r.buffers.push_back(b);
@@ -985,21 +995,52 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueuePair(c10d::OpType ty
       return h;
     };
     if (!sending) r.complete = CopyOut(b.ptr, t);
-  });
+  };
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
   CheckOne(tensors, "send");
-  return EnqueuePair(c10d::OpType::SEND, tensors[0], dst, tag, true);
+  auto work = Enqueue(c10d::OpType::SEND, {tensors[0]}, PairOp(tensors[0], dst, tag, true));
+  any_source_->Sent(dst, tag);
+  return work;
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor>& tensors, int src, int tag) {
   CheckOne(tensors, "recv");
-  return EnqueuePair(c10d::OpType::RECV, tensors[0], src, tag, false);
+  auto prepare = PairOp(tensors[0], src, tag, false);
+  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECV, std::vector<at::Tensor>{tensors[0]});
+  work->set_source_rank(src);
+  any_source_->Recv(src, tag, [this, work, prepare] {
+    try {
+      EnqueueWork(work, prepare);
+    } catch (...) {
+      work->Finish(std::current_exception());
+    }
+  });
+  return work;
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<at::Tensor>&, int) {
-  Throw("recv without a source rank is not supported: name the sender (src=...)");
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
+  CheckOne(tensors, "recv");
+  at::Tensor t = tensors[0];
+  CheckDenseCpu(t, "recv");
+  (void)DType(t);
+  if (!any_source_->enabled()) {
+    Throw("recv without a source rank is turned off (OUTRIDER_TORCH_ANY_SOURCE=0): name the sender (src=...)");
+  }
+  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECVANYSOURCE, std::vector<at::Tensor>{t});
+  any_source_->RecvAny(
+      tag,
+      [this, work, t, tag](int src) {
+        try {
+          work->set_source_rank(src);
+          EnqueueWork(work, PairOp(t, src, tag, false));
+        } catch (...) {
+          work->Finish(std::current_exception());
+        }
+      },
+      [work](std::exception_ptr error) { work->Finish(error); });
+  return work;
 }
 
 void ProcessGroupOutrider::monitoredBarrier(const c10d::BarrierOptions& opts, bool) {

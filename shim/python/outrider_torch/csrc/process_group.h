@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "outrider/outrider.h"
+#include "shim/python/outrider_torch/csrc/any_source.h"
 #include "shim/python/outrider_torch/csrc/torch_compat.h"
 
 namespace outrider::torch_backend {
@@ -37,6 +38,9 @@ class OutriderWork : public c10d::Work {
   // Completes the work (and its future) with the outputs or `error`.
   void Finish(std::exception_ptr error);
   void set_outputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
+  // A receive's sender (group rank), once known; -1 before.
+  int sourceRank() const override { return source_rank_.load(); }
+  void set_source_rank(int rank) { source_rank_ = rank; }
 
  protected:
   virtual void OnFinished() {}
@@ -44,6 +48,7 @@ class OutriderWork : public c10d::Work {
  private:
   std::vector<at::Tensor> outputs_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
+  std::atomic<int> source_rank_{-1};
 };
 
 // A sparse allreduce with row demand, from Python (ProcessGroupOutrider.sparse_allreduce): the
@@ -128,8 +133,11 @@ class Connection {
   // Completes a finished request (worker thread).
   void Finish(Request& r, int rc, const outrider_op_result_t& res);
   void DropIdleComms(const std::deque<Request>& inflight);
+  // Wakes the worker where it waits for completions (outrider_wait_event on wake_fd_).
+  void Wake();
 
   outrider_client_t* client_ = nullptr;
+  int wake_fd_ = -1;  // an eventfd
   int rank_;
   std::thread worker_;
   std::mutex mu_;
@@ -145,8 +153,9 @@ class Connection {
 // ranks, an outrider communicator over the process's Connection.
 class ProcessGroupOutrider : public BackendBase {
  public:
-  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, int rank, int size,
-                       std::chrono::milliseconds timeout);
+  // `store` is the group's own store (for receives from any source; may be null).
+  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, c10::intrusive_ptr<c10d::Store> store, int rank,
+                       int size, std::chrono::milliseconds timeout);
   // Leaves the group's communicators (its own and its point-to-point pairs) once their ops are done.
   ~ProcessGroupOutrider() override;
 
@@ -156,7 +165,8 @@ class ProcessGroupOutrider : public BackendBase {
                                                          const std::chrono::duration<float>& timeout);
   // Any other group: `ranks` are its members' ranks in the job (in group rank order); the job has
   // `job_size` ranks of which this process is `job_rank`. Members only.
-  static c10::intrusive_ptr<ProcessGroupOutrider> CreateGroup(const std::vector<int>& ranks, int job_rank, int job_size,
+  static c10::intrusive_ptr<ProcessGroupOutrider> CreateGroup(const c10::intrusive_ptr<c10d::Store>& store,
+                                                              const std::vector<int>& ranks, int job_rank, int job_size,
                                                               int rank, int size, const std::chrono::duration<float>& timeout);
 
   const std::string getBackendName() const override { return "outrider"; }
@@ -219,8 +229,9 @@ class ProcessGroupOutrider : public BackendBase {
                                                  std::vector<int64_t> send_counts, std::vector<int64_t> recv_counts,
                                                  outrider_dtype_t dtype);
   // Point-to-point: a broadcast in the two-rank communicator of this rank and `peer` (made on
-  // first use; the worker thread only), rooted at the sender, keyed by the tag.
-  c10::intrusive_ptr<c10d::Work> EnqueuePair(c10d::OpType type, at::Tensor t, int peer, int tag, bool sending);
+  // first use; the worker thread only), rooted at the sender, keyed by the tag. Checks `t` and
+  // `peer`, and returns the op's preparation.
+  std::function<void(Request&)> PairOp(at::Tensor t, int peer, int tag, bool sending);
   outrider_comm_t PairComm(int peer);
   // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
   struct SparseResult {
@@ -249,6 +260,7 @@ class ProcessGroupOutrider : public BackendBase {
   std::optional<at::Tensor> demand_;  // guarded by mu_
   std::set<std::string> iteration_;    // guarded by mu_: allreduce shapes of the current iteration
   std::map<int, outrider_comm_t> pairs_;  // worker thread only: point-to-point communicators by peer
+  std::unique_ptr<AnySource> any_source_;
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};
 };
