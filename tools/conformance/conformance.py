@@ -19,6 +19,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
@@ -77,6 +78,12 @@ def parse_args(argv):
                    "(default: a new directory under $TMPDIR, named when the run starts and ends)")
     p.add_argument("--build", default=os.environ.get("OUTRIDER_BUILD_DIR", os.path.join(ROOT, "build")),
                    help="build directory with bin/outrider-agent and python/outrider_torch (default build/)")
+    p.add_argument("--python", metavar="CMD", default=sys.executable,
+                   help="the command (split like a shell) that runs the suite's Python: another PyTorch, for example "
+                   "\"tools/torch2/enter.sh -- /usr/bin/python3\" for the trixie root's 2.6 (default: this interpreter)")
+    p.add_argument("--python-build", metavar="DIR",
+                   help="build directory with python/outrider_torch for that Python (default --build; "
+                   "build-torch2/ from tools/outrider test-torch2 for the trixie root)")
     p.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
                    help="extra argument for every agent (repeatable)")
     p.add_argument("--list", action="store_true", help="print the selected tests and exit")
@@ -89,6 +96,13 @@ def parse_args(argv):
     for w in args.world_sizes:
         if w < 2 or w % NODES:
             p.error(f"--world-sizes: {w} is not a multiple of {NODES} nodes")
+    args.python = shlex.split(args.python)
+    if not args.python:
+        p.error("--python: empty command")
+    if "/" in args.python[0]:
+        args.python[0] = os.path.abspath(args.python[0])  # tests run in their own directories
+    args.build = os.path.abspath(args.build)
+    args.python_build = os.path.abspath(args.python_build or args.build)
     args.backends = [b for b in args.backends.split(",") if b]
     if not args.backends or any(b not in BACKENDS for b in args.backends):
         p.error(f"--backends: choose from {', '.join(BACKENDS)}")
@@ -136,8 +150,8 @@ class Runner:
         self.stopping = threading.Event()
         self.agents = None
         self.agent_events = []  # agents that died, and when
-        self.python_path = [os.path.join(args.build, "python")]
-        if subprocess.run([sys.executable, "-c", "import expecttest"], capture_output=True).returncode != 0:
+        self.python_path = [os.path.join(args.python_build, "python")]
+        if subprocess.run(args.python + ["-c", "import expecttest"], capture_output=True).returncode != 0:
             self.python_path.append(os.path.join(HERE, "compat"))
 
     def base_env(self, ws):
@@ -151,6 +165,9 @@ class Runner:
             "INIT_METHOD": "file://" + os.path.join(self.run_dir, "init_file"),
             "TEMP_DIR": self.run_dir,
             "DISTRIBUTED_TESTS_DEFAULT_TIMEOUT": str(self.args.timeout - 15),
+            # Debian's PyTorch 2.x has a TCPStore without libuv, which 2.4+ asks for by default (1.13
+            # ignores it).
+            "USE_LIBUV": "0",
             "CONFORMANCE_START_METHOD": self.args.start_method,
             "CONFORMANCE_PROFILER_CHECKS": "1" if self.args.profiler_checks else "0",
             "PYTHONPATH": os.pathsep.join(self.python_path + ([old] if old else [])),
@@ -158,7 +175,7 @@ class Runner:
         return env
 
     def list_tests(self, ws):
-        out = subprocess.run([sys.executable, SUITE, "--list"], env=self.base_env(ws), capture_output=True, text=True)
+        out = subprocess.run(self.args.python + [SUITE, "--list"], env=self.base_env(ws), capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"listing the suite's tests failed:\n{out.stderr[-3000:]}")
         return json.loads(out.stdout)
@@ -213,7 +230,7 @@ class Runner:
                 if self.stopping.is_set():
                     shutil.rmtree(test_dir, ignore_errors=True)
                     return None
-                proc = subprocess.Popen([sys.executable, SUITE, test], stdin=subprocess.DEVNULL, stdout=out,
+                proc = subprocess.Popen(self.args.python + [SUITE, test], stdin=subprocess.DEVNULL, stdout=out,
                                         stderr=subprocess.STDOUT, env=env, cwd=test_dir, start_new_session=True,
                                         preexec_fn=die_with_parent)
                 self.running.add(proc)
@@ -296,10 +313,10 @@ def on_sigterm(signum, frame):
 def main(argv):
     args = parse_args(argv)
     if "outrider" in args.backends:
-        for path in ("bin/outrider-agent", "python/outrider_torch/__init__.py"):
-            if not os.path.exists(os.path.join(args.build, path)):
-                print(f"conformance: {os.path.join(args.build, path)} is missing (build with tools/outrider build, "
-                      "or point --build at a build directory)", file=sys.stderr)
+        for build, path in ((args.build, "bin/outrider-agent"), (args.python_build, "python/outrider_torch/__init__.py")):
+            if not os.path.exists(os.path.join(build, path)):
+                print(f"conformance: {os.path.join(build, path)} is missing (build with tools/outrider build or "
+                      "test-torch2, or point --build / --python-build at a build directory)", file=sys.stderr)
                 return 2
     try:
         expect_fail = read_list(args.expect_fail) if args.expect_fail else {}

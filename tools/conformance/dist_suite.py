@@ -120,12 +120,12 @@ class TestDistBackendWithSpawn(TestDistBackend, DistributedTest._DistTestBase):
         torch.backends.cudnn.flags(enabled=True, allow_tf32=False).__enter__()
 
     @classmethod
-    def _run(cls, rank, test_name, file_name, pipe):
+    def _run(cls, rank, test_name, file_name, pipe, *args, **kwargs):  # 2.x passes more (fake_pg=...)
         _die_with_parent()
         _keep_ddp_default_mode()
         if SUITE_BACKEND == "outrider":
             _prepare_outrider_rank(rank, test_name)
-        super()._run(rank, test_name, file_name, pipe)
+        super()._run(rank, test_name, file_name, pipe, *args, **kwargs)
 
 
 FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)$')
