@@ -60,7 +60,10 @@ Status Agent::StartHttp() {
     return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", Metrics().registry().Serialize()};
   };
   routes["/healthz"] = [this] {
-    uint64_t age = ipc::MonotonicNs() - loop_alive_ns_.load(std::memory_order_relaxed);
+    // The loop may store a newer time between the two reads: a stamp ahead of `now` is age 0.
+    uint64_t alive = loop_alive_ns_.load(std::memory_order_relaxed);
+    uint64_t now = ipc::MonotonicNs();
+    uint64_t age = now > alive ? now - alive : 0;
     if (age < 5'000'000'000ull) return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
     return HttpResponse{503, "text/plain; charset=utf-8",
                         "progress loop has not run for " + std::to_string(age / 1'000'000) + " ms\n"};
