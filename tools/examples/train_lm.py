@@ -99,6 +99,9 @@ def main():
                    help="outrider, sparse on: the embedding is synchronized outside DDP with row demand; the next "
                         "step starts once the rows it looks up are updated, the other rows' sync overlaps it "
                         "(the same SGD updates, applied in the same order per row)")
+    p.add_argument("--copies", choices=("shared", "staged"), default="shared",
+                   help="outrider: DDP's gradient buckets in memory shared with the agent, used in place (shared, "
+                        "the default: outrider_torch.shared_ddp) or ordinary ones copied in and out of it (staged)")
     p.add_argument("--json", help="rank 0 writes the run's summary here")
     args = p.parse_args()
     if args.steps <= args.warmup or args.batch < 1 or args.context < 1 or args.vocab < 2 or args.classes < 2:
@@ -133,7 +136,10 @@ def main():
     if args.overlap:
         # DDP keeps the dense layers; the embedding's gradient goes through sparse_allreduce below.
         nn.parallel.DistributedDataParallel._set_params_and_buffers_to_ignore_for_model(model, ["embedding.weight"])
-    ddp = nn.parallel.DistributedDataParallel(model)
+    if args.backend == "outrider" and args.copies == "shared":
+        ddp = outrider_torch.shared_ddp(model)
+    else:
+        ddp = nn.parallel.DistributedDataParallel(model)
     dense = [p for name, p in model.named_parameters() if not (args.overlap and name == "embedding.weight")]
     opt = torch.optim.SGD(dense, lr=args.lr)
     table = model.embedding.weight
@@ -159,7 +165,10 @@ def main():
               f"{params} parameters), batch {args.batch} x {args.context}, {args.steps} steps", flush=True)
     losses, times, phases = [], [], []
     x, y = batch()
+    copies = None  # the backend's copy counters when the timed steps begin
     for step in range(args.steps):
+        if step == args.warmup and args.backend == "outrider":
+            copies = outrider_torch.copy_counters()
         nx, ny = batch()
         if args.demand and args.backend == "outrider":
             outrider_torch.demand(nx)
@@ -186,6 +195,10 @@ def main():
         if rank == 0 and (step % 10 == 0 or step == args.steps - 1):
             print(f"  step {step:4d}  loss {loss.item():.4f}  {times[-1] * 1e3:8.1f} ms", flush=True)
 
+    copied = None
+    if copies is not None:  # per timed step: bytes the backend copied into and out of shared memory
+        now = outrider_torch.copy_counters()
+        copied = {k: (now[k] - copies[k]) / (args.steps - args.warmup) for k in now}
     # Local compute alone (forward + backward + step on a copy, no communication), measured by
     # every rank at once after training (the same CPU contention as during it): what a step would
     # take without the network. Exposed communication = step time - this.
@@ -220,6 +233,10 @@ def main():
               f"{max(0.0, step_s - compute_s) * 1e3:.1f} ms; forward {fwd * 1e3:.1f}, backward with DDP sync {bwd * 1e3:.1f}, "
               f"optimizer {upd * 1e3:.1f} ms); final loss {losses[-1]:.4f}; parameters "
               f"{'bitwise identical' if identical else 'DIFFER'} across ranks", flush=True)
+        if copied is not None:
+            print(f"# copies per step ({args.copies} buckets): {copied['bytes_in'] / 1e6:.3f} MB into shared memory, "
+                  f"{copied['bytes_out'] / 1e6:.3f} MB out; {copied['tensors_staged']:.1f} tensors staged, "
+                  f"{copied['tensors_in_place']:.1f} used in place", flush=True)
         if args.json:
             row = {"system": "outrider" if args.backend == "outrider" else "torch-gloo",
                    "algo": "sparse" if args.sparse == "on" else "dense", "op": "train_step",
@@ -227,7 +244,7 @@ def main():
                    "forward_us": fwd * 1e6, "backward_us": bwd * 1e6, "optimizer_us": upd * 1e6,
                    "step_times_us": [t * 1e6 for t in times], "losses": losses, "params_identical": identical,
                    "ranks": world, "steps": args.steps, "batch": args.batch, "context": args.context, "vocab": vocab,
-                   "dim": args.dim, "corpus": source, "corpus_words": int(stream.numel()), "demand": bool(args.demand)}
+                   "copies_per_step": copied, "dim": args.dim, "corpus": source, "corpus_words": int(stream.numel()), "demand": bool(args.demand)}
             if args.backend == "outrider" and args.sparse == "on":
                 row["sparse_algo_ran"] = outrider_torch.last_sparse_algo()
             if args.overlap:

@@ -6,10 +6,15 @@
 Every collective goes to this node's outrider-agent (which must be running; $OUTRIDER_SOCKET names
 its socket if not the default). Dense tensors are reduced by the agent's hierarchical collectives,
 sparse COO tensors (nn.Embedding(sparse=True) gradients under DDP) by its sparse allreduce.
+Tensors in ordinary memory are copied into memory shared with the agent and back; tensors made
+in shared memory (empty(), shared_memory(), shared_ddp()) are used where they lie, without copies.
 
 Builds against PyTorch 1.13 (the backend is a c10d ProcessGroup) and 2.x (a c10d Backend, which
 the ProcessGroup torch.distributed creates wraps, for CPU tensors); backend() finds it either way.
 """
+
+import contextlib
+import math
 
 import torch
 import torch.distributed as dist
@@ -92,3 +97,67 @@ def last_sparse_algo(group=None):
     """Name of the algorithm the agent ran for the last sparse allreduce."""
     code = backend(group).last_sparse_algo
     return {v: k for k, v in SPARSE_ALGOS.items()}.get(code, str(code))
+
+
+def empty(*size, dtype=None):
+    """Like torch.empty (CPU), but in memory shared with this node's agent.
+
+    Collectives of outrider groups (allreduce, broadcast, reduce) hand the agent such a tensor's
+    memory in place: no copy into a staging buffer before the op and none back after it. Needs an
+    initialized outrider process group; the memory (and the connection to the agent) stays valid
+    as long as the tensor or a view of it lives.
+    """
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = tuple(size[0])
+    dtype = dtype if dtype is not None else torch.get_default_dtype()
+    numel = math.prod(size)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    if numel == 0:
+        return torch.empty(size, dtype=dtype)
+    return _C.shared_bytes(numel * itemsize).view(dtype).view(size)
+
+
+@contextlib.contextmanager
+def shared_memory():
+    """Within it, the CPU tensors this thread allocates live in memory shared with the agent (as
+    from empty()) while an outrider process group is initialized; other threads allocate as
+    always. Meant for the buffers collectives work on, not for a whole model's activations."""
+    previous = _C.set_shared_allocation(True)
+    try:
+        yield
+    finally:
+        _C.set_shared_allocation(previous)
+
+
+def shared_ddp(module, **kwargs):
+    """torch.nn.parallel.DistributedDataParallel(module, **kwargs) with its gradient buckets in
+    shared memory, so that their allreduces copy nothing.
+
+    DDP allocates the buckets when it is made and once more when it rebuilds them in the order
+    gradients became ready (in the forward pass of the second step): both happen with this
+    thread's allocations routed to shared memory, and nothing else does. gradient_as_bucket_view
+    defaults to True (the gradients are views of the buckets, so DDP copies nothing either).
+    """
+    kwargs.setdefault("gradient_as_bucket_view", True)
+    with shared_memory():
+        ddp = torch.nn.parallel.DistributedDataParallel(module, **kwargs)
+    previous = []
+
+    def enter(_module, _inputs):  # DDP.forward, before it rebuilds buckets
+        previous.append(_C.set_shared_allocation(True))
+
+    def leave(*_):  # the wrapped module's forward, or DDP.forward's end, whichever comes first
+        if previous:
+            _C.set_shared_allocation(previous.pop())
+
+    ddp.register_forward_pre_hook(enter)
+    module.register_forward_pre_hook(leave)
+    ddp.register_forward_hook(leave)
+    return ddp
+
+
+def copy_counters():
+    """What the outrider backend copied between tensors and shared memory since the process started:
+    bytes_in (into staging buffers), bytes_out (results back), tensors_staged, and
+    tensors_in_place (tensors the agent used where they lie, without a copy)."""
+    return dict(_C.copy_counters())

@@ -5,6 +5,7 @@
 #include <torch/python.h>
 
 #include "shim/python/outrider_torch/csrc/process_group.h"
+#include "shim/python/outrider_torch/csrc/shared_memory.h"
 
 namespace py = pybind11;
 using outrider::torch_backend::ProcessGroupOutrider;
@@ -36,6 +37,19 @@ PYBIND11_MODULE(_C, m) {
   m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("store"), py::arg("ranks"), py::arg("job_rank"), py::arg("job_size"),
         py::arg("rank"), py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
         "Creates a group of the job's ranks `ranks` (members only) over the process's connection to its agent.");
+  m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"), py::call_guard<py::gil_scoped_release>(),
+        "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the friendly form).");
+  m.def("set_shared_allocation", &outrider::torch_backend::SetSharedAllocation, py::arg("on"),
+        "Routes this thread's CPU tensor allocations to shared memory (or not); returns the previous setting.");
+  m.def("copy_counters", [] {
+    const auto& c = outrider::torch_backend::Copies();
+    py::dict d;
+    d["bytes_in"] = c.bytes_in.load();
+    d["bytes_out"] = c.bytes_out.load();
+    d["tensors_staged"] = c.tensors_staged.load();
+    d["tensors_in_place"] = c.tensors_in_place.load();
+    return d;
+  }, "What the backend copied between tensors and shared memory so far, and the tensors it used in place.");
   m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
         py::call_guard<py::gil_scoped_release>(), "Creates an outrider process group (torch.distributed backend factory).");
 }

@@ -14,6 +14,7 @@
 
 #include "ipc/defaults.h"
 #include "shim/python/outrider_torch/csrc/gil.h"
+#include "shim/python/outrider_torch/csrc/shared_memory.h"
 
 namespace outrider::torch_backend {
 namespace {
@@ -70,7 +71,15 @@ at::Tensor View(void* p, const at::Tensor& like) { return at::from_blob(p, like.
 
 // Copies `t` into shared memory at `p` (contiguous).
 void CopyIn(const at::Tensor& t, void* p) {
+  Copies().tensors_staged++;
+  Copies().bytes_in += t.nbytes();
   if (t.numel() > 0) View(p, t).copy_(t);
+}
+
+// Copies the contiguous result at shared memory `p` into `t`.
+void CopyBack(const void* p, at::Tensor& t) {
+  Copies().bytes_out += t.nbytes();
+  if (t.numel() > 0) t.copy_(View(const_cast<void*>(p), t));
 }
 
 // Copies `ts` one after another into shared memory at `p` (each contiguous).
@@ -86,7 +95,7 @@ void PackIn(const std::vector<at::Tensor>& ts, void* p) {
 void UnpackOut(const void* p, std::vector<at::Tensor>& ts) {
   size_t at = 0;
   for (at::Tensor& t : ts) {
-    if (t.numel() > 0) t.copy_(View(const_cast<uint8_t*>(static_cast<const uint8_t*>(p)) + at, t));
+    CopyBack(static_cast<const uint8_t*>(p) + at, t);
     at += t.nbytes();
   }
 }
@@ -128,9 +137,28 @@ at::Tensor UnfoldSparseDims(const at::Tensor& rows, const at::Tensor& like) {
 
 // A completion that copies the result at `p` (shared memory, contiguous) back into `t`.
 std::function<void(const outrider_op_result_t&)> CopyOut(void* p, at::Tensor t) {
-  return [p, t](const outrider_op_result_t&) mutable {
-    if (t.numel() > 0) t.copy_(View(p, t));
-  };
+  return [p, t](const outrider_op_result_t&) mutable { CopyBack(p, t); };
+}
+
+// Where an op on `t` reads and writes its data.
+struct Staged {
+  void* ptr;
+  bool in_place;  // `t`'s own memory
+};
+
+// `t` itself when it lies in the connection's shared memory: the agent works on it in place.
+// Otherwise a staging buffer (released with the request) holding a copy of `t`; then
+// `*copy_back`, if given, becomes a completion copying the result back into `t`.
+Staged Stage(Connection& conn, Request& r, const at::Tensor& t, std::function<void(const outrider_op_result_t&)>* copy_back) {
+  if (void* p = SharedData(conn, t)) {
+    Copies().tensors_in_place++;
+    return {p, true};
+  }
+  Buffer b = conn.Acquire(t.nbytes());
+  r.buffers.push_back(b);
+  CopyIn(t, b.ptr);
+  if (copy_back != nullptr) *copy_back = CopyOut(b.ptr, t);
+  return {b.ptr, false};
 }
 
 }  // namespace
@@ -154,7 +182,7 @@ std::mutex g_connection_mu;
 std::weak_ptr<Connection> g_connection;  // guarded by g_connection_mu
 }  // namespace
 
-Connection::Connection(int rank, int size) : rank_(rank) {
+Connection::Connection(int rank, int size) : rank_(rank), size_(size) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.rank = rank;
@@ -192,10 +220,24 @@ std::shared_ptr<Connection> Connection::Current() {
 }
 
 std::shared_ptr<Connection> Connection::Open(int rank, int size) {
+  if (std::shared_ptr<Connection> open = Current(); open && open->rank_ == rank && open->size_ == size) return open;
   auto conn = std::make_shared<Connection>(rank, size);
   std::lock_guard<std::mutex> l(g_connection_mu);
   g_connection = conn;
   return conn;
+}
+
+Buffer Connection::AcquireShared(size_t bytes) {
+  Buffer b;
+  Call([&] { b = Acquire(bytes); });
+  return b;
+}
+
+void Connection::ReleaseShared(const Buffer& b) {
+  try {
+    Call([&] { Release(b); });
+  } catch (...) {  // the connection is closing: its client unmaps the memory anyway
+  }
 }
 
 void Connection::Call(std::function<void()> f) {
@@ -336,6 +378,7 @@ void Connection::Release(const Buffer& b) {
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                                              std::function<void(Request&)> prepare) {
   auto work = c10::make_intrusive<OutriderWork>(getRank(), type, std::move(outputs));
+  if (type != c10d::OpType::SEND) seq_++;  // collectives only (receives do not come here)
   EnqueueWork(work, std::move(prepare));
   return work;
 }
@@ -480,6 +523,7 @@ at::Tensor ProcessGroupOutrider::SparseResult::Rows(int64_t begin, int64_t end) 
   shape.insert(shape.begin(), n);
   at::Tensor v = at::from_blob(static_cast<uint8_t*>(values) + begin * row_elems * like.element_size(), shape,
                                like.options().layout(at::kStrided)).clone();
+  Copies().bytes_out += idx.nbytes() + v.nbytes();
   // Each part is sorted by id without repeats.
   return at::_sparse_coo_tensor_unsafe(idx, v, like.sizes(), like.options())._coalesced_(true);
 }
@@ -502,6 +546,7 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
   for (int64_t d = 1; d < t.dim(); ++d) dim *= static_cast<uint64_t>(t.size(d));
   uint32_t algo = sparse_algo_;
   int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype));
+  seq_++;
   EnqueueWork(work, [this, t, dtype, rows, dim, demand, algo, priority, demanded, done](Request& r) mutable {
     at::Tensor idx = t._indices().select(0, 0).contiguous();
     at::Tensor vals = t._values().contiguous();
@@ -509,6 +554,8 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
     size_t elem = static_cast<size_t>(vals.element_size());
     Buffer ib = conn_->Acquire(nnz * 8), vb = conn_->Acquire(nnz * dim * elem), oi = conn_->Acquire(rows * 8), ov = conn_->Acquire(rows * dim * elem);
     r.buffers = {ib, vb, oi, ov};
+    Copies().tensors_staged++;
+    Copies().bytes_in += nnz * 8 + nnz * dim * elem;
     if (nnz > 0) {
       std::memcpy(ib.ptr, idx.data_ptr<int64_t>(), nnz * 8);
       std::memcpy(vb.ptr, vals.data_ptr(), nnz * dim * elem);
@@ -531,6 +578,7 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
       Buffer db = conn_->Acquire(static_cast<size_t>(d.numel()) * 8);
       r.buffers.push_back(db);
       std::memcpy(db.ptr, d.data_ptr<int64_t>(), static_cast<size_t>(d.numel()) * 8);
+      Copies().bytes_in += static_cast<size_t>(d.numel()) * 8;
       s.demand_ids = db.ptr;
       s.demand_nnz = static_cast<uint64_t>(d.numel());
     }
@@ -601,16 +649,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::T
   if (opts.rootRank < 0 || opts.rootRank >= getSize()) Throw("broadcast: root rank " + std::to_string(opts.rootRank) + " is not in the group");
   int root = static_cast<int>(opts.rootRank);
   return Enqueue(c10d::OpType::BROADCAST, {t}, [this, t, dtype, root](Request& r) {
-    Buffer b = conn_->Acquire(t.nbytes());
-    r.buffers.push_back(b);
-    CopyIn(t, b.ptr);
-    r.submit = [this, b, t, dtype, root] {
+    void* p = Stage(*conn_, r, t, &r.complete).ptr;
+    r.submit = [this, p, t, dtype, root] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_broadcast(conn_->client(), b.ptr, static_cast<uint64_t>(t.numel()), dtype, root, &o, &h), "broadcast");
+      conn_->Check(outrider_broadcast(conn_->client(), p, static_cast<uint64_t>(t.numel()), dtype, root, &o, &h), "broadcast");
       return h;
     };
-    r.complete = CopyOut(b.ptr, t);
   });
 }
 
@@ -642,16 +687,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
   outrider_redop_t redop = RedOp(opts.reduceOp);
   int32_t priority = NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
   return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, redop, priority](Request& r) {
-    Buffer b = conn_->Acquire(t.nbytes());
-    r.buffers.push_back(b);
-    CopyIn(t, b.ptr);
-    r.submit = [this, b, t, dtype, redop, priority] {
+    void* p = Stage(*conn_, r, t, &r.complete).ptr;
+    r.submit = [this, p, t, dtype, redop, priority] {
       outrider_op_options_t o = Options(priority);
       outrider_op_t h = 0;
-      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
+      conn_->Check(outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
       return h;
     };
-    r.complete = CopyOut(b.ptr, t);
   });
 }
 
@@ -671,7 +713,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
   size_t n = in.nbytes();
   return EnqueueAllgather(c10d::OpType::ALLGATHER, in, outs, [outs, n](void* gathered) mutable {
     for (size_t k = 0; k < outs.size(); ++k) {
-      if (n > 0) outs[k].copy_(View(static_cast<uint8_t*>(gathered) + k * n, outs[k]));
+      CopyBack(static_cast<uint8_t*>(gathered) + k * n, outs[k]);
     }
   });
 }
@@ -685,7 +727,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor&
   }
   at::Tensor out = output;
   return EnqueueAllgather(c10d::OpType::_ALLGATHER_BASE, input, {out}, [out](void* gathered) mutable {
-    if (out.numel() > 0) out.copy_(View(gathered, out));
+    CopyBack(gathered, out);
   });
 }
 
@@ -877,16 +919,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tens
   if (root < 0 || root >= getSize()) Throw("reduce: root rank " + std::to_string(root) + " is not in the group");
   bool is_root = getRank() == root;
   return Enqueue(c10d::OpType::REDUCE, {t}, [this, t, dtype, redop, is_root](Request& r) {
-    Buffer b = conn_->Acquire(t.nbytes());
-    r.buffers.push_back(b);
-    CopyIn(t, b.ptr);
-    r.submit = [this, b, t, dtype, redop] {
+    // Only the root's tensor gets the result; the others' stay as they were.
+    Staged in = Stage(*conn_, r, t, is_root ? &r.complete : nullptr);
+    void* out = in.ptr;
+    if (in.in_place && !is_root) {
+      Buffer scratch = conn_->Acquire(t.nbytes());
+      r.buffers.push_back(scratch);
+      out = scratch.ptr;
+    }
+    r.submit = [this, in, out, t, dtype, redop] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "reduce");
+      conn_->Check(outrider_allreduce(conn_->client(), in.ptr, out, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "reduce");
       return h;
     };
-    if (is_root) r.complete = CopyOut(b.ptr, t);  // the others' tensors stay as they were
   });
 }
 

@@ -1,7 +1,8 @@
 // The "outrider" torch.distributed backend: c10d process groups that hand every collective to the
 // node's outrider-agent through the shim. Each group is an outrider communicator over the
 // process's one connection (Connection). Tensors are copied into memory shared with the agent
-// (the client's arena, or pooled regions for large tensors) and back. Sparse COO tensors go to
+// (the client's arena, or pooled regions for large tensors) and back, unless they already lie in
+// it (shared_memory.h): then the agent works on them in place. Sparse COO tensors go to
 // the agent's sparse allreduce; send/recv to a broadcast in the pair's own communicator.
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
@@ -113,6 +114,8 @@ class Connection {
   ~Connection();
   // The process's connection, if one is open.
   static std::shared_ptr<Connection> Current();
+  // The process's connection as `rank` of `size`: the open one if it is that (shared-memory
+  // tensors can keep it open past its process groups), else a new one.
   static std::shared_ptr<Connection> Open(int rank, int size);
 
   void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
@@ -121,6 +124,12 @@ class Connection {
   void Call(std::function<void()> f);
   // Leaves `comm` once no op on it is in flight.
   void DropComm(outrider_comm_t comm);
+  // Shared memory that outlives ops (shared_memory.h), from any thread: taken and given back on
+  // the worker. A failure to allocate throws.
+  Buffer AcquireShared(size_t bytes);
+  void ReleaseShared(const Buffer& b);
+  // Whether the caller is the worker thread.
+  bool OnWorker() const { return std::this_thread::get_id() == worker_.get_id(); }
   // Worker thread only.
   Buffer Acquire(size_t bytes);
   void Release(const Buffer& b);
@@ -139,6 +148,7 @@ class Connection {
   outrider_client_t* client_ = nullptr;
   int wake_fd_ = -1;  // an eventfd
   int rank_;
+  int size_;
   std::thread worker_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -200,6 +210,12 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
   void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
+
+  // The group's op count (ProcessGroupWrapper, under TORCH_DISTRIBUTED_DEBUG=DETAIL, compares it
+  // across ranks before every collective): every rank starts at 0 and counts its collectives
+  // (point-to-point ops, which ranks issue unevenly, do not count; gloo counts alike).
+  void setSequenceNumberForGroup() override { seq_ = 0; }
+  uint64_t getSequenceNumberForGroup() override { return seq_.load(); }
 
   // Row demand: the row ids (int64) the next forward pass needs; the next sparse allreduce
   // of a table with at least that many rows carries them (once).
@@ -263,6 +279,7 @@ class ProcessGroupOutrider : public BackendBase {
   std::unique_ptr<AnySource> any_source_;
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};
+  std::atomic<uint64_t> seq_{0};
 };
 
 }  // namespace outrider::torch_backend
