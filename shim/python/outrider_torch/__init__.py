@@ -9,8 +9,8 @@ sparse COO tensors (nn.Embedding(sparse=True) gradients under DDP) by its sparse
 Tensors in ordinary memory are copied into memory shared with the agent and back; tensors made
 in shared memory (empty(), shared_memory(), shared_ddp()) are used where they lie, without copies.
 
-Builds against PyTorch 1.13 (the backend is a c10d ProcessGroup) and 2.x (a c10d Backend, which
-the ProcessGroup torch.distributed creates wraps, for CPU tensors); backend() finds it either way.
+Builds against PyTorch 1.13 (the backend is a c10d ProcessGroup) and 2.x (a c10d Backend for CPU
+tensors inside a ProcessGroup of ours); backend() finds it either way.
 """
 
 import contextlib
@@ -43,13 +43,16 @@ def _create(store, rank, size, timeout):
     """The backend factory: the default group is the whole job; any other group (new_group,
     new_subgroups, ...) becomes a communicator of the job's ranks over the same connection."""
     if not dist.is_initialized():
-        return _C.create(store, rank, size, timeout)
-    # torch tells a group's factory only the group rank: the members name their job ranks
-    # through the group's own store.
-    job_rank = dist.get_rank()
-    store.set("outrider/member/%d" % rank, str(job_rank))
-    ranks = [int(store.get("outrider/member/%d" % r)) for r in range(size)]
-    return _C.create_group(store, ranks, job_rank, dist.get_world_size(), rank, size, timeout)
+        group = _C.create(store, rank, size, timeout)
+    else:
+        # torch tells a group's factory only the group rank: the members name their job ranks
+        # through the group's own store.
+        job_rank = dist.get_rank()
+        store.set("outrider/member/%d" % rank, str(job_rank))
+        ranks = [int(store.get("outrider/member/%d" % r)) for r in range(size)]
+        group = _C.create_group(store, ranks, job_rank, dist.get_world_size(), rank, size, timeout)
+    # 2.x: a ProcessGroup named "outrider" around the backend (torch's own would say "custom").
+    return _C.wrap_group(store, group) if _C.backend_api else group
 
 
 if "OUTRIDER" not in dist.Backend._plugins:

@@ -37,6 +37,13 @@ PYBIND11_MODULE(_C, m) {
   m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("store"), py::arg("ranks"), py::arg("job_rank"), py::arg("job_size"),
         py::arg("rank"), py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
         "Creates a group of the job's ranks `ranks` (members only) over the process's connection to its agent.");
+#if OUTRIDER_TORCH_BACKEND_API
+  py::class_<outrider::torch_backend::OutriderProcessGroup, c10d::ProcessGroup,
+             c10::intrusive_ptr<outrider::torch_backend::OutriderProcessGroup>>(m, "OutriderProcessGroup");
+  m.def("wrap_group", [](const c10::intrusive_ptr<c10d::Store>& store, const c10::intrusive_ptr<ProcessGroupOutrider>& backend) {
+    return c10::make_intrusive<outrider::torch_backend::OutriderProcessGroup>(store, backend);
+  }, py::arg("store"), py::arg("backend"), "The torch.distributed ProcessGroup of an outrider backend (2.x).");
+#endif
   m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"), py::call_guard<py::gil_scoped_release>(),
         "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the friendly form).");
   m.def("set_shared_allocation", &outrider::torch_backend::SetSharedAllocation, py::arg("on"),

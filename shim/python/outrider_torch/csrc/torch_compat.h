@@ -20,7 +20,8 @@
 // - options: 2.x adds asyncOp (Broadcast, Allgather, Scatter, ReduceScatter), sparseIndices
 //   (Allreduce) and device (Barrier); opts.timeout is kUnsetTimeout unless the caller set one.
 // - registration (__init__.py): register_backend(..., devices=["cpu"]) in 2.x; the factory gets
-//   (store, rank, size, timeout) in both.
+//   (store, rank, size, timeout) in both, and in 2.x returns the backend inside an
+//   OutriderProcessGroup (below).
 // - errors of failed collectives: BackendError below.
 #pragma once
 
@@ -35,6 +36,7 @@
 #include <c10/util/Exception.h>
 
 #include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #else
 #define OUTRIDER_TORCH_BACKEND_API 0
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -65,6 +67,22 @@ class BackendBase : public TorchBase {
 #endif
   }
 };
+
+#if OUTRIDER_TORCH_BACKEND_API
+// What torch.distributed holds for an outrider group in 2.x (the factory returns it): a c10d
+// ProcessGroup whose CPU and default backend is the outrider Backend, named "outrider". The
+// ProcessGroup torch.distributed would make around a registered backend names it "custom" (in
+// DDP's logging data and ProcessGroup.name()); collectives reach the backend the same way.
+class OutriderProcessGroup : public c10d::ProcessGroup {
+ public:
+  OutriderProcessGroup(c10::intrusive_ptr<c10d::Store> store, const c10::intrusive_ptr<c10d::Backend>& backend)
+      : c10d::ProcessGroup(std::move(store), backend->getRank(), backend->getSize()) {
+    setBackend(c10::DeviceType::CPU, BackendType::CUSTOM, backend);
+    setDefaultBackend(BackendType::CUSTOM);
+  }
+  const std::string getBackendName() const override { return "outrider"; }
+};
+#endif
 
 // The exception of a collective that failed in the agent or on the way there (and of a process
 // group that cannot reach its agent): c10::DistBackendError from 2.x, which crosses into Python
