@@ -27,30 +27,10 @@
 
 #include "outrider/outrider.h"
 #include "shim/python/outrider_torch/csrc/any_source.h"
+#include "shim/python/outrider_torch/csrc/connection.h"
 #include "shim/python/outrider_torch/csrc/torch_compat.h"
 
 namespace outrider::torch_backend {
-
-class OutriderWork : public c10d::Work {
- public:
-  OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs);
-  std::vector<at::Tensor> result() override { return outputs_; }
-  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
-  // Completes the work (and its future) with the outputs or `error`.
-  void Finish(std::exception_ptr error);
-  void set_outputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
-  // A receive's sender (group rank), once known; -1 before.
-  int sourceRank() const override { return source_rank_.load(); }
-  void set_source_rank(int rank) { source_rank_ = rank; }
-
- protected:
-  virtual void OnFinished() {}
-
- private:
-  std::vector<at::Tensor> outputs_;
-  c10::intrusive_ptr<c10::ivalue::Future> future_;
-  std::atomic<int> source_rank_{-1};
-};
 
 // A sparse allreduce with row demand, from Python (ProcessGroupOutrider.sparse_allreduce): the
 // summed rows the demand named and the others arrive apart, each as a coalesced COO tensor.
@@ -76,87 +56,6 @@ class SparseWork : public OutriderWork {
   std::optional<at::Tensor> demanded_;
   at::Tensor rest_;
   bool finished_ = false;
-};
-
-// Shared memory for one op: arena memory or a pooled region.
-struct Buffer {
-  void* ptr = nullptr;
-  size_t bytes = 0;
-  bool region = false;
-};
-
-// Runs on the worker: stages inputs and submits (returns the handle), then, once the op
-// succeeded, copies results out.
-struct Request {
-  c10::intrusive_ptr<OutriderWork> work;
-  outrider_comm_t comm = OUTRIDER_COMM_WORLD;
-  std::chrono::milliseconds timeout{0};
-  std::function<outrider_op_t()> submit;  // none: the request is done once prepared
-  std::function<void(const outrider_op_result_t&)> complete;
-  // Sparse allreduce with demand through SparseAllreduce: hands over the demanded rows.
-  std::function<void(const outrider_op_result_t&)> on_demand;
-  std::vector<Buffer> buffers;  // released when the op is done
-  outrider_op_t op = 0;
-  std::chrono::steady_clock::time_point deadline;
-};
-
-// The process's connection to its node's agent, shared by all its outrider groups: the shim
-// client and the one worker thread that owns it. The worker submits every group's ops in call
-// order (so several can be in flight, and the agent orders their sends by priority), completes
-// them as the agent finishes them, copies results out and completes each op's Work and future.
-class Connection {
- public:
-  // Connects as `rank` of `size` (socket from $OUTRIDER_SOCKET, job from $OUTRIDER_JOB_ID or
-  // $TORCHELASTIC_RUN_ID, local rank/size from $LOCAL_RANK/$LOCAL_WORLD_SIZE); throws a
-  // BackendError saying what to check when it cannot.
-  Connection(int rank, int size);
-  // Waits for the ops still in flight (at most 10 s: then they fail), disconnects.
-  ~Connection();
-  // The process's connection, if one is open.
-  static std::shared_ptr<Connection> Current();
-  // The process's connection as `rank` of `size`: the open one if it is that (shared-memory
-  // tensors can keep it open past its process groups), else a new one.
-  static std::shared_ptr<Connection> Open(int rank, int size);
-
-  void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
-               std::function<void(Request&)> prepare);
-  // Runs `f` on the worker thread and waits for it; rethrows what it threw.
-  void Call(std::function<void()> f);
-  // Leaves `comm` once no op on it is in flight.
-  void DropComm(outrider_comm_t comm);
-  // Shared memory that outlives ops (shared_memory.h), from any thread: taken and given back on
-  // the worker. A failure to allocate throws.
-  Buffer AcquireShared(size_t bytes);
-  void ReleaseShared(const Buffer& b);
-  // Whether the caller is the worker thread.
-  bool OnWorker() const { return std::this_thread::get_id() == worker_.get_id(); }
-  // Worker thread only.
-  Buffer Acquire(size_t bytes);
-  void Release(const Buffer& b);
-  void Check(int rc, const char* what);
-  outrider_client_t* client() const { return client_; }
-  int rank() const { return rank_; }
-
- private:
-  void Loop();
-  // Completes a finished request (worker thread).
-  void Finish(Request& r, int rc, const outrider_op_result_t& res);
-  void DropIdleComms(const std::deque<Request>& inflight);
-  // Wakes the worker where it waits for completions (outrider_wait_event on wake_fd_).
-  void Wake();
-
-  outrider_client_t* client_ = nullptr;
-  int wake_fd_ = -1;  // an eventfd
-  int rank_;
-  int size_;
-  std::thread worker_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  // Guarded by mu_: requests and how to prepare them (on the worker).
-  std::deque<std::pair<Request, std::function<void(Request&)>>> incoming_;
-  std::vector<outrider_comm_t> drops_;  // guarded by mu_
-  bool stop_ = false;                   // guarded by mu_
-  std::multimap<size_t, void*> free_regions_;  // worker only
 };
 
 // A c10d::ProcessGroup in PyTorch 1.13, a c10d::Backend from 2.0 (torch_compat.h): one group of
