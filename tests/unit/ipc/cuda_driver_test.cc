@@ -1,0 +1,243 @@
+// ipc/cuda/driver.h against the fake driver (tests/fake_cuda/): loading and its errors, GPUs named
+// by UUID whatever their ordinal, and what the GPU protocol relies on: a stream that waits on a
+// fence in registered host memory and writes its own, pointer attributes, legacy IPC (refused in
+// the exporting process, once per importing process, an offset into the allocation) and VMM
+// allocations exported as file descriptors, between real processes (tests/fake_cuda/peer.cc).
+#include "ipc/cuda/driver.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace outrider::cuda {
+namespace {
+
+uint8_t Pattern(size_t i) { return static_cast<uint8_t>(i * 7 + 1); }
+
+const Driver& D() {
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 0);
+  auto d = Load();
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  if (!d.ok()) std::abort();
+  return **d;
+}
+
+void Current(const Driver& d) {
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(d.cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+}
+
+// Runs the peer with `args` and extra environment; its exit status and output.
+std::pair<int, std::string> Peer(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  int out[2];
+  EXPECT_EQ(::pipe(out), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 0);
+    for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
+    std::vector<char*> argv{const_cast<char*>(FAKE_CUDA_PEER)};
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(FAKE_CUDA_PEER, argv.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text};
+}
+
+TEST(CudaDriver, LoadsTheLibraryTheEnvironmentNamesAndResolvesEveryEntry) {
+  const Driver& d = D();
+  EXPECT_EQ(d.library, FAKE_CUDA_DRIVER);
+  EXPECT_EQ(d.version, CUDA_VERSION);
+#define EXPECT_RESOLVED(name) EXPECT_NE(d.name, nullptr) << #name;
+  OUTRIDER_CUDA_ENTRIES(EXPECT_RESOLVED)
+#undef EXPECT_RESOLVED
+}
+
+TEST(CudaDriver, AMissingLibraryOrAnUnusableDriverIsUnavailableAndSaysWhy) {
+  auto [rc, out] = Peer({"load"}, {"OUTRIDER_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("UNAVAILABLE"), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot load /nonexistent/libcuda.so.1"), std::string::npos) << out;
+  std::tie(rc, out) = Peer({"load"}, {"OUTRIDER_FAKE_CUDA_NO_DEVICE=1"});
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("unusable: cuInit: CUDA_ERROR_NO_DEVICE"), std::string::npos) << out;
+  std::tie(rc, out) = Peer({"load"});
+  EXPECT_EQ(rc, 0) << out;
+}
+
+TEST(CudaDriver, NamesGpusByUuidWhateverTheirOrdinal) {
+  auto [rc, all] = Peer({"devices"}, {"OUTRIDER_FAKE_CUDA_DEVICES=3"});
+  ASSERT_EQ(rc, 0) << all;
+  auto [rc2, some] = Peer({"devices"}, {"OUTRIDER_FAKE_CUDA_DEVICES=3", "OUTRIDER_FAKE_CUDA_VISIBLE=2,0"});
+  ASSERT_EQ(rc2, 0) << some;
+  std::regex line(R"((\d) (GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\n)");
+  std::vector<std::string> uuids, visible;
+  for (std::sregex_iterator it(all.begin(), all.end(), line), end; it != end; ++it) uuids.push_back((*it)[2]);
+  for (std::sregex_iterator it(some.begin(), some.end(), line), end; it != end; ++it) visible.push_back((*it)[2]);
+  ASSERT_EQ(uuids.size(), 3u) << all;
+  EXPECT_NE(uuids[0], uuids[1]);
+  EXPECT_NE(uuids[1], uuids[2]);
+  // Ordinal 0 of the second process is the machine's GPU 2: the same UUID.
+  EXPECT_EQ(visible, (std::vector<std::string>{uuids[2], uuids[0]})) << some;
+
+  const Driver& d = D();
+  auto devices = Devices(d);
+  ASSERT_TRUE(devices.ok()) << devices.status().ToString();
+  ASSERT_EQ(devices->size(), 1u);
+  auto ordinal = OrdinalOf(d, (*devices)[0].uuid);
+  ASSERT_TRUE(ordinal.ok());
+  EXPECT_EQ(*ordinal, 0);
+  auto missing = OrdinalOf(d, "GPU-00000000-0000-0000-0000-000000000000");
+  EXPECT_EQ(missing.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(missing.status().message().find("not visible in this process"), std::string::npos);
+}
+
+TEST(CudaDriver, AStreamWaitsOnAFenceInRegisteredHostMemoryAndWritesItsOwn) {
+  const Driver& d = D();
+  Current(d);
+  alignas(64) static uint64_t fences[2] = {0, 0};  // ready (the host writes it), done (the stream)
+  ASSERT_EQ(d.cuMemHostRegister(fences, sizeof(fences), 0), CUDA_SUCCESS);
+  CUdeviceptr dfences = 0;
+  ASSERT_EQ(d.cuMemHostGetDevicePointer(&dfences, fences, 0), CUDA_SUCCESS);
+  CUdeviceptr dev = 0;
+  ASSERT_EQ(d.cuMemAlloc(&dev, 4096), CUDA_SUCCESS);
+  std::vector<uint8_t> src(4096), dst(4096, 0);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = Pattern(i);
+  CUstream s = nullptr;
+  ASSERT_EQ(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuStreamWaitValue64(s, dfences, 1, CU_STREAM_WAIT_VALUE_GEQ), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemcpyHtoDAsync(dev, src.data(), src.size(), s), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemcpyDtoHAsync(dst.data(), dev, dst.size(), s), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuStreamWriteValue64(s, dfences + 8, 7, CU_STREAM_WRITE_VALUE_DEFAULT), CUDA_SUCCESS);
+  // Nothing after the wait can have run: the fence is still 0.
+  EXPECT_EQ(d.cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+  EXPECT_EQ(std::atomic_ref<uint64_t>(fences[1]).load(), 0u);
+  EXPECT_EQ(dst[1], 0);
+  std::atomic_ref<uint64_t>(fences[0]).store(1, std::memory_order_release);
+  ASSERT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(std::atomic_ref<uint64_t>(fences[1]).load(), 7u);
+  EXPECT_EQ(dst, src);
+  EXPECT_EQ(d.cuStreamQuery(s), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemHostUnregister(fences), CUDA_SUCCESS);
+}
+
+TEST(CudaDriver, PointerAttributesNameTheAllocationAndItsKind) {
+  const Driver& d = D();
+  Current(d);
+  CUdeviceptr dev = 0;
+  ASSERT_EQ(d.cuMemAlloc(&dev, 1 << 16), CUDA_SUCCESS);
+  unsigned int type = 0;
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  ASSERT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dev + 100), CUDA_SUCCESS);
+  EXPECT_EQ(type, CU_MEMORYTYPE_DEVICE);
+  ASSERT_EQ(d.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, dev + 100), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, dev + 100), CUDA_SUCCESS);
+  EXPECT_EQ(start, dev);
+  EXPECT_EQ(size, size_t{1} << 16);
+  std::vector<uint8_t> host(256);
+  EXPECT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(host.data())),
+            CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(d.cuMemHostRegister(host.data(), host.size(), 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(host.data() + 8)),
+            CUDA_SUCCESS);
+  EXPECT_EQ(type, CU_MEMORYTYPE_HOST);
+  EXPECT_EQ(d.cuMemHostUnregister(host.data()), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
+  Status s = Check(d, CUDA_ERROR_INVALID_VALUE, "cuSomething");
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("cuSomething: CUDA_ERROR_INVALID_VALUE"), std::string::npos) << s.message();
+}
+
+TEST(CudaDriver, ALegacyHandleOpensInAnotherProcessOnlyAndOnlyOnceThere) {
+  const Driver& d = D();
+  Current(d);
+  constexpr size_t kBytes = 1 << 20, kOffset = 4096, kRange = 1 << 16;
+  CUdeviceptr dev = 0;
+  ASSERT_EQ(d.cuMemAlloc(&dev, kBytes), CUDA_SUCCESS);
+  std::vector<uint8_t> host(kBytes, 0xee);
+  for (size_t i = 0; i < kRange; ++i) host[kOffset + i] = Pattern(i);
+  ASSERT_EQ(d.cuMemcpyHtoDAsync(dev, host.data(), kBytes, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  CUipcMemHandle h{};
+  ASSERT_EQ(d.cuIpcGetMemHandle(&h, dev), CUDA_SUCCESS);
+  CUdeviceptr mine = 0;
+  EXPECT_EQ(d.cuIpcOpenMemHandle(&mine, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_ERROR_INVALID_CONTEXT);
+  std::string hex;
+  char byte[3];
+  for (char c : h.reserved) {
+    std::snprintf(byte, sizeof(byte), "%02x", static_cast<unsigned char>(c));
+    hex += byte;
+  }
+  auto [rc, out] = Peer({"legacy", hex, std::to_string(kOffset), std::to_string(kRange)});
+  ASSERT_EQ(rc, 0) << out;
+  // The peer rewrote its range in this process's allocation, and nothing else.
+  std::vector<uint8_t> after(kBytes);
+  ASSERT_EQ(d.cuMemcpyDtoHAsync(after.data(), dev, kBytes, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  for (size_t i = 0; i < kBytes; ++i) {
+    uint8_t want = i >= kOffset && i < kOffset + kRange ? static_cast<uint8_t>(~Pattern(i - kOffset)) : 0xee;
+    ASSERT_EQ(after[i], want) << "byte " << i;
+  }
+  EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
+}
+
+TEST(CudaDriver, AVmmAllocationCrossesToAnotherProcessAsAFileDescriptor) {
+  const Driver& d = D();
+  Current(d);
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  size_t gran = 0;
+  ASSERT_EQ(d.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  size_t bytes = gran;
+  CUmemGenericAllocationHandle h = 0;
+  ASSERT_EQ(d.cuMemCreate(&h, bytes, &prop, 0), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(d.cuMemAddressReserve(&p, bytes, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemMap(p, bytes, 0, h, 0), CUDA_SUCCESS);
+  std::vector<uint8_t> host(bytes);
+  for (size_t i = 0; i < bytes; ++i) host[i] = Pattern(i);
+  ASSERT_EQ(d.cuMemcpyHtoDAsync(p, host.data(), bytes, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  int fd = -1;
+  ASSERT_EQ(d.cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_SUCCESS);
+  ASSERT_GE(fd, 0);
+  ::fcntl(fd, F_SETFD, 0);  // the peer inherits it, as it would receive it over SCM_RIGHTS
+  auto [rc, out] = Peer({"vmm", std::to_string(fd), std::to_string(bytes)});
+  ::close(fd);
+  ASSERT_EQ(rc, 0) << out;
+  std::vector<uint8_t> after(bytes);
+  ASSERT_EQ(d.cuMemcpyDtoHAsync(after.data(), p, bytes, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(after[i], static_cast<uint8_t>(~Pattern(i))) << "byte " << i;
+  EXPECT_EQ(d.cuMemUnmap(p, bytes), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemAddressFree(p, bytes), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemRelease(h), CUDA_SUCCESS);
+}
+
+}  // namespace
+}  // namespace outrider::cuda
