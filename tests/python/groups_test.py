@@ -126,16 +126,15 @@ def main():
     check("send/recv in a group", same(y, full[peer] * 3))
     # The group's sequence number (what TORCH_DISTRIBUTED_DEBUG=DETAIL compares): collectives count,
     # point-to-point ops do not.
-    be = outrider_torch.backend(mine)
-    be._set_sequence_number_for_group()
+    mine._set_sequence_number_for_group()  # through torch's ProcessGroup on 2.x
     dist.all_reduce(data.clone(), group=mine)
     dist.barrier(group=mine)
     if RANK < 2:
         dist.send(data, RANK + 2, group=mine)
     else:
         dist.recv(torch.empty_like(data), RANK - 2, group=mine)
-    check("sequence number: 2 collectives since it was set", be._get_sequence_number_for_group() == 2,
-          be._get_sequence_number_for_group())
+    check("sequence number: 2 collectives since it was set", mine._get_sequence_number_for_group() == 2,
+          mine._get_sequence_number_for_group())
 
     # recv from any source: every rank in turn receives one message of each other rank.
     for dst in range(WORLD):

@@ -165,8 +165,10 @@ def main():
     check("a shared tensor stays readable after destroy_process_group", torch.all(keep == 3).item())
     dist.init_process_group("outrider", store=dist.PrefixStore("second", store), rank=RANK, world_size=WORLD)
     keep.fill_(RANK + 1)
+    before = outrider_torch.copy_counters()
     dist.all_reduce(keep)
-    check("a new group uses the tensor in place", torch.all(keep == TOTAL).item(), keep[:4])
+    check("a new group uses the tensor in place", torch.all(keep == TOTAL).item() and delta(before)["tensors_in_place"] == 1,
+          (keep[:4], delta(before)))
     del keep
     dist.barrier()
     dist.destroy_process_group()

@@ -114,7 +114,7 @@ def empty(*size, dtype=None):
         size = tuple(size[0])
     dtype = dtype if dtype is not None else torch.get_default_dtype()
     numel = math.prod(size)
-    itemsize = torch.empty((), dtype=dtype).element_size()
+    itemsize = torch.empty(0, dtype=dtype).element_size()  # no allocation, routed or not
     if numel == 0:
         return torch.empty(size, dtype=dtype)
     return _C.shared_bytes(numel * itemsize).view(dtype).view(size)
@@ -138,24 +138,29 @@ def shared_ddp(module, **kwargs):
 
     DDP allocates the buckets when it is made and once more when it rebuilds them in the order
     gradients became ready (in the forward pass of the second step): both happen with this
-    thread's allocations routed to shared memory, and nothing else does. gradient_as_bucket_view
+    thread's allocations routed to shared memory (DDP's forward until it calls the module), and
+    nothing else does. gradient_as_bucket_view
     defaults to True (the gradients are views of the buckets, so DDP copies nothing either).
     """
     kwargs.setdefault("gradient_as_bucket_view", True)
     with shared_memory():
         ddp = torch.nn.parallel.DistributedDataParallel(module, **kwargs)
     previous = []
+    ddp_forward = ddp.forward
 
-    def enter(_module, _inputs):  # DDP.forward, before it rebuilds buckets
-        previous.append(_C.set_shared_allocation(True))
-
-    def leave(*_):  # the wrapped module's forward, or DDP.forward's end, whichever comes first
+    def leave(*_):  # the wrapped module's forward begins: DDP's own work before it is done
         if previous:
             _C.set_shared_allocation(previous.pop())
 
-    ddp.register_forward_pre_hook(enter)
+    def forward(*args, **kwargs):
+        previous.append(_C.set_shared_allocation(True))
+        try:
+            return ddp_forward(*args, **kwargs)
+        finally:
+            leave()  # also when DDP.forward raised, or ran the module without calling it
+
+    ddp.forward = forward
     module.register_forward_pre_hook(leave)
-    ddp.register_forward_hook(leave)
     return ddp
 
 

@@ -25,7 +25,7 @@ namespace {
 uint8_t Pattern(size_t i) { return static_cast<uint8_t>(i * 7 + 1); }
 
 const Driver& D() {
-  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 0);
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
   auto d = Load();
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   if (!d.ok()) std::abort();
@@ -40,18 +40,25 @@ void Current(const Driver& d) {
 
 // Runs the peer with `args` and extra environment; its exit status and output.
 std::pair<int, std::string> Peer(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  // Everything the child needs is built before fork (this process runs threads).
+  std::vector<std::string> vars = {std::string("OUTRIDER_CUDA_DRIVER=") + FAKE_CUDA_DRIVER};
+  for (std::string& kv : env) {
+    if (kv.rfind("OUTRIDER_CUDA_DRIVER=", 0) == 0) vars[0] = kv;
+    else vars.push_back(kv);
+  }
+  std::vector<char*> envp;
+  for (std::string& kv : vars) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv{const_cast<char*>(FAKE_CUDA_PEER)};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   int out[2];
   EXPECT_EQ(::pipe(out), 0);
   pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(out[1], 1);
     ::dup2(out[1], 2);
-    ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 0);
-    for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
-    std::vector<char*> argv{const_cast<char*>(FAKE_CUDA_PEER)};
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(FAKE_CUDA_PEER, argv.data());
+    ::execve(FAKE_CUDA_PEER, argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(out[1]);
@@ -219,6 +226,10 @@ TEST(CudaDriver, AVmmAllocationCrossesToAnotherProcessAsAFileDescriptor) {
   CUdeviceptr p = 0;
   ASSERT_EQ(d.cuMemAddressReserve(&p, bytes, 0, 0, 0), CUDA_SUCCESS);
   ASSERT_EQ(d.cuMemMap(p, bytes, 0, h, 0), CUDA_SUCCESS);
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  ASSERT_EQ(d.cuMemSetAccess(p, bytes, &access, 1), CUDA_SUCCESS);
   std::vector<uint8_t> host(bytes);
   for (size_t i = 0; i < bytes; ++i) host[i] = Pattern(i);
   ASSERT_EQ(d.cuMemcpyHtoDAsync(p, host.data(), bytes, nullptr), CUDA_SUCCESS);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "shim/python/outrider_torch/csrc/gil.h"
+#include "shim/python/outrider_torch/csrc/shared_memory.h"
 
 namespace outrider::torch_backend {
 namespace {
@@ -93,7 +94,14 @@ Buffer Connection::AcquireShared(size_t bytes) {
 
 void Connection::ReleaseShared(const Buffer& b) {
   try {
-    Call([&] { Release(b); });
+    if (OnWorker()) {
+      Release(b);
+      return;
+    }
+    // Queued, not waited for: a tensor's deleter must not wait on the worker (which may be
+    // running a future's callback that waits for what the deleting thread holds).
+    auto work = c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
+    Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0), [this, b](Request&) { Release(b); });
   } catch (...) {  // the connection is closing: its client unmaps the memory anyway
   }
 }
@@ -260,6 +268,7 @@ void Connection::Loop() {
         // A timeout (the agent may still read the buffers: they are never reused) or a handle
         // the shim no longer knows.
         progressed = true;
+        for (void* p : it->in_place) AbandonShared(p);  // nor is their memory
         std::string why = rc != OUTRIDER_OK ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
                           : stopping        ? std::string("outrider: the process group was destroyed while the collective ran")
                                             : "outrider: Timed out after " + std::to_string(it->timeout.count()) + " ms waiting for the collective (the process group's timeout)";

@@ -63,6 +63,7 @@ struct Request {
   // Sparse allreduce with demand through SparseAllreduce: hands over the demanded rows.
   std::function<void(const outrider_op_result_t&)> on_demand;
   std::vector<Buffer> buffers;  // released when the op is done
+  std::vector<void*> in_place;  // shared-memory tensors the agent works on where they lie
   outrider_op_t op = 0;
   std::chrono::steady_clock::time_point deadline;
 };
@@ -91,8 +92,8 @@ class Connection {
   void Call(std::function<void()> f);
   // Leaves `comm` once no op on it is in flight.
   void DropComm(outrider_comm_t comm);
-  // Shared memory that outlives ops (shared_memory.h), from any thread: taken and given back on
-  // the worker. A failure to allocate throws.
+  // Shared memory that outlives ops (shared_memory.h), from any thread: taken on the worker
+  // (waiting for it; a failure to allocate throws) and given back there (without waiting).
   Buffer AcquireShared(size_t bytes);
   void ReleaseShared(const Buffer& b);
   // Whether the caller is the worker thread.

@@ -110,9 +110,9 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
   void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
 
-  // The group's op count (ProcessGroupWrapper, under TORCH_DISTRIBUTED_DEBUG=DETAIL, compares it
-  // across ranks before every collective): every rank starts at 0 and counts its collectives
-  // (point-to-point ops, which ranks issue unevenly, do not count; gloo counts alike).
+  // The group's sequence number (c10d's desynchronization checks compare it across ranks): every
+  // rank starts at 0 and counts its collectives; point-to-point ops, which ranks issue unevenly,
+  // do not count.
   void setSequenceNumberForGroup() override { seq_ = 0; }
   uint64_t getSequenceNumberForGroup() override { return seq_.load(); }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "shim/python/outrider_torch/csrc/process_group.h"
 
@@ -19,49 +20,76 @@ namespace {
 struct Block {
   std::shared_ptr<Connection> conn;
   Buffer buffer;
+  bool abandoned = false;  // the agent may still write it: never given back
 };
 
 std::mutex g_blocks_mu;
 std::map<uintptr_t, Block> g_blocks;  // by start address; guarded by g_blocks_mu
+// Connection references the worker let go of, dropped later by another thread (the worker must
+// not run its own connection's destructor, which joins it). Never destroyed itself: at exit, a
+// connection still referenced here stays open until the process ends.
+auto* g_reaped = new std::vector<std::shared_ptr<Connection>>();  // guarded by g_blocks_mu
 
 std::atomic<c10::DeleterFnPtr> g_fallback_deleter{nullptr};  // the CPU allocator's own, set once with it
 
 thread_local bool t_shared_allocation = false;
 
-// Frees a block (by its start, which is also the DataPtr's context).
-void FreeBlock(void* p) {
-  Block block;
+// Drops the references the worker left (not on the worker).
+void DropReaped() {
+  std::vector<std::shared_ptr<Connection>> drop;
   {
     std::lock_guard<std::mutex> l(g_blocks_mu);
-    auto it = g_blocks.find(reinterpret_cast<uintptr_t>(p));
-    if (it == g_blocks.end()) {
-      // Not ours: the CPU allocator's raw allocation (the routing allocator's raw deleter is this).
-      if (c10::DeleterFnPtr d = g_fallback_deleter.load()) d(p);
-      return;
-    }
-    block = std::move(it->second);
-    g_blocks.erase(it);
+    drop.swap(*g_reaped);
   }
-  block.conn->ReleaseShared(block.buffer);
-  if (block.conn->OnWorker()) {
-    // The worker must not run its own connection's destructor (which joins it): should this be the
-    // last reference, another thread drops it.
-    std::thread([c = std::move(block.conn)]() mutable { c.reset(); }).detach();
+}
+
+// Frees a block (by its start, which is also the DataPtr's context). A deleter: never throws;
+// should something fail, the block stays allocated.
+void FreeBlock(void* p) noexcept {
+  try {
+    Block block;
+    {
+      std::lock_guard<std::mutex> l(g_blocks_mu);
+      auto it = g_blocks.find(reinterpret_cast<uintptr_t>(p));
+      if (it == g_blocks.end()) {
+        // Not ours: the CPU allocator's raw allocation (the routing allocator's raw deleter is this).
+        if (c10::DeleterFnPtr d = g_fallback_deleter.load()) d(p);
+        return;
+      }
+      block = std::move(it->second);
+      g_blocks.erase(it);
+    }
+    if (!block.abandoned) block.conn->ReleaseShared(block.buffer);
+    if (block.conn->OnWorker()) {
+      std::lock_guard<std::mutex> l(g_blocks_mu);
+      g_reaped->push_back(std::move(block.conn));
+    } else {
+      block.conn.reset();
+      DropReaped();
+    }
+  } catch (...) {
   }
 }
 
 c10::DataPtr AllocateBlock(std::shared_ptr<Connection> conn, size_t bytes) {
+  DropReaped();
   Buffer b = conn->AcquireShared(bytes);
-  {
+  try {
     std::lock_guard<std::mutex> l(g_blocks_mu);
-    g_blocks.emplace(reinterpret_cast<uintptr_t>(b.ptr), Block{std::move(conn), b});
+    g_blocks.emplace(reinterpret_cast<uintptr_t>(b.ptr), Block{conn, b});
+  } catch (...) {
+    conn->ReleaseShared(b);
+    throw;
   }
   return c10::DataPtr(b.ptr, b.ptr, &FreeBlock, c10::Device(c10::DeviceType::CPU));
 }
 
-#if OUTRIDER_TORCH_BACKEND_API
+// c10::Allocator::allocate lost its const, and copy_data came, in PyTorch 2.3.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define OUTRIDER_ALLOCATOR_2_3 1
 #define OUTRIDER_ALLOCATE_CONST
 #else
+#define OUTRIDER_ALLOCATOR_2_3 0
 #define OUTRIDER_ALLOCATE_CONST const
 #endif
 
@@ -79,7 +107,7 @@ class RoutingAllocator final : public c10::Allocator {
   }
   // Both kinds of memory free through FreeBlock; raw allocation works as the fallback's does.
   c10::DeleterFnPtr raw_deleter() const override { return g_fallback_deleter.load() != nullptr ? &FreeBlock : nullptr; }
-#if OUTRIDER_TORCH_BACKEND_API
+#if OUTRIDER_ALLOCATOR_2_3
   void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
 #endif
 
@@ -100,24 +128,45 @@ at::Tensor SharedBytes(size_t bytes) {
   if (bytes == 0) throw std::runtime_error("outrider: a shared-memory tensor needs at least one byte");
   c10::DataPtr data = AllocateBlock(std::move(conn), bytes);
   void* p = data.release_context();  // FreeBlock(p) frees it again, when the tensor's storage goes
-  return at::from_blob(p, {static_cast<int64_t>(bytes)}, &FreeBlock, at::TensorOptions().dtype(at::kByte));
+  try {
+    return at::from_blob(p, {static_cast<int64_t>(bytes)}, &FreeBlock, at::TensorOptions().dtype(at::kByte));
+  } catch (...) {
+    FreeBlock(p);
+    throw;
+  }
 }
 
 bool SetSharedAllocation(bool on) {
   static std::once_flag installed;
+  static RoutingAllocator* routing = nullptr;
   std::call_once(installed, [] {
     c10::Allocator* cpu = c10::GetAllocator(c10::DeviceType::CPU);
     g_fallback_deleter = cpu->raw_deleter();
-    static RoutingAllocator routing(cpu);
-    c10::SetAllocator(c10::DeviceType::CPU, &routing);
+    routing = new RoutingAllocator(cpu);  // for good: tensors from it may outlive everything
+    c10::SetAllocator(c10::DeviceType::CPU, routing);
   });
+  if (on && c10::GetAllocator(c10::DeviceType::CPU) != routing) {
+    throw std::runtime_error("outrider: another CPU allocator took precedence (registered with a higher priority): "
+                             "tensors cannot be routed to shared memory; use outrider_torch.empty()");
+  }
   bool previous = t_shared_allocation;
   t_shared_allocation = on;
   return previous;
 }
 
+void AbandonShared(const void* p) {
+  std::lock_guard<std::mutex> l(g_blocks_mu);
+  auto it = g_blocks.upper_bound(reinterpret_cast<uintptr_t>(p));
+  if (it == g_blocks.begin()) return;
+  --it;
+  if (reinterpret_cast<uintptr_t>(p) < it->first + it->second.buffer.bytes) it->second.abandoned = true;
+}
+
 void* SharedData(const Connection& conn, const at::Tensor& t) {
-  if (!t.defined() || t.is_sparse() || !t.device().is_cpu() || !t.is_contiguous() || t.numel() == 0) return nullptr;
+  if (!t.defined() || t.is_sparse() || !t.device().is_cpu() || !t.is_contiguous() || t.numel() == 0 || t.is_conj() ||
+      t.is_neg()) {
+    return nullptr;  // a lazy conjugate or negation is resolved by staging's copy
+  }
   auto start = reinterpret_cast<uintptr_t>(t.data_ptr());
   size_t bytes = t.nbytes();
   std::lock_guard<std::mutex> l(g_blocks_mu);

@@ -37,7 +37,11 @@ at::Tensor SharedBytes(size_t bytes);
 bool SetSharedAllocation(bool on);
 
 // The start of `t`'s data if all of it lies in one shared-memory block of `conn` (and `t` is
-// contiguous and not empty), else null.
+// contiguous, not empty, and has no lazy conjugate or negative bit), else null.
 void* SharedData(const Connection& conn, const at::Tensor& t);
+
+// The agent may still write the block holding `p` (its op timed out or was abandoned): the block
+// is never reused, only dropped from the registry when its tensor goes.
+void AbandonShared(const void* p);
 
 }  // namespace outrider::torch_backend

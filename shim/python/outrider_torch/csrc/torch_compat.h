@@ -81,6 +81,9 @@ class OutriderProcessGroup : public c10d::ProcessGroup {
     setDefaultBackend(BackendType::CUSTOM);
   }
   const std::string getBackendName() const override { return "outrider"; }
+  // torch's ProcessGroup answers these only for the backends it knows.
+  void setSequenceNumberForGroup() override { getDefaultBackend()->setSequenceNumberForGroup(); }
+  uint64_t getSequenceNumberForGroup() override { return getDefaultBackend()->getSequenceNumberForGroup(); }
 };
 #endif
 
