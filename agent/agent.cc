@@ -46,6 +46,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     agent->jobs_.set_network(agent->network_.get());
   }
   agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);
+  agent->control_->set_fence_timeout_ns(uint64_t{options.op_timeout_ms} * 1'000'000);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
   Metrics().set_enabled(options.metrics != 0);
   agent->start_ns_ = ipc::MonotonicNs();
@@ -181,8 +182,9 @@ bool Agent::Poll() {
 
 int Agent::TimeoutMs() {
   uint64_t now = ipc::MonotonicNs();
-  // Wake at least once a second: /healthz, gauges and the systemd watchdog see a live loop.
-  int net_ms = 1000;
+  // Wake at least once a second: /healthz, gauges and the systemd watchdog see a live loop; every
+  // millisecond while ops wait for a fence, which a GPU stream writes without waking anyone.
+  int net_ms = control_->HasFencedWaits() ? 1 : 1000;
   if (network_ != nullptr) {
     int t = network_->TimeoutMs(now);
     if (t >= 0) net_ms = std::min(net_ms, t);

@@ -100,6 +100,7 @@ std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLim
   h->sq_slots_offset = layout.sq_slots_offset;
   h->cq_indices_offset = layout.cq_indices_offset;
   h->cq_slots_offset = layout.cq_slots_offset;
+  h->fences_offset = layout.fences_offset;
   h->total_bytes = layout.total_bytes;
   client->control = std::move(*client_view);
   client->sq_indices = reinterpret_cast<ipc::RingIndices*>(client->control.data() + layout.sq_indices_offset);

@@ -108,7 +108,8 @@ ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries) {
   l.sq_slots_offset = align(l.sq_indices_offset + sizeof(RingIndices));
   l.cq_indices_offset = align(l.sq_slots_offset + uint64_t{sq_entries} * sizeof(SubmitEntry));
   l.cq_slots_offset = align(l.cq_indices_offset + sizeof(RingIndices));
-  l.total_bytes = align(l.cq_slots_offset + uint64_t{cq_entries} * sizeof(CompletionEntry));
+  l.fences_offset = align(l.cq_slots_offset + uint64_t{cq_entries} * sizeof(CompletionEntry));
+  l.total_bytes = align(l.fences_offset + uint64_t{kFenceSlots} * sizeof(FenceSlot));
   l.total_bytes = (l.total_bytes + 4095) & ~uint64_t{4095};
   return l;
 }

@@ -12,7 +12,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 6;
+inline constexpr uint16_t kProtocolVersion = 7;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -213,9 +213,12 @@ struct SubmitEntry {
   // rows are exchanged ahead of the rest and written first; empty: no demand.
   BufferRef demand;
   uint32_t comm;       // 0: the job itself; else a communicator of this client (kCommCreate)
-  uint32_t reserved;   // must be 0
+  uint32_t fence;      // flags has kSubmitFenced: the op's FenceSlot (< kFenceSlots); else 0
 };
 static_assert(sizeof(SubmitEntry) == 192);
+// SubmitEntry.flags: the op waits for its fence (below) before the agent reads its inputs, and
+// the agent signals the fence's `done` when it has written its outputs.
+inline constexpr uint32_t kSubmitFenced = 1;
 static_assert(std::is_trivially_copyable_v<SubmitEntry>);
 
 // Completion entry: agent -> shim.
@@ -252,6 +255,23 @@ struct alignas(64) RingIndices {
 };
 static_assert(sizeof(RingIndices) == 192);
 
+// Fences order GPU ops on the client's stream without blocking its host thread (DESIGN §10):
+// one slot per fenced op in flight, chosen by the client, in the control segment after the
+// rings. The client's side (its stream, through cuStreamWriteValue64) stores the op's id in
+// `ready` once the op's inputs are in place; the agent reads nothing of the op before that. Once
+// the op's outputs are written (or it failed), the agent stores its Code in `status`, then the op
+// id in `done` (release), before the completion entry; the client's stream waits for `done`
+// (cuStreamWaitValue64, GEQ). If the agent is gone, the shim stores them itself.
+struct FenceSlot {
+  uint64_t ready;  // the client's side writes, the agent reads
+  uint64_t done;   // the agent writes (the shim, when the agent is gone)
+  int32_t status;  // outrider::Code of the op, valid once `done` holds its id
+  uint32_t reserved;
+  uint64_t reserved2;
+};
+static_assert(sizeof(FenceSlot) == 32);
+inline constexpr uint32_t kFenceSlots = 1024;
+
 struct ControlHeader {
   uint32_t magic;
   uint16_t version;
@@ -263,12 +283,12 @@ struct ControlHeader {
   uint64_t cq_indices_offset;
   uint64_t cq_slots_offset;
   uint64_t total_bytes;
-  uint8_t reserved1[64 - 56];
+  uint64_t fences_offset;  // kFenceSlots FenceSlots
 };
 static_assert(sizeof(ControlHeader) == 64);
 
 struct ControlLayout {
-  uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, total_bytes;
+  uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, fences_offset, total_bytes;
 };
 ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries);
 

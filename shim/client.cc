@@ -182,7 +182,7 @@ Status Client::Handshake() {
   if (h.magic != ipc::kMagic || h.version != ipc::kProtocolVersion || !pow2 ||
       l.total_bytes != control_size || l.sq_indices_offset != h.sq_indices_offset ||
       l.sq_slots_offset != h.sq_slots_offset || l.cq_indices_offset != h.cq_indices_offset ||
-      l.cq_slots_offset != h.cq_slots_offset) {
+      l.cq_slots_offset != h.cq_slots_offset || l.fences_offset != h.fences_offset) {
     return ProtocolError("control segment header does not match this shim's layout");
   }
   uint8_t* base = control_.data();

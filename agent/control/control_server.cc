@@ -162,6 +162,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   ch->sq_slots_offset = layout.sq_slots_offset;
   ch->cq_indices_offset = layout.cq_indices_offset;
   ch->cq_slots_offset = layout.cq_slots_offset;
+  ch->fences_offset = layout.fences_offset;
   ch->total_bytes = layout.total_bytes;
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd sq_efd, ipc::CreateEventFd());
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd cq_efd, ipc::CreateEventFd());
@@ -218,9 +219,20 @@ bool ControlServer::PollSessions() {
     }
     job->Submit(m, op);
   };
-  for (auto& [fd, s] : sessions_) any |= s->DrainSubmissions(sink);
+  uint64_t now = ipc::MonotonicNs();
+  for (auto& [fd, s] : sessions_) {
+    any |= s->DrainSubmissions(sink);
+    if (s->has_fenced_waits()) any |= s->ReleaseFenced(sink, now, fence_timeout_ns_);
+  }
   ReapClosed();
   return any;
+}
+
+bool ControlServer::HasFencedWaits() const {
+  for (const auto& [fd, s] : sessions_) {
+    if (s->has_fenced_waits()) return true;
+  }
+  return false;
 }
 
 bool ControlServer::PrepareSleep() {

@@ -32,8 +32,13 @@ class ControlServer {
   Status Start();
   // Stops accepting and removes the socket file.
   void StopListening();
-  // Drains every session's submission ring. Returns true if any entry was found.
+  // Drains every session's submission ring and starts the fenced ops whose fences are ready.
+  // Returns true if any entry was found or op started.
   bool PollSessions();
+  // Fenced ops whose fence is not ready this long after submission fail (0: they wait for good).
+  void set_fence_timeout_ns(uint64_t ns) { fence_timeout_ns_ = ns; }
+  // Some session has ops waiting for a fence: the loop must poll (fences are plain memory).
+  bool HasFencedWaits() const;
   bool PrepareSleep();
   void FinishSleep();
   // Says goodbye to every client with `why` and drops them (their jobs fail pending ops first).
@@ -74,6 +79,7 @@ class ControlServer {
   std::map<int, std::unique_ptr<Session>> sessions_;  // by socket fd
   // Closed sessions whose memory a job's in-flight sends may still read.
   std::vector<std::unique_ptr<Session>> graveyard_;
+  uint64_t fence_timeout_ns_ = 0;
 };
 
 }  // namespace outrider::agent

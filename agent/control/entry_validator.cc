@@ -182,8 +182,12 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
   op.root = e.root;
   op.priority = e.priority;
   op.count = e.count;
-  if (e.flags != 0) return InvalidArgument("flags must be 0, got " + Hex(e.flags));
-  if (e.reserved != 0) return InvalidArgument("reserved must be 0, got " + Hex(e.reserved));
+  if ((e.flags & ~ipc::kSubmitFenced) != 0) return InvalidArgument("unknown flags " + Hex(e.flags));
+  if ((e.flags & ipc::kSubmitFenced) != 0 && e.fence >= ipc::kFenceSlots) {
+    return InvalidArgument("fence slot " + std::to_string(e.fence) + " is out of range (" + std::to_string(ipc::kFenceSlots) +
+                           " slots)");
+  }
+  if ((e.flags & ipc::kSubmitFenced) == 0 && e.fence != 0) return InvalidArgument("fence must be 0 without kSubmitFenced");
   if (e.kind >= ipc::kNumOpKinds) return InvalidArgument("unknown op kind " + std::to_string(e.kind));
   op.kind = static_cast<ipc::OpKind>(e.kind);
   if (ipc::IsSparse(op.kind)) return ValidateSparse(e, op, rank, world_size, regions);

@@ -1,6 +1,7 @@
 // Per-client session: control messages, region registry, ring draining and completions.
 #include "agent/control/session.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "agent/control/hello.h"
@@ -27,6 +28,7 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
       reinterpret_cast<ipc::RingIndices*>(control_.data() + h->cq_indices_offset),
       reinterpret_cast<ipc::CompletionEntry*>(control_.data() + h->cq_slots_offset),
       h->cq_entries);
+  fences_ = reinterpret_cast<ipc::FenceSlot*>(control_.data() + h->fences_offset);
 }
 
 Session::~Session() = default;
@@ -36,6 +38,7 @@ void Session::Close(const Status& reason) {
   FlushOverflow();
   SayGoodbye(reason);
   closed_ = true;
+  waiting_.clear();  // never started: nothing of the client's memory is in use
   close_reason_ = reason;
   ipc::SignalEventFd(cq_efd_.get());
 }
@@ -210,11 +213,17 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       break;
     }
     last_op_id_ = e.op_id;
+    // A refused fenced op signals its fence too: the client's stream must not wait for it.
+    bool fenced = (e.flags & ipc::kSubmitFenced) != 0 && e.fence < ipc::kFenceSlots;
+    auto refuse = [&](const Status& why) {
+      if (fenced) SignalFence(e.fence, e.op_id, why.code());
+      Refuse(e.op_id, why);
+    };
     CommMember* comm = nullptr;
     if (e.comm != 0) {
       auto it = comms_.find(e.comm);
       if (it == comms_.end()) {
-        Refuse(e.op_id, InvalidArgument("op " + std::to_string(e.op_id) + " names communicator " +
+        refuse(InvalidArgument("op " + std::to_string(e.op_id) + " names communicator " +
                                         std::to_string(e.comm) + ", which this client does not belong to"));
         if (closed_) break;
         continue;
@@ -227,21 +236,60 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}",
                               id_.client_id, id_.job_id, id_.local_rank, e.op_id,
                               op.status().ToString());
-      Refuse(e.op_id, op.status());
+      refuse(op.status());
       if (closed_) break;  // it did not drain its completions either
       continue;
     }
     if (in_flight_ >= cq_.capacity()) {
-      Refuse(e.op_id, ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have"));
+      refuse(ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have"));
       if (closed_) break;
       continue;
     }
     ++in_flight_;
     if (comm != nullptr) comm->Submitted();
+    if (fenced) fence_of_[e.op_id] = e.fence;
+    if (fenced || !waiting_.empty()) {
+      waiting_.push_back(Waiting{member, *op, fenced, e.fence, ipc::MonotonicNs()});
+      continue;
+    }
     sink(member, *op);
     if (closed_) break;
   }
   return any;
+}
+
+bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeout_ns) {
+  bool any = false;
+  while (!waiting_.empty() && !closed_) {
+    Waiting& w = waiting_.front();
+    if (w.fenced) {
+      uint64_t ready = std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire);
+      if (static_cast<int64_t>(ready - w.op.op_id) < 0) {  // not written for this op yet
+        if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
+        Waiting late = w;
+        waiting_.pop_front();
+        late.member->Complete(late.op.op_id,
+                              DeadlineExceeded("op " + std::to_string(late.op.op_id) + ": its fence (slot " +
+                                               std::to_string(late.fence) + ") was not ready within " +
+                                               std::to_string(timeout_ns / 1'000'000) +
+                                               " ms: the stream that should signal it is stuck or gone"),
+                              0, 0);
+        any = true;
+        continue;
+      }
+    }
+    Waiting next = w;
+    waiting_.pop_front();
+    sink(next.member, next.op);
+    any = true;
+  }
+  return any;
+}
+
+void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {
+  ipc::FenceSlot& f = fences_[slot];
+  std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(f.done).store(op_id, std::memory_order_release);
 }
 
 void Session::FlushOverflow() {
@@ -264,6 +312,10 @@ void Session::Refuse(uint64_t op_id, const Status& why) {
 void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                        const OpReport* report) {
   if (in_flight_ > 0) --in_flight_;
+  if (auto f = fence_of_.find(op_id); f != fence_of_.end()) {
+    SignalFence(f->second, op_id, status.code());  // the outputs are written (or the op failed)
+    fence_of_.erase(f);
+  }
   if (closed_) return;
   ipc::CompletionEntry c{};
   c.op_id = op_id;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "agent/control/control_options.h"
@@ -76,6 +77,14 @@ class Session final : public Member {
   // Pops, validates and hands every queued submission to `sink`; invalid ones complete with
   // an error at once. Returns true if it found any entry.
   bool DrainSubmissions(const OpSink& sink);
+  // Hands `sink` the ops that waited for a fence (ipc::FenceSlot) once it is ready, and those
+  // submitted after one, in submission order; fails (DEADLINE_EXCEEDED, fence signalled) a fenced
+  // op still not ready `timeout_ns` after it was submitted (0: it waits for good). Whether any op
+  // moved.
+  bool ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeout_ns);
+  // Ops are waiting for a fence: the agent polls (the client's stream writes fences without
+  // waking it).
+  bool has_fenced_waits() const { return !waiting_.empty(); }
   // Posts a completion and wakes the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report = nullptr) override;
@@ -113,6 +122,8 @@ class Session final : public Member {
   void HandleCommDestroy(const ipc::CommDestroy& msg);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
+  // Stores `code` then `op_id` (release) in the fence slot: the client's stream may go on.
+  void SignalFence(uint32_t slot, uint64_t op_id, Code code);
 
   ClientIdentity id_;
   ipc::UnixChannel channel_;
@@ -137,6 +148,17 @@ class Session final : public Member {
   const ControlServerOptions* options_ = nullptr;  // Not owned; set by EnableComms.
   std::map<uint32_t, std::unique_ptr<CommMember>> comms_;  // by the id the client names them with
   uint32_t next_comm_ = 1;
+  ipc::FenceSlot* fences_ = nullptr;  // in the control segment
+  // A fenced op, or one submitted after a fenced op that still waits: the sink gets them in order.
+  struct Waiting {
+    Member* member;
+    ValidatedOp op;
+    bool fenced;
+    uint32_t fence;
+    uint64_t since_ns;
+  };
+  std::deque<Waiting> waiting_;
+  std::unordered_map<uint64_t, uint32_t> fence_of_;  // fenced ops until they complete: op id -> slot
 };
 
 }  // namespace outrider::agent

@@ -99,10 +99,20 @@ TEST_F(EntryValidatorTest, AcceptsOutOfPlaceAllreduce) {
 
 // ---- Header fields ----
 
-TEST_F(EntryValidatorTest, RejectsNonzeroFlags) {
+TEST_F(EntryValidatorTest, RejectsUnknownFlags) {
   SubmitEntry e = Allreduce();
   e.flags = 0x10;
-  ExpectRejected(e, "flags");
+  ExpectRejected(e, "unknown flags");
+}
+
+TEST_F(EntryValidatorTest, AcceptsAFencedOpNamingASlotAndRejectsASlotOutOfRange) {
+  SubmitEntry e = Allreduce();
+  e.flags = ipc::kSubmitFenced;
+  e.fence = ipc::kFenceSlots - 1;
+  auto r = Validate(e);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  e.fence = ipc::kFenceSlots;
+  ExpectRejected(e, "fence slot 1024 is out of range");
 }
 
 TEST_F(EntryValidatorTest, RejectsUnknownOpKind) {
@@ -574,8 +584,8 @@ TEST_F(EntryValidatorTest, AcceptsRowDemandOnSparseAllreduceOnly) {
   e.demand.offset = 512;  // empty but not zero
   ExpectRejected(e, "empty demand buffer must be all zero");
   e = Sparse();
-  e.reserved = 1;
-  ExpectRejected(e, "reserved must be 0");
+  e.fence = 1;
+  ExpectRejected(e, "fence must be 0 without kSubmitFenced");
 }
 
 TEST_F(EntryValidatorTest, RejectsSparseFieldsOnDenseOps) {

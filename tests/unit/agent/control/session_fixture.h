@@ -101,6 +101,7 @@ class SessionTest : public ::testing::Test {
     h->sq_slots_offset = layout_.sq_slots_offset;
     h->cq_indices_offset = layout_.cq_indices_offset;
     h->cq_slots_offset = layout_.cq_slots_offset;
+    h->fences_offset = layout_.fences_offset;
     h->total_bytes = layout_.total_bytes;
     control_ = std::move(*client_view);
     sq_ = ipc::RingProducer<ipc::SubmitEntry>(
@@ -232,6 +233,10 @@ class SessionTest : public ::testing::Test {
   bool ClientWoken() { return ipc::WaitReadable(cq_efd_.get(), -1, 0) == 1; }
 
   void CompleteOk(uint64_t op_id) { session_->Complete(op_id, Status::Ok(), op_id, 0); }
+  // The client's view of fence slot `i`.
+  ipc::FenceSlot& Fence(uint32_t i) {
+    return reinterpret_cast<ipc::FenceSlot*>(control_.data() + layout_.fences_offset)[i];
+  }
 
   int world_ = 1;  // ranks of the session's job, all on this node
   ipc::ControlLayout layout_{};

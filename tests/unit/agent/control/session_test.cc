@@ -4,6 +4,8 @@
 // completions (wakeups, overflow, partial), and every way a session closes.
 #include "tests/unit/agent/control/session_fixture.h"
 
+#include <atomic>
+
 #include <gtest/gtest.h>
 
 namespace outrider::agent {
@@ -156,6 +158,118 @@ TEST_F(SessionTest, ValidatedOpNamesTheClientsBuffers) {
   EXPECT_EQ(std::memcmp(region_.data() + kRecvOffset, region_.data() + kSendOffset, kBytes), 0);
 }
 
+// ---- Fences (GPU stream order) ----
+
+ipc::SubmitEntry Fenced(ipc::SubmitEntry e, uint32_t slot) {
+  e.flags = ipc::kSubmitFenced;
+  e.fence = slot;
+  return e;
+}
+
+TEST_F(SessionTest, AFencedOpWaitsForItsReadyFenceAndTheOpsAfterItKeepTheirOrder) {
+  uint32_t region = RegisterRegion();
+  Submit(Fenced(Allreduce(1, region), 3));
+  Submit(Allreduce(2, region));
+  EXPECT_TRUE(Drain().empty());
+  std::vector<uint64_t> started;
+  auto sink = [&](Member*, const ValidatedOp& op) { started.push_back(op.op_id); };
+  EXPECT_TRUE(session_->has_fenced_waits());
+  EXPECT_FALSE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  EXPECT_TRUE(started.empty());
+  std::atomic_ref<uint64_t>(Fence(3).ready).store(1, std::memory_order_release);
+  EXPECT_TRUE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  EXPECT_EQ(started, (std::vector<uint64_t>{1, 2}));
+  EXPECT_FALSE(session_->has_fenced_waits());
+  // With nothing waiting, an unfenced op goes straight through again.
+  Submit(Allreduce(3, region));
+  EXPECT_EQ(Drain().size(), 1u);
+}
+
+TEST_F(SessionTest, AReadyFenceOfAnEarlierOpInTheSlotDoesNotStartALaterOne) {
+  uint32_t region = RegisterRegion();
+  std::atomic_ref<uint64_t>(Fence(5).ready).store(4, std::memory_order_release);  // op 4 used slot 5 before
+  Submit(Fenced(Allreduce(9, region), 5));
+  EXPECT_TRUE(Drain().empty());
+  std::vector<uint64_t> started;
+  auto sink = [&](Member*, const ValidatedOp& op) { started.push_back(op.op_id); };
+  EXPECT_FALSE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  std::atomic_ref<uint64_t>(Fence(5).ready).store(9, std::memory_order_release);
+  EXPECT_TRUE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  EXPECT_EQ(started, (std::vector<uint64_t>{9}));
+}
+
+TEST_F(SessionTest, CompletingAFencedOpSignalsItsDoneFenceWithTheStatus) {
+  uint32_t region = RegisterRegion();
+  Submit(Fenced(Allreduce(1, region), 0));
+  Submit(Fenced(Allreduce(2, region), 1));
+  Drain();
+  std::atomic_ref<uint64_t>(Fence(0).ready).store(1, std::memory_order_release);
+  std::atomic_ref<uint64_t>(Fence(1).ready).store(2, std::memory_order_release);
+  std::vector<Member*> members;
+  ASSERT_TRUE(session_->ReleaseFenced([&](Member* m, const ValidatedOp&) { members.push_back(m); }, ipc::MonotonicNs(), 0));
+  ASSERT_EQ(members.size(), 2u);
+  EXPECT_EQ(Fence(0).done, 0u);  // not before the op completes
+  members[0]->Complete(1, Status::Ok(), 1, 0);
+  members[1]->Complete(2, PeerLost("rank 3 left"), 1, 0);
+  EXPECT_EQ(std::atomic_ref<uint64_t>(Fence(0).done).load(), 1u);
+  EXPECT_EQ(Fence(0).status, 0);
+  EXPECT_EQ(std::atomic_ref<uint64_t>(Fence(1).done).load(), 2u);
+  EXPECT_EQ(Fence(1).status, static_cast<int32_t>(Code::kPeerLost));
+  std::vector<ipc::CompletionEntry> done = PopCompletions();
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[1].code, static_cast<int32_t>(Code::kPeerLost));
+}
+
+TEST_F(SessionTest, ARefusedFencedOpSignalsItsFenceSoTheStreamGoesOn) {
+  uint32_t region = RegisterRegion();
+  ipc::SubmitEntry e = Fenced(Allreduce(1, region), 7);
+  e.send.offset = kRegionBytes;  // outside the region
+  Submit(e);
+  EXPECT_TRUE(Drain().empty());
+  EXPECT_EQ(std::atomic_ref<uint64_t>(Fence(7).done).load(), 1u);
+  EXPECT_EQ(Fence(7).status, static_cast<int32_t>(Code::kInvalidArgument));
+  std::vector<ipc::CompletionEntry> refused = PopCompletions();
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].code, static_cast<int32_t>(Code::kInvalidArgument));
+  EXPECT_FALSE(session_->has_fenced_waits());
+}
+
+TEST_F(SessionTest, AFenceNeverReadyFailsItsOpAfterTheTimeoutAndTheOpsBehindItGoOn) {
+  uint32_t region = RegisterRegion();
+  uint64_t submitted = ipc::MonotonicNs();
+  Submit(Fenced(Allreduce(1, region), 2));
+  Submit(Allreduce(2, region));
+  Drain();
+  std::vector<uint64_t> started;
+  auto sink = [&](Member*, const ValidatedOp& op) { started.push_back(op.op_id); };
+  constexpr uint64_t kTimeout = 1'000'000'000;
+  // The clock is an argument: nothing here waits for the timeout.
+  EXPECT_FALSE(session_->ReleaseFenced(sink, submitted, kTimeout));
+  EXPECT_TRUE(session_->ReleaseFenced(sink, ipc::MonotonicNs() + 2 * kTimeout, kTimeout));
+  EXPECT_EQ(started, (std::vector<uint64_t>{2}));
+  std::vector<ipc::CompletionEntry> failed = PopCompletions();
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].op_id, 1u);
+  EXPECT_EQ(failed[0].code, static_cast<int32_t>(Code::kDeadlineExceeded));
+  EXPECT_NE(std::string(failed[0].message).find("fence (slot 2) was not ready within 1000 ms"), std::string::npos)
+      << failed[0].message;
+  EXPECT_EQ(std::atomic_ref<uint64_t>(Fence(2).done).load(), 1u);
+  EXPECT_EQ(Fence(2).status, static_cast<int32_t>(Code::kDeadlineExceeded));
+}
+
+TEST_F(SessionTest, ClosingASessionDropsTheOpsWaitingForAFence) {
+  uint32_t region = RegisterRegion();
+  Submit(Fenced(Allreduce(1, region), 0));
+  Drain();
+  ASSERT_TRUE(session_->has_fenced_waits());
+  session_->Close(Cancelled("client gone"));
+  EXPECT_FALSE(session_->has_fenced_waits());
+  std::atomic_ref<uint64_t>(Fence(0).ready).store(1, std::memory_order_release);
+  bool started = false;
+  EXPECT_FALSE(session_->ReleaseFenced([&](Member*, const ValidatedOp&) { started = true; }, ipc::MonotonicNs(), 0));
+  EXPECT_FALSE(started);
+}
+
 TEST_F(SessionTest, DrainSubmissionsReportsWhetherItFoundEntries) {
   uint32_t region = RegisterRegion();
   auto ignore = [](Member*, const ValidatedOp&) {};
@@ -167,7 +281,7 @@ TEST_F(SessionTest, DrainSubmissionsReportsWhetherItFoundEntries) {
 TEST_F(SessionTest, InvalidEntryCompletesWithErrorAtOnce) {
   uint32_t region = RegisterRegion();
   ipc::SubmitEntry e = Allreduce(1, region);
-  e.flags = 1;
+  e.flags = 0x100;  // no such flag
   Submit(e);
   EXPECT_TRUE(Drain().empty());
   std::vector<ipc::CompletionEntry> done = PopCompletions();
