@@ -99,6 +99,11 @@ class RawClient {
   // Wakes the agent without publishing anything.
   void Kick();
   ipc::RingIndices* sq_indices() { return sq_idx_; }
+  // Fence slot `i` of the control segment (after Hello).
+  ipc::FenceSlot& fence(uint32_t i) {
+    auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
+    return reinterpret_cast<ipc::FenceSlot*>(control_.data() + h->fences_offset)[i];
+  }
   // Waits for one completion; DeadlineExceeded on timeout, Unavailable if the agent hung up.
   Result<ipc::CompletionEntry> NextCompletion(int timeout_ms);
   // Waits for the agent to send a Goodbye (or close); returns its text.
