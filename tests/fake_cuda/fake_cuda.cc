@@ -13,7 +13,8 @@
 //   exporting process (CUDA_ERROR_INVALID_CONTEXT) and a second time in one process
 //   (CUDA_ERROR_ALREADY_MAPPED), and maps the whole allocation (callers add their offset).
 // - VMM: cuMemCreate makes a memfd; CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR exports a dup of it,
-//   which another process imports (after SCM_RIGHTS) and maps into a reserved range.
+//   which another process imports (after SCM_RIGHTS) and maps into a reserved range; a mapping
+//   has no access until cuMemSetAccess (touching it before faults, as on a GPU).
 // - Host registration marks a range as pinned host memory; its device pointer is its address.
 //
 // Environment: OUTRIDER_FAKE_CUDA_DEVICES (GPUs on the "machine", default 1),
@@ -604,8 +605,8 @@ CUresult MemMap(CUdeviceptr p, size_t bytes, size_t offset, CUmemGenericAllocati
   if (v == g_vmm.end() || r == nullptr || r->second.kind != Kind::kReserved || bytes % kGranularity != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  void* m = mmap(reinterpret_cast<void*>(p), bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, v->second,
-                 static_cast<off_t>(offset));
+  // No access until cuMemSetAccess, as on a GPU (a copy before it faults).
+  void* m = mmap(reinterpret_cast<void*>(p), bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, v->second, static_cast<off_t>(offset));
   if (m == MAP_FAILED) return CUDA_ERROR_INVALID_VALUE;
   // The mapped piece becomes device memory inside the reservation (which keeps its own entry
   // only where nothing is mapped: simplified to one mapping per reservation start here).
@@ -631,9 +632,16 @@ CUresult MemUnmap(CUdeviceptr p, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
-CUresult MemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc* desc, size_t count) {
+CUresult MemSetAccess(CUdeviceptr p, size_t bytes, const CUmemAccessDesc* desc, size_t count) {
   NEED_INIT();
-  return desc == nullptr || count == 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+  if (desc == nullptr || count == 0) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> l(g_mu);
+  const auto* r = Find(static_cast<uintptr_t>(p), bytes);
+  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id != 0) return CUDA_ERROR_INVALID_VALUE;  // mapped VMM only
+  int prot = desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+             : desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
+                                                                : PROT_NONE;
+  return mprotect(reinterpret_cast<void*>(p), bytes, prot) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 // Every entry has the signature cuda.h gives it (a mismatch fails to compile).
