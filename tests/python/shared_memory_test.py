@@ -7,6 +7,7 @@ dtype work; reduce leaves the others' tensors as they were; DDP with shared buck
 same parameters as plain DDP and copies nothing once its buckets are rebuilt; a shared tensor stays
 valid after destroy_process_group and a new group reuses the connection it holds open. Runs
 against PyTorch 1.13 and 2.x; exits non-zero on the first failed check."""
+import datetime
 import os
 import sys
 import threading
@@ -157,6 +158,36 @@ def main():
         check("shared_ddp trains to plain DDP's parameters", torch.equal(p, q), (p - q).abs().max())
     check("shared_ddp: steps 2-5 copy nothing (in place)", d["bytes_in"] == 0 and d["bytes_out"] == 0 and d["tensors_in_place"] > 0, d)
     del plain, shared
+
+    # An op that timed out may still be written by the agent: its shared tensor's memory is never
+    # reused. Rank 0 alone allreduces (and times out); the others join the op afterwards, so the
+    # agent completes it and writes into the memory rank 0 gave up.
+    g = dist.new_group(timeout=datetime.timedelta(seconds=2))
+    if RANK == 0:
+        t = outrider_torch.empty(1000)
+        t.fill_(1)
+        work = dist.all_reduce(t, group=g, async_op=True)
+        try:
+            work.wait()
+            check("a lone allreduce times out", False, "it completed")
+        except RuntimeError as e:
+            check("a lone allreduce times out", "Timed out" in str(e), str(e))
+        given_up = t.data_ptr()
+        del t, work
+        fresh = outrider_torch.empty(1000)
+        check("the timed-out op's memory is not handed out again", fresh.data_ptr() != given_up,
+              hex(fresh.data_ptr()))
+        fresh.fill_(7)
+    dist.barrier()
+    if RANK != 0:
+        late = torch.ones(1000)
+        dist.all_reduce(late, group=g)
+        check("the others complete the op rank 0 gave up", torch.all(late == WORLD).item(), late[:4])
+    dist.barrier()
+    if RANK == 0:
+        check("... and the agent's write did not land in rank 0's new tensor", torch.all(fresh == 7).item(), fresh[:4])
+        del fresh
+    dist.destroy_process_group(g)
 
     # A shared tensor outlives its process group; a new group reuses the connection it holds.
     keep = outrider_torch.empty(1000)
