@@ -6,26 +6,16 @@ Work and futures complete, a failing collective raises a RuntimeError on every r
 a torch.distributed.DistBackendError, which is one) and the group keeps working, and DDP with a
 sparse embedding trains to bitwise-identical parameters on every rank. Runs against PyTorch 1.13
 and 2.x. Exits non-zero on the first failed check (and says which)."""
-import os
 import sys
 
 import torch
 import torch.distributed as dist
 
 import outrider_torch
+from testlib import RANK, WORLD, check
 
-RANK = int(os.environ["RANK"])
-WORLD = int(os.environ["WORLD_SIZE"])
 # What a failed collective raises: DistBackendError from PyTorch 2 (1.13 has no such type).
 COLLECTIVE_ERROR = getattr(dist, "DistBackendError", RuntimeError)
-
-
-def check(what, ok, detail=""):
-    if not ok:
-        print(f"rank {RANK}: FAIL - {what}: {detail}", flush=True)
-        sys.exit(1)
-    if RANK == 0:
-        print(f"ok   - {what}", flush=True)
 
 
 def same(a, b):

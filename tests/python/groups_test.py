@@ -3,7 +3,6 @@
 every rank of a launched job of 4 ranks on 2 nodes (tools/cluster/run.sh): new_group (groups within a node and across nodes, one rank of each node, the full group),
 reduce, gather, scatter, send/recv with tags, list all_to_all, and the coalesced allreduce and
 allgather, each equal to gloo's on the same input. Exits non-zero on the first failed check."""
-import os
 import sys
 import time
 
@@ -11,17 +10,7 @@ import torch
 import torch.distributed as dist
 
 import outrider_torch  # noqa: F401  (registers the backend)
-
-RANK = int(os.environ["RANK"])
-WORLD = int(os.environ["WORLD_SIZE"])
-
-
-def check(what, ok, detail=""):
-    if not ok:
-        print(f"rank {RANK}: FAIL - {what}: {detail}", flush=True)
-        sys.exit(1)
-    if RANK == 0:
-        print(f"ok   - {what}", flush=True)
+from testlib import RANK, WORLD, check
 
 
 def same(a, b):

@@ -17,18 +17,9 @@ import torch.distributed as dist
 import torch.nn as nn
 
 import outrider_torch
+from testlib import RANK, WORLD, check
 
-RANK = int(os.environ["RANK"])
-WORLD = int(os.environ["WORLD_SIZE"])
 TOTAL = WORLD * (WORLD + 1) // 2  # the sum of rank + 1 over all ranks
-
-
-def check(what, ok, detail=""):
-    if not ok:
-        print(f"rank {RANK}: FAIL - {what}: {detail}", flush=True)
-        sys.exit(1)
-    if RANK == 0:
-        print(f"ok   - {what}", flush=True)
 
 
 def delta(before):
