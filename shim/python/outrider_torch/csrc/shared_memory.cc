@@ -72,7 +72,7 @@ void FreeBlock(void* p) noexcept {
 }
 
 c10::DataPtr AllocateBlock(std::shared_ptr<Connection> conn, size_t bytes) {
-  DropReaped();
+  if (!conn->OnWorker()) DropReaped();
   Buffer b = conn->AcquireShared(bytes);
   try {
     std::lock_guard<std::mutex> l(g_blocks_mu);
