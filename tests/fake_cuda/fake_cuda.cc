@@ -590,10 +590,19 @@ CUresult MemAddressReserve(CUdeviceptr* p, size_t bytes, size_t, CUdeviceptr, un
 CUresult MemAddressFree(CUdeviceptr p, size_t bytes) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
-  auto it = g_ranges.find(static_cast<uintptr_t>(p));
-  if (it == g_ranges.end() || it->second.kind != Kind::kReserved || it->second.bytes != bytes) return CUDA_ERROR_INVALID_VALUE;
+  // The reservation may be in pieces (maps split it, unmaps leave the pieces): all of it must be
+  // unmapped again, and nothing else may lie in it.
+  auto first = g_ranges.find(static_cast<uintptr_t>(p));
+  auto it = first;
+  uintptr_t at = static_cast<uintptr_t>(p), end = at + bytes;
+  while (at < end) {
+    if (it == g_ranges.end() || it->first != at || it->second.kind != Kind::kReserved) return CUDA_ERROR_INVALID_VALUE;
+    at += it->second.bytes;
+    ++it;
+  }
+  if (at != end) return CUDA_ERROR_INVALID_VALUE;
   munmap(reinterpret_cast<void*>(p), bytes);
-  g_ranges.erase(it);
+  g_ranges.erase(first, it);
   return CUDA_SUCCESS;
 }
 

@@ -247,6 +247,13 @@ TEST(CudaDriver, AVmmAllocationCrossesToAnotherProcessAsAFileDescriptor) {
   for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(after[i], static_cast<uint8_t>(~Pattern(i))) << "byte " << i;
   EXPECT_EQ(d.cuMemUnmap(p, bytes), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemAddressFree(p, bytes), CUDA_SUCCESS);
+  // A reservation twice the size, half of it mapped: freed whole only once that half is unmapped.
+  CUdeviceptr q = 0;
+  ASSERT_EQ(d.cuMemAddressReserve(&q, 2 * bytes, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemMap(q + bytes, bytes, 0, h, 0), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemAddressFree(q, 2 * bytes), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d.cuMemUnmap(q + bytes, bytes), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemAddressFree(q, 2 * bytes), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemRelease(h), CUDA_SUCCESS);
 }
 
