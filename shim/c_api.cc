@@ -59,8 +59,13 @@ int Guard(outrider_client_t* c, F&& f) {
 // Callers built against API version 1 pass options without `comm`.
 constexpr size_t kOptionsV1Bytes = offsetof(outrider_op_options_t, comm);
 
+// Whether the caller's options struct is large enough to hold `field` (older callers pass a
+// smaller one).
+#define OUTRIDER_HAS_FIELD(opts, field) \
+  ((opts) != nullptr && (opts)->size >= offsetof(outrider_op_options_t, field) + sizeof((opts)->field))
+
 outrider_comm_t CommOf(const outrider_op_options_t* opts) {
-  return opts != nullptr && opts->size >= sizeof(outrider_op_options_t) ? opts->comm : OUTRIDER_COMM_WORLD;
+  return OUTRIDER_HAS_FIELD(opts, comm) ? opts->comm : OUTRIDER_COMM_WORLD;
 }
 
 // Ranks of the op's communicator (0 if it is unknown: the submission then fails naming it).
@@ -82,6 +87,7 @@ int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_o
   args.comm = CommOf(opts);
   args.key = (opts && opts->key) ? opts->key : outrider::shim::HashKey(kind_name);
   args.priority = opts ? opts->priority : 0;
+  args.stream = OUTRIDER_HAS_FIELD(opts, cuda_stream) ? opts->cuda_stream : nullptr;
   size_t elem = outrider::ipc::DTypeSize(args.dtype);
   if (args.kind != outrider::ipc::OpKind::kBarrier && elem == 0) {
     return Fail(c, outrider::InvalidArgument("unknown dtype " + std::to_string(static_cast<int>(args.dtype))));

@@ -222,6 +222,7 @@ void Client::OnSocketReadable() {
   if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) return;  // nothing there
   std::optional<Status> gone = Departure(n, buf);
   gone_ = gone ? *gone : ProtocolError("unexpected message from the agent");
+  ReleaseFences();
 }
 
 Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
@@ -237,6 +238,7 @@ Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, co
     if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
     if (std::optional<Status> gone = Departure(n, buf)) {
       gone_ = *gone;
+      ReleaseFences();
       return gone_;
     }
     ipc::MsgHeader hdr;
@@ -335,6 +337,10 @@ Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char
 
 Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   OUTRIDER_RETURN_IF_ERROR(AgentGone());
+  // Memory outside the shim's regions may be a device buffer (host buffers never pay the check).
+  if (a.fence < 0 && a.send != nullptr && !Resolve(a.send, a.send_bytes, "send").ok() && IsDevice(a.send)) {
+    return SubmitStaged(a);
+  }
   OUTRIDER_ASSIGN_OR_RETURN(const Comm* comm, FindComm(a.comm));
   bool rank_ordered = a.kind == ipc::OpKind::kAllgather || a.kind == ipc::OpKind::kReduceScatter ||
                       a.kind == ipc::OpKind::kAlltoallv || a.kind == ipc::OpKind::kSparseShard ||
@@ -398,6 +404,10 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   e.priority = a.priority;
   e.count = a.count;
   e.comm = a.comm;
+  if (a.fence >= 0) {
+    e.flags = ipc::kSubmitFenced;
+    e.fence = static_cast<uint32_t>(a.fence);
+  }
   if (sq_.Push(e) != ipc::RingResult::kOk) {
     if (aux) arena_->Free(aux);
     return Internal("submission ring rejected an entry");
@@ -412,12 +422,14 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
 }
 
 void Client::DrainCompletions() {
+  RetireStaged();
   ipc::CompletionEntry c;
   for (;;) {
     ipc::RingResult r = cq_.Pop(&c);
     if (r == ipc::RingResult::kEmpty) return;
     if (r == ipc::RingResult::kCorrupt) {
       gone_ = ProtocolError("completion ring is corrupt");
+      ReleaseFences();
       return;
     }
     auto it = ops_.find(c.op_id);
@@ -465,6 +477,14 @@ Status Client::Test(uint64_t op, bool* done, OpResult* result) {
 
 void Client::Release(std::unordered_map<uint64_t, OpState>::iterator it) {
   if (it->second.aux != nullptr) arena_->Free(it->second.aux);
+  if (it->second.staging != nullptr) {
+    // The stream may still copy the result back from the staging buffer.
+    if (Retired(it->first, it->second)) {
+      FreeStaging(it->second);
+    } else {
+      retiring_.emplace_back(it->first, std::move(it->second));
+    }
+  }
   ops_.erase(it);
 }
 

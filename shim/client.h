@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ipc/event_fd.h"
@@ -67,6 +68,8 @@ struct OpArgs {
   uint64_t out_ids_bytes = 0;
   const void* demand = nullptr;  // sparse allreduce: demanded ids (id_dtype)
   uint64_t demand_bytes = 0;
+  void* stream = nullptr;  // CUstream of an op on device buffers
+  int32_t fence = -1;      // internal: the fence slot a staged op waits on (>= 0: submitted fenced)
 };
 
 // What the agent reported about a finished op beyond its status.
@@ -156,7 +159,30 @@ class Client {
     Status result;
     void* aux = nullptr;  // arena memory the agent reads until the op completes
     OpResult info;
+    // Device buffers: the staging buffer and the fence slot, held until the stream has copied
+    // the result back (the slot's released word holds the op id).
+    void* staging = nullptr;
+    int32_t fence = -1;
   };
+  // ---- Device buffers (client_gpu.cc) ----
+  struct Gpu {
+    const void* driver = nullptr;           // the cuda::Driver
+    uint64_t fences = 0;                    // device address of the control segment's fence slots
+    std::unique_ptr<uint64_t[]> released;   // per slot: the op whose result the stream copied back
+    uint64_t released_dev = 0;              // its device address
+    std::vector<uint32_t> free_slots;
+    std::vector<uintptr_t> registered;      // region bases registered with CUDA (pinned)
+  };
+  Status GpuSetup(const void* driver);
+  Status RegisterHost(const void* p);
+  bool IsDevice(const void* p) const;
+  Result<uint64_t> SubmitStaged(const OpArgs& args);
+  // Frees what staged ops whose streams are done held (their handles are gone already).
+  void RetireStaged();
+  bool Retired(uint64_t op, const OpState& s) const;
+  void FreeStaging(const OpState& s);
+  // The agent is gone: every fenced op's stream is let go (done = its id, status UNAVAILABLE).
+  void ReleaseFences();
   void Release(std::unordered_map<uint64_t, OpState>::iterator it);
 
   explicit Client(ConnectConfig config);
@@ -187,6 +213,8 @@ class Client {
   std::unique_ptr<Arena> arena_;
   std::map<uintptr_t, Region> regions_;  // by base address
   std::unordered_map<uint64_t, OpState> ops_;
+  std::unique_ptr<Gpu> gpu_;                          // made on the first op on device buffers
+  std::vector<std::pair<uint64_t, OpState>> retiring_;  // released staged ops the stream still uses
   std::map<uint32_t, Comm> comms_;  // by handle; 0 is the job
   uint64_t next_op_id_ = 1;
   uint32_t next_request_id_ = 1;

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <atomic>
 #include <mutex>
 
 namespace outrider::cuda {
@@ -55,13 +56,28 @@ Result<const Driver*> DoLoad() {
   return &driver;
 }
 
+std::once_flag g_once;
+Result<const Driver*> g_loaded = Internal("unset");
+std::atomic<bool> g_tried{false};
+
 }  // namespace
 
 Result<const Driver*> Load() {
-  static std::once_flag once;
-  static Result<const Driver*> loaded = Internal("unset");
-  std::call_once(once, [] { loaded = DoLoad(); });
-  return loaded;
+  std::call_once(g_once, [] {
+    g_loaded = DoLoad();
+    g_tried = true;
+  });
+  return g_loaded;
+}
+
+Result<const Driver*> LoadIfPresent() {
+  if (g_tried.load()) return g_loaded;
+  const char* env = std::getenv("OUTRIDER_CUDA_DRIVER");
+  std::string lib = env != nullptr && *env != '\0' ? env : "libcuda.so.1";
+  void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (handle == nullptr) return FailedPrecondition("the CUDA driver is not loaded in this process");
+  ::dlclose(handle);
+  return Load();
 }
 
 Status Check(const Driver& d, CUresult rc, const char* what) {
@@ -122,6 +138,8 @@ namespace outrider::cuda {
 Result<const Driver*> Load() {
   return FailedPrecondition("this build of Outrider has no CUDA support (configure with -DOUTRIDER_WITH_CUDA=ON)");
 }
+
+Result<const Driver*> LoadIfPresent() { return Load(); }
 
 }  // namespace outrider::cuda
 

@@ -51,6 +51,10 @@ struct Driver {
 // same table, or the same error). Unavailable naming the library and the reason when there is no
 // usable driver (no libcuda.so.1, an entry it lacks, cuInit failing: no GPU or no kernel driver).
 Result<const Driver*> Load();
+// Load(), but only if the process has the driver loaded already (a process with device memory
+// does): FailedPrecondition otherwise, without loading it. For code that must not pull CUDA into
+// processes that never use it.
+Result<const Driver*> LoadIfPresent();
 
 // `rc` as a Status (ok for CUDA_SUCCESS): "`what`: CUDA_ERROR_NAME (description)".
 Status Check(const Driver& d, CUresult rc, const char* what);
@@ -73,6 +77,7 @@ Result<int> OrdinalOf(const Driver& d, const std::string& uuid);
 struct Driver;
 // Built without CUDA: always FailedPrecondition saying so.
 Result<const Driver*> Load();
+Result<const Driver*> LoadIfPresent();
 
 #endif
 

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OUTRIDER_API_VERSION 2
+#define OUTRIDER_API_VERSION 3
 #define OUTRIDER_EXPORT __attribute__((visibility("default")))
 
 /* Error codes (stable). */
@@ -108,6 +108,11 @@ typedef struct {
   int32_t priority;  /* lower = sooner; 0 default */
   outrider_comm_t comm; /* the ranks that take part, and whose numbering root and blocks use;
                            OUTRIDER_COMM_WORLD (default): the whole job (API version 2) */
+  void* cuda_stream;    /* a CUstream (API version 3): where an op on device buffers is ordered
+                           (NULL: the legacy default stream). The op reads its inputs after the
+                           work queued on the stream before it, and work queued after it sees its
+                           result; the calling thread does not wait. Device buffers are staged
+                           through shared memory; allreduce only so far. */
 } outrider_op_options_t;
 
 OUTRIDER_EXPORT void outrider_connect_options_init(outrider_connect_options_t* options);
