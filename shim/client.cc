@@ -197,6 +197,11 @@ Status Client::Handshake() {
   return Status::Ok();
 }
 
+void Client::MarkGone(Status why) {
+  gone_ = std::move(why);
+  ReleaseFences();  // streams waiting on the agent's fences go on
+}
+
 Status Client::AgentGone() const {
   return gone_.ok() ? Status::Ok() : gone_;
 }
@@ -221,8 +226,7 @@ void Client::OnSocketReadable() {
   auto n = channel_.Recv(buf, sizeof(buf), &fds, 0);
   if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) return;  // nothing there
   std::optional<Status> gone = Departure(n, buf);
-  gone_ = gone ? *gone : ProtocolError("unexpected message from the agent");
-  ReleaseFences();
+  MarkGone(gone ? *gone : ProtocolError("unexpected message from the agent"));
 }
 
 Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
@@ -237,8 +241,7 @@ Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, co
     auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
     if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
     if (std::optional<Status> gone = Departure(n, buf)) {
-      gone_ = *gone;
-      ReleaseFences();
+      MarkGone(*gone);
       return gone_;
     }
     ipc::MsgHeader hdr;
@@ -337,10 +340,6 @@ Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char
 
 Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   OUTRIDER_RETURN_IF_ERROR(AgentGone());
-  // Memory outside the shim's regions may be a device buffer (host buffers never pay the check).
-  if (a.fence < 0 && a.send != nullptr && !Resolve(a.send, a.send_bytes, "send").ok() && IsDevice(a.send)) {
-    return SubmitStaged(a);
-  }
   OUTRIDER_ASSIGN_OR_RETURN(const Comm* comm, FindComm(a.comm));
   bool rank_ordered = a.kind == ipc::OpKind::kAllgather || a.kind == ipc::OpKind::kReduceScatter ||
                       a.kind == ipc::OpKind::kAlltoallv || a.kind == ipc::OpKind::kSparseShard ||
@@ -369,7 +368,10 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
     return ResourceExhausted(std::to_string(in_flight_) + " ops are in flight, the most this client may have; wait for some first");
   }
   ipc::SubmitEntry e{};
-  OUTRIDER_ASSIGN_OR_RETURN(e.send, Resolve(a.send, a.send_bytes, "send"));
+  auto send = Resolve(a.send, a.send_bytes, "send");
+  // Memory outside the shim's regions may be a device buffer (host buffers never pay the check).
+  if (!send.ok() && a.fence < 0 && IsDevice(a.send)) return SubmitStaged(a);
+  OUTRIDER_ASSIGN_OR_RETURN(e.send, std::move(send));
   OUTRIDER_ASSIGN_OR_RETURN(e.recv, Resolve(a.recv, a.recv_bytes, "recv"));
   void* aux = nullptr;
   if (a.kind == ipc::OpKind::kAlltoallv) {
@@ -428,8 +430,7 @@ void Client::DrainCompletions() {
     ipc::RingResult r = cq_.Pop(&c);
     if (r == ipc::RingResult::kEmpty) return;
     if (r == ipc::RingResult::kCorrupt) {
-      gone_ = ProtocolError("completion ring is corrupt");
-      ReleaseFences();
+      MarkGone(ProtocolError("completion ring is corrupt"));
       return;
     }
     auto it = ops_.find(c.op_id);

@@ -201,6 +201,8 @@ class Client {
   // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.
   static std::optional<Status> Departure(const Result<size_t>& n, const uint8_t* buf);
   Status AgentGone() const;
+  // Records why the agent is gone (gone_) and lets the streams of staged ops go on.
+  void MarkGone(Status why);
 
   ConnectConfig config_;
   ipc::UnixChannel channel_;

@@ -54,15 +54,10 @@ class BadInputTest : public ::testing::Test {
 
   // A raw client that joined `job` as rank `rank` of `size` with one 4 KiB region (id in *region).
   std::unique_ptr<RawClient> JoinRaw(const std::string& job, int rank, int size, uint32_t* region) {
-    auto raw = RawClient::Connect(agent_->socket_path());
-    EXPECT_TRUE(raw.ok());
-    auto reply = (*raw)->Hello((*raw)->MakeHello(job, rank, size));
-    EXPECT_TRUE(reply.ok());
-    EXPECT_EQ(reply->code, 0) << reply->message;
-    auto id = (*raw)->RegisterRegion(4096);
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    *region = id.ok() ? *id : 0;
-    return std::move(*raw);
+    *region = 0;
+    auto raw = JoinRawJob(agent_->socket_path(), job, rank, size, region);
+    EXPECT_TRUE(raw.ok()) << raw.status().ToString();
+    return raw.ok() ? std::move(*raw) : nullptr;
   }
 
   std::unique_ptr<harness::AgentProcess> agent_;

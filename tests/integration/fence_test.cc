@@ -24,13 +24,9 @@ struct OneRank {
   explicit OneRank(std::vector<std::string> agent_args = {}) {
     agent = StartAgent(std::move(agent_args));
     if (agent == nullptr) return;
-    auto r = RawClient::Connect(agent->socket_path());
-    if (!r.ok()) return;
-    raw = std::move(*r);
-    auto reply = raw->Hello(raw->MakeHello("fenced", 0, 1));
-    if (!reply.ok() || reply->code != 0) return;
-    auto id = raw->RegisterRegion(4096);
-    if (id.ok()) region = *id;
+    auto r = JoinRawJob(agent->socket_path(), "fenced", 0, 1, &region);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) raw = std::move(*r);
   }
   float* at(uint64_t offset) { return reinterpret_cast<float*>(raw->region_base(region) + offset); }
   ipc::SubmitEntry Entry(uint64_t op_id, uint32_t slot) {

@@ -247,6 +247,15 @@ Result<std::string> RawClient::AwaitGoodbye(int timeout_ms) {
   return std::string(bye.message);
 }
 
+Result<std::unique_ptr<RawClient>> JoinRawJob(const std::string& socket, const std::string& job, int rank, int size,
+                                              uint32_t* region) {
+  OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<RawClient> raw, RawClient::Connect(socket));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::HelloReply reply, raw->Hello(raw->MakeHello(job, rank, size)));
+  if (reply.code != 0) return Status(static_cast<Code>(reply.code), reply.message);
+  OUTRIDER_ASSIGN_OR_RETURN(*region, raw->RegisterRegion(4096));
+  return raw;
+}
+
 ipc::SubmitEntry AllreduceEntry(uint64_t op_id, uint32_t region, uint64_t offset, uint64_t count) {
   ipc::SubmitEntry e{};
   e.op_id = op_id;

@@ -122,6 +122,11 @@ class RawClient {
   uint32_t next_request_ = 100;
 };
 
+// A raw client of the agent at `socket` that joined `job` as rank `rank` of `size` and registered
+// one 4 KiB region (its id in *region).
+Result<std::unique_ptr<RawClient>> JoinRawJob(const std::string& socket, const std::string& job, int rank, int size,
+                                              uint32_t* region);
+
 // A SubmitEntry for an f32 sum allreduce of `count` elements at `offset` of `region` (in place).
 ipc::SubmitEntry AllreduceEntry(uint64_t op_id, uint32_t region, uint64_t offset, uint64_t count);
 

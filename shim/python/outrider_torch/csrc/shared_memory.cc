@@ -34,6 +34,14 @@ std::atomic<c10::DeleterFnPtr> g_fallback_deleter{nullptr};  // the CPU allocato
 
 thread_local bool t_shared_allocation = false;
 
+// The block holding all of [p, p + bytes), or null (caller holds g_blocks_mu).
+Block* FindBlock(uintptr_t p, size_t bytes) {
+  auto it = g_blocks.upper_bound(p);
+  if (it == g_blocks.begin()) return nullptr;
+  --it;
+  return p + bytes <= it->first + it->second.buffer.bytes ? &it->second : nullptr;
+}
+
 // Drops the references the worker left (not on the worker).
 void DropReaped() {
   std::vector<std::shared_ptr<Connection>> drop;
@@ -156,10 +164,7 @@ bool SetSharedAllocation(bool on) {
 
 void AbandonShared(const void* p) {
   std::lock_guard<std::mutex> l(g_blocks_mu);
-  auto it = g_blocks.upper_bound(reinterpret_cast<uintptr_t>(p));
-  if (it == g_blocks.begin()) return;
-  --it;
-  if (reinterpret_cast<uintptr_t>(p) < it->first + it->second.buffer.bytes) it->second.abandoned = true;
+  if (Block* b = FindBlock(reinterpret_cast<uintptr_t>(p), 1)) b->abandoned = true;
 }
 
 void* SharedData(const Connection& conn, const at::Tensor& t) {
@@ -167,15 +172,9 @@ void* SharedData(const Connection& conn, const at::Tensor& t) {
       t.is_neg()) {
     return nullptr;  // a lazy conjugate or negation is resolved by staging's copy
   }
-  auto start = reinterpret_cast<uintptr_t>(t.data_ptr());
-  size_t bytes = t.nbytes();
   std::lock_guard<std::mutex> l(g_blocks_mu);
-  auto it = g_blocks.upper_bound(start);
-  if (it == g_blocks.begin()) return nullptr;
-  --it;
-  const Block& b = it->second;
-  if (b.conn.get() != &conn || start + bytes > it->first + b.buffer.bytes) return nullptr;
-  return t.data_ptr();
+  const Block* b = FindBlock(reinterpret_cast<uintptr_t>(t.data_ptr()), t.nbytes());
+  return b != nullptr && b->conn.get() == &conn ? t.data_ptr() : nullptr;
 }
 
 }  // namespace outrider::torch_backend
