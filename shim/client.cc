@@ -114,6 +114,7 @@ uint64_t HashKey(const char* name) {
 Client::Client(ConnectConfig config) : config_(std::move(config)), spin_(config_.spin_us) {}
 
 Client::~Client() {
+  StopGpu();
   if (gone_.ok() && channel_.fd() >= 0) {
     ipc::Goodbye bye{};
     ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);

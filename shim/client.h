@@ -2,11 +2,13 @@
 // arena, and the table of ops in flight. The C API in c_api.cc is a thin layer over it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -172,6 +174,14 @@ class Client {
     uint64_t released_dev = 0;              // its device address
     std::vector<uint32_t> free_slots;
     std::vector<uintptr_t> registered;      // region bases registered with CUDA (pinned)
+    // The watchdog: a thread that sees the agent's socket hang up and lets every waiting stream
+    // go on at once, whatever the caller's thread is doing (DESIGN §10: nothing waits forever).
+    std::atomic<uint64_t> last_op{0};  // the newest op a stream may wait for
+    std::atomic<bool> agent_gone{false};
+    UniqueFd stop;                     // eventfd: the watchdog exits when it is readable
+    std::thread watchdog;
+    void StopWatchdog();
+    ~Gpu();
   };
   Status GpuSetup(const void* driver);
   Status RegisterHost(const void* p);
@@ -181,8 +191,14 @@ class Client {
   void RetireStaged();
   bool Retired(uint64_t op, const OpState& s) const;
   void FreeStaging(const OpState& s);
-  // The agent is gone: every fenced op's stream is let go (done = its id, status UNAVAILABLE).
-  void ReleaseFences();
+  // Every fenced op's stream is let go (done = its id, status `code`): the agent is gone, or the
+  // client leaves.
+  void ReleaseFences(Code code = Code::kUnavailable);
+  // Before the client's memory goes: lets every stream of a staged op go on and waits (up to the
+  // connect timeout) until none uses the control segment or staging any more. Streams still
+  // using them then keep them: the memory is left mapped and pinned for good (logged as
+  // last_error) rather than freed under a running copy.
+  void StopGpu();
   void Release(std::unordered_map<uint64_t, OpState>::iterator it);
 
   explicit Client(ConnectConfig config);

@@ -4,12 +4,20 @@
 // agent starts it once the fence holds its id); the stream then waits for the done fence, copies
 // the result back and writes the slot's released word, which lets the shim reuse the staging
 // buffer and the slot. The calling thread never waits for the stream.
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "ipc/cuda/driver.h"
+#include "ipc/event_fd.h"
 #include "shim/client.h"
 
 namespace outrider::shim {
@@ -18,7 +26,45 @@ namespace outrider::shim {
 
 namespace {
 const cuda::Driver& Drv(const void* p) { return *static_cast<const cuda::Driver*>(p); }
+
+ipc::FenceSlot* FenceSlots(const ipc::Mapping& control) {
+  return reinterpret_cast<ipc::FenceSlot*>(control.data() +
+                                           reinterpret_cast<const ipc::ControlHeader*>(control.data())->fences_offset);
+}
+
+// Until `stop_fd` is readable: once `socket_fd` hangs up (the agent exited, was killed or dropped
+// the client), every slot whose done word is behind the newest op is set to that op, status
+// UNAVAILABLE: a stream waits for done >= its op, so each one goes on. Never reads the socket (the
+// caller's thread owns it): it polls for no event, so only a hang-up or an error wakes it.
+void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op, std::atomic<bool>* agent_gone,
+           ipc::FenceSlot* fences) {
+  pollfd p[2] = {{socket_fd, 0, 0}, {stop_fd, POLLIN, 0}};
+  for (;;) {
+    int n = ::poll(p, 2, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || p[1].revents != 0) return;
+    if (p[0].revents != 0) break;
+  }
+  agent_gone->store(true);  // seq_cst: a submission after this sees it, or its op is in last_op
+  uint64_t last = last_op->load();
+  for (uint32_t i = 0; i < ipc::kFenceSlots; ++i) {
+    std::atomic_ref<uint64_t> done(fences[i].done);
+    if (done.load(std::memory_order_acquire) >= last) continue;
+    std::atomic_ref<int32_t>(fences[i].status).store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
+    done.store(last, std::memory_order_release);
+  }
+}
+
 }  // namespace
+
+void Client::Gpu::StopWatchdog() {
+  if (!watchdog.joinable()) return;
+  uint64_t one = 1;
+  (void)!::write(stop.get(), &one, sizeof(one));
+  watchdog.join();
+}
+
+Client::Gpu::~Gpu() { StopWatchdog(); }
 
 bool Client::IsDevice(const void* p) const {
   if (p == nullptr) return false;
@@ -50,6 +96,8 @@ Status Client::GpuSetup(const void* driver) {
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&rel, g->released.get(), 0), "cuMemHostGetDevicePointer"));
   g->released_dev = rel;
   for (uint32_t i = ipc::kFenceSlots; i > 0; --i) g->free_slots.push_back(i - 1);
+  OUTRIDER_ASSIGN_OR_RETURN(g->stop, ipc::CreateEventFd());
+  g->watchdog = std::thread(Watch, channel_.fd(), g->stop.get(), &g->last_op, &g->agent_gone, FenceSlots(control_));
   gpu_ = std::move(g);
   return Status::Ok();
 }
@@ -97,6 +145,7 @@ Result<uint64_t> Client::SubmitStaged(const OpArgs& a) {
     arena_->Free(stage);  // the stream may still copy into it: nothing reads it, and ops are ordered
     return st;
   }
+  gpu_->last_op.store(id);  // before the op exists: a watchdog that fires from now on releases it
   OpArgs b = a;
   b.send = stage;
   b.recv = stage;
@@ -126,6 +175,7 @@ Result<uint64_t> Client::SubmitStaged(const OpArgs& a) {
     state.fence = -1;
     return st;
   }
+  if (gpu_->agent_gone.load()) ReleaseFences();  // the watchdog fired before the stream's wait was queued
   return *r;
 }
 
@@ -148,16 +198,50 @@ void Client::RetireStaged() {
   retiring_.erase(std::remove_if(retiring_.begin(), retiring_.end(), done), retiring_.end());
 }
 
-void Client::ReleaseFences() {
+void Client::ReleaseFences(Code code) {
   if (gpu_ == nullptr) return;
-  auto* fences = reinterpret_cast<ipc::FenceSlot*>(control_.data() + reinterpret_cast<const ipc::ControlHeader*>(control_.data())->fences_offset);
+  ipc::FenceSlot* fences = FenceSlots(control_);
   for (const auto& [op, s] : ops_) {
     if (s.fence < 0) continue;
     ipc::FenceSlot& f = fences[s.fence];
-    if (std::atomic_ref<uint64_t>(f.done).load(std::memory_order_acquire) == op) continue;
-    std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
+    if (std::atomic_ref<uint64_t>(f.done).load(std::memory_order_acquire) >= op) continue;
+    std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
     std::atomic_ref<uint64_t>(f.done).store(op, std::memory_order_release);
   }
+}
+
+void Client::StopGpu() {
+  if (gpu_ == nullptr) return;
+  ReleaseFences(gone_.ok() ? Code::kCancelled : Code::kUnavailable);
+  for (auto& [op, s] : ops_) {
+    if (s.staging != nullptr) retiring_.emplace_back(op, std::exchange(s, OpState{}));
+  }
+  // Streams run queued work before they reach an op's copy back; a stream that takes longer than
+  // the timeout is stalled behind work of the caller's.
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
+  for (;;) {
+    RetireStaged();
+    if (retiring_.empty()) break;
+    if (ipc::MonotonicNs() >= deadline) {
+      last_error_ = std::to_string(retiring_.size()) +
+                    " ops on device buffers still had their streams copying at disconnect: their "
+                    "shared memory stays mapped and pinned";
+      std::fprintf(stderr, "outrider: %s\n", last_error_.c_str());
+      gpu_->StopWatchdog();  // the rest is left as the streams need it
+      (void)gpu_.release();
+      (void)new ipc::Mapping(std::move(control_));
+      (void)new std::map<uintptr_t, Region>(std::move(regions_));
+      (void)arena_.release();
+      return;
+    }
+    timespec ms{0, 1000000};
+    ::nanosleep(&ms, nullptr);
+  }
+  const cuda::Driver& d = Drv(gpu_->driver);
+  for (uintptr_t base : gpu_->registered) (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));
+  (void)d.cuMemHostUnregister(gpu_->released.get());
+  (void)d.cuMemHostUnregister(control_.data());
+  gpu_.reset();
 }
 
 #else
@@ -167,7 +251,8 @@ Result<uint64_t> Client::SubmitStaged(const OpArgs&) { return FailedPrecondition
 void Client::RetireStaged() {}
 bool Client::Retired(uint64_t, const OpState&) const { return true; }
 void Client::FreeStaging(const OpState&) {}
-void Client::ReleaseFences() {}
+void Client::ReleaseFences(Code) {}
+void Client::StopGpu() {}
 Status Client::GpuSetup(const void*) { return FailedPrecondition("built without CUDA"); }
 Status Client::RegisterHost(const void*) { return FailedPrecondition("built without CUDA"); }
 
