@@ -75,6 +75,14 @@ std::string_view ReduceOpName(ReduceOp op) {
   return "unknown";
 }
 
+std::string_view GpuModeName(GpuMode m) {
+  switch (m) {
+    case GpuMode::kStaging: return "staging";
+    case GpuMode::kIpc: return "ipc";
+  }
+  return "unknown";
+}
+
 std::string_view OpKindName(OpKind kind) {
   switch (kind) {
     case OpKind::kAllreduce: return "allreduce";

@@ -12,7 +12,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 7;
+inline constexpr uint16_t kProtocolVersion = 8;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -110,7 +110,8 @@ struct HelloRequest {
   uint32_t requested_sq_entries;  // 0: agent default
   char root_addr[kAddrBytes];     // "host:port" of the job's root agent; "" when single-node
   char token[kTokenBytes];        // job token; agents of one job must agree on it
-  uint64_t reserved;
+  uint32_t gpu_mode;              // GpuMode: how the client hands over device buffers
+  uint32_t reserved;              // must be 0
 };
 static_assert(sizeof(HelloRequest) == 240);
 
@@ -123,12 +124,31 @@ struct HelloReply {
 };
 static_assert(sizeof(HelloReply) == 224);
 
+// How a client hands over device buffers (DESIGN §10). kStaging: it copies them through its
+// shared memory itself, the agent sees host memory only. kIpc: it registers the GPU allocations
+// with the agent (RegionKind kCudaFd, kCudaIpc), which copies them itself.
+enum class GpuMode : uint32_t { kStaging = 0, kIpc = 1 };
+inline constexpr uint32_t kNumGpuModes = 2;
+std::string_view GpuModeName(GpuMode m);
+
+// What a registered region is, and what the message carries for it.
+enum class RegionKind : uint32_t {
+  kHost = 0,     // one sealed memfd of `bytes`
+  kCudaFd = 1,   // one POSIX fd of a cuMem (VMM) allocation of `bytes`, on GPU `device`
+  kCudaIpc = 2,  // no fd: `ipc_handle` (cudaIpcMemHandle_t) of a cudaMalloc allocation of `bytes`
+};
+inline constexpr size_t kDeviceUuidBytes = 48;  // NUL-padded "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+inline constexpr size_t kIpcHandleBytes = 64;   // CU_IPC_HANDLE_SIZE
+
 struct RegisterRegion {
   MsgHeader header;
-  uint64_t bytes;        // must equal the memfd's size; the memfd must be sealed
-  uint64_t reserved;
+  uint64_t bytes;        // host: must equal the memfd's size; the memfd must be sealed
+  uint32_t kind;         // RegionKind
+  uint32_t reserved;     // must be 0
+  char device[kDeviceUuidBytes];          // GPU regions: the GPU's UUID
+  uint8_t ipc_handle[kIpcHandleBytes];    // kCudaIpc only
 };
-static_assert(sizeof(RegisterRegion) == 32);
+static_assert(sizeof(RegisterRegion) == 144);
 
 struct RegionReply {
   MsgHeader header;

@@ -76,6 +76,15 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
     OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_ARENA_BYTES", &c.arena_bytes));
   }
   OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_SPIN_US", &c.spin_us));
+  if (const char* mode = Env("OUTRIDER_GPU_MODE")) {
+    if (std::string_view(mode) == "staging" || *mode == '\0') {
+      c.gpu_mode = ipc::GpuMode::kStaging;
+    } else if (std::string_view(mode) == "ipc") {
+      c.gpu_mode = ipc::GpuMode::kIpc;
+    } else {
+      return InvalidArgument(std::string("OUTRIDER_GPU_MODE=") + mode + " is neither staging nor ipc");
+    }
+  }
   // The root agent: OUTRIDER_ROOT_ADDR (host:port), else MASTER_ADDR at the agent port.
   if (Env("OUTRIDER_ROOT_ADDR")) {
     c.root_addr = Env("OUTRIDER_ROOT_ADDR");
@@ -150,6 +159,7 @@ Status Client::Handshake() {
   hello.pid = ::getpid();
   std::memcpy(hello.root_addr, config_.root_addr.data(), config_.root_addr.size());
   std::memcpy(hello.token, config_.token.data(), config_.token.size());
+  hello.gpu_mode = static_cast<uint32_t>(config_.gpu_mode);
   // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
   // hello; its reply is still worth reading when the send fails.
   Status sent = channel_.Send(&hello, sizeof(hello));
@@ -317,6 +327,14 @@ Status Client::Free(void* p) {
   return Status::Ok();
 }
 
+bool Client::InHostRegion(const void* p) const {
+  auto addr = reinterpret_cast<uintptr_t>(p);
+  auto it = regions_.upper_bound(addr);
+  if (it == regions_.begin()) return false;
+  --it;
+  return !it->second.device && addr - it->first < it->second.bytes;
+}
+
 Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char* which) const {
   ipc::BufferRef ref{};
   if (bytes == 0) return ref;
@@ -369,10 +387,16 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
     return ResourceExhausted(std::to_string(in_flight_) + " ops are in flight, the most this client may have; wait for some first");
   }
   ipc::SubmitEntry e{};
-  auto send = Resolve(a.send, a.send_bytes, "send");
-  // Memory outside the shim's regions may be a device buffer (host buffers never pay the check).
-  if (!send.ok() && a.fence < 0 && IsDevice(a.send)) return SubmitStaged(a);
-  OUTRIDER_ASSIGN_OR_RETURN(e.send, std::move(send));
+  // Memory outside the shim's host regions may be a device buffer (host buffers never pay the
+  // check).
+  if (a.fence < 0) {
+    auto device = [this](const void* p, uint64_t n) { return n > 0 && p != nullptr && !InHostRegion(p) && IsDevice(p); };
+    if (device(a.send, a.send_bytes) || device(a.recv, a.recv_bytes) || device(a.ids, a.ids_bytes) ||
+        device(a.out_ids, a.out_ids_bytes)) {
+      return SubmitOnStream(a);
+    }
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(e.send, Resolve(a.send, a.send_bytes, "send"));
   OUTRIDER_ASSIGN_OR_RETURN(e.recv, Resolve(a.recv, a.recv_bytes, "recv"));
   void* aux = nullptr;
   if (a.kind == ipc::OpKind::kAlltoallv) {
@@ -479,8 +503,8 @@ Status Client::Test(uint64_t op, bool* done, OpResult* result) {
 
 void Client::Release(std::unordered_map<uint64_t, OpState>::iterator it) {
   if (it->second.aux != nullptr) arena_->Free(it->second.aux);
-  if (it->second.staging != nullptr) {
-    // The stream may still copy the result back from the staging buffer.
+  if (it->second.fence >= 0) {
+    // The stream may still copy the result back from the staging buffer, or wait on the slot.
     if (Retired(it->first, it->second)) {
       FreeStaging(it->second);
     } else {

@@ -31,10 +31,11 @@ struct ConnectConfig {
   uint32_t spin_us = 20;
   std::string root_addr;  // host:port of the job's root agent (multi-node)
   std::string token;
+  ipc::GpuMode gpu_mode = ipc::GpuMode::kStaging;  // OUTRIDER_GPU_MODE: staging or ipc
 };
 
 // Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
-// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US); `explicit_*` < 0 or
+// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE); `explicit_*` < 0 or
 // empty means unset. Unparsable variables are errors naming the variable.
 struct ConnectRequest {
   const char* socket_path = nullptr;
@@ -134,8 +135,9 @@ class Client {
   struct Region {
     uint32_t id;
     size_t bytes;
-    ipc::Mapping mapping;
+    ipc::Mapping mapping;  // host regions
     UniqueFd fd;
+    bool device = false;   // a GPU allocation registered with the agent (gpu_mode ipc)
   };
   struct Comm {
     uint64_t key = 0;  // names it within the job: the agents derive its job id from it
@@ -186,7 +188,13 @@ class Client {
   Status GpuSetup(const void* driver);
   Status RegisterHost(const void* p);
   bool IsDevice(const void* p) const;
-  Result<uint64_t> SubmitStaged(const OpArgs& args);
+  // Whether `p` lies in a host region of this client.
+  bool InHostRegion(const void* p) const;
+  // An op on device buffers, ordered on args.stream: staged through the arena (gpu_mode staging)
+  // or on the GPU allocations themselves, registered with the agent on first use (ipc).
+  Result<uint64_t> SubmitOnStream(const OpArgs& args);
+  // Registers the GPU allocation holding [p, p + bytes) with the agent, once.
+  Status RegisterDevice(const void* p, uint64_t bytes, const char* which);
   // Frees what staged ops whose streams are done held (their handles are gone already).
   void RetireStaged();
   bool Retired(uint64_t op, const OpState& s) const;

@@ -1,9 +1,12 @@
-// Ops on device buffers, staged through shared memory and ordered on the caller's CUDA stream
-// with the control segment's fences (DESIGN §10): on the stream, the inputs are copied to a
-// staging buffer in the arena and the op's ready fence is written; the op is submitted fenced (the
-// agent starts it once the fence holds its id); the stream then waits for the done fence, copies
-// the result back and writes the slot's released word, which lets the shim reuse the staging
-// buffer and the slot. The calling thread never waits for the stream.
+// Ops on device buffers, ordered on the caller's CUDA stream with the control segment's fences
+// (DESIGN §10). gpu_mode staging: on the stream, the inputs are copied to a staging buffer in the
+// arena and the op's ready fence is written; the op is submitted fenced (the agent starts it once
+// the fence holds its id); the stream then waits for the done fence, copies the result back and
+// writes the slot's released word, which lets the shim reuse the staging buffer and the slot.
+// gpu_mode ipc: the GPU allocations are registered with the agent (a cuMem allocation's fd, or a
+// cudaMalloc allocation's legacy handle) and the op names them; the stream writes ready, waits for
+// done and writes released, and the agent does the copies. The calling thread never waits for
+// the stream.
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,42 +117,116 @@ Status Client::RegisterHost(const void* p) {
   return Status::Ok();
 }
 
-Result<uint64_t> Client::SubmitStaged(const OpArgs& a) {
-  if (a.kind != ipc::OpKind::kAllreduce) {
-    return InvalidArgument(std::string(ipc::OpKindName(a.kind)) + ": device buffers are supported by allreduce only so far");
+Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) {
+  const cuda::Driver& d = Drv(gpu_->driver);
+  auto addr = reinterpret_cast<CUdeviceptr>(p);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (d.cuMemGetAddressRange(&base, &size, addr) != CUDA_SUCCESS) {
+    return InvalidArgument(std::string(which) + " buffer is neither shared memory nor device memory");
   }
-  if (!IsDevice(a.recv)) return InvalidArgument("allreduce: send is device memory but recv is not");
+  if (addr - base + bytes > size) {
+    return InvalidArgument(std::string(which) + " buffer of " + std::to_string(bytes) + " bytes runs past its GPU allocation (" +
+                           std::to_string(size) + " bytes at offset " + std::to_string(addr - base) + ")");
+  }
+  if (auto it = regions_.find(static_cast<uintptr_t>(base)); it != regions_.end() && it->second.bytes == size) {
+    return Status::Ok();
+  }
+  int ordinal = 0;
+  CUdevice dev = 0;
+  CUuuid uuid{};
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, addr),
+                                       "cuPointerGetAttribute(DEVICE_ORDINAL)"));
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDeviceGet(&dev, ordinal), "cuDeviceGet"));
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDeviceGetUuid(&uuid, dev), "cuDeviceGetUuid"));
+  ipc::RegisterRegion msg{};
+  uint32_t rid = next_request_id_++;
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), rid);
+  msg.bytes = size;
+  std::string name = cuda::UuidString(uuid);
+  std::memcpy(msg.device, name.data(), std::min(name.size(), sizeof(msg.device) - 1));
+  // A cuMem allocation crosses as a file descriptor; anything else (cudaMalloc) as a legacy handle.
+  UniqueFd fd;
+  CUmemGenericAllocationHandle h = 0;
+  if (d.cuMemRetainAllocationHandle(&h, reinterpret_cast<void*>(base)) == CUDA_SUCCESS) {
+    int raw = -1;
+    CUresult rc = d.cuMemExportToShareableHandle(&raw, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    (void)d.cuMemRelease(h);
+    OUTRIDER_RETURN_IF_ERROR(cuda::Check(
+        d, rc, "exporting a cuMem allocation (create it with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in requestedHandleTypes)"));
+    fd = UniqueFd(raw);
+    msg.kind = static_cast<uint32_t>(ipc::RegionKind::kCudaFd);
+  } else {
+    CUipcMemHandle ih{};
+    OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuIpcGetMemHandle(&ih, base), "cuIpcGetMemHandle"));
+    static_assert(sizeof(ih.reserved) == sizeof(msg.ipc_handle));
+    std::memcpy(msg.ipc_handle, ih.reserved, sizeof(msg.ipc_handle));
+    msg.kind = static_cast<uint32_t>(ipc::RegionKind::kCudaIpc);
+  }
+  int f = fd.get();
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), fd.valid() ? &f : nullptr, fd.valid() ? 1 : 0, rid));
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a GPU allocation"));
+  Region r{reply.region_id, size, ipc::Mapping(), UniqueFd(), true};
+  regions_.insert_or_assign(static_cast<uintptr_t>(base), std::move(r));
+  return Status::Ok();
+}
+
+Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
+  bool ipc_mode = config_.gpu_mode == ipc::GpuMode::kIpc;
   OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
   OUTRIDER_RETURN_IF_ERROR(GpuSetup(d));
+  if (!ipc_mode) {
+    if (a.kind != ipc::OpKind::kAllreduce) {
+      return InvalidArgument(std::string(ipc::OpKindName(a.kind)) +
+                             ": device buffers are supported by allreduce only in gpu_mode staging so far (gpu_mode ipc "
+                             "takes every op)");
+    }
+    if (!IsDevice(a.recv)) return InvalidArgument("allreduce: send is device memory but recv is not");
+  }
   RetireStaged();
   if (gpu_->free_slots.empty()) {
     return ResourceExhausted(std::to_string(ipc::kFenceSlots) + " ops on device buffers are in flight or being copied back");
   }
+  OpArgs b = a;
+  void* stage = nullptr;
   uint64_t bytes = a.send_bytes;
-  OUTRIDER_ASSIGN_OR_RETURN(void* stage, arena_->Allocate(bytes));
-  if (Status st = RegisterHost(stage); !st.ok()) {
-    arena_->Free(stage);
-    return st;
+  if (ipc_mode) {
+    // Every buffer outside the host regions is a GPU allocation the agent imports.
+    const std::pair<const void*, uint64_t> buffers[] = {
+        {a.send, a.send_bytes}, {a.recv, a.recv_bytes}, {a.ids, a.ids_bytes}, {a.out_ids, a.out_ids_bytes}, {a.demand, a.demand_bytes}};
+    const char* names[] = {"send", "recv", "ids", "out_ids", "demand"};
+    for (size_t i = 0; i < 5; ++i) {
+      if (buffers[i].second == 0 || InHostRegion(buffers[i].first)) continue;
+      OUTRIDER_RETURN_IF_ERROR(RegisterDevice(buffers[i].first, buffers[i].second, names[i]));
+    }
+  } else {
+    OUTRIDER_ASSIGN_OR_RETURN(stage, arena_->Allocate(bytes));
+    if (Status st = RegisterHost(stage); !st.ok()) {
+      arena_->Free(stage);
+      return st;
+    }
+    b.send = stage;
+    b.recv = stage;
+    b.recv_bytes = bytes;
   }
   uint32_t slot = gpu_->free_slots.back();
   uint64_t id = next_op_id_;  // the id Submit gives it
   auto s = static_cast<CUstream>(a.stream);
   CUdeviceptr fence = gpu_->fences + uint64_t{slot} * sizeof(ipc::FenceSlot);
-  Status st = cuda::Check(*d, d->cuMemcpyDtoHAsync(stage, reinterpret_cast<CUdeviceptr>(a.send), bytes, s),
-                          "copying the inputs to staging (cuMemcpyDtoHAsync)");
+  Status st;
+  if (!ipc_mode) {
+    st = cuda::Check(*d, d->cuMemcpyDtoHAsync(stage, reinterpret_cast<CUdeviceptr>(a.send), bytes, s),
+                     "copying the inputs to staging (cuMemcpyDtoHAsync)");
+  }
   if (st.ok()) {
     st = cuda::Check(*d, d->cuStreamWriteValue64(s, fence + offsetof(ipc::FenceSlot, ready), id, CU_STREAM_WRITE_VALUE_DEFAULT),
                      "writing the ready fence (cuStreamWriteValue64)");
   }
   if (!st.ok()) {
-    arena_->Free(stage);  // the stream may still copy into it: nothing reads it, and ops are ordered
+    if (stage != nullptr) arena_->Free(stage);  // the stream may still copy into it: nothing reads it, and ops are ordered
     return st;
   }
   gpu_->last_op.store(id);  // before the op exists: a watchdog that fires from now on releases it
-  OpArgs b = a;
-  b.send = stage;
-  b.recv = stage;
-  b.recv_bytes = bytes;
   b.fence = static_cast<int32_t>(slot);
   auto r = Submit(b, false);
   if (!r.ok()) return r.status();  // the fence stays unused; the staging buffer leaks (the copy may be queued)
@@ -157,10 +234,10 @@ Result<uint64_t> Client::SubmitStaged(const OpArgs& a) {
   OpState& state = ops_.at(*r);
   state.staging = stage;
   state.fence = static_cast<int32_t>(slot);
-  // The rest of the stream's part: wait for the agent, copy back, say so.
+  // The rest of the stream's part: wait for the agent, copy back (staging), say so.
   st = cuda::Check(*d, d->cuStreamWaitValue64(s, fence + offsetof(ipc::FenceSlot, done), id, CU_STREAM_WAIT_VALUE_GEQ),
                    "waiting for the done fence (cuStreamWaitValue64)");
-  if (st.ok()) {
+  if (st.ok() && !ipc_mode) {
     st = cuda::Check(*d, d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(a.recv), stage, bytes, s),
                      "copying the result back (cuMemcpyHtoDAsync)");
   }
@@ -169,8 +246,8 @@ Result<uint64_t> Client::SubmitStaged(const OpArgs& a) {
                      "writing the released word (cuStreamWriteValue64)");
   }
   if (!st.ok()) {
-    // The op runs, but its result will not reach the device: its staging is never released
-    // (the stream may still use it), and the caller learns why now.
+    // The op runs, but its result will not reach the device: its staging and slot are never
+    // released (the stream may still use them), and the caller learns why now.
     state.staging = nullptr;
     state.fence = -1;
     return st;
@@ -184,7 +261,7 @@ bool Client::Retired(uint64_t op, const OpState& s) const {
 }
 
 void Client::FreeStaging(const OpState& s) {
-  arena_->Free(s.staging);
+  if (s.staging != nullptr) arena_->Free(s.staging);
   gpu_->free_slots.push_back(static_cast<uint32_t>(s.fence));
 }
 
@@ -214,7 +291,7 @@ void Client::StopGpu() {
   if (gpu_ == nullptr) return;
   ReleaseFences(gone_.ok() ? Code::kCancelled : Code::kUnavailable);
   for (auto& [op, s] : ops_) {
-    if (s.staging != nullptr) retiring_.emplace_back(op, std::exchange(s, OpState{}));
+    if (s.fence >= 0) retiring_.emplace_back(op, std::exchange(s, OpState{}));
   }
   // Streams run queued work before they reach an op's copy back; a stream that takes longer than
   // the timeout is stalled behind work of the caller's.
@@ -247,7 +324,8 @@ void Client::StopGpu() {
 #else
 
 bool Client::IsDevice(const void*) const { return false; }
-Result<uint64_t> Client::SubmitStaged(const OpArgs&) { return FailedPrecondition("built without CUDA"); }
+Result<uint64_t> Client::SubmitOnStream(const OpArgs&) { return FailedPrecondition("built without CUDA"); }
+Status Client::RegisterDevice(const void*, uint64_t, const char*) { return FailedPrecondition("built without CUDA"); }
 void Client::RetireStaged() {}
 bool Client::Retired(uint64_t, const OpState&) const { return true; }
 void Client::FreeStaging(const OpState&) {}

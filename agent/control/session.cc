@@ -2,6 +2,8 @@
 #include "agent/control/session.h"
 
 #include <atomic>
+#include <unistd.h>
+
 #include <cstring>
 
 #include "agent/control/hello.h"
@@ -115,7 +117,20 @@ void Session::ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& 
 }
 
 void Session::HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds) {
-  Result<uint32_t> id = regions_.ImportHost(std::move(fds), msg.bytes);
+  Result<uint32_t> id = InvalidArgument("RegisterRegion.reserved must be 0");
+  auto kind = static_cast<ipc::RegionKind>(msg.kind);
+  if (msg.reserved != 0) {
+  } else if (kind == ipc::RegionKind::kHost) {
+    id = regions_.ImportHost(std::move(fds), msg.bytes);
+  } else if (kind != ipc::RegionKind::kCudaFd && kind != ipc::RegionKind::kCudaIpc) {
+    id = InvalidArgument("unknown region kind " + std::to_string(msg.kind));
+  } else if (id_.gpu_mode != ipc::GpuMode::kIpc) {
+    id = FailedPrecondition("GPU regions are for clients in gpu_mode ipc; this one said " +
+                            std::string(ipc::GpuModeName(id_.gpu_mode)));
+  } else {
+    bool trusted = id_.peer.uid == 0 || id_.peer.uid == ::geteuid();
+    id = regions_.ImportCuda(msg, std::move(fds), trusted);
+  }
   if (id.ok()) {
     Logger("control")->debug("client {} (job {} local rank {}) registered region {} of {} bytes",
                              id_.client_id, id_.job_id, id_.local_rank, *id, msg.bytes);
@@ -248,8 +263,8 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     ++in_flight_;
     if (comm != nullptr) comm->Submitted();
     if (fenced) fence_of_[e.op_id] = e.fence;
-    if (fenced || !waiting_.empty()) {
-      waiting_.push_back(Waiting{member, *op, fenced, e.fence, ipc::MonotonicNs()});
+    if (fenced || !waiting_.empty() || DeviceOps::NamesDevice(*op)) {
+      waiting_.push_back(Waiting{member, *op, fenced, e.fence, ipc::MonotonicNs(), false});
       continue;
     }
     sink(member, *op);
@@ -278,9 +293,34 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
         continue;
       }
     }
+    if (DeviceOps::NamesDevice(w.op)) {
+      // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
+      if (!w.copying) {
+        if (Status st = device_ops_.Begin(w.op); !st.ok()) {
+          Waiting failed = w;
+          waiting_.pop_front();
+          failed.member->Complete(failed.op.op_id, st, 0, 0);
+          any = true;
+          continue;
+        }
+        w.copying = true;
+      }
+      const ValidatedOp* host_op = device_ops_.Ready(w.op.op_id);
+      if (host_op == nullptr) break;
+      Member* member = w.member;
+      ValidatedOp op = *host_op;
+      waiting_.pop_front();
+      sink(member, op);
+      any = true;
+      continue;
+    }
     Waiting next = w;
     waiting_.pop_front();
     sink(next.member, next.op);
+    any = true;
+  }
+  for (DeviceOps::Completion& c : device_ops_.TakeFinished()) {
+    Finished(c.op_id, c.status, c.seq, c.agent_ns, c.report ? &*c.report : nullptr);
     any = true;
   }
   return any;
@@ -310,6 +350,12 @@ void Session::Refuse(uint64_t op_id, const Status& why) {
 }
 
 void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                       const OpReport* report) {
+  if (device_ops_.Finish(op_id, status, seq, agent_ns, report)) return;  // its outputs go back to the GPU first
+  Finished(op_id, status, seq, agent_ns, report);
+}
+
+void Session::Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                        const OpReport* report) {
   if (in_flight_ > 0) --in_flight_;
   if (auto f = fence_of_.find(op_id); f != fence_of_.end()) {

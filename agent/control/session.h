@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/control/control_options.h"
+#include "agent/control/device_ops.h"
 #include "agent/control/entry_validator.h"
 #include "agent/control/session_limits.h"
 #include "agent/engine/member.h"
@@ -84,7 +85,7 @@ class Session final : public Member {
   bool ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeout_ns);
   // Ops are waiting for a fence: the agent polls (the client's stream writes fences without
   // waking it).
-  bool has_fenced_waits() const { return !waiting_.empty(); }
+  bool has_fenced_waits() const { return !waiting_.empty() || device_ops_.busy(); }
   // Posts a completion and wakes the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report = nullptr) override;
@@ -122,6 +123,8 @@ class Session final : public Member {
   void HandleCommDestroy(const ipc::CommDestroy& msg);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
+  // The op's completion, once its outputs are where the client reads them.
+  void Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report);
   // Stores `code` then `op_id` (release) in the fence slot: the client's stream may go on.
   void SignalFence(uint32_t slot, uint64_t op_id, Code code);
 
@@ -156,9 +159,11 @@ class Session final : public Member {
     bool fenced;
     uint32_t fence;
     uint64_t since_ns;
+    bool copying;  // names GPU memory, whose copies in are queued (device_ops_)
   };
   std::deque<Waiting> waiting_;
   std::unordered_map<uint64_t, uint32_t> fence_of_;  // fenced ops until they complete: op id -> slot
+  DeviceOps device_ops_;  // ops on GPU regions, while their copies in or out run
 };
 
 }  // namespace outrider::agent

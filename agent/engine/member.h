@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agent/engine/op_report.h"
+#include "ipc/protocol.h"
 #include "ipc/status.h"
 #include "ipc/unix_channel.h"
 
@@ -22,6 +23,7 @@ struct ClientIdentity {
   // that job: the agent of the job's node 0 hosts the rendezvous of all its communicators.
   bool comm = false;
   int32_t job_node = 0;
+  ipc::GpuMode gpu_mode = ipc::GpuMode::kStaging;  // how the client hands over device buffers
 };
 
 // Thread-safety: loop thread only.

@@ -39,8 +39,8 @@ struct ValidatedOp {
   BufferSpan demand;
   uint64_t demand_n = 0;
   // The regions the spans lie in (at most one per span), held so they stay mapped while any copy
-  // of the op lives.
-  std::array<std::shared_ptr<const void>, 5> holds;
+  // of the op lives; an op on GPU regions also holds the agent's host copies of them.
+  std::array<std::shared_ptr<const void>, 10> holds;
   void Hold(const std::shared_ptr<const void>& region) {
     for (auto& h : holds) {
       if (h == region) return;

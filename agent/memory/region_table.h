@@ -1,5 +1,5 @@
 // The regions one client registered, by id: each holds its import (a sealed memfd mapped into the
-// agent today; CUDA imports later) and names its memory as a BufferSpan. Submission entries name
+// agent, or a GPU allocation imported into its CUDA context) and names its memory as a BufferSpan. Submission entries name
 // (region, offset, length); the validator resolves them here.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include "agent/memory/buffer_span.h"
 #include "ipc/memfd.h"
+#include "ipc/protocol.h"
 #include "ipc/status.h"
 #include "ipc/unique_fd.h"
 
@@ -33,6 +34,10 @@ class RegionTable {
   // and growing (a client must not be able to truncate memory the agent has mapped). Returns the
   // new region's id.
   Result<uint32_t> ImportHost(std::vector<UniqueFd> fds, uint64_t bytes);
+  // Imports a client's GPU allocation (gpu_mode ipc): `kind` kCudaFd carries exactly one fd,
+  // kCudaIpc none and a legacy handle, which only `trusted` clients may send (its bytes name
+  // memory of any process in the PID namespace: they can be forged).
+  Result<uint32_t> ImportCuda(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds, bool trusted);
   // Forgets a region: new ops can no longer name it; it is unmapped once no op holds it.
   Status Release(uint32_t id);
   const Region* Find(uint32_t id) const;
@@ -42,6 +47,9 @@ class RegionTable {
  private:
   uint32_t max_regions_;
   uint64_t max_region_bytes_;
+  Status CheckRoom(uint64_t bytes) const;
+  uint32_t Add(BufferSpan span, std::shared_ptr<const void> import);
+
   std::map<uint32_t, Region> regions_;
   uint32_t next_id_ = 1;
 };

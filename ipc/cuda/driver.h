@@ -37,7 +37,8 @@ constexpr bool kBuiltWithCuda = OUTRIDER_HAVE_CUDA != 0;
   X(cuStreamQuery) X(cuStreamWriteValue64) X(cuStreamWaitValue64) X(cuLaunchHostFunc)                 \
   X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuMemCreate) X(cuMemRelease)    \
   X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) X(cuMemAddressReserve)            \
-  X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemGetAllocationGranularity)
+  X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemGetAllocationGranularity)        \
+  X(cuMemRetainAllocationHandle)
 
 struct Driver {
 #define OUTRIDER_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

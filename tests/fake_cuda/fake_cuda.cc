@@ -623,7 +623,8 @@ CUresult MemMap(CUdeviceptr p, size_t bytes, size_t offset, CUmemGenericAllocati
   Range reserved = r->second;
   g_ranges.erase(start);
   if (static_cast<uintptr_t>(p) > start) g_ranges[start] = Range{static_cast<uintptr_t>(p) - start, Kind::kReserved, 0, -1, 0};
-  g_ranges[static_cast<uintptr_t>(p)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), -1, 0};
+  // The mapping keeps its own reference to the memory: what cuMemRetainAllocationHandle hands out.
+  g_ranges[static_cast<uintptr_t>(p)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fcntl(v->second, F_DUPFD_CLOEXEC, 0), 0};
   uintptr_t end = static_cast<uintptr_t>(p) + bytes;
   if (end < start + reserved.bytes) g_ranges[end] = Range{start + reserved.bytes - end, Kind::kReserved, 0, -1, 0};
   return CUDA_SUCCESS;
@@ -637,6 +638,8 @@ CUresult MemUnmap(CUdeviceptr p, size_t bytes) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   mmap(reinterpret_cast<void*>(p), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  if (it->second.memfd >= 0) close(it->second.memfd);
+  it->second.memfd = -1;
   it->second.kind = Kind::kReserved;
   return CUDA_SUCCESS;
 }
@@ -651,6 +654,20 @@ CUresult MemSetAccess(CUdeviceptr p, size_t bytes, const CUmemAccessDesc* desc, 
              : desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
                                                                 : PROT_NONE;
   return mprotect(reinterpret_cast<void*>(p), bytes, prot) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult MemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* addr) {
+  NEED_INIT();
+  std::lock_guard<std::mutex> l(g_mu);
+  const auto* r = Find(reinterpret_cast<uintptr_t>(addr));
+  // VMM mappings only: cuMemAlloc memory (id != 0) is not a cuMem allocation.
+  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id != 0 || r->second.memfd < 0) return CUDA_ERROR_INVALID_VALUE;
+  int fd = fcntl(r->second.memfd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  uint64_t id = g_next_id++;
+  g_vmm[id] = fd;
+  *h = id;
+  return CUDA_SUCCESS;
 }
 
 // Every entry has the signature cuda.h gives it (a mismatch fails to compile).
@@ -704,6 +721,7 @@ const std::map<std::string, void*>& Entries() {
     FAKE_ENTRY(cuMemUnmap, MemUnmap)
     FAKE_ENTRY(cuMemSetAccess, MemSetAccess)
     FAKE_ENTRY(cuMemGetAllocationGranularity, MemGetAllocationGranularity)
+    FAKE_ENTRY(cuMemRetainAllocationHandle, MemRetainAllocationHandle)
     return entries;
   }();
   return table;

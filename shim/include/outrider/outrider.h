@@ -111,8 +111,10 @@ typedef struct {
   void* cuda_stream;    /* a CUstream (API version 3): where an op on device buffers is ordered
                            (NULL: the legacy default stream). The op reads its inputs after the
                            work queued on the stream before it, and work queued after it sees its
-                           result; the calling thread does not wait. Device buffers are staged
-                           through shared memory; allreduce only so far. */
+                           result; the calling thread does not wait. OUTRIDER_GPU_MODE=staging
+                           (default): device buffers are staged through shared memory, allreduce
+                           only so far; =ipc: every op, on GPU allocations the agent imports (see
+                           README, GPU buffers). */
 } outrider_op_options_t;
 
 OUTRIDER_EXPORT void outrider_connect_options_init(outrider_connect_options_t* options);

@@ -1,0 +1,253 @@
+// The agent's GPU memory (see cuda_memory.h).
+#include "agent/memory/cuda_memory.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "ipc/cuda/driver.h"
+
+namespace outrider::agent {
+
+#if OUTRIDER_HAVE_CUDA
+
+namespace {
+
+constexpr uint64_t kMinPinned = uint64_t{64} << 10;
+
+uint64_t RoundPinned(uint64_t bytes) {
+  uint64_t n = kMinPinned;
+  while (n < bytes) n <<= 1;
+  return n;
+}
+
+struct Device {
+  int ordinal = 0;
+  std::string uuid;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  uint64_t* progress = nullptr;  // pinned; the stream writes the last finished ticket
+  CUdeviceptr progress_dev = 0;
+  uint64_t next_ticket = 1;
+};
+
+}  // namespace
+
+struct CudaMemory::Impl {
+  const cuda::Driver* d = nullptr;
+  std::vector<Device> devices;                // by ordinal
+  std::multimap<uint64_t, uint8_t*> pinned;   // free pinned buffers by size
+
+  Status Current(int ordinal) {
+    return cuda::Check(*d, d->cuCtxSetCurrent(devices[static_cast<size_t>(ordinal)].ctx), "cuCtxSetCurrent");
+  }
+  Result<int> Ordinal(const std::string& uuid) {
+    for (const Device& dev : devices) {
+      if (dev.uuid == uuid) return dev.ordinal;
+    }
+    return FailedPrecondition("GPU " + uuid + " is not visible to the agent (it sees " + std::to_string(devices.size()) +
+                              "; give the agent's container every GPU its clients use)");
+  }
+};
+
+Result<CudaMemory*> CudaMemory::Get() {
+  static Result<CudaMemory*> instance = []() -> Result<CudaMemory*> {
+    OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
+    auto impl = std::make_unique<Impl>();
+    impl->d = d;
+    OUTRIDER_ASSIGN_OR_RETURN(std::vector<cuda::Device> devices, cuda::Devices(*d));
+    for (const cuda::Device& found : devices) {
+      Device dev;
+      dev.ordinal = found.ordinal;
+      dev.uuid = found.uuid;
+      CUdevice handle = 0;
+      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuDeviceGet(&handle, found.ordinal), "cuDeviceGet"));
+      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuDevicePrimaryCtxRetain(&dev.ctx, handle), "cuDevicePrimaryCtxRetain"));
+      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuCtxSetCurrent(dev.ctx), "cuCtxSetCurrent"));
+      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuStreamCreate(&dev.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+      dev.progress = static_cast<uint64_t*>(std::aligned_alloc(4096, 4096));
+      if (dev.progress == nullptr) return ResourceExhausted("no memory for a copy progress word");
+      std::memset(dev.progress, 0, 4096);
+      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuMemHostRegister(dev.progress, 4096, CU_MEMHOSTREGISTER_DEVICEMAP),
+                                           "registering the copy progress word (cuMemHostRegister)"));
+      OUTRIDER_RETURN_IF_ERROR(
+          cuda::Check(*d, d->cuMemHostGetDevicePointer(&dev.progress_dev, dev.progress, 0), "cuMemHostGetDevicePointer"));
+      impl->devices.push_back(std::move(dev));
+    }
+    // Lives as long as the process: imports and pinned buffers outlive any one session.
+    return new CudaMemory(std::move(impl));
+  }();
+  return instance;
+}
+
+CudaMemory::CudaMemory(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CudaMemory::~CudaMemory() = default;
+
+namespace {
+
+// Each import closes its mapping when destroyed: made in place, never copied.
+struct FdImport {
+  FdImport(const cuda::Driver* d, CUcontext ctx, CUdeviceptr base, uint64_t bytes) : d(d), ctx(ctx), base(base), bytes(bytes) {}
+  FdImport(const FdImport&) = delete;
+  FdImport& operator=(const FdImport&) = delete;
+  const cuda::Driver* d;
+  CUcontext ctx;
+  CUdeviceptr base;
+  uint64_t bytes;
+  ~FdImport() {
+    (void)d->cuCtxSetCurrent(ctx);
+    (void)d->cuMemUnmap(base, bytes);
+    (void)d->cuMemAddressFree(base, bytes);
+  }
+};
+
+struct IpcImport {
+  IpcImport(const cuda::Driver* d, CUcontext ctx, CUdeviceptr base) : d(d), ctx(ctx), base(base) {}
+  IpcImport(const IpcImport&) = delete;
+  IpcImport& operator=(const IpcImport&) = delete;
+  const cuda::Driver* d;
+  CUcontext ctx;
+  CUdeviceptr base;
+  ~IpcImport() {
+    (void)d->cuCtxSetCurrent(ctx);
+    (void)d->cuIpcCloseMemHandle(base);
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const void>> CudaMemory::ImportFd(UniqueFd fd, uint64_t bytes, const std::string& uuid,
+                                                         BufferSpan* span) {
+  const cuda::Driver& d = *impl_->d;
+  OUTRIDER_ASSIGN_OR_RETURN(int ordinal, impl_->Ordinal(uuid));
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(ordinal));
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = ordinal;
+  size_t granularity = 0;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(
+      d, d.cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity"));
+  if (bytes == 0 || granularity == 0 || bytes % granularity != 0) {
+    return InvalidArgument("a cuMem allocation is a multiple of the GPU's granularity (" + std::to_string(granularity) +
+                           " bytes), not " + std::to_string(bytes));
+  }
+  CUmemGenericAllocationHandle handle = 0;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(
+      d,
+      d.cuMemImportFromShareableHandle(&handle, reinterpret_cast<void*>(static_cast<intptr_t>(fd.get())),
+                                       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+      "importing a cuMem allocation (cuMemImportFromShareableHandle)"));
+  CUdeviceptr base = 0;
+  Status st = cuda::Check(d, d.cuMemAddressReserve(&base, bytes, 0, 0, 0), "cuMemAddressReserve");
+  if (st.ok()) {
+    st = cuda::Check(d, d.cuMemMap(base, bytes, 0, handle, 0), "cuMemMap");
+    if (!st.ok()) (void)d.cuMemAddressFree(base, bytes);
+  }
+  (void)d.cuMemRelease(handle);  // the mapping holds the memory now
+  OUTRIDER_RETURN_IF_ERROR(st);
+  auto import = std::make_shared<const FdImport>(&d, impl_->devices[static_cast<size_t>(ordinal)].ctx, base, bytes);
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemSetAccess(base, bytes, &access, 1), "cuMemSetAccess"));
+  *span = BufferSpan{MemoryKind::kCudaFd, ordinal, static_cast<uint64_t>(base), bytes};
+  return std::shared_ptr<const void>(import);
+}
+
+Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t* handle, uint64_t bytes,
+                                                                const std::string& uuid, BufferSpan* span) {
+  const cuda::Driver& d = *impl_->d;
+  OUTRIDER_ASSIGN_OR_RETURN(int ordinal, impl_->Ordinal(uuid));
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(ordinal));
+  CUipcMemHandle h{};
+  static_assert(sizeof(h.reserved) == 64);
+  std::memcpy(h.reserved, handle, sizeof(h.reserved));
+  CUdeviceptr base = 0;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuIpcOpenMemHandle(&base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+                                       "opening a legacy IPC handle (cuIpcOpenMemHandle; the client must share the "
+                                       "agent's PID namespace)"));
+  auto import = std::make_shared<const IpcImport>(&d, impl_->devices[static_cast<size_t>(ordinal)].ctx, base);
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemGetAddressRange(&start, &size, base), "cuMemGetAddressRange"));
+  if (bytes == 0 || bytes > size) {
+    return InvalidArgument("the IPC handle's allocation is " + std::to_string(size) + " bytes; the registration says " +
+                           std::to_string(bytes));
+  }
+  *span = BufferSpan{MemoryKind::kCudaIpc, ordinal, static_cast<uint64_t>(base), bytes};
+  return std::shared_ptr<const void>(import);
+}
+
+Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t bytes) {
+  uint64_t size = RoundPinned(bytes);
+  if (auto it = impl_->pinned.find(size); it != impl_->pinned.end()) {
+    Pinned p{it->second, size};
+    impl_->pinned.erase(it);
+    return p;
+  }
+  auto* data = static_cast<uint8_t*>(std::aligned_alloc(4096, size));
+  if (data == nullptr) return ResourceExhausted("no host memory for " + std::to_string(size) + " bytes of GPU staging");
+  Status st = cuda::Check(*impl_->d, impl_->d->cuMemHostRegister(data, size, 0), "pinning GPU staging (cuMemHostRegister)");
+  if (!st.ok()) {
+    std::free(data);
+    return st;
+  }
+  return Pinned{data, size};
+}
+
+void CudaMemory::GivePinned(Pinned p) {
+  if (p.data != nullptr) impl_->pinned.emplace(p.bytes, p.data);
+}
+
+Result<uint64_t> CudaMemory::Enqueue(int device, const std::vector<Copy>& copies) {
+  const cuda::Driver& d = *impl_->d;
+  if (device < 0 || static_cast<size_t>(device) >= impl_->devices.size()) return Internal("no GPU " + std::to_string(device));
+  Device& dev = impl_->devices[static_cast<size_t>(device)];
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(device));
+  for (const Copy& c : copies) {
+    CUresult rc = c.to_host ? d.cuMemcpyDtoHAsync(c.host, static_cast<CUdeviceptr>(c.device.address), c.device.length, dev.stream)
+                            : d.cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(c.device.address), c.host, c.device.length, dev.stream);
+    OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, rc, c.to_host ? "cuMemcpyDtoHAsync" : "cuMemcpyHtoDAsync"));
+  }
+  uint64_t ticket = dev.next_ticket++;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamWriteValue64(dev.stream, dev.progress_dev, ticket, CU_STREAM_WRITE_VALUE_DEFAULT),
+                                       "cuStreamWriteValue64"));
+  return ticket;
+}
+
+bool CudaMemory::Done(int device, uint64_t ticket) const {
+  const Device& dev = impl_->devices[static_cast<size_t>(device)];
+  return __atomic_load_n(dev.progress, __ATOMIC_ACQUIRE) >= ticket;
+}
+
+void CudaMemory::Drain() {
+  for (Device& dev : impl_->devices) {
+    (void)impl_->Current(dev.ordinal);
+    (void)impl_->d->cuStreamSynchronize(dev.stream);
+  }
+}
+
+#else
+
+struct CudaMemory::Impl {};
+CudaMemory::CudaMemory(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CudaMemory::~CudaMemory() = default;
+Result<CudaMemory*> CudaMemory::Get() {
+  return FailedPrecondition("this agent was built without CUDA (configure with -DOUTRIDER_WITH_CUDA=ON)");
+}
+Result<std::shared_ptr<const void>> CudaMemory::ImportFd(UniqueFd, uint64_t, const std::string&, BufferSpan*) {
+  return FailedPrecondition("built without CUDA");
+}
+Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t*, uint64_t, const std::string&, BufferSpan*) {
+  return FailedPrecondition("built without CUDA");
+}
+Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) { return FailedPrecondition("built without CUDA"); }
+void CudaMemory::GivePinned(Pinned) {}
+Result<uint64_t> CudaMemory::Enqueue(int, const std::vector<Copy>&) { return FailedPrecondition("built without CUDA"); }
+bool CudaMemory::Done(int, uint64_t) const { return true; }
+void CudaMemory::Drain() {}
+
+#endif
+
+}  // namespace outrider::agent

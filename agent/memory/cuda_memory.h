@@ -1,0 +1,61 @@
+// GPU memory in the agent, for clients in gpu_mode ipc (DESIGN §10): imports of their GPU
+// allocations (a cuMem allocation's POSIX fd, or a cudaMalloc allocation's legacy IPC handle), and
+// the copies between those and the agent's pinned host buffers, through which the host engine
+// reads and writes them. Copies go on one stream per GPU and never block the loop: each batch ends
+// with the stream writing its ticket into a pinned word that the loop reads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/memory/buffer_span.h"
+#include "ipc/status.h"
+#include "ipc/unique_fd.h"
+
+namespace outrider::agent {
+
+// Thread-safety: loop thread only.
+class CudaMemory {
+ public:
+  // The agent's CUDA, set up on first use (the driver, a context and a copy stream per GPU):
+  // why not, if this agent cannot use GPUs (built without CUDA, no driver, no GPU).
+  static Result<CudaMemory*> Get();
+
+  // Imports a client's allocation of `bytes` on GPU `uuid`; `*span` names it. What it returns
+  // holds the import: the mapping is closed once the last holder (the region, ops naming it) goes.
+  Result<std::shared_ptr<const void>> ImportFd(UniqueFd fd, uint64_t bytes, const std::string& uuid,
+                                               BufferSpan* span);
+  Result<std::shared_ptr<const void>> ImportIpcHandle(const uint8_t* handle, uint64_t bytes,
+                                                      const std::string& uuid, BufferSpan* span);
+
+  // Pinned host memory of at least `bytes`, reused once given back.
+  struct Pinned {
+    uint8_t* data = nullptr;
+    uint64_t bytes = 0;
+  };
+  Result<Pinned> TakePinned(uint64_t bytes);
+  void GivePinned(Pinned p);
+
+  struct Copy {
+    bool to_host;      // device -> host, else host -> device
+    BufferSpan device;  // imported GPU memory
+    uint8_t* host;     // pinned, device.length bytes
+  };
+  // Queues the copies on `device`'s stream (all spans on that GPU): the returned ticket is done
+  // once all of them ran.
+  Result<uint64_t> Enqueue(int device, const std::vector<Copy>& copies);
+  bool Done(int device, uint64_t ticket) const;
+  // Blocks until every queued copy has run: before memory a copy touches is given back.
+  void Drain();
+
+  struct Impl;
+  ~CudaMemory();
+
+ private:
+  explicit CudaMemory(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace outrider::agent

@@ -1,0 +1,262 @@
+// Ops on device buffers in gpu_mode ipc, against a real agent, with the fake CUDA driver
+// (tests/fake_cuda/) in the trainers and in the agent: trainers register their GPU allocations
+// (cuMem allocations as fds, cudaMalloc allocations as legacy handles), the agent imports them
+// and copies through its own pinned buffers; ops are ordered on the caller's stream; a region
+// released while an op on it runs stays imported until the op is done; a client's imports are
+// closed when it goes, however it goes.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ipc/cuda/driver.h"
+#include "ipc/event_fd.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+namespace {
+
+constexpr uint64_t kCount = 4096;
+constexpr size_t kVmmBytes = size_t{2} << 20;  // the fake driver's granularity
+
+// The child's CUDA (the fake driver, primary context current), in gpu_mode ipc. Exits 80+.
+const cuda::Driver& ChildCuda() {
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
+  ::setenv("OUTRIDER_GPU_MODE", "ipc", 1);
+  auto d = cuda::Load();
+  if (!d.ok()) std::_Exit(80);
+  CUcontext ctx = nullptr;
+  if ((*d)->cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS || (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) std::_Exit(81);
+  return **d;
+}
+
+// The agent loads the fake driver too (it inherits the environment).
+std::unique_ptr<harness::AgentProcess> StartGpuAgent() {
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
+  return StartAgent();
+}
+
+// A cuMem allocation of kVmmBytes that can be exported as a POSIX fd, mapped read-write here.
+CUdeviceptr VmmAlloc(const cuda::Driver& d) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CUmemGenericAllocationHandle h = 0;
+  CUdeviceptr p = 0;
+  if (d.cuMemCreate(&h, kVmmBytes, &prop, 0) != CUDA_SUCCESS) std::_Exit(82);
+  if (d.cuMemAddressReserve(&p, kVmmBytes, 0, 0, 0) != CUDA_SUCCESS) std::_Exit(83);
+  if (d.cuMemMap(p, kVmmBytes, 0, h, 0) != CUDA_SUCCESS) std::_Exit(84);
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (d.cuMemSetAccess(p, kVmmBytes, &access, 1) != CUDA_SUCCESS) std::_Exit(85);
+  (void)d.cuMemRelease(h);
+  return p;
+}
+
+// How many mappings of fake device memory the process has (the fake driver's memfds).
+int DeviceMappings(pid_t pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  int n = 0;
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find("fake-cuda-device") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+TEST(GpuIpcTest, AllreduceAndAllgatherOfCudaMallocAndCuMemBuffersRunOnTheAgentsImportsInStreamOrder) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) {
+    pids.push_back(Spawn([&, r] {
+      const cuda::Driver& d = ChildCuda();
+      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-ipc", r, 2);
+      CUstream s = nullptr;
+      if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+      // Allreduce in place, at a non-zero offset into a cudaMalloc allocation (legacy handle).
+      CUdeviceptr legacy = 0;
+      if (d.cuMemAlloc(&legacy, 2 * kCount * 4) != CUDA_SUCCESS) return 87;
+      CUdeviceptr buf = legacy + kCount * 4;
+      std::vector<float> in(kCount), out(kCount, -1.0f);
+      for (uint64_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((r + 1) * i);
+      if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 88;
+      outrider_op_options_t o;
+      outrider_op_options_init(&o);
+      o.cuda_stream = s;
+      outrider_op_t h1 = 0, h2 = 0;
+      void* p = reinterpret_cast<void*>(buf);
+      int rc = outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h1);
+      if (rc != OUTRIDER_OK) {
+        std::fprintf(stderr, "allreduce: %s\n", outrider_last_error(c));
+        return rc;
+      }
+      if (d.cuMemcpyDtoHAsync(out.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 89;
+      // Allgather from the cudaMalloc buffer into a cuMem allocation (fd), on the same stream.
+      CUdeviceptr vmm = VmmAlloc(d);
+      rc = outrider_allgather(c, p, reinterpret_cast<void*>(vmm), kCount, OUTRIDER_F32, &o, &h2);
+      if (rc != OUTRIDER_OK) return 100 + rc;
+      std::vector<float> gathered(2 * kCount, -1.0f);
+      if (d.cuMemcpyDtoHAsync(gathered.data(), vmm, 2 * kCount * 4, s) != CUDA_SUCCESS) return 90;
+      if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
+      for (uint64_t i = 0; i < kCount; ++i) {
+        if (out[i] != static_cast<float>(3 * i)) return 92;
+        if (gathered[i] != static_cast<float>(3 * i) || gathered[kCount + i] != static_cast<float>(3 * i)) return 93;
+      }
+      if (outrider_wait(c, h1, 10000) != OUTRIDER_OK || outrider_wait(c, h2, 10000) != OUTRIDER_OK) return 94;
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+}
+
+TEST(GpuIpcTest, ARegionReleasedWhileAnOpOnItRunsStaysImportedUntilTheOpIsDone) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Pipe released, go;
+  auto trainer = [&](int r) {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-release", r, 2);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr vmm = VmmAlloc(d);
+    std::vector<float> in(kCount, static_cast<float>(r + 1)), out(kCount, -1.0f);
+    if (d.cuMemcpyHtoDAsync(vmm, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 87;
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(vmm);
+    if (r == 1) {
+      char ch;  // rank 1 joins once rank 0 has released its region with the op in flight
+      if (!go.Receive(&ch, 20000)) return 95;
+    }
+    int rc = outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+    if (rc != OUTRIDER_OK) return rc;
+    if (r == 0) {
+      rc = outrider_region_release(c, p);
+      if (rc != OUTRIDER_OK) return 96;
+      released.Send('r');
+    }
+    if (d.cuMemcpyDtoHAsync(out.data(), vmm, kCount * 4, s) != CUDA_SUCCESS) return 88;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 89;
+    for (float v : out) {
+      if (v != 3.0f) return 90;
+    }
+    if (outrider_wait(c, h, 10000) != OUTRIDER_OK) return 91;
+    outrider_disconnect(c);
+    return 0;
+  };
+  pid_t r0 = Spawn([&] { return trainer(0); });
+  pid_t r1 = Spawn([&] { return trainer(1); });
+  char ch;
+  ASSERT_TRUE(released.Receive(&ch, 20000));
+  go.Send('g');
+  EXPECT_EQ(Reap(r0), 0);
+  EXPECT_EQ(Reap(r1), 0);
+}
+
+TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Pipe registered;
+  for (bool killed : {false, true}) {
+    pid_t child = Spawn([&] {
+      const cuda::Driver& d = ChildCuda();
+      outrider_client_t* c = ConnectOrExit(agent->socket_path(), killed ? "gpu-killed" : "gpu-leaves", 0, 1);
+      CUstream s = nullptr;
+      if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+      CUdeviceptr legacy = 0;
+      if (d.cuMemAlloc(&legacy, kCount * 4) != CUDA_SUCCESS) return 87;
+      CUdeviceptr vmm = VmmAlloc(d);
+      outrider_op_options_t o;
+      outrider_op_options_init(&o);
+      o.cuda_stream = s;
+      outrider_op_t h = 0;
+      int rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(vmm), kCount, OUTRIDER_F32,
+                                  OUTRIDER_SUM, &o, &h);
+      if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
+      if (rc != OUTRIDER_OK) return rc;
+      registered.Send('r');
+      if (killed) {
+        ::pause();  // the parent kills it
+        return 97;
+      }
+      outrider_disconnect(c);
+      return 0;
+    });
+    char ch;
+    ASSERT_TRUE(registered.Receive(&ch, 20000));
+    EXPECT_EQ(DeviceMappings(agent->pid()), 2) << "the agent imported both allocations";
+    if (killed) ::kill(child, SIGKILL);
+    EXPECT_EQ(Reap(child), killed ? 128 + SIGKILL : 0);
+    // The agent notices the hang-up on its next loop turn; its imports go with the session.
+    uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
+    while (DeviceMappings(agent->pid()) != 0 && ipc::MonotonicNs() < deadline) ipc::WaitReadable(-1, -1, 10);  // no event to wait on: re-read the maps
+    EXPECT_EQ(DeviceMappings(agent->pid()), 0) << (killed ? "killed" : "left in order");
+  }
+}
+
+TEST(GpuIpcTest, AnAgentKilledWhileAnIpcOpWaitsLetsTheStreamGoOn) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Pipe submitted, released;
+  pid_t child = Spawn([&] {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-ipc-orphan", 0, 2);  // rank 1 never comes
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr buf = VmmAlloc(d);
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    int rc = outrider_allreduce(c, p, p, 16, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+    if (rc != OUTRIDER_OK) return rc;
+    auto note = [](void* pipe) { static_cast<Pipe*>(pipe)->Send('r'); };
+    if (d.cuLaunchHostFunc(s, note, &released) != CUDA_SUCCESS) return 87;
+    submitted.Send('s');
+    if (outrider_wait(c, h, 20000) != OUTRIDER_ERR_UNAVAILABLE) return 90;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
+    return 0;
+  });
+  char ch;
+  ASSERT_TRUE(submitted.Receive(&ch, 20000));
+  ::kill(agent->pid(), SIGKILL);
+  EXPECT_TRUE(released.Receive(&ch, 10000)) << "the stream still waits for the dead agent";
+  EXPECT_EQ(Reap(child), 0);
+}
+
+TEST(GpuIpcTest, AnUnknownGpuModeIsRefusedNamingTheVariable) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  pid_t child = Spawn([&] {
+    ChildCuda();
+    ::setenv("OUTRIDER_GPU_MODE", "zero-copy", 1);
+    outrider_connect_options_t opts;
+    outrider_connect_options_init(&opts);
+    std::string sock = agent->socket_path();
+    opts.socket_path = sock.c_str();
+    opts.job_id = "gpu-mode";
+    opts.rank = 0;
+    opts.world_size = 1;
+    outrider_client_t* c = nullptr;
+    if (outrider_connect(&opts, &c) != OUTRIDER_ERR_INVALID_ARGUMENT) return 98;
+    if (std::strstr(outrider_last_error(nullptr), "OUTRIDER_GPU_MODE") == nullptr) return 99;
+    return 0;
+  });
+  EXPECT_EQ(Reap(child), 0);
+}
+
+}  // namespace
+}  // namespace outrider::testing
