@@ -36,6 +36,9 @@ AgentMetrics::AgentMetrics() {
   wire_efficiency_ = &registry_.AddGauge("outrider_wire_efficiency_ratio",
                                          "Predicted / measured inter-node bytes of the last sparse op (1 = as the cost model expected).",
                                          {"job"});
+  gpu_mode_ = &registry_.AddGauge("outrider_job_gpu_mode",
+                                  "How a job's trainers hand over device buffers (1 for the job's mode, 0 otherwise).",
+                                  {"job", "mode"});
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});
@@ -70,5 +73,8 @@ metrics::Counter* AgentMetrics::BytesCounter(const std::string& job_label, const
 
 metrics::Gauge* AgentMetrics::SparseDensity(const std::string& job_label) { return sparse_density_->Get({job_label}); }
 metrics::Gauge* AgentMetrics::WireEfficiency(const std::string& job_label) { return wire_efficiency_->Get({job_label}); }
+metrics::Gauge* AgentMetrics::GpuMode(const std::string& job_label, ipc::GpuMode mode) {
+  return gpu_mode_->Get({job_label, std::string(ipc::GpuModeName(mode))});
+}
 
 }  // namespace outrider::agent

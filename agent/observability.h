@@ -31,6 +31,7 @@ class AgentMetrics {
   metrics::Counter* BytesCounter(const std::string& job_label, const char* direction);
   metrics::Gauge* SparseDensity(const std::string& job_label);
   metrics::Gauge* WireEfficiency(const std::string& job_label);
+  metrics::Gauge* GpuMode(const std::string& job_label, ipc::GpuMode mode);
   metrics::Histogram* duration[ipc::kNumOpKinds];  // by op kind
   metrics::Counter* errors[kMaxCode + 1];          // by code
   metrics::Histogram* queue_wait;
@@ -55,6 +56,7 @@ class AgentMetrics {
   metrics::Family<metrics::Histogram>* duration_;
   metrics::Family<metrics::Gauge>* sparse_density_;
   metrics::Family<metrics::Gauge>* wire_efficiency_;
+  metrics::Family<metrics::Gauge>* gpu_mode_;
 };
 
 // The agent's metrics; created on first use, never destroyed.

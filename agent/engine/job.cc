@@ -187,12 +187,27 @@ Status Job::AddMember(Member* member) {
   if (member_count() > 0 && world_size_ > local_size_ && !TokensEqual(id.token, token_)) {
     return PermissionDenied("job token differs from the one the job's other local ranks gave");
   }
+  if (member_count() > 0 && id.gpu_mode != gpu_mode_) {
+    return FailedPrecondition("job '" + id_ + "' uses gpu_mode " + std::string(ipc::GpuModeName(gpu_mode_)) +
+                              ", this client says " + std::string(ipc::GpuModeName(id.gpu_mode)) +
+                              " (set OUTRIDER_GPU_MODE alike for every rank)");
+  }
   Member*& slot = members_[static_cast<size_t>(id.local_rank)];
   if (slot != nullptr) {
     return FailedPrecondition("local rank " + std::to_string(id.local_rank) + " of job '" + id_ +
                               "' is already connected (pid " + std::to_string(slot->identity().peer.pid) + ")");
   }
   if (world_size_ > local_size_ && group_ == nullptr) OUTRIDER_RETURN_IF_ERROR(StartNetwork(member));
+  if (member_count() == 0) {
+    gpu_mode_ = id.gpu_mode;
+    AgentMetrics& m = Metrics();
+    if (m.enabled()) {
+      if (job_label_.empty()) job_label_ = m.JobLabel(id_);
+      for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
+        m.GpuMode(job_label_, static_cast<ipc::GpuMode>(g))->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
+      }
+    }
+  }
   slot = member;
   return Status::Ok();
 }

@@ -109,6 +109,7 @@ class Job {
   int world_size_;
   int local_size_;
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
+  ipc::GpuMode gpu_mode_ = ipc::GpuMode::kStaging;  // its members', set by the first to join
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
   PendingMap pending_;
   // Instances in the order they were created (so by first_ns), while some rank may still be

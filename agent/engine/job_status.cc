@@ -23,6 +23,7 @@ void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, 
 nlohmann::json Job::StatusJson() const {
   nlohmann::json j = {{"id", id_}, {"world_size", world_size_}, {"local_size", local_size_},
                       {"members", member_count()}, {"pending", pending_.size()},
+                      {"gpu_mode", ipc::GpuModeName(gpu_mode_)},
                       {"state", lost_.ok() ? "ok" : "failed"}};
   if (!lost_.ok()) j["failure"] = lost_.ToString();
   if (group_ != nullptr) {

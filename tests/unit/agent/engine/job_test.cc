@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/observability.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -35,6 +36,7 @@ class FakeMember : public Member {
     id_.world_size = world_size > 0 ? world_size : local_size;
   }
   const ClientIdentity& identity() const override { return id_; }
+  ClientIdentity& mutable_identity() { return id_; }
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t, const OpReport*) override {
     completions.push_back({op_id, status, seq});
   }
@@ -325,6 +327,22 @@ TEST_F(JobTest, AlltoallvDeliversUnevenBlocksInSenderOrder) {
 }
 
 // ---- Status ----
+
+TEST_F(JobTest, TheFirstMemberSetsTheJobsGpuModeAndAMemberInAnotherModeIsRefused) {
+  job_ = std::make_unique<Job>("gpu-job", 2, 2, nullptr);
+  FakeMember m0(0, 2), m1(1, 2);
+  m0.mutable_identity().gpu_mode = ipc::GpuMode::kIpc;
+  ASSERT_TRUE(job_->AddMember(&m0).ok());
+  Status st = job_->AddMember(&m1);
+  EXPECT_EQ(st.code(), Code::kFailedPrecondition);
+  EXPECT_NE(st.message().find("gpu_mode ipc, this client says staging"), std::string::npos) << st.message();
+  EXPECT_EQ(job_->StatusJson()["gpu_mode"], "ipc");
+  std::string text = Metrics().registry().Serialize();
+  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"ipc\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"staging\"} 0"), std::string::npos);
+  m1.mutable_identity().gpu_mode = ipc::GpuMode::kIpc;
+  EXPECT_TRUE(job_->AddMember(&m1).ok());
+}
 
 TEST_F(JobTest, StatusJsonListsMembersAndPendingOps) {
   job_ = std::make_unique<Job>("job", 3, 3, nullptr);
