@@ -163,9 +163,9 @@ class Client {
     Status result;
     void* aux = nullptr;  // arena memory the agent reads until the op completes
     OpResult info;
-    // Device buffers: the staging buffer and the fence slot, held until the stream has copied
+    // Device buffers: the staging buffers and the fence slot, held until the stream has copied
     // the result back (the slot's released word holds the op id).
-    void* staging = nullptr;
+    std::vector<void*> staging;
     int32_t fence = -1;
   };
   // ---- Device buffers (client_gpu.cc) ----

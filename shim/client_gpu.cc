@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "ipc/cuda/driver.h"
 #include "ipc/event_fd.h"
@@ -175,47 +176,71 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
   bool ipc_mode = config_.gpu_mode == ipc::GpuMode::kIpc;
   OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
   OUTRIDER_RETURN_IF_ERROR(GpuSetup(d));
-  if (!ipc_mode) {
-    if (a.kind != ipc::OpKind::kAllreduce) {
-      return InvalidArgument(std::string(ipc::OpKindName(a.kind)) +
-                             ": device buffers are supported by allreduce only in gpu_mode staging so far (gpu_mode ipc "
-                             "takes every op)");
-    }
-    if (!IsDevice(a.recv)) return InvalidArgument("allreduce: send is device memory but recv is not");
-  }
   RetireStaged();
   if (gpu_->free_slots.empty()) {
     return ResourceExhausted(std::to_string(ipc::kFenceSlots) + " ops on device buffers are in flight or being copied back");
   }
   OpArgs b = a;
-  void* stage = nullptr;
-  uint64_t bytes = a.send_bytes;
-  if (ipc_mode) {
-    // Every buffer outside the host regions is a GPU allocation the agent imports.
-    const std::pair<const void*, uint64_t> buffers[] = {
-        {a.send, a.send_bytes}, {a.recv, a.recv_bytes}, {a.ids, a.ids_bytes}, {a.out_ids, a.out_ids_bytes}, {a.demand, a.demand_bytes}};
-    const char* names[] = {"send", "recv", "ids", "out_ids", "demand"};
-    for (size_t i = 0; i < 5; ++i) {
-      if (buffers[i].second == 0 || InHostRegion(buffers[i].first)) continue;
-      OUTRIDER_RETURN_IF_ERROR(RegisterDevice(buffers[i].first, buffers[i].second, names[i]));
+  // Staging: each device buffer of the op gets a pinned buffer in the arena; inputs are copied
+  // there before the op, outputs back after it (a sparse op's outputs are copied there first
+  // too: it writes only the rows of its result, and the rest must come back unchanged).
+  struct Stage {
+    const void* device;
+    uint64_t bytes;
+    void* host;
+    bool in, out;
+  };
+  std::vector<Stage> stages;
+  auto unstage = [&] {
+    for (const Stage& st : stages) arena_->Free(st.host);
+  };
+  Status bad;
+  auto place = [&](const void* p, uint64_t n, bool in, bool out, const char* which) -> void* {
+    if (!bad.ok() || n == 0 || p == nullptr || InHostRegion(p)) return const_cast<void*>(p);
+    if (ipc_mode) {
+      // Every buffer outside the host regions is a GPU allocation the agent imports.
+      bad = RegisterDevice(p, n, which);
+      return const_cast<void*>(p);
     }
-  } else {
-    OUTRIDER_ASSIGN_OR_RETURN(stage, arena_->Allocate(bytes));
-    if (Status st = RegisterHost(stage); !st.ok()) {
-      arena_->Free(stage);
-      return st;
+    for (Stage& st : stages) {
+      if (st.device == p && st.bytes == n) {  // the same buffer twice: an in-place op
+        st.in |= in;
+        st.out |= out;
+        return st.host;
+      }
     }
-    b.send = stage;
-    b.recv = stage;
-    b.recv_bytes = bytes;
+    if (!IsDevice(p)) {
+      bad = InvalidArgument(std::string(which) + " buffer is neither shared memory nor device memory");
+      return nullptr;
+    }
+    auto host = arena_->Allocate(n);
+    if (host.ok()) bad = RegisterHost(*host);
+    if (!host.ok() || !bad.ok()) {
+      if (host.ok()) arena_->Free(*host);
+      if (bad.ok()) bad = host.status();
+      return nullptr;
+    }
+    stages.push_back(Stage{p, n, *host, in, out});
+    return *host;
+  };
+  bool sparse = ipc::IsSparse(a.kind);
+  b.send = place(a.send, a.send_bytes, true, false, "send");
+  b.recv = place(a.recv, a.recv_bytes, sparse, true, "recv");
+  b.ids = place(a.ids, a.ids_bytes, true, false, "ids");
+  b.out_ids = place(a.out_ids, a.out_ids_bytes, sparse, true, "out_ids");
+  b.demand = place(a.demand, a.demand_bytes, true, false, "demand");
+  if (!bad.ok()) {
+    unstage();
+    return bad;
   }
   uint32_t slot = gpu_->free_slots.back();
   uint64_t id = next_op_id_;  // the id Submit gives it
   auto s = static_cast<CUstream>(a.stream);
   CUdeviceptr fence = gpu_->fences + uint64_t{slot} * sizeof(ipc::FenceSlot);
   Status st;
-  if (!ipc_mode) {
-    st = cuda::Check(*d, d->cuMemcpyDtoHAsync(stage, reinterpret_cast<CUdeviceptr>(a.send), bytes, s),
+  for (const Stage& x : stages) {
+    if (!x.in || !st.ok()) continue;
+    st = cuda::Check(*d, d->cuMemcpyDtoHAsync(x.host, reinterpret_cast<CUdeviceptr>(x.device), x.bytes, s),
                      "copying the inputs to staging (cuMemcpyDtoHAsync)");
   }
   if (st.ok()) {
@@ -223,22 +248,23 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
                      "writing the ready fence (cuStreamWriteValue64)");
   }
   if (!st.ok()) {
-    if (stage != nullptr) arena_->Free(stage);  // the stream may still copy into it: nothing reads it, and ops are ordered
+    unstage();  // the stream may still copy into them: nothing reads them, and ops are ordered
     return st;
   }
   gpu_->last_op.store(id);  // before the op exists: a watchdog that fires from now on releases it
   b.fence = static_cast<int32_t>(slot);
   auto r = Submit(b, false);
-  if (!r.ok()) return r.status();  // the fence stays unused; the staging buffer leaks (the copy may be queued)
+  if (!r.ok()) return r.status();  // the fence stays unused; the staging buffers leak (the copies may be queued)
   gpu_->free_slots.pop_back();
   OpState& state = ops_.at(*r);
-  state.staging = stage;
+  for (const Stage& x : stages) state.staging.push_back(x.host);
   state.fence = static_cast<int32_t>(slot);
   // The rest of the stream's part: wait for the agent, copy back (staging), say so.
   st = cuda::Check(*d, d->cuStreamWaitValue64(s, fence + offsetof(ipc::FenceSlot, done), id, CU_STREAM_WAIT_VALUE_GEQ),
                    "waiting for the done fence (cuStreamWaitValue64)");
-  if (st.ok() && !ipc_mode) {
-    st = cuda::Check(*d, d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(a.recv), stage, bytes, s),
+  for (const Stage& x : stages) {
+    if (!x.out || !st.ok()) continue;
+    st = cuda::Check(*d, d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(x.device), x.host, x.bytes, s),
                      "copying the result back (cuMemcpyHtoDAsync)");
   }
   if (st.ok()) {
@@ -248,7 +274,7 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
   if (!st.ok()) {
     // The op runs, but its result will not reach the device: its staging and slot are never
     // released (the stream may still use them), and the caller learns why now.
-    state.staging = nullptr;
+    state.staging.clear();
     state.fence = -1;
     return st;
   }
@@ -261,7 +287,7 @@ bool Client::Retired(uint64_t op, const OpState& s) const {
 }
 
 void Client::FreeStaging(const OpState& s) {
-  if (s.staging != nullptr) arena_->Free(s.staging);
+  for (void* p : s.staging) arena_->Free(p);
   gpu_->free_slots.push_back(static_cast<uint32_t>(s.fence));
 }
 

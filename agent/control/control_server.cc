@@ -192,7 +192,12 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   s->EnableComms(jobs_, &options_);
   Status sent = s->Send(&reply, sizeof(reply), fds, 3);
   if (sent.ok()) {
-    sent = loop_->Add(sfd, EPOLLIN, [this, s](uint32_t) { s->OnSocketReadable(); });
+    // Ops the client queued before a message are taken first: a region released right after an
+    // op that names it is released after the op resolved (and holds) it.
+    sent = loop_->Add(sfd, EPOLLIN, [this, s](uint32_t) {
+      s->DrainSubmissions(Sink());
+      s->OnSocketReadable();
+    });
   }
   if (sent.ok()) {
     sent = loop_->Add(s->sq_efd(), EPOLLIN, [s](uint32_t) { ipc::DrainEventFd(s->sq_efd()); });
@@ -209,9 +214,8 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   return Status::Ok();
 }
 
-bool ControlServer::PollSessions() {
-  bool any = false;
-  Session::OpSink sink = [this](Member* m, const ValidatedOp& op) {
+Session::OpSink ControlServer::Sink() {
+  return [this](Member* m, const ValidatedOp& op) {
     Job* job = jobs_->Find(m->identity().job_id);
     if (job == nullptr) {
       m->Complete(op.op_id, Internal("client has no job"), 0, 0);
@@ -219,6 +223,11 @@ bool ControlServer::PollSessions() {
     }
     job->Submit(m, op);
   };
+}
+
+bool ControlServer::PollSessions() {
+  bool any = false;
+  Session::OpSink sink = Sink();
   uint64_t now = ipc::MonotonicNs();
   for (auto& [fd, s] : sessions_) {
     any |= s->DrainSubmissions(sink);

@@ -50,6 +50,8 @@ class ControlServer {
   nlohmann::json ClientsJson() const;
 
  private:
+  // Hands a validated op to its job.
+  Session::OpSink Sink();
   struct PendingHandshake {
     ipc::UnixChannel channel;
     ipc::PeerCredentials peer;

@@ -112,9 +112,9 @@ typedef struct {
                            (NULL: the legacy default stream). The op reads its inputs after the
                            work queued on the stream before it, and work queued after it sees its
                            result; the calling thread does not wait. OUTRIDER_GPU_MODE=staging
-                           (default): device buffers are staged through shared memory, allreduce
-                           only so far; =ipc: every op, on GPU allocations the agent imports (see
-                           README, GPU buffers). */
+                           (default): device buffers are staged through shared memory; =ipc: the
+                           agent imports the GPU allocations (see README, GPU buffers). Every op
+                           takes device buffers; alltoallv counts stay host arrays. */
 } outrider_op_options_t;
 
 OUTRIDER_EXPORT void outrider_connect_options_init(outrider_connect_options_t* options);
@@ -212,8 +212,8 @@ OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_o
 /* ---- Sparse embedding gradients (rows of a table of `rows` x `dim` values). ----
  * A rank's contribution is `nnz` ids (I32 or I64, duplicates allowed and summed) and `nnz * dim`
  * values (F32, F16 or BF16; F16/BF16 are summed in f32 and rounded once per node and once at the
- * end). `ids`, `values`, `out_ids` and `out_values` must lie in shared memory (outrider_alloc or a
- * region). The result holds at most `capacity` rows: ids in `out_ids` (id_dtype), values in
+ * end). `ids`, `values`, `out_ids` and `out_values` lie in shared memory (outrider_alloc or a
+ * region) or in device memory (ordered on opts->cuda_stream). The result holds at most `capacity` rows: ids in `out_ids` (id_dtype), values in
  * `out_values` (capacity * dim). A result that does not fit fails the op on that rank with
  * OUTRIDER_ERR_OUTPUT_TOO_SMALL and the needed row count in outrider_op_result_t.result_rows;
  * nothing is truncated. Sizing the output for the whole table is safe: memfd pages cost memory
