@@ -138,6 +138,7 @@ class Client {
     ipc::Mapping mapping;  // host regions
     UniqueFd fd;
     bool device = false;   // a GPU allocation registered with the agent (gpu_mode ipc)
+    uint64_t buffer_id = 0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID: a new allocation at the same address differs
   };
   struct Comm {
     uint64_t key = 0;  // names it within the job: the agents derive its job id from it
@@ -176,6 +177,9 @@ class Client {
     uint64_t released_dev = 0;              // its device address
     std::vector<uint32_t> free_slots;
     std::vector<uintptr_t> registered;      // region bases registered with CUDA (pinned)
+    // A stream may use the control segment or staging in ways the shim no longer tracks (a CUDA
+    // call failed halfway through an op's stream work): the memory is never unmapped.
+    bool untracked = false;
     // The watchdog: a thread that sees the agent's socket hang up and lets every waiting stream
     // go on at once, whatever the caller's thread is doing (DESIGN §10: nothing waits forever).
     std::atomic<uint64_t> last_op{0};  // the newest op a stream may wait for

@@ -130,8 +130,13 @@ Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) 
     return InvalidArgument(std::string(which) + " buffer of " + std::to_string(bytes) + " bytes runs past its GPU allocation (" +
                            std::to_string(size) + " bytes at offset " + std::to_string(addr - base) + ")");
   }
-  if (auto it = regions_.find(static_cast<uintptr_t>(base)); it != regions_.end() && it->second.bytes == size) {
-    return Status::Ok();
+  unsigned long long buffer_id = 0;
+  OUTRIDER_RETURN_IF_ERROR(
+      cuda::Check(d, d.cuPointerGetAttribute(&buffer_id, CU_POINTER_ATTRIBUTE_BUFFER_ID, addr), "cuPointerGetAttribute(BUFFER_ID)"));
+  if (auto it = regions_.find(static_cast<uintptr_t>(base)); it != regions_.end()) {
+    if (it->second.device && it->second.bytes == size && it->second.buffer_id == buffer_id) return Status::Ok();
+    // Freed and allocated again at the same address: the agent's import is of the old memory.
+    OUTRIDER_RETURN_IF_ERROR(ReleaseRegion(reinterpret_cast<void*>(it->first)));
   }
   int ordinal = 0;
   CUdevice dev = 0;
@@ -167,7 +172,7 @@ Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) 
   int f = fd.get();
   OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), fd.valid() ? &f : nullptr, fd.valid() ? 1 : 0, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a GPU allocation"));
-  Region r{reply.region_id, size, ipc::Mapping(), UniqueFd(), true};
+  Region r{reply.region_id, size, ipc::Mapping(), UniqueFd(), true, buffer_id};
   regions_.insert_or_assign(static_cast<uintptr_t>(base), std::move(r));
   return Status::Ok();
 }
@@ -248,13 +253,31 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
                      "writing the ready fence (cuStreamWriteValue64)");
   }
   if (!st.ok()) {
-    unstage();  // the stream may still copy into them: nothing reads them, and ops are ordered
+    // The stream may still copy into them: nothing reads them, and later ops' copies come after.
+    unstage();
+    gpu_->untracked = true;
     return st;
   }
   gpu_->last_op.store(id);  // before the op exists: a watchdog that fires from now on releases it
   b.fence = static_cast<int32_t>(slot);
   auto r = Submit(b, false);
-  if (!r.ok()) return r.status();  // the fence stays unused; the staging buffers leak (the copies may be queued)
+  if (!r.ok()) {
+    // The stream may still copy into staging and write the ready fence: the slot and staging go
+    // back once it wrote the released word after them.
+    Status released = cuda::Check(
+        *d, d->cuStreamWriteValue64(s, gpu_->released_dev + uint64_t{slot} * 8, id, CU_STREAM_WRITE_VALUE_DEFAULT),
+        "writing the released word (cuStreamWriteValue64)");
+    gpu_->free_slots.pop_back();
+    if (released.ok()) {
+      OpState dropped;
+      for (const Stage& x : stages) dropped.staging.push_back(x.host);
+      dropped.fence = static_cast<int32_t>(slot);
+      retiring_.emplace_back(id, std::move(dropped));
+    } else {
+      gpu_->untracked = true;
+    }
+    return r.status();
+  }
   gpu_->free_slots.pop_back();
   OpState& state = ops_.at(*r);
   for (const Stage& x : stages) state.staging.push_back(x.host);
@@ -276,6 +299,7 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
     // released (the stream may still use them), and the caller learns why now.
     state.staging.clear();
     state.fence = -1;
+    gpu_->untracked = true;
     return st;
   }
   if (gpu_->agent_gone.load()) ReleaseFences();  // the watchdog fired before the stream's wait was queued
@@ -315,20 +339,35 @@ void Client::ReleaseFences(Code code) {
 
 void Client::StopGpu() {
   if (gpu_ == nullptr) return;
-  ReleaseFences(gone_.ok() ? Code::kCancelled : Code::kUnavailable);
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
+  bool in_flight = std::any_of(ops_.begin(), ops_.end(), [](const auto& e) { return e.second.fence >= 0; });
+  if (config_.gpu_mode == ipc::GpuMode::kIpc && gone_.ok() && in_flight) {
+    // The agent copies results into the caller's GPU memory itself: it leaves first (its copies
+    // are drained before it hangs up), then the streams go on.
+    ipc::Goodbye bye{};
+    ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+    (void)channel_.Send(&bye, sizeof(bye));
+    gone_ = Cancelled("the client disconnected");
+    for (uint64_t now = ipc::MonotonicNs(); now < deadline; now = ipc::MonotonicNs()) {
+      alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+      auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+      if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
+      if (!n.ok() || *n == 0) break;  // hung up
+    }
+  }
+  ReleaseFences(gone_.ok() || gone_.code() == Code::kCancelled ? Code::kCancelled : Code::kUnavailable);
   for (auto& [op, s] : ops_) {
     if (s.fence >= 0) retiring_.emplace_back(op, std::exchange(s, OpState{}));
   }
   // Streams run queued work before they reach an op's copy back; a stream that takes longer than
   // the timeout is stalled behind work of the caller's.
-  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
   for (;;) {
     RetireStaged();
-    if (retiring_.empty()) break;
-    if (ipc::MonotonicNs() >= deadline) {
-      last_error_ = std::to_string(retiring_.size()) +
-                    " ops on device buffers still had their streams copying at disconnect: their "
-                    "shared memory stays mapped and pinned";
+    if (retiring_.empty() && !gpu_->untracked) break;
+    if (ipc::MonotonicNs() >= deadline || gpu_->untracked) {
+      last_error_ = gpu_->untracked ? std::string("a CUDA call failed halfway through an op's stream work")
+                                    : std::to_string(retiring_.size()) + " ops on device buffers still had their streams copying";
+      last_error_ += " at disconnect: the client's shared memory stays mapped and pinned";
       std::fprintf(stderr, "outrider: %s\n", last_error_.c_str());
       gpu_->StopWatchdog();  // the rest is left as the streams need it
       (void)gpu_.release();

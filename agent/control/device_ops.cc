@@ -81,6 +81,7 @@ Status DeviceOps::Begin(const ValidatedOp& op) {
     st = ticket.status();
   }
   if (!st.ok()) {
+    if (!copies.empty()) cuda_->Drain();  // some copies may be queued: they must not land in reused buffers
     Release(s);
     return st;
   }
@@ -88,12 +89,17 @@ Status DeviceOps::Begin(const ValidatedOp& op) {
   return Status::Ok();
 }
 
-const ValidatedOp* DeviceOps::Ready(uint64_t op_id) {
+Result<const ValidatedOp*> DeviceOps::Ready(uint64_t op_id) {
   auto it = ops_.find(op_id);
   if (it == ops_.end()) return nullptr;
   Staged& s = it->second;
   if (s.phase == Phase::kCopyIn) {
-    if (!cuda_->Done(s.device, s.ticket)) return nullptr;
+    if (!cuda_->Done(s.device, s.ticket)) {
+      Status failed = cuda_->Failed(s.device);
+      if (failed.ok()) return nullptr;
+      ops_.erase(it);
+      return failed;
+    }
     s.phase = Phase::kRunning;
   }
   return &s.host_op;
@@ -132,9 +138,17 @@ std::vector<DeviceOps::Completion> DeviceOps::TakeFinished() {
   std::vector<Completion> out;
   for (auto it = ops_.begin(); it != ops_.end();) {
     Staged& s = it->second;
-    if (s.phase != Phase::kCopyOut || !cuda_->Done(s.device, s.ticket)) {
+    if (s.phase != Phase::kCopyOut) {
       ++it;
       continue;
+    }
+    if (!cuda_->Done(s.device, s.ticket)) {
+      Status failed = cuda_->Failed(s.device);
+      if (failed.ok()) {
+        ++it;
+        continue;
+      }
+      s.completion.status = failed;  // its result never reaches the GPU
     }
     out.push_back(std::move(s.completion));
     Release(s);

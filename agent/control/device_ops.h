@@ -30,8 +30,9 @@ class DeviceOps {
   static bool NamesDevice(const ValidatedOp& op);
   // Queues the copies in of `op` (which NamesDevice): the reason if it cannot run.
   Status Begin(const ValidatedOp& op);
-  // The op with host spans, once its inputs arrived; null before.
-  const ValidatedOp* Ready(uint64_t op_id);
+  // The op with host spans, once its inputs arrived; null before. An error if the copies failed
+  // (the op is forgotten: complete it with that).
+  Result<const ValidatedOp*> Ready(uint64_t op_id);
   // The engine finished `op_id`. One of these: its outputs are being copied back (true), and
   // TakeFinished hands the completion on once they are there. Else false.
   bool Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report);

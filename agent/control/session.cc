@@ -305,7 +305,15 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
         }
         w.copying = true;
       }
-      const ValidatedOp* host_op = device_ops_.Ready(w.op.op_id);
+      auto ready = device_ops_.Ready(w.op.op_id);
+      if (!ready.ok()) {
+        Waiting failed = w;
+        waiting_.pop_front();
+        failed.member->Complete(failed.op.op_id, ready.status(), 0, 0);
+        any = true;
+        continue;
+      }
+      const ValidatedOp* host_op = *ready;
       if (host_op == nullptr) break;
       Member* member = w.member;
       ValidatedOp op = *host_op;

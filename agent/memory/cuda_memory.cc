@@ -37,6 +37,7 @@ struct CudaMemory::Impl {
   const cuda::Driver* d = nullptr;
   std::vector<Device> devices;                // by ordinal
   std::multimap<uint64_t, uint8_t*> pinned;   // free pinned buffers by size
+  uint64_t pinned_bytes = 0;                  // all pinned buffers, free or in use
 
   Status Current(int ordinal) {
     return cuda::Check(*d, d->cuCtxSetCurrent(devices[static_cast<size_t>(ordinal)].ctx), "cuCtxSetCurrent");
@@ -186,6 +187,20 @@ Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t bytes) {
     impl_->pinned.erase(it);
     return p;
   }
+  if (impl_->pinned_bytes + size > kMaxPinnedBytes) {
+    // Give back what is kept for reuse first.
+    for (auto& [bytes, data] : impl_->pinned) {
+      (void)impl_->d->cuMemHostUnregister(data);
+      std::free(data);
+      impl_->pinned_bytes -= bytes;
+    }
+    impl_->pinned.clear();
+  }
+  if (impl_->pinned_bytes + size > kMaxPinnedBytes) {
+    return ResourceExhausted("GPU staging would pin " + std::to_string(impl_->pinned_bytes + size) +
+                             " bytes of host memory, over the agent's " + std::to_string(kMaxPinnedBytes) +
+                             ": too many ops on GPU regions in flight");
+  }
   auto* data = static_cast<uint8_t*>(std::aligned_alloc(4096, size));
   if (data == nullptr) return ResourceExhausted("no host memory for " + std::to_string(size) + " bytes of GPU staging");
   Status st = cuda::Check(*impl_->d, impl_->d->cuMemHostRegister(data, size, 0), "pinning GPU staging (cuMemHostRegister)");
@@ -193,6 +208,7 @@ Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t bytes) {
     std::free(data);
     return st;
   }
+  impl_->pinned_bytes += size;
   return Pinned{data, size};
 }
 
@@ -221,6 +237,14 @@ bool CudaMemory::Done(int device, uint64_t ticket) const {
   return __atomic_load_n(dev.progress, __ATOMIC_ACQUIRE) >= ticket;
 }
 
+Status CudaMemory::Failed(int device) const {
+  const Device& dev = impl_->devices[static_cast<size_t>(device)];
+  (void)impl_->d->cuCtxSetCurrent(dev.ctx);
+  CUresult rc = impl_->d->cuStreamQuery(dev.stream);
+  if (rc == CUDA_SUCCESS || rc == CUDA_ERROR_NOT_READY) return Status::Ok();
+  return cuda::Check(*impl_->d, rc, "the agent's GPU copy stream failed");
+}
+
 void CudaMemory::Drain() {
   for (Device& dev : impl_->devices) {
     (void)impl_->Current(dev.ordinal);
@@ -246,6 +270,7 @@ Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) { return FailedPreco
 void CudaMemory::GivePinned(Pinned) {}
 Result<uint64_t> CudaMemory::Enqueue(int, const std::vector<Copy>&) { return FailedPrecondition("built without CUDA"); }
 bool CudaMemory::Done(int, uint64_t) const { return true; }
+Status CudaMemory::Failed(int) const { return Status::Ok(); }
 void CudaMemory::Drain() {}
 
 #endif

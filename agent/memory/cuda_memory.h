@@ -30,7 +30,9 @@ class CudaMemory {
   Result<std::shared_ptr<const void>> ImportIpcHandle(const uint8_t* handle, uint64_t bytes,
                                                       const std::string& uuid, BufferSpan* span);
 
-  // Pinned host memory of at least `bytes`, reused once given back.
+  // Pinned host memory of at least `bytes`, reused once given back. All of it together (in use
+  // and kept for reuse) stays under kMaxPinnedBytes: beyond, ResourceExhausted.
+  static constexpr uint64_t kMaxPinnedBytes = uint64_t{16} << 30;
   struct Pinned {
     uint8_t* data = nullptr;
     uint64_t bytes = 0;
@@ -47,6 +49,8 @@ class CudaMemory {
   // once all of them ran.
   Result<uint64_t> Enqueue(int device, const std::vector<Copy>& copies);
   bool Done(int device, uint64_t ticket) const;
+  // Why `device`'s copy stream failed (a copy faulted: its tickets never come), or OK.
+  Status Failed(int device) const;
   // Blocks until every queued copy has run: before memory a copy touches is given back.
   void Drain();
 

@@ -88,6 +88,7 @@ struct Range {
   int ordinal = 0;
   int memfd = -1;    // device memory: its backing (-1 for registered host memory, reservations)
   uint64_t id = 0;   // cuMemAlloc allocations: what legacy IPC handles name
+  uint64_t buffer_id = 0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID: unique per allocation or mapping
 };
 
 std::mutex g_mu;
@@ -316,6 +317,7 @@ CUresult PointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr p
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = r->first; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = r->second.bytes; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data) = ContextOf(r->second.ordinal); return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID: *static_cast<unsigned long long*>(data) = r->second.buffer_id; return CUDA_SUCCESS;
     default: return CUDA_ERROR_NOT_SUPPORTED;
   }
 }
@@ -342,7 +344,8 @@ CUresult MemAlloc(CUdeviceptr* p, size_t bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   std::lock_guard<std::mutex> l(g_mu);
-  g_ranges[reinterpret_cast<uintptr_t>(m)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fd, g_next_id++};
+  uint64_t id = g_next_id++;
+  g_ranges[reinterpret_cast<uintptr_t>(m)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fd, id, id};
   *p = reinterpret_cast<CUdeviceptr>(m);
   return CUDA_SUCCESS;
 }
@@ -624,7 +627,7 @@ CUresult MemMap(CUdeviceptr p, size_t bytes, size_t offset, CUmemGenericAllocati
   g_ranges.erase(start);
   if (static_cast<uintptr_t>(p) > start) g_ranges[start] = Range{static_cast<uintptr_t>(p) - start, Kind::kReserved, 0, -1, 0};
   // The mapping keeps its own reference to the memory: what cuMemRetainAllocationHandle hands out.
-  g_ranges[static_cast<uintptr_t>(p)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fcntl(v->second, F_DUPFD_CLOEXEC, 0), 0};
+  g_ranges[static_cast<uintptr_t>(p)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fcntl(v->second, F_DUPFD_CLOEXEC, 0), 0, g_next_id++};
   uintptr_t end = static_cast<uintptr_t>(p) + bytes;
   if (end < start + reserved.bytes) g_ranges[end] = Range{start + reserved.bytes - end, Kind::kReserved, 0, -1, 0};
   return CUDA_SUCCESS;

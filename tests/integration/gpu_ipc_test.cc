@@ -211,10 +211,10 @@ TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
   }
 }
 
-TEST(GpuIpcTest, AnAgentKilledWhileAnIpcOpWaitsLetsTheStreamGoOn) {
+TEST(GpuIpcTest, AnAgentKilledWhileAnIpcOpWaitsLetsTheStreamGoOnWithoutAnyCallOfTheCaller) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
-  Pipe submitted, released;
+  Pipe submitted, released, go;
   pid_t child = Spawn([&] {
     const cuda::Driver& d = ChildCuda();
     outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-ipc-orphan", 0, 2);  // rank 1 never comes
@@ -231,6 +231,8 @@ TEST(GpuIpcTest, AnAgentKilledWhileAnIpcOpWaitsLetsTheStreamGoOn) {
     auto note = [](void* pipe) { static_cast<Pipe*>(pipe)->Send('r'); };
     if (d.cuLaunchHostFunc(s, note, &released) != CUDA_SUCCESS) return 87;
     submitted.Send('s');
+    char ch;  // no call into the shim until the parent saw the stream go on
+    if (!go.Receive(&ch, 30000)) return 92;
     if (outrider_wait(c, h, 20000) != OUTRIDER_ERR_UNAVAILABLE) return 90;
     if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
     return 0;
@@ -239,7 +241,38 @@ TEST(GpuIpcTest, AnAgentKilledWhileAnIpcOpWaitsLetsTheStreamGoOn) {
   ASSERT_TRUE(submitted.Receive(&ch, 20000));
   ::kill(agent->pid(), SIGKILL);
   EXPECT_TRUE(released.Receive(&ch, 10000)) << "the stream still waits for the dead agent";
+  go.Send('g');
   EXPECT_EQ(Reap(child), 0);
+}
+
+TEST(GpuIpcTest, DisconnectingWithAnIpcOpInFlightLetsTheAgentLeaveFirstAndTheStreamGoOn) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Pipe released;
+  pid_t child = Spawn([&] {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-ipc-leave", 0, 2);  // rank 1 never comes
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr buf = VmmAlloc(d);
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    if (outrider_allreduce(c, p, p, 16, OUTRIDER_F32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK) return 87;
+    auto note = [](void* pipe) { static_cast<Pipe*>(pipe)->Send('r'); };
+    if (d.cuLaunchHostFunc(s, note, &released) != CUDA_SUCCESS) return 88;
+    outrider_disconnect(c);
+    char ch;
+    if (!released.Receive(&ch, 10000)) return 89;
+    return d.cuStreamSynchronize(s) == CUDA_SUCCESS ? 0 : 90;
+  });
+  EXPECT_EQ(Reap(child), 0);
+  // The agent closed the client's imports and serves the next job.
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
+  while (DeviceMappings(agent->pid()) != 0 && ipc::MonotonicNs() < deadline) ipc::WaitReadable(-1, -1, 10);  // no event to wait on: re-read the maps
+  EXPECT_EQ(DeviceMappings(agent->pid()), 0);
 }
 
 TEST(GpuIpcTest, AnUnknownGpuModeIsRefusedNamingTheVariable) {
