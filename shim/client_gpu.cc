@@ -26,6 +26,15 @@
 
 namespace outrider::shim {
 
+void Client::Gpu::StopWatchdog() {
+  if (!watchdog.joinable()) return;
+  uint64_t one = 1;
+  (void)!::write(stop.get(), &one, sizeof(one));
+  watchdog.join();
+}
+
+Client::Gpu::~Gpu() { StopWatchdog(); }
+
 #if OUTRIDER_HAVE_CUDA
 
 namespace {
@@ -61,14 +70,6 @@ void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op, std::atom
 
 }  // namespace
 
-void Client::Gpu::StopWatchdog() {
-  if (!watchdog.joinable()) return;
-  uint64_t one = 1;
-  (void)!::write(stop.get(), &one, sizeof(one));
-  watchdog.join();
-}
-
-Client::Gpu::~Gpu() { StopWatchdog(); }
 
 bool Client::IsDevice(const void* p) const {
   if (p == nullptr) return false;
