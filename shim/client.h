@@ -192,6 +192,8 @@ class Client {
   Status GpuSetup(const void* driver);
   Status RegisterHost(const void* p);
   bool IsDevice(const void* p) const;
+  // The region holding `p`, or end().
+  std::map<uintptr_t, Region>::const_iterator RegionOf(const void* p) const;
   // Whether `p` lies in a host region of this client.
   bool InHostRegion(const void* p) const;
   // An op on device buffers, ordered on args.stream: staged through the arena (gpu_mode staging)

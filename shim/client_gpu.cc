@@ -108,9 +108,8 @@ Status Client::GpuSetup(const void* driver) {
 }
 
 Status Client::RegisterHost(const void* p) {
-  auto it = regions_.upper_bound(reinterpret_cast<uintptr_t>(p));
-  if (it == regions_.begin()) return Internal("staging buffer outside every region");
-  --it;
+  auto it = RegionOf(p);
+  if (it == regions_.end()) return Internal("staging buffer outside every region");
   if (std::find(gpu_->registered.begin(), gpu_->registered.end(), it->first) != gpu_->registered.end()) return Status::Ok();
   const cuda::Driver& d = Drv(gpu_->driver);
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(it->second.mapping.data(), it->second.bytes, 0),

@@ -11,9 +11,7 @@ bool OnDevice(const BufferSpan& s) { return !s.empty() && !s.host(); }
 }  // namespace
 
 DeviceOps::~DeviceOps() {
-  if (ops_.empty() || cuda_ == nullptr) return;
-  cuda_->Drain();
-  for (auto& [id, s] : ops_) Release(s);
+  if (!ops_.empty() && cuda_ != nullptr) cuda_->Drain();  // before ops_ gives their buffers back
 }
 
 bool DeviceOps::NamesDevice(const ValidatedOp& op) {
@@ -82,7 +80,6 @@ Status DeviceOps::Begin(const ValidatedOp& op) {
   }
   if (!st.ok()) {
     if (!copies.empty()) cuda_->Drain();  // some copies may be queued: they must not land in reused buffers
-    Release(s);
     return st;
   }
   ops_.emplace(op.op_id, std::move(s));
@@ -151,12 +148,9 @@ std::vector<DeviceOps::Completion> DeviceOps::TakeFinished() {
       s.completion.status = failed;  // its result never reaches the GPU
     }
     out.push_back(std::move(s.completion));
-    Release(s);
     it = ops_.erase(it);
   }
   return out;
 }
-
-void DeviceOps::Release(Staged& s) { s.shadows.clear(); }
 
 }  // namespace outrider::agent

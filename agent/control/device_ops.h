@@ -66,7 +66,6 @@ class DeviceOps {
     uint64_t ticket = 0;
     Completion completion;
   };
-  void Release(Staged& s);
 
   CudaMemory* cuda_ = nullptr;
   std::map<uint64_t, Staged> ops_;

@@ -277,54 +277,39 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
   bool any = false;
   while (!waiting_.empty() && !closed_) {
     Waiting& w = waiting_.front();
-    if (w.fenced) {
-      uint64_t ready = std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire);
-      if (static_cast<int64_t>(ready - w.op.op_id) < 0) {  // not written for this op yet
-        if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
-        Waiting late = w;
-        waiting_.pop_front();
-        late.member->Complete(late.op.op_id,
-                              DeadlineExceeded("op " + std::to_string(late.op.op_id) + ": its fence (slot " +
-                                               std::to_string(late.fence) + ") was not ready within " +
-                                               std::to_string(timeout_ns / 1'000'000) +
-                                               " ms: the stream that should signal it is stuck or gone"),
-                              0, 0);
-        any = true;
-        continue;
-      }
-    }
-    if (DeviceOps::NamesDevice(w.op)) {
+    // The front op goes on (to the sink, or failed) unless it still waits.
+    Status failed;
+    const ValidatedOp* op = &w.op;
+    uint64_t ready = w.fenced ? std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire) : 0;
+    if (w.fenced && static_cast<int64_t>(ready - w.op.op_id) < 0) {  // not written for this op yet
+      if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
+      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
+                                ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
+                                " ms: the stream that should signal it is stuck or gone");
+    } else if (DeviceOps::NamesDevice(w.op)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {
-        if (Status st = device_ops_.Begin(w.op); !st.ok()) {
-          Waiting failed = w;
-          waiting_.pop_front();
-          failed.member->Complete(failed.op.op_id, st, 0, 0);
-          any = true;
-          continue;
+        failed = device_ops_.Begin(w.op);
+        w.copying = failed.ok();
+      }
+      if (failed.ok()) {
+        auto host_op = device_ops_.Ready(w.op.op_id);
+        if (host_op.ok() && *host_op == nullptr) break;
+        if (host_op.ok()) {
+          op = *host_op;
+        } else {
+          failed = host_op.status();
         }
-        w.copying = true;
       }
-      auto ready = device_ops_.Ready(w.op.op_id);
-      if (!ready.ok()) {
-        Waiting failed = w;
-        waiting_.pop_front();
-        failed.member->Complete(failed.op.op_id, ready.status(), 0, 0);
-        any = true;
-        continue;
-      }
-      const ValidatedOp* host_op = *ready;
-      if (host_op == nullptr) break;
-      Member* member = w.member;
-      ValidatedOp op = *host_op;
-      waiting_.pop_front();
-      sink(member, op);
-      any = true;
-      continue;
     }
-    Waiting next = w;
+    Member* member = w.member;
+    ValidatedOp next = *op;
     waiting_.pop_front();
-    sink(next.member, next.op);
+    if (failed.ok()) {
+      sink(member, next);
+    } else {
+      member->Complete(next.op_id, failed, 0, 0);
+    }
     any = true;
   }
   for (DeviceOps::Completion& c : device_ops_.TakeFinished()) {

@@ -202,9 +202,8 @@ Status Job::AddMember(Member* member) {
     gpu_mode_ = id.gpu_mode;
     AgentMetrics& m = Metrics();
     if (m.enabled()) {
-      if (job_label_.empty()) job_label_ = m.JobLabel(id_);
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
-        m.GpuMode(job_label_, static_cast<ipc::GpuMode>(g))->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
+        m.GpuMode(MetricsLabel(), static_cast<ipc::GpuMode>(g))->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
       }
     }
   }

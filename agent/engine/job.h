@@ -132,7 +132,8 @@ class Job {
   FlightRecorder recorder_;
   std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration
   int32_t iteration_index_ = 0;
-  std::string job_label_;  // metrics label
+  std::string job_label_;  // metrics label: set by MetricsLabel()
+  const std::string& MetricsLabel();
   // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names them.
   std::unordered_map<uint64_t, metrics::Counter*> op_counters_;
 };

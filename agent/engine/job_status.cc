@@ -12,12 +12,16 @@ void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, 
                  static_cast<uint64_t>(st.code());
   auto it = op_counters_.find(key);
   if (it == op_counters_.end()) {
-    if (job_label_.empty()) job_label_ = m.JobLabel(id_);
-    it = op_counters_.emplace(key, m.OpsCounter(job_label_, op.kind, std::string(algo).c_str(), st.code())).first;
+    it = op_counters_.emplace(key, m.OpsCounter(MetricsLabel(), op.kind, std::string(algo).c_str(), st.code())).first;
   }
   it->second->Inc();
   m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
   if (!st.ok()) m.errors[static_cast<int>(st.code())]->Inc();
+}
+
+const std::string& Job::MetricsLabel() {
+  if (job_label_.empty()) job_label_ = Metrics().JobLabel(id_);
+  return job_label_;
 }
 
 nlohmann::json Job::StatusJson() const {

@@ -239,7 +239,7 @@ bool CudaMemory::Done(int device, uint64_t ticket) const {
 
 Status CudaMemory::Failed(int device) const {
   const Device& dev = impl_->devices[static_cast<size_t>(device)];
-  (void)impl_->d->cuCtxSetCurrent(dev.ctx);
+  (void)impl_->Current(device);
   CUresult rc = impl_->d->cuStreamQuery(dev.stream);
   if (rc == CUDA_SUCCESS || rc == CUDA_ERROR_NOT_READY) return Status::Ok();
   return cuda::Check(*impl_->d, rc, "the agent's GPU copy stream failed");

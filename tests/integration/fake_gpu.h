@@ -1,0 +1,73 @@
+// Test helpers for trainers on the fake CUDA driver (tests/fake_cuda/) against a real agent:
+// child-side CUDA setup, allocations of both kinds, and what the agent has imported.
+#pragma once
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "ipc/cuda/driver.h"
+#include "ipc/event_fd.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+
+inline constexpr size_t kVmmBytes = size_t{2} << 20;  // the fake driver's granularity
+
+// The child's CUDA (the fake driver, primary context current), in gpu_mode `mode`. Exits 80+.
+inline const cuda::Driver& ChildCuda(const char* mode = "ipc") {
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
+  ::setenv("OUTRIDER_GPU_MODE", mode, 1);
+  auto d = cuda::Load();
+  if (!d.ok()) std::_Exit(80);
+  CUcontext ctx = nullptr;
+  if ((*d)->cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS || (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) std::_Exit(81);
+  return **d;
+}
+
+// An agent that loads the fake driver too (it inherits the environment): what gpu_mode ipc needs.
+inline std::unique_ptr<harness::AgentProcess> StartGpuAgent() {
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
+  return StartAgent();
+}
+
+// A cuMem allocation of kVmmBytes that can be exported as a POSIX fd, mapped read-write here.
+inline CUdeviceptr VmmAlloc(const cuda::Driver& d) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CUmemGenericAllocationHandle h = 0;
+  CUdeviceptr p = 0;
+  if (d.cuMemCreate(&h, kVmmBytes, &prop, 0) != CUDA_SUCCESS) std::_Exit(82);
+  if (d.cuMemAddressReserve(&p, kVmmBytes, 0, 0, 0) != CUDA_SUCCESS) std::_Exit(83);
+  if (d.cuMemMap(p, kVmmBytes, 0, h, 0) != CUDA_SUCCESS) std::_Exit(84);
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (d.cuMemSetAccess(p, kVmmBytes, &access, 1) != CUDA_SUCCESS) std::_Exit(85);
+  (void)d.cuMemRelease(h);
+  return p;
+}
+
+// How many mappings of fake device memory the process has (the fake driver's memfds).
+inline int DeviceMappings(pid_t pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  int n = 0;
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find("fake-cuda-device") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// DeviceMappings(pid) once it is 0, or after 10 s. The agent closes a client's imports on its
+// next loop turn after the client goes; nothing signals it, so the maps are read again.
+inline int DeviceMappingsOnceClosed(pid_t pid) {
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
+  while (DeviceMappings(pid) != 0 && ipc::MonotonicNs() < deadline) ipc::WaitReadable(-1, -1, 10);
+  return DeviceMappings(pid);
+}
+
+}  // namespace outrider::testing
