@@ -264,6 +264,11 @@ int outrider_region_release(outrider_client_t* c, void* base) {
   return Guard(c, [&]() -> int { return Report(c, c->impl->ReleaseRegion(base)); });
 }
 
+int outrider_release_device_memory(outrider_client_t* c, const void* ptr, size_t bytes) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int { return Report(c, c->impl->ReleaseDeviceMemory(ptr, bytes)); });
+}
+
 uint64_t outrider_key(const char* name) { return outrider::shim::HashKey(name); }
 
 int outrider_allreduce(outrider_client_t* c, const void* send, void* recv, uint64_t count,

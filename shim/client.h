@@ -99,6 +99,8 @@ class Client {
   Result<void*> CreateRegion(size_t bytes);
   Result<void*> RegisterFd(int fd, size_t bytes);
   Status ReleaseRegion(void* base);
+  // Releases the GPU allocations registered with the agent that start in [p, p + bytes).
+  Status ReleaseDeviceMemory(const void* p, size_t bytes);
 
   // ---- Communicators: groups of the job's ranks, each with collectives of its own. ----
   // Handle 0 is the job itself. A communicator's ranks are numbered as its creator says; the
@@ -199,6 +201,8 @@ class Client {
   // An op on device buffers, ordered on args.stream: staged through the arena (gpu_mode staging)
   // or on the GPU allocations themselves, registered with the agent on first use (ipc).
   Result<uint64_t> SubmitOnStream(const OpArgs& args);
+  // Whether [p, p + bytes) lies inside one GPU allocation (true for memory that is none).
+  bool InOneAllocation(const void* p, uint64_t bytes) const;
   // Registers the GPU allocation holding [p, p + bytes) with the agent, once.
   Status RegisterDevice(const void* p, uint64_t bytes, const char* which);
   // Frees what staged ops whose streams are done held (their handles are gone already).

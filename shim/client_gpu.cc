@@ -118,6 +118,16 @@ Status Client::RegisterHost(const void* p) {
   return Status::Ok();
 }
 
+bool Client::InOneAllocation(const void* p, uint64_t bytes) const {
+  const cuda::Driver& d = Drv(gpu_->driver);
+  auto addr = reinterpret_cast<CUdeviceptr>(p);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  // Not device memory at all: RegisterDevice says so.
+  if (d.cuMemGetAddressRange(&base, &size, addr) != CUDA_SUCCESS) return true;
+  return addr - base + bytes <= size;
+}
+
 Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) {
   const cuda::Driver& d = Drv(gpu_->driver);
   auto addr = reinterpret_cast<CUdeviceptr>(p);
@@ -202,8 +212,9 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
   Status bad;
   auto place = [&](const void* p, uint64_t n, bool in, bool out, const char* which) -> void* {
     if (!bad.ok() || n == 0 || p == nullptr || InHostRegion(p)) return const_cast<void*>(p);
-    if (ipc_mode) {
-      // Every buffer outside the host regions is a GPU allocation the agent imports.
+    if (ipc_mode && InOneAllocation(p, n)) {
+      // A buffer inside one GPU allocation: the agent imports the allocation. One that spans
+      // several (an expandable segment's pages, mapped one after another) is staged instead.
       bad = RegisterDevice(p, n, which);
       return const_cast<void*>(p);
     }

@@ -92,6 +92,20 @@ Status Client::ReleaseRegion(void* base) {
   return Status::Ok();
 }
 
+Status Client::ReleaseDeviceMemory(const void* p, size_t bytes) {
+  auto begin = reinterpret_cast<uintptr_t>(p);
+  for (auto it = regions_.lower_bound(begin); it != regions_.end() && it->first - begin < bytes;) {
+    if (!it->second.device) {
+      ++it;
+      continue;
+    }
+    uintptr_t base = it->first;
+    ++it;  // ReleaseRegion erases the entry
+    OUTRIDER_RETURN_IF_ERROR(ReleaseRegion(reinterpret_cast<void*>(base)));
+  }
+  return Status::Ok();
+}
+
 Result<void*> Client::Alloc(size_t bytes) { return arena_->Allocate(bytes); }
 
 Status Client::Free(void* p) {

@@ -32,13 +32,19 @@ inline std::unique_ptr<harness::AgentProcess> StartGpuAgent() {
   return StartAgent();
 }
 
-// A cuMem allocation of kVmmBytes that can be exported as a POSIX fd, mapped read-write here.
-inline CUdeviceptr VmmAlloc(const cuda::Driver& d) {
+// Device memory on GPU 0 that can be exported as a POSIX fd.
+inline CUmemAllocationProp VmmProp() {
   CUmemAllocationProp prop{};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = 0;
   prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return prop;
+}
+
+// A cuMem allocation of kVmmBytes that can be exported as a POSIX fd, mapped read-write here.
+inline CUdeviceptr VmmAlloc(const cuda::Driver& d) {
+  CUmemAllocationProp prop = VmmProp();
   CUmemGenericAllocationHandle h = 0;
   CUdeviceptr p = 0;
   if (d.cuMemCreate(&h, kVmmBytes, &prop, 0) != CUDA_SUCCESS) std::_Exit(82);
@@ -49,6 +55,25 @@ inline CUdeviceptr VmmAlloc(const cuda::Driver& d) {
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   if (d.cuMemSetAccess(p, kVmmBytes, &access, 1) != CUDA_SUCCESS) std::_Exit(85);
   (void)d.cuMemRelease(h);
+  return p;
+}
+
+// Two cuMem allocations of kVmmBytes mapped one after another in one reservation, as PyTorch's
+// expandable segments grow: 2 * kVmmBytes of contiguous device memory, read-write here.
+inline CUdeviceptr VmmSpan(const cuda::Driver& d) {
+  CUmemAllocationProp prop = VmmProp();
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CUdeviceptr p = 0;
+  if (d.cuMemAddressReserve(&p, 2 * kVmmBytes, 0, 0, 0) != CUDA_SUCCESS) std::_Exit(83);
+  for (size_t k = 0; k < 2; ++k) {  // each page mapped and opened as the segment grows
+    CUmemGenericAllocationHandle h = 0;
+    if (d.cuMemCreate(&h, kVmmBytes, &prop, 0) != CUDA_SUCCESS) std::_Exit(82);
+    if (d.cuMemMap(p + k * kVmmBytes, kVmmBytes, 0, h, 0) != CUDA_SUCCESS) std::_Exit(84);
+    if (d.cuMemSetAccess(p + k * kVmmBytes, kVmmBytes, &access, 1) != CUDA_SUCCESS) std::_Exit(85);
+    (void)d.cuMemRelease(h);
+  }
   return p;
 }
 

@@ -2,8 +2,8 @@
 // (tests/fake_cuda/) in the trainers and in the agent: trainers register their GPU allocations
 // (cuMem allocations as fds, cudaMalloc allocations as legacy handles), the agent imports them
 // and copies through its own pinned buffers; ops are ordered on the caller's stream; a region
-// released while an op on it runs stays imported until the op is done; a client's imports are
-// closed when it goes, however it goes. (Agent death and disconnect with ops in flight, in both
+// released while an op on it runs stays imported until the op is done; freed device memory is
+// released on request; a client's imports are closed when it goes, however it goes. (Agent death and disconnect with ops in flight, in both
 // modes: gpu_stream_release_test.cc.)
 #include <signal.h>
 
@@ -159,6 +159,119 @@ TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
     // The agent notices the hang-up on its next loop turn; its imports go with the session.
     EXPECT_EQ(DeviceMappingsOnceClosed(agent->pid()), 0) << (killed ? "killed" : "left in order");
   }
+}
+
+// What an allocator's free hook calls (the PyTorch backend's does): the agent closes its imports
+// of the allocations in the freed range, and only those, while the client stays connected.
+TEST(GpuIpcTest, ReleasingFreedDeviceMemoryClosesTheImportsOfTheAllocationsInTheRangeOnly) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Pipe step, next;
+  pid_t child = Spawn([&] {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-free-hook", 0, 1);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr legacy = 0;
+    if (d.cuMemAlloc(&legacy, kCount * 4) != CUDA_SUCCESS) return 87;
+    CUdeviceptr vmm = VmmAlloc(d);
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    // Both allocations at an offset: the range names the allocation, not the buffer.
+    int rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy + 256), reinterpret_cast<void*>(vmm + 512), 64, OUTRIDER_F32,
+                                OUTRIDER_SUM, &o, &h);
+    if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
+    if (rc != OUTRIDER_OK) return rc;
+    char ch;
+    step.Send('1');
+    if (!next.Receive(&ch, 20000)) return 95;
+    // Memory the client never used in an op: nothing to release.
+    int host = 0;
+    if (outrider_release_device_memory(c, &host, sizeof(host)) != OUTRIDER_OK) return 92;
+    if (outrider_release_device_memory(c, reinterpret_cast<void*>(legacy), kCount * 4) != OUTRIDER_OK) return 93;
+    step.Send('2');
+    if (!next.Receive(&ch, 20000)) return 95;
+    // Used again: registered again.
+    rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(legacy), 64, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+    if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
+    if (rc != OUTRIDER_OK) return rc;
+    step.Send('3');
+    if (!next.Receive(&ch, 20000)) return 95;
+    outrider_disconnect(c);
+    return 0;
+  });
+  // The agent's import count once it is `want` (an import closes when its release is answered, so
+  // this reads at once; the loop only bounds a failure).
+  auto mappings = [&](int want) {
+    uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
+    while (DeviceMappings(agent->pid()) != want && ipc::MonotonicNs() < deadline) ipc::WaitReadable(-1, -1, 10);
+    return DeviceMappings(agent->pid());
+  };
+  char ch;
+  ASSERT_TRUE(step.Receive(&ch, 20000));
+  EXPECT_EQ(mappings(2), 2) << "both allocations imported";
+  next.Send('n');
+  ASSERT_TRUE(step.Receive(&ch, 20000));
+  EXPECT_EQ(DeviceMappings(agent->pid()), 1) << "the legacy allocation's import closed, the cuMem one kept";
+  next.Send('n');
+  ASSERT_TRUE(step.Receive(&ch, 20000));
+  EXPECT_EQ(DeviceMappings(agent->pid()), 2) << "the legacy allocation imported again";
+  next.Send('n');
+  EXPECT_EQ(Reap(child), 0);
+}
+
+// A buffer across two allocations (an expandable segment's pages) cannot be one import: it is
+// staged through shared memory on the stream, in ipc mode too, and the result is the same.
+TEST(GpuIpcTest, ABufferSpanningTwoAllocationsIsStagedAndReducedCorrectly) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Pipe done, leave;
+  auto trainer = [&](int r) {
+    const cuda::Driver& d = ChildCuda("ipc");
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-span", r, 2);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr span = VmmSpan(d);
+    // From the middle of the first allocation into the second.
+    const uint64_t count = kVmmBytes / 4;
+    CUdeviceptr buf = span + kVmmBytes / 2;
+    std::vector<float> in(count), out(count, -1.0f);
+    for (uint64_t i = 0; i < count; ++i) in[i] = static_cast<float>((i % 1000) * (r + 1));
+    if (d.cuMemcpyHtoDAsync(buf, in.data(), count * 4, s) != CUDA_SUCCESS) return 87;
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    int rc = outrider_allreduce(c, p, p, count, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+    if (rc != OUTRIDER_OK) {
+      std::fprintf(stderr, "rank %d: %s\n", r, outrider_last_error(c));
+      return rc;
+    }
+    if (d.cuMemcpyDtoHAsync(out.data(), buf, count * 4, s) != CUDA_SUCCESS) return 88;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 89;
+    if (outrider_wait(c, h, 10000) != OUTRIDER_OK) return 91;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (out[i] != static_cast<float>((i % 1000) * 3)) return 90;
+    }
+    done.Send('d');
+    char ch;
+    if (!leave.Receive(&ch, 20000)) return 95;
+    outrider_disconnect(c);
+    return 0;
+  };
+  pid_t r0 = Spawn([&] { return trainer(0); });
+  pid_t r1 = Spawn([&] { return trainer(1); });
+  char ch;
+  bool both = done.Receive(&ch, 20000) && done.Receive(&ch, 20000);
+  EXPECT_TRUE(both) << "both ranks reduced correctly";
+  if (both) EXPECT_EQ(DeviceMappings(agent->pid()), 0) << "staged, not imported";
+  leave.Send('l');
+  leave.Send('l');
+  EXPECT_EQ(Reap(r0), 0);
+  EXPECT_EQ(Reap(r1), 0);
 }
 
 TEST(GpuIpcTest, AnUnknownGpuModeIsRefusedNamingTheVariable) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "tools/bench/collective_bench.h"
+#include "tools/bench/gpu_bench.h"
 #include "tools/bench/local_bench.h"
 #include "tools/bench/sparse_bench.h"
 #include "tools/bench/step_bench.h"
@@ -36,6 +37,15 @@ int main(int argc, char** argv) {
   l->add_option("--redop", local.redop, "sum avg min max prod")->capture_default_str();
   l->add_option("--iters", local.iters, "timed iterations per size (0: by size, 10..1000)")->capture_default_str();
   l->add_option("--rtt-iters", local.rtt_iters, "8-byte round trips to time (0: skip)")->capture_default_str();
+  std::string device = "host";
+  l->add_option("--device", device,
+                "host: buffers in shared memory; cuda: device buffers on one GPU, allreduce f32 in each gpu_mode against "
+                "host buffers and a plain pinned copy in the same run, plus the fence round trip")
+      ->check(CLI::IsMember({"host", "cuda"}))
+      ->capture_default_str();
+  GpuOptions gpu;
+  l->add_option("--gpu", gpu.gpu, "--device cuda: the GPU (ordinal) every rank uses")->capture_default_str();
+  l->add_option("--gpu-modes", gpu.modes, "--device cuda: gpu_modes to run (staging, ipc)")->delimiter(',')->capture_default_str();
 
   TrainOptions train;
   CLI::App* t = app.add_subcommand("train", "training-like loop (broadcast, bucketed async allreduce, allgather, barrier) with verified results");
@@ -143,6 +153,7 @@ int main(int argc, char** argv) {
     }
     local.min_bytes = *mn;
     local.max_bytes = *mx;
+    if (device == "cuda") return RunGpu(common, local, gpu);
     return RunLocal(common, local);
   }
   return RunTrain(common, train);

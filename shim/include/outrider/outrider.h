@@ -175,6 +175,10 @@ OUTRIDER_EXPORT int outrider_region_register_fd(outrider_client_t* client, int m
                                                 size_t bytes, void** base);
 /* Releases a region from outrider_region_create / _register_fd (no op on it may be pending). */
 OUTRIDER_EXPORT int outrider_region_release(outrider_client_t* client, void* base);
+/* GPU memory [ptr, ptr + bytes) is being (or was) given back to CUDA: the agent closes its
+ * imports (gpu_mode ipc) of the GPU allocations that start inside it. Call it from an allocator's
+ * free hook; ops queued on them must be done. Memory the client never used in an op: a no-op. */
+OUTRIDER_EXPORT int outrider_release_device_memory(outrider_client_t* client, const void* ptr, size_t bytes);
 
 /* Collectives over the ranks of the job (or of the communicator in opts->comm). Every pointer must lie inside memory from
  * outrider_alloc or a region. `opts` may be NULL. Returns once the op is queued; *op is the

@@ -57,8 +57,9 @@ def _create(store, rank, size, timeout):
 
 if "OUTRIDER" not in dist.Backend._plugins:
     if _C.backend_api:
-        # 2.x: the factory makes a c10d Backend for CPU tensors (GPU tensors are not supported yet).
-        dist.Backend.register_backend("outrider", _create, devices=["cpu"])
+        # 2.x: the factory makes one c10d Backend for CPU and CUDA tensors (CUDA ones go through
+        # the agent's GPU handoff, ordered on the caller's current stream).
+        dist.Backend.register_backend("outrider", _create, devices=["cpu", "cuda"])
     else:
         dist.Backend.register_backend("outrider", _create)
 

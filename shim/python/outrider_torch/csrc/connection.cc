@@ -4,11 +4,17 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 
+#include "shim/python/outrider_torch/csrc/cuda_ops.h"
 #include "shim/python/outrider_torch/csrc/gil.h"
 #include "shim/python/outrider_torch/csrc/shared_memory.h"
 
@@ -22,13 +28,28 @@ constexpr std::chrono::milliseconds kShutdownGrace{10000};
 
 }  // namespace
 
-OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs)
-    : Work(rank, type), outputs_(std::move(outputs)),
-      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))) {}
+namespace {
+
+// The devices a future of an op on `stream` holds tensors of (none for host ops).
+std::vector<c10::Device> FutureDevices(const std::optional<c10::Stream>& stream) {
+  if (!stream) return {};
+  return {stream->device()};
+}
+
+}  // namespace
+
+OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::optional<c10::Stream> stream)
+    : Work(rank, type), outputs_(std::move(outputs)), stream_(stream),
+      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()), FutureDevices(stream))) {}
 
 void OutriderWork::Finish(std::exception_ptr error) {
   if (error) {
     future_->setError(error);
+  } else if (stream_) {
+    // The future records where its value is ready on the current streams: the op's stream, after
+    // the result's copy back.
+    c10::StreamGuard on_op_stream(*stream_);
+    future_->markCompleted(c10::IValue(outputs_));
   } else {
     future_->markCompleted(c10::IValue(outputs_));
   }
@@ -36,10 +57,40 @@ void OutriderWork::Finish(std::exception_ptr error) {
   OnFinished();
 }
 
+bool OutriderWork::wait(std::chrono::milliseconds timeout) {
+  bool done = c10d::Work::wait(timeout);
+  if (done && stream_) {
+    c10::impl::VirtualGuardImpl impl(stream_->device_type());
+    c10::Stream current = impl.getStream(stream_->device());
+    if (current != *stream_) {
+      c10::Event ready(stream_->device_type());
+      ready.record(*stream_);
+      ready.block(current);
+    }
+  }
+  return done;
+}
+
 namespace {
 std::mutex g_connection_mu;
 std::weak_ptr<Connection> g_connection;  // guarded by g_connection_mu
+
+// GPU memory the caching allocator gave back, for the worker to release from the agent.
+std::atomic<int> g_open_connections{0};
+std::mutex g_freed_mu;
+std::vector<std::pair<uintptr_t, size_t>> g_freed;  // guarded by g_freed_mu
+
+std::vector<std::pair<uintptr_t, size_t>> TakeDeviceFrees() {
+  std::lock_guard<std::mutex> l(g_freed_mu);
+  return std::exchange(g_freed, {});
+}
 }  // namespace
+
+void NoteDeviceFree(uintptr_t addr, size_t bytes) {
+  if (g_open_connections.load() == 0) return;  // no client holds imports
+  std::lock_guard<std::mutex> l(g_freed_mu);
+  g_freed.emplace_back(addr, bytes);
+}
 
 Connection::Connection(int rank, int size) : rank_(rank), size_(size) {
   outrider_connect_options_t o;
@@ -55,6 +106,7 @@ Connection::Connection(int rank, int size) : rank_(rank), size_(size) {
     outrider_disconnect(client_);
     ThrowBackendError(std::string("outrider: eventfd: ") + std::strerror(errno));
   }
+  g_open_connections++;
   worker_ = std::thread([this] { Loop(); });
 }
 
@@ -70,6 +122,7 @@ Connection::~Connection() {
     worker_.join();
   }
   outrider_disconnect(client_);
+  g_open_connections--;
   ::close(wake_fd_);
 }
 
@@ -202,6 +255,48 @@ void Connection::Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t 
   Wake();
 }
 
+void Connection::EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
+                                std::function<void(Request&)> prepare) {
+  auto submitted = std::make_shared<std::promise<void>>();
+  std::future<void> ready = submitted->get_future();
+  if (OnWorker()) {
+    Request r;
+    r.work = std::move(work);
+    r.comm = comm;
+    r.timeout = timeout;
+    r.submitted = submitted;
+    if (Start(r, prepare)) started_inline_.push_back(std::move(r));
+    ready.get();
+    return;
+  }
+  Enqueue(std::move(work), comm, timeout, [prepare = std::move(prepare), submitted](Request& r) {
+    r.submitted = submitted;
+    prepare(r);
+  });
+  GilReleased unlocked;
+  ready.get();
+}
+
+bool Connection::Start(Request& r, const std::function<void(Request&)>& prepare) {
+  try {
+    prepare(r);
+    if (!r.submit) {  // nothing to submit: done once prepared
+      if (r.submitted) r.submitted->set_value();
+      r.work->Finish(nullptr);
+      return false;
+    }
+    r.op = r.submit();
+    r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout : std::chrono::steady_clock::time_point::max();
+    if (r.submitted) r.submitted->set_value();
+    return true;
+  } catch (...) {
+    for (const Buffer& b : r.buffers) Release(b);
+    if (r.submitted) r.submitted->set_exception(std::current_exception());
+    r.work->Finish(std::current_exception());
+    return false;
+  }
+}
+
 void Connection::Loop() {
   std::deque<Request> inflight;
   std::optional<std::chrono::steady_clock::time_point> shutdown_at;
@@ -210,32 +305,25 @@ void Connection::Loop() {
     bool stopping = false;
     {
       std::unique_lock<std::mutex> l(mu_);
+      for (Request& r : started_inline_) inflight.push_back(std::move(r));
+      started_inline_.clear();
       if (inflight.empty()) cv_.wait(l, [&] { return stop_ || !incoming_.empty() || !drops_.empty(); });
       if (stop_ && incoming_.empty() && inflight.empty()) return;
       incoming.swap(incoming_);
       stopping = stop_;
     }
     DropIdleComms(inflight);
+    // Before new ops: a freed segment's address may come back in one as new memory.
+    for (auto [addr, bytes] : TakeDeviceFrees()) {
+      (void)outrider_release_device_memory(client_, reinterpret_cast<const void*>(addr), bytes);  // the shim re-checks on use
+    }
     if (stopping) {
       if (!shutdown_at) shutdown_at = std::chrono::steady_clock::now() + kShutdownGrace;
       for (Request& r : inflight) r.deadline = std::min(r.deadline, *shutdown_at);
     }
     // Submit everything new at once: the agent then has the whole backlog to order.
     for (auto& [r, prepare] : incoming) {
-      try {
-        prepare(r);
-        if (!r.submit) {  // nothing to submit: done once prepared
-          r.work->Finish(nullptr);
-          continue;
-        }
-        r.op = r.submit();
-        r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout
-                                           : std::chrono::steady_clock::time_point::max();
-        inflight.push_back(std::move(r));
-      } catch (...) {
-        for (const Buffer& b : r.buffers) Release(b);
-        r.work->Finish(std::current_exception());
-      }
+      if (Start(r, prepare)) inflight.push_back(std::move(r));
     }
     if (inflight.empty()) continue;
     // Every op in flight makes progress: finished ones complete now, in whatever order the agent

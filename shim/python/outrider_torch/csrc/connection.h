@@ -13,11 +13,15 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
+
+#include <c10/core/Stream.h>
 
 #include "outrider/outrider.h"
 #include "shim/python/outrider_torch/csrc/torch_compat.h"
@@ -26,12 +30,17 @@ namespace outrider::torch_backend {
 
 class OutriderWork : public c10d::Work {
  public:
-  OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs);
+  // `stream`: the GPU stream an op on device tensors is ordered on (the caller's current one).
+  OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::optional<c10::Stream> stream = std::nullopt);
   std::vector<at::Tensor> result() override { return outputs_; }
+  // Waits for the op; for one on a GPU stream, the caller's current stream then also waits for
+  // everything the op queued on its stream (the result's copy back included).
+  bool wait(std::chrono::milliseconds timeout = ::kNoTimeout) override;
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
   // Completes the work (and its future) with the outputs or `error`.
   void Finish(std::exception_ptr error);
   void set_outputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
+  const std::optional<c10::Stream>& stream() const { return stream_; }
   // A receive's sender (group rank), once known; -1 before.
   int sourceRank() const override { return source_rank_.load(); }
   void set_source_rank(int rank) { source_rank_ = rank; }
@@ -41,6 +50,7 @@ class OutriderWork : public c10d::Work {
 
  private:
   std::vector<at::Tensor> outputs_;
+  std::optional<c10::Stream> stream_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
   std::atomic<int> source_rank_{-1};
 };
@@ -64,6 +74,7 @@ struct Request {
   std::function<void(const outrider_op_result_t&)> on_demand;
   std::vector<Buffer> buffers;  // released when the op is done
   std::vector<void*> in_place;  // shared-memory tensors the agent works on where they lie
+  std::shared_ptr<std::promise<void>> submitted;  // EnqueueOrdered: set once submitted (or failed)
   outrider_op_t op = 0;
   std::chrono::steady_clock::time_point deadline;
 };
@@ -88,6 +99,11 @@ class Connection {
 
   void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
                std::function<void(Request&)> prepare);
+  // Enqueue, then waits until the worker has submitted the op (rethrows why it could not): an op
+  // on a GPU stream must take its place on the stream before the caller queues more work there.
+  // From the worker itself (a future's callback) the op is prepared and submitted inline.
+  void EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
+                      std::function<void(Request&)> prepare);
   // Runs `f` on the worker thread and waits for it; rethrows what it threw.
   void Call(std::function<void()> f);
   // Leaves `comm` once no op on it is in flight.
@@ -107,6 +123,9 @@ class Connection {
 
  private:
   void Loop();
+  // Prepares and submits a request (worker thread); false when it is done already (nothing to
+  // submit, or it failed and was completed).
+  bool Start(Request& r, const std::function<void(Request&)>& prepare);
   // Completes a finished request (worker thread).
   void Finish(Request& r, int rc, const outrider_op_result_t& res);
   void DropIdleComms(const std::deque<Request>& inflight);
@@ -125,6 +144,7 @@ class Connection {
   std::vector<outrider_comm_t> drops_;  // guarded by mu_
   bool stop_ = false;                   // guarded by mu_
   std::multimap<size_t, void*> free_regions_;  // worker only
+  std::vector<Request> started_inline_;        // worker only: submitted from a callback, not yet in flight
 };
 
 }  // namespace outrider::torch_backend

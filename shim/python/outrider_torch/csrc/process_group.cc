@@ -2,6 +2,7 @@
 #include "shim/python/outrider_torch/csrc/process_group.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/StreamGuard.h>
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 #include "ipc/defaults.h"
+#include "shim/python/outrider_torch/csrc/cuda_ops.h"
 #include "shim/python/outrider_torch/csrc/gil.h"
 #include "shim/python/outrider_torch/csrc/shared_memory.h"
 
@@ -48,9 +50,26 @@ outrider_redop_t RedOp(const c10d::ReduceOp& op) {
   }
 }
 
-void CheckDenseCpu(const at::Tensor& t, const char* what) {
-  if (!t.device().is_cpu()) Throw(std::string(what) + ": only CPU tensors are supported");
+void CheckDense(const at::Tensor& t, const char* what) {
   if (t.is_sparse()) Throw(std::string(what) + ": sparse tensors are supported by allreduce only");
+  if (!t.device().is_cpu() && !t.device().is_cuda()) {
+    Throw(std::string(what) + ": tensors must be on the CPU or a CUDA device, not " + t.device().str());
+  }
+}
+
+// The CUDA device of an op's tensors, or none when they are on the CPU. All must be on one.
+std::optional<c10::Device> CudaDevice(const std::vector<at::Tensor>& ts, const char* what) {
+  std::optional<c10::Device> dev;
+  for (const at::Tensor& t : ts) {
+    if (!dev) {
+      dev = t.device();
+    } else if (t.device() != *dev) {
+      Throw(std::string(what) + ": tensors must all be on the CPU or all on one CUDA device (got " + dev->str() + " and " +
+            t.device().str() + ")");
+    }
+  }
+  if (dev && dev->is_cuda()) return dev;
+  return std::nullopt;
 }
 
 void CheckOne(const std::vector<at::Tensor>& tensors, const char* what) {
@@ -106,7 +125,7 @@ at::Tensor FoldSparseDims(const at::Tensor& t) {
     }
     rows *= c.size(d);
   }
-  at::Tensor stride = at::tensor(strides, at::TensorOptions().dtype(at::kLong)).view({sd, 1});
+  at::Tensor stride = at::tensor(strides, at::TensorOptions().dtype(at::kLong)).to(c.device()).view({sd, 1});
   at::Tensor row = (c._indices() * stride).sum(0, /*keepdim=*/true);
   std::vector<int64_t> shape{rows};
   for (int64_t d = sd; d < c.dim(); ++d) shape.push_back(c.size(d));
@@ -219,6 +238,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, 
 
 at::Tensor ProcessGroupOutrider::SparseResult::Rows(int64_t begin, int64_t end) const {
   int64_t n = end - begin;
+  if (device_ids.defined()) {  // views of the result on the GPU
+    at::Tensor idx = device_ids.narrow(0, begin, n).view({1, n});
+    return at::_sparse_coo_tensor_unsafe(idx, device_values.narrow(0, begin, n), like.sizes(), like.options())._coalesced_(true);
+  }
   at::Tensor idx = at::from_blob(static_cast<int64_t*>(ids) + begin, {1, n}, at::TensorOptions().dtype(at::kLong)).clone();
   std::vector<int64_t> shape = like.sizes().vec();
   shape.erase(shape.begin());
@@ -235,7 +258,7 @@ at::Tensor ProcessGroupOutrider::SparseResult::Rows(int64_t begin, int64_t end) 
 void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
                                          std::function<void(const SparseResult&)> demanded,
                                          std::function<void(const SparseResult&)> done) {
-  if (!t.device().is_cpu()) Throw("sparse allreduce: only CPU tensors are supported");
+  if (!t.device().is_cpu() && !t.is_cuda()) Throw("sparse allreduce: tensors must be on the CPU or a CUDA device, not " + t.device().str());
   if (!t.is_sparse()) Throw("sparse allreduce needs a sparse COO tensor");
   if (t.sparse_dim() != 1) Throw("sparse allreduce: tensors must have one sparse dimension (rows), got " + std::to_string(t.sparse_dim()));
   if (!t.is_coalesced()) t = t.coalesce();  // ids sorted, without repeats
@@ -251,7 +274,68 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
   uint32_t algo = sparse_algo_;
   int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype));
   seq_++;
-  EnqueueWork(work, [this, t, dtype, rows, dim, demand, algo, priority, demanded, done](Request& r) mutable {
+  if (demand) demand = demand->to(at::kCPU).to(at::kLong).contiguous();  // demand ids travel in host memory
+  // Demand ids into shared memory (worker).
+  // The op's description: rows in at ids/values, the result out at out_ids/out_values.
+  auto describe = [rows, dim, dtype, algo](void* ids, void* values, uint64_t nnz, void* out_ids, void* out_values) {
+    outrider_sparse_t s;
+    outrider_sparse_init(&s);
+    s.rows = rows;
+    s.dim = dim;
+    s.dtype = dtype;
+    s.id_dtype = OUTRIDER_I64;
+    s.ids = ids;
+    s.values = values;
+    s.nnz = nnz;
+    s.out_ids = out_ids;
+    s.out_values = out_values;
+    s.capacity = rows;
+    s.algo = algo;
+    return s;
+  };
+  auto stage_demand = [this, demand](Request& r, outrider_sparse_t& s) {
+    if (!demand || demand->numel() == 0) return;
+    size_t bytes = static_cast<size_t>(demand->numel()) * 8;
+    Buffer db = conn_->Acquire(bytes);
+    r.buffers.push_back(db);
+    std::memcpy(db.ptr, demand->data_ptr<int64_t>(), bytes);
+    Copies().bytes_in += bytes;
+    s.demand_ids = db.ptr;
+    s.demand_nnz = static_cast<uint64_t>(demand->numel());
+  };
+  if (const std::optional<c10::Stream>& stream = work->stream()) {
+    // On the GPU: ids and values go as they lie (made contiguous on the caller's stream), the
+    // result into tensors of the table's height, which the result rows then view. Demanded rows
+    // reach the device with the rest (the stream copies results back once the op is done).
+    at::Tensor idx = t._indices().select(0, 0).contiguous();
+    at::Tensor vals = t._values().contiguous();
+    std::vector<int64_t> shape = vals.sizes().vec();
+    shape[0] = static_cast<int64_t>(rows);
+    at::Tensor oi = at::empty({static_cast<int64_t>(rows)}, idx.options());
+    at::Tensor ov = at::empty(shape, vals.options());
+    outrider_sparse_t s = describe(idx.data_ptr(), vals.data_ptr(), static_cast<uint64_t>(idx.numel()), oi.data_ptr(), ov.data_ptr());
+    outrider_op_options_t o = Options(priority);
+    o.cuda_stream = NativeStream(*stream);
+    c10::Stream on = *stream;
+    conn_->EnqueueOrdered(work, comm_, timeout_, [this, s, o, on, t, idx, vals, oi, ov, stage_demand, demanded, done](Request& r) mutable {
+      stage_demand(r, s);
+      r.submit = [this, s, o] {
+        outrider_op_t h = 0;
+        conn_->Check(outrider_sparse_allreduce(conn_->client(), &s, &o, &h), "sparse allreduce");
+        return h;
+      };
+      r.complete = [this, on, t, idx, vals, oi, ov, demanded, done](const outrider_op_result_t& res) {
+        c10::StreamGuard on_op_stream(on);  // what the result's users queue follows the op
+        last_sparse_algo_ = res.algo;
+        SparseResult result{oi.data_ptr(), ov.data_ptr(), t, static_cast<int64_t>(res.result_rows),
+                            static_cast<int64_t>(res.demand_rows), oi, ov};
+        if (demanded) demanded(result);
+        done(result);
+      };
+    });
+    return;
+  }
+  EnqueueWork(work, [this, t, rows, dim, describe, stage_demand, priority, demanded, done](Request& r) mutable {
     at::Tensor idx = t._indices().select(0, 0).contiguous();
     at::Tensor vals = t._values().contiguous();
     uint64_t nnz = static_cast<uint64_t>(idx.numel());
@@ -264,28 +348,8 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
       std::memcpy(ib.ptr, idx.data_ptr<int64_t>(), nnz * 8);
       std::memcpy(vb.ptr, vals.data_ptr(), nnz * dim * elem);
     }
-    outrider_sparse_t s;
-    outrider_sparse_init(&s);
-    s.rows = rows;
-    s.dim = dim;
-    s.dtype = dtype;
-    s.id_dtype = OUTRIDER_I64;
-    s.ids = ib.ptr;
-    s.values = vb.ptr;
-    s.nnz = nnz;
-    s.out_ids = oi.ptr;
-    s.out_values = ov.ptr;
-    s.capacity = rows;
-    s.algo = algo;
-    if (demand && demand->numel() > 0) {
-      at::Tensor d = demand->to(at::kLong).contiguous();
-      Buffer db = conn_->Acquire(static_cast<size_t>(d.numel()) * 8);
-      r.buffers.push_back(db);
-      std::memcpy(db.ptr, d.data_ptr<int64_t>(), static_cast<size_t>(d.numel()) * 8);
-      Copies().bytes_in += static_cast<size_t>(d.numel()) * 8;
-      s.demand_ids = db.ptr;
-      s.demand_nnz = static_cast<uint64_t>(d.numel());
-    }
+    outrider_sparse_t s = describe(ib.ptr, vb.ptr, nnz, oi.ptr, ov.ptr);
+    stage_demand(r, s);
     r.submit = [this, s, priority] {
       outrider_op_options_t o = Options(priority);
       outrider_op_t h = 0;
@@ -293,7 +357,7 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
       return h;
     };
     auto result = [oi, ov, t](const outrider_op_result_t& res) {
-      return SparseResult{oi.ptr, ov.ptr, t, static_cast<int64_t>(res.result_rows), static_cast<int64_t>(res.demand_rows)};
+      return SparseResult{oi.ptr, ov.ptr, t, static_cast<int64_t>(res.result_rows), static_cast<int64_t>(res.demand_rows), at::Tensor(), at::Tensor()};
     };
     if (demanded) r.on_demand = [demanded, result](const outrider_op_result_t& res) { demanded(result(res)); };
     r.complete = [this, done, result](const outrider_op_result_t& res) {
@@ -304,7 +368,9 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
 }
 
 c10::intrusive_ptr<SparseWork> ProcessGroupOutrider::SparseAllreduce(at::Tensor t, std::optional<at::Tensor> demand) {
-  auto work = c10::make_intrusive<SparseWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{});
+  std::optional<c10::Stream> stream;
+  if (t.is_cuda()) stream = CurrentStream(t.device());
+  auto work = c10::make_intrusive<SparseWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{}, stream);
   SparseWork* w = work.get();
   EnqueueSparse(
       t, demand, work, [w](const SparseResult& r) { w->SetDemanded(r.Rows(0, r.demanded)); },
@@ -332,6 +398,10 @@ at::Tensor SparseWork::WaitDemanded() {
   {
     std::unique_lock<std::mutex> l(m_);
     c_.wait(l, [&] { return demanded_.has_value() || finished_; });
+  }
+  if (stream()) wait();  // on the GPU they come with the rest: the caller's stream waits for its copy back
+  {
+    std::lock_guard<std::mutex> l(m_);
     if (demanded_) return *demanded_;
   }
   wait();  // the op failed: rethrows why
@@ -347,11 +417,20 @@ at::Tensor SparseWork::WaitRest() {
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) {
   CheckOne(tensors, "broadcast");
   at::Tensor t = tensors[0];
-  CheckDenseCpu(t, "broadcast");
+  CheckDense(t, "broadcast");
   outrider_dtype_t dtype = DType(t);
   if (opts.rootTensor != 0) Throw("broadcast: rootTensor must be 0");
   if (opts.rootRank < 0 || opts.rootRank >= getSize()) Throw("broadcast: root rank " + std::to_string(opts.rootRank) + " is not in the group");
   int root = static_cast<int>(opts.rootRank);
+  if (auto dev = CudaDevice({t}, "broadcast")) {
+    at::Tensor buf = Dense(t);
+    return EnqueueOnStream(
+        c10d::OpType::BROADCAST, {t}, *dev, Options(), "broadcast",
+        [this, buf, dtype, root](outrider_op_options_t* o, outrider_op_t* h) {
+          return outrider_broadcast(conn_->client(), buf.data_ptr(), static_cast<uint64_t>(buf.numel()), dtype, root, o, h);
+        },
+        CopyInto(buf, t));
+  }
   return Enqueue(c10d::OpType::BROADCAST, {t}, [this, t, dtype, root](Request& r) {
     void* p = Stage(*conn_, r, t, &r.complete).ptr;
     r.submit = [this, p, t, dtype, root] {
@@ -366,7 +445,6 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::T
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) {
   CheckOne(tensors, "allreduce");
   at::Tensor t = tensors[0];
-  if (!t.device().is_cpu()) Throw("allreduce: only CPU tensors are supported");
   if (t.is_sparse()) {
     if (RedOp(opts.reduceOp) != OUTRIDER_SUM) Throw("allreduce of sparse tensors sums only");
     std::optional<at::Tensor> demand;
@@ -375,7 +453,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
       demand.swap(demand_);
     }
     if (demand && t.sparse_dim() != 1) Throw("allreduce: row demand needs a tensor with one sparse dimension (rows)");
-    auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{t});
+    std::optional<c10::Stream> stream;
+    if (t.is_cuda()) stream = CurrentStream(t.device());
+    auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{t}, stream);
     // The whole result replaces the tensor (sorted unique ids: demanded rows are merged back in).
     EnqueueSparse(FoldSparseDims(t), demand, work, nullptr, [t, work](const SparseResult& r) mutable {
       at::Tensor out = r.Rows(0, r.total);
@@ -386,10 +466,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
     });
     return work;
   }
-  CheckDenseCpu(t, "allreduce");
+  CheckDense(t, "allreduce");
   outrider_dtype_t dtype = DType(t);
   outrider_redop_t redop = RedOp(opts.reduceOp);
   int32_t priority = NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
+  if (auto dev = CudaDevice({t}, "allreduce")) {
+    at::Tensor buf = Dense(t);
+    return EnqueueOnStream(
+        c10d::OpType::ALLREDUCE, {t}, *dev, Options(priority), "allreduce",
+        [this, buf, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
+          void* p = buf.data_ptr();
+          return outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(buf.numel()), dtype, redop, o, h);
+        },
+        CopyInto(buf, t));
+  }
   return Enqueue(c10d::OpType::ALLREDUCE, {t}, [this, t, dtype, redop, priority](Request& r) {
     void* p = Stage(*conn_, r, t, &r.complete).ptr;
     r.submit = [this, p, t, dtype, redop, priority] {
@@ -405,15 +495,18 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
                                                                std::vector<at::Tensor>& inputs, const c10d::AllgatherOptions&) {
   CheckOne(inputs, "allgather");
   at::Tensor in = inputs[0];
-  CheckDenseCpu(in, "allgather");
+  CheckDense(in, "allgather");
   if (outputs.size() != 1 || outputs[0].size() != static_cast<size_t>(getSize())) {
     Throw("allgather needs one list of " + std::to_string(getSize()) + " output tensors");
   }
   std::vector<at::Tensor> outs = outputs[0];
   for (const at::Tensor& o : outs) {
-    CheckDenseCpu(o, "allgather");
+    CheckDense(o, "allgather");
     if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type()) Throw("allgather: output tensors must match the input's size and dtype");
   }
+  std::vector<at::Tensor> all = outs;
+  all.push_back(in);
+  if (auto dev = CudaDevice(all, "allgather")) return AllgatherOnStream(c10d::OpType::ALLGATHER, *dev, in, DType(in), outs);
   size_t n = in.nbytes();
   return EnqueueAllgather(c10d::OpType::ALLGATHER, in, outs, [outs, n](void* gathered) mutable {
     for (size_t k = 0; k < outs.size(); ++k) {
@@ -424,12 +517,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor& output, at::Tensor& input,
                                                                      const c10d::AllgatherOptions&) {
-  CheckDenseCpu(input, "_allgather_base");
-  CheckDenseCpu(output, "_allgather_base");
+  CheckDense(input, "_allgather_base");
+  CheckDense(output, "_allgather_base");
   if (output.numel() != input.numel() * getSize() || output.scalar_type() != input.scalar_type()) {
     Throw("_allgather_base: output must hold world_size x input elements of the input's dtype");
   }
   at::Tensor out = output;
+  if (auto dev = CudaDevice({input, output}, "_allgather_base")) {
+    return AllgatherOnStream(c10d::OpType::_ALLGATHER_BASE, *dev, input, DType(input), {out});
+  }
   return EnqueueAllgather(c10d::OpType::_ALLGATHER_BASE, input, {out}, [out](void* gathered) mutable {
     CopyBack(gathered, out);
   });
@@ -458,7 +554,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
                                                                     const c10d::ReduceScatterOptions& opts) {
   CheckOne(outputs, "reduce_scatter");
   at::Tensor out = outputs[0];
-  CheckDenseCpu(out, "reduce_scatter");
+  CheckDense(out, "reduce_scatter");
   outrider_dtype_t dtype = DType(out);
   outrider_redop_t redop = RedOp(opts.reduceOp);
   if (inputs.size() != 1 || inputs[0].size() != static_cast<size_t>(getSize())) {
@@ -466,8 +562,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
   }
   std::vector<at::Tensor> ins = inputs[0];
   for (const at::Tensor& i : ins) {
-    CheckDenseCpu(i, "reduce_scatter");
+    CheckDense(i, "reduce_scatter");
     if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type()) Throw("reduce_scatter: input tensors must match the output's size and dtype");
+  }
+  std::vector<at::Tensor> all = ins;
+  all.push_back(out);
+  if (auto dev = CudaDevice(all, "reduce_scatter")) {
+    at::Tensor send = Pack(ins, out), recv = Dense(out);
+    return EnqueueOnStream(
+        c10d::OpType::REDUCE_SCATTER, {out}, *dev, Options(), "reduce_scatter",
+        [this, send, recv, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
+          return outrider_reduce_scatter(conn_->client(), send.data_ptr(), recv.data_ptr(), static_cast<uint64_t>(recv.numel()),
+                                         dtype, redop, o, h);
+        },
+        CopyInto(recv, out));
   }
   return Enqueue(c10d::OpType::REDUCE_SCATTER, {out}, [this, out, ins, dtype, redop](Request& r) {
     size_t n = out.nbytes();
@@ -488,8 +596,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall_base(at::Tensor& output, at::Tensor& input,
                                                                    std::vector<int64_t>& output_splits,
                                                                    std::vector<int64_t>& input_splits, const c10d::AllToAllOptions&) {
-  CheckDenseCpu(input, "alltoall_base");
-  CheckDenseCpu(output, "alltoall_base");
+  CheckDense(input, "alltoall_base");
+  CheckDense(output, "alltoall_base");
   outrider_dtype_t dtype = DType(input);
   if (output.scalar_type() != input.scalar_type()) Throw("alltoall_base: input and output dtypes differ");
   if (input.dim() == 0 || output.dim() == 0) Throw("alltoall_base: tensors need at least one dimension");
@@ -519,6 +627,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall_base(at::Tensor& o
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins,
                                                                      std::vector<at::Tensor> outs, std::vector<int64_t> send_counts,
                                                                      std::vector<int64_t> recv_counts, outrider_dtype_t dtype) {
+  std::vector<at::Tensor> all = ins;
+  all.insert(all.end(), outs.begin(), outs.end());
+  if (auto dev = CudaDevice(all, c10d::opTypeToString(type).c_str())) {
+    return AlltoallOnStream(type, *dev, ins, outs, send_counts, recv_counts, dtype);
+  }
   return Enqueue(type, outs, [this, ins, outs, dtype, send_counts, recv_counts](Request& r) {
     size_t in_bytes = 0, out_bytes = 0;
     for (const at::Tensor& t : ins) in_bytes += t.nbytes();
@@ -547,8 +660,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall(std::vector<at::Te
   outrider_dtype_t dtype = DType(inputs[0]);
   std::vector<int64_t> send_counts, recv_counts;
   for (size_t k = 0; k < world; ++k) {
-    CheckDenseCpu(inputs[k], "alltoall");
-    CheckDenseCpu(outputs[k], "alltoall");
+    CheckDense(inputs[k], "alltoall");
+    CheckDense(outputs[k], "alltoall");
     if (inputs[k].scalar_type() != inputs[0].scalar_type() || outputs[k].scalar_type() != inputs[0].scalar_type()) {
       Throw("alltoall: every input and output tensor must have one dtype");
     }
@@ -562,7 +675,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(std::vector<std::vec
                                                             std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) {
   CheckOne(inputs, "gather");
   at::Tensor in = inputs[0];
-  CheckDenseCpu(in, "gather");
+  CheckDense(in, "gather");
   const int world = getSize(), root = static_cast<int>(opts.rootRank);
   if (root < 0 || root >= world) Throw("gather: root rank " + std::to_string(root) + " is not in the group");
   std::vector<at::Tensor> outs;
@@ -572,7 +685,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(std::vector<std::vec
     }
     outs = outputs[0];
     for (const at::Tensor& o : outs) {
-      CheckDenseCpu(o, "gather");
+      CheckDense(o, "gather");
       if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type()) Throw("gather: output tensors must match the input's size and dtype");
     }
   } else if (!outputs.empty() && !outputs[0].empty()) {
@@ -590,7 +703,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(std::vector<at::Ten
                                                              const c10d::ScatterOptions& opts) {
   CheckOne(outputs, "scatter");
   at::Tensor out = outputs[0];
-  CheckDenseCpu(out, "scatter");
+  CheckDense(out, "scatter");
   const int world = getSize(), root = static_cast<int>(opts.rootRank);
   if (root < 0 || root >= world) Throw("scatter: root rank " + std::to_string(root) + " is not in the group");
   std::vector<at::Tensor> ins;
@@ -600,7 +713,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(std::vector<at::Ten
     }
     ins = inputs[0];
     for (const at::Tensor& i : ins) {
-      CheckDenseCpu(i, "scatter");
+      CheckDense(i, "scatter");
       if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type()) Throw("scatter: input tensors must match the output's size and dtype");
     }
   } else if (!inputs.empty() && !inputs[0].empty()) {
@@ -616,12 +729,22 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(std::vector<at::Ten
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) {
   CheckOne(tensors, "reduce");
   at::Tensor t = tensors[0];
-  CheckDenseCpu(t, "reduce");
+  CheckDense(t, "reduce");
   outrider_dtype_t dtype = DType(t);
   outrider_redop_t redop = RedOp(opts.reduceOp);
   const int root = static_cast<int>(opts.rootRank);
   if (root < 0 || root >= getSize()) Throw("reduce: root rank " + std::to_string(root) + " is not in the group");
   bool is_root = getRank() == root;
+  if (auto dev = CudaDevice({t}, "reduce")) {
+    at::Tensor in = Dense(t);
+    at::Tensor out = is_root ? in : at::empty_like(in);  // only the root's tensor gets the result
+    return EnqueueOnStream(
+        c10d::OpType::REDUCE, {t}, *dev, Options(), "reduce",
+        [this, in, out, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
+          return outrider_allreduce(conn_->client(), in.data_ptr(), out.data_ptr(), static_cast<uint64_t>(in.numel()), dtype, redop, o, h);
+        },
+        is_root ? CopyInto(in, t) : nullptr);
+  }
   return Enqueue(c10d::OpType::REDUCE, {t}, [this, t, dtype, redop, is_root](Request& r) {
     // Only the root's tensor gets the result; the others' stay as they were.
     Staged in = Stage(*conn_, r, t, is_root ? &r.complete : nullptr);
@@ -644,12 +767,22 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(std::ve
                                                                          const c10d::AllreduceCoalescedOptions& opts) {
   if (tensors.empty()) Throw("allreduce_coalesced needs at least one tensor");
   for (const at::Tensor& t : tensors) {
-    CheckDenseCpu(t, "allreduce_coalesced");
+    CheckDense(t, "allreduce_coalesced");
     if (t.scalar_type() != tensors[0].scalar_type()) Throw("allreduce_coalesced: every tensor must have one dtype");
   }
   outrider_dtype_t dtype = DType(tensors[0]);
   outrider_redop_t redop = RedOp(opts.reduceOp);
   std::vector<at::Tensor> ts = tensors;
+  if (auto dev = CudaDevice(ts, "allreduce_coalesced")) {
+    at::Tensor packed = Pack(ts, ts[0]);
+    return EnqueueOnStream(
+        c10d::OpType::ALLREDUCE_COALESCED, ts, *dev, Options(), "allreduce_coalesced",
+        [this, packed, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
+          void* p = packed.data_ptr();
+          return outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(packed.numel()), dtype, redop, o, h);
+        },
+        [packed, ts]() mutable { Unpack(packed, ts); });
+  }
   return Enqueue(c10d::OpType::ALLREDUCE_COALESCED, ts, [this, ts, dtype, redop](Request& r) {
     size_t bytes = 0;
     uint64_t count = 0;
@@ -676,7 +809,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::ve
   if (inputs.empty()) Throw("allgather_coalesced needs at least one input tensor");
   if (outputs.size() != world) Throw("allgather_coalesced needs " + std::to_string(world) + " output lists");
   for (const at::Tensor& t : inputs) {
-    CheckDenseCpu(t, "allgather_coalesced");
+    CheckDense(t, "allgather_coalesced");
     if (t.scalar_type() != inputs[0].scalar_type()) Throw("allgather_coalesced: every tensor must have one dtype");
   }
   for (const auto& list : outputs) {
@@ -693,6 +826,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::ve
   std::vector<std::vector<at::Tensor>> outs = outputs;
   std::vector<at::Tensor> all;
   for (const auto& list : outs) all.insert(all.end(), list.begin(), list.end());
+  std::vector<at::Tensor> every = all;
+  every.insert(every.end(), inputs.begin(), inputs.end());
+  if (auto dev = CudaDevice(every, "allgather_coalesced")) {
+    // Rank r's packed inputs land in rank order: its output list's tensors, one after another.
+    return AllgatherOnStream(c10d::OpType::ALLGATHER_COALESCED, *dev, packed, DType(packed), all);
+  }
   size_t n = packed.nbytes();
   return EnqueueAllgather(c10d::OpType::ALLGATHER_COALESCED, packed, all, [outs, n](void* gathered) mutable {
     for (size_t r = 0; r < outs.size(); ++r) UnpackOut(static_cast<uint8_t*>(gathered) + r * n, outs[r]);
@@ -701,8 +840,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::ve
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                                           const c10d::ReduceScatterOptions& opts) {
-  CheckDenseCpu(input, "_reduce_scatter_base");
-  CheckDenseCpu(output, "_reduce_scatter_base");
+  CheckDense(input, "_reduce_scatter_base");
+  CheckDense(output, "_reduce_scatter_base");
   if (input.numel() != output.numel() * getSize() || input.scalar_type() != output.scalar_type()) {
     Throw("_reduce_scatter_base: input must hold world_size x output elements of the output's dtype");
   }
@@ -721,16 +860,32 @@ outrider_comm_t ProcessGroupOutrider::PairComm(int peer) {
   return c;
 }
 
-std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int peer, int tag, bool sending) {
+ProcessGroupOutrider::PairRoute ProcessGroupOutrider::Route(const at::Tensor& t, int peer, int tag, bool sending) {
   const char* what = sending ? "send" : "recv";
-  CheckDenseCpu(t, what);
+  CheckDense(t, what);
   if (peer < 0 || peer >= getSize()) Throw(std::string(what) + ": rank " + std::to_string(peer) + " is not in the group");
   if (peer == getRank()) Throw(std::string(what) + ": a rank cannot " + what + " to itself");
-  outrider_dtype_t dtype = DType(t);
   // The sender's rank in the pair is the root; the key names the direction and the tag, so
   // messages each way and of each tag match in the order they were sent.
   int root = sending ? (getRank() < peer ? 0 : 1) : (peer < getRank() ? 0 : 1);
   uint64_t key = outrider_key(("outrider.p2p/" + std::to_string(root) + "/" + std::to_string(tag)).c_str());
+  return PairRoute{DType(t), root, key};
+}
+
+void ProcessGroupOutrider::PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag, bool sending) {
+  PairRoute route = Route(t, peer, tag, sending);
+  at::Tensor buf = Dense(t);
+  SubmitOnStream(
+      work, Options(0, route.key), sending ? "send" : "recv",
+      [this, buf, peer, route](outrider_op_options_t* o, outrider_op_t* h) {
+        o->comm = PairComm(peer);  // on the worker, which owns the pair map
+        return outrider_broadcast(conn_->client(), buf.data_ptr(), static_cast<uint64_t>(buf.numel()), route.dtype, route.root, o, h);
+      },
+      sending ? nullptr : CopyInto(buf, t));
+}
+
+std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int peer, int tag, bool sending) {
+  auto [dtype, root, key] = Route(t, peer, tag, sending);
   return [this, t, dtype, peer, key, root, sending](Request& r) {
     outrider_comm_t pair = PairComm(peer);
     Buffer b = conn_->Acquire(t.nbytes());
@@ -750,15 +905,38 @@ std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int pee
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
   CheckOne(tensors, "send");
-  auto work = Enqueue(c10d::OpType::SEND, {tensors[0]}, PairOp(tensors[0], dst, tag, true));
+  c10::intrusive_ptr<c10d::Work> work;
+  if (tensors[0].is_cuda()) {
+    auto w = StreamWork(c10d::OpType::SEND, {tensors[0]}, tensors[0].device());
+    PairOnStream(w, tensors[0], dst, tag, true);
+    work = w;
+  } else {
+    work = Enqueue(c10d::OpType::SEND, {tensors[0]}, PairOp(tensors[0], dst, tag, true));
+  }
   any_source_->Sent(dst, tag);
   return work;
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor>& tensors, int src, int tag) {
   CheckOne(tensors, "recv");
-  auto prepare = PairOp(tensors[0], src, tag, false);
-  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECV, std::vector<at::Tensor>{tensors[0]});
+  at::Tensor t = tensors[0];
+  if (t.is_cuda()) {
+    // Posted in the stream's order, unless an any-source receive of the tag still looks for its
+    // sender: then once that one is posted (the stream then waits from there).
+    (void)Route(t, src, tag, false);
+    auto work = StreamWork(c10d::OpType::RECV, {t}, t.device());
+    work->set_source_rank(src);
+    any_source_->Recv(src, tag, [this, work, t, src, tag] {
+      try {
+        PairOnStream(work, t, src, tag, false);
+      } catch (...) {
+        if (!work->isCompleted()) work->Finish(std::current_exception());
+      }
+    });
+    return work;
+  }
+  auto prepare = PairOp(t, src, tag, false);
+  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECV, std::vector<at::Tensor>{t});
   work->set_source_rank(src);
   any_source_->Recv(src, tag, [this, work, prepare] {
     try {
@@ -773,8 +951,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
   CheckOne(tensors, "recv");
   at::Tensor t = tensors[0];
-  CheckDenseCpu(t, "recv");
+  CheckDense(t, "recv");
   (void)DType(t);
+  if (t.is_cuda()) Throw("recv without a source rank takes CPU tensors only: name the sender (src=...) of a CUDA tensor");
   if (!any_source_->enabled()) {
     Throw("recv without a source rank is turned off (OUTRIDER_TORCH_ANY_SOURCE=0): name the sender (src=...)");
   }

@@ -1,9 +1,11 @@
 // The "outrider" torch.distributed backend: c10d process groups that hand every collective to the
 // node's outrider-agent through the shim. Each group is an outrider communicator over the
-// process's one connection (Connection). Tensors are copied into memory shared with the agent
+// process's one connection (Connection). CPU tensors are copied into memory shared with the agent
 // (the client's arena, or pooled regions for large tensors) and back, unless they already lie in
-// it (shared_memory.h): then the agent works on them in place. Sparse COO tensors go to
-// the agent's sparse allreduce; send/recv to a broadcast in the pair's own communicator.
+// it (shared_memory.h): then the agent works on them in place. CUDA tensors go to the shim as
+// device pointers, ordered on the caller's current stream (process_group_cuda.cc). Sparse COO
+// tensors go to the agent's sparse allreduce; send/recv to a broadcast in the pair's own
+// communicator.
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
 
@@ -108,6 +110,12 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
   c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+#if OUTRIDER_TORCH_BACKEND_API
+  // What 2.x calls for sparse CUDA tensors (sparse CPU ones come through allreduce).
+  c10::intrusive_ptr<c10d::Work> allreduce_sparse(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override {
+    return allreduce(tensors, opts);
+  }
+#endif
   void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
 
   // The group's sequence number (c10d's desynchronization checks compare it across ranks): every
@@ -143,10 +151,40 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins, std::vector<at::Tensor> outs,
                                                  std::vector<int64_t> send_counts, std::vector<int64_t> recv_counts,
                                                  outrider_dtype_t dtype);
+  // ---- Ops on CUDA tensors (process_group_cuda.cc) ----
+  // Work for an op on tensors of CUDA `device`, ordered on the caller's current stream there.
+  c10::intrusive_ptr<OutriderWork> StreamWork(c10d::OpType type, std::vector<at::Tensor> outputs, c10::Device device);
+  // Submits `work`'s op on its stream: `call` runs on the worker with the options (cuda_stream
+  // set) and the handle to fill; this returns once it did (EnqueueOrdered), after `copy_out` (may
+  // be empty) queued the result's copies into the caller's tensors on the stream. Work queued on
+  // the stream after the call sees the result.
+  using StreamCall = std::function<int(outrider_op_options_t*, outrider_op_t*)>;
+  void SubmitOnStream(const c10::intrusive_ptr<OutriderWork>& work, outrider_op_options_t opts, const char* what,
+                      StreamCall call, std::function<void()> copy_out);
+  // StreamWork + SubmitOnStream; counts a collective in the sequence number.
+  c10::intrusive_ptr<c10d::Work> EnqueueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs, c10::Device device,
+                                                 outrider_op_options_t opts, const char* what, StreamCall call,
+                                                 std::function<void()> copy_out);
+  // Gathers `in` from every rank into `outputs` (consecutive elements of the rank-ordered result).
+  c10::intrusive_ptr<c10d::Work> AllgatherOnStream(c10d::OpType type, c10::Device device, at::Tensor in, outrider_dtype_t dtype,
+                                                   std::vector<at::Tensor> outputs);
+  // EnqueueAlltoall's counterpart: `ins` packed, `outs` unpacked on the stream.
+  c10::intrusive_ptr<c10d::Work> AlltoallOnStream(c10d::OpType type, c10::Device device, std::vector<at::Tensor> ins,
+                                                  std::vector<at::Tensor> outs, std::vector<int64_t> send_counts,
+                                                  std::vector<int64_t> recv_counts, outrider_dtype_t dtype);
   // Point-to-point: a broadcast in the two-rank communicator of this rank and `peer` (made on
   // first use; the worker thread only), rooted at the sender, keyed by the tag. Checks `t` and
   // `peer`, and returns the op's preparation.
   std::function<void(Request&)> PairOp(at::Tensor t, int peer, int tag, bool sending);
+  // What PairOp checks and works out: the dtype, the root in the pair, the key.
+  struct PairRoute {
+    outrider_dtype_t dtype;
+    int root;
+    uint64_t key;
+  };
+  PairRoute Route(const at::Tensor& t, int peer, int tag, bool sending);
+  // PairOp for a CUDA tensor, submitted on `work`'s stream.
+  void PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag, bool sending);
   outrider_comm_t PairComm(int peer);
   // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
   struct SparseResult {
@@ -154,6 +192,8 @@ class ProcessGroupOutrider : public BackendBase {
     void* values;
     at::Tensor like;  // the input (shape, dtype)
     int64_t total, demanded;
+    // CUDA: the result's tensors on the device (ids and values are their data); Rows are views.
+    at::Tensor device_ids, device_values;
     // Rows [begin, end) as a coalesced COO tensor shaped like the input (copied out).
     at::Tensor Rows(int64_t begin, int64_t end) const;
   };

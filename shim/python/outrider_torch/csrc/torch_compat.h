@@ -70,7 +70,7 @@ class BackendBase : public TorchBase {
 
 #if OUTRIDER_TORCH_BACKEND_API
 // What torch.distributed holds for an outrider group in 2.x (the factory returns it): a c10d
-// ProcessGroup whose CPU and default backend is the outrider Backend, named "outrider". The
+// ProcessGroup whose CPU, CUDA and default backend is the outrider Backend, named "outrider". The
 // ProcessGroup torch.distributed would make around a registered backend names it "custom" (in
 // DDP's logging data and ProcessGroup.name()); collectives reach the backend the same way.
 class OutriderProcessGroup : public c10d::ProcessGroup {
@@ -78,6 +78,7 @@ class OutriderProcessGroup : public c10d::ProcessGroup {
   OutriderProcessGroup(c10::intrusive_ptr<c10d::Store> store, const c10::intrusive_ptr<c10d::Backend>& backend)
       : c10d::ProcessGroup(std::move(store), backend->getRank(), backend->getSize()) {
     setBackend(c10::DeviceType::CPU, BackendType::CUSTOM, backend);
+    setBackend(c10::DeviceType::CUDA, BackendType::CUSTOM, backend);
     setDefaultBackend(BackendType::CUSTOM);
   }
   const std::string getBackendName() const override { return "outrider"; }
