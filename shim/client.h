@@ -174,6 +174,7 @@ class Client {
   // ---- Device buffers (client_gpu.cc) ----
   struct Gpu {
     const void* driver = nullptr;           // the cuda::Driver
+    void* ctx = nullptr;                    // CUcontext of the first op: where disconnect unpins
     uint64_t fences = 0;                    // device address of the control segment's fence slots
     std::unique_ptr<uint64_t[]> released;   // per slot: the op whose result the stream copied back
     uint64_t released_dev = 0;              // its device address

@@ -87,7 +87,7 @@ Status Client::GpuSetup(const void* driver) {
   auto g = std::make_unique<Gpu>();
   g->driver = driver;
   // The control segment, so that streams write and wait on its fences.
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(control_.data(), control_.size(), CU_MEMHOSTREGISTER_DEVICEMAP),
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(control_.data(), control_.size(), CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
                                        "registering the control segment (cuMemHostRegister)"));
   CUdeviceptr base = 0;
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&base, control_.data(), 0), "cuMemHostGetDevicePointer"));
@@ -95,7 +95,7 @@ Status Client::GpuSetup(const void* driver) {
   g->fences = base + h->fences_offset;
   g->released = std::make_unique<uint64_t[]>(ipc::kFenceSlots);
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(g->released.get(), ipc::kFenceSlots * sizeof(uint64_t),
-                                                              CU_MEMHOSTREGISTER_DEVICEMAP),
+                                                              CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
                                        "registering the released words (cuMemHostRegister)"));
   CUdeviceptr rel = 0;
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&rel, g->released.get(), 0), "cuMemHostGetDevicePointer"));
@@ -112,7 +112,7 @@ Status Client::RegisterHost(const void* p) {
   if (it == regions_.end()) return Internal("staging buffer outside every region");
   if (std::find(gpu_->registered.begin(), gpu_->registered.end(), it->first) != gpu_->registered.end()) return Status::Ok();
   const cuda::Driver& d = Drv(gpu_->driver);
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(it->second.mapping.data(), it->second.bytes, 0),
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(it->second.mapping.data(), it->second.bytes, CU_MEMHOSTREGISTER_PORTABLE),
                                        "pinning a shared-memory region for staging (cuMemHostRegister)"));
   gpu_->registered.push_back(it->first);
   return Status::Ok();
@@ -187,10 +187,53 @@ Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) 
   return Status::Ok();
 }
 
+namespace {
+
+// The context an op's stream work goes to: the stream's own, or (the legacy default stream) the
+// context of its first device buffer that has one (cuMem memory has none), or the calling
+// thread's current one.
+Result<CUcontext> OpContext(const cuda::Driver& d, const OpArgs& a) {
+  auto s = static_cast<CUstream>(a.stream);
+  CUcontext ctx = nullptr;
+  if (s != nullptr && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD) {
+    OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamGetCtx(s, &ctx), "the op's stream (cuStreamGetCtx)"));
+    return ctx;
+  }
+  for (const void* p : std::initializer_list<const void*>{a.send, a.recv, a.ids, a.out_ids}) {
+    if (p != nullptr && d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
+        ctx != nullptr) {
+      return ctx;
+    }
+  }
+  if (d.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != nullptr) return ctx;
+  return FailedPrecondition("an op on device buffers on the default stream needs a CUDA context current on the calling thread");
+}
+
+// Makes a context current on this thread for a scope (any thread may call the shim: the stream
+// names where its work goes, not the thread).
+class ContextScope {
+ public:
+  ContextScope(const cuda::Driver& d, CUcontext ctx) : d_(d), pushed_(ctx != nullptr && d.cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {}
+  ~ContextScope() {
+    if (pushed_) (void)d_.cuCtxPopCurrent(nullptr);
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  const cuda::Driver& d_;
+  bool pushed_;
+};
+
+}  // namespace
+
 Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
   bool ipc_mode = config_.gpu_mode == ipc::GpuMode::kIpc;
   OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
+  OUTRIDER_ASSIGN_OR_RETURN(CUcontext ctx, OpContext(*d, a));
+  ContextScope in_context(*d, ctx);
   OUTRIDER_RETURN_IF_ERROR(GpuSetup(d));
+  if (gpu_->ctx == nullptr) gpu_->ctx = ctx;
   RetireStaged();
   if (gpu_->free_slots.empty()) {
     return ResourceExhausted(std::to_string(ipc::kFenceSlots) + " ops on device buffers are in flight or being copied back");
@@ -391,6 +434,7 @@ void Client::StopGpu() {
     ::nanosleep(&ms, nullptr);
   }
   const cuda::Driver& d = Drv(gpu_->driver);
+  ContextScope in_context(d, static_cast<CUcontext>(gpu_->ctx));
   for (uintptr_t base : gpu_->registered) (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));
   (void)d.cuMemHostUnregister(gpu_->released.get());
   (void)d.cuMemHostUnregister(control_.data());

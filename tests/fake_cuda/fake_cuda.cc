@@ -126,7 +126,8 @@ int CurrentOrdinal() {
 
 class Stream {
  public:
-  Stream() : worker_([this] { Run(); }) { worker_.detach(); }
+  explicit Stream(CUcontext ctx = nullptr) : ctx_(ctx), worker_([this] { Run(); }) { worker_.detach(); }
+  CUcontext ctx() const { return ctx_; }
 
   void Push(std::function<void()> op) {
     {
@@ -169,6 +170,7 @@ class Stream {
   std::condition_variable cv_;
   std::deque<std::function<void()>> ops_;
   bool busy_ = false;
+  CUcontext ctx_;  // the context current where it was created
   std::thread worker_;  // detached: a stream stalled on a fence that never comes must not block exit
 };
 
@@ -363,6 +365,7 @@ CUresult MemFree(CUdeviceptr p) {
 
 CUresult Copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
   NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   StreamOf(s)->Push([dst, src, bytes] {
     std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
   });
@@ -379,6 +382,7 @@ CUresult MemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstrea
 
 CUresult MemHostRegister(void* p, size_t bytes, unsigned int) {
   NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (p == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> l(g_mu);
   auto b = reinterpret_cast<uintptr_t>(p);
@@ -409,7 +413,8 @@ CUresult MemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int flags) {
 
 CUresult StreamCreate(CUstream* s, unsigned int) {
   NEED_INIT();
-  *s = reinterpret_cast<CUstream>(new Stream());
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  *s = reinterpret_cast<CUstream>(new Stream(t_context));
   return CUDA_SUCCESS;
 }
 
@@ -418,6 +423,33 @@ CUresult StreamDestroy(CUstream s) {
   if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return CUDA_ERROR_INVALID_HANDLE;
   // As the driver does: queued work still runs; the stream's resources go afterwards (here: never,
   // the worker thread stays parked; tests make few streams).
+  return CUDA_SUCCESS;
+}
+
+CUresult StreamGetCtx(CUstream s, CUcontext* ctx) {
+  NEED_INIT();
+  CUcontext c = s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD ? t_context : StreamOf(s)->ctx();
+  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  *ctx = c;
+  return CUDA_SUCCESS;
+}
+
+thread_local std::vector<CUcontext> t_pushed;  // cuCtxPushCurrent's stack below t_context
+
+CUresult CtxPushCurrent(CUcontext c) {
+  NEED_INIT();
+  if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  t_pushed.push_back(t_context);
+  t_context = c;
+  return CUDA_SUCCESS;
+}
+
+CUresult CtxPopCurrent(CUcontext* c) {
+  NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (c != nullptr) *c = t_context;
+  t_context = t_pushed.empty() ? nullptr : t_pushed.back();
+  if (!t_pushed.empty()) t_pushed.pop_back();
   return CUDA_SUCCESS;
 }
 
@@ -434,6 +466,7 @@ CUresult StreamQuery(CUstream s) {
 
 CUresult StreamWriteValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int) {
   NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (addr % 8 != 0) return CUDA_ERROR_INVALID_VALUE;
   StreamOf(s)->Push([addr, value] {
     std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(addr)).store(value, std::memory_order_release);
@@ -443,6 +476,7 @@ CUresult StreamWriteValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsi
 
 CUresult StreamWaitValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (addr % 8 != 0) return CUDA_ERROR_INVALID_VALUE;
   StreamOf(s)->Push([addr, value, flags] {
     std::atomic_ref<uint64_t> word(*reinterpret_cast<uint64_t*>(addr));
@@ -693,6 +727,9 @@ const std::map<std::string, void*>& Entries() {
     FAKE_ENTRY(cuDevicePrimaryCtxRelease, PrimaryCtxRelease)
     FAKE_ENTRY(cuCtxSetCurrent, CtxSetCurrent)
     FAKE_ENTRY(cuCtxGetCurrent, CtxGetCurrent)
+    FAKE_ENTRY(cuCtxPushCurrent, CtxPushCurrent)
+    FAKE_ENTRY(cuCtxPopCurrent, CtxPopCurrent)
+    FAKE_ENTRY(cuStreamGetCtx, StreamGetCtx)
     FAKE_ENTRY(cuCtxGetDevice, CtxGetDevice)
     FAKE_ENTRY(cuPointerGetAttribute, PointerGetAttribute)
     FAKE_ENTRY(cuMemGetAddressRange, MemGetAddressRange)

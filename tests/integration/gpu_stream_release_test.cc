@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -111,6 +113,44 @@ TEST_P(GpuStreamReleaseTest, DisconnectingWithAnOpInFlightLetsItsStreamGoOn) {
     return ok ? 0 : 94;
   });
   EXPECT_EQ(Reap(other), 0);
+}
+
+// The PyTorch backend submits from its worker thread, where no CUDA context is current: the op's
+// stream says where its work goes (the fake driver, like CUDA, refuses stream work without one).
+TEST_P(GpuStreamReleaseTest, AnOpSubmittedFromAThreadWithoutACurrentContextRunsOnItsStream) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  pid_t child = Spawn([&] {
+    const cuda::Driver& d = ChildCuda(GetParam());
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-no-context", 0, 1);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr buf = 0;
+    if (d.cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) return 87;
+    std::vector<float> in(1024, 2.0f), out(1024, 0.0f);
+    if (d.cuMemcpyHtoDAsync(buf, in.data(), 4096, s) != CUDA_SUCCESS) return 88;
+    int rc = -1;
+    outrider_op_t h = 0;
+    std::thread worker([&] {
+      CUcontext none = nullptr;
+      if (d.cuCtxGetCurrent(&none) != CUDA_SUCCESS || none != nullptr) return;  // a fresh thread has none
+      outrider_op_options_t o;
+      outrider_op_options_init(&o);
+      o.cuda_stream = s;
+      void* p = reinterpret_cast<void*>(buf);
+      rc = outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+      if (rc != OUTRIDER_OK) std::fprintf(stderr, "%s\n", outrider_last_error(c));
+    });
+    worker.join();
+    if (rc != OUTRIDER_OK) return 89;
+    if (d.cuMemcpyDtoHAsync(out.data(), buf, 4096, s) != CUDA_SUCCESS) return 90;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
+    if (outrider_wait(c, h, 10000) != OUTRIDER_OK) return 92;
+    if (out != in) return 93;  // one rank: the sum is its own input
+    outrider_disconnect(c);
+    return 0;
+  });
+  EXPECT_EQ(Reap(child), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GpuStreamReleaseTest, ::testing::Values("staging", "ipc"));
