@@ -43,16 +43,22 @@ OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> 
       future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()), FutureDevices(stream))) {}
 
 void OutriderWork::Finish(std::exception_ptr error) {
-  if (error) {
-    future_->setError(error);
-  } else if (stream_) {
-    // The future records where its value is ready on the current streams: the op's stream, after
-    // the result's copy back.
-    c10::StreamGuard on_op_stream(*stream_);
-    future_->markCompleted(c10::IValue(outputs_));
-  } else {
-    future_->markCompleted(c10::IValue(outputs_));
+  if (finished_.exchange(true)) return;  // once: a later call (a racing failure path) is dropped
+  if (!error) {
+    try {
+      if (stream_) {
+        // The future records where its value is ready on the current streams: the op's stream,
+        // after the result's copy back.
+        c10::StreamGuard on_op_stream(*stream_);
+        future_->markCompleted(c10::IValue(outputs_));
+      } else {
+        future_->markCompleted(c10::IValue(outputs_));
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
   }
+  if (error && !future_->completed()) future_->setError(error);
   finish(error);
   OnFinished();
 }
@@ -278,23 +284,26 @@ void Connection::EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_
 }
 
 bool Connection::Start(Request& r, const std::function<void(Request&)>& prepare) {
+  std::exception_ptr error;
   try {
     prepare(r);
-    if (!r.submit) {  // nothing to submit: done once prepared
-      if (r.submitted) r.submitted->set_value();
-      r.work->Finish(nullptr);
-      return false;
-    }
-    r.op = r.submit();
-    r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout : std::chrono::steady_clock::time_point::max();
-    if (r.submitted) r.submitted->set_value();
-    return true;
+    if (r.submit) r.op = r.submit();
   } catch (...) {
+    error = std::current_exception();
+  }
+  if (error) {
     for (const Buffer& b : r.buffers) Release(b);
-    if (r.submitted) r.submitted->set_exception(std::current_exception());
-    r.work->Finish(std::current_exception());
+    if (r.submitted) r.submitted->set_exception(error);
+    r.work->Finish(error);
     return false;
   }
+  if (r.submitted) r.submitted->set_value();
+  if (!r.submit) {  // nothing to submit: done once prepared
+    r.work->Finish(nullptr);
+    return false;
+  }
+  r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout : std::chrono::steady_clock::time_point::max();
+  return true;
 }
 
 void Connection::Loop() {

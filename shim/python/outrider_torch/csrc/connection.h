@@ -37,7 +37,8 @@ class OutriderWork : public c10d::Work {
   // everything the op queued on its stream (the result's copy back included).
   bool wait(std::chrono::milliseconds timeout = ::kNoTimeout) override;
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
-  // Completes the work (and its future) with the outputs or `error`.
+  // Completes the work (and its future) with the outputs or `error`, once (later calls do
+  // nothing); never throws (a future that refuses its value gets the error instead).
   void Finish(std::exception_ptr error);
   void set_outputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
   const std::optional<c10::Stream>& stream() const { return stream_; }
@@ -51,6 +52,7 @@ class OutriderWork : public c10d::Work {
  private:
   std::vector<at::Tensor> outputs_;
   std::optional<c10::Stream> stream_;
+  std::atomic<bool> finished_{false};
   c10::intrusive_ptr<c10::ivalue::Future> future_;
   std::atomic<int> source_rank_{-1};
 };

@@ -873,6 +873,7 @@ ProcessGroupOutrider::PairRoute ProcessGroupOutrider::Route(const at::Tensor& t,
 }
 
 void ProcessGroupOutrider::PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag, bool sending) {
+  c10::StreamGuard on_stream(*work->stream());  // a receive may be posted from another thread
   PairRoute route = Route(t, peer, tag, sending);
   at::Tensor buf = Dense(t);
   SubmitOnStream(
@@ -930,7 +931,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor
       try {
         PairOnStream(work, t, src, tag, false);
       } catch (...) {
-        if (!work->isCompleted()) work->Finish(std::current_exception());
+        work->Finish(std::current_exception());  // a no-op where the submission already finished it
       }
     });
     return work;

@@ -110,8 +110,8 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
   c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
-#if OUTRIDER_TORCH_BACKEND_API
-  // What 2.x calls for sparse CUDA tensors (sparse CPU ones come through allreduce).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+  // What 2.1 and later call for sparse CUDA tensors (sparse CPU ones come through allreduce).
   c10::intrusive_ptr<c10d::Work> allreduce_sparse(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override {
     return allreduce(tensors, opts);
   }
@@ -155,9 +155,9 @@ class ProcessGroupOutrider : public BackendBase {
   // Work for an op on tensors of CUDA `device`, ordered on the caller's current stream there.
   c10::intrusive_ptr<OutriderWork> StreamWork(c10d::OpType type, std::vector<at::Tensor> outputs, c10::Device device);
   // Submits `work`'s op on its stream: `call` runs on the worker with the options (cuda_stream
-  // set) and the handle to fill; this returns once it did (EnqueueOrdered), after `copy_out` (may
-  // be empty) queued the result's copies into the caller's tensors on the stream. Work queued on
-  // the stream after the call sees the result.
+  // set) and the handle to fill, then `copy_out` (may be empty) queues the result's copies into
+  // the caller's tensors on the stream, before the op can complete; this returns once both ran
+  // (EnqueueOrdered). Work queued on the stream after the call sees the result.
   using StreamCall = std::function<int(outrider_op_options_t*, outrider_op_t*)>;
   void SubmitOnStream(const c10::intrusive_ptr<OutriderWork>& work, outrider_op_options_t opts, const char* what,
                       StreamCall call, std::function<void()> copy_out);

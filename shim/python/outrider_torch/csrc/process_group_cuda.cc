@@ -1,37 +1,27 @@
 // Ops on CUDA tensors (see process_group.h): everything an op queues on the GPU (packing its
 // inputs, the shim's fences and copies, unpacking its result) goes on the caller's current stream
-// during the call, so the op takes its place in the stream's order and the host never waits for
-// the communication.
+// before the call returns, so the op takes its place in the stream's order and the host never
+// waits for the communication.
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
-#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+#include <string>
 
 #include "shim/python/outrider_torch/csrc/cuda_ops.h"
 #include "shim/python/outrider_torch/csrc/process_group.h"
 
 namespace outrider::torch_backend {
-namespace {
-
-// c10::Stream::native_handle where the PyTorch has it; before that, torch.cuda.Stream rebuilt
-// from the stream's id says which CUstream it is.
-template <typename S>
-void* NativeHandle(const S& s) {
-  if constexpr (requires { s.native_handle(); }) {
-    return s.native_handle();
-  } else {
-    pybind11::gil_scoped_acquire gil;
-    pybind11::object stream = pybind11::module_::import("torch.cuda").attr("Stream")(
-        pybind11::arg("stream_id") = s.id(), pybind11::arg("device_index") = static_cast<int64_t>(s.device_index()),
-        pybind11::arg("device_type") = static_cast<int64_t>(s.device_type()));
-    return reinterpret_cast<void*>(stream.attr("cuda_stream").template cast<uintptr_t>());
-  }
-}
-
-}  // namespace
 
 c10::Stream CurrentStream(c10::Device device) { return c10::impl::VirtualGuardImpl(device.type()).getStream(device); }
 
-void* NativeStream(const c10::Stream& stream) { return NativeHandle(stream); }
+#if !OUTRIDER_TORCH_CUDA
+// A PyTorch without CUDA has no CUDA tensors to get here with.
+void* NativeStream(const c10::Stream& stream) {
+  throw std::runtime_error("outrider: this PyTorch has no CUDA (stream " + std::to_string(stream.id()) + ")");
+}
+bool HookCudaAllocator() { return false; }
+#endif
 
 at::Tensor Dense(const at::Tensor& t) { return t.is_contiguous() ? t : t.contiguous(); }
 
@@ -56,10 +46,6 @@ void Unpack(const at::Tensor& flat, std::vector<at::Tensor>& ts) {
   }
 }
 
-#if !OUTRIDER_TORCH_CUDA_HOOK
-bool HookCudaAllocator() { return false; }
-#endif
-
 c10::intrusive_ptr<OutriderWork> ProcessGroupOutrider::StreamWork(c10d::OpType type, std::vector<at::Tensor> outputs,
                                                                   c10::Device device) {
   static const bool hooked = HookCudaAllocator();  // once, before the first op registers GPU memory
@@ -69,18 +55,30 @@ c10::intrusive_ptr<OutriderWork> ProcessGroupOutrider::StreamWork(c10d::OpType t
 
 void ProcessGroupOutrider::SubmitOnStream(const c10::intrusive_ptr<OutriderWork>& work, outrider_op_options_t opts,
                                           const char* what, StreamCall call, std::function<void()> copy_out) {
-  const c10::Stream& stream = *work->stream();
-  c10::StreamGuard on_stream(stream);  // a receive may be posted from another thread
+  c10::Stream stream = *work->stream();
   opts.cuda_stream = NativeStream(stream);
   std::string name = what;
-  conn_->EnqueueOrdered(work, comm_, timeout_, [this, opts, name, call = std::move(call)](Request& r) {
-    r.submit = [this, opts, name, call]() mutable {
+  conn_->EnqueueOrdered(work, comm_, timeout_, [this, stream, opts, name, call = std::move(call), copy_out = std::move(copy_out)](Request& r) {
+    // The result's copies are queued right behind the op, before anything can complete it (its
+    // future records where it is ready on the stream); one that fails fails the op once done.
+    auto late = std::make_shared<std::exception_ptr>();
+    r.submit = [this, stream, opts, name, call, copy_out, late]() mutable {
       outrider_op_t h = 0;
       conn_->Check(call(&opts, &h), name.c_str());
+      if (copy_out) {
+        try {
+          c10::StreamGuard on_stream(stream);
+          copy_out();
+        } catch (...) {
+          *late = std::current_exception();
+        }
+      }
       return h;
     };
+    r.complete = [late](const outrider_op_result_t&) {
+      if (*late) std::rethrow_exception(*late);
+    };
   });
-  if (copy_out) copy_out();
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs,
