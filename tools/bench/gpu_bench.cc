@@ -254,13 +254,7 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
   }
   std::printf("# copy: device -> pinned host -> device of the same size on one stream (the baseline, this run)\n"
               "# staging_ratio = copy / (staging - host): the staging copies' speed against the plain pinned copy\n");
-  if (!common.json_path.empty()) {
-    Status st = WriteJson(common.json_path, rows);
-    if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
+  if (!WriteJsonOrSay(common, rows)) return 1;
   if (failures) {
     std::fprintf(stderr, "outrider-bench: %d result check(s) failed\n", failures);
     return 1;

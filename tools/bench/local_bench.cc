@@ -291,13 +291,7 @@ int RunLocal(const CommonOptions& common, const LocalOptions& o) {
     std::printf("# traffic_ratio = allreduce time / (%d x memcpy of the same size), memcpy measured in this run\n",
                 o.clients);
   }
-  if (!common.json_path.empty()) {
-    Status st = WriteJson(common.json_path, rows);
-    if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
+  if (!WriteJsonOrSay(common, rows)) return 1;
   if (failures) {
     std::fprintf(stderr, "outrider-bench: %d result check(s) failed\n", failures);
     return 1;

@@ -164,13 +164,7 @@ int RunTrain(const CommonOptions& common, const TrainOptions& o) {
   std::printf("\n  results verified on every rank: %s; wall time %.2f s\n", wrong == 0 ? "all correct" : "MISMATCHES", total_s);
   std::string stopped = (*agent)->Stop();
   if (!stopped.empty()) std::printf("  %s\n", stopped.c_str());
-  if (!common.json_path.empty()) {
-    Status w = WriteJson(common.json_path, rows);
-    if (!w.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n", w.ToString().c_str());
-      return 1;
-    }
-  }
+  if (!WriteJsonOrSay(common, rows)) return 1;
   if (wrong != 0) {
     std::fprintf(stderr, "outrider-bench: %d wrong values\n", wrong);
     return 1;
