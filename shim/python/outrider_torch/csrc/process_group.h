@@ -197,6 +197,9 @@ class ProcessGroupOutrider : public BackendBase {
     // Rows [begin, end) as a coalesced COO tensor shaped like the input (copied out).
     at::Tensor Rows(int64_t begin, int64_t end) const;
   };
+  // allreduce of a sparse COO tensor (process_group_sparse.cc): the sum replaces `t`, and the
+  // pending row demand (SetDemand) goes with it.
+  c10::intrusive_ptr<c10d::Work> AllreduceSparse(at::Tensor t);
   // Queues a sparse allreduce of `t`; `demanded` (may be null) gets the demanded rows as soon as
   // they are in, `done` the whole result.
   void EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
