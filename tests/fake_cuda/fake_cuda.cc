@@ -74,7 +74,9 @@ std::vector<int> VisibleDevices() {
 
 std::atomic<bool> g_initialized{false};  // g_visible is written once, before it turns true
 std::vector<int> g_visible;  // machine index by ordinal
-thread_local CUcontext t_context = nullptr;
+// The library is dlopen'ed: its thread-locals take static TLS (initial-exec) rather than dynamic
+// TLS, whose blocks GCC 12's LeakSanitizer misreads at exit under ctest (a crash in its tracer).
+[[gnu::tls_model("initial-exec")]] thread_local CUcontext t_context = nullptr;
 
 CUcontext ContextOf(int ordinal) { return reinterpret_cast<CUcontext>(static_cast<uintptr_t>(0x1000 + ordinal)); }
 
@@ -434,7 +436,7 @@ CUresult StreamGetCtx(CUstream s, CUcontext* ctx) {
   return CUDA_SUCCESS;
 }
 
-thread_local std::vector<CUcontext> t_pushed;  // cuCtxPushCurrent's stack below t_context
+[[gnu::tls_model("initial-exec")]] thread_local std::vector<CUcontext> t_pushed;  // cuCtxPushCurrent's stack below t_context
 
 CUresult CtxPushCurrent(CUcontext c) {
   NEED_INIT();
