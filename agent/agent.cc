@@ -1,6 +1,9 @@
 // Agent lifecycle: start listening, announce readiness, run the loop, shut down cleanly.
 #include "agent/agent.h"
 
+#include "agent/engine/nccl_path.h"
+#include "ipc/cuda/driver.h"
+
 #include <signal.h>
 #include <sys/epoll.h>
 #include <malloc.h>
@@ -39,6 +42,12 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   OUTRIDER_RETURN_IF_ERROR(
       agent->loop_->Add(agent->signal_fd_.get(), EPOLLIN, [a](uint32_t) { a->OnSignal(); }));
 
+  GpuNcclPolicy nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
+                                             : options.gpu_nccl == "off"  ? GpuNccl::kOff
+                                                                          : GpuNccl::kAuto);
+  if (cuda::kBuiltWithCuda) Logger("agent")->info("gpu_nccl = {}: {}", GpuNcclName(nccl.mode), nccl.why);
+  Metrics().gpu_nccl->Get({GpuNcclName(nccl.mode)})->Set(nccl.on ? 1 : 0);
+  GpuNcclPolicy::SetCurrent(nccl);
   agent->jobs_.set_engine_options(options.engine);
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
@@ -97,6 +106,8 @@ std::string Agent::StatusJson() {
   j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.control.socket_path},
                 {"port", options_.network.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
   j["clients"] = control_->ClientsJson();
+  const GpuNcclPolicy& nccl = GpuNcclPolicy::Current();
+  j["gpu_nccl"] = {{"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
   j["jobs"] = jobs_.StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
@@ -184,7 +195,7 @@ int Agent::TimeoutMs() {
   uint64_t now = ipc::MonotonicNs();
   // Wake at least once a second: /healthz, gauges and the systemd watchdog see a live loop; every
   // millisecond while ops wait for a fence, which a GPU stream writes without waking anyone.
-  int net_ms = control_->HasFencedWaits() ? 1 : 1000;
+  int net_ms = control_->HasFencedWaits() || NcclPath::AnyBusy() ? 1 : 1000;
   if (network_ != nullptr) {
     int t = network_->TimeoutMs(now);
     if (t >= 0) net_ms = std::min(net_ms, t);

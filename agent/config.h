@@ -35,6 +35,9 @@ struct AgentOptions {
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;
   uint32_t spin_us = 50;   // progress-loop polling before sleeping in epoll
+  // Who runs dense GPU collectives of gpu_mode ipc clients: "auto" (the agent's NCCL under MPS,
+  // else the host engine), "force" (NCCL even without MPS) or "off" (the host engine).
+  std::string gpu_nccl = "auto";
   NetworkOptions network;  // agent-to-agent service; none when network.port is 0
   EngineOptions engine;    // how collectives cross nodes
   std::string http_address = "127.0.0.1";

@@ -99,6 +99,19 @@ const Param kParams[] = {
     {"spin_us", "--spin-us", "OUTRIDER_SPIN_US", "spin_us", "US", "", "us",
      "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,
      ParamKind::kUint, OUTRIDER_UINT_FIELD(spin_us)},
+    {"gpu_nccl", "--gpu-nccl", "OUTRIDER_GPU_NCCL", "gpu_nccl", "MODE", "", "",
+     "Who runs dense GPU collectives of single-node gpu_mode ipc jobs: `auto` (the agent's own NCCL "
+     "communicators when MPS runs, else the host engine through pinned buffers), `force` (NCCL even "
+     "without MPS: its kernels are then time-sliced with training's) or `off` (the host engine).",
+     true, ParamKind::kString,
+     [](AgentOptions& o, std::string_view t) {
+       if (t != "auto" && t != "force" && t != "off") {
+         return InvalidArgument("gpu_nccl must be auto, force or off, got '" + std::string(t) + "'");
+       }
+       o.gpu_nccl = std::string(t);
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) { return o.gpu_nccl; }},
     {"port", "--port", "OUTRIDER_PORT", "port", "PORT", "", "",
      "TCP port of the agent-to-agent rendezvous (the root agent of a job hosts it; the others "
      "connect to OUTRIDER_ROOT_ADDR or MASTER_ADDR at this port). 0 = no multi-node service.",

@@ -39,6 +39,10 @@ AgentMetrics::AgentMetrics() {
   gpu_mode_ = &registry_.AddGauge("outrider_job_gpu_mode",
                                   "How a job's trainers hand over device buffers (1 for the job's mode, 0 otherwise).",
                                   {"job", "mode"});
+  gpu_nccl = &registry_.AddGauge("outrider_gpu_nccl_enabled",
+                                 "1 if the agent runs dense GPU collectives on its own NCCL communicators, 0 if on the "
+                                 "host engine; `mode` is the gpu_nccl setting.",
+                                 {"mode"});
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});

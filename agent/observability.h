@@ -40,6 +40,7 @@ class AgentMetrics {
   metrics::Gauge* jobs;
   metrics::Gauge* memory_registered;
   metrics::Gauge* pending_ops;  // collectives waiting for ranks or in progress
+  metrics::Family<metrics::Gauge>* gpu_nccl;  // {mode}: 1 if the agent runs NCCL collectives
   metrics::Family<metrics::Gauge>* peers;  // {state}
   // Send scheduler by priority class (urgent < 0 <= normal < 1000 <= bulk), refreshed each tick.
   metrics::Family<metrics::Gauge>* scheduler_queued;

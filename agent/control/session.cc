@@ -8,6 +8,7 @@
 
 #include "agent/control/hello.h"
 #include "agent/engine/job_table.h"
+#include "agent/engine/nccl_path.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -286,7 +287,7 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
       failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
                                 ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
                                 " ms: the stream that should signal it is stuck or gone");
-    } else if (DeviceOps::NamesDevice(w.op)) {
+    } else if (DeviceOps::NamesDevice(w.op) && !RunsOnNccl(*w.member, w.op)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {
         failed = device_ops_.Begin(w.op);
@@ -317,6 +318,14 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
     any = true;
   }
   return any;
+}
+
+bool Session::RunsOnNccl(const Member& member, const ValidatedOp& op) const {
+  // The same answer for every local rank of an instance: the agent's setting, the job's shape
+  // and the op's kind, dtype and memory (agreed between the ranks).
+  const ClientIdentity& id = member.identity();
+  return GpuNcclPolicy::Current().on && &member == static_cast<const Member*>(this) &&
+         id_.gpu_mode == ipc::GpuMode::kIpc && id.world_size == id.local_world_size && NcclEligible(op);
 }
 
 void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {

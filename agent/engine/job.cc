@@ -4,6 +4,7 @@
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/local_collectives.h"
+#include "agent/engine/nccl_path.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
 #include "agent/net/network.h"
@@ -36,7 +37,15 @@ Job::~Job() {
   }
 }
 
-bool Job::busy() const { return group_ != nullptr && (in_rendezvous_ || group_->busy()); }
+bool Job::Pump() {
+  bool worked = group_ != nullptr && group_->Pump();
+  if (nccl_ != nullptr) worked |= nccl_->Pump();
+  return worked;
+}
+
+bool Job::busy() const {
+  return (group_ != nullptr && (in_rendezvous_ || group_->busy())) || (nccl_ != nullptr && nccl_->busy());
+}
 
 Status Job::StartNetwork(const Member* first) {
   const ClientIdentity& id = first->identity();
@@ -354,6 +363,23 @@ void Job::Run(InstanceId inst, Pending& p) {
       hinted = hinted || o->priority != 0;
     }
     group_->Start(inst.first, inst.second, ops, hinted ? priority : p.default_priority);  // finishes through Finish
+    return;
+  }
+  if ((!ops[0]->recv.empty() && !ops[0]->recv.host()) || (!ops[0]->send.empty() && !ops[0]->send.host())) {
+    // GPU memory reaches the job only for the agent's NCCL path (sessions stage the rest).
+    for (const ValidatedOp* o : ops) {
+      if (!NcclEligible(*o)) {
+        return Finish(pending_.find(inst),
+                      InvalidArgument("job '" + id_ + "': its local ranks mix GPU and host buffers in one " +
+                                      std::string(ipc::OpKindName(o->kind)) + "; the agent's NCCL path needs GPU buffers on every rank"),
+                      "nccl", nullptr);
+      }
+    }
+    if (nccl_ == nullptr) nccl_ = std::make_unique<NcclPath>(id_, uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000);
+    nccl_->Run(std::move(ops), [this, inst](const Status& st) {
+      auto it = pending_.find(inst);
+      if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
+    });
     return;
   }
   if (ipc::IsSparse(ops[0]->kind)) {

@@ -29,6 +29,7 @@
 namespace outrider::agent {
 
 class Network;
+class NcclPath;
 
 // Thread-safety: loop thread only.
 class Job {
@@ -62,7 +63,7 @@ class Job {
   // A message from another node's agent for this job.
   void OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // One step of deferred local work. True if it did any.
-  bool Pump() { return group_ != nullptr && group_->Pump(); }
+  bool Pump();
   // Where a large payload for this job should land (nullptr: anywhere).
   uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
   // The agent of another node is gone: the job fails if it used it, here and (told at once, as the
@@ -126,6 +127,7 @@ class Job {
   uint64_t hash_;
   std::string token_;
   std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
+  std::unique_ptr<NcclPath> nccl_;             // once a GPU op of the agent's NCCL path came
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet

@@ -245,6 +245,12 @@ Status CudaMemory::Failed(int device) const {
   return cuda::Check(*impl_->d, rc, "the agent's GPU copy stream failed");
 }
 
+Result<void*> CudaMemory::UseStream(int device) {
+  if (device < 0 || static_cast<size_t>(device) >= impl_->devices.size()) return Internal("no GPU " + std::to_string(device));
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(device));
+  return static_cast<void*>(impl_->devices[static_cast<size_t>(device)].stream);
+}
+
 void CudaMemory::Drain() {
   for (Device& dev : impl_->devices) {
     (void)impl_->Current(dev.ordinal);
@@ -269,6 +275,7 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t*, 
 Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) { return FailedPrecondition("built without CUDA"); }
 void CudaMemory::GivePinned(Pinned) {}
 Result<uint64_t> CudaMemory::Enqueue(int, const std::vector<Copy>&) { return FailedPrecondition("built without CUDA"); }
+Result<void*> CudaMemory::UseStream(int) { return FailedPrecondition("built without CUDA"); }
 bool CudaMemory::Done(int, uint64_t) const { return true; }
 Status CudaMemory::Failed(int) const { return Status::Ok(); }
 void CudaMemory::Drain() {}

@@ -53,6 +53,10 @@ class CudaMemory {
   Status Failed(int device) const;
   // Blocks until every queued copy has run: before memory a copy touches is given back.
   void Drain();
+  // For work other than copies on `device`'s stream (the agent's NCCL collectives), followed by
+  // an Enqueue(device, {}) whose ticket is done once it ran: makes the GPU's context current on
+  // this thread and returns its stream (a CUstream).
+  Result<void*> UseStream(int device);
 
   struct Impl;
   ~CudaMemory();

@@ -1,0 +1,139 @@
+// The agent's NCCL path (agent/engine/nccl_path.h) against a real agent, with the fake CUDA driver
+// (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the agent:
+// dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
+// communicators in stream order; two ranks on one GPU fail naming the setting to change; without
+// MPS, `auto` keeps to the host engine and says why.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ipc/cuda/driver.h"
+#include "tests/integration/fake_gpu.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+namespace {
+
+constexpr uint64_t kCount = 70000;  // more than one chunk of the fake NCCL's segment per rank
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// An agent on a machine with two (fake) GPUs, its NCCL the fake one.
+std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode) {
+  ::setenv("OUTRIDER_FAKE_CUDA_DEVICES", "2", 1);
+  ::setenv("OUTRIDER_NCCL_LIBRARY", FAKE_NCCL_LIBRARY, 1);
+  ::setenv("CUDA_MPS_PIPE_DIRECTORY", "/nonexistent-outrider-mps", 1);
+  ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
+  return StartAgent({"--gpu-nccl", mode});
+}
+
+// A trainer of job `job` on GPU `gpu`: every dense op kind on device buffers, checked; 0 if all
+// are right, else which failed (and outrider_last_error on stderr).
+int Trainer(const std::string& socket, const std::string& job, int rank, int gpu) {
+  const cuda::Driver& d = ChildCuda();
+  CUcontext ctx = nullptr;
+  if (d.cuDevicePrimaryCtxRetain(&ctx, gpu) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return 70;
+  outrider_client_t* c = ConnectOrExit(socket, job, rank, 2);
+  CUstream s = nullptr;
+  if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 71;
+  CUdeviceptr base = 0, gathered = 0;
+  if (d.cuMemAlloc(&base, 2 * kCount * 4) != CUDA_SUCCESS || d.cuMemAlloc(&gathered, 2 * kCount * 4) != CUDA_SUCCESS) return 72;
+  CUdeviceptr buf = base + 4096;  // at an offset into the allocation
+  std::vector<float> in(kCount), reduced(kCount), bcast(kCount), all(2 * kCount), scattered(kCount / 2);
+  for (uint64_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((rank + 1) * (i % 977));
+  if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 73;
+  outrider_op_options_t o;
+  outrider_op_options_init(&o);
+  o.cuda_stream = s;
+  void* p = reinterpret_cast<void*>(buf);
+  void* g = reinterpret_cast<void*>(gathered);
+  outrider_op_t h[4] = {};
+  auto fail = [&](int code) {
+    std::fprintf(stderr, "rank %d: %s\n", rank, outrider_last_error(c));
+    return code;
+  };
+  // All on the stream, the host never waiting between them.
+  if (outrider_allgather(c, p, g, kCount, OUTRIDER_F32, &o, &h[0]) != OUTRIDER_OK) return fail(74);
+  if (d.cuMemcpyDtoHAsync(all.data(), gathered, 2 * kCount * 4, s) != CUDA_SUCCESS) return 75;
+  if (outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]) != OUTRIDER_OK) return fail(76);
+  if (d.cuMemcpyDtoHAsync(reduced.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 77;
+  if (outrider_reduce_scatter(c, p, g, kCount / 2, OUTRIDER_F32, OUTRIDER_MAX, &o, &h[2]) != OUTRIDER_OK) return fail(78);
+  if (d.cuMemcpyDtoHAsync(scattered.data(), gathered, kCount / 2 * 4, s) != CUDA_SUCCESS) return 79;
+  if (outrider_broadcast(c, p, kCount, OUTRIDER_F32, 1, &o, &h[3]) != OUTRIDER_OK) return fail(80);
+  if (d.cuMemcpyDtoHAsync(bcast.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 81;
+  if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 82;
+  for (outrider_op_t op : h) {
+    if (outrider_wait(c, op, 10000) != OUTRIDER_OK) return fail(83);
+  }
+  for (uint64_t i = 0; i < kCount; ++i) {
+    float v = static_cast<float>(i % 977);
+    if (all[i] != v || all[kCount + i] != 2 * v) return 90;
+    if (reduced[i] != 3 * v) return 91;
+    if (bcast[i] != 3 * v) return 92;  // rank 1's buffer after the allreduce
+  }
+  for (uint64_t i = 0; i < kCount / 2; ++i) {
+    if (scattered[i] != 3 * static_cast<float>((rank * kCount / 2 + i) % 977)) return 93;
+  }
+  outrider_disconnect(c);
+  return 0;
+}
+
+TEST(GpuNcclTest, DenseOpsOfTwoRanksOnTwoGpusRunOnTheAgentsNcclCommunicatorsInStreamOrder) {
+  auto agent = StartNcclAgent("force");
+  ASSERT_NE(agent, nullptr);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-two", r, r); }));
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  std::string log = ReadFile(agent->log_path());
+  EXPECT_NE(log.find("gpu_nccl = force: dense GPU collectives"), std::string::npos) << log;
+  EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, one rank per local rank on GPUs 0,1"), std::string::npos)
+      << log;
+}
+
+TEST(GpuNcclTest, TwoRanksOnOneGpuFailNamingTheSettingThatRunsThem) {
+  auto agent = StartNcclAgent("force");
+  ASSERT_NE(agent, nullptr);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) {
+    pids.push_back(Spawn([&, r] {
+      const cuda::Driver& d = ChildCuda();
+      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "nccl-shared", r, 2);
+      CUdeviceptr buf = 0;
+      if (d.cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) return 70;
+      outrider_op_t h = 0;
+      void* p = reinterpret_cast<void*>(buf);
+      if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 71;
+      int rc = outrider_wait(c, h, 10000);
+      std::string why = outrider_last_error(c);
+      if (rc != OUTRIDER_ERR_FAILED_PRECONDITION) return 72;
+      if (why.find("use one GPU") == std::string::npos || why.find("gpu_nccl = off") == std::string::npos) return 73;
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+}
+
+TEST(GpuNcclTest, WithoutMpsAutoKeepsToTheHostEngineAndSaysWhy) {
+  auto agent = StartNcclAgent("auto");
+  ASSERT_NE(agent, nullptr);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-auto", r, r); }));
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  std::string log = ReadFile(agent->log_path());
+  EXPECT_NE(log.find("gpu_nccl = auto: GPU collectives of gpu_mode ipc clients run on the host engine"), std::string::npos) << log;
+  EXPECT_NE(log.find("MPS is not running"), std::string::npos) << log;
+  EXPECT_EQ(log.find("NCCL communicators ready"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace outrider::testing
