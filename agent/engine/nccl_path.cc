@@ -189,13 +189,15 @@ Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
   return Status::Ok();
 }
 
-Status NcclPath::AsyncError() const {
+Status NcclPath::AsyncError(bool* in_progress) const {
   auto n = nccl::Load();
   if (!n.ok()) return n.status();
+  if (in_progress != nullptr) *in_progress = false;
   for (size_t r = 0; r < comms_.size(); ++r) {
     ncclResult_t async = ncclSuccess;
     if (comms_[r] == nullptr) return Internal("no communicator for local rank " + std::to_string(r));
     Status st = nccl::Check(**n, (*n)->ncclCommGetAsyncError(Comm(comms_[r]), &async), "ncclCommGetAsyncError");
+    if (in_progress != nullptr && async == ncclInProgress) *in_progress = true;
     if (st.ok() && async != ncclSuccess && async != ncclInProgress) {
       st = nccl::Check(**n, async, ("job '" + job_id_ + "': the NCCL communicator of local rank " + std::to_string(r)).c_str(),
                        Comm(comms_[r]));
@@ -298,19 +300,13 @@ bool NcclPath::PumpOnce() {
     worked = true;
   }
   if (state_ == State::kInit) {
-    auto n = nccl::Load();
-    bool ready = true;
-    for (void* c : comms_) {
-      ncclResult_t async = ncclInProgress;
-      (void)(*n)->ncclCommGetAsyncError(Comm(c), &async);
-      if (async == ncclInProgress) ready = false;
-    }
-    Status st = AsyncError();
+    bool starting = false;
+    Status st = AsyncError(&starting);
     if (!st.ok()) {
       FailAll(st);
       return true;
     }
-    if (!ready) {
+    if (starting) {
       if (ipc::MonotonicNs() < init_deadline_ns_) return worked;
       FailAll(DeadlineExceeded("job '" + job_id_ + "': its NCCL communicators did not start within " +
                                std::to_string(init_timeout_ns_ / 1'000'000) + " ms"));
@@ -380,7 +376,7 @@ nlohmann::json NcclPath::StatusJson() const { return {{"state", "unavailable"}};
 Status NcclPath::StartInit(const std::vector<const ValidatedOp*>&) { return Status::Ok(); }
 Status NcclPath::Launch(const Item&, InFlight*) { return Status::Ok(); }
 void NcclPath::FailAll(const Status&) {}
-Status NcclPath::AsyncError() const { return Status::Ok(); }
+Status NcclPath::AsyncError(bool*) const { return Status::Ok(); }
 
 #endif
 

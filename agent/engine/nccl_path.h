@@ -78,7 +78,8 @@ class NcclPath {
   Status Launch(const Item& item, InFlight* flight);
   // The communicators failed (`why`): abort them, fail everything queued and in flight.
   void FailAll(const Status& why);
-  Status AsyncError() const;
+  // The first communicator's asynchronous error; `in_progress` (if given): some is still starting.
+  Status AsyncError(bool* in_progress = nullptr) const;
   bool PumpOnce();
 
   std::string job_id_;
