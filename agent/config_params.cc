@@ -149,6 +149,12 @@ const Param kParams[] = {
      "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
      "round, lowest latency); larger ones use the ring (least bandwidth).",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.direct_max_bytes)},
+    {"nccl_chunk_bytes", "--nccl-chunk-bytes", "OUTRIDER_NCCL_CHUNK_BYTES", "nccl_chunk_bytes",
+     "BYTES", "", "bytes",
+     "GPU allreduces and broadcasts on the agent's NCCL (gpu_nccl) are launched in pieces of at "
+     "most this size, so a more urgent op waits behind at most two of them. Node 0's agent of a "
+     "job decides for the job.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.nccl_chunk_bytes)},
     {"sparse_block_rows", "--sparse-block-rows", "OUTRIDER_SPARSE_BLOCK_ROWS", "sparse_block_rows",
      "ROWS", "", "rows",
      "Rows per block of the sparse `block` algorithm (only non-zero blocks travel). Every agent of "

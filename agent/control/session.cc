@@ -321,11 +321,12 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
 }
 
 bool Session::RunsOnNccl(const Member& member, const ValidatedOp& op) const {
-  // The same answer for every local rank of an instance: the agent's setting, the job's shape
-  // and the op's kind, dtype and memory (agreed between the ranks).
-  const ClientIdentity& id = member.identity();
-  return GpuNcclPolicy::Current().on && &member == static_cast<const Member*>(this) &&
-         id_.gpu_mode == ipc::GpuMode::kIpc && id.world_size == id.local_world_size && NcclEligible(op);
+  // The same answer for every local rank of an instance: the agent's setting, the job's mode and
+  // the op's kind, dtype and memory (agreed between the ranks). Other nodes' agents may answer
+  // otherwise (a different gpu_nccl): the instance's fingerprint says which, and the node group
+  // fails it on every rank naming both.
+  return GpuNcclPolicy::Current().on && &member == static_cast<const Member*>(this) && id_.gpu_mode == ipc::GpuMode::kIpc &&
+         NcclEligible(op);
 }
 
 void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {

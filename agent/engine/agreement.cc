@@ -11,6 +11,8 @@ Fingerprint FingerprintOf(const ValidatedOp& op) {
   Fingerprint f{};
   f.kind = static_cast<uint32_t>(op.kind);
   if (op.kind == OpKind::kBarrier) return f;
+  // GPU memory reaches a job only for the agents' NCCL (sessions stage the rest to host memory).
+  f.gpu = (!op.recv.empty() && !op.recv.host()) || (!op.send.empty() && !op.send.host()) ? 1 : 0;
   f.dtype = static_cast<uint32_t>(op.dtype);
   f.count = op.count;
   if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kReduceScatter) f.reduce_op = static_cast<uint32_t>(op.reduce_op);
@@ -37,6 +39,10 @@ std::optional<Disagreement> Compare(const Fingerprint& a, const Fingerprint& b) 
                         std::string(ipc::ReduceOpName(static_cast<ipc::ReduceOp>(b.reduce_op)))};
   }
   if (a.root != b.root) return Disagreement{"root", std::to_string(a.root), std::to_string(b.root)};
+  if (a.gpu != b.gpu) {
+    auto where = [](uint32_t gpu) { return std::string(gpu != 0 ? "GPU, on NCCL" : "host"); };
+    return Disagreement{"memory (the agents' gpu_nccl)", where(a.gpu), where(b.gpu)};
+  }
   if (a.rows != b.rows) return Disagreement{"rows", std::to_string(a.rows), std::to_string(b.rows)};
   if (a.algo != b.algo) {
     if (kind == OpKind::kSparseAllreduce) {

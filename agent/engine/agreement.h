@@ -18,7 +18,7 @@ struct Disagreement {
   std::string a, b;   // the two values, as a person would write them
 };
 // The first field in which `b` differs from `a`, in the order kind, dtype, count, reduce op,
-// root, rows, algorithm.
+// root, memory (GPU on the agents' NCCL, or host), rows, algorithm.
 std::optional<Disagreement> Compare(const Fingerprint& a, const Fingerprint& b);
 
 // "<kind> key 0x.. seq N in job 'j': ranks disagree on <field>: <who_a> has <a>, <who_b> has <b>".

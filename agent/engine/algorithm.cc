@@ -5,6 +5,7 @@
 #include "agent/engine/algorithms/chain_broadcast.h"
 #include "agent/engine/algorithms/direct.h"
 #include "agent/engine/algorithms/gather_ring.h"
+#include "agent/engine/algorithms/nccl.h"
 #include "agent/engine/algorithms/ring_allreduce.h"
 #include "agent/engine/algorithms/sparse_exchange.h"
 
@@ -91,6 +92,11 @@ Status CheckReachable(const Collective& c, const DataPlane& data) {
 }  // namespace
 
 Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmDeps& deps) {
+  const ValidatedOp& first = c.op();
+  bool gpu = (!first.recv.empty() && !first.recv.host()) || (!first.send.empty() && !first.send.host());
+  if (gpu && deps.nccl != nullptr) {  // GPU memory reaches a job only for the agents' NCCL
+    return std::unique_ptr<Algorithm>(std::make_unique<NcclCollective>(c, deps, deps.nccl));
+  }
   OUTRIDER_RETURN_IF_ERROR(CheckReachable(c, *deps.data));
   const ValidatedOp& o = c.op();
   bool large = o.recv.length > deps.options->direct_max_bytes;

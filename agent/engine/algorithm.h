@@ -25,6 +25,7 @@
 namespace outrider::agent {
 
 struct SparseShared;
+class NcclPath;
 
 // What every algorithm of one node group works with. Pointers are not owned and outlive the
 // algorithms.
@@ -34,6 +35,7 @@ struct AlgorithmDeps {
   const EngineOptions* options;
   DataPlane* data;
   SparseShared* sparse;  // what sparse exchanges learn across instances
+  NcclPath* nccl = nullptr;  // the job's NCCL path, once it has GPU collectives
 };
 
 // Thread-safety: loop thread only.

@@ -18,6 +18,7 @@ struct EngineOptions {
   // until some node has measured, each node decides with its own value, and all nodes of a job
   // must decide alike.
   double link_bytes_per_s = 1.25e9;
+  uint64_t nccl_chunk_bytes = uint64_t{32} << 20;  // NCCL launches of allreduce and broadcast at most this large
   uint32_t nccl_init_timeout_ms = 60000;  // the agent's NCCL communicators must start within this
 
   // The first bad field, named by its agent parameter (chunk_bytes is ring_chunk_bytes):

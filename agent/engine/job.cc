@@ -1,6 +1,8 @@
 // Job membership, op matching, agreement among local ranks, and running instances.
 #include "agent/engine/job.h"
 
+#include <cstring>
+
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/local_collectives.h"
@@ -38,9 +40,38 @@ Job::~Job() {
 }
 
 bool Job::Pump() {
-  bool worked = group_ != nullptr && group_->Pump();
-  if (nccl_ != nullptr) worked |= nccl_->Pump();
-  return worked;
+  if (group_ != nullptr) return group_->Pump();  // pumps the NCCL path too, under its scope
+  return nccl_ != nullptr && nccl_->Pump();
+}
+
+NcclPath* Job::Nccl() {
+  if (nccl_ != nullptr) return nccl_.get();
+  NcclPath::Options options{uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000, engine_.nccl_chunk_bytes};
+  NcclPath::Links links;
+  int node = 0;
+  if (group_ != nullptr) {
+    node = group_->node_rank();
+    NodeGroup* g = group_.get();
+    links.send_id = [g](const std::string& id) { g->SendToOthers(PeerMsg::kNcclId, 0, 0, id); };
+    links.send_ticket = [g](uint64_t key, uint64_t seq, const NcclTicket& t) {
+      g->SendToOthers(PeerMsg::kNcclTicket, key, seq, std::string(reinterpret_cast<const char*>(&t), sizeof(t)));
+    };
+  }
+  nccl_ = std::make_unique<NcclPath>(id_, node, world_size_, options, std::move(links));
+  if (group_ != nullptr) group_->set_nccl(nccl_.get());
+  return nccl_.get();
+}
+
+void Job::OnNcclMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (!lost_.ok()) return;
+  NcclPath* nccl = Nccl();
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kNcclId) return nccl->OnId(data, len);
+  if (len != sizeof(NcclTicket)) {
+    return Lose(ProtocolError("job '" + id_ + "': node 0's agent sent an NCCL launch ticket of " + std::to_string(len) + " bytes"));
+  }
+  NcclTicket t;
+  std::memcpy(&t, data, sizeof(t));
+  nccl->OnTicket(h.key, h.seq, t);
 }
 
 bool Job::busy() const {
@@ -72,6 +103,7 @@ Status Job::StartNetwork(const Member* first) {
       },
       engine_);
   group_->set_scheduler(net_->scheduler());
+  group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) { OnNcclMessage(h, data, len); });
   // Another node's rank died (or left): nothing that node still owes will come.
   group_->set_failed([this](int node, const Status& why) { Lose(why); });
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
@@ -270,9 +302,10 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
 }
 
 void Job::FailAll(const Status& why) {
-  // The node group's instances point at ops held here: they fail (and finish through Finish)
-  // first, so none is left pointing at an op this erases.
+  // The node group's instances and the NCCL path's point at ops held here: they fail (and finish
+  // through Finish) first, so none is left pointing at an op this erases.
   if (group_ != nullptr) group_->FailAll(why);
+  if (nccl_ != nullptr) nccl_->Fail(why);
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
 }
@@ -349,24 +382,32 @@ void Job::Run(InstanceId inst, Pending& p) {
   std::vector<const ValidatedOp*> ops;
   ops.reserve(p.ops.size());
   for (auto& o : p.ops) ops.push_back(&*o);
+  // Explicit priorities from the trainers win; without hints, later submissions of an iteration
+  // (earlier layers, needed first by the next forward pass) go first.
+  int32_t priority = 0;
+  bool hinted = false;
+  for (const ValidatedOp* o : ops) {
+    if (o->priority != 0) priority = hinted ? std::min(priority, o->priority) : o->priority;
+    hinted = hinted || o->priority != 0;
+  }
+  if (!hinted) priority = p.default_priority;
+  // GPU memory reaches the job only for the agents' NCCL (sessions stage the rest); the local
+  // ranks agreed on it (their fingerprints).
+  bool gpu = (!ops[0]->recv.empty() && !ops[0]->recv.host()) || (!ops[0]->send.empty() && !ops[0]->send.host());
+  if (gpu && !Nccl()->has_ranks()) {
+    std::vector<int> ranks;
+    for (Member* m : members_) ranks.push_back(m != nullptr ? m->identity().rank : -1);
+    Nccl()->SetRanks(std::move(ranks));
+  }
   if (group_ != nullptr) {
     if (!group_->ready()) {
       waiting_for_network_.push_back(inst);
       return;
     }
-    // Explicit priorities from the trainers win; without hints, later submissions of an iteration
-    // (earlier layers, needed first by the next forward pass) go first.
-    int32_t priority = 0;
-    bool hinted = false;
-    for (const ValidatedOp* o : ops) {
-      if (o->priority != 0) priority = hinted ? std::min(priority, o->priority) : o->priority;
-      hinted = hinted || o->priority != 0;
-    }
-    group_->Start(inst.first, inst.second, ops, hinted ? priority : p.default_priority);  // finishes through Finish
+    group_->Start(inst.first, inst.second, ops, priority);  // finishes through Finish
     return;
   }
-  if ((!ops[0]->recv.empty() && !ops[0]->recv.host()) || (!ops[0]->send.empty() && !ops[0]->send.host())) {
-    // GPU memory reaches the job only for the agent's NCCL path (sessions stage the rest).
+  if (gpu) {
     for (const ValidatedOp* o : ops) {
       if (!NcclEligible(*o)) {
         return Finish(pending_.find(inst),
@@ -375,11 +416,11 @@ void Job::Run(InstanceId inst, Pending& p) {
                       "nccl", nullptr);
       }
     }
-    if (nccl_ == nullptr) nccl_ = std::make_unique<NcclPath>(id_, uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000);
-    nccl_->Run(std::move(ops), [this, inst](const Status& st) {
+    nccl_->Add(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
       auto it = pending_.find(inst);
       if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
     });
+    nccl_->Agreed(inst.first, inst.second);  // a single node agrees with itself
     return;
   }
   if (ipc::IsSparse(ops[0]->kind)) {

@@ -96,6 +96,9 @@ class Job {
   void Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports);
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
+  // The job's NCCL path, made on first use (a GPU op, or node 0's id or ticket).
+  NcclPath* Nccl();
+  void OnNcclMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);

@@ -1,11 +1,14 @@
-// The agent's NCCL path for single-node jobs (see nccl_path.h).
+// The agent's NCCL path (see nccl_path.h).
 #include "agent/engine/nccl_path.h"
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
+#include "agent/engine/collective.h"
 #include "agent/log.h"
 #include "agent/memory/cuda_memory.h"
 #include "ipc/cuda/driver.h"
@@ -66,7 +69,7 @@ GpuNcclPolicy GpuNcclPolicy::Decide(GpuNccl mode) {
 #else
   std::string version = "?";  // unreachable: Load() fails without NCCL
 #endif
-  p.why = "dense GPU collectives of single-node gpu_mode ipc jobs run on the agent's NCCL " + version +
+  p.why = "dense GPU collectives of gpu_mode ipc jobs run on the agent's NCCL " + version +
           " communicators (" +
           (mode == GpuNccl::kForce ? std::string("gpu_nccl = force") + (p.mps ? ", MPS running" : ", without MPS: their kernels are time-sliced with the trainers'")
                                    : std::string("MPS running")) +
@@ -130,27 +133,90 @@ bool NcclEligible(const ValidatedOp& op) {
   }
 }
 
-NcclPath::NcclPath(std::string job_id, uint64_t init_timeout_ns)
-    : job_id_(std::move(job_id)), init_timeout_ns_(init_timeout_ns) {}
+NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
+    : job_id_(std::move(job_id)), node_(node), world_(world), options_(options), links_(std::move(links)) {}
 
 NcclPath::~NcclPath() {
   if (counted_busy_) --busy_paths_;
-  auto n = nccl::Load();
-  if (!n.ok()) return;
-  for (void* c : comms_) {
-    if (c != nullptr) (void)(*n)->ncclCommAbort(Comm(c));
+  if (auto n = nccl::Load(); n.ok()) {
+    for (void* c : comms_) {
+      if (c != nullptr) (void)(*n)->ncclCommAbort(Comm(c));
+    }
+  }
+  if (auto cuda = CudaMemory::Get(); cuda.ok()) {
+    for (int s : streams_) (*cuda)->ReleaseStream(s);
   }
 }
 
-void NcclPath::Run(std::vector<const ValidatedOp*> ops, Done done) {
+uint64_t NcclPath::ElementBytes() const {
+  return items_.empty() ? 1 : ipc::DTypeSize(items_.begin()->second.ops[0]->dtype);
+}
+
+namespace {
+
+// Kinds whose element ranges are collectives of their own (allgather and reduce-scatter lay out
+// their buffers by rank: they go whole).
+bool Chunkable(ipc::OpKind kind) { return kind == ipc::OpKind::kAllreduce || kind == ipc::OpKind::kBroadcast; }
+
+}  // namespace
+
+void NcclPath::Add(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops, int32_t priority, Done done) {
   if (state_ == State::kFailed) return done(failed_);
-  queue_.push_back(Item{std::move(ops), std::move(done)});
+  Item item;
+  item.count = ops[0]->count;
+  item.ops = std::move(ops);
+  item.done = std::move(done);
+  item.priority = priority;
+  items_[{key, seq}] = std::move(item);
+  CountBusy();
+}
+
+void NcclPath::Agreed(uint64_t key, uint64_t seq) {
+  if (!root()) return;
+  auto it = items_.find({key, seq});
+  if (it == items_.end()) return;
+  ready_.emplace(it->second.priority, ready_count_++, it->first);
+}
+
+void NcclPath::Drop(uint64_t key, uint64_t seq, const Status& why) {
+  auto it = items_.find({key, seq});
+  if (it == items_.end()) return;
+  bool in_order = it->second.in_order;
+  for (auto& [number, t] : tickets_) in_order = in_order || t.first == it->first;
+  for (auto r = ready_.begin(); r != ready_.end(); ++r) {
+    if (std::get<2>(*r) == it->first) {
+      ready_.erase(r);
+      break;
+    }
+  }
+  items_.erase(it);
+  if (in_order) {
+    FailAll(why.Annotate("job '" + job_id_ + "': " + InstanceName(key, seq) +
+                         " failed after its NCCL launch was ordered, so the order cannot be kept"));
+  }
+  CountBusy();
+}
+
+void NcclPath::OnId(const uint8_t* data, size_t len) {
+  if (root() || !id_.empty()) return;
+  if (len != sizeof(ncclUniqueId)) {
+    return FailAll(Internal("job '" + job_id_ + "': node 0's agent sent an NCCL unique id of " + std::to_string(len) +
+                            " bytes, not " + std::to_string(sizeof(ncclUniqueId))));
+  }
+  id_.assign(reinterpret_cast<const char*>(data), len);
+}
+
+void NcclPath::OnTicket(uint64_t key, uint64_t seq, const NcclTicket& t) {
+  if (root() || state_ == State::kFailed) return;
+  if (t.number < next_launch_ || t.count == 0) {
+    return FailAll(Internal("job '" + job_id_ + "': node 0's agent sent NCCL launch ticket " + std::to_string(t.number) +
+                            " out of order (next is " + std::to_string(next_launch_) + ")"));
+  }
+  tickets_[t.number] = {{key, seq}, t};
   CountBusy();
 }
 
 Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
-  OUTRIDER_ASSIGN_OR_RETURN(const nccl::Nccl* n, nccl::Load());
-  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory* cuda, CudaMemory::Get());
   devices_.clear();
   for (size_t r = 0; r < ops.size(); ++r) {
     const BufferSpan& s = OnGpu(ops[r]->recv) ? ops[r]->recv : ops[r]->send;
@@ -163,13 +229,33 @@ Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
     }
     devices_.push_back(s.device);
   }
+  if (ranks_.size() != ops.size()) return Internal("job '" + job_id_ + "': no job rank for every local rank");
+  init_deadline_ns_ = ipc::MonotonicNs() + options_.init_timeout_ns;
+  if (root()) {
+    OUTRIDER_ASSIGN_OR_RETURN(const nccl::Nccl* n, nccl::Load());
+    ncclUniqueId id{};
+    OUTRIDER_RETURN_IF_ERROR(nccl::Check(*n, n->ncclGetUniqueId(&id), "ncclGetUniqueId"));
+    id_.assign(reinterpret_cast<const char*>(&id), sizeof(id));
+    if (links_.send_id) links_.send_id(id_);
+  }
+  state_ = State::kInit;
+  return Status::Ok();
+}
+
+Status NcclPath::CreateComms() {
+  OUTRIDER_ASSIGN_OR_RETURN(const nccl::Nccl* n, nccl::Load());
+  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory* cuda, CudaMemory::Get());
+  for (int device : devices_) {
+    OUTRIDER_ASSIGN_OR_RETURN(int stream, cuda->NewStream(device));
+    streams_.push_back(stream);
+  }
   ncclUniqueId id{};
-  OUTRIDER_RETURN_IF_ERROR(nccl::Check(*n, n->ncclGetUniqueId(&id), "ncclGetUniqueId"));
-  comms_.assign(ops.size(), nullptr);
+  std::memcpy(&id, id_.data(), sizeof(id));
+  comms_.assign(devices_.size(), nullptr);
   Status st;
   OUTRIDER_RETURN_IF_ERROR(nccl::Check(*n, n->ncclGroupStart(), "ncclGroupStart"));
-  for (size_t r = 0; r < ops.size() && st.ok(); ++r) {
-    auto stream = cuda->UseStream(devices_[r]);  // makes the GPU's context current
+  for (size_t r = 0; r < devices_.size() && st.ok(); ++r) {
+    auto stream = cuda->UseStream(streams_[r]);  // makes the GPU's context current
     if (!stream.ok()) {
       st = stream.status();
       break;
@@ -177,16 +263,11 @@ Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     ncclComm_t comm = nullptr;
-    st = nccl::Check(*n, n->ncclCommInitRankConfig(&comm, static_cast<int>(ops.size()), id, static_cast<int>(r), &config),
-                     "ncclCommInitRankConfig");
+    st = nccl::Check(*n, n->ncclCommInitRankConfig(&comm, world_, id, ranks_[r], &config), "ncclCommInitRankConfig");
     comms_[r] = comm;
   }
   Status end = nccl::Check(*n, n->ncclGroupEnd(), "ncclGroupEnd");
-  if (st.ok()) st = end;
-  OUTRIDER_RETURN_IF_ERROR(st);
-  state_ = State::kInit;
-  init_deadline_ns_ = ipc::MonotonicNs() + init_timeout_ns_;
-  return Status::Ok();
+  return st.ok() ? end : st;
 }
 
 Status NcclPath::AsyncError(bool* in_progress) const {
@@ -199,7 +280,7 @@ Status NcclPath::AsyncError(bool* in_progress) const {
     Status st = nccl::Check(**n, (*n)->ncclCommGetAsyncError(Comm(comms_[r]), &async), "ncclCommGetAsyncError");
     if (in_progress != nullptr && async == ncclInProgress) *in_progress = true;
     if (st.ok() && async != ncclSuccess && async != ncclInProgress) {
-      st = nccl::Check(**n, async, ("job '" + job_id_ + "': the NCCL communicator of local rank " + std::to_string(r)).c_str(),
+      st = nccl::Check(**n, async, ("job '" + job_id_ + "': the NCCL communicator of rank " + std::to_string(ranks_[r])).c_str(),
                        Comm(comms_[r]));
     }
     if (!st.ok()) return st;
@@ -207,33 +288,59 @@ Status NcclPath::AsyncError(bool* in_progress) const {
   return Status::Ok();
 }
 
-Status NcclPath::Launch(const Item& item, InFlight* flight) {
+void NcclPath::HandOutTickets() {
+  uint64_t elt = ElementBytes();
+  uint64_t chunk_elems = std::max<uint64_t>(1, options_.chunk_bytes / elt);
+  uint64_t window = 2 * std::max<uint64_t>(options_.chunk_bytes, elt);
+  while (!ready_.empty() && unfinished_bytes_ < window) {
+    InstanceId id = std::get<2>(*ready_.begin());
+    Item& item = items_.at(id);
+    uint64_t count = Chunkable(item.ops[0]->kind) ? std::min(chunk_elems, item.count - item.ticketed) : item.count;
+    NcclTicket t{next_ticket_++, item.ticketed, count};
+    item.ticketed += count;
+    item.in_order = true;
+    if (item.ticketed >= item.count) ready_.erase(ready_.begin());
+    unfinished_bytes_ += count * elt;
+    tickets_[t.number] = {id, t};
+    if (links_.send_ticket) links_.send_ticket(id.first, id.second, t);
+  }
+}
+
+Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight) {
   OUTRIDER_ASSIGN_OR_RETURN(const nccl::Nccl* n, nccl::Load());
   OUTRIDER_ASSIGN_OR_RETURN(CudaMemory* cuda, CudaMemory::Get());
   const ValidatedOp& first = *item.ops[0];
+  if (t.first + t.count < t.first || t.first + t.count > item.count || (!Chunkable(first.kind) && t.count != item.count)) {
+    return Internal("job '" + job_id_ + "': NCCL launch ticket " + std::to_string(t.number) + " names elements [" +
+                    std::to_string(t.first) + ", +" + std::to_string(t.count) + ") of an instance of " +
+                    std::to_string(item.count));
+  }
   ncclDataType_t dtype = ncclFloat32;
   DtypeOf(first.dtype, &dtype);
   uint64_t elt = ipc::DTypeSize(first.dtype);
+  uint64_t offset = t.first * elt;
   Status st;
   OUTRIDER_RETURN_IF_ERROR(nccl::Check(*n, n->ncclGroupStart(), "ncclGroupStart"));
   for (size_t r = 0; r < item.ops.size() && st.ok(); ++r) {
     const ValidatedOp& op = *item.ops[r];
-    auto stream = cuda->UseStream(devices_[r]);
+    auto stream = cuda->UseStream(streams_[r]);
     if (!stream.ok()) {
       st = stream.status();
       break;
     }
     auto s = static_cast<cudaStream_t>(*stream);
-    void* recv = reinterpret_cast<void*>(op.recv.address);
-    const void* send = op.send.empty() ? recv : reinterpret_cast<const void*>(op.send.address);
+    auto* recv = reinterpret_cast<uint8_t*>(op.recv.address);
+    const uint8_t* send = op.send.empty() ? recv : reinterpret_cast<const uint8_t*>(op.send.address);
     ncclComm_t comm = Comm(comms_[r]);
     switch (op.kind) {
       case ipc::OpKind::kAllreduce:
-        st = nccl::Check(*n, n->ncclAllReduce(send, recv, op.count, dtype, RedOpOf(op.reduce_op), comm, s), "ncclAllReduce", comm);
+        st = nccl::Check(*n, n->ncclAllReduce(send + offset, recv + offset, t.count, dtype, RedOpOf(op.reduce_op), comm, s),
+                         "ncclAllReduce", comm);
         break;
       case ipc::OpKind::kBroadcast:
-        if (op.recv.empty()) recv = const_cast<void*>(send);
-        st = nccl::Check(*n, n->ncclBroadcast(send, recv, op.count, dtype, op.root, comm, s), "ncclBroadcast", comm);
+        if (op.recv.empty()) recv = const_cast<uint8_t*>(send);
+        st = nccl::Check(*n, n->ncclBroadcast(send + offset, recv + offset, t.count, dtype, op.root, comm, s), "ncclBroadcast",
+                         comm);
         break;
       case ipc::OpKind::kAllgather:
         st = nccl::Check(*n, n->ncclAllGather(send, recv, op.count, dtype, comm, s), "ncclAllGather", comm);
@@ -248,11 +355,13 @@ Status NcclPath::Launch(const Item& item, InFlight* flight) {
   Status end = nccl::Check(*n, n->ncclGroupEnd(), "ncclGroupEnd");
   if (st.ok()) st = end;
   OUTRIDER_RETURN_IF_ERROR(st);
-  // Each GPU's stream writes a ticket once it passed the collective.
-  for (int device : devices_) {
-    OUTRIDER_ASSIGN_OR_RETURN(uint64_t ticket, cuda->Enqueue(device, {}));
-    flight->tickets.emplace_back(device, ticket);
+  // Each stream writes a ticket once it passed the collective.
+  for (int stream : streams_) {
+    OUTRIDER_ASSIGN_OR_RETURN(uint64_t ticket, cuda->Enqueue(stream, {}));
+    flight->tickets.emplace_back(stream, ticket);
   }
+  flight->count = t.count;
+  flight->bytes = t.count * elt;
   ++launched_;
   return Status::Ok();
 }
@@ -261,20 +370,26 @@ void NcclPath::FailAll(const Status& why) {
   if (state_ != State::kFailed) {
     failed_ = why;
     state_ = State::kFailed;
+    if (!comms_.empty()) Logger("engine")->warn("job '{}': its NCCL communicators failed: {}", job_id_, why.ToString());
     if (auto n = nccl::Load(); n.ok()) {
       for (void*& c : comms_) {
         if (c != nullptr) (void)(*n)->ncclCommAbort(Comm(c));
         c = nullptr;
       }
     }
-    if (auto cuda = CudaMemory::Get(); cuda.ok()) (*cuda)->Drain();  // the aborted collectives returned
+    // The aborted collectives return: once the streams passed them, the memory they named is free.
+    if (auto cuda = CudaMemory::Get(); cuda.ok()) {
+      for (int s : streams_) (*cuda)->ReleaseStream(s);
+    }
+    streams_.clear();
   }
-  auto flight = std::move(flight_);
-  auto queue = std::move(queue_);
+  auto items = std::move(items_);
+  items_.clear();
+  ready_.clear();
+  tickets_.clear();
   flight_.clear();
-  queue_.clear();
-  for (InFlight& f : flight) f.done(failed_);
-  for (Item& i : queue) i.done(failed_);
+  unfinished_bytes_ = 0;
+  for (auto& [id, item] : items) item.done(failed_);
 }
 
 bool NcclPath::Pump() {
@@ -291,8 +406,22 @@ bool NcclPath::PumpOnce() {
   }
   bool worked = false;
   if (state_ == State::kNone) {
-    if (queue_.empty()) return false;
-    Status st = StartInit(queue_.front().ops);
+    if (items_.empty()) return false;
+    Status st = StartInit(items_.begin()->second.ops);
+    if (!st.ok()) {
+      FailAll(st);
+      return true;
+    }
+    worked = true;
+  }
+  if (state_ == State::kInit && comms_.empty()) {
+    if (id_.empty()) {  // waits for node 0's id
+      if (ipc::MonotonicNs() < init_deadline_ns_) return worked;
+      FailAll(DeadlineExceeded("job '" + job_id_ + "': node 0's agent sent no NCCL unique id within " +
+                               std::to_string(options_.init_timeout_ns / 1'000'000) + " ms"));
+      return true;
+    }
+    Status st = CreateComms();
     if (!st.ok()) {
       FailAll(st);
       return true;
@@ -309,25 +438,34 @@ bool NcclPath::PumpOnce() {
     if (starting) {
       if (ipc::MonotonicNs() < init_deadline_ns_) return worked;
       FailAll(DeadlineExceeded("job '" + job_id_ + "': its NCCL communicators did not start within " +
-                               std::to_string(init_timeout_ns_ / 1'000'000) + " ms"));
+                               std::to_string(options_.init_timeout_ns / 1'000'000) + " ms"));
       return true;
     }
     state_ = State::kReady;
-    std::string gpus;
-    for (int d : devices_) gpus += (gpus.empty() ? "" : ",") + std::to_string(d);
-    Logger("engine")->info("job '{}': NCCL communicators ready, one rank per local rank on GPUs {}", job_id_, gpus);
+    std::string gpus, ranks;
+    for (size_t r = 0; r < devices_.size(); ++r) {
+      gpus += (r == 0 ? "" : ",") + std::to_string(devices_[r]);
+      ranks += (r == 0 ? "" : ",") + std::to_string(ranks_[r]);
+    }
+    Logger("engine")->info("job '{}': NCCL communicators ready, ranks {} of {} on GPUs {}", job_id_, ranks, world_, gpus);
     worked = true;
   }
-  // Launches in the job's instance order, then completions in the same order.
-  while (!queue_.empty()) {
+  if (root()) HandOutTickets();
+  // Launches in ticket order, then completions in the same order.
+  while (!tickets_.empty() && tickets_.begin()->first == next_launch_) {
+    auto [id, t] = tickets_.begin()->second;
+    auto it = items_.find(id);
+    if (it == items_.end()) break;  // not submitted here yet
     InFlight f;
-    Status st = Launch(queue_.front(), &f);
+    f.id = id;
+    Status st = Launch(it->second, t, &f);
     if (!st.ok()) {
       FailAll(st);
       return true;
     }
-    f.done = std::move(queue_.front().done);
-    queue_.pop_front();
+    it->second.in_order = true;
+    tickets_.erase(tickets_.begin());
+    ++next_launch_;
     flight_.push_back(std::move(f));
     worked = true;
   }
@@ -340,22 +478,32 @@ bool NcclPath::PumpOnce() {
     auto cuda = CudaMemory::Get();
     while (!flight_.empty()) {
       bool done = true;
-      for (auto [device, ticket] : flight_.front().tickets) done = done && (*cuda)->Done(device, ticket);
+      for (auto [stream, ticket] : flight_.front().tickets) done = done && (*cuda)->Done(stream, ticket);
       if (!done) break;
-      Done d = std::move(flight_.front().done);
+      InFlight f = std::move(flight_.front());
       flight_.pop_front();
+      if (root()) unfinished_bytes_ -= std::min(unfinished_bytes_, f.bytes);
+      worked = true;
+      auto it = items_.find(f.id);
+      if (it == items_.end()) continue;
+      it->second.completed += f.count;
+      if (it->second.completed < it->second.count) continue;
+      Done d = std::move(it->second.done);
+      items_.erase(it);
       ++completed_;
       d(Status::Ok());
-      worked = true;
+      if (state_ == State::kFailed) return true;  // `d` failed the job
     }
+    if (root()) HandOutTickets();
   }
   return worked;
 }
 
 nlohmann::json NcclPath::StatusJson() const {
   const char* state = state_ == State::kNone ? "none" : state_ == State::kInit ? "starting" : state_ == State::kReady ? "ready" : "failed";
-  nlohmann::json j = {{"state", state}, {"devices", devices_}, {"launched", launched_}, {"completed", completed_},
-                      {"queued", queue_.size()}, {"in_flight", flight_.size()}};
+  nlohmann::json j = {{"state", state}, {"devices", devices_}, {"ranks", ranks_}, {"launched", launched_},
+                      {"completed", completed_}, {"waiting", items_.size()}, {"in_flight", flight_.size()},
+                      {"next_launch", next_launch_}};
   if (!failed_.ok()) j["error"] = failed_.ToString();
   return j;
 }
@@ -363,20 +511,28 @@ nlohmann::json NcclPath::StatusJson() const {
 #else
 
 bool NcclEligible(const ValidatedOp&) { return false; }
-NcclPath::NcclPath(std::string job_id, uint64_t init_timeout_ns) : job_id_(std::move(job_id)), init_timeout_ns_(init_timeout_ns) {}
+NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
+    : job_id_(std::move(job_id)), node_(node), world_(world), options_(options), links_(std::move(links)) {}
 NcclPath::~NcclPath() {
   if (counted_busy_) --busy_paths_;
 }
-void NcclPath::Run(std::vector<const ValidatedOp*>, Done done) {
+void NcclPath::Add(uint64_t, uint64_t, std::vector<const ValidatedOp*>, int32_t, Done done) {
   done(FailedPrecondition("this build of Outrider has no NCCL support"));
 }
+void NcclPath::Agreed(uint64_t, uint64_t) {}
+void NcclPath::Drop(uint64_t, uint64_t, const Status&) {}
+void NcclPath::OnId(const uint8_t*, size_t) {}
+void NcclPath::OnTicket(uint64_t, uint64_t, const NcclTicket&) {}
 bool NcclPath::Pump() { return false; }
 bool NcclPath::PumpOnce() { return false; }
 nlohmann::json NcclPath::StatusJson() const { return {{"state", "unavailable"}}; }
 Status NcclPath::StartInit(const std::vector<const ValidatedOp*>&) { return Status::Ok(); }
-Status NcclPath::Launch(const Item&, InFlight*) { return Status::Ok(); }
+Status NcclPath::CreateComms() { return Status::Ok(); }
+void NcclPath::HandOutTickets() {}
+Status NcclPath::Launch(const Item&, const NcclTicket&, InFlight*) { return Status::Ok(); }
 void NcclPath::FailAll(const Status&) {}
 Status NcclPath::AsyncError(bool*) const { return Status::Ok(); }
+uint64_t NcclPath::ElementBytes() const { return 1; }
 
 #endif
 

@@ -2,9 +2,11 @@
 #include "agent/engine/node_group.h"
 
 #include <climits>
+#include <memory>
 
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_memory.h"
+#include "agent/engine/nccl_path.h"
 #include "agent/log.h"
 #include "agent/observability.h"
 #include "ipc/check.h"
@@ -246,6 +248,12 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 }
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kNcclId || static_cast<PeerMsg>(h.type) == PeerMsg::kNcclTicket) {
+    // The launch order is the job's, not an instance's (a ticket may come before this node's own
+    // fingerprint round for the instance ended).
+    if (h.from_node == 0 && nccl_message_) nccl_message_(h, data, len);
+    return;
+  }
   // Late for an instance that finished here (it failed, and its peers had more on the way): nothing
   // waits for it, and it must not bring the instance back.
   if (Finished(h.key, h.seq)) return;
@@ -287,13 +295,27 @@ uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
   return span.empty() || !span.host() ? nullptr : HostBytes(span);
 }
 
+void NodeGroup::SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) {
+  PeerHeader h = Header(type, key, seq);
+  // The callback alone keeps the payload alive: the group may be gone by the time a send finishes.
+  auto bytes = std::make_shared<const std::string>(std::move(payload));
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n == topo_.me || left_[static_cast<size_t>(n)]) continue;
+    ++sent_to_[static_cast<size_t>(n)];
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), bytes->data(), bytes->size(),
+                           [bytes](const Status&) {});  // a peer that is gone is noticed as lost
+  }
+}
+
 bool NodeGroup::Pump() {
   Scope scope(this);
+  // The job's NCCL path completes instances of this group: under the scope like the rest.
+  bool worked = deps_.nccl != nullptr && deps_.nccl->Pump();
   if (deps_.data->Poll()) return true;
   for (auto& [id, c] : instances_) {
     if (c.prepared && !c.done && c.algorithm->Pump()) return true;
   }
-  return false;
+  return worked;
 }
 
 void NodeGroup::Complete(Collective& c, const Status& st) {

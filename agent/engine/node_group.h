@@ -70,6 +70,13 @@ class NodeGroup : private CollectiveLinks {
   // Node `node` says the job failed there for a reason of its own (`why`, naming the cause).
   using Failed = std::function<void(int node, const Status& why)>;
   void set_failed(Failed failed) { failed_ = std::move(failed); }
+  // The job's NCCL path: instances on GPU memory run on it (set before the first such Start); its
+  // messages from node 0 (kNcclId, kNcclTicket) go to `on_message`.
+  using NcclMessage = std::function<void(const PeerHeader& h, const uint8_t* data, size_t len)>;
+  void set_nccl(NcclPath* nccl) { deps_.nccl = nccl; }
+  void set_nccl_message(NcclMessage on_message) { nccl_message_ = std::move(on_message); }
+  // Sends a job-level control message to every other node at once (ahead of bulk chunks).
+  void SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload);
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
   void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
@@ -156,6 +163,7 @@ class NodeGroup : private CollectiveLinks {
   SendScheduler* scheduler_ = nullptr;  // Not owned; outlives the group (the Network's).
   Done done_;
   Failed failed_;
+  NcclMessage nccl_message_;
   EngineOptions options_;
   SparseShared sparse_;
   AlgorithmDeps deps_;

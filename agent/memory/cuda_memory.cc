@@ -21,14 +21,19 @@ uint64_t RoundPinned(uint64_t bytes) {
   return n;
 }
 
+// A stream and the pinned word it writes its last finished ticket into.
+struct Lane {
+  int device = 0;
+  CUstream stream = nullptr;
+  uint64_t* progress = nullptr;
+  CUdeviceptr progress_dev = 0;
+  uint64_t next_ticket = 1;
+};
+
 struct Device {
   int ordinal = 0;
   std::string uuid;
   CUcontext ctx = nullptr;
-  CUstream stream = nullptr;
-  uint64_t* progress = nullptr;  // pinned; the stream writes the last finished ticket
-  CUdeviceptr progress_dev = 0;
-  uint64_t next_ticket = 1;
 };
 
 }  // namespace
@@ -36,11 +41,31 @@ struct Device {
 struct CudaMemory::Impl {
   const cuda::Driver* d = nullptr;
   std::vector<Device> devices;                // by ordinal
+  // By stream id: first each device's copy stream (id = ordinal), then streams of their own
+  // (NewStream; null once released, reused).
+  std::vector<std::unique_ptr<Lane>> lanes;
   std::multimap<uint64_t, uint8_t*> pinned;   // free pinned buffers by size
   uint64_t pinned_bytes = 0;                  // all pinned buffers, free or in use
 
   Status Current(int ordinal) {
     return cuda::Check(*d, d->cuCtxSetCurrent(devices[static_cast<size_t>(ordinal)].ctx), "cuCtxSetCurrent");
+  }
+  Status NewLane(int ordinal, Lane* lane) {
+    lane->device = ordinal;
+    OUTRIDER_RETURN_IF_ERROR(Current(ordinal));
+    OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuStreamCreate(&lane->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+    lane->progress = static_cast<uint64_t*>(std::aligned_alloc(4096, 4096));
+    if (lane->progress == nullptr) return ResourceExhausted("no memory for a stream progress word");
+    std::memset(lane->progress, 0, 4096);
+    OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuMemHostRegister(lane->progress, 4096, CU_MEMHOSTREGISTER_DEVICEMAP),
+                                         "registering a stream progress word (cuMemHostRegister)"));
+    return cuda::Check(*d, d->cuMemHostGetDevicePointer(&lane->progress_dev, lane->progress, 0), "cuMemHostGetDevicePointer");
+  }
+  Result<Lane*> LaneOf(int id) {
+    if (id < 0 || static_cast<size_t>(id) >= lanes.size() || lanes[static_cast<size_t>(id)] == nullptr) {
+      return Internal("no GPU stream " + std::to_string(id));
+    }
+    return lanes[static_cast<size_t>(id)].get();
   }
   Result<int> Ordinal(const std::string& uuid) {
     for (const Device& dev : devices) {
@@ -64,16 +89,9 @@ Result<CudaMemory*> CudaMemory::Get() {
       CUdevice handle = 0;
       OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuDeviceGet(&handle, found.ordinal), "cuDeviceGet"));
       OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuDevicePrimaryCtxRetain(&dev.ctx, handle), "cuDevicePrimaryCtxRetain"));
-      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuCtxSetCurrent(dev.ctx), "cuCtxSetCurrent"));
-      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuStreamCreate(&dev.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
-      dev.progress = static_cast<uint64_t*>(std::aligned_alloc(4096, 4096));
-      if (dev.progress == nullptr) return ResourceExhausted("no memory for a copy progress word");
-      std::memset(dev.progress, 0, 4096);
-      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuMemHostRegister(dev.progress, 4096, CU_MEMHOSTREGISTER_DEVICEMAP),
-                                           "registering the copy progress word (cuMemHostRegister)"));
-      OUTRIDER_RETURN_IF_ERROR(
-          cuda::Check(*d, d->cuMemHostGetDevicePointer(&dev.progress_dev, dev.progress, 0), "cuMemHostGetDevicePointer"));
       impl->devices.push_back(std::move(dev));
+      impl->lanes.push_back(std::make_unique<Lane>());
+      OUTRIDER_RETURN_IF_ERROR(impl->NewLane(found.ordinal, impl->lanes.back().get()));
     }
     // Lives as long as the process: imports and pinned buffers outlive any one session.
     return new CudaMemory(std::move(impl));
@@ -216,45 +234,75 @@ void CudaMemory::GivePinned(Pinned p) {
   if (p.data != nullptr) impl_->pinned.emplace(p.bytes, p.data);
 }
 
-Result<uint64_t> CudaMemory::Enqueue(int device, const std::vector<Copy>& copies) {
+Result<uint64_t> CudaMemory::Enqueue(int stream, const std::vector<Copy>& copies) {
   const cuda::Driver& d = *impl_->d;
-  if (device < 0 || static_cast<size_t>(device) >= impl_->devices.size()) return Internal("no GPU " + std::to_string(device));
-  Device& dev = impl_->devices[static_cast<size_t>(device)];
-  OUTRIDER_RETURN_IF_ERROR(impl_->Current(device));
+  OUTRIDER_ASSIGN_OR_RETURN(Lane * lane, impl_->LaneOf(stream));
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(lane->device));
   for (const Copy& c : copies) {
-    CUresult rc = c.to_host ? d.cuMemcpyDtoHAsync(c.host, static_cast<CUdeviceptr>(c.device.address), c.device.length, dev.stream)
-                            : d.cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(c.device.address), c.host, c.device.length, dev.stream);
+    CUresult rc = c.to_host ? d.cuMemcpyDtoHAsync(c.host, static_cast<CUdeviceptr>(c.device.address), c.device.length, lane->stream)
+                            : d.cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(c.device.address), c.host, c.device.length, lane->stream);
     OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, rc, c.to_host ? "cuMemcpyDtoHAsync" : "cuMemcpyHtoDAsync"));
   }
-  uint64_t ticket = dev.next_ticket++;
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamWriteValue64(dev.stream, dev.progress_dev, ticket, CU_STREAM_WRITE_VALUE_DEFAULT),
-                                       "cuStreamWriteValue64"));
+  uint64_t ticket = lane->next_ticket++;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(
+      d, d.cuStreamWriteValue64(lane->stream, lane->progress_dev, ticket, CU_STREAM_WRITE_VALUE_DEFAULT), "cuStreamWriteValue64"));
   return ticket;
 }
 
-bool CudaMemory::Done(int device, uint64_t ticket) const {
-  const Device& dev = impl_->devices[static_cast<size_t>(device)];
-  return __atomic_load_n(dev.progress, __ATOMIC_ACQUIRE) >= ticket;
+bool CudaMemory::Done(int stream, uint64_t ticket) const {
+  const Lane& lane = *impl_->lanes[static_cast<size_t>(stream)];
+  return __atomic_load_n(lane.progress, __ATOMIC_ACQUIRE) >= ticket;
 }
 
-Status CudaMemory::Failed(int device) const {
-  const Device& dev = impl_->devices[static_cast<size_t>(device)];
-  (void)impl_->Current(device);
-  CUresult rc = impl_->d->cuStreamQuery(dev.stream);
+Status CudaMemory::Failed(int stream) const {
+  auto lane = impl_->LaneOf(stream);
+  if (!lane.ok()) return lane.status();
+  (void)impl_->Current((*lane)->device);
+  CUresult rc = impl_->d->cuStreamQuery((*lane)->stream);
   if (rc == CUDA_SUCCESS || rc == CUDA_ERROR_NOT_READY) return Status::Ok();
-  return cuda::Check(*impl_->d, rc, "the agent's GPU copy stream failed");
+  return cuda::Check(*impl_->d, rc, "the agent's GPU stream failed");
 }
 
-Result<void*> CudaMemory::UseStream(int device) {
+Result<void*> CudaMemory::UseStream(int stream) {
+  OUTRIDER_ASSIGN_OR_RETURN(Lane * lane, impl_->LaneOf(stream));
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(lane->device));
+  return static_cast<void*>(lane->stream);
+}
+
+Result<int> CudaMemory::NewStream(int device) {
   if (device < 0 || static_cast<size_t>(device) >= impl_->devices.size()) return Internal("no GPU " + std::to_string(device));
-  OUTRIDER_RETURN_IF_ERROR(impl_->Current(device));
-  return static_cast<void*>(impl_->devices[static_cast<size_t>(device)].stream);
+  auto lane = std::make_unique<Lane>();
+  Status st = impl_->NewLane(device, lane.get());
+  if (!st.ok()) {
+    if (lane->stream != nullptr) (void)impl_->d->cuStreamDestroy(lane->stream);
+    std::free(lane->progress);  // registration failed, or never happened
+    return st;
+  }
+  size_t id = impl_->devices.size();
+  while (id < impl_->lanes.size() && impl_->lanes[id] != nullptr) ++id;
+  if (id == impl_->lanes.size()) impl_->lanes.emplace_back();
+  impl_->lanes[id] = std::move(lane);
+  return static_cast<int>(id);
+}
+
+void CudaMemory::ReleaseStream(int stream) {
+  if (stream < static_cast<int>(impl_->devices.size())) return;  // a copy stream lives with the process
+  auto lane = impl_->LaneOf(stream);
+  if (!lane.ok()) return;
+  const cuda::Driver& d = *impl_->d;
+  (void)impl_->Current((*lane)->device);
+  (void)d.cuStreamSynchronize((*lane)->stream);
+  (void)d.cuStreamDestroy((*lane)->stream);
+  (void)d.cuMemHostUnregister((*lane)->progress);
+  std::free((*lane)->progress);
+  impl_->lanes[static_cast<size_t>(stream)].reset();
 }
 
 void CudaMemory::Drain() {
-  for (Device& dev : impl_->devices) {
-    (void)impl_->Current(dev.ordinal);
-    (void)impl_->d->cuStreamSynchronize(dev.stream);
+  for (auto& lane : impl_->lanes) {
+    if (lane == nullptr) continue;
+    (void)impl_->Current(lane->device);
+    (void)impl_->d->cuStreamSynchronize(lane->stream);
   }
 }
 
@@ -276,6 +324,8 @@ Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) { return FailedPreco
 void CudaMemory::GivePinned(Pinned) {}
 Result<uint64_t> CudaMemory::Enqueue(int, const std::vector<Copy>&) { return FailedPrecondition("built without CUDA"); }
 Result<void*> CudaMemory::UseStream(int) { return FailedPrecondition("built without CUDA"); }
+Result<int> CudaMemory::NewStream(int) { return FailedPrecondition("built without CUDA"); }
+void CudaMemory::ReleaseStream(int) {}
 bool CudaMemory::Done(int, uint64_t) const { return true; }
 Status CudaMemory::Failed(int) const { return Status::Ok(); }
 void CudaMemory::Drain() {}

@@ -45,18 +45,24 @@ class CudaMemory {
     BufferSpan device;  // imported GPU memory
     uint8_t* host;     // pinned, device.length bytes
   };
-  // Queues the copies on `device`'s stream (all spans on that GPU): the returned ticket is done
-  // once all of them ran.
-  Result<uint64_t> Enqueue(int device, const std::vector<Copy>& copies);
-  bool Done(int device, uint64_t ticket) const;
-  // Why `device`'s copy stream failed (a copy faulted: its tickets never come), or OK.
-  Status Failed(int device) const;
-  // Blocks until every queued copy has run: before memory a copy touches is given back.
+  // Streams are named by id: each GPU's copy stream by the GPU's ordinal, others by NewStream.
+  // Queues the copies on `stream` (all spans on its GPU): the returned ticket is done once all of
+  // them ran.
+  Result<uint64_t> Enqueue(int stream, const std::vector<Copy>& copies);
+  bool Done(int stream, uint64_t ticket) const;
+  // Why `stream` failed (a copy faulted: its tickets never come), or OK.
+  Status Failed(int stream) const;
+  // Blocks until everything queued on every stream has run: before memory it touches is given back.
   void Drain();
-  // For work other than copies on `device`'s stream (the agent's NCCL collectives), followed by
-  // an Enqueue(device, {}) whose ticket is done once it ran: makes the GPU's context current on
-  // this thread and returns its stream (a CUstream).
-  Result<void*> UseStream(int device);
+  // For work other than copies on `stream` (the agent's NCCL collectives), followed by an
+  // Enqueue(stream, {}) whose ticket is done once it ran: makes the stream's GPU context current
+  // on this thread and returns the stream (a CUstream).
+  Result<void*> UseStream(int stream);
+  // A stream of its own on GPU `device` (one per NCCL communicator: kernels of different
+  // communicators never queue behind each other, whose order no two agents agreed on).
+  Result<int> NewStream(int device);
+  // Waits for what `stream` still runs, then destroys it (a copy stream stays).
+  void ReleaseStream(int stream);
 
   struct Impl;
   ~CudaMemory();

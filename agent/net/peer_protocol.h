@@ -10,7 +10,7 @@ namespace outrider::agent {
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here; agents of different versions drop each
 // other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 6;
+inline constexpr uint16_t kPeerVersion = 7;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
@@ -27,6 +27,9 @@ enum class PeerMsg : uint16_t {
                    // with collectives unfinished, a node the sender lost): every node fails it at
                    // once, whatever it still waits for, and tells nobody in turn; the payload is
                    // the reason
+  kNcclId = 9,      // node 0's agent: the unique id of the job's NCCL communicator (the payload)
+  kNcclTicket = 10,  // node 0's agent: a chunk of instance (key, seq) has its place in the job's NCCL
+                     // launch order (the payload: an NcclTicket)
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
@@ -44,7 +47,7 @@ struct Fingerprint {
   uint64_t count;      // elements (sparse: dim)
   uint64_t rows;       // sparse: table rows
   uint32_t algo;       // sparse allreduce: ipc::SparseAlgo requested; shard and lookup: ipc::ShardScheme
-  uint32_t reserved;
+  uint32_t gpu;        // 1: the op is on GPU memory, run on the agents' NCCL; 0: the host engine runs it
 };
 static_assert(sizeof(Fingerprint) == 40);
 

@@ -95,7 +95,7 @@ TEST(GpuNcclTest, DenseOpsOfTwoRanksOnTwoGpusRunOnTheAgentsNcclCommunicatorsInSt
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(log.find("gpu_nccl = force: dense GPU collectives"), std::string::npos) << log;
-  EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, one rank per local rank on GPUs 0,1"), std::string::npos)
+  EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos)
       << log;
 }
 
