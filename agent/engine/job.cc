@@ -27,6 +27,7 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
       hash_(ipc::Fnv1a(id_.data(), id_.size())) {}
 
 Job::~Job() {
+  if (nccl_ != nullptr) nccl_->Abandon();  // its instances, in group_, may remain: they find nothing to drop
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
     group_->SayJobLeft(lost_node_, failed_);

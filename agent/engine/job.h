@@ -129,8 +129,10 @@ class Job {
   EngineOptions engine_;
   uint64_t hash_;
   std::string token_;
+  // Once a GPU op of the agents' NCCL came (or node 0's id or ticket). Outlives group_, whose
+  // instances name it.
+  std::unique_ptr<NcclPath> nccl_;
   std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
-  std::unique_ptr<NcclPath> nccl_;             // once a GPU op of the agent's NCCL path came
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet

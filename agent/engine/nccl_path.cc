@@ -148,10 +148,6 @@ NcclPath::~NcclPath() {
   }
 }
 
-uint64_t NcclPath::ElementBytes() const {
-  return items_.empty() ? 1 : ipc::DTypeSize(items_.begin()->second.ops[0]->dtype);
-}
-
 namespace {
 
 // Kinds whose element ranges are collectives of their own (allgather and reduce-scatter lay out
@@ -289,12 +285,11 @@ Status NcclPath::AsyncError(bool* in_progress) const {
 }
 
 void NcclPath::HandOutTickets() {
-  uint64_t elt = ElementBytes();
-  uint64_t chunk_elems = std::max<uint64_t>(1, options_.chunk_bytes / elt);
-  uint64_t window = 2 * std::max<uint64_t>(options_.chunk_bytes, elt);
-  while (!ready_.empty() && unfinished_bytes_ < window) {
+  while (!ready_.empty() && unfinished_bytes_ < 2 * options_.chunk_bytes) {
     InstanceId id = std::get<2>(*ready_.begin());
     Item& item = items_.at(id);
+    uint64_t elt = ipc::DTypeSize(item.ops[0]->dtype);
+    uint64_t chunk_elems = std::max<uint64_t>(1, options_.chunk_bytes / elt);
     uint64_t count = Chunkable(item.ops[0]->kind) ? std::min(chunk_elems, item.count - item.ticketed) : item.count;
     NcclTicket t{next_ticket_++, item.ticketed, count};
     item.ticketed += count;
@@ -364,6 +359,13 @@ Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight)
   flight->bytes = t.count * elt;
   ++launched_;
   return Status::Ok();
+}
+
+void NcclPath::Abandon() {
+  items_.clear();
+  ready_.clear();
+  tickets_.clear();
+  FailAll(Cancelled("job '" + job_id_ + "' ended"));
 }
 
 void NcclPath::FailAll(const Status& why) {
@@ -532,7 +534,7 @@ void NcclPath::HandOutTickets() {}
 Status NcclPath::Launch(const Item&, const NcclTicket&, InFlight*) { return Status::Ok(); }
 void NcclPath::FailAll(const Status&) {}
 Status NcclPath::AsyncError(bool*) const { return Status::Ok(); }
-uint64_t NcclPath::ElementBytes() const { return 1; }
+void NcclPath::Abandon() {}
 
 #endif
 

@@ -106,6 +106,8 @@ class NcclPath {
   void OnTicket(uint64_t key, uint64_t seq, const NcclTicket& t);
   // The job failed (`why`): the communicators are aborted, every instance fails with `why`.
   void Fail(const Status& why) { FailAll(why); }
+  // The job is going: the communicators are aborted, and nothing is told (Drop finds nothing).
+  void Abandon();
   // Creates communicators, hands out tickets, launches, completes: true if it did any of it.
   bool Pump();
   bool busy() const { return !items_.empty() || !flight_.empty(); }
@@ -141,7 +143,6 @@ class NcclPath {
   // The first communicator's asynchronous error; `in_progress` (if given): some is still starting.
   Status AsyncError(bool* in_progress = nullptr) const;
   bool PumpOnce();
-  uint64_t ElementBytes() const;
   bool root() const { return node_ == 0; }
 
   std::string job_id_;

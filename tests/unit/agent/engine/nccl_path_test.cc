@@ -1,6 +1,6 @@
 // The NCCL path's launch order (agent/engine/nccl_path.h) in one process, on the fake CUDA driver
 // and the fake NCCL: a job of one rank on GPU 0, its instances cut into chunks, tickets handed out
-// most urgent first with at most two chunks' bytes unfinished.
+// most urgent first, at most two chunks' bytes of them unfinished.
 #include "agent/engine/nccl_path.h"
 
 #include <gtest/gtest.h>
@@ -65,7 +65,11 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   path.Agreed(1, 0);
   uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
   while (tickets.empty() && ipc::MonotonicNs() < deadline) path.Pump();  // communicator start, first tickets
-  ASSERT_EQ(tickets.size(), 2u) << path.StatusJson().dump();  // the window: two chunks
+  // A pump hands out tickets up to the window (two chunks), and once more after completions: at
+  // most four, however fast the chunks finish; without the window all sixteen would go at once.
+  size_t before = tickets.size();
+  ASSERT_GE(before, 2u) << path.StatusJson().dump();
+  ASSERT_LE(before, 4u) << path.StatusJson().dump();
   path.Add(2, 0, {&urgent}, /*priority=*/-100, [&](const Status& st) {
     EXPECT_TRUE(st.ok()) << st.ToString();
     finished.push_back(2);
@@ -74,8 +78,8 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   while (path.busy() && ipc::MonotonicNs() < deadline) path.Pump();
   ASSERT_FALSE(path.busy()) << path.StatusJson().dump();
   ASSERT_EQ(tickets.size(), 17u);
-  EXPECT_EQ(tickets[2].first, 2u);  // ahead of the big instance's remaining 14 chunks
-  EXPECT_EQ(tickets[2].second.count, 100u);
+  EXPECT_EQ(tickets[before].first, 2u);  // the next ticket, ahead of the big instance's remaining chunks
+  EXPECT_EQ(tickets[before].second.count, 100u);
   for (size_t i = 0; i < tickets.size(); ++i) EXPECT_EQ(tickets[i].second.number, i);
   uint64_t covered = 0;  // the big instance's chunks cover it once, in order
   for (auto& [key, t] : tickets) {
@@ -85,7 +89,7 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
     covered += t.count;
   }
   EXPECT_EQ(covered, big.count);
-  EXPECT_EQ(finished, (std::vector<uint64_t>{2, 1}));
+  EXPECT_EQ(finished, (std::vector<uint64_t>{2, 1}));  // before the big one's last chunk
   // One rank: the sum is the rank's own values.
   std::vector<float> out(big.count);
   ASSERT_EQ(d.cuMemcpyDtoHAsync(out.data(), big.recv.address, big.recv.length, nullptr), CUDA_SUCCESS);
