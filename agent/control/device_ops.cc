@@ -4,18 +4,9 @@
 #include <string>
 
 namespace outrider::agent {
-namespace {
-
-bool OnDevice(const BufferSpan& s) { return !s.empty() && !s.host(); }
-
-}  // namespace
 
 DeviceOps::~DeviceOps() {
   if (!ops_.empty() && cuda_ != nullptr) cuda_->Drain();  // before ops_ gives their buffers back
-}
-
-bool DeviceOps::NamesDevice(const ValidatedOp& op) {
-  return OnDevice(op.send) || OnDevice(op.recv) || OnDevice(op.ids) || OnDevice(op.out_ids) || OnDevice(op.demand);
 }
 
 Status DeviceOps::Begin(const ValidatedOp& op) {
@@ -41,7 +32,7 @@ Status DeviceOps::Begin(const ValidatedOp& op) {
   Status st;
   for (const Use& u : uses) {
     const BufferSpan& span = op.*u.span;
-    if (!OnDevice(span)) continue;
+    if (!span.on_device()) continue;
     if (s.device >= 0 && span.device != s.device) {
       st = InvalidArgument("op " + std::to_string(op.op_id) + " names memory on two GPUs");
       break;

@@ -27,8 +27,7 @@ class DeviceOps {
   // Waits for copies still running (they touch pinned buffers given back here).
   ~DeviceOps();
 
-  static bool NamesDevice(const ValidatedOp& op);
-  // Queues the copies in of `op` (which NamesDevice): the reason if it cannot run.
+  // Queues the copies in of `op` (which ValidatedOp::NamesDevice): the reason if it cannot run.
   Status Begin(const ValidatedOp& op);
   // The op with host spans, once its inputs arrived; null before. An error if the copies failed
   // (the op is forgotten: complete it with that).

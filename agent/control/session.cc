@@ -264,7 +264,7 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     ++in_flight_;
     if (comm != nullptr) comm->Submitted();
     if (fenced) fence_of_[e.op_id] = e.fence;
-    if (fenced || !waiting_.empty() || DeviceOps::NamesDevice(*op)) {
+    if (fenced || !waiting_.empty() || op->NamesDevice()) {
       waiting_.push_back(Waiting{member, *op, fenced, e.fence, ipc::MonotonicNs(), false});
       continue;
     }
@@ -287,7 +287,7 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
       failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
                                 ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
                                 " ms: the stream that should signal it is stuck or gone");
-    } else if (DeviceOps::NamesDevice(w.op) && !RunsOnNccl(*w.member, w.op)) {
+    } else if (w.op.NamesDevice() && !RunsOnNccl(*w.member, w.op)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {
         failed = device_ops_.Begin(w.op);

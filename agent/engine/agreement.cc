@@ -12,7 +12,7 @@ Fingerprint FingerprintOf(const ValidatedOp& op) {
   f.kind = static_cast<uint32_t>(op.kind);
   if (op.kind == OpKind::kBarrier) return f;
   // GPU memory reaches a job only for the agents' NCCL (sessions stage the rest to host memory).
-  f.gpu = (!op.recv.empty() && !op.recv.host()) || (!op.send.empty() && !op.send.host()) ? 1 : 0;
+  f.gpu = op.NamesDevice() ? 1 : 0;
   f.dtype = static_cast<uint32_t>(op.dtype);
   f.count = op.count;
   if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kReduceScatter) f.reduce_op = static_cast<uint32_t>(op.reduce_op);

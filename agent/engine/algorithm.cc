@@ -92,9 +92,7 @@ Status CheckReachable(const Collective& c, const DataPlane& data) {
 }  // namespace
 
 Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmDeps& deps) {
-  const ValidatedOp& first = c.op();
-  bool gpu = (!first.recv.empty() && !first.recv.host()) || (!first.send.empty() && !first.send.host());
-  if (gpu && deps.nccl != nullptr) {  // GPU memory reaches a job only for the agents' NCCL
+  if (c.op().NamesDevice() && deps.nccl != nullptr) {  // GPU memory reaches a job only for the agents' NCCL
     return std::unique_ptr<Algorithm>(std::make_unique<NcclCollective>(c, deps, deps.nccl));
   }
   OUTRIDER_RETURN_IF_ERROR(CheckReachable(c, *deps.data));

@@ -394,7 +394,7 @@ void Job::Run(InstanceId inst, Pending& p) {
   if (!hinted) priority = p.default_priority;
   // GPU memory reaches the job only for the agents' NCCL (sessions stage the rest); the local
   // ranks agreed on it (their fingerprints).
-  bool gpu = (!ops[0]->recv.empty() && !ops[0]->recv.host()) || (!ops[0]->send.empty() && !ops[0]->send.host());
+  bool gpu = ops[0]->NamesDevice();
   if (gpu && !Nccl()->has_ranks()) {
     std::vector<int> ranks;
     for (Member* m : members_) ranks.push_back(m != nullptr ? m->identity().rank : -1);
@@ -409,14 +409,8 @@ void Job::Run(InstanceId inst, Pending& p) {
     return;
   }
   if (gpu) {
-    for (const ValidatedOp* o : ops) {
-      if (!NcclEligible(*o)) {
-        return Finish(pending_.find(inst),
-                      InvalidArgument("job '" + id_ + "': its local ranks mix GPU and host buffers in one " +
-                                      std::string(ipc::OpKindName(o->kind)) + "; the agent's NCCL path needs GPU buffers on every rank"),
-                      "nccl", nullptr);
-      }
-    }
+    // Every local rank's op is NcclEligible: its session staged it otherwise, and the ranks agreed
+    // on their memory (their fingerprints).
     nccl_->Add(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
       auto it = pending_.find(inst);
       if (it != pending_.end()) Finish(it, st, "nccl", nullptr);

@@ -115,8 +115,6 @@ ncclRedOp_t RedOpOf(ipc::ReduceOp op) {
   }
 }
 
-bool OnGpu(const BufferSpan& s) { return !s.empty() && !s.host(); }
-
 ncclComm_t Comm(void* c) { return static_cast<ncclComm_t>(c); }
 
 }  // namespace
@@ -127,8 +125,8 @@ bool NcclEligible(const ValidatedOp& op) {
   switch (op.kind) {
     case ipc::OpKind::kAllreduce:
     case ipc::OpKind::kAllgather:
-    case ipc::OpKind::kReduceScatter: return OnGpu(op.recv) && (op.send.empty() || OnGpu(op.send));
-    case ipc::OpKind::kBroadcast: return OnGpu(op.recv) || OnGpu(op.send);
+    case ipc::OpKind::kReduceScatter: return op.recv.on_device() && (op.send.empty() || op.send.on_device());
+    case ipc::OpKind::kBroadcast: return op.recv.on_device() || op.send.on_device();
     default: return false;
   }
 }
@@ -171,7 +169,8 @@ void NcclPath::Agreed(uint64_t key, uint64_t seq) {
   if (!root()) return;
   auto it = items_.find({key, seq});
   if (it == items_.end()) return;
-  ready_.emplace(it->second.priority, ready_count_++, it->first);
+  it->second.ready = ++ready_count_;
+  ready_.emplace(it->second.priority, it->second.ready, it->first);
 }
 
 void NcclPath::Drop(uint64_t key, uint64_t seq, const Status& why) {
@@ -179,12 +178,7 @@ void NcclPath::Drop(uint64_t key, uint64_t seq, const Status& why) {
   if (it == items_.end()) return;
   bool in_order = it->second.in_order;
   for (auto& [number, t] : tickets_) in_order = in_order || t.first == it->first;
-  for (auto r = ready_.begin(); r != ready_.end(); ++r) {
-    if (std::get<2>(*r) == it->first) {
-      ready_.erase(r);
-      break;
-    }
-  }
+  ready_.erase({it->second.priority, it->second.ready, it->first});
   items_.erase(it);
   if (in_order) {
     FailAll(why.Annotate("job '" + job_id_ + "': " + InstanceName(key, seq) +
@@ -215,7 +209,7 @@ void NcclPath::OnTicket(uint64_t key, uint64_t seq, const NcclTicket& t) {
 Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
   devices_.clear();
   for (size_t r = 0; r < ops.size(); ++r) {
-    const BufferSpan& s = OnGpu(ops[r]->recv) ? ops[r]->recv : ops[r]->send;
+    const BufferSpan& s = ops[r]->recv.on_device() ? ops[r]->recv : ops[r]->send;
     for (size_t q = 0; q < r; ++q) {
       if (devices_[q] == s.device) {
         return FailedPrecondition("job '" + job_id_ + "': local ranks " + std::to_string(q) + " and " + std::to_string(r) +

@@ -127,6 +127,7 @@ class NcclPath {
     uint64_t ticketed = 0;   // node 0: elements handed out
     uint64_t completed = 0;  // elements whose chunks finished here
     bool in_order = false;   // some chunk of it has a ticket
+    uint64_t ready = 0;      // node 0: its place in ready_ (0: not there yet)
   };
   struct InFlight {
     InstanceId id;
@@ -160,7 +161,7 @@ class NcclPath {
   std::map<InstanceId, Item> items_;
   // Node 0: instances every node added, with chunks left to hand out, by (priority, readiness).
   std::set<std::tuple<int32_t, uint64_t, InstanceId>> ready_;
-  uint64_t ready_count_ = 0;
+  uint64_t ready_count_ = 0;  // instances that became ready so far
   uint64_t unfinished_bytes_ = 0;  // node 0: bytes of chunks with a ticket, not finished here
   std::map<uint64_t, std::pair<InstanceId, NcclTicket>> tickets_;  // by number, not launched yet
   uint64_t next_ticket_ = 0;  // node 0: the next number to hand out

@@ -41,6 +41,10 @@ struct ValidatedOp {
   // The regions the spans lie in (at most one per span), held so they stay mapped while any copy
   // of the op lives; an op on GPU regions also holds the agent's host copies of them.
   std::array<std::shared_ptr<const void>, 10> holds;
+  // Some span names GPU memory.
+  bool NamesDevice() const {
+    return send.on_device() || recv.on_device() || ids.on_device() || out_ids.on_device() || demand.on_device();
+  }
   void Hold(const std::shared_ptr<const void>& region) {
     for (auto& h : holds) {
       if (h == region) return;

@@ -28,6 +28,7 @@ struct BufferSpan {
   }
   bool empty() const { return length == 0; }
   bool host() const { return kind == MemoryKind::kHost; }
+  bool on_device() const { return !empty() && !host(); }  // names GPU memory
   bool operator==(const BufferSpan&) const = default;
   // [offset, offset + len) of this span. Invariant: inside it.
   BufferSpan Sub(uint64_t offset, uint64_t len) const {
