@@ -19,8 +19,7 @@
 // agent's copies), or fails with the communicator's asynchronous error, which aborts the
 // communicators: the job's later ops fail with that error.
 //
-// Whether the agent runs NCCL at all is the agent's gpu_nccl setting (GpuNcclPolicy): kernels of
-// two processes on one GPU are time-sliced unless MPS runs, so `auto` runs them only under MPS.
+// Whether the agent runs NCCL at all is the agent's gpu_nccl setting (nccl_policy.h).
 #pragma once
 
 #include <cstdint>
@@ -35,26 +34,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/engine/nccl_policy.h"
 #include "agent/engine/op.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
-
-enum class GpuNccl { kAuto, kForce, kOff };
-const char* GpuNcclName(GpuNccl mode);
-
-// Whether this agent runs NCCL collectives for clients in gpu_mode ipc, and why (decided once, at
-// start). The MPS control pipe is looked for in $CUDA_MPS_PIPE_DIRECTORY, else /tmp/nvidia-mps.
-struct GpuNcclPolicy {
-  GpuNccl mode = GpuNccl::kAuto;
-  bool on = false;
-  bool mps = false;
-  std::string why;  // one sentence: what runs GPU collectives, and the reason
-  static GpuNcclPolicy Decide(GpuNccl mode);
-  // The agent's (set once by the agent at start; off until then).
-  static const GpuNcclPolicy& Current();
-  static void SetCurrent(GpuNcclPolicy p);
-};
 
 // Whether `op` is one the agent runs through NCCL: a dense allreduce, broadcast, allgather or
 // reduce-scatter of a dtype NCCL has, on GPU memory only.
