@@ -125,7 +125,7 @@ TEST(GpuIpcTest, ARegionReleasedWhileAnOpOnItRunsStaysImportedUntilTheOpIsDone) 
 TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
-  Pipe registered;
+  Pipe registered, leave;
   for (bool killed : {false, true}) {
     pid_t child = Spawn([&] {
       const cuda::Driver& d = ChildCuda();
@@ -148,13 +148,19 @@ TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
         ::pause();  // the parent kills it
         return 97;
       }
+      char ch;  // leaves once the parent has counted the imports
+      if (!leave.Receive(&ch, 20000)) return 95;
       outrider_disconnect(c);
       return 0;
     });
     char ch;
     ASSERT_TRUE(registered.Receive(&ch, 20000));
     EXPECT_EQ(DeviceMappings(agent->pid()), 2) << "the agent imported both allocations";
-    if (killed) ::kill(child, SIGKILL);
+    if (killed) {
+      ::kill(child, SIGKILL);
+    } else {
+      leave.Send('l');
+    }
     EXPECT_EQ(Reap(child), killed ? 128 + SIGKILL : 0);
     // The agent notices the hang-up on its next loop turn; its imports go with the session.
     EXPECT_EQ(DeviceMappingsOnceClosed(agent->pid()), 0) << (killed ? "killed" : "left in order");
