@@ -30,7 +30,7 @@ Job::~Job() {
   if (nccl_ != nullptr) nccl_->Abandon();  // its instances, in group_, may remain: they find nothing to drop
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
-    group_->SayJobLeft(lost_node_, failed_);
+    group_->SayJobLeft(lost_node_, failed_, gave_up_);
     net_->Release(group_->peers(), group_->node_rank());
   } else if (group_ != nullptr) {
     group_->FailAll(Cancelled("job ended"));
@@ -199,12 +199,13 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   Lose(PeerLost(lost + ": " + why.message()));
 }
 
-void Job::Lose(const Status& why, bool failure) {
+void Job::Lose(const Status& why, Ending how) {
   if (lost_.ok()) {
     Logger("engine")->warn("job '{}' failed for good ({}); its last ops:\n{}", id_, why.ToString(), recorder_.Dump());
   }
   if (lost_.ok()) lost_ = why;
-  if (failure && failed_.ok()) failed_ = lost_;
+  if (how != Ending::kLeft && failed_.ok()) failed_ = lost_;
+  if (how == Ending::kFailed) gave_up_ = true;
   FailAll(lost_);
 }
 
@@ -257,7 +258,7 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
   int rank = member->identity().local_rank;
   if (members_[static_cast<size_t>(rank)] != member) return;
   members_[static_cast<size_t>(rank)] = nullptr;
-  bool failure = false;  // the job failed here, rather than this rank leaving in order
+  Ending how = Ending::kLeft;
   if (lost_.ok()) {
     const ClientIdentity& id = member->identity();
     lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
@@ -275,9 +276,9 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
     // job ends here, through SayJobLeft).
     bool left_work_undone = !orderly || Unfinished();
     if (group_ != nullptr && left_work_undone) group_->SayJobFailed(lost_);
-    failure = left_work_undone || !first_failure_.ok();
+    how = left_work_undone ? Ending::kFailed : !first_failure_.ok() ? Ending::kLeftAfterFailure : Ending::kLeft;
   }
-  Lose(lost_, failure);
+  Lose(lost_, how);
 }
 
 bool Job::Unfinished() const {

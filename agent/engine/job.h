@@ -102,8 +102,12 @@ class Job {
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
-  // The job cannot go on (`why`); `failure`: it failed here, rather than a rank leaving in order.
-  void Lose(const Status& why, bool failure = true);
+  // How the job ended here: it failed (instances left half done); its ranks left in order after
+  // an op failed (every instance they contributed to finished; the cause is named to the other
+  // nodes); or they left in order.
+  enum class Ending { kFailed, kLeftAfterFailure, kLeft };
+  // The job cannot go on (`why`).
+  void Lose(const Status& why, Ending how = Ending::kFailed);
   // Some collective has not finished here (and has not failed everywhere already).
   bool Unfinished() const;
   // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
@@ -124,6 +128,7 @@ class Job {
   Status lost_;  // set once a member left
   Status first_failure_;  // the first op of the job that failed here (named when a rank then leaves)
   Status failed_;         // why the job failed here, if it did (a clean departure leaves it OK)
+  bool gave_up_ = false;  // ... with instances half done (Ending::kFailed)
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.
   EngineOptions engine_;

@@ -38,7 +38,8 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
       left_after_(static_cast<size_t>(topo_.nodes), -1),
       left_(static_cast<size_t>(topo_.nodes), false),
       left_cause_(static_cast<size_t>(topo_.nodes), -1),
-      left_failed_(static_cast<size_t>(topo_.nodes)) {}
+      left_failed_(static_cast<size_t>(topo_.nodes)),
+      left_gave_up_(static_cast<size_t>(topo_.nodes), false) {}
 
 NodeGroup::~NodeGroup() = default;
 
@@ -233,6 +234,7 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobLeft) {
     left_after_[from] = static_cast<int64_t>(h.sent_before);
     left_cause_[from] = h.lost_node >= 0 && h.lost_node < topo_.nodes ? h.lost_node : -1;
+    left_gave_up_[from] = h.step != 0;
     if (data != nullptr && len > 0) {
       Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kPeerLost;
       left_failed_[from] = Status(code, std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024)));

@@ -101,10 +101,12 @@ class NodeGroup : private CollectiveLinks {
   void SayJobFailed(const Status& why, int lost_node = -1);
   // Tells every peer that this node's clients left the job; `lost_node` >= 0 says the job failed
   // here because that node was lost, so the peers can name the real cause; `failed` says why the
-  // job failed here, if it did (the peers fail what they still run with it: this departure may
-  // reach them ahead of the failure's own message). With neither, the clients left in order:
-  // every instance this node contributed to, it finished.
-  void SayJobLeft(int lost_node = -1, const Status& failed = Status::Ok());
+  // job failed here, if it did. `gave_up`: it failed with instances half done, and the peers fail
+  // every one they still run (this departure may reach them ahead of the failure's own message).
+  // Without it the clients left in order, after `failed` if set: every instance this node
+  // contributed to, it finished, and the peers fail only those still missing its contribution
+  // (naming `failed`, the cause, if set).
+  void SayJobLeft(int lost_node = -1, const Status& failed = Status::Ok(), bool gave_up = false);
 
  private:
   using Instances = std::map<std::pair<uint64_t, uint64_t>, Collective>;
@@ -186,6 +188,7 @@ class NodeGroup : private CollectiveLinks {
   std::vector<bool> left_;
   std::vector<int> left_cause_;  // node whose loss made the leaving node give up, or -1
   std::vector<Status> left_failed_;  // why the job failed at the leaving node, if it did
+  std::vector<bool> left_gave_up_;   // ... with instances half done
   metrics::Counter* bytes_sent_ = nullptr;  // created on first use; owned by the registry
   metrics::Counter* bytes_recv_ = nullptr;
 };

@@ -6,7 +6,7 @@
 
 namespace outrider::agent {
 
-bool NodeGroup::GaveUp(size_t node) const { return left_cause_[node] >= 0 || !left_failed_[node].ok(); }
+bool NodeGroup::GaveUp(size_t node) const { return left_cause_[node] >= 0 || left_gave_up_[node]; }
 
 Status NodeGroup::LeftWhy(int node) const {
   if (!left_failed_[static_cast<size_t>(node)].ok()) return left_failed_[static_cast<size_t>(node)];
@@ -19,10 +19,11 @@ Status NodeGroup::LeftWhy(int node) const {
 void NodeGroup::ApplyLeft(int node) {
   size_t x = static_cast<size_t>(node);
   left_[x] = true;
-  // Everything the node sent has arrived. Its clients left in order: it finished every instance
-  // it contributed to, so only those still missing its contribution cannot complete. It gave up
-  // because it lost a node: it left instances half done, and in a ring, chain or sparse exchange
-  // every node waits for data that passes through every other, so none of them can complete.
+  // Everything the node sent has arrived. Its clients left in order (after a failure of some op,
+  // perhaps): it finished every instance it contributed to, so only those still missing its
+  // contribution cannot complete. It gave up (it lost a node, a rank died or left work undone): it
+  // left instances half done, and in a ring, chain or sparse exchange every node waits for data
+  // that passes through every other, so none of them can complete.
   bool gave_up = GaveUp(x);
   Status why = LeftWhy(node);
   std::vector<std::pair<uint64_t, uint64_t>> doomed;
@@ -98,10 +99,11 @@ void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   }
 }
 
-void NodeGroup::SayJobLeft(int lost_node, const Status& failed) {
+void NodeGroup::SayJobLeft(int lost_node, const Status& failed, bool gave_up) {
   if (peers_.empty()) return;
   PeerHeader h = Header(PeerMsg::kJobLeft, 0, 0);
   h.lost_node = lost_node;
+  h.step = gave_up ? 1 : 0;
   h.code = static_cast<int32_t>(failed.code());
   // The group may be gone by the time a send finishes: the callback alone keeps the text alive.
   auto text = std::make_shared<const std::string>(failed.ok() ? "" : failed.message());

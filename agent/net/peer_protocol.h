@@ -10,14 +10,16 @@ namespace outrider::agent {
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here; agents of different versions drop each
 // other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 7;
+inline constexpr uint16_t kPeerVersion = 8;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
   kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
   kRing = 3,       // one chunk of a ring or chain step (`step`, `offset`)
   kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`); if the
-                   // job failed there, `code` and the payload (the error text) say why
+                   // job failed there, `code` and the payload (the error text) say why, and
+                   // `step` is 1 if it gave up with instances half done (0: its ranks left in
+                   // order after an earlier failure, every instance they contributed to finished)
   kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
   kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
   kAbort = 7,      // the instance failed at the sender for a reason the other nodes cannot see (its
@@ -60,7 +62,8 @@ struct PeerHeader {
   uint64_t key;            // instance: (key, seq)
   uint64_t seq;
   int32_t from_node;
-  uint32_t step;           // kRing: reduce-scatter 0..N-2, allgather N-1..2N-3; kSparse: message phase
+  uint32_t step;           // kRing: reduce-scatter 0..N-2, allgather N-1..2N-3; kSparse: message phase;
+                           // kJobLeft: 1 if the sender gave up
   uint64_t offset;         // kRing: byte offset in the node buffer; kSparse: byte offset in the message
   uint64_t message_bytes;  // kSparse: length of the whole message the chunk belongs to
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included

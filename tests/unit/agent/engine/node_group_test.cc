@@ -5,6 +5,7 @@
 // need not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -239,6 +240,64 @@ TEST(NodeDepartureTest, NodeThatFinishedItsPartAndLeftInOrderLetsTheOthersComple
   c.group(finished).SayJobLeft();
   c.Run();
   ExpectOkEverywhere(c);
+}
+
+// A node whose ranks left in order after an earlier op failed (they saw the error and shut down)
+// finished every instance it contributed to: the others complete those, and fail only what still
+// misses its contribution, naming the earlier failure. A node that gave up with that failure left
+// instances half done: the others fail every one they still run.
+TEST(NodeDepartureTest, NodeThatLeftAfterAnEarlierFailureFailsOnlyWhatMissesItsContributionUnlessItGaveUp) {
+  for (bool gave_up : {false, true}) {
+    SCOPED_TRACE(gave_up ? "gave up" : "left in order");
+    NodeCluster c(kNodes, 1, kSmall);
+    std::vector<Rank> ranks = Ranks(Kind::kRingAllreduce);
+    std::vector<Rank> next = Ranks(Kind::kDirectAllreduce);
+    StartAll(c, ranks);
+    int finished = -1;
+    while (finished < 0) {
+      ASSERT_TRUE(c.net().Step()) << "no node finished while another still waited";
+      int done = 0;
+      for (int n = 0; n < kNodes; ++n) done += c.done(n, kKey, 0) != nullptr;
+      for (int n = 0; n < kNodes && done > 0 && done < kNodes; ++n) {
+        if (c.done(n, kKey, 0) != nullptr) finished = n;
+      }
+    }
+    // Seq 1 starts everywhere but on the leaving node.
+    for (int n = 0; n < kNodes; ++n) {
+      if (n != finished) c.group(n).Start(kKey, 1, {&next[static_cast<size_t>(n)].op});
+    }
+    // What the leaving node sent arrives; then its departure, before the rest of seq 0 passes
+    // between the others.
+    auto deliver_from_leaver = [&] {
+      for (int n = 0; n < kNodes; ++n) {
+        while (n != finished && c.net().StepLink(finished, n)) {
+        }
+      }
+    };
+    deliver_from_leaver();
+    std::vector<int> waited;  // nodes still waiting for data of seq 0 when the departure comes
+    for (int n = 0; n < kNodes; ++n) {
+      std::string what = c.group(n).WaitingFor(kKey, 0);
+      if (n != finished && !what.empty() && what != "sends to finish") waited.push_back(n);
+    }
+    c.group(finished).SayJobLeft(-1, Mismatch("allreduce seq 7: ranks disagree on count"), gave_up);
+    deliver_from_leaver();
+    c.Run();
+    if (gave_up) {
+      ASSERT_FALSE(waited.empty()) << "every node finished seq 0 before the departure";
+    }
+    for (int n = 0; n < kNodes; ++n) {
+      if (n == finished) continue;
+      const NodeDone* d = c.done(n, kKey, 0);
+      ASSERT_NE(d, nullptr) << "node " << n << " waits for " << c.group(n).WaitingFor(kKey, 0);
+      bool doomed = gave_up && std::find(waited.begin(), waited.end(), n) != waited.end();
+      EXPECT_EQ(d->status.code(), doomed ? Code::kMismatch : Code::kOk) << "node " << n << ": " << d->status.ToString();
+      const NodeDone* missing = c.done(n, kKey, 1);
+      ASSERT_NE(missing, nullptr) << "node " << n << " waits for " << c.group(n).WaitingFor(kKey, 1);
+      EXPECT_EQ(missing->status.code(), Code::kMismatch) << missing->status.ToString();
+      EXPECT_TRUE(Contains(missing->status, "seq 7: ranks disagree on count")) << missing->status.message();
+    }
+  }
 }
 
 // ---- An instance that fails on one node only ----
