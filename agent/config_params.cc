@@ -100,7 +100,7 @@ const Param kParams[] = {
      "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,
      ParamKind::kUint, OUTRIDER_UINT_FIELD(spin_us)},
     {"gpu_nccl", "--gpu-nccl", "OUTRIDER_GPU_NCCL", "gpu_nccl", "MODE", "", "",
-     "Who runs dense GPU collectives of single-node gpu_mode ipc jobs: `auto` (the agent's own NCCL "
+     "Who runs dense GPU collectives of gpu_mode ipc jobs: `auto` (the agent's own NCCL "
      "communicators when MPS runs, else the host engine through pinned buffers), `force` (NCCL even "
      "without MPS: its kernels are then time-sliced with training's) or `off` (the host engine).",
      true, ParamKind::kString,

@@ -411,7 +411,10 @@ void Job::Run(InstanceId inst, Pending& p) {
   }
   if (gpu) {
     // Every local rank's op is NcclEligible: its session staged it otherwise, and the ranks agreed
-    // on their memory (their fingerprints).
+    // on their memory (their fingerprints). NCCL must not launch on alltoallv counts that disagree.
+    if (ops[0]->kind == ipc::OpKind::kAlltoallv) {
+      if (Status st = CheckLocalAlltoallvCounts(ops); !st.ok()) return Finish(pending_.find(inst), st, "nccl", nullptr);
+    }
     nccl_->Add(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
       auto it = pending_.find(inst);
       if (it != pending_.end()) Finish(it, st, "nccl", nullptr);

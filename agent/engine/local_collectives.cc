@@ -6,6 +6,20 @@
 #include "ipc/check.h"
 
 namespace outrider::agent {
+
+Status CheckLocalAlltoallvCounts(const std::vector<const ValidatedOp*>& ops) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (size_t j = 0; j < ops.size(); ++j) {
+      if (ops[i]->send_counts[j] != ops[j]->recv_counts[i]) {
+        return Mismatch("alltoallv counts disagree: local rank " + std::to_string(i) + " sends " +
+                        std::to_string(ops[i]->send_counts[j]) + " elements to local rank " + std::to_string(j) +
+                        ", which expects " + std::to_string(ops[j]->recv_counts[i]));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 std::vector<CopyPair> Allgather(const std::vector<const ValidatedOp*>& ops) {
@@ -26,15 +40,7 @@ std::vector<CopyPair> Broadcast(const std::vector<const ValidatedOp*>& ops) {
 
 Result<std::vector<CopyPair>> Alltoallv(const std::vector<const ValidatedOp*>& ops) {
   uint64_t elem = ipc::DTypeSize(ops[0]->dtype);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    for (size_t j = 0; j < ops.size(); ++j) {
-      if (ops[i]->send_counts[j] != ops[j]->recv_counts[i]) {
-        return Mismatch("alltoallv counts disagree: local rank " + std::to_string(i) + " sends " +
-                        std::to_string(ops[i]->send_counts[j]) + " elements to local rank " + std::to_string(j) +
-                        ", which expects " + std::to_string(ops[j]->recv_counts[i]));
-      }
-    }
-  }
+  OUTRIDER_RETURN_IF_ERROR(CheckLocalAlltoallvCounts(ops));
   std::vector<CopyPair> pairs;
   for (size_t i = 0; i < ops.size(); ++i) {
     for (size_t j = 0; j < ops.size(); ++j) {

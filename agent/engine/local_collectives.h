@@ -15,4 +15,8 @@ namespace outrider::agent {
 // counts disagree between a sender and a receiver.
 void ExecuteLocal(const std::vector<const ValidatedOp*>& ops, DataPlane& data, DataPlane::Done done);
 
+// MISMATCH naming the first pair of local ranks whose alltoallv counts disagree (`ops`: every
+// rank of a single-node job), or Ok.
+Status CheckLocalAlltoallvCounts(const std::vector<const ValidatedOp*>& ops);
+
 }  // namespace outrider::agent

@@ -55,6 +55,10 @@ ncclComm_t Comm(void* c) { return static_cast<ncclComm_t>(c); }
 }  // namespace
 
 bool NcclEligible(const ValidatedOp& op) {
+  if (op.kind == ipc::OpKind::kAlltoallv) {  // moves bytes: any dtype
+    return (op.recv.on_device() || op.send.on_device()) && (op.recv.empty() || op.recv.on_device()) &&
+           (op.send.empty() || op.send.on_device());
+  }
   ncclDataType_t t;
   if (!DtypeOf(op.dtype, &t)) return false;
   switch (op.kind) {
@@ -92,7 +96,13 @@ bool Chunkable(ipc::OpKind kind) { return kind == ipc::OpKind::kAllreduce || kin
 void NcclPath::Add(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops, int32_t priority, Done done) {
   if (state_ == State::kFailed) return done(failed_);
   Item item;
-  item.count = ops[0]->count;
+  if (ops[0]->kind == ipc::OpKind::kAlltoallv) {  // one launch of send/receive pairs
+    item.count = 1;
+    item.unit_bytes = std::max<uint64_t>(1, std::max(ops[0]->send.length, ops[0]->recv.length));
+  } else {
+    item.count = ops[0]->count;
+    item.unit_bytes = ipc::DTypeSize(ops[0]->dtype);
+  }
   item.ops = std::move(ops);
   item.done = std::move(done);
   item.priority = priority;
@@ -217,7 +227,7 @@ void NcclPath::HandOutTickets() {
   while (!ready_.empty() && unfinished_bytes_ < 2 * options_.chunk_bytes) {
     InstanceId id = std::get<2>(*ready_.begin());
     Item& item = items_.at(id);
-    uint64_t elt = ipc::DTypeSize(item.ops[0]->dtype);
+    uint64_t elt = item.unit_bytes;
     uint64_t chunk_elems = std::max<uint64_t>(1, options_.chunk_bytes / elt);
     uint64_t count = Chunkable(item.ops[0]->kind) ? std::min(chunk_elems, item.count - item.ticketed) : item.count;
     NcclTicket t{next_ticket_++, item.ticketed, count};
@@ -242,7 +252,7 @@ Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight)
   ncclDataType_t dtype = ncclFloat32;
   DtypeOf(first.dtype, &dtype);
   uint64_t elt = ipc::DTypeSize(first.dtype);
-  uint64_t offset = t.first * elt;
+  uint64_t offset = first.kind == ipc::OpKind::kAlltoallv ? 0 : t.first * elt;
   Status st;
   OUTRIDER_RETURN_IF_ERROR(nccl::Check(*n, n->ncclGroupStart(), "ncclGroupStart"));
   for (size_t r = 0; r < item.ops.size() && st.ok(); ++r) {
@@ -273,6 +283,21 @@ Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight)
         st = nccl::Check(*n, n->ncclReduceScatter(send, recv, op.recv.length / elt, dtype, RedOpOf(op.reduce_op), comm, s),
                          "ncclReduceScatter", comm);
         break;
+      case ipc::OpKind::kAlltoallv: {
+        // A send to and a receive from every rank, itself included, as bytes (any dtype); every
+        // pair's counts agreed on every node before the launch was ordered. Zero-byte pairs too:
+        // both sides of a pair always post the same.
+        uint64_t at_send = 0, at_recv = 0;
+        for (int p = 0; p < world_ && st.ok(); ++p) {
+          uint64_t out = static_cast<uint64_t>(op.send_counts[static_cast<size_t>(p)]) * elt;
+          uint64_t in = static_cast<uint64_t>(op.recv_counts[static_cast<size_t>(p)]) * elt;
+          st = nccl::Check(*n, n->ncclSend(send + at_send, out, ncclUint8, p, comm, s), "ncclSend", comm);
+          if (st.ok()) st = nccl::Check(*n, n->ncclRecv(recv + at_recv, in, ncclUint8, p, comm, s), "ncclRecv", comm);
+          at_send += out;
+          at_recv += in;
+        }
+        break;
+      }
       default: st = Internal("not an NCCL op"); break;
     }
   }
@@ -285,7 +310,7 @@ Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight)
     flight->tickets.emplace_back(stream, ticket);
   }
   flight->count = t.count;
-  flight->bytes = t.count * elt;
+  flight->bytes = t.count * item.unit_bytes;
   ++launched_;
   return Status::Ok();
 }

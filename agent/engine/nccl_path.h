@@ -13,6 +13,7 @@
 // order they became ready), keeping at most two chunks' bytes of tickets unfinished. Every agent,
 // node 0's too, launches strictly in ticket order. Priorities thus act between chunks, local
 // submission orders may differ from node to node, and no two agents ever launch differently.
+// An alltoallv is one launch: a group of sends to and receives from every rank.
 // A single-node job is its own node 0.
 //
 // An instance completes once every stream passed all its chunks (a pinned ticket word, as for the
@@ -41,7 +42,8 @@
 namespace outrider::agent {
 
 // Whether `op` is one the agent runs through NCCL: a dense allreduce, broadcast, allgather or
-// reduce-scatter of a dtype NCCL has, on GPU memory only.
+// reduce-scatter of a dtype NCCL has, or an alltoallv (of any dtype: it moves bytes), on GPU
+// memory only.
 bool NcclEligible(const ValidatedOp& op);
 
 // One chunk's place in a job's launch order: elements [first, first + count) of an instance.
@@ -107,7 +109,8 @@ class NcclPath {
     std::vector<const ValidatedOp*> ops;
     Done done;
     int32_t priority = 0;
-    uint64_t count = 0;      // elements the tickets cover
+    uint64_t count = 0;      // elements the tickets cover (alltoallv: 1, its one launch)
+    uint64_t unit_bytes = 0;  // bytes of one of them
     uint64_t ticketed = 0;   // node 0: elements handed out
     uint64_t completed = 0;  // elements whose chunks finished here
     bool in_order = false;   // some chunk of it has a ticket

@@ -15,8 +15,12 @@
 // - A collective waits for its peers as long as it takes (as a kernel does) until the
 //   communicator is aborted (ncclCommAbort, here or in a peer: ncclRemoteError) or a peer's
 //   process is gone (ncclRemoteError naming the rank).
-// - Groups (ncclGroupStart/End) defer launches to the outermost ncclGroupEnd. Point-to-point
-//   (ncclSend/ncclRecv) is refused.
+// - Groups (ncclGroupStart/End) defer launches to the outermost ncclGroupEnd. A group's
+//   point-to-point calls (ncclSend/ncclRecv) on a communicator are one launch there, after its
+//   collectives: every rank of the communicator must launch such a group at that position of the
+//   order (as the agent's alltoallv does; NCCL only matches pairs), with at most one send to and
+//   one receive from each peer. A send whose size differs from its receive fails every rank,
+//   naming both, where NCCL would hang or write past the buffer.
 //
 // Environment: OUTRIDER_FAKE_NCCL_INIT_FAIL=1 (every init fails with ncclSystemError),
 // OUTRIDER_FAKE_NCCL_VERSION (what ncclGetVersion says; default 22809).
@@ -27,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -59,7 +64,7 @@ static_assert(sizeof(IdBytes) <= NCCL_UNIQUE_ID_BYTES);
 
 // What a rank launched at one position of the order.
 struct Desc {
-  int32_t kind;  // 1 allreduce, 2 broadcast, 3 allgather, 4 reduce-scatter
+  int32_t kind;  // 1 allreduce, 2 broadcast, 3 allgather, 4 reduce-scatter, 5 point-to-point group
   int32_t dtype, op, root;
   uint64_t count;
 };
@@ -69,6 +74,7 @@ struct RankSlot {
   char uuid[48];
   std::atomic<uint64_t> step;  // barriers passed
   Desc desc;
+  uint64_t p2p_bytes;  // point-to-point: bytes this rank sends in the current round
 };
 
 struct Segment {
@@ -270,6 +276,7 @@ const char* KindName(int kind) {
     case 2: return "broadcast";
     case 3: return "allgather";
     case 4: return "reduce-scatter";
+    case 5: return "point-to-point group";
     default: return "?";
   }
 }
@@ -279,12 +286,57 @@ std::string Describe(const Desc& d) {
          ", op " + std::to_string(d.op) + ", root " + std::to_string(d.root) + ")";
 }
 
+// One side of a point-to-point transfer in a group: the peer, the memory, its bytes.
+struct P2p {
+  int peer;
+  uint8_t* data;
+  size_t bytes;
+};
+
 struct Call {
   std::shared_ptr<Comm> comm;
   Desc desc;
   const uint8_t* send;
   uint8_t* recv;
+  std::vector<P2p> sends, recvs;  // kind 5
 };
+
+const P2p* With(const std::vector<P2p>& v, int peer) {
+  for (const P2p& p : v) {
+    if (p.peer == peer) return &p;
+  }
+  return nullptr;
+}
+
+// A point-to-point group: in round k every rank sends to rank + k and receives from rank - k,
+// through its slot, in chunks; each round first publishes the bytes every rank sends in it.
+void RunP2p(Call& call) {
+  Comm& c = *call.comm;
+  for (int k = 0; k < c.nranks; ++k) {
+    int to = (c.rank + k) % c.nranks, from = (c.rank - k + c.nranks) % c.nranks;
+    const P2p* send = With(call.sends, to);
+    const P2p* recv = With(call.recvs, from);
+    c.seg->ranks[c.rank].p2p_bytes = send != nullptr ? send->bytes : 0;
+    if (!Barrier(c)) return;
+    uint64_t most = 0;
+    for (int r = 0; r < c.nranks; ++r) most = std::max<uint64_t>(most, c.seg->ranks[r].p2p_bytes);
+    uint64_t coming = c.seg->ranks[from].p2p_bytes, expected = recv != nullptr ? recv->bytes : 0;
+    if (coming != expected) {
+      c.Fail(ncclInvalidUsage,
+             "rank " + std::to_string(from) + " sends " + std::to_string(coming) + " bytes to rank " +
+                 std::to_string(c.rank) + ", which receives " + std::to_string(expected),
+             true);
+      return;
+    }
+    if (!Barrier(c)) return;  // every rank read the sizes before the next round overwrites them
+    for (uint64_t lo = 0; lo < most; lo += kSlotBytes) {
+      if (send != nullptr && lo < send->bytes) std::memcpy(c.Slot(c.rank), send->data + lo, std::min<uint64_t>(kSlotBytes, send->bytes - lo));
+      if (!Barrier(c)) return;
+      if (recv != nullptr && lo < recv->bytes) std::memcpy(recv->data + lo, c.Slot(from), std::min<uint64_t>(kSlotBytes, recv->bytes - lo));
+      if (!Barrier(c)) return;
+    }
+  }
+}
 
 // The collective, on the stream: every rank runs the same sequence of barriers while the
 // communicator's ranks agree on what they launched.
@@ -304,6 +356,7 @@ void Run(Call& call) {
       return;
     }
   }
+  if (d.kind == 5) return RunP2p(call);
   size_t elt = Size(static_cast<ncclDataType_t>(d.dtype));
   auto dtype = static_cast<ncclDataType_t>(d.dtype);
   auto op = static_cast<ncclRedOp_t>(d.op);
@@ -348,8 +401,68 @@ void Run(Call& call) {
 struct Group {
   int depth = 0;
   std::vector<std::function<void()>> launches;
+  std::vector<std::pair<std::shared_ptr<Call>, cudaStream_t>> p2p;  // one call per communicator
 };
 [[gnu::tls_model("initial-exec")]] thread_local Group t_group;
+
+// Queues `call` on `stream` as the collective's "kernel".
+void Enqueue(const std::shared_ptr<Call>& call, cudaStream_t stream) {
+  auto d = outrider::cuda::Load();
+  if (!d.ok()) return;
+  auto* held = new std::shared_ptr<Call>(call);
+  CUresult rc = (*d)->cuLaunchHostFunc(
+      reinterpret_cast<CUstream>(stream),
+      [](void* p) {
+        auto* h = static_cast<std::shared_ptr<Call>*>(p);
+        Run(**h);
+        delete h;
+      },
+      held);
+  if (rc != CUDA_SUCCESS) {
+    delete held;
+    call->comm->Fail(ncclUnhandledCudaError, "cuLaunchHostFunc failed: " + std::to_string(rc), false);
+  }
+}
+
+ncclResult_t PointToPoint(bool is_send, void* data, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
+                          cudaStream_t stream) {
+  if (comm == nullptr) return ncclInvalidArgument;
+  std::shared_ptr<Comm> c = reinterpret_cast<Handle*>(comm)->comm;
+  if (int s = c->state.load(); s != ncclSuccess) {
+    t_last_error = s == ncclInProgress ? "the communicator is still initializing" : c->Error();
+    return s == ncclInProgress ? ncclInvalidUsage : static_cast<ncclResult_t>(s);
+  }
+  if (Size(dtype) == 0 || peer < 0 || peer >= c->nranks) {
+    t_last_error = "bad dtype or peer";
+    return ncclInvalidArgument;
+  }
+  std::shared_ptr<Call> call;
+  for (auto& [pending, s] : t_group.p2p) {
+    if (pending->comm == c) {
+      if (s != stream) {
+        t_last_error = "the fake NCCL takes a group's point-to-point calls on one stream per communicator";
+        return ncclInvalidUsage;
+      }
+      call = pending;
+    }
+  }
+  if (call == nullptr) {
+    call = std::make_shared<Call>(Call{c, Desc{5, ncclUint8, 0, 0, 0}, nullptr, nullptr, {}, {}});
+    t_group.p2p.emplace_back(call, stream);
+  }
+  std::vector<P2p>& side = is_send ? call->sends : call->recvs;
+  if (With(side, peer) != nullptr) {
+    t_last_error = "the fake NCCL takes one send to and one receive from each peer in a group";
+    return ncclInvalidUsage;
+  }
+  side.push_back({peer, static_cast<uint8_t*>(data), count * Size(dtype)});
+  if (t_group.depth == 0) {  // alone: a group of one
+    auto p2p = std::move(t_group.p2p);
+    t_group.p2p.clear();
+    for (auto& [pending, s] : p2p) Enqueue(pending, s);
+  }
+  return ncclSuccess;
+}
 
 ncclResult_t Launch(ncclComm_t comm, int kind, const void* send, void* recv, size_t count, ncclDataType_t dtype,
                     ncclRedOp_t op, int root, cudaStream_t stream) {
@@ -365,24 +478,8 @@ ncclResult_t Launch(ncclComm_t comm, int kind, const void* send, void* recv, siz
   }
   if (kind == 2 && (root < 0 || root >= c->nranks)) return ncclInvalidArgument;
   auto call = std::make_shared<Call>(Call{c, Desc{kind, dtype, op, root, count}, static_cast<const uint8_t*>(send),
-                                          static_cast<uint8_t*>(recv)});
-  auto launch = [call, stream] {
-    auto d = outrider::cuda::Load();
-    if (!d.ok()) return;
-    auto* held = new std::shared_ptr<Call>(call);
-    CUresult rc = (*d)->cuLaunchHostFunc(
-        reinterpret_cast<CUstream>(stream),
-        [](void* p) {
-          auto* h = static_cast<std::shared_ptr<Call>*>(p);
-          Run(**h);
-          delete h;
-        },
-        held);
-    if (rc != CUDA_SUCCESS) {
-      delete held;
-      call->comm->Fail(ncclUnhandledCudaError, "cuLaunchHostFunc failed: " + std::to_string(rc), false);
-    }
-  };
+                                          static_cast<uint8_t*>(recv), {}, {}});
+  auto launch = [call, stream] { Enqueue(call, stream); };
   if (t_group.depth > 0) {
     t_group.launches.push_back(std::move(launch));
   } else {
@@ -552,8 +649,11 @@ FAKE_API ncclResult_t ncclGroupEnd() {
   if (t_group.depth == 0) return ncclInvalidUsage;
   if (--t_group.depth == 0) {
     auto launches = std::move(t_group.launches);
+    auto p2p = std::move(t_group.p2p);
     t_group.launches.clear();
+    t_group.p2p.clear();
     for (auto& l : launches) l();
+    for (auto& [call, stream] : p2p) Enqueue(call, stream);
   }
   return ncclSuccess;
 }
@@ -578,12 +678,12 @@ FAKE_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t cou
   return Launch(comm, 4, send, recv, count, dtype, op, 0, stream);
 }
 
-FAKE_API ncclResult_t ncclSend(const void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) {
-  t_last_error = "the fake NCCL has no point-to-point";
-  return ncclInvalidUsage;
+FAKE_API ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
+                               cudaStream_t stream) {
+  return PointToPoint(true, const_cast<void*>(send), count, dtype, peer, comm, stream);
 }
 
-FAKE_API ncclResult_t ncclRecv(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) {
-  t_last_error = "the fake NCCL has no point-to-point";
-  return ncclInvalidUsage;
+FAKE_API ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
+                               cudaStream_t stream) {
+  return PointToPoint(false, recv, count, dtype, peer, comm, stream);
 }

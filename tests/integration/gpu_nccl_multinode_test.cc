@@ -142,6 +142,37 @@ TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrder
   EXPECT_THAT(agents_[1]->ReadLog(), HasSubstr("job 'nccl-orders': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
 }
 
+// Alltoallv across nodes on the communicators, and counts that disagree between nodes failing
+// every rank alike before any launch (NCCL would hang or write past a buffer), so the next runs.
+TEST_F(GpuNcclMultiNodeTest, AlltoallvAcrossNodesRunsOnTheCommunicatorsAndDisagreeingCountsFailEveryRankFirst) {
+  StartNcclAgents({"force", "force"});
+  BlockCounts counts = [](int i, int j) -> int64_t { return i == j ? 0 : 1000 * (1 + i + 3 * j) + 60000 * (i == 3); };
+  BlockCounts wrong = [&](int i, int j) -> int64_t { return i == 0 && j == 3 ? counts(i, j) + 5 : counts(i, j); };
+  auto pids = SpawnRanks([&](int rank) {
+    const cuda::Driver* dp = nullptr;
+    outrider_client_t* c = ConnectGpuRank("nccl-a2a", rank, &dp);
+    CUstream s = nullptr;
+    if (dp->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 51;
+    std::string why;
+    for (int round = 0; round < 3; ++round) {
+      bool disagree = round == 1;
+      int rc = DeviceAlltoallv(c, *dp, s, rank, kWorld, counts, disagree ? wrong : counts, &why);
+      bool right = disagree ? rc == OUTRIDER_ERR_MISMATCH &&
+                                  why.find("ranks 0-1 (node 0) sends 36000 elements to ranks 2-3 (node 1), which expects 36005") !=
+                                      std::string::npos
+                            : rc == 0;
+      if (!right) {
+        std::fprintf(stderr, "rank %d, round %d: %d %s\n", rank, round, rc, why.c_str());
+        return 52 + round;
+      }
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  EXPECT_THAT(agents_[0]->ReadLog(), HasSubstr("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
+}
+
 TEST_F(GpuNcclMultiNodeTest, AgentsWithDifferentGpuNcclSettingsFailTheOpOnEveryRankNamingWhy) {
   StartNcclAgents({"force", "off"});
   auto pids = SpawnRanks([&](int rank) {

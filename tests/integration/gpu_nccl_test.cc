@@ -1,8 +1,9 @@
 // The agent's NCCL path (agent/engine/nccl_path.h) against a real agent, with the fake CUDA driver
 // (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the agent:
 // dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
-// communicators in stream order; two ranks on one GPU fail naming the setting to change; without
-// MPS, `auto` keeps to the host engine and says why.
+// communicators in stream order; alltoallv runs as sends and receives once its counts agree; two
+// ranks on one GPU fail naming the setting to change; without MPS, `auto` keeps to the host engine
+// and says why.
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -97,6 +98,49 @@ TEST(GpuNcclTest, DenseOpsOfTwoRanksOnTwoGpusRunOnTheAgentsNcclCommunicatorsInSt
   EXPECT_NE(log.find("gpu_nccl = force: dense GPU collectives"), std::string::npos) << log;
   EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos)
       << log;
+}
+
+// One launch of sends and receives per rank: blocks of every size (none, within one of the fake
+// NCCL's chunks, across several), and counts that disagree fail both ranks before any launch, so
+// the next alltoallv runs.
+TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCountsFailBeforeLaunch) {
+  auto agent = StartNcclAgent("force");
+  ASSERT_NE(agent, nullptr);
+  BlockCounts counts = [](int i, int j) -> int64_t { return i == 0 && j == 0 ? 0 : 1000 + 150000 * (i + 2 * j); };
+  BlockCounts wrong = [&](int i, int j) -> int64_t { return i == 0 && j == 1 ? counts(i, j) - 1 : counts(i, j); };
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) {
+    pids.push_back(Spawn([&, r] {
+      const cuda::Driver& d = ChildCuda();
+      CUcontext ctx = nullptr;
+      if (d.cuDevicePrimaryCtxRetain(&ctx, r) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return 50;
+      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "nccl-a2a", r, 2);
+      CUstream s = nullptr;
+      if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 51;
+      std::string why;
+      int rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
+      if (rc != 0) {
+        std::fprintf(stderr, "rank %d: first alltoallv: %d %s\n", r, rc, why.c_str());
+        return 52;
+      }
+      rc = DeviceAlltoallv(c, d, s, r, 2, counts, wrong, &why);
+      if (rc != OUTRIDER_ERR_MISMATCH ||
+          why.find("local rank 0 sends 301000 elements to local rank 1, which expects 300999") == std::string::npos) {
+        std::fprintf(stderr, "rank %d: disagreeing alltoallv: %d %s\n", r, rc, why.c_str());
+        return 53;
+      }
+      rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
+      if (rc != 0) {
+        std::fprintf(stderr, "rank %d: alltoallv after the disagreement: %d %s\n", r, rc, why.c_str());
+        return 54;
+      }
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  std::string log = ReadFile(agent->log_path());
+  EXPECT_NE(log.find("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos) << log;
 }
 
 TEST(GpuNcclTest, TwoRanksOnOneGpuFailNamingTheSettingThatRunsThem) {

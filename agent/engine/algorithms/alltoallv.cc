@@ -7,15 +7,18 @@
 
 namespace outrider::agent {
 
-AlltoallvCounts Alltoallv::CountsWith(size_t m) const {
-  size_t L = local();
+namespace {
+
+// Node `me`'s counts with node m (`ops`: me's ranks).
+AlltoallvCounts CountsWith(const std::vector<const ValidatedOp*>& ops, size_t m) {
+  size_t L = ops.size();
   std::vector<int64_t> sent, expected;
   AlltoallvCounts x{};
   // Both in (sending rank, receiving rank) order: this node's ranks send to m's, m's send to them.
   for (size_t i = 0; i < L; ++i) {
     for (size_t j = 0; j < L; ++j) {
-      sent.push_back(c_.ops[i]->send_counts[m * L + j]);
-      expected.push_back(c_.ops[j]->recv_counts[m * L + i]);
+      sent.push_back(ops[i]->send_counts[m * L + j]);
+      expected.push_back(ops[j]->recv_counts[m * L + i]);
       x.sent += static_cast<uint64_t>(sent.back());
       x.expected += static_cast<uint64_t>(expected.back());
     }
@@ -25,31 +28,74 @@ AlltoallvCounts Alltoallv::CountsWith(size_t m) const {
   return x;
 }
 
-void Alltoallv::Prepare(std::function<void()> ready) {
-  size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
-  uint64_t elem = ipc::DTypeSize(op().dtype);
-  const auto& ops = c_.ops;
-  for (size_t m = 0; m < N; ++m) counts_.push_back(CountsWith(m));
-  // Blocks among this node's ranks move only once every pair agrees; the finer check here names
-  // the ranks.
-  for (size_t i = 0; i < L && local_detail_.empty(); ++i) {
+}  // namespace
+
+AlltoallvAgreement::AlltoallvAgreement(const std::vector<const ValidatedOp*>& ops, const Topology& topo) {
+  size_t N = static_cast<size_t>(topo.nodes), L = ops.size(), me = static_cast<size_t>(topo.me);
+  for (size_t m = 0; m < N; ++m) counts.push_back(CountsWith(ops, m));
+  // The finer check here names the ranks.
+  for (size_t i = 0; i < L && local_detail.empty(); ++i) {
     for (size_t j = 0; j < L; ++j) {
       size_t gi = me * L + i, gj = me * L + j;
       if (ops[j]->recv_counts[gi] != ops[i]->send_counts[gj]) {
-        local_detail_ = "rank " + std::to_string(gi) + " sends " + std::to_string(ops[i]->send_counts[gj]) +
-                        " elements to rank " + std::to_string(gj) + ", which expects " +
-                        std::to_string(ops[j]->recv_counts[gi]);
+        local_detail = "rank " + std::to_string(gi) + " sends " + std::to_string(ops[i]->send_counts[gj]) +
+                       " elements to rank " + std::to_string(gj) + ", which expects " +
+                       std::to_string(ops[j]->recv_counts[gi]);
         break;
       }
     }
   }
+}
+
+Status AlltoallvAgreement::Check(const std::vector<std::vector<uint8_t>>& payloads, const Topology& topo) const {
+  size_t N = static_cast<size_t>(topo.nodes), me = static_cast<size_t>(topo.me), table = N * sizeof(AlltoallvCounts);
+  std::vector<std::vector<AlltoallvCounts>> tables(N);
+  for (size_t n = 0; n < N; ++n) {
+    if (n == me) {
+      tables[n] = counts;
+      continue;
+    }
+    if (payloads[n].size() < table) return ProtocolError("peer sent an alltoallv payload without its counts");
+    tables[n].resize(N);
+    std::memcpy(tables[n].data(), payloads[n].data(), table);
+  }
+  for (size_t a = 0; a < N; ++a) {
+    for (size_t b = 0; b < N; ++b) {
+      const AlltoallvCounts& s = tables[a][b];  // a's ranks to b's, as a says
+      const AlltoallvCounts& r = tables[b][a];  // the same, as b says
+      if (s.sent == r.expected && s.sent_hash == r.expected_hash) continue;
+      std::string from = topo.DescribeNode(static_cast<int>(a)), to = topo.DescribeNode(static_cast<int>(b));
+      if (a == b) {
+        std::string detail = a == me && !local_detail.empty() ? " (" + local_detail + ")" : "";
+        return Mismatch("alltoallv counts disagree among " + from + ": its ranks send each other " + std::to_string(s.sent) +
+                        " elements, and expect " + std::to_string(r.expected) +
+                        (s.sent == r.expected ? ", but not in the same blocks" : "") + detail);
+      }
+      if (s.sent != r.expected) {
+        return Mismatch("alltoallv counts disagree: " + from + " sends " + std::to_string(s.sent) + " elements to " + to +
+                        ", which expects " + std::to_string(r.expected));
+      }
+      return Mismatch("alltoallv counts disagree: " + from + " sends " + to + " the " + std::to_string(s.sent) +
+                      " elements it expects, but not in the blocks its ranks expect");
+    }
+  }
+  return Status::Ok();
+}
+
+void Alltoallv::Prepare(std::function<void()> ready) {
+  size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
+  uint64_t elem = ipc::DTypeSize(op().dtype);
+  const auto& ops = c_.ops;
+  // Blocks among this node's ranks move only once every pair agrees.
+  agreement_ = std::make_unique<AlltoallvAgreement>(ops, topo_);
+  const std::vector<AlltoallvCounts>& counts = agreement_->counts;
   outgoing_.resize(N);
   std::vector<CopyPair> pairs;
   uint64_t table = N * sizeof(AlltoallvCounts);
   for (size_t m = 0; m < N; ++m) {
     if (m == me) continue;
-    outgoing_[m].resize(table + counts_[m].sent * elem);
-    std::memcpy(outgoing_[m].data(), counts_.data(), table);  // agent memory
+    outgoing_[m].resize(table + counts[m].sent * elem);
+    std::memcpy(outgoing_[m].data(), counts.data(), table);  // agent memory
     BufferSpan out = BufferSpan::Host(outgoing_[m].data(), outgoing_[m].size());
     uint64_t at = table;
     for (size_t i = 0; i < L; ++i) {
@@ -69,48 +115,13 @@ BufferSpan Alltoallv::Contribution(int node) const {
   return BufferSpan::Host(m.data(), m.size());
 }
 
-Status Alltoallv::CheckPairs(const std::vector<std::vector<AlltoallvCounts>>& tables) const {
-  size_t N = tables.size(), me = static_cast<size_t>(topo_.me);
-  for (size_t a = 0; a < N; ++a) {
-    for (size_t b = 0; b < N; ++b) {
-      const AlltoallvCounts& s = tables[a][b];  // a's ranks to b's, as a says
-      const AlltoallvCounts& r = tables[b][a];  // the same, as b says
-      if (s.sent == r.expected && s.sent_hash == r.expected_hash) continue;
-      std::string from = topo_.DescribeNode(static_cast<int>(a)), to = topo_.DescribeNode(static_cast<int>(b));
-      if (a == b) {
-        std::string detail = a == me && !local_detail_.empty() ? " (" + local_detail_ + ")" : "";
-        return Mismatch("alltoallv counts disagree among " + from + ": its ranks send each other " + std::to_string(s.sent) +
-                        " elements, and expect " + std::to_string(r.expected) +
-                        (s.sent == r.expected ? ", but not in the same blocks" : "") + detail);
-      }
-      if (s.sent != r.expected) {
-        return Mismatch("alltoallv counts disagree: " + from + " sends " + std::to_string(s.sent) + " elements to " + to +
-                        ", which expects " + std::to_string(r.expected));
-      }
-      return Mismatch("alltoallv counts disagree: " + from + " sends " + to + " the " + std::to_string(s.sent) +
-                      " elements it expects, but not in the blocks its ranks expect");
-    }
-  }
-  return Status::Ok();
-}
-
 void Alltoallv::Agreed() {
   size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
   uint64_t elem = ipc::DTypeSize(op().dtype), table = N * sizeof(AlltoallvCounts);
-  std::vector<std::vector<AlltoallvCounts>> tables(N);
-  for (size_t n = 0; n < N; ++n) {
-    if (n == me) {
-      tables[n] = counts_;
-      continue;
-    }
-    if (c_.data[n].size() < table) return Complete(ProtocolError("peer sent an alltoallv payload without its counts"));
-    tables[n].resize(N);
-    std::memcpy(tables[n].data(), c_.data[n].data(), table);
-  }
   // Every node checks the same tables in the same order: all fail alike, before writing any output.
-  if (Status st = CheckPairs(tables); !st.ok()) return Complete(st);
+  if (Status st = agreement_->Check(c_.data, topo_); !st.ok()) return Complete(st);
   for (size_t n = 0; n < N; ++n) {
-    if (n != me && c_.data[n].size() - table != counts_[n].expected * elem) {
+    if (n != me && c_.data[n].size() - table != agreement_->counts[n].expected * elem) {
       return Complete(ProtocolError("peer sent an alltoallv payload that does not match its counts"));
     }
   }

@@ -6,6 +6,7 @@
 // disagreement named, and no output is written.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,20 @@
 #include "agent/net/peer_protocol.h"
 
 namespace outrider::agent {
+
+// The counts agreement of an alltoallv across nodes, shared with the NCCL path's (which moves the
+// blocks on NCCL, and must not launch on counts that disagree).
+struct AlltoallvAgreement {
+  // `ops`: this node's ranks' ops, by local rank.
+  AlltoallvAgreement(const std::vector<const ValidatedOp*>& ops, const Topology& topo);
+  // This node's counts with each node: what its kContrib payload starts with.
+  std::vector<AlltoallvCounts> counts;
+  // Which of this node's ranks disagree among themselves, if any.
+  std::string local_detail;
+  // The tables of every node (`payloads` by node, this node's entry unused): names the first pair
+  // of nodes whose counts disagree, or returns Ok; every node checks the same tables alike.
+  Status Check(const std::vector<std::vector<uint8_t>>& payloads, const Topology& topo) const;
+};
 
 // Thread-safety: loop thread only.
 class Alltoallv final : public Algorithm {
@@ -24,14 +39,8 @@ class Alltoallv final : public Algorithm {
   void Agreed() override;
 
  private:
-  // This node's counts with node m.
-  AlltoallvCounts CountsWith(size_t m) const;
-  // Names the first pair of nodes whose counts disagree, or returns Ok. `tables` by node.
-  Status CheckPairs(const std::vector<std::vector<AlltoallvCounts>>& tables) const;
-
-  std::vector<AlltoallvCounts> counts_;         // by node
-  std::vector<std::vector<uint8_t>> outgoing_;  // by node: counts_ + blocks
-  std::string local_detail_;  // which of this node's ranks disagree among themselves, if any
+  std::unique_ptr<AlltoallvAgreement> agreement_;
+  std::vector<std::vector<uint8_t>> outgoing_;  // by node: the counts, then the blocks
 };
 
 }  // namespace outrider::agent
