@@ -287,7 +287,7 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
       failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
                                 ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
                                 " ms: the stream that should signal it is stuck or gone");
-    } else if (w.op.NamesDevice() && !RunsOnNccl(*w.member, w.op)) {
+    } else if (w.op.NamesDevice() && !RunsOnNccl(w.op)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {
         failed = device_ops_.Begin(w.op);
@@ -320,13 +320,13 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
   return any;
 }
 
-bool Session::RunsOnNccl(const Member& member, const ValidatedOp& op) const {
+bool Session::RunsOnNccl(const ValidatedOp& op) const {
   // The same answer for every local rank of an instance: the agent's setting, the job's mode and
   // the op's kind, dtype and memory (agreed between the ranks). Other nodes' agents may answer
   // otherwise (a different gpu_nccl): the instance's fingerprint says which, and the node group
-  // fails it on every rank naming both.
-  return GpuNcclPolicy::Current().on && &member == static_cast<const Member*>(this) && id_.gpu_mode == ipc::GpuMode::kIpc &&
-         NcclEligible(op);
+  // fails it on every rank naming both. A communicator of the job (a split group) is a job of its
+  // own to the agents, with NCCL communicators of its own.
+  return GpuNcclPolicy::Current().on && id_.gpu_mode == ipc::GpuMode::kIpc && NcclEligible(op);
 }
 
 void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {

@@ -173,6 +173,63 @@ TEST_F(GpuNcclMultiNodeTest, AlltoallvAcrossNodesRunsOnTheCommunicatorsAndDisagr
   EXPECT_THAT(agents_[0]->ReadLog(), HasSubstr("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
 }
 
+// Split groups are jobs of their own to the agents: each gets its own communicators, on its
+// members' GPUs, its NCCL ranks the group ranks, while the world's run beside them.
+TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheWorlds) {
+  StartNcclAgents({"force", "force"});
+  auto pids = SpawnRanks([&](int rank) {
+    const cuda::Driver* dp = nullptr;
+    outrider_client_t* c = ConnectGpuRank("nccl-split", rank, &dp);
+    const cuda::Driver& d = *dp;
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 71;
+    outrider_comm_t g = 0;
+    int rc = outrider_comm_split(c, OUTRIDER_COMM_WORLD, rank % 2, rank, &g);  // {0, 2} and {1, 3}
+    if (rc != OUTRIDER_OK) return 72;
+    for (int step = 0; step < 2; ++step) {
+      std::vector<float> mine(kSmall, static_cast<float>(rank + 1 + step)), got(kSmall), world(kSmall);
+      CUdeviceptr a = Upload(d, s, mine), b = Upload(d, s, mine);
+      outrider_op_options_t o;
+      outrider_op_options_init(&o);
+      o.cuda_stream = s;
+      outrider_op_t h[2] = {};
+      o.comm = g;
+      void* va = reinterpret_cast<void*>(a);
+      void* vb = reinterpret_cast<void*>(b);
+      if (outrider_allreduce(c, va, va, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[0]) != OUTRIDER_OK) return 73;
+      o.comm = OUTRIDER_COMM_WORLD;
+      if (outrider_allreduce(c, vb, vb, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]) != OUTRIDER_OK) return 74;
+      if (d.cuMemcpyDtoHAsync(got.data(), a, kSmall * 4, s) != CUDA_SUCCESS ||
+          d.cuMemcpyDtoHAsync(world.data(), b, kSmall * 4, s) != CUDA_SUCCESS || d.cuStreamSynchronize(s) != CUDA_SUCCESS) {
+        return 75;
+      }
+      for (outrider_op_t op : h) {
+        if (outrider_wait(c, op, 20000) != OUTRIDER_OK) {
+          std::fprintf(stderr, "rank %d: %s\n", rank, outrider_last_error(c));
+          return 76;
+        }
+      }
+      float group_sum = static_cast<float>((rank % 2 == 0 ? 1 + 3 : 2 + 4) + 2 * step);
+      float world_sum = static_cast<float>(10 + 4 * step);
+      if (got[0] != group_sum || got[kSmall - 1] != group_sum || world[0] != world_sum || world[kSmall - 1] != world_sum) {
+        std::fprintf(stderr, "rank %d: group %g (want %g), world %g (want %g)\n", rank, got[0], group_sum, world[0], world_sum);
+        return 77;
+      }
+      (void)d.cuMemFree(a);
+      (void)d.cuMemFree(b);
+    }
+    if (outrider_comm_destroy(c, g) != OUTRIDER_OK) return 78;
+    outrider_disconnect(c);
+    return 0;
+  });
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  std::string log = agents_[1]->ReadLog();
+  EXPECT_THAT(log, HasSubstr("job 'nccl-split': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
+  // Node 1 holds world ranks 2 and 3: group rank 1 of each group, on its own GPU.
+  EXPECT_THAT(log, HasSubstr("NCCL communicators ready, ranks 1 of 2 on GPUs 0"));
+  EXPECT_THAT(log, HasSubstr("NCCL communicators ready, ranks 1 of 2 on GPUs 1"));
+}
+
 TEST_F(GpuNcclMultiNodeTest, AgentsWithDifferentGpuNcclSettingsFailTheOpOnEveryRankNamingWhy) {
   StartNcclAgents({"force", "off"});
   auto pids = SpawnRanks([&](int rank) {
