@@ -50,26 +50,38 @@ class MultiNodeTest : public ::testing::Test {
     ::setenv("UCX_TLS", "tcp", 0);
     ::setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
     for (int n = 0; n < nodes; ++n) {
-      uint16_t port = FreePort();
-      ports_.push_back(port);
       std::vector<std::string> own = static_cast<size_t>(n) < extra_by_node.size() ? extra_by_node[static_cast<size_t>(n)]
                                                                                   : std::vector<std::string>{};
-      std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1"};
-      for (auto [flag, value] : {std::pair<std::string, std::string>{"--heartbeat-ms", "200"},
-                                 {"--peer-timeout-ms", "3000"}, {"--rendezvous-timeout-ms", "8000"}}) {
-        if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
-        args.push_back(flag);
-        args.push_back(value);
+      // A port free a moment ago may be taken (by a test running beside this one) before the agent
+      // binds it: then again with other ports.
+      Result<std::unique_ptr<harness::AgentProcess>> agent = Unavailable("not started");
+      uint16_t port = 0, http_port = 0;
+      for (int attempt = 0; attempt < 5; ++attempt) {
+        port = FreePort();
+        std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1"};
+        for (auto [flag, value] : {std::pair<std::string, std::string>{"--heartbeat-ms", "200"},
+                                   {"--peer-timeout-ms", "3000"}, {"--rendezvous-timeout-ms", "8000"}}) {
+          if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
+          args.push_back(flag);
+          args.push_back(value);
+        }
+        args.insert(args.end(), own.begin(), own.end());
+        args.insert(args.end(), extra.begin(), extra.end());
+        if (http) {
+          http_port = FreePort();
+          args.push_back("--http-port");
+          args.push_back(std::to_string(http_port));
+        }
+        args.insert(args.end(), {"--log-level", "debug"});
+        harness::AgentProcessOptions o;
+        o.extra_args = std::move(args);
+        agent = harness::AgentProcess::Start(o);
+        if (agent.ok() || agent.status().message().find("Address already in use") == std::string::npos) break;
       }
-      args.insert(args.end(), own.begin(), own.end());
-      args.insert(args.end(), extra.begin(), extra.end());
-      if (http) {
-        http_ports_.push_back(FreePort());
-        args.push_back("--http-port");
-        args.push_back(std::to_string(http_ports_.back()));
-      }
-      agents_.push_back(StartAgent(args));
-      ASSERT_NE(agents_.back(), nullptr);
+      ASSERT_TRUE(agent.ok()) << agent.status().ToString();
+      ports_.push_back(port);
+      if (http) http_ports_.push_back(http_port);
+      agents_.push_back(std::move(*agent));
     }
   }
   // In a child: connects as `rank` of a job of `world` ranks, one per node (node `rank`'s agent,
