@@ -17,14 +17,15 @@
 
 namespace outrider::bench {
 
-Result<std::unique_ptr<BenchAgent>> BenchAgent::Start(const CommonOptions& options) {
+Result<std::unique_ptr<BenchAgent>> BenchAgent::Start(const CommonOptions& options, std::vector<std::string> agent_args) {
   auto a = std::make_unique<BenchAgent>();
   if (!options.socket.empty()) {
     a->socket_ = options.socket;
     return a;
   }
   harness::AgentProcessOptions ao;
-  if (options.verbose) ao.extra_args = {"--log-level", "debug"};
+  ao.extra_args = std::move(agent_args);
+  if (options.verbose) ao.extra_args.insert(ao.extra_args.end(), {"--log-level", "debug"});
   OUTRIDER_ASSIGN_OR_RETURN(a->agent_, harness::AgentProcess::Start(ao));
   a->socket_ = a->agent_->socket_path();
   return a;
@@ -36,6 +37,8 @@ std::string BenchAgent::Stop() {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "agent stopped cleanly (SIGTERM, exit 0)";
   return "agent ended badly (wait status " + std::to_string(status) + "):\n" + LogTail();
 }
+
+std::string BenchAgent::Log() const { return agent_ ? agent_->ReadLog() : ""; }
 
 std::string BenchAgent::LogTail() const {
   if (!agent_) return "";

@@ -27,11 +27,14 @@ struct CommonOptions {
 // The agent the ranks connect to: a private child agent, or an existing one at --socket.
 class BenchAgent {
  public:
-  static Result<std::unique_ptr<BenchAgent>> Start(const CommonOptions& options);
+  // `agent_args`: flags for a private agent.
+  static Result<std::unique_ptr<BenchAgent>> Start(const CommonOptions& options, std::vector<std::string> agent_args = {});
   const std::string& socket_path() const { return socket_; }
   // Stops a private agent with SIGTERM and describes how it ended ("" for an external agent).
   std::string Stop();
   std::string LogTail() const;
+  // A private agent's whole log ("" for an external agent).
+  std::string Log() const;
 
  private:
   std::unique_ptr<harness::AgentProcess> agent_;

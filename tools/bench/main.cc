@@ -6,6 +6,7 @@
 
 #include "tools/bench/collective_bench.h"
 #include "tools/bench/gpu_bench.h"
+#include "tools/bench/gpu_nccl_bench.h"
 #include "tools/bench/local_bench.h"
 #include "tools/bench/sparse_bench.h"
 #include "tools/bench/step_bench.h"
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
   GpuOptions gpu;
   l->add_option("--gpu", gpu.gpu, "--device cuda: the GPU (ordinal) every rank uses")->capture_default_str();
   l->add_option("--gpu-modes", gpu.modes, "--device cuda: gpu_modes to run (staging, ipc)")->delimiter(',')->capture_default_str();
+  bool against_nccl = false;
+  l->add_flag("--against-nccl", against_nccl,
+              "--device cuda: allreduce on the agent's own NCCL communicators (gpu_mode ipc, gpu_nccl = force) against "
+              "the ranks calling NCCL themselves, in the same run; one rank per GPU, from --gpu on");
 
   TrainOptions train;
   CLI::App* t = app.add_subcommand("train", "training-like loop (broadcast, bucketed async allreduce, allgather, barrier) with verified results");
@@ -153,7 +158,11 @@ int main(int argc, char** argv) {
     }
     local.min_bytes = *mn;
     local.max_bytes = *mx;
-    if (device == "cuda") return RunGpu(common, local, gpu);
+    if (device == "cuda") return against_nccl ? RunGpuAgainstNccl(common, local, gpu) : RunGpu(common, local, gpu);
+    if (against_nccl) {
+      std::fprintf(stderr, "--against-nccl needs --device cuda\n");
+      return 2;
+    }
     return RunLocal(common, local);
   }
   return RunTrain(common, train);

@@ -4,8 +4,8 @@
 # 4 trainers on one GPU; bitwise against the host path; agent SIGKILL mid-op), the PyTorch checks
 # (a tensor at a non-zero offset, the other ops, sparse COO, DDP with a sparse embedding bitwise
 # against host tensors, with and without PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) where a
-# CUDA PyTorch and the backend built against it are there, and the GPU benchmark; then prints one
-# table. Exit status 1 if anything failed, 0 otherwise (skips named in the table).
+# CUDA PyTorch and the backend built against it are there, the GPU benchmark, and the agent's NCCL
+# against the ranks calling NCCL themselves (one rank per GPU); then prints one table. Exit status 1 if anything failed, 0 otherwise (skips named in the table).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -132,6 +132,31 @@ print(f"staging copy vs pinned copy ({big['bytes'] >> 20} MiB)\t{status}\tratio 
 PY
 else
   row "benchmark" FAIL "see $out/bench.log"
+fi
+
+# 4. The agent's NCCL against the ranks calling NCCL themselves, one rank per GPU, in the same run.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+[[ "${gpus:-0}" -ge 1 ]] || gpus=${OUTRIDER_FAKE_CUDA_DEVICES:-1}
+nccl_json="$out/bench-nccl.json"
+if "$build_abs/bin/outrider-bench" local --device cuda --against-nccl -n "$gpus" -b 1M -e "$max_bytes" -f 4 \
+    --json "$nccl_json" >"$out/bench-nccl.log" 2>&1; then
+  python3 - "$nccl_json" "$gpus" >>"$results" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+big = [r for r in rows if r["bytes"] >= 64 << 20]
+if not big:
+    print("agent NCCL vs direct NCCL\tSKIP\tno size of 64 MiB or more (--quick?)")
+    sys.exit(0)
+worst = max(big, key=lambda r: r["time_ratio"])
+status = "PASS" if worst["time_ratio"] <= 1.2 else "FAIL"
+bw = ", ".join(f"{r['bytes'] >> 20} MiB: {r['busbw_agent_gbs']:.1f} vs {r['busbw_direct_gbs']:.1f} GB/s" for r in big)
+what = f"busbw agent vs direct: {bw}" if int(sys.argv[2]) > 1 else \
+    "one GPU: no bus bandwidth; times " + ", ".join(f"{r['bytes'] >> 20} MiB: {r['agent_nccl_us']:.0f} vs {r['direct_nccl_us']:.0f} us" for r in big)
+print(f"agent NCCL vs direct NCCL ({sys.argv[2]} GPU(s), >= 64 MiB)\t{status}\t"
+      f"worst time ratio {worst['time_ratio']:.2f} (<= 1.20); {what}")
+PY
+else
+  row "agent NCCL vs direct NCCL" FAIL "see $out/bench-nccl.log"
 fi
 
 # The table.
