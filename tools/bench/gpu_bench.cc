@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ipc/cuda/driver.h"
+#include "tools/bench/gpu_common.h"
 
 namespace outrider::bench {
 
@@ -36,17 +37,6 @@ struct GpuShared {
   double rtt_host_us;
   double rtt_device_us[kMaxModes];
 };
-
-void Cu(const cuda::Driver& d, CUresult rc, const char* what) {
-  if (rc == CUDA_SUCCESS) return;
-  std::fprintf(stderr, "outrider-bench: %s\n", cuda::Check(d, rc, what).ToString().c_str());
-  std::_Exit(1);
-}
-
-int Iters(uint64_t bytes, int requested) {
-  if (requested > 0) return std::min(requested, 1000);
-  return static_cast<int>(std::clamp<uint64_t>((uint64_t{1} << 30) / std::max<uint64_t>(bytes, 1), 5, 200));
-}
 
 int RankMain(int rank, int mode_index, const std::string& socket, const std::string& job, const LocalOptions& o,
              const GpuOptions& g, const std::vector<uint64_t>& sizes, GpuShared* out) {
@@ -124,7 +114,7 @@ int RankMain(int rank, int mode_index, const std::string& socket, const std::str
       std::fill_n(static_cast<float*>(host_in), count, static_cast<float>(rank + 1));
       (void)host_op(count);
     }
-    const int iters = Iters(bytes, o.iters);
+    const int iters = GpuIters(bytes, o.iters);
     std::vector<double> dev_t, host_t, copy_t;
     barrier();
     // Interleaved: device op, host op, pinned copy, so drift on a shared machine hits all alike.
@@ -188,11 +178,7 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
     std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n", driver.status().ToString().c_str());
     return 1;
   }
-  std::vector<uint64_t> sizes;
-  for (uint64_t s = std::max<uint64_t>(o.min_bytes, 4); s <= o.max_bytes && sizes.size() < kMaxSizes;
-       s *= static_cast<uint64_t>(std::max(o.factor, 2))) {
-    sizes.push_back(s / 4 * 4);
-  }
+  std::vector<uint64_t> sizes = GpuSizes(o, kMaxSizes);
   auto agent = BenchAgent::Start(common);
   if (!agent.ok()) {
     std::fprintf(stderr, "outrider-bench: %s\n", agent.status().ToString().c_str());
@@ -254,12 +240,7 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
   }
   std::printf("# copy: device -> pinned host -> device of the same size on one stream (the baseline, this run)\n"
               "# staging_ratio = copy / (staging - host): the staging copies' speed against the plain pinned copy\n");
-  if (!WriteJsonOrSay(common, rows)) return 1;
-  if (failures) {
-    std::fprintf(stderr, "outrider-bench: %d result check(s) failed\n", failures);
-    return 1;
-  }
-  return 0;
+  return FinishGpuRun(common, rows, failures);
 }
 
 #else

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ipc/cuda/driver.h"
+#include "tools/bench/gpu_common.h"
 #include "ipc/cuda/nccl.h"
 #include "ipc/event_fd.h"
 
@@ -37,22 +38,11 @@ struct NcclShared {
   NcclSize sizes[kMaxSizes];
 };
 
-void Cu(const cuda::Driver& d, CUresult rc, const char* what) {
-  if (rc == CUDA_SUCCESS) return;
-  std::fprintf(stderr, "outrider-bench: %s\n", cuda::Check(d, rc, what).ToString().c_str());
-  std::_Exit(1);
-}
-
 void Nc(const nccl::Nccl& n, ncclResult_t rc, const char* what, ncclComm_t comm = nullptr) {
   Status st = nccl::Check(n, rc, what, comm);
   if (st.ok()) return;
   std::fprintf(stderr, "outrider-bench: %s\n", st.ToString().c_str());
   std::_Exit(1);
-}
-
-int Iters(uint64_t bytes, int requested) {
-  if (requested > 0) return std::min(requested, 1000);
-  return static_cast<int>(std::clamp<uint64_t>((uint64_t{1} << 30) / std::max<uint64_t>(bytes, 1), 5, 200));
 }
 
 int RankMain(int rank, const std::string& socket, const std::string& job, const LocalOptions& o, const GpuOptions& g,
@@ -141,7 +131,7 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
     if (!right(bytes)) shared->sizes[si].check_failed = 1;
     (void)agent_op(count);
     if (!right(bytes)) shared->sizes[si].check_failed = 2;
-    const int iters = Iters(bytes, o.iters);
+    const int iters = GpuIters(bytes, o.iters);
     std::vector<double> direct_t, agent_t;
     barrier();
     for (int i = 0; i < iters; ++i) {
@@ -195,11 +185,7 @@ int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const 
                  o.clients, g.gpu, g.gpu + o.clients, gpus);
     return 2;
   }
-  std::vector<uint64_t> sizes;
-  for (uint64_t s = std::max<uint64_t>(o.min_bytes, 4); s <= o.max_bytes && sizes.size() < kMaxSizes;
-       s *= static_cast<uint64_t>(std::max(o.factor, 2))) {
-    sizes.push_back(s / 4 * 4);
-  }
+  std::vector<uint64_t> sizes = GpuSizes(o, kMaxSizes);
   auto agent = BenchAgent::Start(common, {"--gpu-nccl", "force"});
   if (!agent.ok()) {
     std::fprintf(stderr, "outrider-bench: %s\n", agent.status().ToString().c_str());
@@ -243,12 +229,7 @@ int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const 
   std::printf("# direct: the ranks' own ncclAllReduce; agent: outrider_allreduce on the agent's communicators (this run)\n"
               "# ratio = agent / direct time (the busbw ratio inverted)%s\n",
               o.clients == 1 ? "; one rank: no bus bandwidth, the times alone compare" : "");
-  if (!WriteJsonOrSay(common, rows)) return 1;
-  if (failures) {
-    std::fprintf(stderr, "outrider-bench: %d result check(s) failed\n", failures);
-    return 1;
-  }
-  return 0;
+  return FinishGpuRun(common, rows, failures);
 }
 
 #else
