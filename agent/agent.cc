@@ -48,7 +48,9 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   if (cuda::kBuiltWithCuda) Logger("agent")->info("gpu_nccl = {}: {}", GpuNcclName(nccl.mode), nccl.why);
   Metrics().gpu_nccl->Get({GpuNcclName(nccl.mode)})->Set(nccl.on ? 1 : 0);
   GpuNcclPolicy::SetCurrent(nccl);
-  agent->jobs_.set_engine_options(options.engine);
+  EngineOptions engine = options.engine;
+  engine.aging_ns = options.network.scheduler.aging_ns;  // one aging for sends and NCCL launches
+  agent->jobs_.set_engine_options(engine);
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
                               Network::Create(agent->loop_.get(), &agent->jobs_, options.network));

@@ -180,7 +180,8 @@ const Param kParams[] = {
      "Bytes of bulk chunks in flight per peer link: an urgent chunk waits behind at most this "
      "much.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.window_bytes)},
     {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "", "ms",
-     "A waiting chunk gains one priority level per this many ms, so no op starves; 0 = no aging.",
+     "A waiting chunk (or an op waiting for its launch on the agents' NCCL) gains one priority level "
+     "per this many ms, so no op starves; 0 = no aging.",
      true, ParamKind::kUint,
      [](AgentOptions& o, std::string_view t) {
        uint32_t ms = 0;

@@ -20,6 +20,7 @@ struct EngineOptions {
   double link_bytes_per_s = 1.25e9;
   uint64_t nccl_chunk_bytes = uint64_t{32} << 20;  // NCCL launches of allreduce and broadcast at most this large
   uint32_t nccl_init_timeout_ms = 60000;  // the agent's NCCL communicators must start within this
+  uint64_t aging_ns = 100'000'000;  // an op waiting for its NCCL launch gains a priority level per this (the scheduler's aging)
 
   // The first bad field, named by its agent parameter (chunk_bytes is ring_chunk_bytes):
   // "ring_chunk_bytes must be at least 4096, got 100".

@@ -47,7 +47,8 @@ bool Job::Pump() {
 
 NcclPath* Job::Nccl() {
   if (nccl_ != nullptr) return nccl_.get();
-  NcclPath::Options options{uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000, engine_.nccl_chunk_bytes};
+  NcclPath::Options options{uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000, engine_.nccl_chunk_bytes,
+                            engine_.aging_ns};
   NcclPath::Links links;
   int node = 0;
   if (group_ != nullptr) {

@@ -115,7 +115,26 @@ void NcclPath::Agreed(uint64_t key, uint64_t seq) {
   auto it = items_.find({key, seq});
   if (it == items_.end()) return;
   it->second.ready = ++ready_count_;
+  it->second.ready_ns = Now();
   ready_.emplace(it->second.priority, it->second.ready, it->first);
+}
+
+uint64_t NcclPath::Now() const { return options_.clock ? options_.clock() : ipc::MonotonicNs(); }
+
+std::set<std::tuple<int32_t, uint64_t, NcclPath::InstanceId>>::iterator NcclPath::MostUrgent() {
+  if (options_.aging_ns == 0) return ready_.begin();
+  uint64_t now = Now();
+  auto best = ready_.end();
+  int64_t best_urgency = 0;
+  for (auto it = ready_.begin(); it != ready_.end(); ++it) {
+    const Item& item = items_.at(std::get<2>(*it));
+    int64_t urgency = int64_t{item.priority} - static_cast<int64_t>((now - std::min(now, item.ready_ns)) / options_.aging_ns);
+    if (best == ready_.end() || urgency < best_urgency || (urgency == best_urgency && item.ready < items_.at(std::get<2>(*best)).ready)) {
+      best = it;
+      best_urgency = urgency;
+    }
+  }
+  return best;
 }
 
 void NcclPath::Drop(uint64_t key, uint64_t seq, const Status& why) {
@@ -225,7 +244,8 @@ Status NcclPath::AsyncError(bool* in_progress) const {
 
 void NcclPath::HandOutTickets() {
   while (!ready_.empty() && unfinished_bytes_ < 2 * options_.chunk_bytes) {
-    InstanceId id = std::get<2>(*ready_.begin());
+    auto next = MostUrgent();
+    InstanceId id = std::get<2>(*next);
     Item& item = items_.at(id);
     uint64_t elt = item.unit_bytes;
     uint64_t chunk_elems = std::max<uint64_t>(1, options_.chunk_bytes / elt);
@@ -233,7 +253,7 @@ void NcclPath::HandOutTickets() {
     NcclTicket t{next_ticket_++, item.ticketed, count};
     item.ticketed += count;
     item.in_order = true;
-    if (item.ticketed >= item.count) ready_.erase(ready_.begin());
+    if (item.ticketed >= item.count) ready_.erase(next);
     unfinished_bytes_ += count * elt;
     tickets_[t.number] = {id, t};
     if (links_.send_ticket) links_.send_ticket(id.first, id.second, t);

@@ -9,8 +9,10 @@
 // order): node 0's agent alone decides it. Once every node has submitted an instance (the node
 // group's fingerprint round agreed), node 0 cuts it into chunks (allreduce and broadcast: at most
 // nccl_chunk_bytes each; other kinds whole) and hands out launch tickets — numbers 0, 1, 2, ... —
-// to the chunks of the instances that are ready, the lowest priority value first (ties in the
-// order they became ready), keeping at most two chunks' bytes of tickets unfinished. Every agent,
+// to the chunks of the instances that are ready, the most urgent first (its priority value less
+// one level per aging interval it has waited ready, as the send scheduler ages chunks, so none
+// starves; ties in the order they became ready), keeping at most two chunks' bytes of tickets
+// unfinished. Every agent,
 // node 0's too, launches strictly in ticket order. Priorities thus act between chunks, local
 // submission orders may differ from node to node, and no two agents ever launch differently.
 // An alltoallv is one launch: a group of sends to and receives from every rank.
@@ -61,6 +63,8 @@ class NcclPath {
   struct Options {
     uint64_t init_timeout_ns = 60'000'000'000;
     uint64_t chunk_bytes = uint64_t{32} << 20;
+    uint64_t aging_ns = 100'000'000;  // a ready instance gains a priority level per this; 0 = none
+    std::function<uint64_t()> clock;  // for the aging (tests use a fake one); empty: the monotonic clock
   };
   // Messages to the job's other nodes' agents (node 0 sends both; unused with one node).
   struct Links {
@@ -115,6 +119,7 @@ class NcclPath {
     uint64_t completed = 0;  // elements whose chunks finished here
     bool in_order = false;   // some chunk of it has a ticket
     uint64_t ready = 0;      // node 0: its place in ready_ (0: not there yet)
+    uint64_t ready_ns = 0;   // node 0: when it became ready
   };
   struct InFlight {
     InstanceId id;
@@ -148,6 +153,9 @@ class NcclPath {
   std::map<InstanceId, Item> items_;
   // Node 0: instances every node added, with chunks left to hand out, by (priority, readiness).
   std::set<std::tuple<int32_t, uint64_t, InstanceId>> ready_;
+  // Node 0: the ready instance to hand a ticket to next (priority aged by its wait, then readiness).
+  std::set<std::tuple<int32_t, uint64_t, InstanceId>>::iterator MostUrgent();
+  uint64_t Now() const;
   uint64_t ready_count_ = 0;  // instances that became ready so far
   uint64_t unfinished_bytes_ = 0;  // node 0: bytes of chunks with a ticket, not finished here
   std::map<uint64_t, std::pair<InstanceId, NcclTicket>> tickets_;  // by number, not launched yet

@@ -1,6 +1,6 @@
 // The NCCL path's launch order (agent/engine/nccl_path.h) in one process, on the fake CUDA driver
 // and the fake NCCL: a job of one rank on GPU 0, its instances cut into chunks, tickets handed out
-// most urgent first, at most two chunks' bytes of them unfinished.
+// most urgent first (priorities aged by the wait), at most two chunks' bytes of them unfinished.
 #include "agent/engine/nccl_path.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +95,44 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   ASSERT_EQ(d.cuMemcpyDtoHAsync(out.data(), big.recv.address, big.recv.length, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
   for (uint64_t i = 0; i < big.count; ++i) ASSERT_EQ(out[i], static_cast<float>(i % 251)) << i;
+}
+
+// Tickets age like the send scheduler's chunks: an instance ready for long goes ahead of a more
+// urgent one that just became ready, so a stream of urgent ops cannot starve it. Without aging the
+// priorities alone decide.
+TEST(NcclPathTest, AnInstanceReadyForLongGoesAheadOfAFreshMoreUrgentOneUnlessAgingIsOff) {
+  const cuda::Driver& d = FakeCuda();
+  ASSERT_TRUE(CudaMemory::Get().ok());
+  for (uint64_t aging_ns : {uint64_t{100'000'000}, uint64_t{0}}) {
+    SCOPED_TRACE(aging_ns ? "aging" : "no aging");
+    uint64_t now = 0;
+    std::vector<uint64_t> keys;  // by ticket
+    NcclPath::Links links;
+    links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket&) { keys.push_back(key); };
+    NcclPath path("aging", 0, 1, {uint64_t{10'000'000'000}, kChunk, aging_ns, [&] { return now; }}, links);
+    path.SetRanks({0});
+    ValidatedOp low = Allreduce(d, 1, kChunk / 4), first = Allreduce(d, 2, 2 * kChunk / 4), fresh = Allreduce(d, 3, 2 * kChunk / 4);
+    int done = 0;
+    auto finish = [&](const Status& st) {
+      EXPECT_TRUE(st.ok()) << st.ToString();
+      ++done;
+    };
+    // Ready at 0: a low-priority instance and an urgent one; 1.5 s later (15 aging levels) another
+    // urgent one, before any ticket (the communicator starts on the first pump).
+    path.Add(1, 0, {&low}, /*priority=*/10, finish);
+    path.Agreed(1, 0);
+    path.Add(2, 0, {&first}, /*priority=*/0, finish);
+    path.Agreed(2, 0);
+    now = 1'500'000'000;
+    path.Add(3, 0, {&fresh}, /*priority=*/0, finish);
+    path.Agreed(3, 0);
+    uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
+    while (path.busy() && ipc::MonotonicNs() < deadline) path.Pump();
+    ASSERT_EQ(done, 3) << path.StatusJson().dump();
+    // The urgent one ready since 0 first (its two chunks fill the window), then the low one ahead
+    // of the fresh urgent one: 10 - 15 levels against 0.
+    EXPECT_EQ(keys, aging_ns ? (std::vector<uint64_t>{2, 2, 1, 3, 3}) : (std::vector<uint64_t>{2, 2, 3, 3, 1}));
+  }
 }
 
 TEST(NcclPathTest, AnInstanceDroppedAfterItsLaunchWasOrderedFailsTheRestNamingWhy) {
