@@ -287,7 +287,16 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
       failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
                                 ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
                                 " ms: the stream that should signal it is stuck or gone");
-    } else if (w.op.NamesDevice() && !RunsOnNccl(w.op)) {
+    } else if (NcclRoute route = w.op.NamesDevice() && !w.copying ? RouteOf(*w.member, w.op) : NcclRoute::kHost;
+               route == NcclRoute::kNotYet) {
+      // Held until every local rank of the job has submitted an op (the ops after it wait).
+      if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
+      Job* job = jobs_ != nullptr ? jobs_->Find(w.member->identity().job_id) : nullptr;
+      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + " of job '" + w.member->identity().job_id +
+                                "': held to learn whether its local ranks share a GPU, but " +
+                                (job != nullptr ? job->RanksNotYetSeen() : std::string("some local rank")) +
+                                " submitted no op within " + std::to_string(timeout_ns / 1'000'000) + " ms");
+    } else if (w.op.NamesDevice() && (w.copying || route == NcclRoute::kHost)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {
         failed = device_ops_.Begin(w.op);
@@ -320,13 +329,24 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
   return any;
 }
 
-bool Session::RunsOnNccl(const ValidatedOp& op) const {
-  // The same answer for every local rank of an instance: the agent's setting, the job's mode and
-  // the op's kind, dtype and memory (agreed between the ranks). Other nodes' agents may answer
-  // otherwise (a different gpu_nccl): the instance's fingerprint says which, and the node group
-  // fails it on every rank naming both. A communicator of the job (a split group) is a job of its
-  // own to the agents, with NCCL communicators of its own.
-  return GpuNcclPolicy::Current().on && id_.gpu_mode == ipc::GpuMode::kIpc && NcclEligible(op);
+Session::NcclRoute Session::RouteOf(const Member& member, const ValidatedOp& op) const {
+  // The same answer for every local rank of an instance: the agent's setting, the job's mode, the
+  // op's kind, dtype and memory (agreed between the ranks), and whether the job's local ranks
+  // share a GPU (known once each submitted its first op; NCCL runs one rank per GPU). Other
+  // nodes' agents may answer otherwise (a different gpu_nccl, trainers sharing a GPU there): the
+  // instance's fingerprint says which, and the node group fails it on every rank naming both. A
+  // communicator of the job (a split group) is a job of its own to the agents, with NCCL
+  // communicators of its own.
+  Job* job = jobs_ != nullptr ? jobs_->Find(member.identity().job_id) : nullptr;
+  if (job != nullptr) job->NoteFirstMemory(member.identity().local_rank, op.Device());
+  if (!GpuNcclPolicy::Current().on || id_.gpu_mode != ipc::GpuMode::kIpc || !NcclEligible(op)) return NcclRoute::kHost;
+  if (job == nullptr) return NcclRoute::kNccl;  // the sink fails it
+  switch (job->Sharing()) {
+    case Job::GpuSharing::kUnknown: return NcclRoute::kNotYet;
+    case Job::GpuSharing::kShared: return NcclRoute::kHost;
+    case Job::GpuSharing::kOwn: return NcclRoute::kNccl;
+  }
+  return NcclRoute::kHost;
 }
 
 void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {

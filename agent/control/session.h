@@ -125,9 +125,11 @@ class Session final : public Member {
   void FlushOverflow();
   // The op's completion, once its outputs are where the client reads them.
   void Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report);
-  // Whether `op` (of this client, in its job or one of its communicators) goes to the job with its
-  // GPU spans, for the agent's NCCL path, instead of through the agent's pinned buffers.
-  bool RunsOnNccl(const ValidatedOp& op) const;
+  // Whether `op` (of this client, as `member` of its job or of one of its communicators) goes to
+  // the job with its GPU spans, for the agent's NCCL path, instead of through the agent's pinned
+  // buffers: not while it is unknown whether the job's local ranks share a GPU.
+  enum class NcclRoute { kHost, kNccl, kNotYet };
+  NcclRoute RouteOf(const Member& member, const ValidatedOp& op) const;
   // Stores `code` then `op_id` (release) in the fence slot: the client's stream may go on.
   void SignalFence(uint32_t slot, uint64_t op_id, Code code);
 

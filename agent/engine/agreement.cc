@@ -40,8 +40,8 @@ std::optional<Disagreement> Compare(const Fingerprint& a, const Fingerprint& b) 
   }
   if (a.root != b.root) return Disagreement{"root", std::to_string(a.root), std::to_string(b.root)};
   if (a.gpu != b.gpu) {
-    auto where = [](uint32_t gpu) { return std::string(gpu != 0 ? "GPU, on NCCL" : "host"); };
-    return Disagreement{"memory (the agents' gpu_nccl)", where(a.gpu), where(b.gpu)};
+    auto where = [](uint32_t gpu) { return std::string(gpu != 0 ? "GPU (NCCL)" : "host"); };
+    return Disagreement{"memory (gpu_nccl, shared GPUs)", where(a.gpu), where(b.gpu)};
   }
   if (a.rows != b.rows) return Disagreement{"rows", std::to_string(a.rows), std::to_string(b.rows)};
   if (a.algo != b.algo) {

@@ -1,6 +1,7 @@
 // Job membership, op matching, agreement among local ranks, and running instances.
 #include "agent/engine/job.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "agent/engine/agreement.h"
@@ -24,7 +25,9 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
       next_seq_(static_cast<size_t>(local_size)),
       net_(net),
       engine_(engine),
-      hash_(ipc::Fnv1a(id_.data(), id_.size())) {}
+      hash_(ipc::Fnv1a(id_.data(), id_.size())) {
+  first_memory_.assign(static_cast<size_t>(local_size), -2);
+}
 
 Job::~Job() {
   if (nccl_ != nullptr) nccl_->Abandon();  // its instances, in group_, may remain: they find nothing to drop
@@ -47,8 +50,10 @@ bool Job::Pump() {
 
 NcclPath* Job::Nccl() {
   if (nccl_ != nullptr) return nccl_.get();
-  NcclPath::Options options{uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000, engine_.nccl_chunk_bytes,
-                            engine_.aging_ns};
+  NcclPath::Options options;
+  options.init_timeout_ns = uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000;
+  options.chunk_bytes = engine_.nccl_chunk_bytes;
+  options.aging_ns = engine_.aging_ns;
   NcclPath::Links links;
   int node = 0;
   if (group_ != nullptr) {
@@ -330,8 +335,34 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
   return Status::Ok();
 }
 
+void Job::NoteFirstMemory(int local_rank, int device) {
+  if (local_rank < 0 || local_rank >= local_size_ || first_memory_[static_cast<size_t>(local_rank)] != -2) return;
+  first_memory_[static_cast<size_t>(local_rank)] = device;
+  if (std::count(first_memory_.begin(), first_memory_.end(), -2) != 0) return;
+  sharing_ = GpuSharing::kOwn;
+  for (size_t a = 0; a < first_memory_.size(); ++a) {
+    for (size_t b = a + 1; b < first_memory_.size(); ++b) {
+      if (first_memory_[a] < 0 || first_memory_[a] != first_memory_[b]) continue;
+      sharing_ = GpuSharing::kShared;
+      Logger("engine")->info("job '{}': local ranks {} and {} keep their buffers on GPU {}: its GPU collectives run on the "
+                             "host engine through the agent's pinned buffers (the agent's NCCL runs one rank per GPU)",
+                             id_, a, b, first_memory_[a]);
+      return;
+    }
+  }
+}
+
+std::string Job::RanksNotYetSeen() const {
+  std::string out;
+  for (size_t r = 0; r < first_memory_.size(); ++r) {
+    if (first_memory_[r] == -2) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  }
+  return (out.find(',') == std::string::npos ? "local rank " : "local ranks ") + out;
+}
+
 void Job::Submit(Member* member, const ValidatedOp& op) {
   int rank = member->identity().local_rank;
+  NoteFirstMemory(rank, op.Device());  // a staged op's session noted its GPU already
   uint64_t seq = next_seq_[static_cast<size_t>(rank)][op.key]++;
   if (!lost_.ok()) {
     member->Complete(op.op_id, lost_, seq, 0);

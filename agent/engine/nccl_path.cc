@@ -176,9 +176,12 @@ Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
     const BufferSpan& s = ops[r]->recv.on_device() ? ops[r]->recv : ops[r]->send;
     for (size_t q = 0; q < r; ++q) {
       if (devices_[q] == s.device) {
+        // The job routes ranks that share a GPU to the host engine by their first ops' GPUs: these
+        // ranks' first ops were on different ones.
         return FailedPrecondition("job '" + job_id_ + "': local ranks " + std::to_string(q) + " and " + std::to_string(r) +
-                                  " use one GPU, and NCCL runs one rank per GPU: run this job with the agent's "
-                                  "gpu_nccl = off (its GPU collectives then go through the host engine)");
+                                  " have this op's buffers on one GPU, their first ops' on different ones, and NCCL "
+                                  "runs one rank per GPU: keep each trainer's buffers on one GPU, or run the agent "
+                                  "with gpu_nccl = off (GPU collectives then go through the host engine)");
       }
     }
     devices_.push_back(s.device);

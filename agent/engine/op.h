@@ -45,6 +45,13 @@ struct ValidatedOp {
   bool NamesDevice() const {
     return send.on_device() || recv.on_device() || ids.on_device() || out_ids.on_device() || demand.on_device();
   }
+  // The GPU (the agent's ordinal) of the first span that names one, or -1.
+  int Device() const {
+    for (const BufferSpan* s : {&recv, &send, &ids, &out_ids, &demand}) {
+      if (s->on_device()) return s->device;
+    }
+    return -1;
+  }
   void Hold(const std::shared_ptr<const void>& region) {
     for (auto& h : holds) {
       if (h == region) return;

@@ -246,7 +246,7 @@ TEST_F(GpuNcclMultiNodeTest, AgentsWithDifferentGpuNcclSettingsFailTheOpOnEveryR
       std::fprintf(stderr, "rank %d: rc %d: %s\n", rank, rc, why.c_str());
       return 73;
     }
-    if (why.find("gpu_nccl") == std::string::npos || why.find("has GPU, on NCCL") == std::string::npos ||
+    if (why.find("gpu_nccl") == std::string::npos || why.find("has GPU (NCCL)") == std::string::npos ||
         why.find("has host") == std::string::npos) {
       std::fprintf(stderr, "rank %d: %s\n", rank, why.c_str());
       return 74;

@@ -2,7 +2,7 @@
 // (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the agent:
 // dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
 // communicators in stream order; alltoallv runs as sends and receives once its counts agree; two
-// ranks on one GPU fail naming the setting to change; without MPS, `auto` keeps to the host engine
+// ranks on one GPU run on the host engine, saying why; without MPS, `auto` keeps to the host engine
 // and says why.
 #include <cstdlib>
 #include <fstream>
@@ -29,12 +29,13 @@ std::string ReadFile(const std::string& path) {
 }
 
 // An agent on a machine with two (fake) GPUs, its NCCL the fake one.
-std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode) {
+std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode, std::vector<std::string> more = {}) {
   ::setenv("OUTRIDER_FAKE_CUDA_DEVICES", "2", 1);
   ::setenv("OUTRIDER_NCCL_LIBRARY", FAKE_NCCL_LIBRARY, 1);
   ::setenv("CUDA_MPS_PIPE_DIRECTORY", "/nonexistent-outrider-mps", 1);
   ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
-  return StartAgent({"--gpu-nccl", mode});
+  more.insert(more.begin(), {"--gpu-nccl", mode});
+  return StartAgent(more);
 }
 
 // A trainer of job `job` on GPU `gpu`: every dense op kind on device buffers, checked; 0 if all
@@ -143,28 +144,50 @@ TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCou
   EXPECT_NE(log.find("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos) << log;
 }
 
-TEST(GpuNcclTest, TwoRanksOnOneGpuFailNamingTheSettingThatRunsThem) {
-  auto agent = StartNcclAgent("force");
+// NCCL runs one rank per GPU: a job whose trainers share one runs its GPU collectives on the host
+// engine, through the agent's pinned buffers, and the log says why. Until every local rank's first
+// op came it is not known, and a rank that never submits fails the others' held op in time, named.
+TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNamed) {
+  auto agent = StartNcclAgent("force", {"--op-timeout-ms", "1500"});
   ASSERT_NE(agent, nullptr);
   std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = ChildCuda();
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "nccl-shared", r, 2);
-      CUdeviceptr buf = 0;
-      if (d.cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) return 70;
-      outrider_op_t h = 0;
-      void* p = reinterpret_cast<void*>(buf);
-      if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 71;
-      int rc = outrider_wait(c, h, 10000);
-      std::string why = outrider_last_error(c);
-      if (rc != OUTRIDER_ERR_FAILED_PRECONDITION) return 72;
-      if (why.find("use one GPU") == std::string::npos || why.find("gpu_nccl = off") == std::string::npos) return 73;
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  for (int r = 0; r < 2; ++r) pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-shared", r, 0); }));
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  std::string log = ReadFile(agent->log_path());
+  EXPECT_NE(log.find("job 'nccl-shared': local ranks 0 and 1 keep their buffers on GPU 0: its GPU collectives run on the "
+                     "host engine"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("job 'nccl-shared': NCCL communicators ready"), std::string::npos) << log;
+  Pipe leave;
+  pid_t silent = Spawn([&] {  // joins, submits nothing, leaves when told
+    (void)ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "nccl-unseen", 1, 2);
+    char ch;
+    if (!leave.Receive(&ch, 20000)) return 95;
+    outrider_disconnect(c);
+    return 0;
+  });
+  pid_t held = Spawn([&] {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "nccl-unseen", 0, 2);
+    CUdeviceptr buf = 0;
+    if (d.cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) return 70;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 71;
+    int rc = outrider_wait(c, h, 20000);
+    std::string why = outrider_last_error(c);
+    if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED || why.find("local rank 1 submitted no op") == std::string::npos) {
+      std::fprintf(stderr, "rc %d: %s\n", rc, why.c_str());
+      return 72;
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  EXPECT_EQ(Reap(held), 0);
+  leave.Send('l');
+  EXPECT_EQ(Reap(silent), 0);
 }
 
 TEST(GpuNcclTest, WithoutMpsAutoKeepsToTheHostEngineAndSaysWhy) {

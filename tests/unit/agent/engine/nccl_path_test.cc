@@ -53,7 +53,7 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   std::vector<std::pair<uint64_t, NcclTicket>> tickets;  // (key, ticket) in the order handed out
   NcclPath::Links links;
   links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket& t) { tickets.emplace_back(key, t); };
-  NcclPath path("order", /*node=*/0, /*world=*/1, {uint64_t{10'000'000'000}, kChunk}, links);
+  NcclPath path("order", /*node=*/0, /*world=*/1, {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}}, links);
   path.SetRanks({0});
   ValidatedOp big = Allreduce(d, 1, 16 * kChunk / 4);  // 16 chunks
   ValidatedOp urgent = Allreduce(d, 2, 100);
@@ -138,7 +138,7 @@ TEST(NcclPathTest, AnInstanceReadyForLongGoesAheadOfAFreshMoreUrgentOneUnlessAgi
 TEST(NcclPathTest, AnInstanceDroppedAfterItsLaunchWasOrderedFailsTheRestNamingWhy) {
   const cuda::Driver& d = FakeCuda();
   ASSERT_TRUE(CudaMemory::Get().ok());
-  NcclPath path("drop", 0, 1, {uint64_t{10'000'000'000}, kChunk});
+  NcclPath path("drop", 0, 1, {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}});
   path.SetRanks({0});
   ValidatedOp a = Allreduce(d, 1, 16 * kChunk / 4), b = Allreduce(d, 2, 100);
   Status a_done = Internal("not run"), b_done = Internal("not run");
