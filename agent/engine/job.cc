@@ -8,6 +8,7 @@
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/local_collectives.h"
 #include "agent/engine/nccl_path.h"
+#include "agent/engine/nccl_policy.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
 #include "agent/net/network.h"
@@ -344,6 +345,7 @@ void Job::NoteFirstMemory(int local_rank, int device) {
     for (size_t b = a + 1; b < first_memory_.size(); ++b) {
       if (first_memory_[a] < 0 || first_memory_[a] != first_memory_[b]) continue;
       sharing_ = GpuSharing::kShared;
+      if (!GpuNcclPolicy::Current().on) return;  // nothing would run on NCCL anyway
       Logger("engine")->info("job '{}': local ranks {} and {} keep their buffers on GPU {}: its GPU collectives run on the "
                              "host engine through the agent's pinned buffers (the agent's NCCL runs one rank per GPU)",
                              id_, a, b, first_memory_[a]);
