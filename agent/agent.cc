@@ -2,6 +2,7 @@
 #include "agent/agent.h"
 
 #include "agent/engine/nccl_path.h"
+#include "agent/memory/cuda_memory.h"
 #include "ipc/cuda/driver.h"
 
 #include <signal.h>
@@ -41,6 +42,15 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   Agent* a = agent.get();
   OUTRIDER_RETURN_IF_ERROR(
       agent->loop_->Add(agent->signal_fd_.get(), EPOLLIN, [a](uint32_t) { a->OnSignal(); }));
+  // GPU work the agent waits for (its NCCL collectives) says when it is done: the poll hook that
+  // runs after every wake sees it at once.
+  if (int fd = CudaMemory::CompletionFd(); fd >= 0) {
+    OUTRIDER_RETURN_IF_ERROR(agent->loop_->Add(fd, EPOLLIN, [fd](uint32_t) {
+      uint64_t n = 0;
+      while (::read(fd, &n, sizeof(n)) > 0) {
+      }
+    }));
+  }
 
   GpuNcclPolicy nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
                                              : options.gpu_nccl == "off"  ? GpuNccl::kOff

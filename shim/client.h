@@ -180,6 +180,10 @@ class Client {
     uint64_t released_dev = 0;              // its device address
     std::vector<uint32_t> free_slots;
     std::vector<uintptr_t> registered;      // region bases registered with CUDA (pinned)
+    // A copy of the submission ring's doorbell: each op's stream rings it once it wrote the ready
+    // fence, so the agent sees the inputs ready at once, not at its next timed look. Shared with
+    // the host functions still queued on streams (the last one closes it).
+    std::shared_ptr<const UniqueFd> agent_wake;
     // A stream may use the control segment or staging in ways the shim no longer tracks (a CUDA
     // call failed halfway through an op's stream work): the memory is never unmapped.
     bool untracked = false;

@@ -7,6 +7,7 @@
 // cudaMalloc allocation's legacy handle) and the op names them; the stream writes ready, waits for
 // done and writes released, and the agent does the copies. The calling thread never waits for
 // the stream.
+#include <fcntl.h>
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,6 +102,9 @@ Status Client::GpuSetup(const void* driver) {
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&rel, g->released.get(), 0), "cuMemHostGetDevicePointer"));
   g->released_dev = rel;
   for (uint32_t i = ipc::kFenceSlots; i > 0; --i) g->free_slots.push_back(i - 1);
+  int wake = ::fcntl(sq_efd_.get(), F_DUPFD_CLOEXEC, 0);
+  if (wake < 0) return ErrnoStatus("duplicating the ring's doorbell", errno);
+  g->agent_wake = std::make_shared<const UniqueFd>(wake);
   OUTRIDER_ASSIGN_OR_RETURN(g->stop, ipc::CreateEventFd());
   g->watchdog = std::thread(Watch, channel_.fd(), g->stop.get(), &g->last_op, &g->agent_gone, FenceSlots(control_));
   gpu_ = std::move(g);
@@ -305,6 +309,18 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
   if (st.ok()) {
     st = cuda::Check(*d, d->cuStreamWriteValue64(s, fence + offsetof(ipc::FenceSlot, ready), id, CU_STREAM_WRITE_VALUE_DEFAULT),
                      "writing the ready fence (cuStreamWriteValue64)");
+  }
+  if (st.ok()) {
+    // Then the stream rings the agent (an eventfd write on the driver's thread: no CUDA call).
+    // The stream waits for the done fence right after, so the host function delays nothing. If it
+    // cannot be queued, the agent still finds the fence at its next look.
+    auto* held = new std::shared_ptr<const UniqueFd>(gpu_->agent_wake);
+    auto ring = [](void* p) {
+      auto* h = static_cast<std::shared_ptr<const UniqueFd>*>(p);
+      ipc::SignalEventFd((*h)->get());
+      delete h;
+    };
+    if (d->cuLaunchHostFunc(s, ring, held) != CUDA_SUCCESS) delete held;
   }
   if (!st.ok()) {
     // The stream may still copy into them: nothing reads them, and later ops' copies come after.

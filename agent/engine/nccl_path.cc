@@ -327,9 +327,10 @@ Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight)
   Status end = nccl::Check(*n, n->ncclGroupEnd(), "ncclGroupEnd");
   if (st.ok()) st = end;
   OUTRIDER_RETURN_IF_ERROR(st);
-  // Each stream writes a ticket once it passed the collective.
+  // Each stream writes a ticket once it passed the collective, and wakes the loop.
   for (int stream : streams_) {
     OUTRIDER_ASSIGN_OR_RETURN(uint64_t ticket, cuda->Enqueue(stream, {}));
+    (void)cuda->WakeWhenDone(stream);  // else the loop's next timed look sees it
     flight->tickets.emplace_back(stream, ticket);
   }
   flight->count = t.count;

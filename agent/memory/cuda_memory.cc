@@ -1,6 +1,9 @@
 // The agent's GPU memory (see cuda_memory.h).
 #include "agent/memory/cuda_memory.h"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -254,6 +257,19 @@ bool CudaMemory::Done(int stream, uint64_t ticket) const {
   return __atomic_load_n(lane.progress, __ATOMIC_ACQUIRE) >= ticket;
 }
 
+Status CudaMemory::WakeWhenDone(int stream) {
+  const cuda::Driver& d = *impl_->d;
+  OUTRIDER_ASSIGN_OR_RETURN(Lane * lane, impl_->LaneOf(stream));
+  OUTRIDER_RETURN_IF_ERROR(impl_->Current(lane->device));
+  // Runs on the driver's thread: an eventfd write only (no CUDA call is allowed there).
+  auto wake = [](void*) {
+    uint64_t one = 1;
+    ssize_t n = ::write(CompletionFd(), &one, sizeof(one));
+    (void)n;  // EAGAIN: the counter is already non-zero, the loop wakes anyway
+  };
+  return cuda::Check(d, d.cuLaunchHostFunc(lane->stream, wake, nullptr), "cuLaunchHostFunc");
+}
+
 Status CudaMemory::Failed(int stream) const {
   auto lane = impl_->LaneOf(stream);
   if (!lane.ok()) return lane.status();
@@ -323,6 +339,7 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t*, 
 Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) { return FailedPrecondition("built without CUDA"); }
 void CudaMemory::GivePinned(Pinned) {}
 Result<uint64_t> CudaMemory::Enqueue(int, const std::vector<Copy>&) { return FailedPrecondition("built without CUDA"); }
+Status CudaMemory::WakeWhenDone(int) { return FailedPrecondition("built without CUDA"); }
 Result<void*> CudaMemory::UseStream(int) { return FailedPrecondition("built without CUDA"); }
 Result<int> CudaMemory::NewStream(int) { return FailedPrecondition("built without CUDA"); }
 void CudaMemory::ReleaseStream(int) {}
@@ -331,5 +348,10 @@ Status CudaMemory::Failed(int) const { return Status::Ok(); }
 void CudaMemory::Drain() {}
 
 #endif
+
+int CudaMemory::CompletionFd() {
+  static const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  return fd;
+}
 
 }  // namespace outrider::agent

@@ -50,6 +50,12 @@ class CudaMemory {
   // them ran.
   Result<uint64_t> Enqueue(int stream, const std::vector<Copy>& copies);
   bool Done(int stream, uint64_t ticket) const;
+  // Makes CompletionFd() readable once what is queued on `stream` so far has run (a host function
+  // on the stream), so the loop sees a ticket done at once rather than at its next timed wake.
+  Status WakeWhenDone(int stream);
+  // An eventfd (non-blocking) that WakeWhenDone signals from the driver's thread; the agent's
+  // loop waits on it. Valid for the process's life, GPU or not.
+  static int CompletionFd();
   // Why `stream` failed (a copy faulted: its tickets never come), or OK.
   Status Failed(int stream) const;
   // Blocks until everything queued on every stream has run: before memory it touches is given back.
