@@ -264,6 +264,14 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     ++in_flight_;
     if (comm != nullptr) comm->Submitted();
     if (fenced) fence_of_[e.op_id] = e.fence;
+    // The job learns where this rank keeps its buffers as soon as the op comes, not when it
+    // reaches the front of the queue: an op held there until the job knows (RouteOf) must not
+    // keep a later op of another communicator from telling its job.
+    if (jobs_ != nullptr) {
+      if (Job* job = jobs_->Find(member->identity().job_id); job != nullptr) {
+        job->NoteFirstMemory(member->identity().local_rank, op->Device());
+      }
+    }
     if (fenced || !waiting_.empty() || op->NamesDevice()) {
       waiting_.push_back(Waiting{member, *op, fenced, e.fence, ipc::MonotonicNs(), false});
       continue;
@@ -289,13 +297,14 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
                                 " ms: the stream that should signal it is stuck or gone");
     } else if (NcclRoute route = w.op.NamesDevice() && !w.copying ? RouteOf(*w.member, w.op) : NcclRoute::kHost;
                route == NcclRoute::kNotYet) {
-      // Held until every local rank of the job has submitted an op (the ops after it wait).
+      // Held until every local rank of the job has submitted an op on GPU memory (the ops after it
+      // wait).
       if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
       Job* job = jobs_ != nullptr ? jobs_->Find(w.member->identity().job_id) : nullptr;
       failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + " of job '" + w.member->identity().job_id +
                                 "': held to learn whether its local ranks share a GPU, but " +
                                 (job != nullptr ? job->RanksNotYetSeen() : std::string("some local rank")) +
-                                " submitted no op within " + std::to_string(timeout_ns / 1'000'000) + " ms");
+                                " submitted no op on GPU memory within " + std::to_string(timeout_ns / 1'000'000) + " ms");
     } else if (w.op.NamesDevice() && (w.copying || route == NcclRoute::kHost)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {
@@ -337,8 +346,7 @@ Session::NcclRoute Session::RouteOf(const Member& member, const ValidatedOp& op)
   // instance's fingerprint says which, and the node group fails it on every rank naming both. A
   // communicator of the job (a split group) is a job of its own to the agents, with NCCL
   // communicators of its own.
-  Job* job = jobs_ != nullptr ? jobs_->Find(member.identity().job_id) : nullptr;
-  if (job != nullptr) job->NoteFirstMemory(member.identity().local_rank, op.Device());
+  Job* job = jobs_ != nullptr ? jobs_->Find(member.identity().job_id) : nullptr;  // noted the op when it came
   if (!GpuNcclPolicy::Current().on || id_.gpu_mode != ipc::GpuMode::kIpc || !NcclEligible(op)) return NcclRoute::kHost;
   if (job == nullptr) return NcclRoute::kNccl;  // the sink fails it
   switch (job->Sharing()) {

@@ -337,13 +337,15 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
 }
 
 void Job::NoteFirstMemory(int local_rank, int device) {
-  if (local_rank < 0 || local_rank >= local_size_ || first_memory_[static_cast<size_t>(local_rank)] != -2) return;
+  if (device < 0 || local_rank < 0 || local_rank >= local_size_ || first_memory_[static_cast<size_t>(local_rank)] != -2) {
+    return;
+  }
   first_memory_[static_cast<size_t>(local_rank)] = device;
   if (std::count(first_memory_.begin(), first_memory_.end(), -2) != 0) return;
   sharing_ = GpuSharing::kOwn;
   for (size_t a = 0; a < first_memory_.size(); ++a) {
     for (size_t b = a + 1; b < first_memory_.size(); ++b) {
-      if (first_memory_[a] < 0 || first_memory_[a] != first_memory_[b]) continue;
+      if (first_memory_[a] != first_memory_[b]) continue;
       sharing_ = GpuSharing::kShared;
       if (!GpuNcclPolicy::Current().on) return;  // nothing would run on NCCL anyway
       Logger("engine")->info("job '{}': local ranks {} and {} keep their buffers on GPU {}: its GPU collectives run on the "

@@ -58,15 +58,15 @@ class Job {
   void RemoveMember(Member* member, const Status& why, bool orderly = false);
   // Takes one validated submission from a member.
   void Submit(Member* member, const ValidatedOp& op);
-  // Where local rank `local_rank` keeps the buffers of its first op: on GPU `device` (the agent's
-  // ordinal), or in host memory (-1). Later calls for the rank change nothing.
+  // An op of local rank `local_rank` came with buffers on GPU `device` (the agent's ordinal; -1:
+  // host memory, which tells nothing). The rank's first GPU op counts; later calls change nothing.
   void NoteFirstMemory(int local_rank, int device);
-  // Whether the job's local ranks that use GPUs each have one of their own (the agents' NCCL runs
-  // one rank per GPU; ranks that share one go through the host engine): unknown until every local
-  // rank's first op came. Logged once known to be shared.
+  // Whether the job's local ranks each have a GPU of their own (the agents' NCCL runs one rank per
+  // GPU; ranks that share one go through the host engine): unknown until every local rank's first
+  // op on GPU memory came. Logged once known to be shared.
   enum class GpuSharing { kUnknown, kShared, kOwn };
   GpuSharing Sharing() const { return sharing_; }
-  // "local ranks 1, 3": those whose first op has not come.
+  // "local ranks 1, 3": those whose first GPU op has not come.
   std::string RanksNotYetSeen() const;
   // Fails every pending collective, the node group's first (agent shutdown, a lost member).
   void FailAll(const Status& why);
@@ -138,7 +138,7 @@ class Job {
   Status lost_;  // set once a member left
   Status first_failure_;  // the first op of the job that failed here (named when a rank then leaves)
   Status failed_;         // why the job failed here, if it did (a clean departure leaves it OK)
-  std::vector<int> first_memory_;  // by local rank: -2 until its first op, then its GPU or -1 (host)
+  std::vector<int> first_memory_;  // by local rank: the GPU of its first GPU op, -2 until it came
   GpuSharing sharing_ = GpuSharing::kUnknown;
   bool gave_up_ = false;  // ... with instances half done (Ending::kFailed)
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause

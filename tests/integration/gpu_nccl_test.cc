@@ -38,13 +38,18 @@ std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode, s
   return StartAgent(more);
 }
 
+// In a child: GPU `gpu`'s primary context made current, then connected as `rank` of 2 in `job`.
+outrider_client_t* ConnectOnGpu(const cuda::Driver& d, const std::string& socket, const std::string& job, int rank, int gpu) {
+  CUcontext ctx = nullptr;
+  if (d.cuDevicePrimaryCtxRetain(&ctx, gpu) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) std::_Exit(50);
+  return ConnectOrExit(socket, job, rank, 2);
+}
+
 // A trainer of job `job` on GPU `gpu`: every dense op kind on device buffers, checked; 0 if all
 // are right, else which failed (and outrider_last_error on stderr).
 int Trainer(const std::string& socket, const std::string& job, int rank, int gpu) {
   const cuda::Driver& d = ChildCuda();
-  CUcontext ctx = nullptr;
-  if (d.cuDevicePrimaryCtxRetain(&ctx, gpu) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return 70;
-  outrider_client_t* c = ConnectOrExit(socket, job, rank, 2);
+  outrider_client_t* c = ConnectOnGpu(d, socket, job, rank, gpu);
   CUstream s = nullptr;
   if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 71;
   CUdeviceptr base = 0, gathered = 0;
@@ -113,9 +118,7 @@ TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCou
   for (int r = 0; r < 2; ++r) {
     pids.push_back(Spawn([&, r] {
       const cuda::Driver& d = ChildCuda();
-      CUcontext ctx = nullptr;
-      if (d.cuDevicePrimaryCtxRetain(&ctx, r) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return 50;
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "nccl-a2a", r, 2);
+      outrider_client_t* c = ConnectOnGpu(d, agent->socket_path(), "nccl-a2a", r, r);
       CUstream s = nullptr;
       if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 51;
       std::string why;
@@ -146,7 +149,8 @@ TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCou
 
 // NCCL runs one rank per GPU: a job whose trainers share one runs its GPU collectives on the host
 // engine, through the agent's pinned buffers, and the log says why. Until every local rank's first
-// op came it is not known, and a rank that never submits fails the others' held op in time, named.
+// GPU op came it is not known, and a rank that never submits one fails the others' held op in
+// time, named.
 TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNamed) {
   auto agent = StartNcclAgent("force", {"--op-timeout-ms", "1500"});
   ASSERT_NE(agent, nullptr);
@@ -178,7 +182,7 @@ TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNa
     if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 71;
     int rc = outrider_wait(c, h, 20000);
     std::string why = outrider_last_error(c);
-    if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED || why.find("local rank 1 submitted no op") == std::string::npos) {
+    if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED || why.find("local rank 1 submitted no op on GPU memory") == std::string::npos) {
       std::fprintf(stderr, "rc %d: %s\n", rc, why.c_str());
       return 72;
     }
@@ -188,6 +192,63 @@ TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNa
   EXPECT_EQ(Reap(held), 0);
   leave.Send('l');
   EXPECT_EQ(Reap(silent), 0);
+}
+
+// Where a rank keeps its buffers counts from when its GPU op comes, not when it reaches the front of
+// the session's queue: rank 0 submits on a split group first and rank 1 on the world first (streams
+// of their own, so neither waits for the other), and neither op waits for the other to be known.
+// (The split itself is a host op: it tells neither job anything.)
+TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl) {
+  auto agent = StartNcclAgent("force", {"--op-timeout-ms", "5000"});
+  ASSERT_NE(agent, nullptr);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) {
+    pids.push_back(Spawn([&, r] {
+      const cuda::Driver& d = ChildCuda();
+      outrider_client_t* c = ConnectOnGpu(d, agent->socket_path(), "nccl-orders", r, r);
+      outrider_comm_t g = 0;
+      if (outrider_comm_split(c, OUTRIDER_COMM_WORLD, 0, r, &g) != OUTRIDER_OK) return 51;
+      CUstream on_group = nullptr, on_world = nullptr;
+      CUdeviceptr a = 0, b = 0;
+      if (d.cuStreamCreate(&on_group, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+          d.cuStreamCreate(&on_world, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || d.cuMemAlloc(&a, 4096) != CUDA_SUCCESS ||
+          d.cuMemAlloc(&b, 4096) != CUDA_SUCCESS) {
+        return 52;
+      }
+      std::vector<float> ones(1024, static_cast<float>(r + 1)), got(1024), world(1024);
+      if (d.cuMemcpyHtoDAsync(a, ones.data(), 4096, on_group) != CUDA_SUCCESS ||
+          d.cuMemcpyHtoDAsync(b, ones.data(), 4096, on_world) != CUDA_SUCCESS) {
+        return 53;
+      }
+      outrider_op_t h[2] = {};
+      auto submit = [&](bool group) {
+        outrider_op_options_t o;
+        outrider_op_options_init(&o);
+        o.cuda_stream = group ? on_group : on_world;
+        o.comm = group ? g : OUTRIDER_COMM_WORLD;
+        void* p = reinterpret_cast<void*>(group ? a : b);
+        return outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[group ? 0 : 1]);
+      };
+      if (submit(r == 0) != OUTRIDER_OK || submit(r != 0) != OUTRIDER_OK) return 54;
+      for (outrider_op_t op : h) {
+        if (outrider_wait(c, op, 20000) != OUTRIDER_OK) {
+          std::fprintf(stderr, "rank %d: %s\n", r, outrider_last_error(c));
+          return 55;
+        }
+      }
+      if (d.cuMemcpyDtoHAsync(got.data(), a, 4096, on_group) != CUDA_SUCCESS ||
+          d.cuMemcpyDtoHAsync(world.data(), b, 4096, on_world) != CUDA_SUCCESS ||
+          d.cuStreamSynchronize(on_group) != CUDA_SUCCESS || d.cuStreamSynchronize(on_world) != CUDA_SUCCESS) {
+        return 56;
+      }
+      if (got[0] != 3.0f || got[1023] != 3.0f || world[0] != 3.0f || world[1023] != 3.0f) return 57;
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  std::string log = ReadFile(agent->log_path());
+  EXPECT_NE(log.find("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos) << log;
 }
 
 TEST(GpuNcclTest, WithoutMpsAutoKeepsToTheHostEngineAndSaysWhy) {
