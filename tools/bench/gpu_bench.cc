@@ -41,17 +41,7 @@ struct GpuShared {
 int RankMain(int rank, int mode_index, const std::string& socket, const std::string& job, const LocalOptions& o,
              const GpuOptions& g, const std::vector<uint64_t>& sizes, GpuShared* out) {
   ::setenv("OUTRIDER_GPU_MODE", g.modes[static_cast<size_t>(mode_index)].c_str(), 1);
-  auto loaded = cuda::Load();
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "outrider-bench: %s\n", loaded.status().ToString().c_str());
-    return 1;
-  }
-  const cuda::Driver& d = **loaded;
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
-  Cu(d, d.cuDeviceGet(&dev, g.gpu), "cuDeviceGet");
-  Cu(d, d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  Cu(d, d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  const cuda::Driver& d = RankCuda(g.gpu);
   outrider_client_t* c = ConnectRank(socket, job, rank, o.clients);
   CUstream s = nullptr;
   Cu(d, d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");

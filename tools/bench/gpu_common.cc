@@ -14,6 +14,21 @@ void Cu(const cuda::Driver& d, CUresult rc, const char* what) {
   std::_Exit(1);
 }
 
+const cuda::Driver& RankCuda(int gpu) {
+  auto loaded = cuda::Load();
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "outrider-bench: %s\n", loaded.status().ToString().c_str());
+    std::_Exit(1);
+  }
+  const cuda::Driver& d = **loaded;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  Cu(d, d.cuDeviceGet(&dev, gpu), "cuDeviceGet");
+  Cu(d, d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  Cu(d, d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  return d;
+}
+
 int GpuIters(uint64_t bytes, int requested) {
   if (requested > 0) return std::min(requested, 1000);
   return static_cast<int>(std::clamp<uint64_t>((uint64_t{1} << 30) / std::max<uint64_t>(bytes, 1), 5, 200));

@@ -17,6 +17,9 @@ namespace outrider::bench {
 
 // Ends the calling rank process, saying which call failed and why, unless `rc` is success.
 void Cu(const cuda::Driver& d, CUresult rc, const char* what);
+// In a rank process: the CUDA driver, GPU `gpu`'s primary context current; ends the rank, saying
+// why, if either fails.
+const cuda::Driver& RankCuda(int gpu);
 // Timed iterations for `bytes`: `requested` (at most 1000), or by size (5..200) when 0.
 int GpuIters(uint64_t bytes, int requested);
 // --min-bytes to --max-bytes by --factor, multiples of 4 bytes, at most `max_sizes` of them.

@@ -48,19 +48,13 @@ void Nc(const nccl::Nccl& n, ncclResult_t rc, const char* what, ncclComm_t comm 
 int RankMain(int rank, const std::string& socket, const std::string& job, const LocalOptions& o, const GpuOptions& g,
              const std::vector<uint64_t>& sizes, NcclShared* shared) {
   ::setenv("OUTRIDER_GPU_MODE", "ipc", 1);
-  auto loaded = cuda::Load();
+  const cuda::Driver& d = RankCuda(g.gpu + rank);
   auto nccl_loaded = nccl::Load();
-  if (!loaded.ok() || !nccl_loaded.ok()) {
-    std::fprintf(stderr, "outrider-bench: %s\n", (!loaded.ok() ? loaded.status() : nccl_loaded.status()).ToString().c_str());
+  if (!nccl_loaded.ok()) {
+    std::fprintf(stderr, "outrider-bench: %s\n", nccl_loaded.status().ToString().c_str());
     return 1;
   }
-  const cuda::Driver& d = **loaded;
   const nccl::Nccl& n = **nccl_loaded;
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
-  Cu(d, d.cuDeviceGet(&dev, g.gpu + rank), "cuDeviceGet");
-  Cu(d, d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  Cu(d, d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
   // The direct communicator: rank 0's unique id through shared memory.
   if (rank == 0) {
     Nc(n, n.ncclGetUniqueId(&shared->id), "ncclGetUniqueId");

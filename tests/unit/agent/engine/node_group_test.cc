@@ -147,6 +147,22 @@ void ExpectOkEverywhere(const NodeCluster& c, uint64_t seq = 0) {
   }
 }
 
+// Delivers until some node has finished (kKey, 0) while another has not; returns the last such
+// node, or -1 if the network ran dry first.
+int StepUntilSomeButNotAllFinished(NodeCluster& c) {
+  for (;;) {
+    if (!c.net().Step()) return -1;
+    int done = 0, finished = -1;
+    for (int n = 0; n < c.nodes(); ++n) {
+      if (c.done(n, kKey, 0) != nullptr) {
+        ++done;
+        finished = n;
+      }
+    }
+    if (done > 0 && done < c.nodes()) return finished;
+  }
+}
+
 // ---- Nodes lost or gone mid-instance ----
 
 class MidFlightTest : public ::testing::TestWithParam<Kind> {
@@ -227,15 +243,8 @@ TEST(NodeDepartureTest, NodeThatFinishedItsPartAndLeftInOrderLetsTheOthersComple
   std::vector<Rank> ranks = Ranks(Kind::kRingAllreduce);
   StartAll(c, ranks);
   // Deliver until one node has its result while another still waits for ring chunks.
-  int finished = -1;
-  while (finished < 0) {
-    ASSERT_TRUE(c.net().Step()) << "no node finished while another still waited";
-    int done = 0;
-    for (int n = 0; n < kNodes; ++n) done += c.done(n, kKey, 0) != nullptr;
-    for (int n = 0; n < kNodes && done > 0 && done < kNodes; ++n) {
-      if (c.done(n, kKey, 0) != nullptr) finished = n;
-    }
-  }
+  int finished = StepUntilSomeButNotAllFinished(c);
+  ASSERT_GE(finished, 0) << "no node finished while another still waited";
   ASSERT_FALSE(c.group(finished).busy());
   c.group(finished).SayJobLeft();
   c.Run();
@@ -253,15 +262,8 @@ TEST(NodeDepartureTest, NodeThatLeftAfterAnEarlierFailureFailsOnlyWhatMissesItsC
     std::vector<Rank> ranks = Ranks(Kind::kRingAllreduce);
     std::vector<Rank> next = Ranks(Kind::kDirectAllreduce);
     StartAll(c, ranks);
-    int finished = -1;
-    while (finished < 0) {
-      ASSERT_TRUE(c.net().Step()) << "no node finished while another still waited";
-      int done = 0;
-      for (int n = 0; n < kNodes; ++n) done += c.done(n, kKey, 0) != nullptr;
-      for (int n = 0; n < kNodes && done > 0 && done < kNodes; ++n) {
-        if (c.done(n, kKey, 0) != nullptr) finished = n;
-      }
-    }
+    int finished = StepUntilSomeButNotAllFinished(c);
+    ASSERT_GE(finished, 0) << "no node finished while another still waited";
     // Seq 1 starts everywhere but on the leaving node.
     for (int n = 0; n < kNodes; ++n) {
       if (n != finished) c.group(n).Start(kKey, 1, {&next[static_cast<size_t>(n)].op});
