@@ -13,7 +13,9 @@ fi
 ip netns del "orprobe$$"
 passed=0 failed=0
 for op in allreduce broadcast allgather reducescatter alltoall; do
-  out=$(timeout 300 "$ROOT/tools/cluster/run.sh" --nodes 3 --procs-per-node 2 --rate 2gbit -- \
+  # The launcher's own timeout reports the ranks still running and the agents' last words;
+  # the outer one only guards against the launcher itself hanging.
+  out=$(timeout 300 "$ROOT/tools/cluster/run.sh" --nodes 3 --procs-per-node 2 --rate 2gbit --timeout 240 -- \
         "$BUILD/bin/outrider-bench" "$op" --min-bytes 8 --max-bytes 2M --factor 16 2>&1)
   rc=$?
   if [[ $rc -eq 0 ]] && ! grep -q WRONG <<<"$out"; then
@@ -22,7 +24,7 @@ for op in allreduce broadcast allgather reducescatter alltoall; do
   else
     failed=$((failed + 1))
     echo "FAILED: $op (exit $rc)"
-    tail -30 <<<"$out"
+    tail -150 <<<"$out"
   fi
 done
 echo "$passed passed, $failed failed"

@@ -74,7 +74,8 @@ options:
   --agent-arg ARG      extra argument for every agent (repeatable; ARG may start with -)
   --keep-logs DIR      copy rank and agent logs to DIR before RUNDIR is removed
   --timeout SECONDS    kill everything and fail if the ranks run longer (default 600;
-                       0 = no limit)
+                       0 = no limit), after printing the last lines of the logs of the
+                       ranks still running and of every agent
   --loopback           do not create namespaces; run all nodes on 127.0.0.1
   --http-base-port P   node i's agent serves /metrics, /status... on port P+i (default: 9750
                        inside namespaces, none on loopback)
@@ -175,7 +176,7 @@ veth_name() { printf 'or%sh%s' "$PID" "$1"; }   # host side; <= 13 chars (pid <=
 TORN_DOWN=0
 RUNDIR=""
 CREATED_NS=() CREATED_VETH=() CREATED_BRIDGE=0
-AGENT_PIDS=() RANK_PIDS=() TEE_PID="" TIMER_PID=""
+AGENT_PIDS=() RANK_PIDS=() TEE_PID="" TIMER_PID="" HEARTBEAT_PID=""
 RUNNING=() LIVE_AGENTS=()   # ranks / agents started and not yet seen to exit
 USE_NETNS=0
 
@@ -262,6 +263,7 @@ teardown() {
   # their leftovers are found by stray_pids).
   local all=("${RUNNING[@]}" "${LIVE_AGENTS[@]}") p k
   [[ -n $TIMER_PID ]] && all+=("$TIMER_PID")
+  [[ -n $HEARTBEAT_PID ]] && all+=("$HEARTBEAT_PID")
   # stderr off: bash would print a "Killed" line for every job it reaps here.
   {
     terminate 5 "${all[@]}"
@@ -485,17 +487,28 @@ remove_pid() {   # array-name pid
   arr=("${out[@]}")
 }
 
+recheck_by_hand() {   # ranks that ended without `wait -n` reporting them
+  local p
+  for p in "${RUNNING[@]}"; do
+    pid_running "$p" && continue
+    wait "$p" 2>/dev/null; CODE[${PID_RANK[$p]}]=$?; remove_pid RUNNING "$p"
+  done
+}
 while ((${#RUNNING[@]})); do
+  # A heartbeat child wakes this loop every 2 s to look at the ranks by hand too, so a rank's
+  # exit that `wait -n` does not report (two children ending at once) cannot hang the launcher.
+  if [[ -z $HEARTBEAT_PID ]]; then
+    setsid sleep 2 </dev/null >/dev/null 2>&1 &
+    HEARTBEAT_PID=$!
+  fi
   unset done_pid
-  wait -n -p done_pid "${RUNNING[@]}" "${LIVE_AGENTS[@]}" ${TIMER_PID:+"$TIMER_PID"} 2>/dev/null
+  wait -n -p done_pid "${RUNNING[@]}" "${LIVE_AGENTS[@]}" ${TIMER_PID:+"$TIMER_PID"} "$HEARTBEAT_PID" 2>/dev/null
   st=$?
-  if [[ -z ${done_pid:-} ]]; then
-    # Interrupted without a child (an untrapped signal) or nothing waitable: re-check by hand.
-    for p in "${RUNNING[@]}"; do
-      pid_running "$p" && continue
-      wait "$p" 2>/dev/null; CODE[${PID_RANK[$p]}]=$?; remove_pid RUNNING "$p"
-    done
-    sleep 0.05
+  if [[ -z ${done_pid:-} || $done_pid == "$HEARTBEAT_PID" ]]; then
+    # The heartbeat, an interruption without a child (an untrapped signal), or nothing waitable.
+    [[ ${done_pid:-} == "$HEARTBEAT_PID" ]] && HEARTBEAT_PID=""
+    recheck_by_hand
+    [[ -z ${done_pid:-} ]] && sleep 0.05
     continue
   fi
   if [[ $done_pid == "$TIMER_PID" ]]; then
@@ -513,6 +526,19 @@ while ((${#RUNNING[@]})); do
   if ((st != 0)); then FIRST_FAIL_RANK=$r FIRST_FAIL_CODE=$st; break; fi
 done
 
+[[ -n $HEARTBEAT_PID ]] && { kill "$HEARTBEAT_PID" 2>/dev/null; wait "$HEARTBEAT_PID" 2>/dev/null; HEARTBEAT_PID=""; }
+if ((TIMED_OUT)) && ((${#RUNNING[@]})); then
+  # What each rank still running and each agent said last: the place to look for a hang.
+  for p in "${RUNNING[@]}"; do
+    r="${PID_RANK[$p]}"
+    say "timed out: rank $r still running; last lines of its log:"
+    tail -n 20 -- "$RUNDIR/rank$r.log" >&2 2>/dev/null
+  done
+  for ((i = 0; i < ${#AGENT_PIDS[@]}; i++)); do
+    say "timed out: last lines of node $i's agent log:"
+    tail -n 20 -- "$RUNDIR/node$i/agent.log" >&2 2>/dev/null
+  done
+fi
 if ((${#RUNNING[@]})); then
   # A rank failed, an agent died or the time ran out: the others would hang, so stop them.
   terminate 5 "${RUNNING[@]}" 2>/dev/null
