@@ -3,6 +3,11 @@
 // stream before the engine sees it, with its spans pointing there; once the engine finished it,
 // the outputs are copied back, and only then does the client hear of it (and its stream's done
 // fence get written). The loop polls: copies never block it.
+//
+// A sparse op's rows (ids and f32 values) may instead be coalesced on the GPU first (sorted, equal
+// ids summed: liboutrider_gpu_sparse.so, when the agent finds it), so that only the unique rows
+// are copied; the cost model (sparse::ChooseCoalesce) decides per op from what the rank's earlier
+// op of the same key looked like. The engine sees the same op either way, with fewer rows.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +19,7 @@
 #include "agent/engine/op.h"
 #include "agent/engine/op_report.h"
 #include "agent/memory/cuda_memory.h"
+#include "agent/memory/gpu_sparse.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
@@ -47,8 +53,29 @@ class DeviceOps {
   bool busy() const { return !ops_.empty(); }
   size_t size() const { return ops_.size(); }
 
+  // Sparse ops whose rows were coalesced on the GPU since this session began, and the rows
+  // submitted and copied for them.
+  struct CoalesceStats {
+    uint64_t ops = 0, rows_in = 0, rows_out = 0;
+  };
+  const CoalesceStats& coalesce_stats() const { return coalesce_stats_; }
+
  private:
-  enum class Phase { kCopyIn, kRunning, kCopyOut };
+  enum class Phase { kCoalesce, kCopyIn, kRunning, kCopyOut };
+  struct Coalesce {  // the op's ids and rows, coalesced on its GPU before they are copied
+    const GpuSparse* lib = nullptr;
+    void* handle = nullptr;  // the library's result, freed once copied (or the op is dropped)
+    void* stream = nullptr;
+    CudaMemory::Pinned counts;  // unique rows, moved positions
+    std::shared_ptr<const void> counts_hold;
+    uint64_t nnz = 0, dim = 0;
+    int id_bytes = 8;
+  };
+  // What the rank's last sparse op of a key looked like (the cost model's inputs).
+  struct Seen {
+    bool strictly_increasing = true;
+    double unique_ratio = 1;
+  };
   struct Shadow {
     BufferSpan device;          // the client's GPU memory
     CudaMemory::Pinned host;    // the agent's copy of it
@@ -64,10 +91,25 @@ class DeviceOps {
     int device = -1;
     uint64_t ticket = 0;
     Completion completion;
+    std::optional<Coalesce> coalesce;
   };
+  // Queues the coalescing of `op`'s rows on its GPU: false (and nothing queued) if the library is
+  // missing or refused, or the cost model says the rows go as they are.
+  bool StartCoalesce(const ValidatedOp& op, Staged* s);
+  // The coalesced rows are counted: queues their copies to host memory.
+  Status CopyCoalesced(Staged* s);
+  void FreeCoalesced(Staged* s);
+  // Records what the rank's rows of the op looked like once they were copied as they are.
+  void NoteStaged(const Staged& s);
+  // A pinned host buffer of `bytes` for `device` memory, held by the engine's op.
+  Shadow* NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st);
 
   CudaMemory* cuda_ = nullptr;
   std::map<uint64_t, Staged> ops_;
+  std::map<uint64_t, Seen> seen_;  // by op key
+  CoalesceStats coalesce_stats_;
+  bool said_coalescing_ = false;
+  bool coalesce_off_ = false;  // the library failed once: this session stages rows as they are
 };
 
 }  // namespace outrider::agent

@@ -126,4 +126,20 @@ Prediction Choose(const CostInputs& in) {
   return best;
 }
 
+CoalescePrediction ChooseCoalesce(const CoalesceInputs& in, const CoalesceRates& rates) {
+  CoalescePrediction p;
+  auto n = static_cast<double>(in.nnz);
+  double row_bytes = static_cast<double>(in.id_bytes + 4 * in.dim);
+  double value_bytes = 4.0 * static_cast<double>(in.dim);
+  bool sorted = !in.seen || in.strictly_increasing;
+  double ratio = in.seen ? std::clamp(in.unique_ratio, 0.0, 1.0) : 1.0;
+  double host_sort_s = sorted || in.nnz < 2 ? 0 : rates.host_sort_ns * 1e-9 * n * std::log2(n);
+  p.staged_s = n * row_bytes / rates.pcie_bytes_per_s + host_sort_s + n * value_bytes / rates.host_sum_bytes_per_s;
+  double unique = n * ratio;
+  p.coalesced_s = rates.gpu_launch_s + n / rates.gpu_keys_per_s + 2 * n * value_bytes / rates.gpu_bytes_per_s +
+                  unique * row_bytes / rates.pcie_bytes_per_s + unique * value_bytes / rates.host_sum_bytes_per_s;
+  p.on_gpu = in.nnz > 0 && p.coalesced_s < p.staged_s;
+  return p;
+}
+
 }  // namespace outrider::agent::sparse

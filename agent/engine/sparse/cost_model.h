@@ -48,4 +48,37 @@ inline constexpr uint64_t kMaxDenseTableBytes = uint64_t{4} << 30;
 // Whether a table of `rows` x `dim` fits kMaxDenseTableBytes (f32 sums).
 bool DenseFits(uint64_t rows, uint64_t dim);
 
+// Whether a rank's sparse rows in GPU memory are coalesced on its GPU (ids sorted, equal ids'
+// rows summed: liboutrider_gpu_sparse.so) before they are copied to host memory, or copied as
+// they are and combined by the host engine. Coalescing pays when the rows arrive unsorted (the
+// host's sort costs n log n on a CPU core, the GPU's a fraction of that) or with repeated ids
+// (fewer bytes cross PCIe and fewer rows are summed on the host); it costs a few kernel launches
+// and one more round trip on the stream. What the rows look like is learnt from the rank's
+// earlier op of the same key: until one was seen, rows are staged as they are.
+struct CoalesceInputs {
+  uint64_t nnz = 0;
+  uint64_t dim = 0;       // f32 values per row
+  uint64_t id_bytes = 8;
+  bool seen = false;                 // an earlier op of the key was observed, and:
+  bool strictly_increasing = true;   // its ids were sorted without repeats (nothing to gain)
+  double unique_ratio = 1;           // its unique rows / nnz
+};
+// The rates it assumes. The GPU's are conservative for a data-centre GPU (sorting 64-bit keys
+// with 32-bit values goes at several G keys/s on an A100 or H100); the host's are this project's
+// machines' (sorting (id, index) pairs: 3-11 ns per n log2 n).
+struct CoalesceRates {
+  double pcie_bytes_per_s = 20e9;      // pinned copies, one direction
+  double gpu_launch_s = 100e-6;        // the library's launches plus one extra stream round trip
+  double gpu_keys_per_s = 1e9;         // stable sort, scans
+  double gpu_bytes_per_s = 1e12;       // reading and writing the rows
+  double host_sort_ns = 8;             // per n log2 n
+  double host_sum_bytes_per_s = 4e9;   // summing rows
+};
+struct CoalescePrediction {
+  bool on_gpu = false;
+  double staged_s = 0;     // copy as they are, combine on the host
+  double coalesced_s = 0;  // coalesce on the GPU, copy the unique rows, merge on the host
+};
+CoalescePrediction ChooseCoalesce(const CoalesceInputs& in, const CoalesceRates& rates = {});
+
 }  // namespace outrider::agent::sparse

@@ -276,6 +276,27 @@ TEST(SparseCodecTest, RejectsMalformedPayloads) {
   EXPECT_FALSE(Decode(bad.data(), bad.size(), IdRange{0, 100}, t, 8).ok());
 }
 
+TEST(SparseCostModelTest, CoalescesOnTheGpuOnlyRowsSeenUnsortedOrRepeatedAndNotTooFew) {
+  CoalesceInputs in;
+  in.nnz = 100000;
+  in.dim = 64;
+  EXPECT_FALSE(ChooseCoalesce(in).on_gpu) << "nothing seen yet: rows go as they are";
+  in.seen = true;
+  EXPECT_FALSE(ChooseCoalesce(in).on_gpu) << "sorted without repeats: nothing to gain";
+  in.strictly_increasing = false;
+  CoalescePrediction unsorted = ChooseCoalesce(in);
+  EXPECT_TRUE(unsorted.on_gpu) << unsorted.staged_s << " vs " << unsorted.coalesced_s;
+  in.unique_ratio = 0.1;
+  CoalescePrediction repeated = ChooseCoalesce(in);
+  EXPECT_TRUE(repeated.on_gpu);
+  EXPECT_LT(repeated.coalesced_s, unsorted.coalesced_s) << "fewer unique rows cost less to copy and merge";
+  in.nnz = 20;  // a few rows: the launches cost more than the host's sort
+  in.unique_ratio = 1;
+  EXPECT_FALSE(ChooseCoalesce(in).on_gpu);
+  in.nnz = 0;
+  EXPECT_FALSE(ChooseCoalesce(in).on_gpu);
+}
+
 TEST(SparseCostModelTest, PicksByDensity) {
   Context c{4, 0, 1, MakeTable(1000000, 128), 8};
   CostInputs in;
