@@ -43,6 +43,14 @@ AgentMetrics::AgentMetrics() {
                                  "1 if the agent runs dense GPU collectives on its own NCCL communicators, 0 if on the "
                                  "host engine; `mode` is the gpu_nccl setting.",
                                  {"mode"});
+  auto& gpu_sparse = registry_.AddCounter("outrider_gpu_sparse_rows_total",
+                                          "Rows of sparse allreduce and shard ops (f32 rows) in GPU memory, by how they were staged to host memory: "
+                                          "`as_is` copied as submitted; `coalesced_in` coalesced on the GPU, and "
+                                          "`coalesced_out` the unique rows that were copied for them.",
+                                          {"stage"});
+  gpu_sparse_as_is = gpu_sparse.Get({"as_is"});
+  gpu_sparse_coalesced_in = gpu_sparse.Get({"coalesced_in"});
+  gpu_sparse_coalesced_out = gpu_sparse.Get({"coalesced_out"});
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});

@@ -36,6 +36,9 @@ class AgentMetrics {
   metrics::Counter* errors[kMaxCode + 1];          // by code
   metrics::Histogram* queue_wait;
 
+  metrics::Counter* gpu_sparse_as_is;  // sparse rows in GPU memory, staged as submitted
+  metrics::Counter* gpu_sparse_coalesced_in;
+  metrics::Counter* gpu_sparse_coalesced_out;
   metrics::Gauge* clients;
   metrics::Gauge* jobs;
   metrics::Gauge* memory_registered;

@@ -6,6 +6,7 @@
 
 #include "agent/engine/sparse/cost_model.h"
 #include "agent/log.h"
+#include "agent/observability.h"
 
 namespace outrider::agent {
 
@@ -123,9 +124,10 @@ Status DeviceOps::CopyCoalesced(Staged* s) {
                     " rows into " + std::to_string(unique));
   }
   seen_[s->device_op.key] = Seen{moved == 0 && unique == c.nnz, static_cast<double>(unique) / static_cast<double>(c.nnz)};
-  coalesce_stats_.ops++;
-  coalesce_stats_.rows_in += c.nnz;
-  coalesce_stats_.rows_out += unique;
+  if (Metrics().enabled()) {
+    Metrics().gpu_sparse_coalesced_in->Inc(static_cast<double>(c.nnz));
+    Metrics().gpu_sparse_coalesced_out->Inc(static_cast<double>(unique));
+  }
   uint64_t id_bytes = unique * static_cast<uint64_t>(c.id_bytes), value_bytes = unique * c.dim * sizeof(float);
   BufferSpan ids{MemoryKind::kCudaFd, s->device, c.lib->coalesce_ids(c.handle), id_bytes};
   BufferSpan values{MemoryKind::kCudaFd, s->device, c.lib->coalesce_values(c.handle), value_bytes};
@@ -157,6 +159,7 @@ void DeviceOps::NoteStaged(const Staged& s) {
   const ValidatedOp& op = s.device_op;
   if (!Coalescible(op) || s.coalesce) return;
   if (seen_.size() >= 4096 && seen_.find(op.key) == seen_.end()) seen_.clear();  // keys are a model's tables: few
+  if (Metrics().enabled()) Metrics().gpu_sparse_as_is->Inc(static_cast<double>(op.nnz));
   const auto* ids = reinterpret_cast<const uint8_t*>(s.host_op.ids.address);
   Seen& seen = seen_[op.key];
   seen.strictly_increasing = StrictlyIncreasing(ids, op.nnz, IdBytes(op));

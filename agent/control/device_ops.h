@@ -53,13 +53,6 @@ class DeviceOps {
   bool busy() const { return !ops_.empty(); }
   size_t size() const { return ops_.size(); }
 
-  // Sparse ops whose rows were coalesced on the GPU since this session began, and the rows
-  // submitted and copied for them.
-  struct CoalesceStats {
-    uint64_t ops = 0, rows_in = 0, rows_out = 0;
-  };
-  const CoalesceStats& coalesce_stats() const { return coalesce_stats_; }
-
  private:
   enum class Phase { kCoalesce, kCopyIn, kRunning, kCopyOut };
   struct Coalesce {  // the op's ids and rows, coalesced on its GPU before they are copied
@@ -107,7 +100,6 @@ class DeviceOps {
   CudaMemory* cuda_ = nullptr;
   std::map<uint64_t, Staged> ops_;
   std::map<uint64_t, Seen> seen_;  // by op key
-  CoalesceStats coalesce_stats_;
   bool said_coalescing_ = false;
   bool coalesce_off_ = false;  // the library failed once: this session stages rows as they are
 };

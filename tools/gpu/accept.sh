@@ -4,8 +4,10 @@
 # 4 trainers on one GPU; bitwise against the host path; agent SIGKILL mid-op), the PyTorch checks
 # (a tensor at a non-zero offset, the other ops, sparse COO, DDP with a sparse embedding bitwise
 # against host tensors, with and without PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) where a
-# CUDA PyTorch and the backend built against it are there, the GPU benchmark, and the agent's NCCL
-# against the ranks calling NCCL themselves (one rank per GPU); then prints one table. Exit status 1 if anything failed, 0 otherwise (skips named in the table).
+# CUDA PyTorch and the backend built against it are there, the GPU benchmark, the agent's NCCL
+# against the ranks calling NCCL themselves (one rank per GPU), and sparse rows coalesced on the
+# GPU (liboutrider_gpu_sparse.so against the host algorithm, in the agent, and its time); then
+# prints one table. Exit status 1 if anything failed, 0 otherwise (skips named in the table).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -49,6 +51,7 @@ if [[ $build -eq 1 ]]; then
   cmake -S . -B "$build_dir" -DOUTRIDER_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1
   cmake --build "$build_dir" -j"$(nproc)" --target gpu_accept_test outrider-agent outrider-bench >"$out/build.log" 2>&1 ||
     { echo "accept.sh: build failed (see $out/build.log)" >&2; exit 1; }
+  cmake --build "$build_dir" -j"$(nproc)" --target gpu_sparse_accept_test >>"$out/build.log" 2>&1 || true  # only with nvcc
   cmake --build "$build_dir" -j"$(nproc)" --target outrider_torch_ext >>"$out/build.log" 2>&1 || true  # only where PyTorch is
 fi
 build_abs=$(cd "$build_dir" && pwd)
@@ -157,6 +160,36 @@ print(f"agent NCCL vs direct NCCL ({sys.argv[2]} GPU(s), >= 64 MiB)\t{status}\t"
 PY
 else
   row "agent NCCL vs direct NCCL" FAIL "see $out/bench-nccl.log"
+fi
+
+# 5. Sparse rows coalesced on the GPU (liboutrider_gpu_sparse.so): bitwise the host algorithm, the
+# agent coalescing two trainers' rows, and the time beside the host engine's sum.
+if [[ -x "$build_abs/tests/gpu_sparse_accept_test" ]]; then
+  "$build_abs/tests/gpu_sparse_accept_test" --gtest_output="json:$out/gtest-sparse.json" >"$out/gtest-sparse.log" 2>&1 || true
+  python3 - "$out/gtest-sparse.json" "$out/gtest-sparse.log" >>"$results" <<'PY'
+import json, re, sys
+try:
+    tests = [t for s in json.load(open(sys.argv[1]))["testsuites"] for t in s["testsuite"]]
+except Exception as e:
+    print(f"gpu_sparse_accept_test\tFAIL\tno results ({e}); see {sys.argv[2]}")
+    sys.exit(0)
+log = open(sys.argv[2]).read()
+for t in tests:
+    name, detail = "sparse: " + t["name"], ""
+    m = re.search(r"gpu sparse coalesce: (.*)", log)
+    if "Time" in t["name"] and m:
+        detail = m.group(1)
+    if t.get("result") == "SKIPPED":
+        status = "SKIP"
+        detail = ((t.get("skipped", {}) or {}).get("message", "") or "skipped").strip().splitlines()[-1]
+    elif "failures" in t:
+        status, detail = "FAIL", t["failures"][0]["failure"].strip().splitlines()[-1]
+    else:
+        status = "PASS"
+    print(f"{name}\t{status}\t{detail}")
+PY
+else
+  row "sparse rows coalesced on the GPU" SKIP "gpu_sparse_accept_test not built (no nvcc: OUTRIDER_WITH_GPU_KERNELS)"
 fi
 
 # The table.
