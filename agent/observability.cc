@@ -51,6 +51,15 @@ AgentMetrics::AgentMetrics() {
   gpu_sparse_as_is = gpu_sparse.Get({"as_is"});
   gpu_sparse_coalesced_in = gpu_sparse.Get({"coalesced_in"});
   gpu_sparse_coalesced_out = gpu_sparse.Get({"coalesced_out"});
+  const std::vector<std::string> nccl_labels = {"job", "comm", "op", "source"};
+  nccl_calls_ = &registry_.AddCounter("outrider_nccl_calls_total",
+                                      "NCCL calls of trainers on this node, by job, communicator, kind and source "
+                                      "(`interposer`: liboutrider_nccl.so; `profiler`: the NCCL profiler plugin).",
+                                      nccl_labels);
+  nccl_bytes_ = &registry_.AddCounter("outrider_nccl_bytes_total", "Bytes of those calls' send buffers.", nccl_labels);
+  nccl_timed_ = &registry_.AddCounter("outrider_nccl_timed_calls_total",
+                                      "Those calls whose GPU time is in outrider_nccl_gpu_seconds_total.", nccl_labels);
+  nccl_seconds_ = &registry_.AddCounter("outrider_nccl_gpu_seconds_total", "GPU time of the timed calls.", nccl_labels);
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});
@@ -81,6 +90,13 @@ metrics::Counter* AgentMetrics::OpsCounter(const std::string& job_label, ipc::Op
 
 metrics::Counter* AgentMetrics::BytesCounter(const std::string& job_label, const char* direction) {
   return bytes_->Get({job_label, direction, "ucx"});
+}
+
+AgentMetrics::NcclCounters AgentMetrics::Nccl(const std::string& job_label, const std::string& comm_label, const char* op,
+                                              const char* source) {
+  std::vector<std::string> labels = {job_label, comm_label, op, source};
+  return NcclCounters{nccl_calls_->Get(labels), nccl_bytes_->Get(labels), nccl_timed_->Get(labels),
+                      nccl_seconds_->Get(labels)};
 }
 
 metrics::Gauge* AgentMetrics::SparseDensity(const std::string& job_label) { return sparse_density_->Get({job_label}); }

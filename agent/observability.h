@@ -32,6 +32,11 @@ class AgentMetrics {
   metrics::Gauge* SparseDensity(const std::string& job_label);
   metrics::Gauge* WireEfficiency(const std::string& job_label);
   metrics::Gauge* GpuMode(const std::string& job_label, ipc::GpuMode mode);
+  // NCCL calls of trainers on this node, as their interposer or profiler plugin reported them.
+  struct NcclCounters {
+    metrics::Counter *calls, *bytes, *timed_calls, *gpu_seconds;
+  };
+  NcclCounters Nccl(const std::string& job_label, const std::string& comm_label, const char* op, const char* source);
   metrics::Histogram* duration[ipc::kNumOpKinds];  // by op kind
   metrics::Counter* errors[kMaxCode + 1];          // by code
   metrics::Histogram* queue_wait;
@@ -61,6 +66,10 @@ class AgentMetrics {
   metrics::Family<metrics::Gauge>* sparse_density_;
   metrics::Family<metrics::Gauge>* wire_efficiency_;
   metrics::Family<metrics::Gauge>* gpu_mode_;
+  metrics::Family<metrics::Counter>* nccl_calls_;
+  metrics::Family<metrics::Counter>* nccl_bytes_;
+  metrics::Family<metrics::Counter>* nccl_timed_;
+  metrics::Family<metrics::Counter>* nccl_seconds_;
 };
 
 // The agent's metrics; created on first use, never destroyed.

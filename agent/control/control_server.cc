@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "agent/log.h"
+#include "ipc/nccl_telemetry.h"
 #include "ipc/event_fd.h"
 #include "ipc/memfd.h"
 
@@ -70,6 +71,10 @@ Status ControlServer::Start() {
   OUTRIDER_RETURN_IF_ERROR(loop_->Add(listen_fd_.get(), EPOLLIN, [this](uint32_t) { OnAccept(); }));
   listening_ = true;
   Logger("control")->info("listening on {}", path);
+  // Trainers' NCCL telemetry, from the senders the control socket accepts.
+  nccl_telemetry_ = std::make_unique<NcclTelemetrySink>(
+      loop_, [this](uid_t uid, gid_t gid) { return CheckPeer(ipc::PeerCredentials{0, uid, gid}).ok(); });
+  OUTRIDER_RETURN_IF_ERROR(nccl_telemetry_->Open(ipc::NcclTelemetryPath(path), sock_mode, group_gid_));
   return Status::Ok();
 }
 
@@ -79,6 +84,7 @@ void ControlServer::StopListening() {
   loop_->Remove(listen_fd_.get());
   listen_fd_.reset();
   ::unlink(options_.socket_path.c_str());
+  if (nccl_telemetry_ != nullptr) nccl_telemetry_->Close();
 }
 
 Status ControlServer::CheckPeer(const ipc::PeerCredentials& peer) const {

@@ -38,7 +38,9 @@ constexpr bool kBuiltWithCuda = OUTRIDER_HAVE_CUDA != 0;
   X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuMemCreate) X(cuMemRelease)    \
   X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) X(cuMemAddressReserve)            \
   X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemGetAllocationGranularity)        \
-  X(cuMemRetainAllocationHandle) X(cuStreamGetCtx) X(cuCtxPushCurrent) X(cuCtxPopCurrent)
+  X(cuMemRetainAllocationHandle) X(cuStreamGetCtx) X(cuCtxPushCurrent) X(cuCtxPopCurrent)              \
+  X(cuEventCreate) X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuEventDestroy)            \
+  X(cuStreamIsCapturing) X(cuStreamBeginCapture) X(cuStreamEndCapture)
 
 struct Driver {
 #define OUTRIDER_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

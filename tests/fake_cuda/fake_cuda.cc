@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -466,6 +467,89 @@ CUresult StreamQuery(CUstream s) {
   return StreamOf(s)->Idle() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
+// Events: a stream records one by running a step that stamps the time; captured streams (a
+// flag, set by cuStreamBeginCapture) still run their work, as this driver has no graphs.
+struct Event {
+  std::atomic<uint64_t> pending{0};  // records queued and not yet run
+  std::atomic<uint64_t> ns{0};
+};
+
+uint64_t NowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+CUresult EventCreate(CUevent* e, unsigned int) {
+  NEED_INIT();
+  if (e == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *e = reinterpret_cast<CUevent>(new Event);
+  return CUDA_SUCCESS;
+}
+
+CUresult EventDestroy(CUevent e) {
+  NEED_INIT();
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  auto* ev = reinterpret_cast<Event*>(e);
+  if (ev->pending.load() != 0) return CUDA_SUCCESS;  // still queued: the step frees nothing, so keep it
+  delete ev;
+  return CUDA_SUCCESS;
+}
+
+CUresult EventRecord(CUevent e, CUstream s) {
+  NEED_INIT();
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  auto* ev = reinterpret_cast<Event*>(e);
+  ev->pending.fetch_add(1);
+  StreamOf(s)->Push([ev] {
+    ev->ns.store(NowNs());
+    ev->pending.fetch_sub(1);
+  });
+  return CUDA_SUCCESS;
+}
+
+CUresult EventQuery(CUevent e) {
+  NEED_INIT();
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  return reinterpret_cast<Event*>(e)->pending.load() == 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+CUresult EventElapsedTime(float* ms, CUevent start, CUevent end) {
+  NEED_INIT();
+  if (ms == nullptr || start == nullptr || end == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto* a = reinterpret_cast<Event*>(start);
+  auto* b = reinterpret_cast<Event*>(end);
+  if (a->pending.load() != 0 || b->pending.load() != 0) return CUDA_ERROR_NOT_READY;
+  if (a->ns.load() == 0 || b->ns.load() == 0) return CUDA_ERROR_INVALID_HANDLE;  // never recorded
+  *ms = static_cast<float>(static_cast<double>(static_cast<int64_t>(b->ns.load() - a->ns.load())) / 1e6);
+  return CUDA_SUCCESS;
+}
+
+std::mutex g_capture_mu;
+std::set<Stream*> g_capturing;
+
+CUresult StreamBeginCapture(CUstream s, CUstreamCaptureMode) {
+  NEED_INIT();
+  std::lock_guard<std::mutex> l(g_capture_mu);
+  return g_capturing.insert(StreamOf(s)).second ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
+}
+
+CUresult StreamEndCapture(CUstream s, CUgraph* graph) {
+  NEED_INIT();
+  std::lock_guard<std::mutex> l(g_capture_mu);
+  if (g_capturing.erase(StreamOf(s)) == 0) return CUDA_ERROR_ILLEGAL_STATE;
+  if (graph != nullptr) *graph = nullptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult StreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
+  NEED_INIT();
+  if (status == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> l(g_capture_mu);
+  *status = g_capturing.count(StreamOf(s)) != 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
 CUresult StreamWriteValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int) {
   NEED_INIT();
   if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
@@ -764,6 +848,14 @@ const std::map<std::string, void*>& Entries() {
     FAKE_ENTRY(cuMemSetAccess, MemSetAccess)
     FAKE_ENTRY(cuMemGetAllocationGranularity, MemGetAllocationGranularity)
     FAKE_ENTRY(cuMemRetainAllocationHandle, MemRetainAllocationHandle)
+    FAKE_ENTRY(cuEventCreate, EventCreate)
+    FAKE_ENTRY(cuEventRecord, EventRecord)
+    FAKE_ENTRY(cuEventQuery, EventQuery)
+    FAKE_ENTRY(cuEventElapsedTime, EventElapsedTime)
+    FAKE_ENTRY(cuEventDestroy, EventDestroy)
+    FAKE_ENTRY(cuStreamIsCapturing, StreamIsCapturing)
+    FAKE_ENTRY(cuStreamBeginCapture, StreamBeginCapture)
+    FAKE_ENTRY(cuStreamEndCapture, StreamEndCapture)
     return entries;
   }();
   return table;

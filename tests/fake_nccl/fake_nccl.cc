@@ -22,6 +22,8 @@
 //   one receive from each peer. A send whose size differs from its receive fails every rank,
 //   naming both, where NCCL would hang or write past the buffer.
 //
+// - Like NCCL, it exports every entry twice: strong as pnccl*, weak as nccl*.
+//
 // Environment: OUTRIDER_FAKE_NCCL_INIT_FAIL=1 (every init fails with ncclSystemError),
 // OUTRIDER_FAKE_NCCL_VERSION (what ncclGetVersion says; default 22809).
 #include <fcntl.h>
@@ -536,13 +538,13 @@ void Join(const std::shared_ptr<Comm>& c, IdBytes id) {
 
 }  // namespace
 
-FAKE_API ncclResult_t ncclGetVersion(int* version) {
+FAKE_API ncclResult_t pncclGetVersion(int* version) {
   const char* v = std::getenv("OUTRIDER_FAKE_NCCL_VERSION");
   *version = v != nullptr ? std::atoi(v) : 22809;
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
+FAKE_API ncclResult_t pncclGetUniqueId(ncclUniqueId* id) {
   std::memset(id, 0, sizeof(*id));
   std::random_device rd;
   IdBytes b{kMagic, (uint64_t{rd()} << 32) ^ rd() ^ static_cast<uint64_t>(::getpid())};
@@ -570,7 +572,7 @@ FAKE_API const char* ncclGetLastError(ncclComm_t comm) {
   return text.c_str();
 }
 
-FAKE_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUniqueId id, int rank,
+FAKE_API ncclResult_t pncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUniqueId id, int rank,
                                              ncclConfig_t* config) {
   IdBytes b;
   std::memcpy(&b, id.internal, sizeof(b));
@@ -603,15 +605,15 @@ FAKE_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUn
   return ncclInProgress;
 }
 
-FAKE_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* err) {
+FAKE_API ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* err) {
   if (comm == nullptr) return ncclInvalidArgument;
   *err = static_cast<ncclResult_t>(Of(comm)->state.load());
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclCommFinalize(ncclComm_t comm) { return comm == nullptr ? ncclInvalidArgument : ncclSuccess; }
+FAKE_API ncclResult_t pncclCommFinalize(ncclComm_t comm) { return comm == nullptr ? ncclInvalidArgument : ncclSuccess; }
 
-FAKE_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+FAKE_API ncclResult_t pncclCommDestroy(ncclComm_t comm) {
   if (comm == nullptr) return ncclInvalidArgument;
   Comm* c = Of(comm);
   c->abort.store(true);
@@ -620,7 +622,7 @@ FAKE_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
+FAKE_API ncclResult_t pncclCommAbort(ncclComm_t comm) {
   if (comm == nullptr) return ncclSuccess;
   Comm* c = Of(comm);
   c->abort.store(true);
@@ -630,22 +632,22 @@ FAKE_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
+FAKE_API ncclResult_t pncclCommCount(const ncclComm_t comm, int* count) {
   *count = Of(comm)->nranks;
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
+FAKE_API ncclResult_t pncclCommUserRank(const ncclComm_t comm, int* rank) {
   *rank = Of(comm)->rank;
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclGroupStart() {
+FAKE_API ncclResult_t pncclGroupStart() {
   ++t_group.depth;
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclGroupEnd() {
+FAKE_API ncclResult_t pncclGroupEnd() {
   if (t_group.depth == 0) return ncclInvalidUsage;
   if (--t_group.depth == 0) {
     auto launches = std::move(t_group.launches);
@@ -658,32 +660,68 @@ FAKE_API ncclResult_t ncclGroupEnd() {
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclRedOp_t op,
+FAKE_API ncclResult_t pncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclRedOp_t op,
                                     ncclComm_t comm, cudaStream_t stream) {
   return Launch(comm, 1, send, recv, count, dtype, op, 0, stream);
 }
 
-FAKE_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
+FAKE_API ncclResult_t pncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
                                     ncclComm_t comm, cudaStream_t stream) {
   return Launch(comm, 2, send, recv, count, dtype, ncclSum, root, stream);
 }
 
-FAKE_API ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclComm_t comm,
+FAKE_API ncclResult_t pncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclComm_t comm,
                                     cudaStream_t stream) {
   return Launch(comm, 3, send, recv, count, dtype, ncclSum, 0, stream);
 }
 
-FAKE_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
+FAKE_API ncclResult_t pncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
                                         ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   return Launch(comm, 4, send, recv, count, dtype, op, 0, stream);
 }
 
-FAKE_API ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
+FAKE_API ncclResult_t pncclSend(const void* send, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
                                cudaStream_t stream) {
   return PointToPoint(true, const_cast<void*>(send), count, dtype, peer, comm, stream);
 }
 
-FAKE_API ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
+FAKE_API ncclResult_t pncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
                                cudaStream_t stream) {
   return PointToPoint(false, recv, count, dtype, peer, comm, stream);
 }
+
+// Entries NCCL has that the agent does not use, for programs run against this library (the
+// interposer's tests). ncclBcast goes through the public ncclBroadcast, as a library calling its
+// own API does: an interposer sees that call too.
+FAKE_API ncclResult_t pncclCommInitRank(ncclComm_t* out, int nranks, ncclUniqueId id, int rank) {
+  return pncclCommInitRankConfig(out, nranks, id, rank, nullptr);
+}
+
+FAKE_API ncclResult_t pncclBcast(void* buff, size_t count, ncclDataType_t dtype, int root, ncclComm_t comm,
+                                 cudaStream_t stream) {
+  return ncclBroadcast(buff, buff, count, dtype, root, comm, stream);
+}
+
+// As NCCL exports them: every entry strong as pnccl*, and weak as nccl* (so that a library put
+// before this one, with LD_PRELOAD, takes the nccl* names and still reaches these).
+#define FAKE_WEAK(name) \
+  extern "C" __attribute__((visibility("default"), weak, alias("pnccl" #name))) decltype(pnccl##name) nccl##name;
+FAKE_WEAK(GetVersion)
+FAKE_WEAK(GetUniqueId)
+FAKE_WEAK(CommInitRankConfig)
+FAKE_WEAK(CommGetAsyncError)
+FAKE_WEAK(CommFinalize)
+FAKE_WEAK(CommDestroy)
+FAKE_WEAK(CommAbort)
+FAKE_WEAK(CommCount)
+FAKE_WEAK(CommUserRank)
+FAKE_WEAK(GroupStart)
+FAKE_WEAK(GroupEnd)
+FAKE_WEAK(AllReduce)
+FAKE_WEAK(Broadcast)
+FAKE_WEAK(AllGather)
+FAKE_WEAK(ReduceScatter)
+FAKE_WEAK(Send)
+FAKE_WEAK(Recv)
+FAKE_WEAK(CommInitRank)
+FAKE_WEAK(Bcast)

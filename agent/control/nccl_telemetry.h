@@ -1,0 +1,52 @@
+// The agent's end of trainers' NCCL telemetry (ipc/nccl_telemetry.h): a datagram socket beside
+// the control socket (same mode, group and allowed senders), whose counts go to
+// outrider_nccl_*_total{job,comm,op,source}. Communicator labels are bounded like job labels:
+// past kMaxCommLabels per job they share comm="_other".
+// Thread-safety: loop thread only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "agent/event_loop.h"
+#include "ipc/status.h"
+#include "ipc/unique_fd.h"
+
+namespace outrider::agent {
+
+class NcclTelemetrySink {
+ public:
+  static constexpr size_t kMaxCommLabels = 32;
+  // Whether a sender with these credentials may report (the control socket's rule).
+  using Allowed = std::function<bool(uid_t uid, gid_t gid)>;
+
+  NcclTelemetrySink(EventLoop* loop, Allowed allowed) : loop_(loop), allowed_(std::move(allowed)) {}
+  ~NcclTelemetrySink() { Close(); }
+  // Binds `path` (mode `mode`, group `gid` unless -1) and starts reading it.
+  Status Open(const std::string& path, mode_t mode, gid_t gid);
+  void Close();
+  uint64_t accepted() const { return accepted_; }
+  uint64_t rejected() const { return rejected_; }
+
+ private:
+  void OnReadable();
+  // One datagram: counted, or why not.
+  Status Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid);
+  std::string CommLabel(const std::string& job_label, uint64_t comm_id);
+
+  EventLoop* loop_;
+  Allowed allowed_;
+  UniqueFd fd_;
+  std::string path_;
+  std::map<std::string, std::set<uint64_t>> comms_;  // by job label
+  std::map<uint32_t, uint64_t> dropped_;             // by pid: the drops last reported
+  uint64_t accepted_ = 0, rejected_ = 0;
+  bool said_rejected_ = false;
+};
+
+}  // namespace outrider::agent

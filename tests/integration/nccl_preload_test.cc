@@ -1,0 +1,138 @@
+// liboutrider_nccl.so in an unmodified NCCL program (tests/nccl_preload/nccl_app.cc, linked against
+// the tests' fake libnccl.so.2, which exports weak nccl* and strong pnccl* as NCCL does), run with
+// LD_PRELOAD against a real agent: the program's results are right, and the agent's /metrics
+// counts every call once (ncclBcast, which NCCL runs through its own ncclBroadcast, once), with
+// GPU time for the calls not made under CUDA graph capture, all ranks under one communicator; the
+// program runs as well without an agent; a program with NCCL linked in is told its calls cannot
+// be interposed.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ipc/event_fd.h"
+#include "tests/support/multinode_fixture.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::string err;
+};
+
+// Runs `argv` with `env` added to this process's environment; its stderr is returned.
+Ran RunProgram(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env) {
+  char path[] = "/tmp/outrider-nccl-preload-XXXXXX";
+  int fd = ::mkstemp(path);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fd, 2);
+    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::_Exit(127);
+  }
+  Ran r;
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  r.err = s.str();
+  ::close(fd);
+  ::unlink(path);
+  return r;
+}
+
+// The sum of `series` over the lines of a /metrics body that carry every label in `labels`
+// (`name="value"`), and the distinct values of label `collect` among them.
+double Sum(const std::string& body, const std::string& series, const std::vector<std::string>& labels,
+           std::set<std::string>* collect_values = nullptr, const std::string& collect = "comm") {
+  double total = 0;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(series + "{", 0) != 0) continue;
+    bool all = true;
+    for (const std::string& l : labels) all = all && line.find(l) != std::string::npos;
+    if (!all) continue;
+    total += std::stod(line.substr(line.rfind(' ') + 1));
+    if (collect_values != nullptr) {
+      size_t at = line.find(collect + "=\"");
+      if (at != std::string::npos) {
+        at += collect.size() + 2;
+        collect_values->insert(line.substr(at, line.find('"', at) - at));
+      }
+    }
+  }
+  return total;
+}
+
+std::vector<std::pair<std::string, std::string>> AppEnv(const std::string& socket, const std::string& job) {
+  return {{"LD_PRELOAD", INTERPOSER_LIBRARY},     {"OUTRIDER_SOCKET", socket},
+          {"OUTRIDER_JOB_ID", job},               {"OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER},
+          {"OUTRIDER_FAKE_CUDA_DEVICES", "2"}};
+}
+
+TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) {
+  uint16_t http = FreePort();
+  auto agent = StartAgent({"--http-port", std::to_string(http)});
+  ASSERT_NE(agent, nullptr);
+  Ran app = RunProgram({NCCL_APP, "2", "--capture"}, AppEnv(agent->socket_path(), "nccl-preload"));
+  ASSERT_EQ(app.status, 0) << app.err;
+  const std::vector<std::string> job = {"job=\"nccl-preload\"", "source=\"interposer\""};
+  auto with = [&](const char* op) {
+    std::vector<std::string> l = job;
+    l.push_back(std::string("op=\"") + op + "\"");
+    return l;
+  };
+  // The ranks sent their counts as they exited; the agent reads them on its loop.
+  std::string body;
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
+  do {
+    body = HttpGet(http, "/metrics");
+    if (Sum(body, "outrider_nccl_calls_total", with("recv")) >= 2 && Sum(body, "outrider_nccl_calls_total", with("allreduce")) >= 8) break;
+    ipc::WaitReadable(-1, -1, 20);
+  } while (ipc::MonotonicNs() < deadline);
+  std::set<std::string> comms;
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("allreduce"), &comms), 8) << body;  // 4 per rank
+  EXPECT_EQ(comms.size(), 1u) << "both ranks name their communicator alike";
+  EXPECT_EQ(Sum(body, "outrider_nccl_bytes_total", with("allreduce")), 8 * 4096) << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("allreduce")), 6) << "the captured ones have no time\n" << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("broadcast")), 2) << "ncclBcast's own ncclBroadcast is not counted\n" << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("broadcast")), 2) << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("send")), 2) << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("recv")), 2) << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("send")) + Sum(body, "outrider_nccl_timed_calls_total", with("recv")), 2)
+      << "a group is timed once per rank\n" << body;
+  EXPECT_GT(Sum(body, "outrider_nccl_gpu_seconds_total", with("allreduce")), 0) << body;
+}
+
+TEST(NcclPreloadTest, WithoutAnAgentTheProgramRunsAsItWould) {
+  Ran app = RunProgram({NCCL_APP, "2"}, AppEnv("/nonexistent/agent.sock", "nccl-no-agent"));
+  EXPECT_EQ(app.status, 0) << app.err;
+  EXPECT_EQ(app.err.find("outrider-nccl"), std::string::npos) << app.err;
+}
+
+TEST(NcclPreloadTest, AProgramWithNcclLinkedInIsToldItsCallsCannotBeInterposed) {
+  Ran app = RunProgram({STATIC_NCCL_APP}, {{"LD_PRELOAD", INTERPOSER_LIBRARY}});
+  EXPECT_EQ(app.status, 0) << app.err;
+  EXPECT_NE(app.err.find("NCCL is linked statically into " STATIC_NCCL_APP ": its calls cannot be interposed"),
+            std::string::npos)
+      << app.err;
+}
+
+}  // namespace
+}  // namespace outrider::testing
