@@ -137,7 +137,7 @@ double CheckOnGpu(const cuda::Driver& d, const Library& lib, const Case<Id>& c) 
     if (c.dim > 0) EXPECT_EQ(d.cuMemcpyDtoHAsync(got_vals.data(), lib.values(h), got_vals.size() * 4, s), CUDA_SUCCESS);
     EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
     EXPECT_EQ(std::memcmp(got_ids.data(), want_ids.data(), got_ids.size() * sizeof(Id)), 0);
-    EXPECT_EQ(std::memcmp(got_vals.data(), want_vals.data(), got_vals.size() * 4), 0);
+    if (!got_vals.empty()) EXPECT_EQ(std::memcmp(got_vals.data(), want_vals.data(), got_vals.size() * 4), 0);
   }
   if (h != nullptr) lib.free(h, s);
   EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);

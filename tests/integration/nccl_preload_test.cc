@@ -80,10 +80,17 @@ double Sum(const std::string& body, const std::string& series, const std::vector
   return total;
 }
 
+// In sanitizer builds the preloaded library comes before the program's ASan runtime in the
+// list of libraries, which ASan refuses unless told that it is loaded anyway.
+std::string AsanOptions() {
+  const char* have = std::getenv("ASAN_OPTIONS");
+  return std::string(have != nullptr ? have : "") + ":verify_asan_link_order=0";
+}
+
 std::vector<std::pair<std::string, std::string>> AppEnv(const std::string& socket, const std::string& job) {
-  return {{"LD_PRELOAD", INTERPOSER_LIBRARY},     {"OUTRIDER_SOCKET", socket},
-          {"OUTRIDER_JOB_ID", job},               {"OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER},
-          {"OUTRIDER_FAKE_CUDA_DEVICES", "2"}};
+  return {{"LD_PRELOAD", INTERPOSER_LIBRARY},         {"OUTRIDER_SOCKET", socket},
+          {"OUTRIDER_JOB_ID", job},                   {"OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER},
+          {"OUTRIDER_FAKE_CUDA_DEVICES", "2"},        {"ASAN_OPTIONS", AsanOptions()}};
 }
 
 TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) {
@@ -127,7 +134,7 @@ TEST(NcclPreloadTest, WithoutAnAgentTheProgramRunsAsItWould) {
 }
 
 TEST(NcclPreloadTest, AProgramWithNcclLinkedInIsToldItsCallsCannotBeInterposed) {
-  Ran app = RunProgram({STATIC_NCCL_APP}, {{"LD_PRELOAD", INTERPOSER_LIBRARY}});
+  Ran app = RunProgram({STATIC_NCCL_APP}, {{"LD_PRELOAD", INTERPOSER_LIBRARY}, {"ASAN_OPTIONS", AsanOptions()}});
   EXPECT_EQ(app.status, 0) << app.err;
   EXPECT_NE(app.err.find("NCCL is linked statically into " STATIC_NCCL_APP ": its calls cannot be interposed"),
             std::string::npos)

@@ -63,7 +63,9 @@ TEST(CoalesceRowsTest, SumsRepeatedIdsInOrderBitwiseAsTheHostEngineDoes) {
       if (n > 2) EXPECT_GT(got.counts.moved, 0u);
       for (size_t u = 0; u < want.ids.size(); ++u) {
         ASSERT_EQ(static_cast<uint64_t>(got.ids[u]), want.ids[u]) << u;
-        ASSERT_EQ(std::memcmp(&got.vals[u * dim], &want.vals[u * dim], dim * sizeof(float)), 0) << "row " << u;
+        if (dim > 0) {
+          ASSERT_EQ(std::memcmp(got.vals.data() + u * dim, want.vals.data() + u * dim, dim * sizeof(float)), 0) << "row " << u;
+        }
       }
       EXPECT_EQ(got.ids[want.ids.size()], -7) << "wrote past the unique rows";
     }
