@@ -6,6 +6,13 @@
 // calls is timed once, under its first call's kind). Calls NCCL makes to its own API from inside
 // a wrapped call pass straight through, uncounted.
 //
+// Offload, where asked ($OUTRIDER_NCCL_OFFLOAD, e.g. "allreduce>=64MB,allgather"): the job's
+// world communicator (as torchrun numbers ranks: $RANK of $WORLD_SIZE) joins the agent as a job of
+// its own when it is created, and its ranks agree on the plan through one allreduce there (ranks
+// whose plans differ all keep to NCCL). Matching calls then go through liboutrider.so on the
+// caller's stream; calls inside an NCCL group, under CUDA graph capture, or of a dtype or reduce
+// op the agent lacks go to NCCL, and the process says once why.
+//
 // A trainer whose NCCL is linked statically has nothing to interpose: the process then says so on
 // stderr (at start for the executable, at exit for a library) if no call reached this library.
 // OUTRIDER_NCCL_QUIET (any value) silences that.
@@ -29,6 +36,7 @@
 #include <vector>
 
 #include "ipc/cuda/driver.h"
+#include "outrider/outrider.h"
 #include "shim/nccl/telemetry.h"
 
 #define OUTRIDER_NCCL_API extern "C" __attribute__((visibility("default")))
@@ -253,6 +261,283 @@ void Harvest() {
   if (t.d != nullptr) HarvestLocked(t);
 }
 
+
+// --- offload -----------------------------------------------------------------------------------
+
+void SayOnce(const std::string& key, const std::string& what) {
+  static std::mutex mu;
+  static auto* said = new std::vector<std::string>;
+  std::lock_guard<std::mutex> l(mu);
+  for (const std::string& k : *said) {
+    if (k == key) return;
+  }
+  said->push_back(key);
+  Say(what);
+}
+
+struct Rule {
+  NcclOp op;
+  uint64_t min_bytes;
+};
+
+// "allreduce>=64MB,allgather" -> rules; false (and *why) on a bad one.
+bool ParseOffload(const std::string& spec, std::vector<Rule>* rules, std::string* why) {
+  static const struct { const char* name; NcclOp op; } kOps[] = {
+      {"allreduce", NcclOp::kAllReduce}, {"broadcast", NcclOp::kBroadcast}, {"allgather", NcclOp::kAllGather},
+      {"reducescatter", NcclOp::kReduceScatter}};
+  size_t at = 0;
+  while (at <= spec.size()) {
+    size_t end = spec.find(',', at);
+    if (end == std::string::npos) end = spec.size();
+    std::string item = spec.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) continue;
+    size_t ge = item.find(">=");
+    std::string name = item.substr(0, ge);
+    Rule r{NcclOp::kAllReduce, 0};
+    bool known = false;
+    for (const auto& k : kOps) {
+      if (name == k.name) {
+        r.op = k.op;
+        known = true;
+      }
+    }
+    if (!known) {
+      *why = "'" + name + "' is not an offloadable call (allreduce, broadcast, allgather, reducescatter)";
+      return false;
+    }
+    if (ge != std::string::npos) {
+      std::string size = item.substr(ge + 2);
+      char* unit = nullptr;
+      double v = std::strtod(size.c_str(), &unit);
+      std::string u = unit != nullptr ? unit : "";
+      double scale = u.empty() || u == "B" ? 1 : u == "K" || u == "KB" || u == "KiB" ? 1024.0
+                   : u == "M" || u == "MB" || u == "MiB" ? 1048576.0 : u == "G" || u == "GB" || u == "GiB" ? 1073741824.0 : -1;
+      if (size.empty() || unit == size.c_str() || scale < 0 || v < 0) {
+        *why = "'" + size + "' is not a size (a number, then B, K, M or G)";
+        return false;
+      }
+      r.min_bytes = static_cast<uint64_t>(v * scale);
+    }
+    rules->push_back(r);
+  }
+  if (rules->empty()) {
+    *why = "no call named";
+    return false;
+  }
+  return true;
+}
+
+struct Offload {
+  outrider_client_t* client = nullptr;
+  std::vector<Rule> rules;
+  std::deque<outrider_op_t> pending;  // submitted, not yet seen done
+  bool dead = false;                  // a submission failed: everything goes to NCCL
+};
+
+std::mutex g_offload_mu;
+std::unordered_map<ncclComm_t, Offload*>& Offloads() {
+  static auto* m = new std::unordered_map<ncclComm_t, Offload*>;
+  return *m;
+}
+
+bool EnvInt(const char* name, int* out) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return false;
+  char* end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  if (*end != '\0') return false;
+  *out = static_cast<int>(x);
+  return true;
+}
+
+// At a communicator's creation: joins the agent and agrees on the plan, if offload is asked for.
+void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
+  const char* spec = std::getenv("OUTRIDER_NCCL_OFFLOAD");
+  if (spec == nullptr || *spec == '\0' || comm == nullptr || t_inside > 0) return;
+  std::vector<Rule> rules;
+  std::string why;
+  if (!ParseOffload(spec, &rules, &why)) {
+    SayOnce("spec", std::string("OUTRIDER_NCCL_OFFLOAD='") + spec + "': " + why + "; every call goes to NCCL");
+    return;
+  }
+  int env_rank = -1, env_world = -1;
+  if (!EnvInt("RANK", &env_rank) || !EnvInt("WORLD_SIZE", &env_world) || env_world != nranks || env_rank != rank) {
+    SayOnce("world", "offload serves the job's world communicator ($RANK of $WORLD_SIZE, as torchrun sets them): "
+                     "a communicator of " + std::to_string(nranks) + " ranks (this one rank " + std::to_string(rank) +
+                     ") goes to NCCL");
+    return;
+  }
+  char idhex[17];
+  std::snprintf(idhex, sizeof(idhex), "%016llx", static_cast<unsigned long long>(id));
+  std::string job = Telemetry().job().empty() ? "default" : Telemetry().job();
+  job = job.substr(0, 40) + "-nccl-" + idhex;
+  outrider_connect_options_t o;
+  outrider_connect_options_init(&o);
+  o.job_id = job.c_str();
+  outrider_client_t* c = nullptr;
+  if (outrider_connect(&o, &c) != OUTRIDER_OK) {
+    SayOnce("connect", std::string("offload: cannot reach the agent (") + outrider_last_error(nullptr) +
+                           "): every call goes to NCCL");
+    return;
+  }
+  // The plan must be the same on every rank: max(h) == -max(-h) iff every rank has h.
+  auto h = static_cast<int64_t>(HashBytes(spec, std::strlen(spec)) >> 1);
+  auto* agree = static_cast<int64_t*>(outrider_alloc(c, 2 * sizeof(int64_t)));
+  outrider_op_t op = 0;
+  bool same = false;
+  if (agree != nullptr) {
+    agree[0] = h;
+    agree[1] = -h;
+    if (outrider_allreduce(c, agree, agree, 2, OUTRIDER_I64, OUTRIDER_MAX, nullptr, &op) == OUTRIDER_OK &&
+        outrider_wait(c, op, 60000) == OUTRIDER_OK) {
+      same = agree[0] == -agree[1];
+      if (!same) {
+        SayOnce("differ", std::string("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ (this one: '") + spec +
+                              "'): every call of the communicator goes to NCCL");
+      }
+    } else {
+      SayOnce("agree", std::string("offload: the ranks could not agree on a plan through the agent (") +
+                           outrider_last_error(c) + "): every call goes to NCCL");
+    }
+    outrider_free(c, agree);
+  }
+  if (!same) {
+    outrider_disconnect(c);
+    return;
+  }
+  SayOnce("on", std::string("offloading ") + spec + " of communicator " + idhex + " (" + std::to_string(nranks) +
+                    " ranks) through the agent as job '" + job + "'");
+  auto* off = new Offload{c, std::move(rules), {}, false};
+  std::lock_guard<std::mutex> l(g_offload_mu);
+  Offloads()[comm] = off;
+}
+
+// Done submissions leave the queue; a failed one is said once. g_offload_mu held.
+void ReapLocked(Offload* o) {
+  while (!o->pending.empty()) {
+    int done = 0;
+    int rc = outrider_test(o->client, o->pending.front(), &done);
+    if (rc == OUTRIDER_OK && !done) return;
+    if (rc != OUTRIDER_OK) SayOnce("failed", std::string("offload: an op failed: ") + outrider_last_error(o->client));
+    o->pending.pop_front();
+  }
+}
+
+bool Capturing(cudaStream_t stream) {
+  Timer& t = TheTimer();
+  std::lock_guard<std::mutex> l(t.mu);
+  if (Driver(t) == nullptr) return false;
+  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+  return t.d->cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &st) != CUDA_SUCCESS ||
+         st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+bool DtypeOf(ncclDataType_t t, outrider_dtype_t* out) {
+  switch (t) {
+    case ncclFloat32: *out = OUTRIDER_F32; return true;
+    case ncclFloat64: *out = OUTRIDER_F64; return true;
+    case ncclFloat16: *out = OUTRIDER_F16; return true;
+    case ncclBfloat16: *out = OUTRIDER_BF16; return true;
+    case ncclInt32: *out = OUTRIDER_I32; return true;
+    case ncclInt64: *out = OUTRIDER_I64; return true;
+    case ncclUint8: *out = OUTRIDER_U8; return true;
+    case ncclInt8: *out = OUTRIDER_I8; return true;
+    default: return false;
+  }
+}
+
+bool RedopOf(ncclRedOp_t op, outrider_redop_t* out) {
+  switch (op) {
+    case ncclSum: *out = OUTRIDER_SUM; return true;
+    case ncclProd: *out = OUTRIDER_PROD; return true;
+    case ncclMax: *out = OUTRIDER_MAX; return true;
+    case ncclMin: *out = OUTRIDER_MIN; return true;
+    case ncclAvg: *out = OUTRIDER_AVG; return true;
+    default: return false;
+  }
+}
+
+// The offload of `comm` if this call goes through the agent: the same answer on every rank, as
+// every input is the call's (kind, size, dtype, group, capture) or the agreed plan.
+Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t dtype, const ncclRedOp_t* redop,
+                    cudaStream_t stream, outrider_dtype_t* odt, outrider_redop_t* orop) {
+  Offload* o = nullptr;
+  {
+    std::lock_guard<std::mutex> l(g_offload_mu);
+    auto it = Offloads().find(comm);
+    if (it == Offloads().end() || it->second->dead) return nullptr;
+    o = it->second;
+    ReapLocked(o);
+  }
+  bool match = false;
+  for (const Rule& r : o->rules) match = match || (r.op == op && bytes >= r.min_bytes);
+  if (!match) return nullptr;
+  if (t_group > 0) {
+    SayOnce("group", "offload: calls inside ncclGroupStart/ncclGroupEnd go to NCCL");
+    return nullptr;
+  }
+  if (!DtypeOf(dtype, odt) || (redop != nullptr && !RedopOf(*redop, orop))) {
+    SayOnce("dtype", "offload: a call of an NCCL dtype or reduce op the agent lacks goes to NCCL");
+    return nullptr;
+  }
+  if (Capturing(stream)) {
+    SayOnce("capture", "offload: calls under CUDA graph capture go to NCCL (a graph replays NCCL's kernels only)");
+    return nullptr;
+  }
+  return o;
+}
+
+// After a submission through the agent: queued, or (rc != OK) the offload is dead from now on.
+// True if it was submitted.
+bool Submitted(Offload* o, int rc, outrider_op_t h) {
+  std::lock_guard<std::mutex> l(g_offload_mu);
+  if (rc == OUTRIDER_OK) {
+    o->pending.push_back(h);
+    return true;
+  }
+  o->dead = true;
+  SayOnce("submit", std::string("offload: the agent refused a call (") + outrider_last_error(o->client) +
+                        "): this and later calls of the communicator go to NCCL");
+  return false;
+}
+
+outrider_op_options_t OnStream(cudaStream_t stream) {
+  outrider_op_options_t o;
+  outrider_op_options_init(&o);
+  o.cuda_stream = stream;
+  return o;
+}
+
+int RankIn(ncclComm_t comm) {
+  int rank = -1;
+  if (TheReal().CommUserRank != nullptr) (void)TheReal().CommUserRank(comm, &rank);
+  return rank;
+}
+
+// Queues a device-to-device copy on `stream`: false if it could not.
+bool CopyOnStream(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+  Timer& t = TheTimer();
+  std::lock_guard<std::mutex> l(t.mu);
+  return Driver(t) != nullptr && t.d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
+                                                     bytes, reinterpret_cast<CUstream>(stream)) == CUDA_SUCCESS;
+}
+
+// Before a communicator goes: waits (bounded) for what it submitted, then leaves the agent.
+void EndOffload(ncclComm_t comm) {
+  Offload* o = nullptr;
+  {
+    std::lock_guard<std::mutex> l(g_offload_mu);
+    auto it = Offloads().find(comm);
+    if (it == Offloads().end()) return;
+    o = it->second;
+    Offloads().erase(it);
+  }
+  for (outrider_op_t h : o->pending) (void)outrider_wait(o->client, h, 60000);
+  outrider_disconnect(o->client);
+  delete o;
+}
+
 // --- one wrapped collective ----------------------------------------------------------------------
 
 // Counts and times `call` (the real NCCL) as a call of kind `op` moving `bytes` on `comm`.
@@ -399,6 +684,11 @@ __attribute__((destructor)) void AtExit() {
 using outrider::ipc::NcclOp;
 using outrider::shim::ChildId;
 using outrider::shim::Collective;
+using outrider::shim::CopyOnStream;
+using outrider::shim::OffloadFor;
+using outrider::shim::OnStream;
+using outrider::shim::RankIn;
+using outrider::shim::Submitted;
 using outrider::shim::DtypeBytes;
 using outrider::shim::Plain;
 using outrider::shim::Ranks;
@@ -409,7 +699,11 @@ using outrider::shim::TheReal;
 OUTRIDER_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
   const auto& r = TheReal();
   ncclResult_t rc = Plain(r.CommInitRank != nullptr, [&] { return r.CommInitRank(comm, nranks, id, rank); });
-  if (rc == ncclSuccess || rc == ncclInProgress) outrider::shim::Track(*comm, outrider::shim::HashBytes(&id, sizeof(id)));
+  if (rc == ncclSuccess || rc == ncclInProgress) {
+    uint64_t cid = outrider::shim::HashBytes(&id, sizeof(id));
+    outrider::shim::Track(*comm, cid);
+    if (rc == ncclSuccess) outrider::shim::MaybeOffload(*comm, cid, nranks, rank);
+  }
   return rc;
 }
 
@@ -417,7 +711,12 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nran
                                                      ncclConfig_t* config) {
   const auto& r = TheReal();
   ncclResult_t rc = Plain(r.CommInitRankConfig != nullptr, [&] { return r.CommInitRankConfig(comm, nranks, id, rank, config); });
-  if (rc == ncclSuccess || rc == ncclInProgress) outrider::shim::Track(*comm, outrider::shim::HashBytes(&id, sizeof(id)));
+  if (rc == ncclSuccess || rc == ncclInProgress) {
+    uint64_t cid = outrider::shim::HashBytes(&id, sizeof(id));
+    outrider::shim::Track(*comm, cid);
+    // A non-blocking communicator is not ready here: it keeps to NCCL.
+    if (rc == ncclSuccess) outrider::shim::MaybeOffload(*comm, cid, nranks, rank);
+  }
   return rc;
 }
 
@@ -468,18 +767,21 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude, int
 OUTRIDER_NCCL_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
   const auto& r = TheReal();
   outrider::shim::Harvest();
+  outrider::shim::EndOffload(comm);
   return Plain(r.CommFinalize != nullptr, [&] { return r.CommFinalize(comm); });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   const auto& r = TheReal();
   outrider::shim::Harvest();
+  outrider::shim::EndOffload(comm);
   outrider::shim::Untrack(comm);
   return Plain(r.CommDestroy != nullptr, [&] { return r.CommDestroy(comm); });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
   const auto& r = TheReal();
+  outrider::shim::EndOffload(comm);
   outrider::shim::Untrack(comm);
   return Plain(r.CommAbort != nullptr, [&] { return r.CommAbort(comm); });
 }
@@ -489,22 +791,50 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
 OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype,
                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
-  return Collective(NcclOp::kAllReduce, count * DtypeBytes(dtype), comm, stream, r.AllReduce != nullptr,
-                    [&] { return r.AllReduce(send, recv, count, dtype, op, comm, stream); });
+  size_t bytes = count * DtypeBytes(dtype);
+  return Collective(NcclOp::kAllReduce, bytes, comm, stream, r.AllReduce != nullptr, [&] {
+    outrider_dtype_t dt;
+    outrider_redop_t ro;
+    if (auto* o = OffloadFor(comm, NcclOp::kAllReduce, bytes, dtype, &op, stream, &dt, &ro)) {
+      outrider_op_options_t opts = OnStream(stream);
+      outrider_op_t h = 0;
+      if (Submitted(o, outrider_allreduce(o->client, send, recv, count, dt, ro, &opts, &h), h)) return ncclSuccess;
+    }
+    return r.AllReduce(send, recv, count, dtype, op, comm, stream);
+  });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
                                             ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
-  return Collective(NcclOp::kBroadcast, count * DtypeBytes(dtype), comm, stream, r.Broadcast != nullptr,
-                    [&] { return r.Broadcast(send, recv, count, dtype, root, comm, stream); });
+  size_t bytes = count * DtypeBytes(dtype);
+  return Collective(NcclOp::kBroadcast, bytes, comm, stream, r.Broadcast != nullptr, [&] {
+    outrider_dtype_t dt;
+    if (auto* o = OffloadFor(comm, NcclOp::kBroadcast, bytes, dtype, nullptr, stream, &dt, nullptr)) {
+      // The agent's broadcast is in place: the root's data goes into its receive buffer first.
+      if (send == recv || (RankIn(comm) != root) || CopyOnStream(recv, send, bytes, stream)) {
+        outrider_op_options_t opts = OnStream(stream);
+        outrider_op_t h = 0;
+        if (Submitted(o, outrider_broadcast(o->client, recv, count, dt, root, &opts, &h), h)) return ncclSuccess;
+      }
+    }
+    return r.Broadcast(send, recv, count, dtype, root, comm, stream);
+  });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t dtype, int root, ncclComm_t comm,
                                         cudaStream_t stream) {
   const auto& r = TheReal();
-  return Collective(NcclOp::kBroadcast, count * DtypeBytes(dtype), comm, stream, r.Bcast != nullptr,
-                    [&] { return r.Bcast(buff, count, dtype, root, comm, stream); });
+  size_t bytes = count * DtypeBytes(dtype);
+  return Collective(NcclOp::kBroadcast, bytes, comm, stream, r.Bcast != nullptr, [&] {
+    outrider_dtype_t dt;
+    if (auto* o = OffloadFor(comm, NcclOp::kBroadcast, bytes, dtype, nullptr, stream, &dt, nullptr)) {
+      outrider_op_options_t opts = OnStream(stream);
+      outrider_op_t h = 0;
+      if (Submitted(o, outrider_broadcast(o->client, buff, count, dt, root, &opts, &h), h)) return ncclSuccess;
+    }
+    return r.Bcast(buff, count, dtype, root, comm, stream);
+  });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclRedOp_t op,
@@ -517,16 +847,32 @@ OUTRIDER_NCCL_API ncclResult_t ncclReduce(const void* send, void* recv, size_t c
 OUTRIDER_NCCL_API ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype,
                                             ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
-  return Collective(NcclOp::kAllGather, count * DtypeBytes(dtype), comm, stream, r.AllGather != nullptr,
-                    [&] { return r.AllGather(send, recv, count, dtype, comm, stream); });
+  size_t bytes = count * DtypeBytes(dtype);
+  return Collective(NcclOp::kAllGather, bytes, comm, stream, r.AllGather != nullptr, [&] {
+    outrider_dtype_t dt;
+    if (auto* o = OffloadFor(comm, NcclOp::kAllGather, bytes, dtype, nullptr, stream, &dt, nullptr)) {
+      outrider_op_options_t opts = OnStream(stream);
+      outrider_op_t h = 0;
+      if (Submitted(o, outrider_allgather(o->client, send, recv, count, dt, &opts, &h), h)) return ncclSuccess;
+    }
+    return r.AllGather(send, recv, count, dtype, comm, stream);
+  });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
                                                 ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype) * static_cast<size_t>(Ranks(comm));
-  return Collective(NcclOp::kReduceScatter, bytes, comm, stream, r.ReduceScatter != nullptr,
-                    [&] { return r.ReduceScatter(send, recv, count, dtype, op, comm, stream); });
+  return Collective(NcclOp::kReduceScatter, bytes, comm, stream, r.ReduceScatter != nullptr, [&] {
+    outrider_dtype_t dt;
+    outrider_redop_t ro;
+    if (auto* o = OffloadFor(comm, NcclOp::kReduceScatter, bytes, dtype, &op, stream, &dt, &ro)) {
+      outrider_op_options_t opts = OnStream(stream);
+      outrider_op_t h = 0;
+      if (Submitted(o, outrider_reduce_scatter(o->client, send, recv, count, dt, ro, &opts, &h), h)) return ncclSuccess;
+    }
+    return r.ReduceScatter(send, recv, count, dtype, op, comm, stream);
+  });
 }
 
 OUTRIDER_NCCL_API ncclResult_t ncclAlltoAll(const void* send, void* recv, size_t count, ncclDataType_t dtype,

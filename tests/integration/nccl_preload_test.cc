@@ -127,6 +127,55 @@ TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) 
   EXPECT_GT(Sum(body, "outrider_nccl_gpu_seconds_total", with("allreduce")), 0) << body;
 }
 
+// The offload tests' environment: torchrun's (the app gives each rank RANK and LOCAL_RANK), the
+// shim's GPU mode, and the offload asked for.
+std::vector<std::pair<std::string, std::string>> OffloadEnv(const std::string& socket, const std::string& job,
+                                                            const std::string& spec) {
+  auto env = AppEnv(socket, job);
+  env.insert(env.end(), {{"WORLD_SIZE", "2"}, {"LOCAL_WORLD_SIZE", "2"}, {"OUTRIDER_GPU_MODE", "staging"},
+                         {"OUTRIDER_NCCL_OFFLOAD", spec}});
+  return env;
+}
+
+// Allreduces the agent ran for jobs whose id contains `job`.
+double AgentAllreduces(uint16_t http, const std::string& job) {
+  return Sum(HttpGet(http, "/metrics"), "outrider_ops_total", {job, "op=\"allreduce\"", "result=\"OK\""});
+}
+
+TEST(NcclPreloadTest, OffloadedAllreducesRunThroughTheAgentOnTheStreamWithTheSameResults) {
+  uint16_t http = FreePort();
+  auto agent = StartAgent({"--http-port", std::to_string(http)});
+  ASSERT_NE(agent, nullptr);
+  Ran app = RunProgram({NCCL_APP, "2", "--capture"}, OffloadEnv(agent->socket_path(), "nccl-offload", "allreduce>=1K"));
+  ASSERT_EQ(app.status, 0) << app.err;
+  EXPECT_NE(app.err.find("offloading allreduce>=1K of communicator"), std::string::npos) << app.err;
+  EXPECT_NE(app.err.find("offload: calls under CUDA graph capture go to NCCL"), std::string::npos) << app.err;
+  // Per rank: the plan's agreement and the 3 allreduces; the captured one, the broadcast and the
+  // send/receive went to NCCL (the program checked every result).
+  EXPECT_EQ(AgentAllreduces(http, "nccl-offload-nccl-"), 8) << HttpGet(http, "/metrics");
+}
+
+TEST(NcclPreloadTest, RanksWhosePlansDifferAllKeepToNccl) {
+  uint16_t http = FreePort();
+  auto agent = StartAgent({"--http-port", std::to_string(http)});
+  ASSERT_NE(agent, nullptr);
+  auto env = OffloadEnv(agent->socket_path(), "nccl-differ", "allreduce");
+  env.push_back({"NCCL_APP_OFFLOAD_1", "allreduce>=1M"});
+  Ran app = RunProgram({NCCL_APP, "2"}, env);
+  ASSERT_EQ(app.status, 0) << app.err;
+  size_t first = app.err.find("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ");
+  ASSERT_NE(first, std::string::npos) << app.err;
+  EXPECT_NE(app.err.find("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ", first + 1), std::string::npos)
+      << "both ranks say so\n" << app.err;
+  EXPECT_EQ(AgentAllreduces(http, "nccl-differ-nccl-"), 2) << "the agreement only\n" << HttpGet(http, "/metrics");
+}
+
+TEST(NcclPreloadTest, ABadOffloadSpecIsNamedAndEveryCallGoesToNccl) {
+  Ran app = RunProgram({NCCL_APP, "2"}, OffloadEnv("/nonexistent/agent.sock", "nccl-bad", "allreduce>=lots"));
+  EXPECT_EQ(app.status, 0) << app.err;
+  EXPECT_NE(app.err.find("OUTRIDER_NCCL_OFFLOAD='allreduce>=lots': 'lots' is not a size"), std::string::npos) << app.err;
+}
+
 TEST(NcclPreloadTest, WithoutAnAgentTheProgramRunsAsItWould) {
   Ran app = RunProgram({NCCL_APP, "2"}, AppEnv("/nonexistent/agent.sock", "nccl-no-agent"));
   EXPECT_EQ(app.status, 0) << app.err;

@@ -4,7 +4,8 @@
 //   3 allreduces of 1024 f32, 1 ncclBcast of 1024 f32 from rank 0 (which NCCL runs through its own
 //   ncclBroadcast), a group of one send to and one receive from the next and previous ranks (256
 //   i32), and with --capture one more allreduce while the stream is being captured,
-// checks every result, and destroys the communicator. Exit status 0 if every rank did.
+// checks every result, and destroys the communicator. Exit status 0 if every rank did. With
+// WORLD_SIZE set, each rank gets RANK and LOCAL_RANK as torchrun would give them.
 #include <nccl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,6 +93,15 @@ int main(int argc, char** argv) {
   for (int r = 0; r < ranks; ++r) {
     pid_t p = ::fork();
     if (p == 0) {
+      // What torchrun gives each process, where the test asks for it by setting WORLD_SIZE; and
+      // NCCL_APP_OFFLOAD_<r>, a different OUTRIDER_NCCL_OFFLOAD for rank r.
+      if (std::getenv("WORLD_SIZE") != nullptr) {
+        ::setenv("RANK", std::to_string(r).c_str(), 1);
+        ::setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
+      }
+      if (const char* mine = std::getenv(("NCCL_APP_OFFLOAD_" + std::to_string(r)).c_str())) {
+        ::setenv("OUTRIDER_NCCL_OFFLOAD", mine, 1);
+      }
       int rc = Rank(r, ranks, id, capture);
       std::fflush(stderr);
       std::exit(rc);  // static destructors run: the interposer sends its last counts
