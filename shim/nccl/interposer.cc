@@ -332,7 +332,6 @@ struct Offload {
   outrider_client_t* client = nullptr;
   std::vector<Rule> rules;
   std::deque<outrider_op_t> pending;  // submitted, not yet seen done
-  bool dead = false;                  // a submission failed: everything goes to NCCL
 };
 
 std::mutex g_offload_mu;
@@ -408,7 +407,7 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
   }
   SayOnce("on", std::string("offloading ") + spec + " of communicator " + idhex + " (" + std::to_string(nranks) +
                     " ranks) through the agent as job '" + job + "'");
-  auto* off = new Offload{c, std::move(rules), {}, false};
+  auto* off = new Offload{c, std::move(rules), {}};
   std::lock_guard<std::mutex> l(g_offload_mu);
   Offloads()[comm] = off;
 }
@@ -466,7 +465,7 @@ Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t d
   {
     std::lock_guard<std::mutex> l(g_offload_mu);
     auto it = Offloads().find(comm);
-    if (it == Offloads().end() || it->second->dead) return nullptr;
+    if (it == Offloads().end()) return nullptr;
     o = it->second;
     ReapLocked(o);
   }
@@ -488,18 +487,17 @@ Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t d
   return o;
 }
 
-// After a submission through the agent: queued, or (rc != OK) the offload is dead from now on.
-// True if it was submitted.
-bool Submitted(Offload* o, int rc, outrider_op_t h) {
+// After a submission through the agent: queued (ncclSuccess), or the call fails. It cannot go to
+// NCCL instead: the other ranks' agents may have taken it, and NCCL would wait for them forever.
+ncclResult_t Submitted(Offload* o, int rc, outrider_op_t h) {
   std::lock_guard<std::mutex> l(g_offload_mu);
   if (rc == OUTRIDER_OK) {
     o->pending.push_back(h);
-    return true;
+    return ncclSuccess;
   }
-  o->dead = true;
   SayOnce("submit", std::string("offload: the agent refused a call (") + outrider_last_error(o->client) +
-                        "): this and later calls of the communicator go to NCCL");
-  return false;
+                        "): the call fails with ncclSystemError");
+  return ncclSystemError;
 }
 
 outrider_op_options_t OnStream(cudaStream_t stream) {
@@ -798,7 +796,7 @@ OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_
     if (auto* o = OffloadFor(comm, NcclOp::kAllReduce, bytes, dtype, &op, stream, &dt, &ro)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      if (Submitted(o, outrider_allreduce(o->client, send, recv, count, dt, ro, &opts, &h), h)) return ncclSuccess;
+      return Submitted(o, outrider_allreduce(o->client, send, recv, count, dt, ro, &opts, &h), h);
     }
     return r.AllReduce(send, recv, count, dtype, op, comm, stream);
   });
@@ -812,11 +810,14 @@ OUTRIDER_NCCL_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_
     outrider_dtype_t dt;
     if (auto* o = OffloadFor(comm, NcclOp::kBroadcast, bytes, dtype, nullptr, stream, &dt, nullptr)) {
       // The agent's broadcast is in place: the root's data goes into its receive buffer first.
-      if (send == recv || (RankIn(comm) != root) || CopyOnStream(recv, send, bytes, stream)) {
-        outrider_op_options_t opts = OnStream(stream);
-        outrider_op_t h = 0;
-        if (Submitted(o, outrider_broadcast(o->client, recv, count, dt, root, &opts, &h), h)) return ncclSuccess;
+      if (send != recv && RankIn(comm) == root && !CopyOnStream(recv, send, bytes, stream)) {
+        outrider::shim::SayOnce("copy", "offload: a broadcast's root could not copy its data on the stream: "
+                                        "the call fails with ncclUnhandledCudaError");
+        return ncclUnhandledCudaError;
       }
+      outrider_op_options_t opts = OnStream(stream);
+      outrider_op_t h = 0;
+      return Submitted(o, outrider_broadcast(o->client, recv, count, dt, root, &opts, &h), h);
     }
     return r.Broadcast(send, recv, count, dtype, root, comm, stream);
   });
@@ -831,7 +832,7 @@ OUTRIDER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_
     if (auto* o = OffloadFor(comm, NcclOp::kBroadcast, bytes, dtype, nullptr, stream, &dt, nullptr)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      if (Submitted(o, outrider_broadcast(o->client, buff, count, dt, root, &opts, &h), h)) return ncclSuccess;
+      return Submitted(o, outrider_broadcast(o->client, buff, count, dt, root, &opts, &h), h);
     }
     return r.Bcast(buff, count, dtype, root, comm, stream);
   });
@@ -853,7 +854,7 @@ OUTRIDER_NCCL_API ncclResult_t ncclAllGather(const void* send, void* recv, size_
     if (auto* o = OffloadFor(comm, NcclOp::kAllGather, bytes, dtype, nullptr, stream, &dt, nullptr)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      if (Submitted(o, outrider_allgather(o->client, send, recv, count, dt, &opts, &h), h)) return ncclSuccess;
+      return Submitted(o, outrider_allgather(o->client, send, recv, count, dt, &opts, &h), h);
     }
     return r.AllGather(send, recv, count, dtype, comm, stream);
   });
@@ -869,7 +870,7 @@ OUTRIDER_NCCL_API ncclResult_t ncclReduceScatter(const void* send, void* recv, s
     if (auto* o = OffloadFor(comm, NcclOp::kReduceScatter, bytes, dtype, &op, stream, &dt, &ro)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      if (Submitted(o, outrider_reduce_scatter(o->client, send, recv, count, dt, ro, &opts, &h), h)) return ncclSuccess;
+      return Submitted(o, outrider_reduce_scatter(o->client, send, recv, count, dt, ro, &opts, &h), h);
     }
     return r.ReduceScatter(send, recv, count, dtype, op, comm, stream);
   });
