@@ -176,6 +176,12 @@ TEST(NcclPreloadTest, ABadOffloadSpecIsNamedAndEveryCallGoesToNccl) {
   EXPECT_NE(app.err.find("OUTRIDER_NCCL_OFFLOAD='allreduce>=lots': 'lots' is not a size"), std::string::npos) << app.err;
 }
 
+TEST(NcclPreloadTest, OffloadWithoutAnAgentSaysSoAndEveryCallGoesToNccl) {
+  Ran app = RunProgram({NCCL_APP, "2"}, OffloadEnv("/nonexistent/agent.sock", "nccl-unreachable", "allreduce"));
+  EXPECT_EQ(app.status, 0) << app.err;
+  EXPECT_NE(app.err.find("offload: cannot reach the agent"), std::string::npos) << app.err;
+}
+
 TEST(NcclPreloadTest, WithoutAnAgentTheProgramRunsAsItWould) {
   Ran app = RunProgram({NCCL_APP, "2"}, AppEnv("/nonexistent/agent.sock", "nccl-no-agent"));
   EXPECT_EQ(app.status, 0) << app.err;
