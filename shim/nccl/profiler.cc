@@ -98,9 +98,15 @@ struct ProfilerV4 {
 
 // --- events ----------------------------------------------------------------------------------------
 
+// Never destroyed (NCCL's proxy threads may still call in while the process exits); what is left
+// is sent at exit.
 NcclTelemetry& Telemetry() {
-  static NcclTelemetry t(outrider::ipc::NcclSource::kProfiler);  // sends what is left at exit
-  return t;
+  static NcclTelemetry* t = [] {
+    auto* made = new NcclTelemetry(outrider::ipc::NcclSource::kProfiler);
+    std::atexit([] { Telemetry().FlushAll(); });
+    return made;
+  }();
+  return *t;
 }
 
 std::mutex g_mu;  // event state
