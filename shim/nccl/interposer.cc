@@ -313,7 +313,7 @@ bool ParseOffload(const std::string& spec, std::vector<Rule>* rules, std::string
       std::string u = unit != nullptr ? unit : "";
       double scale = u.empty() || u == "B" ? 1 : u == "K" || u == "KB" || u == "KiB" ? 1024.0
                    : u == "M" || u == "MB" || u == "MiB" ? 1048576.0 : u == "G" || u == "GB" || u == "GiB" ? 1073741824.0 : -1;
-      if (size.empty() || unit == size.c_str() || scale < 0 || v < 0) {
+      if (size.empty() || unit == size.c_str() || scale < 0 || !(v >= 0 && v < 1e15)) {
         *why = "'" + size + "' is not a size (a number, then B, K, M or G)";
         return false;
       }
@@ -380,8 +380,14 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
                            "): every call goes to NCCL");
     return;
   }
-  // The plan must be the same on every rank: max(h) == -max(-h) iff every rank has h.
-  auto h = static_cast<int64_t>(HashBytes(spec, std::strlen(spec)) >> 1);
+  // The plan (as parsed: "1M" and "1MiB" are one plan) must be the same on every rank:
+  // max(h) == -max(-h) iff every rank has h.
+  uint64_t plan = HashBytes(nullptr, 0);
+  for (const Rule& r : rules) {
+    uint64_t words[2] = {static_cast<uint64_t>(r.op), r.min_bytes};
+    plan = HashBytes(words, sizeof(words), plan);
+  }
+  auto h = static_cast<int64_t>(plan >> 1);
   auto* agree = static_cast<int64_t*>(outrider_alloc(c, 2 * sizeof(int64_t)));
   outrider_op_t op = 0;
   bool same = false;
