@@ -110,14 +110,14 @@ TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) 
   uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
   do {
     body = HttpGet(http, "/metrics");
-    if (Sum(body, "outrider_nccl_calls_total", with("recv")) >= 2 && Sum(body, "outrider_nccl_calls_total", with("allreduce")) >= 8) break;
+    if (Sum(body, "outrider_nccl_calls_total", with("recv")) >= 2 && Sum(body, "outrider_nccl_calls_total", with("allreduce")) >= 10) break;
     ipc::WaitReadable(-1, -1, 20);
   } while (ipc::MonotonicNs() < deadline);
   std::set<std::string> comms;
-  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("allreduce"), &comms), 8) << body;  // 4 per rank
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("allreduce"), &comms), 10) << body;  // 5 per rank
   EXPECT_EQ(comms.size(), 1u) << "both ranks name their communicator alike";
-  EXPECT_EQ(Sum(body, "outrider_nccl_bytes_total", with("allreduce")), 8 * 4096) << body;
-  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("allreduce")), 6) << "the captured ones have no time\n" << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_bytes_total", with("allreduce")), 8 * 4096 + 2 * 1024) << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("allreduce")), 8) << "the captured ones have no time\n" << body;
   EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("broadcast")), 2) << "ncclBcast's own ncclBroadcast is not counted\n" << body;
   EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("broadcast")), 2) << body;
   EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("send")), 2) << body;
@@ -150,8 +150,10 @@ TEST(NcclPreloadTest, OffloadedAllreducesRunThroughTheAgentOnTheStreamWithTheSam
   ASSERT_EQ(app.status, 0) << app.err;
   EXPECT_NE(app.err.find("offloading allreduce>=1K of communicator"), std::string::npos) << app.err;
   EXPECT_NE(app.err.find("offload: calls under CUDA graph capture go to NCCL"), std::string::npos) << app.err;
-  // Per rank: the plan's agreement and the 3 allreduces; the captured one, the broadcast and the
-  // send/receive went to NCCL (the program checked every result).
+  EXPECT_NE(app.err.find("offload: a call of an NCCL dtype or reduce op the agent lacks goes to NCCL"), std::string::npos)
+      << app.err;
+  // Per rank: the plan's agreement and the 3 f32 allreduces; the u32 one, the captured one, the
+  // broadcast and the send/receive went to NCCL (the program checked every result).
   EXPECT_EQ(AgentAllreduces(http, "nccl-offload-nccl-"), 8) << HttpGet(http, "/metrics");
 }
 

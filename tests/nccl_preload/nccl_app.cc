@@ -1,7 +1,7 @@
 // An unmodified NCCL program, for the interposer's tests (run with and without
 // LD_PRELOAD=liboutrider_nccl.so): linked against libnccl.so.2 (the tests' fake one, over the fake
 // CUDA driver), it forks `ranks` processes, one per GPU, which each make a communicator and run
-//   3 allreduces of 1024 f32, 1 ncclBcast of 1024 f32 from rank 0 (which NCCL runs through its own
+//   3 allreduces of 1024 f32, 1 allreduce of 256 u32 (a dtype the agent lacks), 1 ncclBcast of 1024 f32 from rank 0 (which NCCL runs through its own
 //   ncclBroadcast), a group of one send to and one receive from the next and previous ranks (256
 //   i32), and with --capture one more allreduce while the stream is being captured,
 // checks every result, and destroys the communicator. Exit status 0 if every rank did. With
@@ -52,6 +52,13 @@ int Rank(int rank, int ranks, ncclUniqueId id, bool capture) {
   for (int i = 0; i < 3; ++i) CHECK(ncclAllReduce(sbuf, rbuf, n, ncclFloat32, ncclSum, comm, cs) == ncclSuccess, 17);
   CHECK(d.cuMemcpyDtoHAsync(v.data(), out, n * 4, s) == CUDA_SUCCESS && d.cuStreamSynchronize(s) == CUDA_SUCCESS, 18);
   CHECK(v[0] == static_cast<float>(ranks * (ranks + 1) / 2) && v[n - 1] == v[0], 19);
+  // An allreduce of a dtype the agent does not have (uint32).
+  std::vector<uint32_t> u(m, static_cast<uint32_t>(rank + 1));
+  CHECK(d.cuMemcpyHtoDAsync(p2p_in, u.data(), m * 4, s) == CUDA_SUCCESS, 36);
+  auto* ubuf = reinterpret_cast<void*>(p2p_in);
+  CHECK(ncclAllReduce(ubuf, ubuf, m, ncclUint32, ncclSum, comm, cs) == ncclSuccess, 37);
+  CHECK(d.cuMemcpyDtoHAsync(u.data(), p2p_in, m * 4, s) == CUDA_SUCCESS && d.cuStreamSynchronize(s) == CUDA_SUCCESS, 38);
+  CHECK(u[0] == static_cast<uint32_t>(ranks * (ranks + 1) / 2) && u[m - 1] == u[0], 39);
   // Broadcast in place from rank 0.
   std::vector<float> b(n, rank == 0 ? 42.0f : -1.0f);
   CHECK(d.cuMemcpyHtoDAsync(out, b.data(), n * 4, s) == CUDA_SUCCESS, 20);
