@@ -2,7 +2,7 @@
 // counts a process's NCCL collectives and point-to-point calls for the node's agent, like the
 // interposer but with no interposition: calls and bytes when NCCL starts a collective, GPU time
 // from its kernel channels' GPU timers (first channel start to last channel stop). Exports the
-// plugin interface versions 5 (NCCL 2.28) and 4 (NCCL 2.27), whose layouts are written out here.
+// plugin interface versions 5 (NCCL 2.28) and 4 (NCCL 2.27) (profiler_abi.h).
 // Thread-safety: NCCL calls these from its user, host-callback and proxy threads: events are
 // reference-counted (a collective is stopped before its channels are) under one mutex.
 #include <strings.h>
@@ -16,85 +16,15 @@
 #include <cstring>
 #include <mutex>
 
+#include "shim/nccl/profiler_abi.h"
 #include "shim/nccl/telemetry.h"
 
 namespace {
 
+using namespace outrider::nccl_profiler;  // NOLINT: the interface's names, in this file only
+
 using outrider::ipc::NcclOp;
 using outrider::shim::NcclTelemetry;
-
-// --- the plugin interface (NCCL's ext-profiler headers, versions 4 and 5) -----------------------
-
-using Result = int;  // ncclResult_t
-constexpr Result kSuccess = 0;
-using Logger = void (*)(int level, unsigned long flags, const char* file, int line, const char* fmt, ...);
-
-enum : uint64_t { kGroup = 1, kColl = 2, kP2p = 4, kKernelCh = 64 };
-constexpr int kStateKernelChStop = 22;
-
-union EventUnion {
-  struct { bool graph_captured; int group_depth; } group_api;
-  struct { const char* func; size_t count; const char* datatype; int root; void* stream; bool graph_captured; } coll_api;
-  struct { const char* func; size_t count; const char* datatype; void* stream; bool graph_captured; } p2p_api;
-  struct { void* stream; } kernel_launch;
-  struct {
-    uint64_t seq;
-    const char* func;
-    const void* send;
-    void* recv;
-    size_t count;
-    int root;
-    const char* datatype;
-    uint8_t channels, warps;
-    const char* algo;
-    const char* proto;
-    void* parent_group;  // version 5 only
-  } coll;
-  struct { const char* func; void* buff; const char* datatype; size_t count; int peer; uint8_t channels; void* parent_group; } p2p;
-  struct { pid_t pid; uint8_t channel; int peer; int steps; int chunk; int is_send; } proxy_op;
-  struct { int step; } proxy_step;
-  struct { uint8_t channel; uint64_t timer; } kernel_ch;
-  struct { int64_t id; void* data; } net_plugin;
-};
-
-struct DescrV5 {
-  uint64_t type;
-  void* parent;
-  int rank;
-  EventUnion u;
-};
-struct DescrV4 {
-  uint8_t type;
-  void* parent;
-  int rank;
-  EventUnion u;  // the members version 4 has lie where version 5 has them
-};
-static_assert(sizeof(DescrV5) == 112 && offsetof(DescrV5, u) == 24 && offsetof(DescrV4, u) == 24);
-static_assert(offsetof(EventUnion, coll.datatype) == 48 && offsetof(EventUnion, kernel_ch.timer) == 8);
-
-union StateArgs {
-  struct { size_t size; } proxy_step;
-  struct { int appended; } proxy_ctrl;
-  struct { void* data; } net_plugin;
-  struct { uint64_t timer; } kernel_ch;
-};
-
-struct ProfilerV5 {
-  const char* name;
-  Result (*init)(void** ctx, uint64_t comm_id, int* mask, const char* comm_name, int nodes, int nranks, int rank, Logger log);
-  Result (*start)(void* ctx, void** handle, DescrV5* d);
-  Result (*stop)(void* handle);
-  Result (*record)(void* handle, int state, StateArgs* args);
-  Result (*finalize)(void* ctx);
-};
-struct ProfilerV4 {
-  const char* name;
-  Result (*init)(void** ctx, int* mask, const char* comm_name, uint64_t comm_id, int nodes, int nranks, int rank, Logger log);
-  Result (*start)(void* ctx, void** handle, DescrV4* d);
-  Result (*stop)(void* handle);
-  Result (*record)(void* handle, int state, StateArgs* args);
-  Result (*finalize)(void* ctx);
-};
 
 // --- events ----------------------------------------------------------------------------------------
 

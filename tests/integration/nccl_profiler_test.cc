@@ -17,59 +17,26 @@
 #include <gtest/gtest.h>
 
 #include "ipc/event_fd.h"
+#include "shim/nccl/profiler_abi.h"
 #include "tests/support/multinode_fixture.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
 namespace {
 
-// The plugin interface, laid out as NCCL's ext-profiler headers have it (what the plugin exports).
-union Ev {
-  struct { const char* func; size_t count; const char* datatype; int root; void* stream; bool graph_captured; } coll_api;
-  struct {
-    uint64_t seq;
-    const char* func;
-    const void* send;
-    void* recv;
-    size_t count;
-    int root;
-    const char* datatype;
-    uint8_t channels, warps;
-    const char* algo;
-    const char* proto;
-    void* parent_group;
-  } coll;
-  struct { const char* func; void* buff; const char* datatype; size_t count; int peer; uint8_t channels; void* parent_group; } p2p;
-  struct { uint8_t channel; uint64_t timer; } kernel_ch;
-};
-struct DescrV5 { uint64_t type; void* parent; int rank; Ev u; };
-struct DescrV4 { uint8_t type; void* parent; int rank; Ev u; };
-union StateArgs { struct { uint64_t timer; } kernel_ch; void* other; };
-using Logger = void (*)(int, unsigned long, const char*, int, const char*, ...);
-struct V5 {
-  const char* name;
-  int (*init)(void**, uint64_t, int*, const char*, int, int, int, Logger);
-  int (*start)(void*, void**, DescrV5*);
-  int (*stop)(void*);
-  int (*record)(void*, int, StateArgs*);
-  int (*finalize)(void*);
-};
-struct V4 {
-  const char* name;
-  int (*init)(void**, int*, const char*, uint64_t, int, int, int, Logger);
-  int (*start)(void*, void**, DescrV4*);
-  int (*stop)(void*);
-  int (*record)(void*, int, StateArgs*);
-  int (*finalize)(void*);
-};
-constexpr int kKernelChStop = 22;
+using nccl_profiler::DescrV4;
+using nccl_profiler::DescrV5;
+using nccl_profiler::ProfilerV4;
+using nccl_profiler::ProfilerV5;
+using nccl_profiler::StateArgs;
+constexpr int kKernelChStop = nccl_profiler::kStateKernelChStop;
 
 // In a child process: drives the plugin as NCCL would; 0 if every call succeeded as expected.
 int DrivePlugin() {
   void* lib = ::dlopen(PROFILER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) return 10;
-  auto* v5 = static_cast<V5*>(::dlsym(lib, "ncclProfiler_v5"));
-  auto* v4 = static_cast<V4*>(::dlsym(lib, "ncclProfiler_v4"));
+  auto* v5 = static_cast<ProfilerV5*>(::dlsym(lib, "ncclProfiler_v5"));
+  auto* v4 = static_cast<ProfilerV4*>(::dlsym(lib, "ncclProfiler_v4"));
   if (v5 == nullptr || v4 == nullptr || std::string(v5->name) != "outrider") return 11;
   // Version 5: an allreduce of 1024 f32 on two channels, GPU time 1000 -> 7000 ns.
   void* ctx = nullptr;
