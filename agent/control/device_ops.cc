@@ -51,16 +51,18 @@ DeviceOps::~DeviceOps() {
   for (auto& [id, s] : ops_) FreeCoalesced(&s);
 }
 
+std::shared_ptr<const void> DeviceOps::HoldPinned(CudaMemory::Pinned p) {
+  CudaMemory* cuda = cuda_;
+  return std::shared_ptr<const void>(p.data, [cuda, p](const void*) { cuda->GivePinned(p); });
+}
+
 DeviceOps::Shadow* DeviceOps::NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st) {
   auto pinned = cuda_->TakePinned(bytes);
   if (!pinned.ok()) {
     *st = pinned.status();
     return nullptr;
   }
-  CudaMemory* cuda = cuda_;
-  CudaMemory::Pinned p = *pinned;
-  std::shared_ptr<const void> hold(p.data, [cuda, p](const void*) { cuda->GivePinned(p); });
-  s->shadows.push_back(Shadow{device, p, std::move(hold), false, false});
+  s->shadows.push_back(Shadow{device, *pinned, HoldPinned(*pinned), false, false});
   // The engine's op holds it too: an op still running when the client goes keeps it.
   s->host_op.Hold(s->shadows.back().hold);
   return &s->shadows.back();
@@ -102,9 +104,7 @@ bool DeviceOps::StartCoalesce(const ValidatedOp& op, Staged* s) {
     Logger("control")->warn("sparse rows on GPU {} are copied as they are from now on: {}", op.ids.device, st.message());
     return false;
   }
-  CudaMemory* cuda = cuda_;
-  CudaMemory::Pinned p = c.counts;
-  c.counts_hold = std::shared_ptr<const void>(p.data, [cuda, p](const void*) { cuda->GivePinned(p); });
+  c.counts_hold = HoldPinned(c.counts);
   if (!said_coalescing_) {
     said_coalescing_ = true;
     Logger("control")->info("sparse rows on GPU {} are coalesced there before they are copied (op {}: {} rows; {})",

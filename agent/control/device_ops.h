@@ -94,6 +94,8 @@ class DeviceOps {
   void FreeCoalesced(Staged* s);
   // Records what the rank's rows of the op looked like once they were copied as they are.
   void NoteStaged(const Staged& s);
+  // Gives `p` back to the pool once the last holder lets go.
+  std::shared_ptr<const void> HoldPinned(CudaMemory::Pinned p);
   // A pinned host buffer of `bytes` for `device` memory, held by the engine's op.
   Shadow* NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st);
 
