@@ -8,6 +8,7 @@
 #include "agent/engine/algorithms/nccl.h"
 #include "agent/engine/algorithms/ring_allreduce.h"
 #include "agent/engine/algorithms/sparse_exchange.h"
+#include "ipc/event_fd.h"
 
 namespace outrider::agent {
 
@@ -15,19 +16,24 @@ void Algorithm::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   Complete(ProtocolError("peer sent a chunk to " + std::string(label()) + " " + c_.Name() + ", which expects none"));
 }
 
-void Algorithm::Copy(std::vector<CopyPair> pairs, Then then) {
+void Algorithm::Copy(std::vector<CopyPair> pairs, Then then, OpTrace::Kind kind) {
   ++data_calls_;
-  data_.Copy(std::move(pairs), [this, then = std::move(then)](const Status& s) {
+  c_.trace.Begin(kind, ipc::MonotonicNs());
+  data_.Copy(std::move(pairs), [this, kind, then = std::move(then)](const Status& s) {
     --data_calls_;
+    c_.trace.End(kind, ipc::MonotonicNs());
     if (!s.ok()) return Complete(s.Annotate("copying"));
     if (!failed() && then) then();
   });
 }
 
-void Algorithm::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then) {
+void Algorithm::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then,
+                       OpTrace::Kind kind) {
   ++data_calls_;
-  data_.Reduce(std::move(dsts), std::move(srcs), this->op().dtype, op, [this, then = std::move(then)](const Status& s) {
+  c_.trace.Begin(kind, ipc::MonotonicNs());
+  data_.Reduce(std::move(dsts), std::move(srcs), this->op().dtype, op, [this, kind, then = std::move(then)](const Status& s) {
     --data_calls_;
+    c_.trace.End(kind, ipc::MonotonicNs());
     if (!s.ok()) return Complete(s.Annotate("reducing"));
     if (!failed() && then) then();
   });
@@ -35,15 +41,17 @@ void Algorithm::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> src
 
 void Algorithm::Divide(const BufferSpan& dst, int64_t divisor, Then then) {
   ++data_calls_;
+  c_.trace.Begin(OpTrace::kReduce, ipc::MonotonicNs());
   data_.Divide(dst, op().dtype, divisor, [this, then = std::move(then)](const Status& s) {
     --data_calls_;
+    c_.trace.End(OpTrace::kReduce, ipc::MonotonicNs());
     if (!s.ok()) return Complete(s.Annotate("averaging"));
     if (!failed() && then) then();
   });
 }
 
 void Algorithm::CompleteAfter(std::vector<CopyPair> outputs) {
-  Copy(std::move(outputs), [this] { Complete(Status::Ok()); });
+  Copy(std::move(outputs), [this] { Complete(Status::Ok()); }, OpTrace::kWriteBack);
 }
 
 std::vector<CopyPair> Algorithm::GatherLocalBlocks() const {

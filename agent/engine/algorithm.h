@@ -75,9 +75,10 @@ class Algorithm {
   }
   void Complete(const Status& st) { links_.Complete(c_, st); }
   // Data movement: `then` runs once it is done, unless it failed (the instance then fails) or
-  // the instance failed meanwhile.
-  void Copy(std::vector<CopyPair> pairs, Then then);
-  void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then);
+  // the instance failed meanwhile. `kind`: what the instance's trace counts it as.
+  void Copy(std::vector<CopyPair> pairs, Then then, OpTrace::Kind kind = OpTrace::kCopy);
+  void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then,
+              OpTrace::Kind kind = OpTrace::kReduce);
   void Divide(const BufferSpan& dst, int64_t divisor, Then then);
   // Copies `outputs`, then completes the instance successfully.
   void CompleteAfter(std::vector<CopyPair> outputs);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agent/engine/op.h"
+#include "agent/engine/op_trace.h"
 #include "agent/net/peer_protocol.h"
 #include "agent/memory/buffer_span.h"
 #include "ipc/status.h"
@@ -52,6 +53,7 @@ struct Collective {
   int sends_in_flight = 0;
   uint64_t wire_sent = 0, wire_recv = 0;  // bytes to / from peers, headers included
   uint64_t started_ns = 0, agreed_ns = 0;
+  OpTrace trace;  // where its time went here
   // Why the instance failed here, as sent to the other nodes (kAbort: its code, its text as the
   // payload); kept while those sends run.
   Code told_code = Code::kOk;

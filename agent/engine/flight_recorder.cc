@@ -41,9 +41,10 @@ void FlightRecorder::Started(uint64_t key, uint64_t seq, const std::string& wait
   }
 }
 
-void FlightRecorder::Ended(uint64_t key, uint64_t seq, const Status& result) {
+void FlightRecorder::Ended(uint64_t key, uint64_t seq, const Status& result, const OpTrace* trace) {
   if (Record* r = Find(key, seq)) {
     if (r->end_ns != 0) return;
+    if (trace != nullptr && trace->started()) r->trace = trace->Json();
     r->state = result.ok() ? "done" : "failed";
     r->waiting_for.clear();
     r->result = result.ok() ? "OK" : result.ToString();
@@ -70,6 +71,7 @@ nlohmann::json FlightRecorder::Json(const std::function<std::string(uint64_t, ui
       j["waiting_for"] = r.waiting_for;
     }
     if (!r.result.empty()) j["result"] = r.result;
+    if (!r.trace.is_null()) j["trace"] = r.trace;
     out.push_back(j);
   }
   return out;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/engine/op_trace.h"
 #include "ipc/protocol.h"
 #include "ipc/status.h"
 
@@ -24,7 +25,8 @@ class FlightRecorder {
   void Arrived(uint64_t key, uint64_t seq, int arrived);
   // Every local rank is in; it now waits on `waiting_for` (e.g. "peer nodes"), or runs locally.
   void Started(uint64_t key, uint64_t seq, const std::string& waiting_for);
-  void Ended(uint64_t key, uint64_t seq, const Status& result);
+  // `trace` (may be null): where the op's time went, kept with its record.
+  void Ended(uint64_t key, uint64_t seq, const Status& result, const OpTrace* trace = nullptr);
   // `waiting` (may be empty) names what a running op still waits for, e.g. the nodes whose
   // contribution has not arrived.
   nlohmann::json Json(const std::function<std::string(uint64_t key, uint64_t seq)>& waiting = {}) const;
@@ -40,6 +42,7 @@ class FlightRecorder {
     int local_size = 0, arrived = 0;
     std::string state, waiting_for, result;
     uint64_t first_ns = 0, start_ns = 0, end_ns = 0;
+    nlohmann::json trace;  // null: none
   };
   Record* Find(uint64_t key, uint64_t seq);
   std::deque<Record> records_;

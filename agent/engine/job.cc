@@ -70,9 +70,10 @@ Status Job::StartNetwork(const Member* first) {
   if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
   group_ = std::make_unique<NodeGroup>(
       Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(),
-      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
+      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
+             const OpTrace& trace) {
         auto it = pending_.find({key, seq});
-        if (it != pending_.end()) Finish(it, st, algo, reports);  // else: already failed here
+        if (it != pending_.end()) Finish(it, st, algo, reports, &trace);  // else: already failed here
       },
       engine_);
   group_->set_scheduler(net_->scheduler());
@@ -131,7 +132,8 @@ void Job::OnRendezvous(Result<NodeTable> table) {
   }
 }
 
-void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports) {
+void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
+                 const OpTrace* trace) {
   const InstanceId& id = it->first;
   Pending& p = it->second;
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
@@ -143,7 +145,7 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
     members_[r]->Complete(p.op_ids[r], own, id.second, elapsed, rep);
     if (p.ops[r]) Account(*p.ops[r], own, elapsed, algo);
   }
-  recorder_.Ended(id.first, id.second, st);
+  recorder_.Ended(id.first, id.second, st, trace);
   pending_.erase(it);
 }
 

@@ -103,7 +103,8 @@ class Job {
   // Completes every member's op of the instance with its own status (`reports` by local rank, or
   // null), accounts it and forgets the instance.
   using PendingMap = std::map<InstanceId, Pending>;
-  void Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports);
+  void Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
+              const OpTrace* trace = nullptr);
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
   // The job's NCCL path, made on first use (a GPU op, or node 0's id or ticket).

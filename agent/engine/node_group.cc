@@ -115,6 +115,7 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
   if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) return Issue(node, h, payload, false);
   int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
+  c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
   scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_, sizeof(h) + payload.length,
                       [this, node, h, payload] {
                         Scope scope(this);
@@ -126,6 +127,11 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
   PeerId peer = peers_[static_cast<size_t>(node)];
   uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
   Collective& c = instances_.find({key, seq})->second;  // alive: this send counts in sends_in_flight
+  if (IsScheduledChunk(h.type)) {
+    uint64_t now = ipc::MonotonicNs();
+    if (scheduled) c.trace.End(OpTrace::kQueued, now);
+    c.trace.Begin(OpTrace::kWire, now);
+  }
   if (IsScheduledChunk(h.type) && c.done && !c.result.ok()) {  // failed while the chunk waited: nobody needs it
     if (scheduled) scheduler_->Done(peer, bytes);
     return SendDone(key, seq, h, Status::Ok());
@@ -141,6 +147,7 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
                                });
   if (!st.ok()) {
     if (scheduled) scheduler_->Done(peer, bytes);
+    if (IsScheduledChunk(h.type)) c.trace.End(OpTrace::kWire, ipc::MonotonicNs());
     --c.sends_in_flight;
     if (c.algorithm) c.algorithm->OnSent(h, false);
     Complete(c, PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
@@ -153,6 +160,7 @@ void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const 
   if (it == instances_.end()) return;
   Collective& c = it->second;
   --c.sends_in_flight;
+  if (IsScheduledChunk(h.type)) c.trace.End(OpTrace::kWire, ipc::MonotonicNs());
   if (c.algorithm) c.algorithm->OnSent(h, s.ok());
   if (!s.ok() && !c.done) {
     Complete(c, s.Annotate("sending to a peer agent"));
@@ -171,6 +179,7 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   c.priority = priority;
   c.started = true;
   c.started_ns = ipc::MonotonicNs();
+  c.trace.Start(c.started_ns);
   c.ops = ops;
   Result<std::unique_ptr<Algorithm>> algorithm = MakeAlgorithm(c, deps_);
   if (algorithm.ok()) c.algorithm = std::move(*algorithm);
@@ -213,6 +222,7 @@ void NodeGroup::MaybeAgree(Collective& c) {
   }
   c.agreed = true;
   c.agreed_ns = ipc::MonotonicNs();
+  c.trace.Agreed(c.agreed_ns);
   c.algorithm->Agreed();
   std::vector<Collective::Early> early = std::move(c.early);
   for (Collective::Early& e : early) {
@@ -279,6 +289,7 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
     }
     case PeerMsg::kRing:
     case PeerMsg::kSparse:
+      if (c.started) c.trace.Received(ipc::MonotonicNs());
       if (!c.agreed) {
         c.early.push_back({h, std::vector<uint8_t>(data, data + len)});
         return;
@@ -370,7 +381,8 @@ void NodeGroup::Notify(Collective& c) {
     bytes_sent_->Inc(static_cast<double>(c.wire_sent));
     bytes_recv_->Inc(static_cast<double>(c.wire_recv));
   }
-  done_(key, seq, c.result, label, reports.empty() ? nullptr : &reports);
+  c.trace.Finish(ipc::MonotonicNs());
+  done_(key, seq, c.result, label, reports.empty() ? nullptr : &reports, c.trace);
   MaybeErase(key, seq);
 }
 

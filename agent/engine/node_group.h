@@ -32,9 +32,9 @@ namespace outrider::agent {
 class NodeGroup : private CollectiveLinks {
  public:
   // `algo`: the metrics label of the algorithm that ran; `reports` (sparse ops; else null): per
-  // local rank, its own status when `result` is ok.
+  // local rank, its own status when `result` is ok. `trace`: where the instance's time went here.
   using Done = std::function<void(uint64_t key, uint64_t seq, const Status& result, std::string_view algo,
-                                  const std::vector<OpReport>* reports)>;
+                                  const std::vector<OpReport>* reports, const OpTrace& trace)>;
   // Sparse allreduce with row demand: the demanded rows are in every local client's output;
   // `reports` by local rank (a rank whose output is too small has a failed status and gets no
   // early notice). The instance's Done follows.

@@ -22,6 +22,8 @@ struct CommonOptions {
   std::string socket;     // "" = start a private agent
   std::string json_path;  // "" = no JSON file
   bool verbose = false;
+  bool trace = false;    // print where the agent spent each size's ops (its /status traces)
+  std::string http_url;  // the agent's HTTP listener for --trace ("": from the environment)
 };
 
 // The agent the ranks connect to: a private child agent, or an existing one at --socket.

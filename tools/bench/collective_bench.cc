@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include "tools/bench/trace.h"
+
 namespace outrider::bench {
 namespace {
 
@@ -114,6 +116,11 @@ int RunCollective(const CommonOptions& common, const CollectiveOptions& o) {
                             {"busbw_gbps", busbw}, {"nodes", nodes}, {"ranks", world}, {"iters", iters},
                             {"check", wrong == 0}};
       row["rate_gbit"] = rate > 0 ? nlohmann::json(rate) : nlohmann::json(nullptr);
+      if (common.trace) {
+        std::string kind = o.op == "reducescatter" ? "reduce_scatter" : o.op == "alltoall" ? "alltoallv" : o.op;
+        nlohmann::json t = TraceLastOps(common.http_url, kind, o.op == "alltoall" ? 0 : count, static_cast<size_t>(iters));
+        if (!t.is_null()) row["trace"] = t;
+      }
       rows.push_back(row);
     }
   }

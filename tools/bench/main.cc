@@ -23,6 +23,12 @@ int main(int argc, char** argv) {
     sub->add_option("--socket", common.socket, "use the agent at this socket instead of starting a private one");
     sub->add_option("--json", common.json_path, "also write results as JSON {\"rows\": [...], \"env\": {...}}");
     sub->add_flag("--verbose", common.verbose, "debug logging in the private agent");
+    sub->add_flag("--trace", common.trace,
+                  "after each size, print where this node's agent spent the ops' time (medians of its per-op traces "
+                  "in /status: wire, credit wait, local reduce, reduce, copy, write-back, page faults, private memory)");
+    sub->add_option("--http-url", common.http_url,
+                    "the agent's HTTP listener for --trace (default: $OUTRIDER_HTTP_URL, else "
+                    "http://127.0.0.1:$OUTRIDER_HTTP_PORT, else port 9750)");
   };
 
   LocalOptions local;

@@ -10,6 +10,7 @@
 #include "ipc/protocol.h"
 #include "tools/bench/sparse_ids.h"
 #include "tools/bench/sparse_sim.h"
+#include "tools/bench/trace.h"
 
 namespace outrider::bench {
 namespace {
@@ -151,6 +152,11 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     if (link_us > 0) {
       row["link_time_us"] = link_us;
       row["time_over_link"] = t / link_us;
+    }
+    if (common.trace) {
+      nlohmann::json tr = TraceLastOps(common.http_url, "sparse_allreduce", 0, static_cast<size_t>(o.iters),
+                                       outrider_key(("sparse-bench-" + name).c_str()));
+      if (!tr.is_null()) row["trace"] = tr;
     }
     rows.push_back(row);
   }

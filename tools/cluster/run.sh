@@ -467,6 +467,9 @@ for ((node = 0; node < NODES; node++)); do
         OUTRIDER_NODE_RANK=$node OUTRIDER_NETNS=$USE_NETNS \
         UCX_TLS=tcp UCX_NET_DEVICES="$UCX_DEV"
       if [[ -n $RATE_GBIT ]]; then export OUTRIDER_RATE_GBIT="$RATE_GBIT"; else unset OUTRIDER_RATE_GBIT; fi
+      # The node's agent's HTTP listener (outriderctl, outrider-bench --trace).
+      if [[ -n $HTTP_BASE ]]; then export OUTRIDER_HTTP_URL="http://127.0.0.1:$((HTTP_BASE + node))";
+      elif ((USE_NETNS)) && ((!NO_AGENT)); then export OUTRIDER_HTTP_URL="http://127.0.0.1:9750"; fi
       exec "${NODE_EXEC[@]}" "${CMD[@]}"
     ) >"$out" 2>&1 </dev/null &
     RANK_PIDS+=($!) RUNNING+=($!)

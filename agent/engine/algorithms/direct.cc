@@ -14,7 +14,8 @@ void Direct::Prepare(std::function<void()> ready) {
     case OpKind::kAllreduce:
       bytes_ = o.recv.length;
       partial_.resize(bytes_);
-      return Reduce({BufferSpan::Host(partial_.data(), bytes_)}, std::move(sends), PartialOp(o.reduce_op), std::move(ready));
+      return Reduce({BufferSpan::Host(partial_.data(), bytes_)}, std::move(sends), PartialOp(o.reduce_op), std::move(ready),
+                    OpTrace::kLocalReduce);
     case OpKind::kAllgather:
       // The node's share (every local rank's block, in rank order) goes into every local output
       // now; that share is the contribution.
@@ -24,7 +25,7 @@ void Direct::Prepare(std::function<void()> ready) {
       bytes_ = o.recv.length * L;  // the slice each node owns
       partial_.resize(o.send.length);
       return Reduce({BufferSpan::Host(partial_.data(), partial_.size())}, std::move(sends), PartialOp(o.reduce_op),
-                    std::move(ready));
+                    std::move(ready), OpTrace::kLocalReduce);
     case OpKind::kBroadcast:
       bytes_ = o.recv.length;
       if (o.root / topo_.local_size != topo_.me) return ready();

@@ -100,7 +100,7 @@ void RingAllreduce::ReduceSlice(uint64_t s, Then then) {
     if (!waiters.empty()) {
       for (Then& w : waiters.mapped()) w();
     }
-  });
+  }, OpTrace::kLocalReduce);
 }
 
 void RingAllreduce::EnsureLocal(uint64_t offset, uint64_t len, Then then) {

@@ -37,6 +37,7 @@ void SparseExchange::Prepare(std::function<void()> ready) {
   a.union_ratio = hist == shared_.history.end() ? -1 : hist->second.union_ratio;
   a.block_union_ratio = hist == shared_.history.end() ? -1 : hist->second.block_union_ratio;
   a.link_bytes_per_s = shared_.link_estimate;
+  c_.trace.Begin(OpTrace::kLocalReduce, ipc::MonotonicNs());
   Result<sparse::Rows> mine = sparse::CombineLocal(c_.ops, ctx_);
   if (mine.ok() && o.kind == ipc::OpKind::kSparseAllreduce) {
     Result<std::vector<uint64_t>> demand = sparse::CombineDemand(c_.ops, ctx_);
@@ -55,6 +56,7 @@ void SparseExchange::Prepare(std::function<void()> ready) {
     ipc::CopyText(a.message, sizeof(a.message), mine.status().message());
   }
   local_done_ns_ = ipc::MonotonicNs();
+  c_.trace.End(OpTrace::kLocalReduce, local_done_ns_);
   a.demand_n = demand_.size();
   auto& own = c_.data[static_cast<size_t>(topo_.me)];
   own.resize(sizeof(a) + 8 * demand_.size());
@@ -160,7 +162,9 @@ void SparseExchange::Agreed() {
     Queue(std::move(out), true);
   }
   std::vector<sparse::Outgoing> out;
+  c_.trace.Begin(OpTrace::kCopy, ipc::MonotonicNs());  // this node's messages are encoded
   exchange_->Start(std::move(mine_), &out);
+  c_.trace.End(OpTrace::kCopy, ipc::MonotonicNs());
   if (op().kind != ipc::OpKind::kSparseAllreduce) {
     // Shard and lookup send their first phase now; that is this node's prediction.
     for (const auto& m : out) predicted_bytes_ += sparse::WireBytes(m.bytes->size(), options_.chunk_bytes, sizeof(PeerHeader));
@@ -216,6 +220,10 @@ void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
       len > total - h.offset || h.step > kDemandPhase + 1) {
     return Complete(ProtocolError("peer sent a sparse chunk outside its message"));
   }
+  // No encoding of this table is larger (every row with an 8-byte id and f32 values, a bitmap,
+  // headers): a peer cannot make this node reserve more than the op could need.
+  uint64_t most = ctx_.table.rows * (8 + 4 * std::max<uint64_t>(ctx_.table.dim, 1)) + ctx_.table.rows / 8 + 4096;
+  if (total > most) return Complete(ProtocolError("peer announced a sparse message larger than this op can produce"));
   auto key = std::make_pair(h.from_node, h.step);
   auto [it, fresh] = assembling_.try_emplace(key);
   Assembly& a = it->second;
@@ -223,21 +231,23 @@ void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
   if (a.total != total) return Complete(ProtocolError("peer changed a sparse message's length"));
   a.got += len;
   if (a.got > total) return Complete(ProtocolError("peer sent more sparse bytes than announced"));
-  if (a.got == total && a.chunks.empty()) {  // the whole message in one chunk: delivered where it lies
+  if (a.got == total && a.offsets.empty()) {  // the whole message in one chunk: delivered where it lies
     assembling_.erase(it);
     Deliver(h.from_node, h.step, data, len);
     return MaybeFinish();
   }
-  // Chunks are held as they arrive (in any order): a header announcing a large message costs
-  // only the bytes that actually came, until the last one makes it whole.
-  if (len > 0 && !a.chunks.try_emplace(h.offset, data, data + len).second) {
-    return Complete(ProtocolError("peer sent a sparse chunk twice"));
-  }
+  if (len > 0 && !a.offsets.insert(h.offset).second) return Complete(ProtocolError("peer sent a sparse chunk twice"));
+  // Each chunk goes straight to its place in the message (chunks may come in any order). The
+  // message's buffer is taken with its first chunk: a header announcing a large message costs
+  // nothing until bytes come, and the sender's credit window bounds how many come ahead.
+  c_.trace.Begin(OpTrace::kCopy, ipc::MonotonicNs());
+  if (!a.whole) a.whole.reset(new uint8_t[total]);  // uninitialized: every byte is written once
+  if (len > 0) std::memcpy(a.whole.get() + h.offset, data, len);
+  c_.trace.End(OpTrace::kCopy, ipc::MonotonicNs());
   if (a.got < total) return;
-  std::vector<uint8_t> whole(total);
-  for (const auto& [offset, bytes] : a.chunks) std::memcpy(whole.data() + offset, bytes.data(), bytes.size());
+  std::unique_ptr<uint8_t[]> whole = std::move(a.whole);
   assembling_.erase(it);
-  Deliver(h.from_node, h.step, whole.data(), whole.size());
+  Deliver(h.from_node, h.step, whole.get(), total);
   MaybeFinish();
 }
 
@@ -246,7 +256,9 @@ void SparseExchange::Deliver(int from, uint32_t phase, const uint8_t* msg, size_
   if (demanded && !first_) return Complete(ProtocolError("peer sent demanded rows of an op without demand"));
   sparse::Exchange& ex = demanded ? *first_ : *exchange_;
   std::vector<sparse::Outgoing> out;
+  c_.trace.Begin(OpTrace::kReduce, ipc::MonotonicNs());  // decoding, summing and encoding what follows
   Status st = ex.OnMessage(from, demanded ? phase - kDemandPhase : phase, msg, len, &out);
+  c_.trace.End(OpTrace::kReduce, ipc::MonotonicNs());
   if (!st.ok()) return Complete(st.Annotate("from " + topo_.DescribeNode(from)));
   Queue(std::move(out), demanded);
   PumpSends();
@@ -267,7 +279,9 @@ void SparseExchange::MaybeFinish() {
   if (!exchange_->done() || (first_ && !first_->done())) return;
   const sparse::Rows& result = exchange_->result();
   uint64_t exchanged_ns = ipc::MonotonicNs();
+  c_.trace.Begin(OpTrace::kWriteBack, exchanged_ns);
   reports_ = sparse::Deliver(result, c_.ops, ctx_, first_rows_);
+  c_.trace.End(OpTrace::kWriteBack, ipc::MonotonicNs());
   for (size_t l = 0; l < reports_.size(); ++l) {
     OpReport& r = reports_[l];
     if (l < first_reports_.size() && !first_reports_[l].status.ok()) r.status = first_reports_[l].status;

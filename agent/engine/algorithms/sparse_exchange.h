@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -79,7 +80,8 @@ class SparseExchange final : public Algorithm {
   struct Assembly {
     uint64_t total = 0;  // the message's length, as its first chunk announced it
     uint64_t got = 0;
-    std::map<uint64_t, std::vector<uint8_t>> chunks;  // by offset
+    std::unique_ptr<uint8_t[]> whole;  // `total` bytes, each chunk copied in at its offset as it arrives
+    std::set<uint64_t> offsets;        // of the chunks so far
   };
   std::map<std::pair<int, uint32_t>, Assembly> assembling_;  // (from, phase)
   std::vector<std::shared_ptr<const std::vector<uint8_t>>> outbox_;  // kept until the instance goes

@@ -69,7 +69,7 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
     x.sched = std::make_unique<SendScheduler>(SchedulerOptions{true, 2 * kChunk, 100'000'000}, [&w] { return w.now; });
     x.group = std::make_unique<NodeGroup>(
         Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(),
-        [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>* reports) {
+        [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>* reports, const OpTrace&) {
           x.done = true;
           x.result = st;
           if (reports != nullptr) x.report = (*reports)[0];

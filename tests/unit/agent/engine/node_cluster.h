@@ -23,6 +23,7 @@ namespace outrider::agent {
 struct NodeDone {
   Status status;
   std::string algo;
+  OpTrace trace;
   int calls = 0;  // Done must run once
 };
 
@@ -37,10 +38,12 @@ class NodeCluster {
       x.group = std::make_unique<NodeGroup>(
           Topology{"job", nodes, n, local_size}, /*job_hash=*/7, /*self_hash=*/static_cast<uint64_t>(100 + n),
           x.port.get(),
-          [&x](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>*) {
+          [&x](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>*,
+               const OpTrace& trace) {
             NodeDone& d = x.done[{key, seq}];
             d.status = st;
             d.algo = std::string(algo);
+            d.trace = trace;
             ++d.calls;
           },
           options);

@@ -54,18 +54,37 @@ PeerHeader StepToFirstSparseChunkFor0(NodeCluster& c) {
   }
 }
 
-TEST(SparseExchangeTest, ChunkAnnouncingAHugeMessageCostsOnlyItsBytesAndALengthChangeFailsTheOp) {
+TEST(SparseExchangeTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFailsTheOp) {
   NodeCluster c(2, 1);
   SparseRank r0, r1;
   c.group(0).Start(kKey, 0, {&r0.op});
   c.group(1).Start(kKey, 0, {&r1.op});
   PeerHeader real = StepToFirstSparseChunkFor0(c);
-  // A chunk of 16 bytes at the end of a message it claims is 1 TiB long: held as its 16 bytes.
+  // A chunk of 16 bytes at the end of a message it claims is 1 TiB long: node 0 reserves nothing
+  // for it and fails the op, naming why.
   PeerHeader huge = real;
   huge.message_bytes = ipc::kMaxOpBytes;
   huge.offset = ipc::kMaxOpBytes - 16;
   std::vector<uint8_t> bytes(16, 0xab);
   c.group(0).OnMessage(huge, bytes.data(), bytes.size());
+  const NodeDone* d = c.done(0, kKey, 0);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
+  EXPECT_NE(d->status.message().find("larger than this op can produce"), std::string::npos) << d->status.ToString();
+}
+
+TEST(SparseExchangeTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
+  NodeCluster c(2, 1);
+  SparseRank r0, r1;
+  c.group(0).Start(kKey, 0, {&r0.op});
+  c.group(1).Start(kKey, 0, {&r1.op});
+  PeerHeader real = StepToFirstSparseChunkFor0(c);
+  // A chunk of 16 bytes past the end of the real message, announcing it 16 bytes longer: held.
+  PeerHeader longer = real;
+  longer.message_bytes = real.message_bytes + 16;
+  longer.offset = real.message_bytes;
+  std::vector<uint8_t> bytes(16, 0xab);
+  c.group(0).OnMessage(longer, bytes.data(), bytes.size());
   EXPECT_EQ(c.done(0, kKey, 0), nullptr);
   // The same message then arrives with its real length: node 0 fails the op, naming why.
   c.Run();
