@@ -70,7 +70,7 @@ def run_system(system, args, build, out_json):
     if args.op == "sparse":
         if is_outrider:
             cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), "sparse", "--algos", args.algos] + \
-                sparse_args(args) + ["--json", out_json]
+                sparse_args(args) + ["--json", out_json] + (["--trace"] if args.trace else [])
         else:
             cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines",
                               "torch_sparse_bench.py"), "--algos", "sparse,dense"] + sparse_args(args) + ["--json", out_json]
@@ -78,7 +78,8 @@ def run_system(system, args, build, out_json):
     sizes = ["--min-bytes", args.min_bytes, "--max-bytes", args.max_bytes]
     lat = ["--latency-iters", str(args.latency_iters)] if args.latency_iters and args.op == "allreduce" else []
     if is_outrider:
-        cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), args.op] + sizes + lat + ["--json", out_json]
+        cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), args.op] + sizes + lat + ["--json", out_json] + \
+            (["--trace"] if args.trace else [])
     elif system == "gloo":
         cmd = launcher + ["--no-agent", "--", os.path.join(build, "bin", "outrider-gloo-bench"), args.op] + sizes + lat + ["--json", out_json]
     else:
@@ -159,6 +160,10 @@ def main():
     p.add_argument("--rate", default="2gbit", help="link rate, tc syntax (default 2gbit; 'none' for unshaped)")
     p.add_argument("--min-bytes", help="smallest size (default 64M; local: 8)")
     p.add_argument("--max-bytes", help="largest size (default 64M; local: 256M)")
+    p.add_argument("--sweep", action="store_true",
+                   help="dense ops: every size from 4K to 1G (unless --min-bytes/--max-bytes say otherwise); sparse: "
+                        "densities 0.001,0.01,0.1,0.5 (unless --densities); ends with a summary per size or density "
+                        "against the best baseline and the link-time bound")
     p.add_argument("--latency-iters", type=int, default=0, help="allreduce: also time this many 8-byte ops per system")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported (default 3)")
     p.add_argument("--systems", default="outrider,gloo,torch-gloo", help="comma-separated subset (local: outrider only)")
@@ -168,12 +173,16 @@ def main():
     p.add_argument("--timeout", type=int, default=900, help="per-run limit in seconds (default 900)")
     p.add_argument("--json", help="write {\"rows\": [...], \"env\": {...}} here")
     p.add_argument("--verbose", action="store_true", help="show every run's own output")
+    p.add_argument("--trace", action="store_true",
+                   help="Outrider runs also record where node 0's agent spent each size's time (outrider-bench --trace); "
+                        "the medians go into --json rows as 'trace' and are shown with --verbose")
     g = p.add_argument_group("local (compare local: outrider-bench local)")
     g.add_argument("--clients", type=int, default=2, help="client processes on the node (default 2)")
     g = p.add_argument_group("sparse (compare sparse)")
     g.add_argument("--rows", type=int, default=1000000, help="embedding table rows (default 1000000)")
     g.add_argument("--dim", type=int, default=128, help="values per row, f32 (default 128)")
     g.add_argument("--density", type=float, default=0.01, help="distinct rows per rank / rows (default 0.01)")
+    g.add_argument("--densities", help="comma-separated densities, each compared in turn (overrides --density)")
     g.add_argument("--zipf", type=float, default=1.05, help="Zipf exponent of row popularity (default 1.05)")
     g.add_argument("--seed", type=int, default=1, help="id stream seed (default 1)")
     g.add_argument("--iters", type=int, default=3, help="timed ops per algorithm and round (default 3)")
@@ -198,6 +207,9 @@ def main():
         args.max_bytes = args.max_bytes or "256M"
         if args.systems == "outrider,gloo,torch-gloo":
             args.systems = "outrider"
+    if args.sweep and args.op not in ("sparse", "train", "local"):
+        args.min_bytes = args.min_bytes or "4K"
+        args.max_bytes = args.max_bytes or "1G"
     args.min_bytes = args.min_bytes or "64M"
     args.max_bytes = args.max_bytes or "64M"
     if args.op == "train":
@@ -221,7 +233,21 @@ def main():
         for a in args.algos.split(","):
             if a not in SPARSE_ALGOS:
                 p.error(f"unknown sparse algorithm '{a}'")
-        return compare_sparse(args, systems)
+        densities = args.densities or ("0.001,0.01,0.1,0.5" if args.sweep else str(args.density))
+        try:
+            densities = [float(d) for d in densities.split(",") if d]
+        except ValueError:
+            p.error(f"--densities: not a list of numbers: {densities}")
+        if not densities or any(not 0 < d <= 1 for d in densities):
+            p.error("densities must lie in (0, 1]")
+        rows, env = [], None
+        for d in densities:
+            args.density = d
+            more, env = compare_sparse(args, systems)
+            rows += more
+        if len(densities) > 1:
+            print_sparse_summary(args, rows, densities)
+        return write_json(args, rows, env)
     if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1 or args.clients < 1:
         p.error("--rounds, --nodes, --procs-per-node and --clients must be positive")
 
@@ -246,6 +272,8 @@ def main():
             row = {"system": system, "op": args.op, "algo": rs[0].get("algo"), "bytes": size,
                    "time_us": t, "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
                    "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "round_times_us": [r["time_us"] for r in rs]}
+            if "trace" in rs[-1]:
+                row["trace"] = rs[-1]["trace"]  # the last round's medians
             if args.op == "local":
                 row.update(op=rs[0]["op"], nodes=1, ranks=args.clients)
             if metric != "size":
@@ -280,7 +308,63 @@ def main():
                             frac = r["busbw_gbps"] / rate_gbps
                             r["busbw_over_link"] = frac
                             print(f"  outrider busbw / link rate: {frac:.3f}")
+    print_dense_summary(args, rows, systems)
     write_json(args, rows, env)
+
+
+def link_bound_us(op, size, nodes, rate_gbit):
+    """Time the op's bytes take on one link at the nominal rate (the ring's per-node bytes), or None."""
+    if not rate_gbit or nodes < 2:
+        return None
+    factor = {"allreduce": 2.0 * (nodes - 1) / nodes, "allgather": nodes - 1.0, "alltoall": (nodes - 1.0) / nodes,
+              "broadcast": 1.0}.get(op)
+    return factor * size * 8 / (rate_gbit * 1e3) if factor else None
+
+
+def rate_of(text):
+    """'2gbit' -> 2.0, '500mbit' -> 0.5 (tc syntax), else None."""
+    t = (text or "").strip().lower()
+    for unit, scale in (("gbit", 1.0), ("mbit", 1e-3), ("kbit", 1e-6)):
+        if t.endswith(unit):
+            try:
+                return float(t[:-len(unit)]) * scale
+            except ValueError:
+                return None
+    return None
+
+
+def print_dense_summary(args, rows, systems):
+    """One line per size: Outrider against the best baseline of the same run and the link-time bound."""
+    sizes = sorted({r["bytes"] for r in rows if r.get("metric", "size") == "size"})
+    baselines = [s for s in systems if s not in ("outrider", BASE)]
+    if len(sizes) < 2 or "outrider" not in systems:
+        return
+    rate = rate_of(args.rate)
+    print(f"\n# summary: {args.op}, medians of {args.rounds} rounds; best = the faster baseline at that size; "
+          f"bound = the op's bytes per link at {args.rate or 'no rate'}")
+    print(f"  {'size':>12} {'outrider(us)':>13} {'best(us)':>11} {'best':>11} {'out/best':>9} {'bound(us)':>11} {'out/bound':>10}")
+    worst = None
+    for size in sizes:
+        by = {r["system"]: r for r in rows if r["bytes"] == size and r.get("metric", "size") == "size"}
+        if "outrider" not in by:
+            continue
+        mine = by["outrider"]
+        best = min((by[b] for b in baselines if b in by), key=lambda r: r["time_us"], default=None)
+        bound = link_bound_us(args.op, size, args.nodes, rate)
+        ratio = mine["time_us"] / best["time_us"] if best else None
+        over = mine["time_us"] / bound if bound else None
+        if ratio is not None:
+            mine["ratio_vs_best"] = ratio
+            mine["best_baseline"] = best["system"]
+            worst = max(worst or ratio, ratio)
+        if bound:
+            mine["link_bound_us"] = bound
+            mine["time_over_bound"] = over
+        fmt = lambda v, f: format(v, f) if v is not None else "-"
+        print(f"  {size:>12} {mine['time_us']:>13.1f} {fmt(best and best['time_us'], '11.1f'):>11} "
+              f"{(best or {}).get('system', '-'):>11} {fmt(ratio, '9.3f'):>9} {fmt(bound, '11.1f'):>11} {fmt(over, '10.3f'):>10}")
+    if worst is not None:
+        print(f"  largest outrider / best baseline over the sweep: {worst:.3f}")
 
 
 def compare_sparse(args, systems):
@@ -299,6 +383,8 @@ def compare_sparse(args, systems):
                "time_us": med(rs, "time_us"), "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
                "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "rows": args.rows, "dim": args.dim,
                "density": args.density, "zipf": args.zipf, "round_times_us": [r["time_us"] for r in rs]}
+        if "trace" in rs[-1]:
+            row["trace"] = rs[-1]["trace"]  # the last round's medians
         for k in ("wire_bytes_sent", "wire_bytes_recv", "bound_bytes", "sim_wire_bytes_sent", "sim_error",
                   "predicted_bytes", "union_rows", "link_time_us", "time_over_link", "wire_over_bound"):
             v = med(rs, k)
@@ -338,7 +424,30 @@ def compare_sparse(args, systems):
             ratio = ours["auto"]["time_us"] / best
             print(f"  auto ({ours['auto'].get('algo_ran', '?')}) / fastest: {ratio:.3f}")
             ours["auto"]["auto_over_fastest"] = ratio
-    write_json(args, rows, env)
+    return rows, env
+
+
+def print_sparse_summary(args, rows, densities):
+    """One line per density: the fastest algorithm, auto against it, and both against the link time and
+    torch-gloo's sparse all_reduce."""
+    print(f"\n# summary: sparse allreduce, {args.rows} x {args.dim} f32, Zipf {args.zipf}, {args.nodes} nodes at "
+          f"{args.rate or 'no rate'}; t/link = time / (this node's measured wire bytes at the link rate)")
+    print(f"  {'density':>8} {'fastest':>10} {'time(us)':>11} {'t/link':>7} {'auto ran':>10} {'auto(us)':>11} "
+          f"{'auto/fast':>10} {'auto t/link':>11} {'torch sparse/auto':>18}")
+    for d in densities:
+        ours = {r["algo"]: r for r in rows if r["system"] == "outrider" and r["density"] == d}
+        theirs = {r["algo"]: r for r in rows if r["system"] == "torch-gloo" and r["density"] == d}
+        fixed = {a: r for a, r in ours.items() if a != "auto"}
+        if not fixed:
+            continue
+        fa = min(fixed, key=lambda a: fixed[a]["time_us"])
+        f, au = fixed[fa], ours.get("auto")
+        fmt = lambda v, spec: format(v, spec) if v is not None else "-"
+        torch_ratio = theirs["sparse"]["time_us"] / au["time_us"] if au and "sparse" in theirs else None
+        print(f"  {d:>8g} {fa:>10} {f['time_us']:>11.1f} {fmt(f.get('time_over_link'), '7.3f'):>7} "
+              f"{(au or {}).get('algo_ran', '-'):>10} {fmt(au and au['time_us'], '11.1f'):>11} "
+              f"{fmt(au and au['time_us'] / f['time_us'], '10.3f'):>10} {fmt((au or {}).get('time_over_link'), '11.3f'):>11} "
+              f"{fmt(torch_ratio, '18.2f'):>18}")
 
 
 def compare_train(args):

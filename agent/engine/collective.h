@@ -76,11 +76,15 @@ class CollectiveLinks {
     uint32_t step = 0;
     uint64_t offset = 0;
     uint64_t message_bytes = 0;  // kSparse
+    uint64_t message_index = 0;  // kSparse: messages of this phase sent to the node before this one
     bool urgent = false;         // scheduled ahead of the instance's other chunks (demanded rows)
+    // Owns the payload's memory, if anything does: held until the send is done (or dropped).
+    std::shared_ptr<const void> keep;
   };
   virtual ~CollectiveLinks() = default;
   // Sends `payload` to `node`: bulk chunks through the scheduler, the rest at once. The payload
-  // must stay unchanged until the instance is notified. A failed instance sends nothing more.
+  // must stay unchanged until the instance is notified, or until the send is done when
+  // `args.keep` owns it. A failed instance sends nothing more.
   virtual void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) = 0;
   // Finishes the instance here: failures are reported at once, success once its sends are done. A
   // failure is also sent to every other node, which fails the instance too: none of them waits for

@@ -108,22 +108,24 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   h.step = args.step;
   h.offset = args.offset;
   h.message_bytes = args.message_bytes;
+  if (args.type == PeerMsg::kSparse) h.sent_before = args.message_index;
   if (args.type == PeerMsg::kContrib) h.fp = c.fp;
   if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
   // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
-  if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) return Issue(node, h, payload, false);
+  if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) return Issue(node, h, payload, false, args.keep);
   int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
   c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
   scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_, sizeof(h) + payload.length,
-                      [this, node, h, payload] {
+                      [this, node, h, payload, keep = args.keep] {
                         Scope scope(this);
-                        Issue(node, h, payload, true);
+                        Issue(node, h, payload, true, keep);
                       });
 }
 
-void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled) {
+void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
+                      std::shared_ptr<const void> keep) {
   PeerId peer = peers_[static_cast<size_t>(node)];
   uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
   Collective& c = instances_.find({key, seq})->second;  // alive: this send counts in sends_in_flight
@@ -140,7 +142,7 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
   // The receiver returns the credit (kCredit) once the chunk arrived; a send that failed never
   // arrives, so its credit comes back here.
   Status st = transport_->Send(peer, &h, sizeof(h), HostBytes(payload), payload.length,
-                               [this, key, seq, peer, bytes, scheduled, h](const Status& s) {
+                               [this, key, seq, peer, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
                                  Scope scope(this);
                                  if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
                                  SendDone(key, seq, h, s);

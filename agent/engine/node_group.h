@@ -129,7 +129,8 @@ class NodeGroup : private CollectiveLinks {
   bool GaveUp(size_t node) const;
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
-  void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled);
+  // `keep` owns the payload (or is null) and is held until the transport is done with it.
+  void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled, std::shared_ptr<const void> keep);
   void SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const Status& s);
   void SendContributions(Collective& c);
   void MaybeAgree(Collective& c);

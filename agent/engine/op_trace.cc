@@ -37,6 +37,7 @@ void OpTrace::Begin(Kind k, uint64_t now_ns) {
 void OpTrace::End(Kind k, uint64_t now_ns) {
   if (open_[k] == 0) return;
   if (--open_[k] == 0) busy_ns_[k] += now_ns - since_ns_[k];
+  if (k == kWire) last_send_ns_ = now_ns;
   if (k != kQueued && k != kWire) SampleMemory(now_ns);
 }
 
@@ -74,6 +75,7 @@ nlohmann::json OpTrace::Json() const {
                       {"page_faults", faults_}, {"private_peak_bytes", peak_private_bytes_}};
   if (agreed_ns_) j["agreed_ms"] = ms(agreed_ns_);
   if (first_send_ns_) j["first_send_ms"] = ms(first_send_ns_);
+  if (last_send_ns_) j["last_send_ms"] = ms(last_send_ns_);
   if (first_recv_ns_) {
     j["first_recv_ms"] = ms(first_recv_ns_);
     j["last_recv_ms"] = ms(last_recv_ns_);

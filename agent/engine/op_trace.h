@@ -39,7 +39,8 @@ class OpTrace {
   uint64_t busy_ns(Kind k) const { return busy_ns_[k]; }
   uint64_t duration_ns() const { return end_ns_ > start_ns_ ? end_ns_ - start_ns_ : 0; }
   uint64_t peak_private_bytes() const { return peak_private_bytes_; }
-  // {"duration_ms", "agreed_ms", "first_send_ms", "first_recv_ms", "last_recv_ms", "chunks_recv",
+  // {"duration_ms", "agreed_ms", "first_send_ms", "last_send_ms" (the last send done),
+  //  "first_recv_ms", "last_recv_ms", "chunks_recv",
   //  "busy_ms": {kind: ms}, "page_faults", "private_peak_bytes"}; times from Start.
   nlohmann::json Json() const;
 
@@ -49,7 +50,8 @@ class OpTrace {
   static uint64_t PrivateBytes();
 
  private:
-  uint64_t start_ns_ = 0, agreed_ns_ = 0, first_send_ns_ = 0, first_recv_ns_ = 0, last_recv_ns_ = 0, end_ns_ = 0;
+  uint64_t start_ns_ = 0, agreed_ns_ = 0, first_send_ns_ = 0, last_send_ns_ = 0, first_recv_ns_ = 0, last_recv_ns_ = 0;
+  uint64_t end_ns_ = 0;
   uint64_t chunks_recv_ = 0;
   std::array<uint64_t, kCount> busy_ns_{}, since_ns_{};
   std::array<uint32_t, kCount> open_{};

@@ -67,7 +67,8 @@ struct PeerHeader {
   uint64_t offset;         // kRing: byte offset in the node buffer; kSparse: byte offset in the message
   uint64_t message_bytes;  // kSparse: length of the whole message the chunk belongs to
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
-  uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving
+  uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving;
+                           // kSparse: messages of this phase the sender sent this node before this one
   int32_t lost_node;       // kJobLeft: node whose loss made the sender give up, or -1
   int32_t code;            // kAbort, kJobLeft: the outrider::Code the instance or job failed with at the sender
   Fingerprint fp;          // kContrib

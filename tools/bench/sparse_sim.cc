@@ -132,8 +132,8 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     for (int i = 0; i < N; ++i) {
       for (int j = 0; j < N; ++j) {
         if (j == i) continue;
-        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kDense, 0, part.range(j), t, c.block_rows)));
-        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kDense, 0, part.range(i), t, c.block_rows)));
+        add(s, i, j, agent::sparse::DenseRangeWireBytes(part.range(j), t, c.chunk_bytes, sizeof(agent::PeerHeader)));
+        add(s, i, j, agent::sparse::DenseRangeWireBytes(part.range(i), t, c.chunk_bytes, sizeof(agent::PeerHeader)));
       }
     }
     algos.push_back(s);

@@ -94,7 +94,7 @@ nlohmann::json SummarizeTraces(const nlohmann::json& status, const std::string& 
     return MedianOf(std::move(v));
   };
   nlohmann::json s = {{"ops", ops.size()}};
-  for (const char* k : {"duration_ms", "agreed_ms", "first_send_ms", "first_recv_ms", "last_recv_ms", "chunks_recv",
+  for (const char* k : {"duration_ms", "agreed_ms", "first_send_ms", "last_send_ms", "first_recv_ms", "last_recv_ms", "chunks_recv",
                         "page_faults", "private_peak_bytes"}) {
     s[k] = med([k](const nlohmann::json& t) { return t.value(k, 0.0); });
   }
@@ -110,10 +110,10 @@ std::string FormatTrace(const nlohmann::json& s) {
   char line[512];
   const nlohmann::json& b = s["busy_ms"];
   std::snprintf(line, sizeof(line),
-                "%.2f ms: agreed %.2f, first recv %.2f, last recv %.2f | wire %.2f, credit wait %.2f, local reduce %.2f, "
+                "%.2f ms: agreed %.2f, first recv %.2f, last recv %.2f, last send done %.2f | wire %.2f, credit wait %.2f, local reduce %.2f, "
                 "reduce %.2f, copy %.2f, write-back %.2f | %.0f faults, agent private %.0f MiB (median of %d ops)",
                 s.value("duration_ms", 0.0), s.value("agreed_ms", 0.0), s.value("first_recv_ms", 0.0),
-                s.value("last_recv_ms", 0.0), b.value("wire", 0.0), b.value("credit_wait", 0.0), b.value("local_reduce", 0.0),
+                s.value("last_recv_ms", 0.0), s.value("last_send_ms", 0.0), b.value("wire", 0.0), b.value("credit_wait", 0.0), b.value("local_reduce", 0.0),
                 b.value("reduce", 0.0), b.value("copy", 0.0), b.value("write_back", 0.0), s.value("page_faults", 0.0),
                 s.value("private_peak_bytes", 0.0) / (1 << 20), s.value("ops", 0));
   return line;

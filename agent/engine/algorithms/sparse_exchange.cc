@@ -177,15 +177,14 @@ void SparseExchange::Agreed() {
 void SparseExchange::Queue(std::vector<sparse::Outgoing> out, bool demanded) {
   RingOrder(&out, topo_.me, topo_.nodes);
   for (auto& m : out) {
-    outbox_.push_back(std::move(m.bytes));
-    const std::vector<uint8_t>* msg = outbox_.back().get();
     uint32_t phase = m.phase + (demanded ? kDemandPhase : 0);
-    uint64_t off = 0;
+    uint64_t index = queued_messages_[{m.node, phase}]++;
+    uint64_t off = 0, size = m.bytes->size();
     do {  // an empty message still travels (as one empty chunk)
-      uint64_t len = std::min<uint64_t>(options_.chunk_bytes, msg->size() - off);
-      (demanded ? urgent_ : queue_).push_back({m.node, phase, off, len, msg});
+      uint64_t len = std::min<uint64_t>(options_.chunk_bytes, size - off);
+      (demanded ? urgent_ : queue_).push_back({m.node, phase, index, off, len, m.bytes});
       off += len;
-    } while (off < msg->size());
+    } while (off < size);
   }
 }
 
@@ -195,15 +194,23 @@ void SparseExchange::PumpSends() {
   constexpr int kWindowChunks = 2;
   // A node may have its own result while its messages to others are still queued: those still
   // go out (success is reported once they have). A failed instance sends nothing more.
-  while (!failed() && (!urgent_.empty() || !queue_.empty()) && chunks_in_flight_ < kWindowChunks) {
+  while (!failed() && chunks_in_flight_ < kWindowChunks) {
+    if (urgent_.empty() && queue_.empty()) {
+      // Exchanges that hold messages back (dense: its blocks) make them as the window opens.
+      std::vector<sparse::Outgoing> more;
+      if (exchange_) exchange_->Pull(&more);
+      if (more.empty()) break;
+      Queue(std::move(more), false);
+    }
     std::deque<Chunk>& q = urgent_.empty() ? queue_ : urgent_;
-    Chunk ch = q.front();
+    Chunk ch = std::move(q.front());
     q.pop_front();
     ++chunks_in_flight_;
+    const std::vector<uint8_t>& msg = *ch.msg;
     Send(ch.node,
-         {.type = PeerMsg::kSparse, .step = ch.phase, .offset = ch.offset, .message_bytes = ch.msg->size(),
-          .urgent = ch.phase >= kDemandPhase},
-         BufferSpan::Host(ch.msg->data() + ch.offset, ch.len));
+         {.type = PeerMsg::kSparse, .step = ch.phase, .offset = ch.offset, .message_bytes = msg.size(),
+          .message_index = ch.index, .urgent = ch.phase >= kDemandPhase, .keep = std::move(ch.msg)},
+         BufferSpan::Host(msg.data() + ch.offset, ch.len));
   }
   pumping_ = false;
 }
@@ -224,7 +231,7 @@ void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
   // headers): a peer cannot make this node reserve more than the op could need.
   uint64_t most = ctx_.table.rows * (8 + 4 * std::max<uint64_t>(ctx_.table.dim, 1)) + ctx_.table.rows / 8 + 4096;
   if (total > most) return Complete(ProtocolError("peer announced a sparse message larger than this op can produce"));
-  auto key = std::make_pair(h.from_node, h.step);
+  auto key = std::make_tuple(h.from_node, h.step, h.sent_before);
   auto [it, fresh] = assembling_.try_emplace(key);
   Assembly& a = it->second;
   if (fresh) a.total = total;

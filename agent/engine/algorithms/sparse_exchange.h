@@ -8,8 +8,9 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "agent/engine/algorithm.h"
@@ -51,8 +52,9 @@ class SparseExchange final : public Algorithm {
   struct Chunk {
     int node;
     uint32_t phase;
+    uint64_t index;  // messages of this phase queued for `node` before this one
     uint64_t offset, len;
-    const std::vector<uint8_t>* msg;  // in outbox_
+    std::shared_ptr<const std::vector<uint8_t>> msg;  // held by the send until it is done
   };
   // Checks the announcements, picks the exchange and starts it.
   Status Choose(std::vector<uint64_t>* demand);
@@ -83,8 +85,8 @@ class SparseExchange final : public Algorithm {
     std::unique_ptr<uint8_t[]> whole;  // `total` bytes, each chunk copied in at its offset as it arrives
     std::set<uint64_t> offsets;        // of the chunks so far
   };
-  std::map<std::pair<int, uint32_t>, Assembly> assembling_;  // (from, phase)
-  std::vector<std::shared_ptr<const std::vector<uint8_t>>> outbox_;  // kept until the instance goes
+  std::map<std::tuple<int, uint32_t, uint64_t>, Assembly> assembling_;  // (from, phase, message index)
+  std::map<std::pair<int, uint32_t>, uint64_t> queued_messages_;       // (to, phase): messages queued
   std::vector<OpReport> reports_;  // by local rank, once delivered
   // Chunks go out a few at a time, destinations in ring order (next node first): when every node
   // does the same, each receiver hears from one sender at a time instead of all of them at once

@@ -98,7 +98,7 @@ uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t, u
 }
 
 std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                            uint64_t block_rows) {
+                            uint64_t block_rows, size_t tail_bytes) {
   std::vector<uint8_t> out(kWireHeaderBytes);
   WireHeader h{};
   uint64_t rb = t.row_bytes();
@@ -139,6 +139,7 @@ std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t en
     h.format = static_cast<uint32_t>(Format::kDense);
     h.count = end - begin;
     size_t mask_at = out.size();
+    out.reserve(mask_at + BitmapBytes(range.size()) + range.size() * rb + tail_bytes);
     out.resize(mask_at + BitmapBytes(range.size()) + range.size() * rb, 0);
     uint8_t* rows_at = out.data() + mask_at + BitmapBytes(range.size());
     for (size_t i = begin; i < end; ++i) {
@@ -148,6 +149,7 @@ std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t en
     }
   }
   std::memcpy(out.data(), &h, sizeof(h));
+  out.resize(out.size() + tail_bytes, 0);  // in the capacity reserved above (dense), else grows once
   return out;
 }
 

@@ -28,9 +28,10 @@ inline constexpr uint64_t kWireHeaderBytes = 16;
 
 // Exact encoded size of `n` rows (kBlocks: `n` non-zero blocks) in `range`.
 uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t, uint64_t block_rows);
-// Encodes rows [begin, end) of `r`, whose ids must lie in `range`.
+// Encodes rows [begin, end) of `r`, whose ids must lie in `range`, followed by `tail_bytes` zero
+// bytes the caller may fill (a trailer of its own, without copying the encoding again).
 std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                            uint64_t block_rows);
+                            uint64_t block_rows, size_t tail_bytes = 0);
 // Decodes a peer's encoding; anything inconsistent with `range` and `t` is a protocol error.
 Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table& t, uint64_t block_rows);
 // Non-zero blocks among rows [begin, end) of `r` (ids sorted).

@@ -21,6 +21,12 @@ uint64_t WireBytes(uint64_t payload, uint64_t chunk_bytes, uint64_t chunk_overhe
   return payload + pieces * chunk_overhead;
 }
 
+uint64_t DenseRangeWireBytes(IdRange range, const Table& t, uint64_t chunk_bytes, uint64_t chunk_overhead) {
+  uint64_t bytes = 0;
+  for (const IdRange& b : DenseBlocks(range, t)) bytes += WireBytes(DenseBlockMessageBytes(b, t), chunk_bytes, chunk_overhead);
+  return bytes;
+}
+
 Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
   const Context& c = in.ctx;
   const Table& t = c.table;
@@ -95,8 +101,8 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
       for (size_t i = 0; i < N; ++i) {
         for (size_t j = 0; j < N; ++j) {
           if (j == i) continue;
-          add(i, j, wire(EncodedBytes(Encoding::kDense, 0, part.range(static_cast<int>(j)), t, c.block_rows)));
-          add(i, j, wire(EncodedBytes(Encoding::kDense, 0, part.range(static_cast<int>(i)), t, c.block_rows)));
+          add(i, j, DenseRangeWireBytes(part.range(static_cast<int>(j)), t, in.chunk_bytes, in.chunk_overhead));
+          add(i, j, DenseRangeWireBytes(part.range(static_cast<int>(i)), t, in.chunk_bytes, in.chunk_overhead));
         }
       }
       break;

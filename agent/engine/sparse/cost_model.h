@@ -36,6 +36,9 @@ struct Prediction {
 
 // Bytes a message of `payload` bytes costs on the wire (chunk headers included).
 uint64_t WireBytes(uint64_t payload, uint64_t chunk_bytes, uint64_t chunk_overhead);
+// Bytes on the wire of an owner range under `dense`: one message per block (DenseBlocks), each cut
+// in chunks.
+uint64_t DenseRangeWireBytes(IdRange range, const Table& t, uint64_t chunk_bytes, uint64_t chunk_overhead);
 Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in);
 // The algorithm with the lowest predicted time (ties: the earlier in allgather, balanced,
 // block, dense).

@@ -40,6 +40,10 @@ class Exchange {
   virtual void Start(Rows mine, std::vector<Outgoing>* out) = 0;
   // One whole message from `from`; a malformed one is a protocol error.
   virtual Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>* out) = 0;
+  // Appends messages this node held back (an exchange that streams makes its messages as the
+  // sender is ready for them, so they never exist all at once); appends nothing once none are
+  // left. The caller pulls whenever everything appended so far is on its way.
+  virtual void Pull(std::vector<Outgoing>* out) {}
   bool done() const { return done_; }
   // Valid once done(): the node's result (replicated: the whole union; shard: the rows this
   // node's ranks own; lookup: the requested rows).
@@ -80,5 +84,14 @@ std::unique_ptr<Exchange> MakeLookup(const Context& c, ShardReader read);
 // The two-phase owner scheme behind balanced, block, dense and shard: rows go to their owner,
 // owners sum them, and (replicated) send the reduced rows back to every node.
 std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc, bool return_phase);
+
+// dense streams the owner scheme block by block (agent/engine/sparse/dense.cc): owners hold
+// contiguous ranges (RangePartitioning(c, 8)), cut into blocks of about kDenseBlockBytes of
+// values; each block travels as its own message [u64 first row][dense encoding of the block].
+inline constexpr uint64_t kDenseBlockBytes = uint64_t{1} << 20;
+// The blocks of an owner's range, in order.
+std::vector<IdRange> DenseBlocks(IdRange range, const Table& t);
+// Bytes of the message of one block.
+uint64_t DenseBlockMessageBytes(IdRange block, const Table& t);
 
 }  // namespace outrider::agent::sparse

@@ -58,6 +58,7 @@ struct Net {
   };
   std::deque<Msg> queue;
   std::vector<uint64_t> sent;
+  size_t largest = 0;  // bytes of the largest message
 };
 
 // Runs one exchange per node to completion; returns each node's result.
@@ -67,6 +68,7 @@ std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex, std::
   auto post = [&](int from, std::vector<Outgoing>& out) {
     for (auto& o : out) {
       net->sent[static_cast<size_t>(from)] += o.bytes->size();
+      net->largest = std::max(net->largest, o.bytes->size());
       net->queue.push_back({from, o.node, o.phase, *o.bytes});
     }
     out.clear();
@@ -76,7 +78,14 @@ std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex, std::
     ex[static_cast<size_t>(i)]->Start(std::move(mine[static_cast<size_t>(i)]), &out);
     post(i, out);
   }
-  while (!net->queue.empty()) {
+  for (;;) {
+    if (net->queue.empty()) {  // everything sent is delivered: each sender may have more held back
+      for (int i = 0; i < n; ++i) {
+        ex[static_cast<size_t>(i)]->Pull(&out);
+        post(i, out);
+      }
+      if (net->queue.empty()) break;
+    }
     Net::Msg m = std::move(net->queue.front());
     net->queue.pop_front();
     Status st = ex[static_cast<size_t>(m.to)]->OnMessage(m.from, m.phase, m.bytes.data(), m.bytes.size(), &out);
@@ -177,6 +186,90 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, ReplicatedTest,
                          ::testing::Combine(::testing::Values(SparseAlgo::kAllgather, SparseAlgo::kBalanced,
                                                               SparseAlgo::kBlock, SparseAlgo::kDense),
                                             ::testing::Values(ipc::DType::kF32, ipc::DType::kF16, ipc::DType::kBF16)));
+
+// Fractional values: sums depend on the order they are added in.
+std::vector<Rows> FractionalInputs(int nodes, const Table& t, size_t n) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<uint64_t> id(0, t.rows - 1);
+  std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+  std::vector<Rows> in(static_cast<size_t>(nodes));
+  for (Rows& r : in) {
+    for (size_t i = 0; i < n; ++i) {
+      r.ids.push_back(id(rng));
+      for (uint64_t k = 0; k < t.dim; ++k) r.vals.push_back(val(rng));
+    }
+  }
+  return in;
+}
+
+TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
+  Table t = MakeTable(40000, 64);  // 256-byte rows: about 4000 per block, 4 blocks per owner
+  const int nodes = 3;
+  std::vector<Rows> in = FractionalInputs(nodes, t, 3000);
+  Net net;
+  std::vector<Rows> got = RunReplicated(SparseAlgo::kDense, in, t, &net);
+  Net base_net;
+  std::vector<Rows> base = RunReplicated(SparseAlgo::kAllgather, in, t, &base_net);
+  for (size_t i = 0; i < got.size(); ++i) ExpectBitwiseEqual(got[i], base[0]);
+  EXPECT_LE(net.largest, kDenseBlockBytes);  // no message holds more than a block
+  // Each node sends every other owner its blocks, and its own blocks' sums to every other node.
+  Context c0{nodes, 0, 1, t, 4};
+  Partitioning part = RangePartitioning(c0, 8);
+  EXPECT_GT(DenseBlocks(part.range(0), t).size(), 2u);
+  for (int i = 0; i < nodes; ++i) {
+    uint64_t want = 0;
+    for (int j = 0; j < nodes; ++j) {
+      if (j == i) continue;
+      for (IdRange b : DenseBlocks(part.range(j), t)) want += DenseBlockMessageBytes(b, t);
+      for (IdRange b : DenseBlocks(part.range(i), t)) want += DenseBlockMessageBytes(b, t);
+    }
+    EXPECT_EQ(net.sent[static_cast<size_t>(i)], want) << "node " << i;
+  }
+}
+
+TEST(SparseDenseTest, HoldsItsBlocksBackUntilPulledOneBlockPerOwnerAtATime) {
+  Table t = MakeTable(40000, 64);
+  std::vector<Rows> in = FractionalInputs(3, t, 3000);
+  std::unique_ptr<Exchange> ex = MakeReplicated(SparseAlgo::kDense, Context{3, 1, 1, t, 4});
+  std::vector<Outgoing> out;
+  ex->Start(Coalesce(in[1], t), &out);
+  EXPECT_TRUE(out.empty());
+  ex->Pull(&out);
+  ASSERT_EQ(out.size(), 2u);  // one block for each other owner, the next node first
+  EXPECT_EQ(out[0].node, 2);
+  EXPECT_EQ(out[1].node, 0);
+  for (const Outgoing& o : out) EXPECT_EQ(o.phase, 0u);
+}
+
+TEST(SparseDenseTest, ABlockThatIsNotTheOwnersOrComesTwiceIsAProtocolError) {
+  Table t = MakeTable(40000, 64);
+  std::vector<Rows> in = FractionalInputs(2, t, 3000);
+  std::unique_ptr<Exchange> owner = MakeReplicated(SparseAlgo::kDense, Context{2, 0, 1, t, 4});
+  std::unique_ptr<Exchange> sender = MakeReplicated(SparseAlgo::kDense, Context{2, 1, 1, t, 4});
+  std::vector<Outgoing> out;
+  owner->Start(Coalesce(in[0], t), &out);
+  sender->Start(Coalesce(in[1], t), &out);
+  sender->Pull(&out);
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<uint8_t> block = *out[0].bytes;
+  std::vector<Outgoing> sent;
+  // Moved by one row: no block of the owner starts there.
+  std::vector<uint8_t> moved = block;
+  uint64_t first = 0;
+  std::memcpy(&first, moved.data() + moved.size() - 8, 8);
+  ++first;
+  std::memcpy(moved.data() + moved.size() - 8, &first, 8);
+  Status st = owner->OnMessage(1, 0, moved.data(), moved.size(), &sent);
+  EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
+  // Shorter than its framing, then an unknown phase.
+  EXPECT_EQ(owner->OnMessage(1, 0, block.data(), 10, &sent).code(), Code::kProtocol);
+  EXPECT_EQ(owner->OnMessage(1, 2, block.data(), block.size(), &sent).code(), Code::kProtocol);
+  // The real block is taken once; the same block again is refused.
+  ASSERT_TRUE(owner->OnMessage(1, 0, block.data(), block.size(), &sent).ok());
+  st = owner->OnMessage(1, 0, block.data(), block.size(), &sent);
+  EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
+  EXPECT_NE(st.message().find("twice"), std::string::npos) << st.ToString();
+}
 
 TEST(SparseSumTest, HalfPrecisionSumsInF32AndRoundsOnce) {
   Table t = MakeTable(10, 1, ipc::DType::kF16);
