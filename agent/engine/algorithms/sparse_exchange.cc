@@ -176,16 +176,20 @@ void SparseExchange::Agreed() {
 
 void SparseExchange::Queue(std::vector<sparse::Outgoing> out, bool demanded) {
   RingOrder(&out, topo_.me, topo_.nodes);
+  std::vector<Chunk> batch;
   for (auto& m : out) {
     uint32_t phase = m.phase + (demanded ? kDemandPhase : 0);
     uint64_t index = queued_messages_[{m.node, phase}]++;
     uint64_t off = 0, size = m.bytes->size();
     do {  // an empty message still travels (as one empty chunk)
       uint64_t len = std::min<uint64_t>(options_.chunk_bytes, size - off);
-      (demanded ? urgent_ : queue_).push_back({m.node, phase, index, off, len, m.bytes});
+      batch.push_back({m.node, phase, index, off, len, m.bytes});
       off += len;
     } while (off < size);
   }
+  // The messages' chunks take turns (see queue_).
+  std::stable_sort(batch.begin(), batch.end(), [](const Chunk& a, const Chunk& b) { return a.offset < b.offset; });
+  for (Chunk& ch : batch) (demanded ? urgent_ : queue_).push_back(std::move(ch));
 }
 
 void SparseExchange::PumpSends() {

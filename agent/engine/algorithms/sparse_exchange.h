@@ -88,9 +88,12 @@ class SparseExchange final : public Algorithm {
   std::map<std::tuple<int, uint32_t, uint64_t>, Assembly> assembling_;  // (from, phase, message index)
   std::map<std::pair<int, uint32_t>, uint64_t> queued_messages_;       // (to, phase): messages queued
   std::vector<OpReport> reports_;  // by local rank, once delivered
-  // Chunks go out a few at a time, destinations in ring order (next node first): when every node
-  // does the same, each receiver hears from one sender at a time instead of all of them at once
-  // (incast overflows switch queues and makes TCP back off).
+  // Chunks go out a few at a time. The chunks of one batch of messages take turns (the first chunk
+  // of every message, destinations in ring order from the next node, then every second chunk...):
+  // nodes drift apart, and one message after another would then leave some receivers idle while
+  // others hear from several senders; taking turns keeps every link busy until the batch is out.
+  // (4 nodes at 2 Gbit/s, 1 % of 1M x 128: balanced 95.7 -> 90.6 ms, allgather 87.5 -> 89.1 ms,
+  // medians of 3 runs.)
   std::deque<Chunk> queue_;
   std::deque<Chunk> urgent_;  // chunks of the demanded rows: sent before any of queue_
   int chunks_in_flight_ = 0;
