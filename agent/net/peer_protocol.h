@@ -10,7 +10,7 @@ namespace outrider::agent {
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here; agents of different versions drop each
 // other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 8;
+inline constexpr uint16_t kPeerVersion = 9;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
@@ -79,7 +79,7 @@ static_assert(sizeof(PeerHeader) == 128);
 // op and run the same cost model on the same numbers.
 struct SparseAnnounce {
   int32_t code;         // outrider::Code: non-zero if the node's local part failed
-  uint32_t reserved;
+  uint32_t quantile_n;  // sparse allreduce: id quantiles of the node's rows (u64, increasing), after the demand ids
   uint64_t rows;        // table rows
   uint64_t nnz;         // rows in the node's contribution (lookup: ids it asks for)
   uint64_t blocks;      // non-zero blocks of block_rows rows

@@ -37,7 +37,7 @@ double Bound(SparseAlgo algo, int nodes, double m, double d, double du, double e
 SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   int N = c.nodes;
   agent::sparse::Table t{c.rows, c.dim, c.dtype};
-  agent::sparse::Context ctx{N, 0, c.local, t, c.block_rows};
+  agent::sparse::Context ctx{N, 0, c.local, t, c.block_rows, {}};
   // Node contributions: the union of the node's ranks' ids.
   std::vector<std::vector<uint64_t>> node(static_cast<size_t>(N));
   for (int r = 0; r < N * c.local; ++r) {
@@ -57,7 +57,12 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     if (in_union[id]) uni.push_back(id);
   }
   res.union_rows = uni.size();
-  uint64_t announce = static_cast<uint64_t>(N - 1) * (sizeof(agent::PeerHeader) + sizeof(agent::SparseAnnounce));
+  // Announcements carry each node's id quantiles (allgather's ranges are cut where they agree).
+  std::vector<std::vector<uint64_t>> quantiles;
+  for (const auto& v : node) quantiles.push_back(agent::sparse::IdQuantiles(v, agent::sparse::kAllgatherRanges));
+  auto announce_of = [&](int i) {
+    return sizeof(agent::PeerHeader) + sizeof(agent::SparseAnnounce) + 8 * quantiles[static_cast<size_t>(i)].size();
+  };
   auto wire = [&](uint64_t payload) { return agent::sparse::WireBytes(payload, c.chunk_bytes, sizeof(agent::PeerHeader)); };
   auto blocks_of = [&](const std::vector<uint64_t>& v) {
     uint64_t n = 0;
@@ -67,8 +72,15 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   auto start = [&](SparseAlgo a) {
     SimAlgo s;
     s.algo = a;
-    s.sent.assign(static_cast<size_t>(N), announce);
-    s.recv.assign(static_cast<size_t>(N), announce);
+    s.sent.assign(static_cast<size_t>(N), 0);
+    s.recv.assign(static_cast<size_t>(N), 0);
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) {
+        if (j == i) continue;
+        s.sent[static_cast<size_t>(i)] += announce_of(i);
+        s.recv[static_cast<size_t>(j)] += announce_of(i);
+      }
+    }
     return s;
   };
   auto add = [](SimAlgo& s, int from, int to, uint64_t bytes) {
@@ -76,10 +88,16 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     s.recv[static_cast<size_t>(to)] += bytes;
   };
   std::vector<SimAlgo> algos;
-  {  // allgather
+  {  // allgather: one message per agreed id range
     SimAlgo s = start(SparseAlgo::kAllgather);
+    std::vector<IdRange> ranges = agent::sparse::RangesFrom(agent::sparse::MergeQuantiles(quantiles), c.rows);
     for (int i = 0; i < N; ++i) {
-      uint64_t b = wire(agent::sparse::EncodedBytes(Encoding::kSparse, node[static_cast<size_t>(i)].size(), IdRange{0, c.rows}, t, c.block_rows));
+      const std::vector<uint64_t>& v = node[static_cast<size_t>(i)];
+      uint64_t b = 0;
+      for (const IdRange& r : ranges) {
+        uint64_t n = static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), r.hi) - std::lower_bound(v.begin(), v.end(), r.lo));
+        b += wire(agent::sparse::AllgatherMessageBytes(n, r, t));
+      }
       for (int j = 0; j < N; ++j) {
         if (j != i) add(s, i, j, b);
       }

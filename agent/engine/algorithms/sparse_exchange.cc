@@ -57,11 +57,16 @@ void SparseExchange::Prepare(std::function<void()> ready) {
   }
   local_done_ns_ = ipc::MonotonicNs();
   c_.trace.End(OpTrace::kLocalReduce, local_done_ns_);
+  // Where this node would cut its rows into allgather's ranges; every node merges everyone's.
+  std::vector<uint64_t> quantiles;
+  if (o.kind == ipc::OpKind::kSparseAllreduce) quantiles = sparse::IdQuantiles(mine_.ids, sparse::kAllgatherRanges);
   a.demand_n = demand_.size();
+  a.quantile_n = static_cast<uint32_t>(quantiles.size());
   auto& own = c_.data[static_cast<size_t>(topo_.me)];
-  own.resize(sizeof(a) + 8 * demand_.size());
+  own.resize(sizeof(a) + 8 * (demand_.size() + quantiles.size()));
   std::memcpy(own.data(), &a, sizeof(a));
   if (!demand_.empty()) std::memcpy(own.data() + sizeof(a), demand_.data(), 8 * demand_.size());
+  if (!quantiles.empty()) std::memcpy(own.data() + sizeof(a) + 8 * demand_.size(), quantiles.data(), 8 * quantiles.size());
   ready();
 }
 
@@ -74,18 +79,28 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
   const ValidatedOp& o = op();
   size_t N = static_cast<size_t>(topo_.nodes);
   std::vector<SparseAnnounce> an(N);
+  std::vector<std::vector<uint64_t>> quantiles(N);
   for (size_t n = 0; n < N; ++n) {
     const auto& d = c_.data[n];
     SparseAnnounce& a = an[n];
     if (d.size() < sizeof(SparseAnnounce)) return ProtocolError("peer sent a malformed sparse announcement");
     std::memcpy(&a, d.data(), sizeof(SparseAnnounce));
-    if (a.demand_n > o.rows || d.size() != sizeof(SparseAnnounce) + 8 * a.demand_n) {
-      return ProtocolError("peer sent a malformed sparse announcement (demand)");
+    if (a.demand_n > o.rows || a.quantile_n >= sparse::kAllgatherRanges ||
+        d.size() != sizeof(SparseAnnounce) + 8 * (a.demand_n + a.quantile_n)) {
+      return ProtocolError("peer sent a malformed sparse announcement (demand or quantiles)");
     }
     size_t at = demand->size();
     demand->resize(at + a.demand_n);
     if (a.demand_n > 0) std::memcpy(demand->data() + at, d.data() + sizeof(SparseAnnounce), 8 * a.demand_n);
+    quantiles[n].resize(a.quantile_n);
+    if (a.quantile_n > 0) std::memcpy(quantiles[n].data(), d.data() + sizeof(SparseAnnounce) + 8 * a.demand_n, 8 * a.quantile_n);
+    for (size_t i = 0; i < quantiles[n].size(); ++i) {
+      if (quantiles[n][i] == 0 || quantiles[n][i] >= o.rows || (i > 0 && quantiles[n][i] <= quantiles[n][i - 1])) {
+        return ProtocolError("peer sent a malformed sparse announcement (quantiles)");
+      }
+    }
   }
+  ctx_.range_starts = sparse::MergeQuantiles(quantiles);
   std::string what = std::string(ipc::OpKindName(o.kind)) + " " + c_.Name() + " in job '" + topo_.job_id + "'";
   // A node whose local part failed (a bad id, say) fails the op everywhere, with its reason.
   for (size_t n = 0; n < N; ++n) {
@@ -102,7 +117,8 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
                       std::to_string(an[n].block_rows) + ")");
     }
   }
-  uint64_t announce_bytes = (N - 1) * (sizeof(PeerHeader) + sizeof(SparseAnnounce));
+  // This node's announcement (with its demand ids and quantiles) went to every other node.
+  uint64_t announce_bytes = (N - 1) * (sizeof(PeerHeader) + c_.data[static_cast<size_t>(topo_.me)].size());
   for (const SparseAnnounce& a : an) {
     sum_nnz_ += a.nnz;
     sum_blocks_ += a.blocks;
@@ -156,7 +172,10 @@ void SparseExchange::Agreed() {
     sparse::Rows first, rest;
     sparse::SplitByDemand(std::move(mine_), demand_, ctx_.table.dim, &first, &rest);
     mine_ = std::move(rest);
-    first_ = sparse::MakeReplicated(algo_ == ipc::SparseAlgo::kDense ? ipc::SparseAlgo::kBalanced : algo_, ctx_);
+    // A few rows: allgather sends them as one range.
+    sparse::Context few = ctx_;
+    few.range_starts.clear();
+    first_ = sparse::MakeReplicated(algo_ == ipc::SparseAlgo::kDense ? ipc::SparseAlgo::kBalanced : algo_, few);
     std::vector<sparse::Outgoing> out;
     first_->Start(std::move(first), &out);
     Queue(std::move(out), true);
@@ -199,13 +218,15 @@ void SparseExchange::PumpSends() {
   // A node may have its own result while its messages to others are still queued: those still
   // go out (success is reported once they have). A failed instance sends nothing more.
   while (!failed() && chunks_in_flight_ < kWindowChunks) {
-    if (urgent_.empty() && queue_.empty()) {
-      // Exchanges that hold messages back (dense: its blocks) make them as the window opens.
+    // Exchanges hold their messages back (ranges, blocks) and make them as the window opens; the
+    // demanded rows' first.
+    for (auto [ex, demanded] : {std::pair{first_.get(), true}, std::pair{exchange_.get(), false}}) {
+      if (!urgent_.empty() || (!demanded && !queue_.empty()) || ex == nullptr) continue;
       std::vector<sparse::Outgoing> more;
-      if (exchange_) exchange_->Pull(&more);
-      if (more.empty()) break;
-      Queue(std::move(more), false);
+      ex->Pull(&more);
+      if (!more.empty()) Queue(std::move(more), demanded);
     }
+    if (urgent_.empty() && queue_.empty()) break;
     std::deque<Chunk>& q = urgent_.empty() ? queue_ : urgent_;
     Chunk ch = std::move(q.front());
     q.pop_front();
@@ -271,8 +292,28 @@ void SparseExchange::Deliver(int from, uint32_t phase, const uint8_t* msg, size_
   Status st = ex.OnMessage(from, demanded ? phase - kDemandPhase : phase, msg, len, &out);
   c_.trace.End(OpTrace::kReduce, ipc::MonotonicNs());
   if (!st.ok()) return Complete(st.Annotate("from " + topo_.DescribeNode(from)));
+  if (!demanded) DeliverReady();
   Queue(std::move(out), demanded);
   PumpSends();
+}
+
+bool SparseExchange::Streams() const {
+  return exchange_ && !first_ && op().kind == ipc::OpKind::kSparseAllreduce;
+}
+
+void SparseExchange::DeliverReady() {
+  if (!Streams()) return;
+  size_t ready = exchange_->ready_rows();
+  if (ready <= delivered_) return;
+  c_.trace.Begin(OpTrace::kWriteBack, ipc::MonotonicNs());
+  if (written_.empty()) written_.assign(c_.ops.size(), Status::Ok());
+  for (size_t l = 0; l < c_.ops.size(); ++l) {
+    if (written_[l].ok()) {
+      written_[l] = sparse::WriteOutput(exchange_->result(), delivered_, ready, ctx_.table, *c_.ops[l], delivered_);
+    }
+  }
+  delivered_ = ready;
+  c_.trace.End(OpTrace::kWriteBack, ipc::MonotonicNs());
 }
 
 void SparseExchange::MaybeFinish() {
@@ -290,9 +331,19 @@ void SparseExchange::MaybeFinish() {
   if (!exchange_->done() || (first_ && !first_->done())) return;
   const sparse::Rows& result = exchange_->result();
   uint64_t exchanged_ns = ipc::MonotonicNs();
-  c_.trace.Begin(OpTrace::kWriteBack, exchanged_ns);
-  reports_ = sparse::Deliver(result, c_.ops, ctx_, first_rows_);
-  c_.trace.End(OpTrace::kWriteBack, ipc::MonotonicNs());
+  if (Streams()) {
+    DeliverReady();  // the last rows
+    reports_.assign(c_.ops.size(), OpReport{});
+    for (size_t l = 0; l < reports_.size(); ++l) {
+      reports_[l].result_rows = result.size();
+      // A rank whose output was too small for some rows is too small for all: writes nothing, says how many.
+      reports_[l].status = written_[l].ok() ? Status::Ok() : sparse::WriteOutput(result, 0, result.size(), ctx_.table, *c_.ops[l]);
+    }
+  } else {
+    c_.trace.Begin(OpTrace::kWriteBack, exchanged_ns);
+    reports_ = sparse::Deliver(result, c_.ops, ctx_, first_rows_);
+    c_.trace.End(OpTrace::kWriteBack, ipc::MonotonicNs());
+  }
   for (size_t l = 0; l < reports_.size(); ++l) {
     OpReport& r = reports_[l];
     if (l < first_reports_.size() && !first_reports_[l].status.ok()) r.status = first_reports_[l].status;

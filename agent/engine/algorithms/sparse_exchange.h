@@ -62,6 +62,9 @@ class SparseExchange final : public Algorithm {
   void PumpSends();
   void Deliver(int from, uint32_t phase, const uint8_t* msg, size_t len);
   void MaybeFinish();
+  // Sparse allreduce without demand: the rows the exchange holds final go to the clients now.
+  void DeliverReady();
+  bool Streams() const;
   void Learn(const sparse::Rows& result);
 
   SparseShared& shared_;  // The node group's; outlives this.
@@ -88,6 +91,8 @@ class SparseExchange final : public Algorithm {
   std::map<std::tuple<int, uint32_t, uint64_t>, Assembly> assembling_;  // (from, phase, message index)
   std::map<std::pair<int, uint32_t>, uint64_t> queued_messages_;       // (to, phase): messages queued
   std::vector<OpReport> reports_;  // by local rank, once delivered
+  size_t delivered_ = 0;            // DeliverReady: leading result rows in the clients' outputs
+  std::vector<Status> written_;     // DeliverReady: by local rank, how writing them went
   // Chunks go out a few at a time. The chunks of one batch of messages take turns (the first chunk
   // of every message, destinations in ring order from the next node, then every second chunk...):
   // nodes drift apart, and one message after another would then leave some receivers idle while

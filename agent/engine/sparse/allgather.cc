@@ -1,53 +1,151 @@
 // allgather: every node sends its whole contribution to every other node and sums all of them
 // (what DDP/Gloo sparse allreduce and Horovod do). Bytes per node grow with the node count.
+//
+// It streams by id ranges agreed from the nodes' quantiles (Context::range_starts): range k of
+// every node travels as its own message, made when the sender pulls it, and a receiver sums range k
+// as soon as it has every node's, in node order (the bits do not depend on the ranges), while the
+// next ranges arrive. What is left when the last byte arrives is the last range's sum.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
 #include "agent/engine/sparse/exchange.h"
 
 namespace outrider::agent::sparse {
 namespace {
 
+constexpr uint64_t kTrailerBytes = 8;  // the range's index
+
 class AllgatherExchange : public Exchange {
  public:
   explicit AllgatherExchange(const Context& c)
-      : c_(c), parts_(static_cast<size_t>(c.nodes)), got_(static_cast<size_t>(c.nodes), false) {}
+      : c_(c), ranges_(RangesFrom(c.range_starts, c.table.rows)),
+        parts_(ranges_.size(), std::vector<std::optional<Rows>>(static_cast<size_t>(c.nodes))),
+        got_(ranges_.size(), 0), sums_(ranges_.size()) {}
 
-  void Start(Rows mine, std::vector<Outgoing>* out) override {
-    IdRange all{0, c_.table.rows};
-    auto bytes = Share(Encode(Encoding::kSparse, mine, 0, mine.size(), all, c_.table, c_.block_rows));
+  void Start(Rows mine, std::vector<Outgoing>*) override {
+    mine_ = std::move(mine);
+    ends_.reserve(ranges_.size());
+    size_t i = 0;
+    for (size_t k = 0; k < ranges_.size(); ++k) {
+      size_t end = static_cast<size_t>(std::lower_bound(mine_.ids.begin() + static_cast<long>(i), mine_.ids.end(),
+                                                        ranges_[k].hi) - mine_.ids.begin());
+      ends_.push_back(end);
+      i = end;
+    }
+    // At most every node's rows, were they disjoint; address space only: pages are touched as
+    // ranges are appended.
+    uint64_t upper = mine_.size() * static_cast<uint64_t>(c_.nodes);
+    result_.ids.reserve(upper);
+    result_.vals.reserve(upper * c_.table.dim);
+    for (size_t k = 0; k < ranges_.size(); ++k) {
+      size_t begin = k == 0 ? 0 : ends_[k - 1];
+      Rows& own = parts_[k][Me()].emplace();
+      own.ids.assign(mine_.ids.begin() + static_cast<long>(begin), mine_.ids.begin() + static_cast<long>(ends_[k]));
+      own.vals.assign(mine_.vals.begin() + static_cast<long>(begin * c_.table.dim),
+                      mine_.vals.begin() + static_cast<long>(ends_[k] * c_.table.dim));
+      Arrived(k);
+    }
+  }
+
+  void Pull(std::vector<Outgoing>* out) override {
+    if (c_.nodes == 1 || next_ == ranges_.size()) return;
+    size_t k = next_++;
+    size_t begin = k == 0 ? 0 : ends_[k - 1];
+    std::vector<uint8_t> m = Encode(Encoding::kSparse, mine_, begin, ends_[k], ranges_[k], c_.table, c_.block_rows, kTrailerBytes);
+    uint64_t index = k;
+    std::memcpy(m.data() + m.size() - kTrailerBytes, &index, kTrailerBytes);
+    auto bytes = Share(std::move(m));
     for (int n = 0; n < c_.nodes; ++n) {
       if (n != c_.me) out->push_back({n, 0, bytes});
     }
-    parts_[static_cast<size_t>(c_.me)] = std::move(mine);
-    got_[static_cast<size_t>(c_.me)] = true;
-    MaybeFinish();
+    if (next_ == ranges_.size()) mine_ = Rows{};  // every range is in its own part or on its way
   }
 
+  size_t ready_rows() const override { return result_.size(); }  // whole ranges, in order
+
   Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>*) override {
+    if (phase != 0) return ProtocolError("sparse allgather: unexpected phase " + std::to_string(phase));
+    if (len < kTrailerBytes) return ProtocolError("sparse allgather: message shorter than its framing");
+    uint64_t k = 0;
+    std::memcpy(&k, data + len - kTrailerBytes, kTrailerBytes);
     auto f = static_cast<size_t>(from);
-    if (phase != 0 || got_[f]) return ProtocolError("sparse allgather: unexpected message");
-    OUTRIDER_ASSIGN_OR_RETURN(parts_[f], Decode(data, len, IdRange{0, c_.table.rows}, c_.table, c_.block_rows));
-    got_[f] = true;
-    MaybeFinish();
+    if (k >= ranges_.size()) return ProtocolError("sparse allgather: a range this op does not have");
+    if (got_[k] == c_.nodes || parts_[k][f].has_value()) return ProtocolError("sparse allgather: a node sent a range twice");
+    OUTRIDER_ASSIGN_OR_RETURN(Rows rows, Decode(data, len - kTrailerBytes, ranges_[k], c_.table, c_.block_rows));
+    parts_[k][f] = std::move(rows);
+    Arrived(static_cast<size_t>(k));
     return Status::Ok();
   }
 
  private:
-  void MaybeFinish() {
-    for (bool g : got_) {
-      if (!g) return;
-    }
+  size_t Me() const { return static_cast<size_t>(c_.me); }
+  // One more part of range k is here; with all of them the range is summed, and the sums so far
+  // that follow each other from range 0 join the result.
+  void Arrived(size_t k) {
+    if (++got_[k] < c_.nodes) return;
     std::vector<const Rows*> parts;
-    for (const Rows& p : parts_) parts.push_back(&p);
-    result_ = Sum(parts, c_.table);
-    parts_.clear();
-    done_ = true;
+    for (const auto& p : parts_[k]) parts.push_back(&*p);
+    sums_[k] = Sum(parts, c_.table);
+    parts_[k].clear();
+    for (; appended_ < sums_.size() && sums_[appended_]; ++appended_) {
+      Rows& s = *sums_[appended_];
+      result_.ids.insert(result_.ids.end(), s.ids.begin(), s.ids.end());
+      result_.vals.insert(result_.vals.end(), s.vals.begin(), s.vals.end());
+      sums_[appended_] = Rows{};  // emptied, still marked summed
+    }
+    done_ = appended_ == sums_.size();
   }
 
   Context c_;
-  std::vector<Rows> parts_;
-  std::vector<bool> got_;
+  std::vector<IdRange> ranges_;
+  Rows mine_;
+  std::vector<size_t> ends_;                            // by range: where its rows of mine_ end
+  std::vector<std::vector<std::optional<Rows>>> parts_;  // range -> node -> its rows
+  std::vector<int> got_;                                // range -> parts here (summed at N)
+  std::vector<std::optional<Rows>> sums_;               // range -> its sum, until it joins the result
+  size_t next_ = 0;                                     // the next range to send
+  size_t appended_ = 0;                                 // ranges in result_
 };
 
 }  // namespace
+
+std::vector<uint64_t> IdQuantiles(std::span<const uint64_t> ids, size_t parts) {
+  std::vector<uint64_t> q;
+  for (size_t i = 1; i < parts && !ids.empty(); ++i) {
+    uint64_t id = ids[i * ids.size() / parts];
+    if (id > 0 && (q.empty() || id > q.back())) q.push_back(id);
+  }
+  return q;
+}
+
+std::vector<uint64_t> MergeQuantiles(const std::vector<std::vector<uint64_t>>& per_node) {
+  std::vector<uint64_t> all;
+  for (const auto& q : per_node) all.insert(all.end(), q.begin(), q.end());
+  std::sort(all.begin(), all.end());
+  std::vector<uint64_t> starts;
+  size_t step = std::max<size_t>(1, per_node.size());
+  for (size_t i = step - 1; i < all.size(); i += step) {
+    if (all[i] > 0 && (starts.empty() || all[i] > starts.back())) starts.push_back(all[i]);
+  }
+  return starts;
+}
+
+std::vector<IdRange> RangesFrom(const std::vector<uint64_t>& starts, uint64_t rows) {
+  std::vector<IdRange> r;
+  uint64_t lo = 0;
+  for (uint64_t s : starts) {
+    if (s <= lo || s >= rows) continue;
+    r.push_back({lo, s});
+    lo = s;
+  }
+  r.push_back({lo, rows});
+  return r;
+}
+
+uint64_t AllgatherMessageBytes(uint64_t n, IdRange range, const Table& t) {
+  return EncodedBytes(Encoding::kSparse, n, range, t, 8) + kTrailerBytes;
+}
 
 std::unique_ptr<Exchange> MakeAllgather(const Context& c) { return std::make_unique<AllgatherExchange>(c); }
 

@@ -109,6 +109,7 @@ std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t en
     for (size_t i = begin; i < end; ++i) offs.push_back(r.ids[i] - range.lo);
     PutIds(offs, range.size(), &out);
     size_t at = out.size();
+    out.reserve(at + h.count * rb + tail_bytes);
     out.resize(at + h.count * rb);
     if (h.count > 0) StoreValues(t, r.vals.data() + begin * t.dim, h.count * t.dim, out.data() + at);
   } else if (enc == Encoding::kBlocks) {

@@ -54,8 +54,14 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
   switch (algo) {
     case ipc::SparseAlgo::kAllgather: {
       phases = 1;
+      // The agreed ranges hold about equal shares of every node's rows (they are cut at quantiles).
+      std::vector<IdRange> ranges = RangesFrom(c.range_starts, t.rows);
       for (size_t i = 0; i < N; ++i) {
-        uint64_t b = wire(EncodedBytes(Encoding::kSparse, in.nodes[i].nnz, IdRange{0, t.rows}, t, c.block_rows));
+        uint64_t b = 0, K = ranges.size();
+        for (uint64_t k = 0; k < K; ++k) {
+          uint64_t share = in.nodes[i].nnz * (k + 1) / K - in.nodes[i].nnz * k / K;
+          b += wire(AllgatherMessageBytes(share, ranges[k], t));
+        }
         for (size_t j = 0; j < N; ++j) {
           if (j != i) add(i, j, b);
         }

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "agent/engine/sparse/codec.h"
@@ -21,6 +22,9 @@ struct Context {
   int local_size = 1;  // ranks per node
   Table table;
   uint64_t block_rows = 8;
+  // allgather: where its id ranges start after 0, agreed by every node (MergeQuantiles); empty:
+  // one range, the whole table.
+  std::vector<uint64_t> range_starts;
 };
 
 // One message to send. Messages with the same content share one buffer.
@@ -45,6 +49,9 @@ class Exchange {
   // left. The caller pulls whenever everything appended so far is on its way.
   virtual void Pull(std::vector<Outgoing>* out) {}
   bool done() const { return done_; }
+  // The leading rows of result() that are final already (an exchange that builds its result in id
+  // order may hand them out before it is done); all of them once done().
+  virtual size_t ready_rows() const { return done_ ? result_.size() : 0; }
   // Valid once done(): the node's result (replicated: the whole union; shard: the rows this
   // node's ranks own; lookup: the requested rows).
   Rows& result() { return result_; }
@@ -84,6 +91,22 @@ std::unique_ptr<Exchange> MakeLookup(const Context& c, ShardReader read);
 // The two-phase owner scheme behind balanced, block, dense and shard: rows go to their owner,
 // owners sum them, and (replicated) send the reduced rows back to every node.
 std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc, bool return_phase);
+
+// allgather streams id ranges: every node cuts its rows at the same ids (Context::range_starts)
+// and sends range k to every other node as a message of its own ([sparse encoding][u64 k]); a
+// receiver sums range k, in node order, as soon as every node's range k is in, so the sums overlap
+// the network instead of following it.
+inline constexpr size_t kAllgatherRanges = 16;
+// The ids at which sorted, unique `ids` split into `parts` nearly equal parts: at most parts - 1,
+// strictly increasing, none 0.
+std::vector<uint64_t> IdQuantiles(std::span<const uint64_t> ids, size_t parts);
+// The agreed range starts from every node's quantiles (by node): every N-th of them all, sorted,
+// so each range holds about 1/kAllgatherRanges of every node's rows. Same inputs, same ranges.
+std::vector<uint64_t> MergeQuantiles(const std::vector<std::vector<uint64_t>>& per_node);
+// The id ranges `starts` cuts [0, rows) into, in order.
+std::vector<IdRange> RangesFrom(const std::vector<uint64_t>& starts, uint64_t rows);
+// Bytes of allgather's message for `n` rows in `range`.
+uint64_t AllgatherMessageBytes(uint64_t n, IdRange range, const Table& t);
 
 // dense streams the owner scheme block by block (agent/engine/sparse/dense.cc): owners hold
 // contiguous ranges (RangePartitioning(c, 8)), cut into blocks of about kDenseBlockBytes of

@@ -62,7 +62,7 @@ Transport::Callbacks Deliver(Wire& w, int me) {
 float Value(int node, uint64_t id, uint64_t j) { return static_cast<float>((id * 7 + j) % 13) * 0.25f + static_cast<float>(node); }
 
 // Runs one sparse allreduce (allgather) over two nodes, `demanded` ids demanded by node 1.
-void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacity = kNnz) {
+void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacity = kNnz, bool run = true) {
   for (int n = 0; n < 2; ++n) {
     Node& x = w.nodes[static_cast<size_t>(n)];
     x.port = w.net.Attach(Deliver(w, n));
@@ -111,7 +111,7 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
   w.nodes[0].group->SetPeers({0, 1});
   w.nodes[1].group->SetPeers({0, 1});
   for (int n = 0; n < 2; ++n) w.nodes[static_cast<size_t>(n)].group->Start(5, 0, {&w.nodes[static_cast<size_t>(n)].op});
-  w.net.RunUntilIdle(100000);
+  if (run) w.net.RunUntilIdle(100000);
 }
 
 // Rows of a node's output by id.
@@ -183,6 +183,35 @@ TEST(RowDemandTest, OutputTooSmallFailsOnlyThatRankWithTheRowsNeeded) {
   EXPECT_EQ(w2.nodes[1].report.status.code(), Code::kOutputTooSmall);
   EXPECT_EQ(w2.nodes[1].report.result_rows, kNnz);
   EXPECT_TRUE(w2.nodes[0].report.status.ok());
+}
+
+TEST(RowDemandTest, WithoutDemandRowsReachTheOutputRangeByRangeBeforeTheOpEnds) {
+  Wire w;
+  RunOp(w, {}, kNnz, /*run=*/false);
+  const Node& x = w.nodes[0];
+  uint64_t chunks_at_first_row = 0;
+  while (!x.done && w.net.Step()) {
+    if (chunks_at_first_row == 0 && x.out_ids[0] != -1) chunks_at_first_row = x.chunks_in;
+  }
+  w.net.RunUntilIdle(100000);
+  ASSERT_TRUE(x.done && x.result.ok()) << x.result.ToString();
+  // The first rows were in the output while most of the other node's chunks were still to come.
+  EXPECT_GT(chunks_at_first_row, 0u);
+  EXPECT_LT(chunks_at_first_row, x.chunks_in / 2) << "of " << x.chunks_in;
+  EXPECT_EQ(x.out_ids[0], 0);
+  EXPECT_EQ(x.out_ids[kNnz - 1], static_cast<int64_t>(kNnz - 1));
+}
+
+TEST(RowDemandTest, WithoutDemandAnOutputTooSmallFailsThatRankNamingEveryRowItNeeds) {
+  Wire w;
+  RunOp(w, {}, 100);
+  ASSERT_TRUE(w.nodes[0].done && w.nodes[1].done);
+  EXPECT_TRUE(w.nodes[0].report.status.ok()) << w.nodes[0].report.status.ToString();
+  const OpReport& r = w.nodes[1].report;
+  EXPECT_EQ(r.status.code(), Code::kOutputTooSmall) << r.status.ToString();
+  EXPECT_EQ(r.result_rows, kNnz);
+  EXPECT_NE(r.status.message().find("the result has " + std::to_string(kNnz) + " rows"), std::string::npos)
+      << r.status.ToString();
 }
 
 TEST(RowDemandTest, DemandedIdOutsideTheTableFailsTheOpOnEveryNode) {

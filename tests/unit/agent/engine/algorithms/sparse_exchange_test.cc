@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <cstring>
 #include <vector>
 
@@ -94,27 +96,73 @@ TEST(SparseExchangeTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
   EXPECT_NE(d->status.message().find("changed a sparse message's length"), std::string::npos) << d->status.ToString();
 }
 
-TEST(SparseExchangeTest, MessageWhoseChunksArriveLastFirstIsAssembled) {
+TEST(SparseExchangeTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
+  NodeCluster c(2, 1);
+  SparseRank r0, r1;
+  c.group(0).Start(kKey, 0, {&r0.op});
+  c.group(1).Start(kKey, 0, {&r1.op});
+  // Node 1's announcement reaches node 0 forged ahead of the real one (which is then a duplicate).
+  std::optional<PeerHeader> contrib;
+  for (const FakeNetwork::Envelope& e : c.net().InFlight()) {
+    PeerHeader h;
+    std::memcpy(&h, e.header.data(), sizeof(h));
+    if (e.to == 0 && h.type == static_cast<uint16_t>(PeerMsg::kContrib)) contrib = h;
+  }
+  ASSERT_TRUE(contrib.has_value());
+  SparseAnnounce a{};
+  a.rows = r1.op.rows;
+  a.nnz = 3;
+  a.blocks = 2;
+  a.block_rows = 8;
+  a.union_ratio = a.block_union_ratio = -1;
+  a.quantile_n = 3;
+  std::vector<uint8_t> payload(sizeof(a) + 3 * 8);
+  std::memcpy(payload.data(), &a, sizeof(a));
+  const uint64_t quantiles[3] = {5, 1, 9};
+  std::memcpy(payload.data() + sizeof(a), quantiles, sizeof(quantiles));
+  c.group(0).OnMessage(*contrib, payload.data(), payload.size());
+  c.Run();
+  const NodeDone* d = c.done(0, kKey, 0);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
+  EXPECT_NE(d->status.message().find("quantiles"), std::string::npos) << d->status.ToString();
+  // Node 1 is told and fails too: nobody waits.
+  ASSERT_NE(c.done(1, kKey, 0), nullptr);
+  EXPECT_FALSE(c.done(1, kKey, 0)->status.ok());
+}
+
+TEST(SparseExchangeTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
   NodeCluster c(2, 1);
   SparseRank r0, r1;
   c.group(0).Start(kKey, 0, {&r0.op});
   c.group(1).Start(kKey, 0, {&r1.op});
   PeerHeader h = StepToFirstSparseChunkFor0(c);
-  // Node 1's allgather message (its rows, encoded as it encodes them) reaches node 0 in two
-  // chunks, the second first.
+  // Node 1's allgather messages (one per agreed id range, encoded as it encodes them) reach node 0
+  // in two chunks each, the second first.
   sparse::Table table{r1.op.rows, r1.op.count, r1.op.dtype};
   sparse::Rows rows;
   rows.ids = {1, 5, 9};
   rows.vals = r1.vals;
-  std::vector<uint8_t> msg = sparse::Encode(sparse::Encoding::kSparse, rows, 0, rows.size(), {0, table.rows}, table, 8);
-  ASSERT_EQ(msg.size(), h.message_bytes);
-  uint64_t half = msg.size() / 2;
-  PeerHeader second = h, first = h;
-  second.offset = half;
-  first.offset = 0;
-  c.group(0).OnMessage(second, msg.data() + half, msg.size() - half);
-  EXPECT_EQ(c.group(0).WaitingFor(kKey, 0), "sparse exchange messages");
-  c.group(0).OnMessage(first, msg.data(), half);
+  std::vector<uint64_t> q = sparse::IdQuantiles(rows.ids, sparse::kAllgatherRanges);
+  std::vector<sparse::IdRange> ranges = sparse::RangesFrom(sparse::MergeQuantiles({q, q}), table.rows);
+  ASSERT_GT(ranges.size(), 1u);
+  size_t begin = 0;
+  for (uint64_t k = 0; k < ranges.size(); ++k) {
+    size_t end = begin;
+    while (end < rows.size() && rows.ids[end] < ranges[k].hi) ++end;
+    std::vector<uint8_t> msg = sparse::Encode(sparse::Encoding::kSparse, rows, begin, end, ranges[k], table, 8, 8);
+    std::memcpy(msg.data() + msg.size() - 8, &k, 8);
+    begin = end;
+    PeerHeader second = h, first = h;
+    first.message_bytes = second.message_bytes = msg.size();
+    first.sent_before = second.sent_before = k;
+    uint64_t half = msg.size() / 2;
+    second.offset = half;
+    first.offset = 0;
+    c.group(0).OnMessage(second, msg.data() + half, msg.size() - half);
+    EXPECT_EQ(c.group(0).WaitingFor(kKey, 0), "sparse exchange messages");
+    c.group(0).OnMessage(first, msg.data(), half);
+  }
   // Node 0 has its result; it reports it once its own sends are delivered.
   EXPECT_EQ(c.group(0).WaitingFor(kKey, 0), "sends to finish");
   c.Run();

@@ -50,6 +50,21 @@ std::map<uint64_t, std::vector<double>> Reference(const std::vector<Rows>& in, c
   return ref;
 }
 
+// Fractional values: sums depend on the order they are added in.
+std::vector<Rows> FractionalInputs(int nodes, const Table& t, size_t n) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<uint64_t> id(0, t.rows - 1);
+  std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+  std::vector<Rows> in(static_cast<size_t>(nodes));
+  for (Rows& r : in) {
+    for (size_t i = 0; i < n; ++i) {
+      r.ids.push_back(id(rng));
+      for (uint64_t k = 0; k < t.dim; ++k) r.vals.push_back(val(rng));
+    }
+  }
+  return in;
+}
+
 struct Net {
   struct Msg {
     int from, to;
@@ -105,7 +120,7 @@ std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>& node_r
   std::vector<std::unique_ptr<Exchange>> ex;
   std::vector<Rows> mine;
   for (int i = 0; i < n; ++i) {
-    Context c{n, i, 1, t, 4};
+    Context c{n, i, 1, t, 4, {}};
     ex.push_back(MakeReplicated(algo, c));
     mine.push_back(Coalesce(node_rows[static_cast<size_t>(i)], t));
   }
@@ -187,19 +202,91 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, ReplicatedTest,
                                                               SparseAlgo::kBlock, SparseAlgo::kDense),
                                             ::testing::Values(ipc::DType::kF32, ipc::DType::kF16, ipc::DType::kBF16)));
 
-// Fractional values: sums depend on the order they are added in.
-std::vector<Rows> FractionalInputs(int nodes, const Table& t, size_t n) {
-  std::mt19937_64 rng(7);
-  std::uniform_int_distribution<uint64_t> id(0, t.rows - 1);
-  std::uniform_real_distribution<float> val(-1.0f, 1.0f);
-  std::vector<Rows> in(static_cast<size_t>(nodes));
-  for (Rows& r : in) {
-    for (size_t i = 0; i < n; ++i) {
-      r.ids.push_back(id(rng));
-      for (uint64_t k = 0; k < t.dim; ++k) r.vals.push_back(val(rng));
-    }
+TEST(SparseRangesTest, QuantilesCutSortedIdsIntoNearlyEqualPartsAndEveryNodeMergesThemAlike) {
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < 1600; ++i) ids.push_back(i * i);  // skewed: dense at the start
+  std::vector<uint64_t> q = IdQuantiles(ids, 16);
+  ASSERT_EQ(q.size(), 15u);
+  for (size_t i = 0; i < q.size(); ++i) EXPECT_EQ(q[i], ids[(i + 1) * 100]);
+  EXPECT_TRUE(IdQuantiles(std::vector<uint64_t>{}, 16).empty());
+  EXPECT_EQ(IdQuantiles(std::vector<uint64_t>{0, 1}, 16), std::vector<uint64_t>{1});  // never 0, never repeated
+  // Two nodes: every second of their quantiles, in order, whichever node lists them first.
+  std::vector<uint64_t> a = {10, 20, 30}, b = {15, 25, 35};
+  EXPECT_EQ(MergeQuantiles({a, b}), (std::vector<uint64_t>{15, 25, 35}));
+  EXPECT_EQ(MergeQuantiles({b, a}), MergeQuantiles({a, b}));
+  std::vector<IdRange> r = RangesFrom({15, 25, 35}, 40);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].lo, 0u);
+  EXPECT_EQ(r[0].hi, 15u);
+  EXPECT_EQ(r[3].lo, 35u);
+  EXPECT_EQ(r[3].hi, 40u);
+  EXPECT_EQ(RangesFrom({}, 40).size(), 1u);
+}
+
+TEST(SparseAllgatherTest, StreamsAgreedIdRangesSummedInNodeOrder) {
+  Table t = MakeTable(100000, 16);
+  const int nodes = 4;
+  std::vector<Rows> in = FractionalInputs(nodes, t, 2000);
+  std::vector<Rows> mine;
+  std::vector<std::vector<uint64_t>> quantiles;
+  for (const Rows& r : in) {
+    mine.push_back(Coalesce(r, t));
+    quantiles.push_back(IdQuantiles(mine.back().ids, kAllgatherRanges));
   }
-  return in;
+  std::vector<uint64_t> starts = MergeQuantiles(quantiles);
+  ASSERT_EQ(starts.size(), kAllgatherRanges - 1);
+  std::vector<std::unique_ptr<Exchange>> ex;
+  for (int i = 0; i < nodes; ++i) {
+    Context c{nodes, i, 1, t, 4, starts};
+    ex.push_back(MakeReplicated(SparseAlgo::kAllgather, c));
+  }
+  Net net;
+  std::vector<Rows> got = RunAll(ex, mine, &net);
+  // Every node's rows summed in node order, as every algorithm sums them.
+  std::vector<const Rows*> parts;
+  for (const Rows& m : mine) parts.push_back(&m);
+  Rows want = Sum(parts, t);
+  for (const Rows& g : got) ExpectBitwiseEqual(g, want);
+  // Each node sends every other node one message per range, each about a sixteenth of its rows.
+  std::vector<IdRange> ranges = RangesFrom(starts, t.rows);
+  for (int i = 0; i < nodes; ++i) {
+    uint64_t want = 0;
+    const Rows& m = mine[static_cast<size_t>(i)];
+    for (const IdRange& r : ranges) {
+      uint64_t n = static_cast<uint64_t>(std::lower_bound(m.ids.begin(), m.ids.end(), r.hi) -
+                                         std::lower_bound(m.ids.begin(), m.ids.end(), r.lo));
+      EXPECT_LE(n, m.size() / 8) << "a range holds more than twice its share";
+      want += AllgatherMessageBytes(n, r, t);
+    }
+    EXPECT_EQ(net.sent[static_cast<size_t>(i)], want * (nodes - 1)) << "node " << i;
+  }
+}
+
+TEST(SparseAllgatherTest, ARangeThatIsNotTheOpsOrComesTwiceIsAProtocolError) {
+  Table t = MakeTable(1000, 4);
+  Context c0{2, 0, 1, t, 4, {500}}, c1{2, 1, 1, t, 4, {500}};
+  std::unique_ptr<Exchange> recv = MakeReplicated(SparseAlgo::kAllgather, c0);
+  std::unique_ptr<Exchange> send = MakeReplicated(SparseAlgo::kAllgather, c1);
+  std::mt19937_64 rng(3);
+  std::vector<Outgoing> out;
+  recv->Start(Coalesce(RandomRows(rng, t, 50, t.rows), t), &out);
+  send->Start(Coalesce(RandomRows(rng, t, 50, t.rows), t), &out);
+  EXPECT_TRUE(out.empty());  // ranges wait to be pulled
+  send->Pull(&out);
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<uint8_t> msg = *out[0].bytes;
+  std::vector<uint8_t> bad = msg;
+  uint64_t k = 2;  // there are two ranges
+  std::memcpy(bad.data() + bad.size() - 8, &k, 8);
+  std::vector<Outgoing> sent;
+  EXPECT_EQ(recv->OnMessage(1, 0, bad.data(), bad.size(), &sent).code(), Code::kProtocol);
+  EXPECT_EQ(recv->OnMessage(1, 0, msg.data(), 4, &sent).code(), Code::kProtocol);
+  EXPECT_EQ(recv->OnMessage(1, 1, msg.data(), msg.size(), &sent).code(), Code::kProtocol);
+  ASSERT_TRUE(recv->OnMessage(1, 0, msg.data(), msg.size(), &sent).ok());
+  Status st = recv->OnMessage(1, 0, msg.data(), msg.size(), &sent);
+  EXPECT_EQ(st.code(), Code::kProtocol);
+  EXPECT_NE(st.message().find("twice"), std::string::npos) << st.ToString();
+  EXPECT_FALSE(recv->done());
 }
 
 TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
@@ -213,7 +300,7 @@ TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
   for (size_t i = 0; i < got.size(); ++i) ExpectBitwiseEqual(got[i], base[0]);
   EXPECT_LE(net.largest, kDenseBlockBytes);  // no message holds more than a block
   // Each node sends every other owner its blocks, and its own blocks' sums to every other node.
-  Context c0{nodes, 0, 1, t, 4};
+  Context c0{nodes, 0, 1, t, 4, {}};
   Partitioning part = RangePartitioning(c0, 8);
   EXPECT_GT(DenseBlocks(part.range(0), t).size(), 2u);
   for (int i = 0; i < nodes; ++i) {
@@ -230,7 +317,7 @@ TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
 TEST(SparseDenseTest, HoldsItsBlocksBackUntilPulledOneBlockPerOwnerAtATime) {
   Table t = MakeTable(40000, 64);
   std::vector<Rows> in = FractionalInputs(3, t, 3000);
-  std::unique_ptr<Exchange> ex = MakeReplicated(SparseAlgo::kDense, Context{3, 1, 1, t, 4});
+  std::unique_ptr<Exchange> ex = MakeReplicated(SparseAlgo::kDense, Context{3, 1, 1, t, 4, {}});
   std::vector<Outgoing> out;
   ex->Start(Coalesce(in[1], t), &out);
   EXPECT_TRUE(out.empty());
@@ -244,8 +331,8 @@ TEST(SparseDenseTest, HoldsItsBlocksBackUntilPulledOneBlockPerOwnerAtATime) {
 TEST(SparseDenseTest, ABlockThatIsNotTheOwnersOrComesTwiceIsAProtocolError) {
   Table t = MakeTable(40000, 64);
   std::vector<Rows> in = FractionalInputs(2, t, 3000);
-  std::unique_ptr<Exchange> owner = MakeReplicated(SparseAlgo::kDense, Context{2, 0, 1, t, 4});
-  std::unique_ptr<Exchange> sender = MakeReplicated(SparseAlgo::kDense, Context{2, 1, 1, t, 4});
+  std::unique_ptr<Exchange> owner = MakeReplicated(SparseAlgo::kDense, Context{2, 0, 1, t, 4, {}});
+  std::unique_ptr<Exchange> sender = MakeReplicated(SparseAlgo::kDense, Context{2, 1, 1, t, 4, {}});
   std::vector<Outgoing> out;
   owner->Start(Coalesce(in[0], t), &out);
   sender->Start(Coalesce(in[1], t), &out);
@@ -290,7 +377,7 @@ TEST(SparseShardTest, RowsArriveSummedAtTheirOwnerOnly) {
     std::vector<Rows> mine;
     for (int i = 0; i < nodes; ++i) {
       in.push_back(RandomRows(rng, t, 300, t.rows));
-      ex.push_back(MakeShard(Context{nodes, i, local, t, 4}, scheme));
+      ex.push_back(MakeShard(Context{nodes, i, local, t, 4, {}}, scheme));
       mine.push_back(Coalesce(in.back(), t));
     }
     Net net;
@@ -319,7 +406,7 @@ TEST(SparseLookupTest, OwnersAnswerWithTheirRows) {
   want[1].ids = {};
   want[2].ids = {33, 34, 66, 67};
   for (int i = 0; i < nodes; ++i) {
-    ex.push_back(MakeLookup(Context{nodes, i, 1, t, 4}, [&, i](uint64_t id, float* dst) {
+    ex.push_back(MakeLookup(Context{nodes, i, 1, t, 4, {}}, [&, i](uint64_t id, float* dst) {
       EXPECT_EQ(ShardOwnerRank(id, t.rows, world, ipc::ShardScheme::kRange), i);
       for (uint64_t k = 0; k < t.dim; ++k) dst[k] = value(id, k);
     }));
@@ -391,7 +478,7 @@ TEST(SparseCostModelTest, CoalescesOnTheGpuOnlyRowsSeenUnsortedOrRepeatedAndNotT
 }
 
 TEST(SparseCostModelTest, PicksByDensity) {
-  Context c{4, 0, 1, MakeTable(1000000, 128), 8};
+  Context c{4, 0, 1, MakeTable(1000000, 128), 8, {}};
   CostInputs in;
   in.ctx = c;
   in.link_bytes_per_s = 250e6;
@@ -417,7 +504,7 @@ TEST(SparseCostModelTest, PredictedBytesMatchEncodedBytesForAllgather) {
   std::mt19937_64 rng(5);
   std::vector<Rows> in;
   CostInputs ci;
-  ci.ctx = Context{3, 0, 1, t, 8};
+  ci.ctx = Context{3, 0, 1, t, 8, {}};
   ci.chunk_bytes = 1 << 30;
   ci.chunk_overhead = 0;
   for (int i = 0; i < 3; ++i) {
