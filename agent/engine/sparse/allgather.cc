@@ -38,14 +38,8 @@ class AllgatherExchange : public Exchange {
     uint64_t upper = mine_.size() * static_cast<uint64_t>(c_.nodes);
     result_.ids.reserve(upper);
     result_.vals.reserve(upper * c_.table.dim);
-    for (size_t k = 0; k < ranges_.size(); ++k) {
-      size_t begin = k == 0 ? 0 : ends_[k - 1];
-      Rows& own = parts_[k][Me()].emplace();
-      own.ids.assign(mine_.ids.begin() + static_cast<long>(begin), mine_.ids.begin() + static_cast<long>(ends_[k]));
-      own.vals.assign(mine_.vals.begin() + static_cast<long>(begin * c_.table.dim),
-                      mine_.vals.begin() + static_cast<long>(ends_[k] * c_.table.dim));
-      Arrived(k);
-    }
+    // This node's part of each range is in mine_ already (taken out when the range is summed).
+    for (size_t k = 0; k < ranges_.size(); ++k) Arrived(k);
   }
 
   void Pull(std::vector<Outgoing>* out) override {
@@ -59,7 +53,7 @@ class AllgatherExchange : public Exchange {
     for (int n = 0; n < c_.nodes; ++n) {
       if (n != c_.me) out->push_back({n, 0, bytes});
     }
-    if (next_ == ranges_.size()) mine_ = Rows{};  // every range is in its own part or on its way
+    ReleaseMine();
   }
 
   size_t ready_rows() const override { return result_.size(); }  // whole ranges, in order
@@ -72,6 +66,8 @@ class AllgatherExchange : public Exchange {
     auto f = static_cast<size_t>(from);
     if (k >= ranges_.size()) return ProtocolError("sparse allgather: a range this op does not have");
     if (got_[k] == c_.nodes || parts_[k][f].has_value()) return ProtocolError("sparse allgather: a node sent a range twice");
+    // (This node's own part is taken from mine_ only when the range is summed: parts_[k][me] stays
+    // empty until then, and no peer is this node.)
     OUTRIDER_ASSIGN_OR_RETURN(Rows rows, Decode(data, len - kTrailerBytes, ranges_[k], c_.table, c_.block_rows));
     parts_[k][f] = std::move(rows);
     Arrived(static_cast<size_t>(k));
@@ -84,6 +80,11 @@ class AllgatherExchange : public Exchange {
   // that follow each other from range 0 join the result.
   void Arrived(size_t k) {
     if (++got_[k] < c_.nodes) return;
+    size_t begin = k == 0 ? 0 : ends_[k - 1];
+    Rows& own = parts_[k][Me()].emplace();
+    own.ids.assign(mine_.ids.begin() + static_cast<long>(begin), mine_.ids.begin() + static_cast<long>(ends_[k]));
+    own.vals.assign(mine_.vals.begin() + static_cast<long>(begin * c_.table.dim),
+                    mine_.vals.begin() + static_cast<long>(ends_[k] * c_.table.dim));
     std::vector<const Rows*> parts;
     for (const auto& p : parts_[k]) parts.push_back(&*p);
     sums_[k] = Sum(parts, c_.table);
@@ -95,6 +96,11 @@ class AllgatherExchange : public Exchange {
       sums_[appended_] = Rows{};  // emptied, still marked summed
     }
     done_ = appended_ == sums_.size();
+    ReleaseMine();
+  }
+  // mine_ goes once every range is summed here and on its way to the others.
+  void ReleaseMine() {
+    if (done_ && next_ == ranges_.size()) mine_ = Rows{};
   }
 
   Context c_;
