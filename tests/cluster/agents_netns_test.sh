@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Multi-node collectives through real agents in network namespaces (emulated nodes, shaped
-# links): every collective of outrider-bench, its result checks on every rank. Skips (exit 0)
+# links): every collective of outrider-bench, its result checks on every rank, and for allreduce
+# the per-op traces of node 0's agent after every size (--trace, read from its /status). Skips (exit 0)
 # without root or network namespaces. Prints "N passed, M failed" last.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -15,9 +16,17 @@ passed=0 failed=0
 for op in allreduce broadcast allgather reducescatter alltoall; do
   # The launcher's own timeout reports the ranks still running and the agents' last words;
   # the outer one only guards against the launcher itself hanging.
+  trace=()
+  [[ $op == allreduce ]] && trace=(--trace)
   out=$(timeout 300 "$ROOT/tools/cluster/run.sh" --nodes 3 --procs-per-node 2 --rate 2gbit --timeout 240 -- \
-        "$BUILD/bin/outrider-bench" "$op" --min-bytes 8 --max-bytes 2M --factor 16 2>&1)
+        "$BUILD/bin/outrider-bench" "$op" --min-bytes 8 --max-bytes 2M --factor 16 "${trace[@]}" 2>&1)
   rc=$?
+  sizes=$(grep -cE '^ +[0-9]+ +[0-9]+ +f32' <<<"$out")
+  traced=$(grep -c 'trace (this node.s agent) .* ms: agreed' <<<"$out")
+  if [[ ${#trace[@]} -gt 0 && ( $traced -ne $sizes || $sizes -eq 0 ) ]]; then
+    echo "FAILED: $op --trace gave $traced trace lines for $sizes sizes"
+    rc=1
+  fi
   if [[ $rc -eq 0 ]] && ! grep -q WRONG <<<"$out"; then
     passed=$((passed + 1))
     echo "ok: $op across 3 namespaces x 2 ranks"

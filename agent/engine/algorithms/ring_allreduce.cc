@@ -50,7 +50,13 @@ void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len
   BufferSpan dst = buf_.Sub(offset, len), in = BufferSpan::Host(data, len);
   auto forward = [this, step, offset, dst, N] {
     if (step < 2 * (N - 1) - 1) Send(topo_.next(), {.step = step + 1, .offset = offset}, dst);
-    Arrived();
+    // From the last reduce-scatter step on, the chunk is final: the other local ranks get it now,
+    // while the rest is still on the wire.
+    if (step < N - 2) return Arrived();
+    std::vector<CopyPair> out;
+    for (size_t l = 1; l < local(); ++l) out.push_back({c_.ops[l]->recv.Sub(offset, dst.length), dst});
+    if (out.empty()) return Arrived();
+    Copy(std::move(out), [this] { Arrived(); }, OpTrace::kWriteBack);
   };
   if (step >= N - 1) return Copy({{dst, in}}, forward);  // allgather: the chunk is final
   EnsureLocal(offset, len, [this, dst, in, offset, len, step, N, forward] {
@@ -64,9 +70,7 @@ void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len
 void RingAllreduce::Arrived() {
   if (c_.done) return;
   if (--chunks_left_ > 0) return;
-  std::vector<CopyPair> rest;
-  for (size_t l = 1; l < local(); ++l) rest.push_back({c_.ops[l]->recv, buf_});
-  CompleteAfter(std::move(rest));
+  Complete(Status::Ok());  // every chunk reached every local rank as it became final
 }
 
 BufferSpan RingAllreduce::RecvBuffer(const PeerHeader& h, size_t len) {

@@ -1,7 +1,8 @@
 // Large allreduces: a chunked, pipelined ring reduce-scatter followed by a ring allgather. Each
 // node's share of the buffer travels the ring chunk by chunk, so every link carries
 // 2(N-1)/N of the buffer. With several local ranks the local reduction runs slice by slice, just
-// before a slice is sent or combined and in idle time (Pump) meanwhile, overlapping the network.
+// before a slice is sent or combined and in idle time (Pump) meanwhile, overlapping the network,
+// and each chunk goes to the other local ranks as soon as it is final.
 #pragma once
 
 #include <map>
