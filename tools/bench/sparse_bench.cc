@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include "ipc/protocol.h"
 #include "tools/bench/sparse_ids.h"
@@ -86,13 +87,19 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
                 "sim_sent(B)", "bound(B)", "w/bound", "sim_err", "t/link", "check");
   }
   nlohmann::json rows = nlohmann::json::array();
-  // Algorithms take turns op by op (interleaved), so drift on a shared machine hits all alike.
+  // Algorithms take turns op by op (interleaved), so drift on a shared machine hits all alike, in
+  // an order shuffled anew each round (the same on every rank), so none always follows the same
+  // one (in a fixed order, the same algorithm differed by 20 % between two slots).
   size_t na = o.algos.size();
   std::vector<std::vector<double>> times(na);
   std::vector<outrider_op_result_t> last(na);
   std::vector<uint64_t> hashes(na);
+  std::vector<size_t> order(na);
+  for (size_t a = 0; a < na; ++a) order[a] = a;
+  std::mt19937 shuffle(static_cast<uint32_t>(o.seed));
   for (int i = 0; i < o.warmup + o.iters; ++i) {
-    for (size_t a = 0; a < na; ++a) {
+    std::shuffle(order.begin(), order.end(), shuffle);
+    for (size_t a : order) {
       outrider_sparse_t s = g.Args(static_cast<uint32_t>(AlgoValue(o.algos[a])));
       outrider_op_options_t opts;
       outrider_op_options_init(&opts);

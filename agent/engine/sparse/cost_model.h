@@ -43,6 +43,9 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in);
 // The algorithm with the lowest predicted time (ties: the earlier in allgather, balanced,
 // block, dense).
 Prediction Choose(const CostInputs& in);
+// Time per byte of the algorithms that move whole messages in two phases (balanced, block)
+// against those that stream (allgather, dense); see Predict.
+inline constexpr double kWholeMessageCost = 1.15;
 
 // The dense algorithm holds the whole table's values (f32 sums) at every node: it is only chosen,
 // and only allowed when asked for, up to this size. A protocol constant, not a parameter: every

@@ -499,6 +499,24 @@ TEST(SparseCostModelTest, PicksByDensity) {
   EXPECT_EQ(with_nnz(1000000), SparseAlgo::kDense);
 }
 
+TEST(SparseCostModelTest, BalancedMustSaveMoreThanItsWholeMessagesCostToBeatStreamingAllgather) {
+  Context c{4, 0, 1, MakeTable(1000000, 128), 8, {}};
+  CostInputs in;
+  in.ctx = c;
+  in.link_bytes_per_s = 250e6;
+  in.nodes.assign(4, NodeAnnounce{100000, 100000});
+  // Balanced moves (N-1)/N (d + N u d) against allgather's (N-1) d, (1 + N u) / N of it: with a
+  // union of 0.65 of the rows sent (10 % fewer bytes) streaming allgather still wins; with 0.4
+  // (35 % fewer) balanced does.
+  in.union_ratio = 0.65;
+  Prediction ag = Predict(SparseAlgo::kAllgather, in), bal = Predict(SparseAlgo::kBalanced, in);
+  ASSERT_LT(bal.sent[0], ag.sent[0]);
+  EXPECT_GT(static_cast<double>(ag.sent[0]) / static_cast<double>(bal.sent[0]), 1.05);
+  EXPECT_EQ(Choose(in).algo, SparseAlgo::kAllgather);
+  in.union_ratio = 0.4;
+  EXPECT_EQ(Choose(in).algo, SparseAlgo::kBalanced);
+}
+
 TEST(SparseCostModelTest, PredictedBytesMatchEncodedBytesForAllgather) {
   Table t = MakeTable(100000, 16);
   std::mt19937_64 rng(5);
