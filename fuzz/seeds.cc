@@ -297,7 +297,14 @@ void SparseSeeds() {
       ex[static_cast<size_t>(n)]->Start(std::move(mine[static_cast<size_t>(n)]), &sent);
       post(n);
     }
-    while (!queue.empty()) {
+    for (;;) {
+      if (queue.empty()) {  // everything sent is delivered: each node may have more held back
+        for (int n = 0; n < 3; ++n) {
+          ex[static_cast<size_t>(n)]->Pull(&sent);
+          post(n);
+        }
+        if (queue.empty()) break;
+      }
       Msg m = std::move(queue.front());
       queue.pop_front();
       OUTRIDER_CHECK(ex[static_cast<size_t>(m.to)]->OnMessage(m.from, m.phase, m.bytes.data(), m.bytes.size(), &sent).ok());
@@ -390,7 +397,7 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(const OpS
     node[static_cast<size_t>(n)].group = std::make_unique<agent::NodeGroup>(
         agent::Topology{"fuzz", nodes, n, local}, 1, 100 + static_cast<uint64_t>(n),
         node[static_cast<size_t>(n)].port.get(),
-        [](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<agent::OpReport>*) {
+        [](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<agent::OpReport>*, const agent::OpTrace&) {
           OUTRIDER_CHECK(st.ok());
         },
         options);

@@ -94,6 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   std::vector<Outgoing> out;
   ex->Start(std::move(mine), &out);
+  ex->Pull(&out);
   while (!in.empty()) {
     for (const Outgoing& o : out) OUTRIDER_CHECK(o.node >= 0 && o.node < c.nodes && o.node != c.me && o.bytes);
     out.clear();
@@ -106,6 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       OUTRIDER_CHECK(st.code() == Code::kProtocol);
       break;  // the instance fails here: its node group sends this exchange nothing more
     }
+    ex->Pull(&out);  // what it held back, as its sender would take it
   }
   if (ex->done()) CheckRows(ex->result(), c.table, IdRange{0, c.table.rows});
   return 0;
