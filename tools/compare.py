@@ -70,7 +70,8 @@ def run_system(system, args, build, out_json):
     if args.op == "sparse":
         if is_outrider:
             cmd = launcher + ["--", os.path.join(build, "bin", "outrider-bench"), "sparse", "--algos", args.algos] + \
-                sparse_args(args) + ["--json", out_json] + (["--trace"] if args.trace else [])
+                sparse_args(args) + ["--json", out_json] + (["--trace"] if args.trace else []) + \
+                (["--turn-ms", str(args.turn_ms)] if args.turn_ms > 0 else [])
         else:
             cmd = launcher + ["--no-agent", "--", "/usr/bin/python3", os.path.join(ROOT, "tools", "baselines",
                               "torch_sparse_bench.py"), "--algos", "sparse,dense"] + sparse_args(args) + ["--json", out_json]
@@ -187,6 +188,10 @@ def main():
     g.add_argument("--seed", type=int, default=1, help="id stream seed (default 1)")
     g.add_argument("--iters", type=int, default=3, help="timed ops per algorithm and round (default 3)")
     g.add_argument("--algos", default=",".join(SPARSE_ALGOS), help="Outrider algorithms (default: all and auto)")
+    g.add_argument("--turn-ms", type=float, default=250,
+                   help="each Outrider algorithm's turn runs as many ops as fit this many ms (its warm-up op's time; "
+                        "up to 64), so fast algorithms are timed over more ops (default 250; 0: one op per turn, "
+                        "as builds before 2026-11-25 do)")
     g = p.add_argument_group("training (compare train: tools/examples/train_lm.py)")
     g.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
     g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
@@ -375,12 +380,17 @@ def compare_sparse(args, systems):
     med = lambda rs, k: statistics.median(r[k] for r in rs if r.get(k) is not None) if any(r.get(k) is not None for r in rs) else None
     rows = []
     print(f"\n# sparse allreduce: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
-          f"table {args.rows} x {args.dim} f32, density {args.density} per rank, Zipf {args.zipf}; medians of {args.rounds} rounds")
+          f"table {args.rows} x {args.dim} f32, density {args.density} per rank, Zipf {args.zipf}; medians of {args.rounds} rounds "
+          f"(Outrider: of every timed op of them)")
     print(f"  {'system':<13} {'algo':<10} {'ran':<10} {'time(us)':>12} {'wire_sent(B)':>14} {'bound(B)':>14} "
           f"{'w/bound':>8} {'sim_err':>8} {'t/link':>7}")
     for (system, algo), rs in sorted(results.items(), key=lambda kv: (systems.index(kv[0][0]), kv[0][1])):
+        # Outrider's rows list every timed op: the median of all of them (rounds pooled) rests on
+        # as many ops as the rounds ran, not on three medians.
+        pooled = [t for r in rs for t in r.get("op_times_us", [])]
+        time_us = statistics.median(pooled) if pooled and all("op_times_us" in r for r in rs) else med(rs, "time_us")
         row = {"system": system, "op": "sparse_allreduce", "algo": algo, "bytes": rs[0]["bytes"],
-               "time_us": med(rs, "time_us"), "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
+               "time_us": time_us, "ops": len(pooled) or None, "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node,
                "rate_gbit": rs[0].get("rate_gbit"), "rounds": len(rs), "rows": args.rows, "dim": args.dim,
                "density": args.density, "zipf": args.zipf, "round_times_us": [r["time_us"] for r in rs]}
         if "trace" in rs[-1]:
@@ -390,6 +400,8 @@ def compare_sparse(args, systems):
             v = med(rs, k)
             if v is not None:
                 row[k] = v
+        if row.get("link_time_us"):
+            row["time_over_link"] = time_us / row["link_time_us"]
         if "algo_ran" in rs[0]:
             row["algo_ran"] = rs[-1]["algo_ran"]
         if system in ("outrider", BASE):

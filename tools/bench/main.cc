@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   sp->add_option("--algos", sparse.algos, "algorithms to run, in order (allgather balanced block dense auto)")->delimiter(',')->capture_default_str();
   sp->add_option("--iters", sparse.iters, "timed ops per algorithm (median reported)")->capture_default_str();
   sp->add_option("--warmup", sparse.warmup, "untimed ops per algorithm")->capture_default_str();
+  sp->add_option("--turn-ms", sparse.turn_ms, "each turn of an algorithm runs as many ops as its slowest warm-up op (on any rank) fits in this many ms, up to 64 (0: one); medians then rest on more ops of the cheap algorithms")->capture_default_str();
   CLI::App* sim = app.add_subcommand("sparse-sim", "wire bytes per node of every sparse algorithm at any node count, from the same id streams and encodings as the agents, next to the bounds");
   add_sparse(sim);
   sim->add_option("--nodes", sparse.sim_nodes, "node counts to simulate")->delimiter(',')->capture_default_str();

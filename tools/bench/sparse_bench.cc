@@ -39,6 +39,26 @@ struct Stats {
   uint64_t sent, recv, predicted, algo;
 };
 
+// How many ops fit each algorithm's turn: `turn_ms` over its slowest warm-up op on any rank
+// (agreed by an allreduce, so every rank runs the same ops), at least 1 and at most 64.
+std::vector<int> OpsPerTurn(outrider_client_t* c, const std::vector<double>& warm_us, double turn_ms) {
+  size_t n = warm_us.size();
+  void* buf;
+  Must(c, outrider_region_create(c, 2 * 8 * n, &buf), "region_create");
+  auto* in = static_cast<int64_t*>(buf);
+  int64_t* out = in + n;
+  for (size_t a = 0; a < n; ++a) in[a] = std::max<int64_t>(1, std::llround(warm_us[a]));
+  outrider_op_t h;
+  Must(c, outrider_allreduce(c, in, out, n, OUTRIDER_I64, OUTRIDER_MAX, nullptr, &h), "allreduce");
+  Must(c, outrider_wait(c, h, 600000), "wait");
+  std::vector<int> reps(n);
+  for (size_t a = 0; a < n; ++a) {
+    reps[a] = static_cast<int>(std::clamp<int64_t>(std::llround(turn_ms * 1000.0 / static_cast<double>(out[a])), 1, 64));
+  }
+  Must(c, outrider_region_release(c, buf), "region_release");
+  return reps;
+}
+
 }  // namespace
 
 int RunSparse(const CommonOptions& common, const SparseOptions& o) {
@@ -50,6 +70,10 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   }
   if (o.rows == 0 || o.dim == 0 || o.density <= 0 || o.density > 1 || o.iters < 1) {
     std::fprintf(stderr, "outrider-bench: need rows, dim, iters >= 1 and density in (0, 1]\n");
+    return 2;
+  }
+  if (o.turn_ms < 0 || (o.turn_ms > 0 && o.warmup < 1)) {
+    std::fprintf(stderr, "outrider-bench: --turn-ms must be >= 0 and needs --warmup >= 1 (the warm-up op sizes the turns)\n");
     return 2;
   }
   outrider_client_t* c = ConnectLaunched(common);
@@ -97,25 +121,37 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   std::vector<size_t> order(na);
   for (size_t a = 0; a < na; ++a) order[a] = a;
   std::mt19937 shuffle(static_cast<uint32_t>(o.seed));
+  std::vector<int> reps(na, 1);  // ops per turn
+  std::vector<double> warm_us(na, 0);
   for (int i = 0; i < o.warmup + o.iters; ++i) {
+    if (i == o.warmup && o.turn_ms > 0) reps = OpsPerTurn(c, warm_us, o.turn_ms);
     std::shuffle(order.begin(), order.end(), shuffle);
     for (size_t a : order) {
       outrider_sparse_t s = g.Args(static_cast<uint32_t>(AlgoValue(o.algos[a])));
       outrider_op_options_t opts;
       outrider_op_options_init(&opts);
       opts.key = outrider_key(("sparse-bench-" + o.algos[a]).c_str());
-      outrider_op_result_t res{};
-      res.size = sizeof(res);
-      outrider_op_t h;
-      Must(c, outrider_barrier(c, nullptr, &h), "barrier");
-      Must(c, outrider_wait(c, h, 600000), "wait");
-      double t0 = NowUs();
-      Must(c, outrider_sparse_allreduce(c, &s, &opts, &h), "sparse_allreduce");
-      Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
-      if (i >= o.warmup) times[a].push_back(NowUs() - t0);
-      last[a] = res;
-      hashes[a] = ipc::Fnv1a(g.out_values, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(g.out_ids, res.result_rows * 8);
+      for (int r = 0; r < reps[a]; ++r) {
+        outrider_op_result_t res{};
+        res.size = sizeof(res);
+        outrider_op_t h;
+        Must(c, outrider_barrier(c, nullptr, &h), "barrier");
+        Must(c, outrider_wait(c, h, 600000), "wait");
+        double t0 = NowUs();
+        Must(c, outrider_sparse_allreduce(c, &s, &opts, &h), "sparse_allreduce");
+        Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
+        double us = NowUs() - t0;
+        if (i >= o.warmup) times[a].push_back(us);
+        if (i < o.warmup) warm_us[a] = std::max(warm_us[a], us);
+        last[a] = res;
+        hashes[a] = ipc::Fnv1a(g.out_values, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(g.out_ids, res.result_rows * 8);
+      }
     }
+  }
+  if (rank == 0 && o.turn_ms > 0) {
+    std::printf("# ops per turn (--turn-ms %.0f):", o.turn_ms);
+    for (size_t a = 0; a < na; ++a) std::printf(" %s %d", o.algos[a].c_str(), reps[a]);
+    std::printf("\n");
   }
   int failures = 0;
   for (size_t a = 0; a < na; ++a) {
@@ -154,14 +190,15 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
                           {"time_us", t}, {"wire_bytes_sent", max_sent}, {"wire_bytes_recv", max_recv},
                           {"predicted_bytes", max_pred}, {"sim_wire_bytes_sent", sim_sent}, {"sim_error", sim_err},
                           {"bound_bytes", bound}, {"wire_over_bound", bound > 0 ? static_cast<double>(max_sent) / bound : 0},
-                          {"nodes", nodes}, {"ranks", world}, {"iters", o.iters}, {"check", ok}};
+                          {"nodes", nodes}, {"ranks", world}, {"iters", o.iters}, {"ops_per_turn", reps[a]},
+                          {"op_times_us", times[a]}, {"check", ok}};
     row["rate_gbit"] = rate > 0 ? nlohmann::json(rate) : nlohmann::json(nullptr);
     if (link_us > 0) {
       row["link_time_us"] = link_us;
       row["time_over_link"] = t / link_us;
     }
     if (common.trace) {
-      nlohmann::json tr = TraceLastOps(common.http_url, "sparse_allreduce", 0, static_cast<size_t>(o.iters),
+      nlohmann::json tr = TraceLastOps(common.http_url, "sparse_allreduce", 0, times[a].size(),
                                        outrider_key(("sparse-bench-" + name).c_str()));
       if (!tr.is_null()) row["trace"] = tr;
     }

@@ -96,7 +96,7 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
       uint64_t b = 0;
       for (const IdRange& r : ranges) {
         uint64_t n = static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), r.hi) - std::lower_bound(v.begin(), v.end(), r.lo));
-        b += wire(agent::sparse::AllgatherMessageBytes(n, r, t));
+        b += wire(agent::sparse::RangeMessageBytes(n, r, t));
       }
       for (int j = 0; j < N; ++j) {
         if (j != i) add(s, i, j, b);
@@ -160,6 +160,7 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   // has seen (the bench times steps after a warm-up).
   agent::sparse::CostInputs in;
   in.ctx = ctx;
+  in.ctx.range_starts = agent::sparse::MergeQuantiles(quantiles);  // as the agents agree them
   uint64_t sum_nnz = 0;
   for (int i = 0; i < N; ++i) {
     in.nodes.push_back({node[static_cast<size_t>(i)].size(), blocks_of(node[static_cast<size_t>(i)])});

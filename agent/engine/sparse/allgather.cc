@@ -6,15 +6,13 @@
 // as soon as it has every node's, in node order (the bits do not depend on the ranges), while the
 // next ranges arrive. What is left when the last byte arrives is the last range's sum.
 #include <algorithm>
-#include <cstring>
 #include <optional>
 
 #include "agent/engine/sparse/exchange.h"
+#include "ipc/check.h"
 
 namespace outrider::agent::sparse {
 namespace {
-
-constexpr uint64_t kTrailerBytes = 8;  // the range's index
 
 class AllgatherExchange : public Exchange {
  public:
@@ -46,10 +44,7 @@ class AllgatherExchange : public Exchange {
     if (c_.nodes == 1 || next_ == ranges_.size()) return;
     size_t k = next_++;
     size_t begin = k == 0 ? 0 : ends_[k - 1];
-    std::vector<uint8_t> m = Encode(Encoding::kSparse, mine_, begin, ends_[k], ranges_[k], c_.table, c_.block_rows, kTrailerBytes);
-    uint64_t index = k;
-    std::memcpy(m.data() + m.size() - kTrailerBytes, &index, kTrailerBytes);
-    auto bytes = Share(std::move(m));
+    auto bytes = Share(EncodeTrailed(Encoding::kSparse, mine_, begin, ends_[k], ranges_[k], c_.table, c_.block_rows, k));
     for (int n = 0; n < c_.nodes; ++n) {
       if (n != c_.me) out->push_back({n, 0, bytes});
     }
@@ -60,9 +55,7 @@ class AllgatherExchange : public Exchange {
 
   Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>*) override {
     if (phase != 0) return ProtocolError("sparse allgather: unexpected phase " + std::to_string(phase));
-    if (len < kTrailerBytes) return ProtocolError("sparse allgather: message shorter than its framing");
-    uint64_t k = 0;
-    std::memcpy(&k, data + len - kTrailerBytes, kTrailerBytes);
+    OUTRIDER_ASSIGN_OR_RETURN(uint64_t k, ReadTrailer(data, len, 0, "sparse allgather"));
     auto f = static_cast<size_t>(from);
     if (k >= ranges_.size()) return ProtocolError("sparse allgather: a range this op does not have");
     if (got_[k] == c_.nodes || parts_[k][f].has_value()) return ProtocolError("sparse allgather: a node sent a range twice");
@@ -85,17 +78,8 @@ class AllgatherExchange : public Exchange {
     own.ids.assign(mine_.ids.begin() + static_cast<long>(begin), mine_.ids.begin() + static_cast<long>(ends_[k]));
     own.vals.assign(mine_.vals.begin() + static_cast<long>(begin * c_.table.dim),
                     mine_.vals.begin() + static_cast<long>(ends_[k] * c_.table.dim));
-    std::vector<const Rows*> parts;
-    for (const auto& p : parts_[k]) parts.push_back(&*p);
-    sums_[k] = Sum(parts, c_.table);
-    parts_[k].clear();
-    for (; appended_ < sums_.size() && sums_[appended_]; ++appended_) {
-      Rows& s = *sums_[appended_];
-      result_.ids.insert(result_.ids.end(), s.ids.begin(), s.ids.end());
-      result_.vals.insert(result_.vals.end(), s.vals.begin(), s.vals.end());
-      sums_[appended_] = Rows{};  // emptied, still marked summed
-    }
-    done_ = appended_ == sums_.size();
+    sums_.Complete(k, &parts_[k], c_.table, &result_);
+    done_ = sums_.done();
     ReleaseMine();
   }
   // mine_ goes once every range is summed here and on its way to the others.
@@ -109,12 +93,27 @@ class AllgatherExchange : public Exchange {
   std::vector<size_t> ends_;                            // by range: where its rows of mine_ end
   std::vector<std::vector<std::optional<Rows>>> parts_;  // range -> node -> its rows
   std::vector<int> got_;                                // range -> parts here (summed at N)
-  std::vector<std::optional<Rows>> sums_;               // range -> its sum, until it joins the result
+  RangeResult sums_;                                    // the ranges' sums, into result_ in order
   size_t next_ = 0;                                     // the next range to send
-  size_t appended_ = 0;                                 // ranges in result_
 };
 
 }  // namespace
+
+void RangeResult::Complete(size_t k, std::vector<std::optional<Rows>>* parts, const Table& t, Rows* result) {
+  OUTRIDER_CHECK(k < waiting_.size() && !completed_[k]);
+  completed_[k] = true;
+  if (k != appended_) {
+    SumParts(parts, t, &waiting_[k].emplace());
+    return;
+  }
+  SumParts(parts, t, result);
+  for (++appended_; appended_ < waiting_.size() && completed_[appended_]; ++appended_) {
+    Rows& s = *waiting_[appended_];
+    result->ids.insert(result->ids.end(), s.ids.begin(), s.ids.end());
+    result->vals.insert(result->vals.end(), s.vals.begin(), s.vals.end());
+    waiting_[appended_].reset();
+  }
+}
 
 std::vector<uint64_t> IdQuantiles(std::span<const uint64_t> ids, size_t parts) {
   std::vector<uint64_t> q;
@@ -149,7 +148,7 @@ std::vector<IdRange> RangesFrom(const std::vector<uint64_t>& starts, uint64_t ro
   return r;
 }
 
-uint64_t AllgatherMessageBytes(uint64_t n, IdRange range, const Table& t) {
+uint64_t RangeMessageBytes(uint64_t n, IdRange range, const Table& t) {
   return EncodedBytes(Encoding::kSparse, n, range, t, 8) + kTrailerBytes;
 }
 

@@ -97,8 +97,11 @@ uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t, u
   return 0;
 }
 
-std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                            uint64_t block_rows, size_t tail_bytes) {
+namespace {
+
+// The encoding followed by `tail_bytes` zero bytes, reserved up front where the size is known.
+std::vector<uint8_t> EncodeWithTail(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range,
+                                    const Table& t, uint64_t block_rows, size_t tail_bytes) {
   std::vector<uint8_t> out(kWireHeaderBytes);
   WireHeader h{};
   uint64_t rb = t.row_bytes();
@@ -150,8 +153,29 @@ std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t en
     }
   }
   std::memcpy(out.data(), &h, sizeof(h));
-  out.resize(out.size() + tail_bytes, 0);  // in the capacity reserved above (dense), else grows once
+  out.resize(out.size() + tail_bytes, 0);  // in the capacity reserved above (sparse, dense), else grows once
   return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
+                            uint64_t block_rows) {
+  return EncodeWithTail(enc, r, begin, end, range, t, block_rows, 0);
+}
+
+std::vector<uint8_t> EncodeTrailed(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
+                                   uint64_t block_rows, uint64_t trailer) {
+  std::vector<uint8_t> m = EncodeWithTail(enc, r, begin, end, range, t, block_rows, kTrailerBytes);
+  std::memcpy(m.data() + m.size() - kTrailerBytes, &trailer, kTrailerBytes);
+  return m;
+}
+
+Result<uint64_t> ReadTrailer(const uint8_t* data, size_t len, size_t min_encoding, std::string_view what) {
+  if (len < min_encoding + kTrailerBytes) return ProtocolError(std::string(what) + ": message shorter than its framing");
+  uint64_t trailer = 0;
+  std::memcpy(&trailer, data + len - kTrailerBytes, kTrailerBytes);
+  return trailer;
 }
 
 Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table& t, uint64_t block_rows) {

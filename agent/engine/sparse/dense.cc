@@ -9,15 +9,12 @@
 // wire, reductions overlap with receiving, and no node ever holds the table: a block's pieces are
 // kept as their present rows only.
 #include <algorithm>
-#include <cstring>
 #include <optional>
 
 #include "agent/engine/sparse/exchange.h"
 
 namespace outrider::agent::sparse {
 namespace {
-
-constexpr uint64_t kTrailerBytes = 8;  // the block's first row
 
 // Rows per block: the message (header, bitmap, rows, trailer) fits kDenseBlockBytes; a multiple of
 // 8 so bitmaps are whole bytes.
@@ -77,9 +74,7 @@ class DenseExchange : public Exchange {
 
   Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>* out) override {
     if (phase > 1) return ProtocolError("sparse dense: unexpected phase " + std::to_string(phase));
-    if (len < kWireHeaderBytes + kTrailerBytes) return ProtocolError("sparse dense: block message shorter than its framing");
-    uint64_t first = 0;
-    std::memcpy(&first, data + len - kTrailerBytes, kTrailerBytes);
+    OUTRIDER_ASSIGN_OR_RETURN(uint64_t first, ReadTrailer(data, len, kWireHeaderBytes, "sparse dense"));
     auto owner = static_cast<size_t>(phase == 0 ? c_.me : from);
     IdRange range = part_.range(static_cast<int>(owner));
     const std::vector<IdRange>& blocks = blocks_[owner];
@@ -109,17 +104,13 @@ class DenseExchange : public Exchange {
                                mine_.ids.begin());
   }
   std::vector<uint8_t> Message(const Rows& r, size_t begin, size_t end, IdRange block) const {
-    std::vector<uint8_t> m = Encode(Encoding::kDense, r, begin, end, block, c_.table, c_.block_rows, kTrailerBytes);
-    std::memcpy(m.data() + m.size() - kTrailerBytes, &block.lo, kTrailerBytes);
-    return m;
+    return EncodeTrailed(Encoding::kDense, r, begin, end, block, c_.table, c_.block_rows, block.lo);
   }
   // One more piece of owned block k is here; with all of them, the block is summed and sent.
   void Arrived(size_t k, std::vector<Outgoing>* out) {
     if (++got_[k] < c_.nodes) return;
-    std::vector<const Rows*> parts;
-    for (const auto& p : pieces_[k]) parts.push_back(&*p);
-    Rows sum = Sum(parts, c_.table);
-    pieces_[k].clear();
+    Rows sum;
+    SumParts(&pieces_[k], c_.table, &sum);
     if (c_.nodes > 1) {
       auto bytes = Share(Message(sum, 0, sum.size(), blocks_[Me()][k]));
       for (int n = 0; n < c_.nodes; ++n) {

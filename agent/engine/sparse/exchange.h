@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -88,8 +89,8 @@ std::unique_ptr<Exchange> MakeShard(const Context& c, ipc::ShardScheme scheme);
 using ShardReader = std::function<void(uint64_t id, float* dst)>;
 std::unique_ptr<Exchange> MakeLookup(const Context& c, ShardReader read);
 
-// The two-phase owner scheme behind balanced, block, dense and shard: rows go to their owner,
-// owners sum them, and (replicated) send the reduced rows back to every node.
+// The two-phase owner scheme behind balanced, block and shard, in whole messages: rows go to their
+// owner, owners sum them, and (replicated) send the reduced rows back to every node.
 std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc, bool return_phase);
 
 // allgather streams id ranges: every node cuts its rows at the same ids (Context::range_starts)
@@ -105,8 +106,23 @@ std::vector<uint64_t> IdQuantiles(std::span<const uint64_t> ids, size_t parts);
 std::vector<uint64_t> MergeQuantiles(const std::vector<std::vector<uint64_t>>& per_node);
 // The id ranges `starts` cuts [0, rows) into, in order.
 std::vector<IdRange> RangesFrom(const std::vector<uint64_t>& starts, uint64_t rows);
-// Bytes of allgather's message for `n` rows in `range`.
-uint64_t AllgatherMessageBytes(uint64_t n, IdRange range, const Table& t);
+// The ranges' rows joining a result in id order, whatever order the ranges complete in.
+class RangeResult {
+ public:
+  explicit RangeResult(size_t ranges) : waiting_(ranges), completed_(ranges, false) {}
+  // Range k's rows are the sum of `parts` (SumParts: node order, then freed). They go straight
+  // into `result` when every range before k is there, else wait until those are.
+  void Complete(size_t k, std::vector<std::optional<Rows>>* parts, const Table& t, Rows* result);
+  bool done() const { return appended_ == waiting_.size(); }
+
+ private:
+  std::vector<std::optional<Rows>> waiting_;  // range -> its rows, until they join the result
+  std::vector<bool> completed_;
+  size_t appended_ = 0;                       // ranges in the result
+};
+
+// Bytes of allgather's message for `n` rows in `range`: [sparse encoding][u64 range index].
+uint64_t RangeMessageBytes(uint64_t n, IdRange range, const Table& t);
 
 // dense streams the owner scheme block by block (agent/engine/sparse/dense.cc): owners hold
 // contiguous ranges (RangePartitioning(c, 8)), cut into blocks of about kDenseBlockBytes of

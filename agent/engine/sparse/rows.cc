@@ -52,9 +52,10 @@ void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst) {
   }
 }
 
-void RoundTo(const Table& t, std::vector<float>* vals) {
+void RoundTo(const Table& t, std::vector<float>* vals, size_t from) {
   if (t.dtype == ipc::DType::kF32) return;
-  for (float& v : *vals) {
+  for (size_t i = from; i < vals->size(); ++i) {
+    float& v = (*vals)[i];
     v = t.dtype == ipc::DType::kF16 ? engine::HalfToFloat(engine::FloatToHalf(v))
                                      : engine::BFloat16ToFloat(engine::FloatToBFloat16(v));
   }
@@ -94,8 +95,11 @@ bool StrictlyIncreasing(const Rows& r) {
 }
 
 // Parts already coalesced (the common case: node contributions): a k-way merge that visits equal
-// ids in part order, the same order the general path uses.
-Rows MergeSum(std::span<const Rows* const> parts, const Table& t) {
+// ids in part order, the same order the general path uses. Appends to `out`, whose ids are all
+// smaller than the parts'.
+void MergeSum(std::span<const Rows* const> parts, const Table& t, Rows* out_rows) {
+  Rows& out = *out_rows;
+  size_t first = out.ids.size();
   using Head = std::pair<uint64_t, uint32_t>;  // (id, part): the heap pops equal ids in part order
   std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap;
   std::vector<size_t> pos(parts.size(), 0);
@@ -104,14 +108,15 @@ Rows MergeSum(std::span<const Rows* const> parts, const Table& t) {
     total += parts[p]->size();
     if (parts[p]->size() > 0) heap.push({parts[p]->ids[0], p});
   }
-  Rows out;
-  out.ids.reserve(total);
-  out.vals.reserve(total * t.dim);
+  if (out.ids.capacity() < first + total) {  // grows geometrically when appended to again and again
+    out.ids.reserve(std::max(first + total, 2 * out.ids.capacity()));
+    out.vals.reserve(out.ids.capacity() * t.dim);
+  }
   while (!heap.empty()) {
     auto [id, p] = heap.top();
     heap.pop();
     const float* src = parts[p]->vals.data() + pos[p] * t.dim;
-    if (out.ids.empty() || out.ids.back() != id) {
+    if (out.ids.size() == first || out.ids.back() != id) {
       out.ids.push_back(id);
       out.vals.insert(out.vals.end(), src, src + t.dim);
     } else {
@@ -120,17 +125,30 @@ Rows MergeSum(std::span<const Rows* const> parts, const Table& t) {
     }
     if (++pos[p] < parts[p]->size()) heap.push({parts[p]->ids[pos[p]], p});
   }
-  return out;
 }
 
 }  // namespace
+
+void SumAppend(std::span<const Rows* const> parts, const Table& t, Rows* out) {
+  bool sorted = true;
+  for (const Rows* p : parts) sorted = sorted && StrictlyIncreasing(*p);
+  if (!sorted) {
+    Rows sum = Sum(parts, t);
+    out->ids.insert(out->ids.end(), sum.ids.begin(), sum.ids.end());
+    out->vals.insert(out->vals.end(), sum.vals.begin(), sum.vals.end());
+    return;
+  }
+  size_t from = out->vals.size();
+  MergeSum(parts, t, out);
+  if (parts.size() > 1) RoundTo(t, &out->vals, from);
+}
 
 Rows Sum(std::span<const Rows* const> parts, const Table& t) {
   bool sorted = true;
   for (const Rows* p : parts) sorted = sorted && StrictlyIncreasing(*p);
   if (sorted) {
-    Rows out = MergeSum(parts, t);
-    if (parts.size() > 1) RoundTo(t, &out.vals);
+    Rows out;
+    SumAppend(parts, t, &out);
     return out;
   }
   // (id, part, index) sorted by id, stable: equal ids keep part order, then index order.
@@ -167,6 +185,13 @@ Rows Sum(std::span<const Rows* const> parts, const Table& t) {
   }
   RoundTo(t, &out.vals);
   return out;
+}
+
+void SumParts(std::vector<std::optional<Rows>>* parts, const Table& t, Rows* out) {
+  std::vector<const Rows*> ptrs;
+  for (const auto& p : *parts) ptrs.push_back(&*p);
+  SumAppend(ptrs, t, out);
+  for (auto& p : *parts) p.reset();
 }
 
 Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op, size_t out_row) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -45,8 +46,13 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank);
 // Sum of row sets in the order given (and, for equal ids inside one set, in their order there),
 // accumulated in f32 and rounded to the table dtype once. Same inputs -> same bits, always.
 Rows Sum(std::span<const Rows* const> parts, const Table& t);
-// Rounds values to the table dtype (identity for f32).
-void RoundTo(const Table& t, std::vector<float>* vals);
+// Sum(parts) appended to `out`, whose ids must all be smaller than the parts' (a result built in id
+// order takes the sum without a copy of it).
+void SumAppend(std::span<const Rows* const> parts, const Table& t, Rows* out);
+// SumAppend of every node's part (all present), in node order; the parts are freed and left empty.
+void SumParts(std::vector<std::optional<Rows>>* parts, const Table& t, Rows* out);
+// Rounds values from index `from` on to the table dtype (identity for f32).
+void RoundTo(const Table& t, std::vector<float>* vals, size_t from = 0);
 // Writes rows [begin, end) of `r` to a client's out_ids/out values from output row `out_row` on
 // (or fails with OutputTooSmall naming the rows needed, writing nothing).
 Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op, size_t out_row = 0);

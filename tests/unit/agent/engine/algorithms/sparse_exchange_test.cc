@@ -150,8 +150,7 @@ TEST(SparseExchangeTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
   for (uint64_t k = 0; k < ranges.size(); ++k) {
     size_t end = begin;
     while (end < rows.size() && rows.ids[end] < ranges[k].hi) ++end;
-    std::vector<uint8_t> msg = sparse::Encode(sparse::Encoding::kSparse, rows, begin, end, ranges[k], table, 8, 8);
-    std::memcpy(msg.data() + msg.size() - 8, &k, 8);
+    std::vector<uint8_t> msg = sparse::EncodeTrailed(sparse::Encoding::kSparse, rows, begin, end, ranges[k], table, 8, k);
     begin = end;
     PeerHeader second = h, first = h;
     first.message_bytes = second.message_bytes = msg.size();

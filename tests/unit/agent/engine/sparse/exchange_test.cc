@@ -4,128 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <deque>
 #include <map>
 #include <random>
 
 #include "agent/engine/sparse/cost_model.h"
 #include "agent/engine/sparse/exchange.h"
+#include "tests/unit/agent/engine/sparse/exchange_harness.h"
 
 namespace outrider::agent::sparse {
 namespace {
 
-using ipc::SparseAlgo;
-
-Table MakeTable(uint64_t rows, uint64_t dim, ipc::DType dtype = ipc::DType::kF32) { return Table{rows, dim, dtype}; }
-
-// Rows with integer values (exact in every dtype for small sums), possibly duplicated ids.
-Rows RandomRows(std::mt19937_64& rng, const Table& t, size_t n, uint64_t max_id, bool zipf = false) {
-  Rows r;
-  std::uniform_int_distribution<uint64_t> id(0, max_id - 1);
-  std::uniform_int_distribution<int> val(-4, 4);
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t x = id(rng);
-    if (zipf) x = x * x / max_id;  // piles up near 0
-    r.ids.push_back(x);
-    for (uint64_t k = 0; k < t.dim; ++k) r.vals.push_back(static_cast<float>(val(rng)));
-  }
-  return r;
-}
-
-Rows Coalesce(const Rows& r, const Table& t) {
-  const Rows* p = &r;
-  return Sum(std::span<const Rows* const>(&p, 1), t);
-}
-
-// Dense reference: sum per id over all inputs (doubles; exact for these integers).
-std::map<uint64_t, std::vector<double>> Reference(const std::vector<Rows>& in, const Table& t) {
-  std::map<uint64_t, std::vector<double>> ref;
-  for (const Rows& r : in) {
-    for (size_t i = 0; i < r.size(); ++i) {
-      auto& row = ref[r.ids[i]];
-      row.resize(t.dim, 0.0);
-      for (uint64_t k = 0; k < t.dim; ++k) row[k] += r.vals[i * t.dim + k];
-    }
-  }
-  return ref;
-}
-
-// Fractional values: sums depend on the order they are added in.
-std::vector<Rows> FractionalInputs(int nodes, const Table& t, size_t n) {
-  std::mt19937_64 rng(7);
-  std::uniform_int_distribution<uint64_t> id(0, t.rows - 1);
-  std::uniform_real_distribution<float> val(-1.0f, 1.0f);
-  std::vector<Rows> in(static_cast<size_t>(nodes));
-  for (Rows& r : in) {
-    for (size_t i = 0; i < n; ++i) {
-      r.ids.push_back(id(rng));
-      for (uint64_t k = 0; k < t.dim; ++k) r.vals.push_back(val(rng));
-    }
-  }
-  return in;
-}
-
-struct Net {
-  struct Msg {
-    int from, to;
-    uint32_t phase;
-    std::vector<uint8_t> bytes;
-  };
-  std::deque<Msg> queue;
-  std::vector<uint64_t> sent;
-  size_t largest = 0;  // bytes of the largest message
-};
-
-// Runs one exchange per node to completion; returns each node's result.
-std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex, std::vector<Rows> mine, Net* net) {
-  int n = static_cast<int>(ex.size());
-  net->sent.assign(static_cast<size_t>(n), 0);
-  auto post = [&](int from, std::vector<Outgoing>& out) {
-    for (auto& o : out) {
-      net->sent[static_cast<size_t>(from)] += o.bytes->size();
-      net->largest = std::max(net->largest, o.bytes->size());
-      net->queue.push_back({from, o.node, o.phase, *o.bytes});
-    }
-    out.clear();
-  };
-  std::vector<Outgoing> out;
-  for (int i = 0; i < n; ++i) {
-    ex[static_cast<size_t>(i)]->Start(std::move(mine[static_cast<size_t>(i)]), &out);
-    post(i, out);
-  }
-  for (;;) {
-    if (net->queue.empty()) {  // everything sent is delivered: each sender may have more held back
-      for (int i = 0; i < n; ++i) {
-        ex[static_cast<size_t>(i)]->Pull(&out);
-        post(i, out);
-      }
-      if (net->queue.empty()) break;
-    }
-    Net::Msg m = std::move(net->queue.front());
-    net->queue.pop_front();
-    Status st = ex[static_cast<size_t>(m.to)]->OnMessage(m.from, m.phase, m.bytes.data(), m.bytes.size(), &out);
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    post(m.to, out);
-  }
-  std::vector<Rows> results;
-  for (auto& e : ex) {
-    EXPECT_TRUE(e->done());
-    results.push_back(e->result());
-  }
-  return results;
-}
-
-std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>& node_rows, const Table& t, Net* net) {
-  int n = static_cast<int>(node_rows.size());
-  std::vector<std::unique_ptr<Exchange>> ex;
-  std::vector<Rows> mine;
-  for (int i = 0; i < n; ++i) {
-    Context c{n, i, 1, t, 4, {}};
-    ex.push_back(MakeReplicated(algo, c));
-    mine.push_back(Coalesce(node_rows[static_cast<size_t>(i)], t));
-  }
-  return RunAll(ex, std::move(mine), net);
-}
+using namespace harness;
 
 void ExpectMatches(const Rows& got, const std::map<uint64_t, std::vector<double>>& ref, const Table& t) {
   ASSERT_EQ(got.size(), ref.size());
@@ -135,12 +24,6 @@ void ExpectMatches(const Rows& got, const std::map<uint64_t, std::vector<double>
     for (uint64_t k = 0; k < t.dim; ++k) ASSERT_EQ(got.vals[i * t.dim + k], row[k]) << "id " << id << " col " << k;
     ++i;
   }
-}
-
-void ExpectBitwiseEqual(const Rows& a, const Rows& b) {
-  ASSERT_EQ(a.ids, b.ids);
-  ASSERT_EQ(a.vals.size(), b.vals.size());
-  if (!a.vals.empty()) ASSERT_EQ(0, std::memcmp(a.vals.data(), b.vals.data(), a.vals.size() * sizeof(float)));
 }
 
 struct Case {
@@ -202,162 +85,6 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, ReplicatedTest,
                                                               SparseAlgo::kBlock, SparseAlgo::kDense),
                                             ::testing::Values(ipc::DType::kF32, ipc::DType::kF16, ipc::DType::kBF16)));
 
-TEST(SparseRangesTest, QuantilesCutSortedIdsIntoNearlyEqualPartsAndEveryNodeMergesThemAlike) {
-  std::vector<uint64_t> ids;
-  for (uint64_t i = 0; i < 1600; ++i) ids.push_back(i * i);  // skewed: dense at the start
-  std::vector<uint64_t> q = IdQuantiles(ids, 16);
-  ASSERT_EQ(q.size(), 15u);
-  for (size_t i = 0; i < q.size(); ++i) EXPECT_EQ(q[i], ids[(i + 1) * 100]);
-  EXPECT_TRUE(IdQuantiles(std::vector<uint64_t>{}, 16).empty());
-  EXPECT_EQ(IdQuantiles(std::vector<uint64_t>{0, 1}, 16), std::vector<uint64_t>{1});  // never 0, never repeated
-  // Two nodes: every second of their quantiles, in order, whichever node lists them first.
-  std::vector<uint64_t> a = {10, 20, 30}, b = {15, 25, 35};
-  EXPECT_EQ(MergeQuantiles({a, b}), (std::vector<uint64_t>{15, 25, 35}));
-  EXPECT_EQ(MergeQuantiles({b, a}), MergeQuantiles({a, b}));
-  std::vector<IdRange> r = RangesFrom({15, 25, 35}, 40);
-  ASSERT_EQ(r.size(), 4u);
-  EXPECT_EQ(r[0].lo, 0u);
-  EXPECT_EQ(r[0].hi, 15u);
-  EXPECT_EQ(r[3].lo, 35u);
-  EXPECT_EQ(r[3].hi, 40u);
-  EXPECT_EQ(RangesFrom({}, 40).size(), 1u);
-}
-
-TEST(SparseAllgatherTest, StreamsAgreedIdRangesSummedInNodeOrder) {
-  Table t = MakeTable(100000, 16);
-  const int nodes = 4;
-  std::vector<Rows> in = FractionalInputs(nodes, t, 2000);
-  std::vector<Rows> mine;
-  std::vector<std::vector<uint64_t>> quantiles;
-  for (const Rows& r : in) {
-    mine.push_back(Coalesce(r, t));
-    quantiles.push_back(IdQuantiles(mine.back().ids, kAllgatherRanges));
-  }
-  std::vector<uint64_t> starts = MergeQuantiles(quantiles);
-  ASSERT_EQ(starts.size(), kAllgatherRanges - 1);
-  std::vector<std::unique_ptr<Exchange>> ex;
-  for (int i = 0; i < nodes; ++i) {
-    Context c{nodes, i, 1, t, 4, starts};
-    ex.push_back(MakeReplicated(SparseAlgo::kAllgather, c));
-  }
-  Net net;
-  std::vector<Rows> got = RunAll(ex, mine, &net);
-  // Every node's rows summed in node order, as every algorithm sums them.
-  std::vector<const Rows*> parts;
-  for (const Rows& m : mine) parts.push_back(&m);
-  Rows want = Sum(parts, t);
-  for (const Rows& g : got) ExpectBitwiseEqual(g, want);
-  // Each node sends every other node one message per range, each about a sixteenth of its rows.
-  std::vector<IdRange> ranges = RangesFrom(starts, t.rows);
-  for (int i = 0; i < nodes; ++i) {
-    uint64_t want = 0;
-    const Rows& m = mine[static_cast<size_t>(i)];
-    for (const IdRange& r : ranges) {
-      uint64_t n = static_cast<uint64_t>(std::lower_bound(m.ids.begin(), m.ids.end(), r.hi) -
-                                         std::lower_bound(m.ids.begin(), m.ids.end(), r.lo));
-      EXPECT_LE(n, m.size() / 8) << "a range holds more than twice its share";
-      want += AllgatherMessageBytes(n, r, t);
-    }
-    EXPECT_EQ(net.sent[static_cast<size_t>(i)], want * (nodes - 1)) << "node " << i;
-  }
-}
-
-TEST(SparseAllgatherTest, ARangeThatIsNotTheOpsOrComesTwiceIsAProtocolError) {
-  Table t = MakeTable(1000, 4);
-  Context c0{2, 0, 1, t, 4, {500}}, c1{2, 1, 1, t, 4, {500}};
-  std::unique_ptr<Exchange> recv = MakeReplicated(SparseAlgo::kAllgather, c0);
-  std::unique_ptr<Exchange> send = MakeReplicated(SparseAlgo::kAllgather, c1);
-  std::mt19937_64 rng(3);
-  std::vector<Outgoing> out;
-  recv->Start(Coalesce(RandomRows(rng, t, 50, t.rows), t), &out);
-  send->Start(Coalesce(RandomRows(rng, t, 50, t.rows), t), &out);
-  EXPECT_TRUE(out.empty());  // ranges wait to be pulled
-  send->Pull(&out);
-  ASSERT_EQ(out.size(), 1u);
-  std::vector<uint8_t> msg = *out[0].bytes;
-  std::vector<uint8_t> bad = msg;
-  uint64_t k = 2;  // there are two ranges
-  std::memcpy(bad.data() + bad.size() - 8, &k, 8);
-  std::vector<Outgoing> sent;
-  EXPECT_EQ(recv->OnMessage(1, 0, bad.data(), bad.size(), &sent).code(), Code::kProtocol);
-  EXPECT_EQ(recv->OnMessage(1, 0, msg.data(), 4, &sent).code(), Code::kProtocol);
-  EXPECT_EQ(recv->OnMessage(1, 1, msg.data(), msg.size(), &sent).code(), Code::kProtocol);
-  ASSERT_TRUE(recv->OnMessage(1, 0, msg.data(), msg.size(), &sent).ok());
-  Status st = recv->OnMessage(1, 0, msg.data(), msg.size(), &sent);
-  EXPECT_EQ(st.code(), Code::kProtocol);
-  EXPECT_NE(st.message().find("twice"), std::string::npos) << st.ToString();
-  EXPECT_FALSE(recv->done());
-}
-
-TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
-  Table t = MakeTable(40000, 64);  // 256-byte rows: about 4000 per block, 4 blocks per owner
-  const int nodes = 3;
-  std::vector<Rows> in = FractionalInputs(nodes, t, 3000);
-  Net net;
-  std::vector<Rows> got = RunReplicated(SparseAlgo::kDense, in, t, &net);
-  Net base_net;
-  std::vector<Rows> base = RunReplicated(SparseAlgo::kAllgather, in, t, &base_net);
-  for (size_t i = 0; i < got.size(); ++i) ExpectBitwiseEqual(got[i], base[0]);
-  EXPECT_LE(net.largest, kDenseBlockBytes);  // no message holds more than a block
-  // Each node sends every other owner its blocks, and its own blocks' sums to every other node.
-  Context c0{nodes, 0, 1, t, 4, {}};
-  Partitioning part = RangePartitioning(c0, 8);
-  EXPECT_GT(DenseBlocks(part.range(0), t).size(), 2u);
-  for (int i = 0; i < nodes; ++i) {
-    uint64_t want = 0;
-    for (int j = 0; j < nodes; ++j) {
-      if (j == i) continue;
-      for (IdRange b : DenseBlocks(part.range(j), t)) want += DenseBlockMessageBytes(b, t);
-      for (IdRange b : DenseBlocks(part.range(i), t)) want += DenseBlockMessageBytes(b, t);
-    }
-    EXPECT_EQ(net.sent[static_cast<size_t>(i)], want) << "node " << i;
-  }
-}
-
-TEST(SparseDenseTest, HoldsItsBlocksBackUntilPulledOneBlockPerOwnerAtATime) {
-  Table t = MakeTable(40000, 64);
-  std::vector<Rows> in = FractionalInputs(3, t, 3000);
-  std::unique_ptr<Exchange> ex = MakeReplicated(SparseAlgo::kDense, Context{3, 1, 1, t, 4, {}});
-  std::vector<Outgoing> out;
-  ex->Start(Coalesce(in[1], t), &out);
-  EXPECT_TRUE(out.empty());
-  ex->Pull(&out);
-  ASSERT_EQ(out.size(), 2u);  // one block for each other owner, the next node first
-  EXPECT_EQ(out[0].node, 2);
-  EXPECT_EQ(out[1].node, 0);
-  for (const Outgoing& o : out) EXPECT_EQ(o.phase, 0u);
-}
-
-TEST(SparseDenseTest, ABlockThatIsNotTheOwnersOrComesTwiceIsAProtocolError) {
-  Table t = MakeTable(40000, 64);
-  std::vector<Rows> in = FractionalInputs(2, t, 3000);
-  std::unique_ptr<Exchange> owner = MakeReplicated(SparseAlgo::kDense, Context{2, 0, 1, t, 4, {}});
-  std::unique_ptr<Exchange> sender = MakeReplicated(SparseAlgo::kDense, Context{2, 1, 1, t, 4, {}});
-  std::vector<Outgoing> out;
-  owner->Start(Coalesce(in[0], t), &out);
-  sender->Start(Coalesce(in[1], t), &out);
-  sender->Pull(&out);
-  ASSERT_EQ(out.size(), 1u);
-  std::vector<uint8_t> block = *out[0].bytes;
-  std::vector<Outgoing> sent;
-  // Moved by one row: no block of the owner starts there.
-  std::vector<uint8_t> moved = block;
-  uint64_t first = 0;
-  std::memcpy(&first, moved.data() + moved.size() - 8, 8);
-  ++first;
-  std::memcpy(moved.data() + moved.size() - 8, &first, 8);
-  Status st = owner->OnMessage(1, 0, moved.data(), moved.size(), &sent);
-  EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
-  // Shorter than its framing, then an unknown phase.
-  EXPECT_EQ(owner->OnMessage(1, 0, block.data(), 10, &sent).code(), Code::kProtocol);
-  EXPECT_EQ(owner->OnMessage(1, 2, block.data(), block.size(), &sent).code(), Code::kProtocol);
-  // The real block is taken once; the same block again is refused.
-  ASSERT_TRUE(owner->OnMessage(1, 0, block.data(), block.size(), &sent).ok());
-  st = owner->OnMessage(1, 0, block.data(), block.size(), &sent);
-  EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
-  EXPECT_NE(st.message().find("twice"), std::string::npos) << st.ToString();
-}
-
 TEST(SparseSumTest, HalfPrecisionSumsInF32AndRoundsOnce) {
   Table t = MakeTable(10, 1, ipc::DType::kF16);
   // 2048 + 1 + 1 in f16 step by step gives 2048 (ties to even); in f32 then rounded, 2050.
@@ -365,6 +92,25 @@ TEST(SparseSumTest, HalfPrecisionSumsInF32AndRoundsOnce) {
   Rows s = Coalesce(a, t);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s.vals[0], 2050.0f);
+}
+
+TEST(SparseSumTest, AppendsToARowSetBuiltInIdOrderRoundingOnlyWhatItAdds) {
+  Table t = MakeTable(10, 1, ipc::DType::kBF16);
+  Rows out{{1}, {1.001f}};  // not a bf16 value: rounding it would change it
+  Rows a{{4, 6}, {256.0f, 1.0f}}, b{{4}, {1.0f}};
+  const Rows* parts[] = {&a, &b};
+  SumAppend(parts, t, &out);
+  EXPECT_EQ(out.ids, (std::vector<uint64_t>{1, 4, 6}));
+  ASSERT_EQ(out.vals.size(), 3u);
+  EXPECT_EQ(out.vals[0], 1.001f);
+  EXPECT_EQ(out.vals[1], 256.0f);  // 257 rounded to bf16 (8 bits of mantissa)
+  EXPECT_EQ(out.vals[2], 1.0f);
+  // Node parts: summed in node order, then freed.
+  std::vector<std::optional<Rows>> nodes = {Rows{{8}, {2.0f}}, Rows{{8, 9}, {3.0f, 4.0f}}};
+  SumParts(&nodes, t, &out);
+  EXPECT_EQ(out.ids, (std::vector<uint64_t>{1, 4, 6, 8, 9}));
+  EXPECT_EQ(out.vals[3], 5.0f);
+  EXPECT_FALSE(nodes[0].has_value() || nodes[1].has_value());
 }
 
 TEST(SparseShardTest, RowsArriveSummedAtTheirOwnerOnly) {
