@@ -56,11 +56,26 @@ PeerHeader StepToFirstSparseChunkFor0(NodeCluster& c) {
   }
 }
 
-TEST(SparseExchangeTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFailsTheOp) {
-  NodeCluster c(2, 1);
+// Two nodes, each starting a sparse allreduce of a few rows.
+class TwoNodeSparseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    c.group(0).Start(kKey, 0, {&r0.op});
+    c.group(1).Start(kKey, 0, {&r1.op});
+  }
+  // Node `n` finished the op with a protocol error whose message contains `why`.
+  void ExpectProtocolError(int n, const std::string& why) {
+    const NodeDone* d = c.done(n, kKey, 0);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
+    EXPECT_NE(d->status.message().find(why), std::string::npos) << d->status.ToString();
+  }
+
+  NodeCluster c{2, 1};
   SparseRank r0, r1;
-  c.group(0).Start(kKey, 0, {&r0.op});
-  c.group(1).Start(kKey, 0, {&r1.op});
+};
+
+TEST_F(TwoNodeSparseTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFailsTheOp) {
   PeerHeader real = StepToFirstSparseChunkFor0(c);
   // A chunk of 16 bytes at the end of a message it claims is 1 TiB long: node 0 reserves nothing
   // for it and fails the op, naming why.
@@ -69,17 +84,10 @@ TEST(SparseExchangeTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFails
   huge.offset = ipc::kMaxOpBytes - 16;
   std::vector<uint8_t> bytes(16, 0xab);
   c.group(0).OnMessage(huge, bytes.data(), bytes.size());
-  const NodeDone* d = c.done(0, kKey, 0);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
-  EXPECT_NE(d->status.message().find("larger than this op can produce"), std::string::npos) << d->status.ToString();
+  ExpectProtocolError(0, "larger than this op can produce");
 }
 
-TEST(SparseExchangeTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
-  NodeCluster c(2, 1);
-  SparseRank r0, r1;
-  c.group(0).Start(kKey, 0, {&r0.op});
-  c.group(1).Start(kKey, 0, {&r1.op});
+TEST_F(TwoNodeSparseTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
   PeerHeader real = StepToFirstSparseChunkFor0(c);
   // A chunk of 16 bytes past the end of the real message, announcing it 16 bytes longer: held.
   PeerHeader longer = real;
@@ -90,17 +98,10 @@ TEST(SparseExchangeTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
   EXPECT_EQ(c.done(0, kKey, 0), nullptr);
   // The same message then arrives with its real length: node 0 fails the op, naming why.
   c.Run();
-  const NodeDone* d = c.done(0, kKey, 0);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
-  EXPECT_NE(d->status.message().find("changed a sparse message's length"), std::string::npos) << d->status.ToString();
+  ExpectProtocolError(0, "changed a sparse message's length");
 }
 
-TEST(SparseExchangeTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
-  NodeCluster c(2, 1);
-  SparseRank r0, r1;
-  c.group(0).Start(kKey, 0, {&r0.op});
-  c.group(1).Start(kKey, 0, {&r1.op});
+TEST_F(TwoNodeSparseTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
   // Node 1's announcement reaches node 0 forged ahead of the real one (which is then a duplicate).
   std::optional<PeerHeader> contrib;
   for (const FakeNetwork::Envelope& e : c.net().InFlight()) {
@@ -122,20 +123,13 @@ TEST(SparseExchangeTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
   std::memcpy(payload.data() + sizeof(a), quantiles, sizeof(quantiles));
   c.group(0).OnMessage(*contrib, payload.data(), payload.size());
   c.Run();
-  const NodeDone* d = c.done(0, kKey, 0);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->status.code(), Code::kProtocol) << d->status.ToString();
-  EXPECT_NE(d->status.message().find("quantiles"), std::string::npos) << d->status.ToString();
+  ExpectProtocolError(0, "quantiles");
   // Node 1 is told and fails too: nobody waits.
   ASSERT_NE(c.done(1, kKey, 0), nullptr);
   EXPECT_FALSE(c.done(1, kKey, 0)->status.ok());
 }
 
-TEST(SparseExchangeTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
-  NodeCluster c(2, 1);
-  SparseRank r0, r1;
-  c.group(0).Start(kKey, 0, {&r0.op});
-  c.group(1).Start(kKey, 0, {&r1.op});
+TEST_F(TwoNodeSparseTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
   PeerHeader h = StepToFirstSparseChunkFor0(c);
   // Node 1's allgather messages (one per agreed id range, encoded as it encodes them) reach node 0
   // in two chunks each, the second first.
