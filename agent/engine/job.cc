@@ -153,8 +153,8 @@ void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (group_ != nullptr && lost_.ok()) group_->OnMessage(h, data, len);
 }
 
-uint8_t* Job::RecvBuffer(const PeerHeader& h, size_t len) {
-  return group_ != nullptr && lost_.ok() ? group_->RecvBuffer(h, len) : nullptr;
+RecvTarget Job::RecvBuffer(const PeerHeader& h, size_t len) {
+  return group_ != nullptr && lost_.ok() ? group_->RecvBuffer(h, len) : RecvTarget{};
 }
 
 void Job::OnPeerLost(PeerId peer, const Status& why) {

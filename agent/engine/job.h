@@ -75,7 +75,7 @@ class Job {
   // One step of deferred local work. True if it did any.
   bool Pump();
   // Where a large payload for this job should land (nullptr: anywhere).
-  uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
+  RecvTarget RecvBuffer(const PeerHeader& h, size_t len);
   // The agent of another node is gone: the job fails if it used it, here and (told at once, as the
   // lost node may still be reachable from them) on its other nodes.
   void OnPeerLost(PeerId peer, const Status& why);

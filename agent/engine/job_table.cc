@@ -44,9 +44,9 @@ Job* JobTable::FindByHash(uint64_t hash) {
   return nullptr;
 }
 
-uint8_t* JobTable::RecvBuffer(const PeerHeader& h, size_t len) {
+RecvTarget JobTable::RecvBuffer(const PeerHeader& h, size_t len) {
   Job* job = FindByHash(h.job_hash);
-  return job == nullptr ? nullptr : job->RecvBuffer(h, len);
+  return job == nullptr ? RecvTarget{} : job->RecvBuffer(h, len);
 }
 
 bool JobTable::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {

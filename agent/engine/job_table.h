@@ -22,7 +22,7 @@ class JobTable : public PeerEvents {
   Job* Find(const std::string& id);
   Job* FindByHash(uint64_t hash);
   // PeerEvents: routed to the job with h.job_hash; a lost peer is reported to every job.
-  uint8_t* RecvBuffer(const PeerHeader& h, size_t len) override;
+  RecvTarget RecvBuffer(const PeerHeader& h, size_t len) override;
   bool OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) override;
   void OnPeerLost(PeerId peer, const Status& why) override;
   // One step of deferred local work across jobs.

@@ -302,12 +302,19 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
   }
 }
 
-uint8_t* NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
-  if (static_cast<PeerMsg>(h.type) != PeerMsg::kRing) return nullptr;
+RecvTarget NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
+  if (static_cast<PeerMsg>(h.type) != PeerMsg::kRing) return {};
   auto it = instances_.find({h.key, h.seq});
-  if (it == instances_.end() || !it->second.agreed || it->second.done) return nullptr;
+  if (it == instances_.end() || !it->second.agreed || it->second.done) return {};
   BufferSpan span = it->second.algorithm->RecvBuffer(h, len);
-  return span.empty() || !span.host() ? nullptr : HostBytes(span);
+  if (span.empty() || !span.host()) return {};
+  auto holds = std::make_shared<std::vector<std::shared_ptr<const void>>>();
+  for (const ValidatedOp* op : it->second.ops) {
+    for (const auto& region : op->holds) {
+      if (region != nullptr) holds->push_back(region);
+    }
+  }
+  return {HostBytes(span), std::move(holds)};
 }
 
 void NodeGroup::SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) {

@@ -84,8 +84,10 @@ class NodeGroup : private CollectiveLinks {
   // or some never submitted it in time): every other node fails it with `why` too (sent once the
   // peers are known).
   void Abort(uint64_t key, uint64_t seq, const Status& why);
-  // Where a large chunk should land so it needs no copy (nullptr: anywhere).
-  uint8_t* RecvBuffer(const PeerHeader& h, size_t len);
+  // Where a large chunk should land so it needs no copy (a null target: anywhere), with the
+  // regions of the instance's ops as its keep-alive: the chunk may still be landing after the
+  // instance has failed and its clients have released the memory.
+  RecvTarget RecvBuffer(const PeerHeader& h, size_t len);
   // One slice of deferred local work (large allreduces reduce their local inputs slice by slice,
   // overlapped with the ring). True if it did any.
   bool Pump();

@@ -21,11 +21,11 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* ev
   Transport::Callbacks cb;
   cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) { n->OnMessage(h, hl, d, dl); };
   cb.on_peer_error = [n](PeerId p, const Status& why) { n->OnPeerError(p, why); };
-  cb.recv_buffer = [n](const uint8_t* h, size_t hl, size_t len) -> uint8_t* {
-    if (hl != sizeof(PeerHeader)) return nullptr;
+  cb.recv_buffer = [n](const uint8_t* h, size_t hl, size_t len) -> RecvTarget {
+    if (hl != sizeof(PeerHeader)) return {};
     PeerHeader header;
     std::memcpy(&header, h, sizeof(header));
-    if (header.magic != kPeerMagic) return nullptr;
+    if (header.magic != kPeerMagic) return {};
     return n->events_->RecvBuffer(header, len);
   };
   OUTRIDER_ASSIGN_OR_RETURN(net->transport_, make(std::move(cb)));

@@ -17,9 +17,10 @@ namespace outrider::agent {
 class PeerEvents {
  public:
   virtual ~PeerEvents() = default;
-  // Where the `len`-byte payload of a message with header `h` should land, so it needs no copy;
-  // nullptr lets the transport use a buffer of its own (also for a job not served here).
-  virtual uint8_t* RecvBuffer(const PeerHeader& h, size_t len) = 0;
+  // Where the `len`-byte payload of a message with header `h` should land, so it needs no copy,
+  // and what keeps it alive until it has (a null target lets the transport use a buffer of its
+  // own; also for a job not served here).
+  virtual RecvTarget RecvBuffer(const PeerHeader& h, size_t len) = 0;
   // A message for the job `h.job_hash`. False if no job here has that hash: it is dropped.
   virtual bool OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) = 0;
   // The agent behind `peer` is gone (silent past the deadline, or the transport gave up on it).

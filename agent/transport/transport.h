@@ -7,11 +7,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "ipc/status.h"
 
 namespace outrider::agent {
+
+// Where a payload should land so it needs no copy, and what keeps that memory alive until the
+// transport has written it and handed the message over: a transfer may still be landing after
+// the op that offered the memory has ended (a peer failed it), and the client may release the
+// memory then.
+struct RecvTarget {
+  uint8_t* data = nullptr;  // nullptr: the transport uses a buffer of its own
+  std::shared_ptr<const void> keep;
+};
 
 using PeerId = uint32_t;
 
@@ -25,9 +35,11 @@ class Transport {
         on_message;
     // The transport gave up on a peer (it died, or the connection broke).
     std::function<void(PeerId peer, const Status& why)> on_peer_error;
-    // Optional: where a large payload should land (`len` bytes), so it needs no copy; nullptr
-    // lets the transport use a buffer of its own. on_message then gets that same pointer.
-    std::function<uint8_t*(const uint8_t* header, size_t header_len, size_t len)> recv_buffer;
+    // Optional: where a large payload should land (`len` bytes), so it needs no copy (a null
+    // target lets the transport use a buffer of its own). on_message then gets that same pointer;
+    // the transport holds the target's `keep` until on_message has returned (or the transfer
+    // failed).
+    std::function<RecvTarget(const uint8_t* header, size_t header_len, size_t len)> recv_buffer;
   };
   using SendDone = std::function<void(const Status&)>;
 

@@ -127,28 +127,30 @@ void MergeSum(std::span<const Rows* const> parts, const Table& t, Rows* out_rows
   }
 }
 
-}  // namespace
+bool AllStrictlyIncreasing(std::span<const Rows* const> parts) {
+  return std::all_of(parts.begin(), parts.end(), [](const Rows* p) { return StrictlyIncreasing(*p); });
+}
 
-void SumAppend(std::span<const Rows* const> parts, const Table& t, Rows* out) {
-  bool sorted = true;
-  for (const Rows* p : parts) sorted = sorted && StrictlyIncreasing(*p);
-  if (!sorted) {
-    Rows sum = Sum(parts, t);
-    out->ids.insert(out->ids.end(), sum.ids.begin(), sum.ids.end());
-    out->vals.insert(out->vals.end(), sum.vals.begin(), sum.vals.end());
-    return;
-  }
+// MergeSum, with what it appended rounded to the table dtype (one part: nothing was summed).
+void MergeSumRounded(std::span<const Rows* const> parts, const Table& t, Rows* out) {
   size_t from = out->vals.size();
   MergeSum(parts, t, out);
   if (parts.size() > 1) RoundTo(t, &out->vals, from);
 }
 
+}  // namespace
+
+void SumAppend(std::span<const Rows* const> parts, const Table& t, Rows* out) {
+  if (AllStrictlyIncreasing(parts)) return MergeSumRounded(parts, t, out);
+  Rows sum = Sum(parts, t);
+  out->ids.insert(out->ids.end(), sum.ids.begin(), sum.ids.end());
+  out->vals.insert(out->vals.end(), sum.vals.begin(), sum.vals.end());
+}
+
 Rows Sum(std::span<const Rows* const> parts, const Table& t) {
-  bool sorted = true;
-  for (const Rows* p : parts) sorted = sorted && StrictlyIncreasing(*p);
-  if (sorted) {
+  if (AllStrictlyIncreasing(parts)) {
     Rows out;
-    SumAppend(parts, t, &out);
+    MergeSumRounded(parts, t, &out);
     return out;
   }
   // (id, part, index) sorted by id, stable: equal ids keep part order, then index order.

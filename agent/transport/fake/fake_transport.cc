@@ -111,6 +111,14 @@ bool FakeNetwork::StepLink(int from, int to) {
 }
 
 void FakeNetwork::Process(Event e) {
+  if (e.lands) {  // the receiver's buffer is kept alive by e.landing until this returns
+    std::memcpy(e.landing.data, e.payload.data(), e.payload.size());
+    FakeTransport* to = Endpoint(e.to);
+    if (to != nullptr && to->callbacks_.on_message) {
+      to->callbacks_.on_message(e.header.data(), e.header.size(), e.landing.data, e.payload.size());
+    }
+    return;
+  }
   if (e.is_error) {
     FakeTransport* at = Endpoint(e.to);
     if (at != nullptr && at->connected_.count(static_cast<PeerId>(e.from)) != 0 && at->callbacks_.on_peer_error) {
@@ -135,11 +143,16 @@ void FakeNetwork::Process(Event e) {
   FakeTransport* to = deliver ? Endpoint(e.to) : nullptr;  // looked up again: `done` may detach it
   if (to == nullptr || !to->callbacks_.on_message) return;
   const uint8_t* data = e.payload.data();
+  RecvTarget target;  // held until on_message returns
   if (!e.payload.empty() && to->callbacks_.recv_buffer) {
-    uint8_t* buf = to->callbacks_.recv_buffer(e.header.data(), e.header.size(), e.payload.size());
-    if (buf != nullptr) {
-      std::memcpy(buf, e.payload.data(), e.payload.size());
-      data = buf;
+    target = to->callbacks_.recv_buffer(e.header.data(), e.header.size(), e.payload.size());
+    if (target.data != nullptr && land_later_) {
+      queue_.push_back({false, e.from, e.to, std::move(e.header), std::move(e.payload), nullptr, true, std::move(target)});
+      return;
+    }
+    if (target.data != nullptr) {
+      std::memcpy(target.data, e.payload.data(), e.payload.size());
+      data = target.data;
     }
   }
   to->callbacks_.on_message(e.header.data(), e.header.size(), data, e.payload.size());
@@ -154,7 +167,7 @@ size_t FakeNetwork::RunUntilIdle(size_t max_steps) {
 std::vector<FakeNetwork::Envelope> FakeNetwork::InFlight() const {
   std::vector<Envelope> out;
   for (const Event& e : queue_) {
-    if (!e.is_error) out.push_back({e.from, e.to, e.header, e.payload.size()});
+    if (!e.is_error) out.push_back({e.from, e.to, e.header, e.payload.size(), e.lands});
   }
   return out;
 }

@@ -95,6 +95,7 @@ class FakeNetwork {
     int to;
     std::vector<uint8_t> header;
     size_t payload_len;
+    bool landing = false;  // its buffer is taken; its bytes are still to land (LandLater)
   };
   // The queued messages, oldest first (error reports left out).
   std::vector<Envelope> InFlight() const;
@@ -105,6 +106,11 @@ class FakeNetwork {
   // `a` hangs for good: everything it sends or is sent vanishes on delivery, with SendDone Ok,
   // and no error is reported, so only a liveness deadline can notice.
   void Silence(int a);
+  // From now on a payload that a receiver's recv_buffer places lands in two steps, as a
+  // rendezvous transfer does: the step that delivers the message takes the buffer (and its
+  // keep-alive), and the bytes land, followed by on_message, at a later step (queued behind
+  // what is queued then), whatever happened to the receiver in between.
+  void LandLater() { land_later_ = true; }
 
  private:
   friend class FakeTransport;
@@ -115,6 +121,8 @@ class FakeNetwork {
     std::vector<uint8_t> header;
     std::vector<uint8_t> payload;
     Transport::SendDone done;
+    bool lands = false;   // the bytes of a message whose buffer was taken earlier (LandLater)
+    RecvTarget landing;   // that buffer, held until they have landed and on_message returned
   };
   // Delivers (or reports) one event taken off the queue.
   void Process(Event e);
@@ -126,6 +134,7 @@ class FakeNetwork {
   std::deque<Event> queue_;
   std::set<std::pair<int, int>> broken_;  // (smaller index, larger index)
   std::set<int> silenced_;
+  bool land_later_ = false;
 };
 
 }  // namespace outrider::agent

@@ -214,7 +214,9 @@ ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t
   auto* req = new RecvRequest{self, Delivery{}};
   req->delivery.header.assign(h, h + header_length);
   req->delivery.len = length;
-  uint8_t* dst = self->callbacks_.recv_buffer ? self->callbacks_.recv_buffer(h, header_length, length) : nullptr;
+  RecvTarget target = self->callbacks_.recv_buffer ? self->callbacks_.recv_buffer(h, header_length, length) : RecvTarget{};
+  uint8_t* dst = target.data;
+  req->delivery.keep = std::move(target.keep);
   if (dst == nullptr) {
     req->delivery.owned.reset(new uint8_t[length]);  // uninitialized: it is overwritten at once
     dst = req->delivery.owned.get();

@@ -36,6 +36,7 @@ class UcxTransport : public Transport {
   struct Delivery {
     std::vector<uint8_t> header;
     std::unique_ptr<uint8_t[]> owned;  // payload buffer when the engine gave none
+    std::shared_ptr<const void> keep;  // keeps the engine's buffer alive until delivered
     uint8_t* data = nullptr;
     size_t len = 0;
   };

@@ -30,10 +30,10 @@ class FakeEvents : public PeerEvents {
     std::vector<uint8_t> data;
     const uint8_t* where;  // the payload pointer handed over
   };
-  uint8_t* RecvBuffer(const PeerHeader& h, size_t len) override {
-    if (jobs.count(h.job_hash) == 0 || !offer_buffer) return nullptr;
+  RecvTarget RecvBuffer(const PeerHeader& h, size_t len) override {
+    if (jobs.count(h.job_hash) == 0 || !offer_buffer) return {};
     buffer.assign(len, 0);
-    return buffer.data();
+    return {buffer.data(), nullptr};
   }
   bool OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) override {
     ++offered;

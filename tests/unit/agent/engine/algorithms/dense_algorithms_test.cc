@@ -249,6 +249,34 @@ TEST(RingAllreduceTest, BrokenLinkMidRingFailsTheInstanceInsteadOfHanging) {
   ExpectFailedEverywhere(c, Code::kPeerLost, {});
 }
 
+TEST(RingAllreduceTest, AChunkStillLandingWhenTheInstanceFailsKeepsTheClientsRegionMappedUntilItHasLanded) {
+  NodeCluster c(2, 1, kSmall);
+  c.net().LandLater();  // as a rendezvous transfer: the buffer is taken first, the bytes land later
+  std::vector<Rank> ranks = Allreduce<float>(2, kLargeCount, ReduceOp::kSum);
+  // Node 0's result lands in a client region that the op holds, as the agent's ops do.
+  auto region = std::make_shared<std::vector<uint8_t>>(ranks[0].recv.size(), 0xEE);
+  std::weak_ptr<std::vector<uint8_t>> mapped = region;
+  ranks[0].op.recv = BufferSpan::Host(region->data(), region->size());
+  ranks[0].op.Hold(region);
+  StartAll(c, 1, ranks);
+  auto landing_at_0 = [&] {
+    for (const FakeNetwork::Envelope& e : c.net().InFlight()) {
+      if (e.to == 0 && e.landing) return true;
+    }
+    return false;
+  };
+  while (!landing_at_0()) ASSERT_TRUE(c.net().Step()) << "no ring chunk took node 0's buffer";
+  // The instance fails while that chunk is still landing; the op is gone and the client releases
+  // the region.
+  c.group(0).FailAll(PeerLost("node 1 of job 'job' is lost"));
+  ASSERT_NE(c.done(0, 1, 0), nullptr);
+  ranks[0].op.holds = {};
+  region.reset();
+  EXPECT_FALSE(mapped.expired()) << "the region went while a chunk was still landing in it";
+  c.Run();  // it lands, into memory that is still there, and is dropped
+  EXPECT_TRUE(mapped.expired()) << "the landed chunk still holds the region";
+}
+
 TEST(RingAllreduceTest, ChunkOffItsElementBoundariesFailsTheInstanceNamingIt) {
   NodeCluster c(2, 1, kSmall);
   std::vector<Rank> ranks = Allreduce<float>(2, kLargeCount, ReduceOp::kSum);
