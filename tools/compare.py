@@ -191,8 +191,8 @@ def main():
     g.add_argument("--algos", default=",".join(SPARSE_ALGOS), help="Outrider algorithms (default: all and auto)")
     g.add_argument("--turn-ms", type=float, default=250,
                    help="each Outrider algorithm's turn runs as many ops as fit this many ms (its warm-up op's time; "
-                        "up to 64), so fast algorithms are timed over more ops (default 250; 0: one op per turn, "
-                        "as builds before 2026-11-25 do)")
+                        "up to 64), so fast algorithms are timed over more ops (default 250; 0: one op per turn; "
+                        "--against a build whose outrider-bench lacks --turn-ms needs 0)")
     g = p.add_argument_group("training (compare train: tools/examples/train_lm.py)")
     g.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
     g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
