@@ -88,9 +88,10 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     s.recv[static_cast<size_t>(to)] += bytes;
   };
   std::vector<SimAlgo> algos;
+  std::vector<uint64_t> starts = agent::sparse::MergeQuantiles(quantiles);  // as the agents agree them
   {  // allgather: one message per agreed id range
     SimAlgo s = start(SparseAlgo::kAllgather);
-    std::vector<IdRange> ranges = agent::sparse::RangesFrom(agent::sparse::MergeQuantiles(quantiles), c.rows);
+    std::vector<IdRange> ranges = agent::sparse::RangesFrom(starts, c.rows);
     for (int i = 0; i < N; ++i) {
       const std::vector<uint64_t>& v = node[static_cast<size_t>(i)];
       uint64_t b = 0;
@@ -160,7 +161,7 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   // has seen (the bench times steps after a warm-up).
   agent::sparse::CostInputs in;
   in.ctx = ctx;
-  in.ctx.range_starts = agent::sparse::MergeQuantiles(quantiles);  // as the agents agree them
+  in.ctx.range_starts = starts;
   uint64_t sum_nnz = 0;
   for (int i = 0; i < N; ++i) {
     in.nodes.push_back({node[static_cast<size_t>(i)].size(), blocks_of(node[static_cast<size_t>(i)])});

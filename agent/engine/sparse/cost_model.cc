@@ -48,22 +48,20 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
     blocks.push_back(static_cast<double>(a.blocks));
   }
   double rows = static_cast<double>(t.rows);
-  // allgather's messages, one per agreed id range: the ranges hold about equal parts of every
-  // node's rows (they are cut at quantiles).
-  std::vector<IdRange> ranges = RangesFrom(c.range_starts, t.rows);
-  auto ranged = [&](uint64_t n) {
-    uint64_t b = 0, K = ranges.size();
-    for (uint64_t k = 0; k < K; ++k) b += wire(RangeMessageBytes(n * (k + 1) / K - n * k / K, ranges[k], t));
-    return b;
-  };
   int phases = 2;
   Context pc = c;
   pc.nodes = static_cast<int>(N);
   switch (algo) {
     case ipc::SparseAlgo::kAllgather: {
       phases = 1;
+      // The agreed ranges hold about equal shares of every node's rows (they are cut at quantiles).
+      std::vector<IdRange> ranges = RangesFrom(c.range_starts, t.rows);
       for (size_t i = 0; i < N; ++i) {
-        uint64_t b = ranged(in.nodes[i].nnz);
+        uint64_t b = 0, K = ranges.size();
+        for (uint64_t k = 0; k < K; ++k) {
+          uint64_t share = in.nodes[i].nnz * (k + 1) / K - in.nodes[i].nnz * k / K;
+          b += wire(RangeMessageBytes(share, ranges[k], t));
+        }
         for (size_t j = 0; j < N; ++j) {
           if (j != i) add(i, j, b);
         }

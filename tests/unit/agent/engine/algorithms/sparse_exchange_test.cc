@@ -57,7 +57,7 @@ PeerHeader StepToFirstSparseChunkFor0(NodeCluster& c) {
 }
 
 // Two nodes, each starting a sparse allreduce of a few rows.
-class TwoNodeSparseTest : public ::testing::Test {
+class SparseExchangeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     c.group(0).Start(kKey, 0, {&r0.op});
@@ -75,7 +75,7 @@ class TwoNodeSparseTest : public ::testing::Test {
   SparseRank r0, r1;
 };
 
-TEST_F(TwoNodeSparseTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFailsTheOp) {
+TEST_F(SparseExchangeTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFailsTheOp) {
   PeerHeader real = StepToFirstSparseChunkFor0(c);
   // A chunk of 16 bytes at the end of a message it claims is 1 TiB long: node 0 reserves nothing
   // for it and fails the op, naming why.
@@ -87,7 +87,7 @@ TEST_F(TwoNodeSparseTest, ChunkAnnouncingAMessageLargerThanTheOpCouldProduceFail
   ExpectProtocolError(0, "larger than this op can produce");
 }
 
-TEST_F(TwoNodeSparseTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
+TEST_F(SparseExchangeTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
   PeerHeader real = StepToFirstSparseChunkFor0(c);
   // A chunk of 16 bytes past the end of the real message, announcing it 16 bytes longer: held.
   PeerHeader longer = real;
@@ -101,7 +101,7 @@ TEST_F(TwoNodeSparseTest, ChunkThatChangesAMessagesLengthFailsTheOp) {
   ExpectProtocolError(0, "changed a sparse message's length");
 }
 
-TEST_F(TwoNodeSparseTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
+TEST_F(SparseExchangeTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
   // Node 1's announcement reaches node 0 forged ahead of the real one (which is then a duplicate).
   std::optional<PeerHeader> contrib;
   for (const FakeNetwork::Envelope& e : c.net().InFlight()) {
@@ -129,7 +129,7 @@ TEST_F(TwoNodeSparseTest, AnnouncementWhoseQuantilesDoNotIncreaseFailsTheOp) {
   EXPECT_FALSE(c.done(1, kKey, 0)->status.ok());
 }
 
-TEST_F(TwoNodeSparseTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
+TEST_F(SparseExchangeTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
   PeerHeader h = StepToFirstSparseChunkFor0(c);
   // Node 1's allgather messages (one per agreed id range, encoded as it encodes them) reach node 0
   // in two chunks each, the second first.

@@ -117,12 +117,15 @@ inline std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex
   return results;
 }
 
-inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>& node_rows, const Table& t, Net* net) {
+// Runs `algo` on each node's rows (coalesced first), with `starts` as the agreed id ranges
+// (Context::range_starts; empty: one range).
+inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>& node_rows, const Table& t, Net* net,
+                                       const std::vector<uint64_t>& starts = {}) {
   int n = static_cast<int>(node_rows.size());
   std::vector<std::unique_ptr<Exchange>> ex;
   std::vector<Rows> mine;
   for (int i = 0; i < n; ++i) {
-    Context c{n, i, 1, t, 4, {}};
+    Context c{n, i, 1, t, 4, starts};
     ex.push_back(MakeReplicated(algo, c));
     mine.push_back(Coalesce(node_rows[static_cast<size_t>(i)], t));
   }
@@ -135,20 +138,11 @@ inline void ExpectBitwiseEqual(const Rows& a, const Rows& b) {
   if (!a.vals.empty()) ASSERT_EQ(0, std::memcmp(a.vals.data(), b.vals.data(), a.vals.size() * sizeof(float)));
 }
 
-// Each node's rows coalesced, and the id ranges the nodes agree from their quantiles.
+// The id ranges nodes with these (coalesced) rows agree from their quantiles, as the agents do.
 inline std::vector<uint64_t> AgreedStarts(const std::vector<Rows>& mine) {
   std::vector<std::vector<uint64_t>> quantiles;
   for (const Rows& m : mine) quantiles.push_back(IdQuantiles(m.ids, kAllgatherRanges));
   return MergeQuantiles(quantiles);
-}
-
-// Runs `algo` on coalesced rows with the ranges the nodes agree (as the agents run it).
-inline std::vector<Rows> RunStreamed(SparseAlgo algo, const std::vector<Rows>& mine, const Table& t, Net* net) {
-  int n = static_cast<int>(mine.size());
-  std::vector<uint64_t> starts = AgreedStarts(mine);
-  std::vector<std::unique_ptr<Exchange>> ex;
-  for (int i = 0; i < n; ++i) ex.push_back(MakeReplicated(algo, Context{n, i, 1, t, 4, starts}));
-  return RunAll(ex, mine, net);
 }
 
 }  // namespace outrider::agent::sparse::harness
