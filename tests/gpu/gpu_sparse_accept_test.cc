@@ -171,7 +171,7 @@ TEST(GpuSparseAcceptTest, TimeOfCoalescingOnTheGpuBesideTheHostEngineSum) {
   double gpu = CheckOnGpu(d, lib, c);
   agent::sparse::Rows in;
   for (int64_t id : c.ids) in.ids.push_back(static_cast<uint64_t>(id));
-  in.vals = c.vals;
+  in.vals.assign(c.vals.begin(), c.vals.end());
   agent::sparse::Table t;
   t.rows = n;
   t.dim = dim;

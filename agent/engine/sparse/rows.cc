@@ -52,7 +52,7 @@ void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst) {
   }
 }
 
-void RoundTo(const Table& t, std::vector<float>* vals, size_t from) {
+void RoundTo(const Table& t, Values* vals, size_t from) {
   if (t.dtype == ipc::DType::kF32) return;
   for (size_t i = from; i < vals->size(); ++i) {
     float& v = (*vals)[i];

@@ -136,7 +136,7 @@ TEST_F(SparseExchangeTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
   sparse::Table table{r1.op.rows, r1.op.count, r1.op.dtype};
   sparse::Rows rows;
   rows.ids = {1, 5, 9};
-  rows.vals = r1.vals;
+  rows.vals.assign(r1.vals.begin(), r1.vals.end());
   std::vector<uint64_t> q = sparse::IdQuantiles(rows.ids, sparse::kAllgatherRanges);
   std::vector<sparse::IdRange> ranges = sparse::RangesFrom(sparse::MergeQuantiles({q, q}), table.rows);
   ASSERT_GT(ranges.size(), 1u);

@@ -40,7 +40,7 @@ Coalesced<Id> CoalesceOnHost(const std::vector<Id>& ids, const std::vector<float
 Rows HostSum(const std::vector<int64_t>& ids, const std::vector<float>& vals, uint64_t dim) {
   Rows in;
   for (int64_t id : ids) in.ids.push_back(static_cast<uint64_t>(id));
-  in.vals = vals;
+  in.vals.assign(vals.begin(), vals.end());
   Table t;
   t.rows = uint64_t{1} << 40;
   t.dim = dim;

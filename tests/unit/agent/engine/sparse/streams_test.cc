@@ -51,7 +51,7 @@ TEST(SparseRangesTest, RangesJoinTheResultInIdOrderWhateverOrderTheyCompleteIn) 
   ranges.Complete(1, &p1, t, &result);
   EXPECT_TRUE(ranges.done());
   EXPECT_EQ(result.ids, (std::vector<uint64_t>{5, 40, 70}));
-  EXPECT_EQ(result.vals, (std::vector<float>{1.5f, 5.0f, 8.0f}));
+  EXPECT_EQ(result.vals, (sparse::Values{1.5f, 5.0f, 8.0f}));
 }
 
 TEST(SparseAllgatherTest, StreamsAgreedIdRangesSummedInNodeOrder) {
