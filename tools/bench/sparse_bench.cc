@@ -118,6 +118,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   std::vector<std::vector<double>> times(na);
   std::vector<outrider_op_result_t> last(na);
   std::vector<uint64_t> hashes(na);
+  std::vector<char> hashed(na, 0);  // a result never hashed must not pass as equal
   std::vector<size_t> order(na);
   for (size_t a = 0; a < na; ++a) order[a] = a;
   std::mt19937 shuffle(static_cast<uint32_t>(o.seed));
@@ -148,6 +149,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
         // while other nodes' agents still finish theirs.
         if (i + 1 == o.warmup + o.iters && r + 1 == reps[a]) {
           hashes[a] = ipc::Fnv1a(g.out_values, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(g.out_ids, res.result_rows * 8);
+          hashed[a] = 1;
         }
       }
     }
@@ -162,7 +164,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     const std::string& name = o.algos[a];
     const outrider_op_result_t& res = last[a];
     // Every algorithm must give the same bits.
-    bool ok = hashes[a] == hashes[0] && res.result_rows == last[0].result_rows;
+    bool ok = hashed[a] && hashed[0] && hashes[a] == hashes[0] && res.result_rows == last[0].result_rows;
     failures += !ok;
     // Per-rank wire statistics of the algorithm's last op, gathered to every rank.
     auto* st = static_cast<Stats*>(stats_buf);
