@@ -140,6 +140,7 @@ std::string Agent::StatusJson() {
     }
     j["scheduler"] = {{"policy", sched.options().priority ? "priority" : "fifo"},
                       {"credit_window_bytes", sched.options().window_bytes},
+                      {"solo_window_bytes", sched.options().solo_window_bytes},
                       {"aging_ms", sched.options().aging_ns / 1'000'000}, {"classes", classes}, {"last_sends", order}};
   }
   return JsonText(j, 2) + "\n";

@@ -178,8 +178,16 @@ const Param kParams[] = {
      }},
     {"credit_window_bytes", "--credit-window-bytes", "OUTRIDER_CREDIT_WINDOW_BYTES",
      "credit_window_bytes", "BYTES", "", "bytes",
-     "Bytes of bulk chunks in flight per peer link: an urgent chunk waits behind at most this "
-     "much.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.window_bytes)},
+     "Bytes of bulk chunks in flight per peer link that carries chunks of more than one priority: "
+     "an urgent chunk waits behind at most this much (behind solo_window_bytes if it arrives on a "
+     "link that carried one priority).", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.window_bytes)},
+    {"solo_window_bytes", "--solo-window-bytes", "OUTRIDER_SOLO_WINDOW_BYTES", "solo_window_bytes", "BYTES", "",
+     "bytes",
+     "The credit window of a peer link whose queued and in-flight chunks all have one priority (one "
+     "op, or ops nobody ranks apart): nothing there can be overtaken, and the deeper window keeps "
+     "the link busy while the receiving agent waits for a core. As soon as a chunk of another "
+     "priority shows up, the link is back to credit_window_bytes.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.solo_window_bytes)},
     {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "", "ms",
      "A waiting chunk (or an op waiting for its launch on the agents' NCCL) gains one priority level "
      "per this many ms, so no op starves; 0 = no aging.",

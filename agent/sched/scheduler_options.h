@@ -14,6 +14,10 @@ struct SchedulerOptions {
   uint64_t window_bytes = 2u << 20;
   // A waiting chunk gains one priority level per this; 0 = no aging.
   uint64_t aging_ns = 100'000'000;
+  // The window of a link whose queued and in-flight chunks all have one priority: nothing on it
+  // can be overtaken, so a deeper window only keeps the link busy while the receiving agent waits
+  // for a core. Below window_bytes it is window_bytes.
+  uint64_t solo_window_bytes = 4u << 20;
 
   // The first bad field, named by its agent parameter (window_bytes is credit_window_bytes):
   // "credit_window_bytes must be at least 4096, got 1".
@@ -21,6 +25,9 @@ struct SchedulerOptions {
     if (window_bytes < 4096) {
       return InvalidArgument("credit_window_bytes must be at least 4096, got " +
                              std::to_string(window_bytes));
+    }
+    if (solo_window_bytes < 4096) {
+      return InvalidArgument("solo_window_bytes must be at least 4096, got " + std::to_string(solo_window_bytes));
     }
     return Status::Ok();
   }

@@ -17,7 +17,9 @@ const char* SendScheduler::ClassOf(int32_t priority) {
 }
 
 void SendScheduler::Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes, Issue issue) {
-  links_[peer].queue.push_back(Item{priority, job, bytes, next_seq_++, clock_(), std::move(issue)});
+  Link& link = links_[peer];
+  link.queue.push_back(Item{priority, job, bytes, next_seq_++, clock_(), std::move(issue)});
+  ++link.levels[priority];
   ++stats_[ClassOf(priority)].queued;
   Pump(peer);
 }
@@ -25,8 +27,23 @@ void SendScheduler::Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_
 void SendScheduler::Done(PeerId peer, uint64_t bytes) {
   auto it = links_.find(peer);
   if (it == links_.end()) return;
-  it->second.in_flight -= std::min(it->second.in_flight, bytes);
+  Link& link = it->second;
+  link.in_flight -= std::min(link.in_flight, bytes);
+  while (bytes > 0 && !link.sent.empty()) {
+    auto& [priority, left] = link.sent.front();
+    uint64_t n = std::min(bytes, left);
+    left -= n;
+    bytes -= n;
+    if (left > 0) break;
+    Forget(link, priority);
+    link.sent.pop_front();
+  }
   Pump(peer);
+}
+
+void SendScheduler::Forget(Link& link, int32_t priority) {
+  auto level = link.levels.find(priority);
+  if (level != link.levels.end() && --level->second == 0) link.levels.erase(level);
 }
 
 size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
@@ -71,10 +88,13 @@ void SendScheduler::Pump(PeerId peer) {
     size_t i = Pick(link, now);
     Item& item = link.queue[i];
     // A chunk larger than the window still goes, alone.
-    if (link.in_flight > 0 && link.in_flight + item.bytes > options_.window_bytes) break;
+    uint64_t window = options_.window_bytes;
+    if (link.levels.size() == 1) window = std::max(window, options_.solo_window_bytes);
+    if (link.in_flight > 0 && link.in_flight + item.bytes > window) break;
     Item x = std::move(item);
     link.queue.erase(link.queue.begin() + static_cast<long>(i));
     link.in_flight += x.bytes;
+    link.sent.emplace_back(x.priority, x.bytes);
     uint64_t order = next_order_++;
     last_served_[x.job] = order;
     ClassStats& cs = stats_[ClassOf(x.priority)];

@@ -1,6 +1,7 @@
 // The agent's send scheduler (DESIGN.md §7): every bulk chunk (ring steps, chains, gathers,
 // sparse messages) of every job waits here and goes out under a credit window of bytes in flight
-// per peer link, most urgent first. A chunk's urgency is its op's priority (lower = sooner) minus
+// per peer link, most urgent first. A link whose queued and in-flight chunks all have one priority
+// gets the deeper solo window. A chunk's urgency is its op's priority (lower = sooner) minus
 // one level per `aging_ns` it has waited, so nothing starves; equal urgency goes to the job served
 // longest ago (fairness), then first come first served. FIFO mode ignores priorities. Scheduling
 // only orders sends: data arriving from a peer is always accepted, and results never change.
@@ -67,7 +68,13 @@ class SendScheduler {
   struct Link {
     std::vector<Item> queue;
     uint64_t in_flight = 0;
+    // Chunks queued or in flight, by priority: one key means nothing on the link can overtake.
+    std::map<int32_t, uint32_t> levels;
+    // Chunks in flight, oldest first. Credits come back in send order (one ordered connection per
+    // peer); a failed send's may not, which blurs `levels` for a while, never `in_flight`.
+    std::deque<std::pair<int32_t, uint64_t>> sent;
   };
+  static void Forget(Link& link, int32_t priority);
   void Pump(PeerId peer);
   // Index of the next item to send on `link`.
   size_t Pick(const Link& link, uint64_t now) const;

@@ -326,11 +326,12 @@ TEST_F(ConfigTest, EngineParametersSetTheEngineOptions) {
 
 TEST_F(ConfigTest, SchedulerParametersSetTheSchedulerOptions) {
   Result<LoadedConfig> r =
-      Load({"--scheduler", "fifo", "--credit-window-bytes", "8192", "--aging-ms", "7"});
+      Load({"--scheduler", "fifo", "--credit-window-bytes", "8192", "--aging-ms", "7", "--solo-window-bytes", "16384"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const SchedulerOptions& s = r->options.network.scheduler;
   EXPECT_FALSE(s.priority);
   EXPECT_EQ(s.window_bytes, 8192u);
+  EXPECT_EQ(s.solo_window_bytes, 16384u);
   EXPECT_EQ(s.aging_ns, 7'000'000u);
   EXPECT_EQ(Effective(*r, "aging_ms").value, "7");
   EXPECT_EQ(Effective(*r, "scheduler").value, "fifo");

@@ -192,6 +192,12 @@ TEST(SchedulerOptionsTest, RejectsWindowBelow4096) {
   EXPECT_EQ(o.Validate().message(), "credit_window_bytes must be at least 4096, got 4095");
 }
 
+TEST(SchedulerOptionsTest, RejectsASoloWindowBelow4096) {
+  SchedulerOptions o;
+  o.solo_window_bytes = 100;
+  EXPECT_EQ(o.Validate().message(), "solo_window_bytes must be at least 4096, got 100");
+}
+
 TEST(NetworkOptionsTest, DefaultsAreValid) { EXPECT_TRUE(NetworkOptions{}.Validate().ok()); }
 
 TEST(NetworkOptionsTest, DefaultPortIsTheAgentPort) {

@@ -298,7 +298,9 @@ TEST_F(NetworkTest, CreditReturnedForScheduledChunk) {
 
 TEST_F(NetworkTest, LostPeersQueuedChunksAreIssuedAfterTheJobsHeard) {
   ConnectBoth();
-  uint64_t window = b_->scheduler()->options().window_bytes;
+  // Chunks as large as the deepest window: the second cannot go while the first is in flight.
+  const SchedulerOptions& o = b_->scheduler()->options();
+  uint64_t window = std::max(o.window_bytes, o.solo_window_bytes);
   int issued = 0;
   size_t lost_when_issued = 0;
   b_->scheduler()->Enqueue(to_a_, 0, kJob, window, [&] { ++issued; });

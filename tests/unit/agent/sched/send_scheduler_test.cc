@@ -35,7 +35,7 @@ struct FakeLink {
 };
 
 TEST(SendSchedulerTest, WindowLimitsBytesInFlightPerPeer) {
-  FakeLink l({true, 2 * kChunk, 0});
+  FakeLink l({true, 2 * kChunk, 0, 2 * kChunk});
   for (int i = 0; i < 5; ++i) l.Add("b" + std::to_string(i), 1000);
   EXPECT_EQ(l.sent.size(), 2u);
   EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk);
@@ -44,7 +44,7 @@ TEST(SendSchedulerTest, WindowLimitsBytesInFlightPerPeer) {
 }
 
 TEST(SendSchedulerTest, UrgentChunkOvertakesQueuedBulkAfterAtMostOneWindow) {
-  FakeLink l({true, 2 * kChunk, 0});
+  FakeLink l({true, 2 * kChunk, 0, 2 * kChunk});
   for (int i = 0; i < 10; ++i) l.Add("bulk" + std::to_string(i), 1000);
   l.Add("urgent", -1);
   size_t before = l.sent.size();  // the window's worth of bulk already left
@@ -54,8 +54,42 @@ TEST(SendSchedulerTest, UrgentChunkOvertakesQueuedBulkAfterAtMostOneWindow) {
   EXPECT_EQ(l.sent.back(), "urgent");  // next out, ahead of 8 queued bulk chunks
 }
 
+TEST(SendSchedulerTest, ALinkCarryingOnePriorityFillsTheSoloWindow) {
+  FakeLink l({true, 2 * kChunk, 0, 4 * kChunk});
+  for (int i = 0; i < 6; ++i) l.Add("b" + std::to_string(i), 1000);
+  EXPECT_EQ(l.sent.size(), 4u);
+  EXPECT_EQ(l.s->in_flight(kPeer), 4 * kChunk);
+  l.CompleteOne();
+  EXPECT_EQ(l.sent.size(), 5u);
+}
+
+TEST(SendSchedulerTest, AChunkOfAnotherPriorityShrinksTheLinkToTheCreditWindow) {
+  FakeLink l({true, 2 * kChunk, 0, 4 * kChunk});
+  for (int i = 0; i < 8; ++i) l.Add("bulk" + std::to_string(i), 1000);
+  ASSERT_EQ(l.sent.size(), 4u);
+  l.Add("urgent", -1);
+  l.CompleteOne();  // 3 in flight: over the 2-chunk window, so neither urgent nor bulk goes
+  l.CompleteOne();
+  EXPECT_EQ(l.sent.size(), 4u);
+  l.CompleteOne();
+  ASSERT_EQ(l.sent.size(), 5u);
+  EXPECT_EQ(l.sent.back(), "urgent");
+  l.CompleteOne();  // bulk3: the urgent chunk is still in flight, so bulk keeps to 2 chunks
+  EXPECT_EQ(l.sent.size(), 6u);
+  EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk);
+  l.CompleteOne();  // the urgent chunk's credit: one priority again, the solo window again
+  EXPECT_EQ(l.sent.size(), 9u);
+  EXPECT_EQ(l.s->in_flight(kPeer), 4 * kChunk);
+}
+
+TEST(SendSchedulerTest, ASoloWindowBelowTheCreditWindowIsTheCreditWindow) {
+  FakeLink l({true, 2 * kChunk, 0, kChunk});
+  for (int i = 0; i < 4; ++i) l.Add("b" + std::to_string(i), 1000);
+  EXPECT_EQ(l.sent.size(), 2u);
+}
+
 TEST(SendSchedulerTest, FifoModeKeepsSubmissionOrder) {
-  FakeLink l({false, kChunk, 0});
+  FakeLink l({false, kChunk, 0, kChunk});
   l.Add("a", 1000);
   l.Add("b", 1000);
   l.Add("c", -5);
@@ -66,7 +100,7 @@ TEST(SendSchedulerTest, FifoModeKeepsSubmissionOrder) {
 TEST(SendSchedulerTest, AgingBoundsTheWaitOfTheLowestPriority) {
   // One chunk at a time; an urgent chunk arrives every 1 ms forever. The bulk chunk (1000 levels
   // less urgent) gains a level per 10 us, so it goes out once it has waited ~10 ms.
-  FakeLink l({true, kChunk, 10'000});
+  FakeLink l({true, kChunk, 10'000, kChunk});
   l.Add("first", 0);
   l.Add("bulk", 1000);
   uint64_t bulk_sent_at = 0;
@@ -81,7 +115,7 @@ TEST(SendSchedulerTest, AgingBoundsTheWaitOfTheLowestPriority) {
 }
 
 TEST(SendSchedulerTest, JobsAtEqualPriorityTakeTurns) {
-  FakeLink l({true, kChunk, 0});
+  FakeLink l({true, kChunk, 0, kChunk});
   l.Add("first", 0, 9);
   for (int i = 0; i < 3; ++i) l.Add("A" + std::to_string(i), 5, 1);
   for (int i = 0; i < 3; ++i) l.Add("B" + std::to_string(i), 5, 2);
@@ -90,7 +124,7 @@ TEST(SendSchedulerTest, JobsAtEqualPriorityTakeTurns) {
 }
 
 TEST(SendSchedulerTest, ChunkLargerThanTheWindowGoesAlone) {
-  FakeLink l({true, kChunk, 0});
+  FakeLink l({true, kChunk, 0, kChunk});
   l.Add("huge", 0, 1, 8 * kChunk);
   l.Add("next", 0);
   EXPECT_EQ(l.sent, (std::vector<std::string>{"huge"}));
@@ -99,7 +133,7 @@ TEST(SendSchedulerTest, ChunkLargerThanTheWindowGoesAlone) {
 }
 
 TEST(SendSchedulerTest, DrainIssuesEverythingQueuedForALostPeer) {
-  FakeLink l({true, kChunk, 0});
+  FakeLink l({true, kChunk, 0, kChunk});
   for (int i = 0; i < 4; ++i) l.Add("c" + std::to_string(i), 0);
   EXPECT_EQ(l.sent.size(), 1u);
   l.s->Drain(kPeer);
@@ -109,7 +143,7 @@ TEST(SendSchedulerTest, DrainIssuesEverythingQueuedForALostPeer) {
 }
 
 TEST(SendSchedulerTest, RecordsSendOrderAndClassStats) {
-  FakeLink l({true, kChunk, 0});
+  FakeLink l({true, kChunk, 0, kChunk});
   l.Add("x", 2000);
   l.now = 5'000'000;
   l.Add("y", -3);
