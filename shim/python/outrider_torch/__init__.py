@@ -13,6 +13,7 @@ Builds against PyTorch 1.13 (the backend is a c10d ProcessGroup) and 2.x (a c10d
 tensors inside a ProcessGroup of ours); backend() finds it either way.
 """
 
+import atexit
 import contextlib
 import math
 
@@ -25,6 +26,11 @@ except ImportError as e:
     raise ImportError(
         f"outrider_torch: cannot load its extension ({e}); it must be built against this PyTorch "
         f"({torch.__version__}): tools/outrider build for the host's, tools/outrider test-torch2 for 2.x") from e
+
+
+# Before the interpreter finalizes: a worker thread that completes a future afterwards could not
+# take the GIL for its Python callbacks.
+atexit.register(_C.shutdown)
 
 
 def _major_minor(version):

@@ -117,19 +117,23 @@ Connection::Connection(int rank, int size) : rank_(rank), size_(size) {
 }
 
 Connection::~Connection() {
+  Stop();
+  outrider_disconnect(client_);
+  g_open_connections--;
+  ::close(wake_fd_);
+}
+
+void Connection::Stop() {
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   Wake();
-  if (worker_.joinable()) {
+  if (worker_.joinable() && !OnWorker()) {
     GilReleased unlocked;
     worker_.join();
   }
-  outrider_disconnect(client_);
-  g_open_connections--;
-  ::close(wake_fd_);
 }
 
 std::shared_ptr<Connection> Connection::Current() {

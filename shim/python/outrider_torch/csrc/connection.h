@@ -93,6 +93,10 @@ class Connection {
   Connection(int rank, int size);
   // Waits for the ops still in flight (at most 10 s: then they fail), disconnects.
   ~Connection();
+  // Stops the worker and waits for it: ops in flight fail after the shutdown grace, later ones at
+  // once. Runs at interpreter exit, before finalization: afterwards a worker that completed a
+  // future with a Python callback would be killed taking the GIL, which aborts the process.
+  void Stop();
   // The process's connection, if one is open.
   static std::shared_ptr<Connection> Current();
   // The process's connection as `rank` of `size`: the open one if it is that (shared-memory

@@ -44,6 +44,12 @@ PYBIND11_MODULE(_C, m) {
     return c10::make_intrusive<outrider::torch_backend::OutriderProcessGroup>(store, backend);
   }, py::arg("store"), py::arg("backend"), "The torch.distributed ProcessGroup of an outrider backend (2.x).");
 #endif
+  m.def(
+      "shutdown",
+      [] {
+        if (std::shared_ptr<outrider::torch_backend::Connection> c = outrider::torch_backend::Connection::Current()) c->Stop();
+      },
+      "Stops this process's connection to the agent (registered with atexit).");
   m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"), py::call_guard<py::gil_scoped_release>(),
         "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the friendly form).");
   m.def("set_shared_allocation", &outrider::torch_backend::SetSharedAllocation, py::arg("on"),
