@@ -63,7 +63,8 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   agent->jobs_.set_engine_options(engine);
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
-                              Network::Create(agent->loop_.get(), &agent->jobs_, options.network));
+                              Network::Create(agent->loop_.get(), &agent->jobs_, options.network,
+                                              UcxTransportFactory(options.network.tcp_congestion_control)));
     agent->jobs_.set_network(agent->network_.get());
   }
   agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);
@@ -123,6 +124,7 @@ std::string Agent::StatusJson() {
   j["jobs"] = jobs_.StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
+  j["tcp_congestion_control"] = network_ != nullptr ? network_->transport()->tcp_congestion_control() : "system";
   j["queues"] = {{"default", {{"pending_collectives", jobs_.PendingCount()}}}};
   if (network_ != nullptr) {
     const SendScheduler& sched = *network_->scheduler();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agent/sched/scheduler_options.h"
+#include "agent/transport/tcp_congestion.h"
 #include "ipc/defaults.h"
 #include "ipc/status.h"
 
@@ -17,6 +18,8 @@ struct NetworkOptions {
   uint32_t heartbeat_ms = 1000;
   uint32_t peer_timeout_ms = 10000;  // a peer silent this long is lost
   uint32_t rendezvous_timeout_ms = 120000;
+  // Of the data plane's TCP connections; "system": the kernel's default (see tcp_congestion.h).
+  std::string tcp_congestion_control = "system";
   SchedulerOptions scheduler;
 
   // The first bad field, named by its agent parameter with its value, the scheduler's included:
@@ -36,7 +39,7 @@ struct NetworkOptions {
     if (rendezvous_timeout_ms < 1) {
       return InvalidArgument("rendezvous_timeout_ms must be at least 1, got 0");
     }
-    return Status::Ok();
+    return ValidateCongestionControlName(tcp_congestion_control);
   }
 };
 

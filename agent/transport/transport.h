@@ -60,6 +60,9 @@ class Transport {
   virtual bool Progress() = 0;
   // Prepares event_fd() for sleeping. False means work is pending: progress instead of sleeping.
   virtual bool Arm() = 0;
+  // The TCP congestion control of its connections: an algorithm's name, or "system" (the
+  // kernel's default, also for transports without TCP).
+  virtual std::string tcp_congestion_control() const { return "system"; }
 };
 
 }  // namespace outrider::agent

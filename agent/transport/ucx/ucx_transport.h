@@ -17,7 +17,11 @@ namespace outrider::agent {
 // Thread-safety: loop thread only.
 class UcxTransport : public Transport {
  public:
-  static Result<std::unique_ptr<UcxTransport>> Create(Callbacks callbacks);
+  // `tcp_congestion_control`: the algorithm of its TCP connections, or "system" (the kernel's
+  // default). An algorithm the kernel lacks is an error; one it does not permit the agent is
+  // logged, and the connections keep the kernel's default.
+  static Result<std::unique_ptr<UcxTransport>> Create(Callbacks callbacks,
+                                                      std::string tcp_congestion_control = "system");
   ~UcxTransport() override;
 
   const std::string& address() const override { return address_; }
@@ -28,6 +32,7 @@ class UcxTransport : public Transport {
   int event_fd() const override { return efd_; }
   bool Progress() override;
   bool Arm() override;
+  std::string tcp_congestion_control() const override { return congestion_; }
 
  private:
   struct Peer;
@@ -48,12 +53,15 @@ class UcxTransport : public Transport {
   static void OnRecvDone(void* request, ucs_status_t status, size_t length, void* user_data);
   static void OnEndpointError(void* arg, ucp_ep_h ep, ucs_status_t status);
   void RunDeferred();
+  // Gives every TCP socket of the agent congestion_ (a no-op for "system").
+  Status ApplyCongestionControl();
 
   Callbacks callbacks_;
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
   std::string address_;
+  std::string congestion_ = "system";
   std::map<std::string, PeerId> peer_by_address_;
   std::map<PeerId, std::unique_ptr<Peer>> peers_;
   // Disconnected peers stay allocated: UCX may still run their error callback while it closes

@@ -304,7 +304,7 @@ TEST_F(ConfigTest, ReadyFdIsNotReadFromTheEnvironment) {
 TEST_F(ConfigTest, NetworkParametersSetTheNetworkOptions) {
   Result<LoadedConfig> r =
       Load({"--port", "1234", "--listen-address", "10.0.0.1", "--heartbeat-ms", "200",
-            "--peer-timeout-ms", "2000", "--rendezvous-timeout-ms", "3000"});
+            "--peer-timeout-ms", "2000", "--rendezvous-timeout-ms", "3000", "--tcp-congestion-control", "reno"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const NetworkOptions& n = r->options.network;
   EXPECT_EQ(n.port, 1234);
@@ -312,6 +312,10 @@ TEST_F(ConfigTest, NetworkParametersSetTheNetworkOptions) {
   EXPECT_EQ(n.heartbeat_ms, 200u);
   EXPECT_EQ(n.peer_timeout_ms, 2000u);
   EXPECT_EQ(n.rendezvous_timeout_ms, 3000u);
+  EXPECT_EQ(n.tcp_congestion_control, "reno");
+  EXPECT_EQ(LoadError({"--tcp-congestion-control", "Reno"}),
+            "tcp_congestion_control must be `system` or an algorithm's name (1-15 of a-z, 0-9, _), got 'Reno' (set by "
+            "flag --tcp-congestion-control)");
 }
 
 TEST_F(ConfigTest, EngineParametersSetTheEngineOptions) {

@@ -223,6 +223,20 @@ TEST(NetworkOptionsTest, RejectsZeroRendezvousTimeout) {
   EXPECT_EQ(o.Validate().message(), "rendezvous_timeout_ms must be at least 1, got 0");
 }
 
+TEST(NetworkOptionsTest, TcpCongestionControlIsANameOrSystem) {
+  NetworkOptions o;
+  EXPECT_EQ(o.tcp_congestion_control, "system");
+  for (const char* ok : {"cubic", "reno", "bbr", "dctcp", "htcp_2"}) {
+    o.tcp_congestion_control = ok;
+    EXPECT_TRUE(o.Validate().ok()) << ok;
+  }
+  for (const char* bad : {"", "Cubic", "cu bic", "../cubic", "a_name_of_16_chr"}) {
+    o.tcp_congestion_control = bad;
+    EXPECT_EQ(o.Validate().message(), "tcp_congestion_control must be `system` or an algorithm's name (1-15 of a-z, "
+                                      "0-9, _), got '" + std::string(bad) + "'");
+  }
+}
+
 TEST(NetworkOptionsTest, ValidatesTheSchedulerOptionsInside) {
   NetworkOptions o;
   o.scheduler.window_bytes = 0;
