@@ -137,6 +137,16 @@ def main():
             check("recv from any source gets one message of each other rank", sorted(got) == [r for r in range(WORLD) if r != dst], str(got))
         else:
             dist.send(torch.full((4,), 10 * RANK + dst, dtype=torch.int64), dst, tag=5)
+    # Every rank receives from any source before it sends (to its right): each rank's count of its
+    # send must reach the store while its own receive looks for a sender.
+    t = torch.empty(3, dtype=torch.int64)
+    recv = dist.irecv(t, tag=7)
+    send = dist.isend(torch.full((3,), 1000 + RANK, dtype=torch.int64), (RANK + 1) % WORLD, tag=7)
+    send.wait()
+    recv.wait()
+    left = (RANK - 1) % WORLD
+    check("every rank receives from any source before it sends", recv._source_rank() == left and same(t, torch.full((3,), 1000 + left)),
+          f"{recv._source_rank()}: {t}")
     # Any-source and named receives of one tag mixed: rank 1 sends two messages, rank 2 one; rank 0
     # posts any, named from 1, any. Every message arrives once, rank 1's in the order it sent them.
     if RANK == 0:

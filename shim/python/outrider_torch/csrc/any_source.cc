@@ -1,8 +1,10 @@
 // Receives from any source for the "outrider" backend (see any_source.h).
 #include "shim/python/outrider_torch/csrc/any_source.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -17,27 +19,47 @@ bool AnySourceWanted() {
 }
 
 const std::vector<uint8_t> kRing{'1'};
+constexpr std::chrono::milliseconds kMaxBellPause{32};
+
+// Every live AnySource, for StopAll.
+std::mutex& RegistryMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<AnySource*>& Registry() {
+  static auto* all = new std::set<AnySource*>;  // never destroyed: groups may outlive static destruction
+  return *all;
+}
 
 }  // namespace
 
 AnySource::AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout)
-    : store_(std::move(store)), rank_(rank), size_(size), timeout_(timeout), enabled_(store_ && AnySourceWanted()) {}
+    : store_(std::move(store)), rank_(rank), size_(size), timeout_(timeout), enabled_(store_ && AnySourceWanted()) {
+  std::lock_guard<std::mutex> l(RegistryMutex());
+  Registry().insert(this);
+}
 
 AnySource::~AnySource() {
-  std::vector<int> waiting;
+  {
+    std::lock_guard<std::mutex> l(RegistryMutex());
+    Registry().erase(this);
+  }
+  Stop();
+}
+
+void AnySource::StopAll() {
+  // Under the registry's lock, so that no group is destroyed meanwhile; a group made or destroyed
+  // by a work's callback would wait for it (none does at exit).
+  std::lock_guard<std::mutex> l(RegistryMutex());
+  for (AnySource* a : Registry()) a->Stop();
+}
+
+void AnySource::Stop() {
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
-    for (const auto& [tag, n] : looking_) waiting.push_back(tag);
   }
-  cv_.notify_all();
-  // Wakes a resolver waiting for a bell: it then sees stop_ and fails its receive.
-  for (int tag : waiting) {
-    try {
-      store_->set(BellKey(rank_, tag), kRing);
-    } catch (...) {  // the store is gone: its wait fails by itself
-    }
-  }
+  cv_.notify_all();  // a resolver between two looks at the bell sees stop_ at once
   GilReleased unlocked;  // the threads complete works, whose callbacks take the GIL
   if (announcer_.joinable()) announcer_.join();
   if (resolver_.joinable()) resolver_.join();
@@ -150,7 +172,10 @@ int AnySource::FindSender(int tag) {
   for (;;) {
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (stop_) throw std::runtime_error("outrider: the process group was destroyed while recv (any source) waited for a sender");
+      if (stop_) {
+        throw std::runtime_error("outrider: the process group was shut down (destroyed, or the process exits) while "
+                                 "recv (any source) waited for a sender");
+      }
     }
     // The bell goes first: a send counted after the look below rings it again.
     store_->deleteKey(bell);
@@ -170,15 +195,21 @@ int AnySource::FindSender(int tag) {
         return src;
       }
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      throw std::runtime_error("outrider: recv (any source) Timed out after " + std::to_string(timeout_.count()) +
-                               " ms waiting for a sender (the process group's timeout)");
-    }
-    try {
-      store_->wait({bell}, left);
-    } catch (const std::exception&) {
-      if (std::chrono::steady_clock::now() < deadline) throw;  // the store failed; a timeout is reported above
+    // Then the bell, looked at rather than waited for: a store client runs one request at a time,
+    // so a blocking wait would hold up this rank's own announcements (and any other use of the
+    // group's store) until it ended, and two ranks receiving from any source before they send to
+    // each other would wait for each other until the timeout. The looks back off from 1 to 32 ms
+    // between looks, on cv_, so Stop() ends them at once.
+    for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, kMaxBellPause)) {
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        if (cv_.wait_for(l, pause, [&] { return stop_; })) break;  // reported at the loop's top
+      }
+      if (store_->check({bell})) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        throw std::runtime_error("outrider: recv (any source) Timed out after " + std::to_string(timeout_.count()) +
+                                 " ms waiting for a sender (the process group's timeout)");
+      }
     }
   }
 }

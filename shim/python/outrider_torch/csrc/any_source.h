@@ -5,8 +5,10 @@
 // counts itself in the group's c10d store (key: receiver, tag, sender) and rings the receiver's
 // bell (key: receiver, tag), from a background thread, so sends do not wait for the store. An
 // any-source receive compares those counts with what this rank has received from each sender, and
-// when no sender is ahead, waits for the bell. The store holds one key per (receiver, tag, sender)
-// and one per (receiver, tag), however many messages pass; each send costs it two requests. Setting
+// when no sender is ahead, looks at the bell until it rings (every 1 to 32 ms: a blocking wait
+// would hold the store client, which runs one request at a time, and with it this rank's own
+// counting). The store holds one key per (receiver, tag, sender) and one per (receiver, tag),
+// however many messages pass; each send costs it two requests. Setting
 // OUTRIDER_TORCH_ANY_SOURCE=0 turns this off for jobs that never receive from any source.
 //
 // Order: receives of one tag are posted in the order they were made. A named receive made while an
@@ -36,6 +38,13 @@ class AnySource {
   ~AnySource();
   AnySource(const AnySource&) = delete;
   AnySource& operator=(const AnySource&) = delete;
+
+  // Stops both threads and waits for them: an any-source receive still looking for its sender
+  // fails, and the sends posted so far are counted first. Idempotent; the destructor calls it.
+  void Stop();
+  // Stops every AnySource of the process, from the backend's exit hook: the works they fail
+  // complete while the interpreter can still run their callbacks.
+  static void StopAll();
 
   // Whether sends are counted (OUTRIDER_TORCH_ANY_SOURCE is not 0, and the group has a store).
   bool enabled() const { return enabled_; }

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 #include <torch/python.h>
 
+#include "shim/python/outrider_torch/csrc/any_source.h"
 #include "shim/python/outrider_torch/csrc/process_group.h"
 #include "shim/python/outrider_torch/csrc/shared_memory.h"
 
@@ -47,9 +48,12 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "shutdown",
       [] {
+        // Any-source receives still looking for a sender fail first, then the connection's ops
+        // finish or fail: every work completes while the interpreter can run its callbacks.
+        outrider::torch_backend::AnySource::StopAll();
         if (std::shared_ptr<outrider::torch_backend::Connection> c = outrider::torch_backend::Connection::Current()) c->Stop();
       },
-      "Stops this process's connection to the agent (registered with atexit).");
+      "Stops this process's any-source receives and its connection to the agent (registered with atexit).");
   m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"), py::call_guard<py::gil_scoped_release>(),
         "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the friendly form).");
   m.def("set_shared_allocation", &outrider::torch_backend::SetSharedAllocation, py::arg("on"),
