@@ -1,85 +1,21 @@
 // Specification of the agent's configuration: defaults, precedence (flag > env > config file >
-// default), effective-value provenance, validation and error messages, --help and friends.
-// The environment is a fake map; config files live in a per-test mkdtemp directory.
+// default), effective-value provenance, and each part's parameters reaching its options.
 #include "agent/config.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "ipc/defaults.h"
 
+#include "tests/unit/agent/config_fixture.h"
+
 namespace outrider::agent {
 namespace {
 
-// gtest only (no gmock): reports both strings on failure.
-::testing::AssertionResult Contains(const std::string& haystack, const std::string& needle) {
-  if (haystack.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "'" << haystack << "' lacks '" << needle << "'";
-}
-
-class ConfigTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/outrider_config_test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    for (const std::string& path : files_) unlink(path.c_str());
-    rmdir(dir_.c_str());
-  }
-
-  // Writes `contents` to a fresh file in the temp dir and returns its path.
-  std::string WriteConfig(const std::string& contents) {
-    std::string path = dir_ + "/agent" + std::to_string(files_.size()) + ".toml";
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    EXPECT_NE(f, nullptr);
-    std::fputs(contents.c_str(), f);
-    std::fclose(f);
-    files_.push_back(path);
-    return path;
-  }
-
-  Result<LoadedConfig> Load(std::vector<std::string> args = {}) {
-    args.insert(args.begin(), "outrider-agent");
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    return LoadConfig(static_cast<int>(argv.size()), argv.data(),
-                      [this](const std::string& name) -> std::optional<std::string> {
-                        auto it = env_.find(name);
-                        if (it == env_.end()) return std::nullopt;
-                        return it->second;
-                      });
-  }
-
-  // Loads and expects an error; returns its message.
-  std::string LoadError(std::vector<std::string> args = {}) {
-    Result<LoadedConfig> r = Load(std::move(args));
-    EXPECT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
-    return r.status().message();
-  }
-
-  static const EffectiveValue& Effective(const LoadedConfig& c, const std::string& name) {
-    for (const EffectiveValue& e : c.effective) {
-      if (e.name == name) return e;
-    }
-    ADD_FAILURE() << "no effective value " << name;
-    static EffectiveValue none;
-    return none;
-  }
-
-  std::string dir_;
-  std::vector<std::string> files_;
-  std::map<std::string, std::string> env_;
-};
+using config_testing::ConfigTest;
+using config_testing::Contains;
 
 TEST_F(ConfigTest, UsesDefaultsWhenNothingIsSet) {
   Result<LoadedConfig> r = Load();
@@ -233,67 +169,6 @@ TEST_F(ConfigTest, InvalidValueFromConfigFileNamesTheFile) {
   EXPECT_TRUE(Contains(m, path));
 }
 
-// --- Parse errors ------------------------------------------------------------------------------
-
-TEST_F(ConfigTest, RejectsUnknownTomlKey) {
-  std::string m = LoadError({"--config", WriteConfig("sq_entries = 64\nsq_entires = 64\n")});
-  EXPECT_TRUE(Contains(m, "unknown key 'sq_entires'"));
-  EXPECT_TRUE(Contains(m, "line 2"));
-}
-
-TEST_F(ConfigTest, RejectsFlagOnlyParameterInTomlFile) {
-  std::string m = LoadError({"--config", WriteConfig("ready_fd = 3\n")});
-  EXPECT_TRUE(Contains(m, "unknown key 'ready_fd'"));
-}
-
-TEST_F(ConfigTest, RejectsTomlValueOfWrongType) {
-  std::string m = LoadError({"--config", WriteConfig("sq_entries = \"256\"\n")});
-  EXPECT_TRUE(Contains(m, "sq_entries"));
-  EXPECT_TRUE(Contains(m, "expected an integer"));
-}
-
-TEST_F(ConfigTest, RejectsNegativeNumberInTomlFile) {
-  std::string m = LoadError({"--config", WriteConfig("max_clients = -1\n")});
-  EXPECT_TRUE(Contains(m, "max_clients: bad value '-1'"));
-}
-
-TEST_F(ConfigTest, RejectsMalformedToml) {
-  std::string path = WriteConfig("sq_entries = = 3\n");
-  EXPECT_TRUE(Contains(LoadError({"--config", path}), path));
-}
-
-TEST_F(ConfigTest, RejectsMissingConfigFile) {
-  std::string m = LoadError({"--config", dir_ + "/absent.toml"});
-  EXPECT_TRUE(Contains(m, "absent.toml"));
-  EXPECT_TRUE(Contains(m, "--config"));
-  EXPECT_TRUE(Contains(m, "No such file"));
-}
-
-TEST_F(ConfigTest, RejectsUnknownFlag) {
-  EXPECT_TRUE(Contains(LoadError({"--sq-entires", "64"}), "--sq-entires"));
-}
-
-TEST_F(ConfigTest, RejectsPositionalArgument) {
-  EXPECT_TRUE(Contains(LoadError({"stray"}), "stray"));
-}
-
-TEST_F(ConfigTest, RejectsFlagWithoutValue) {
-  EXPECT_TRUE(Contains(LoadError({"--sq-entries"}), "--sq-entries"));
-}
-
-TEST_F(ConfigTest, RejectsBadNumberInEnvNamingTheVariable) {
-  env_["OUTRIDER_MAX_CLIENTS"] = "12x";
-  std::string m = LoadError();
-  EXPECT_TRUE(Contains(m, "max_clients: bad value '12x' from env OUTRIDER_MAX_CLIENTS"));
-}
-
-TEST_F(ConfigTest, RejectsNumberTooLargeForItsField) {
-  std::string m = LoadError({"--op-timeout-ms", "4294967296"});
-  EXPECT_TRUE(Contains(m, "op_timeout_ms"));
-  EXPECT_TRUE(Contains(m, "flag --op-timeout-ms"));
-  EXPECT_TRUE(Contains(m, "out of range"));
-}
-
 TEST_F(ConfigTest, ReadyFdIsNotReadFromTheEnvironment) {
   env_["OUTRIDER_READY_FD"] = "7";
   Result<LoadedConfig> r = Load();
@@ -352,129 +227,6 @@ TEST_F(ConfigTest, UnknownSchedulerIsRefusedWhenReadEvenIfAFlagOverridesIt) {
   // Values are checked as each source is read, so a valid flag does not excuse a bad file value.
   std::string path = WriteConfig("scheduler = \"lifo\"\n");
   EXPECT_TRUE(Contains(LoadError({"--config", path, "--scheduler", "fifo"}), "got 'lifo'"));
-}
-
-// --- allowed_uids --------------------------------------------------------------------------------
-
-TEST_F(ConfigTest, AllowedUidsFromFlag) {
-  Result<LoadedConfig> r = Load({"--allowed-uids", "1000,1001"});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.control.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
-  EXPECT_EQ(Effective(*r, "allowed_uids").value, "1000,1001");
-}
-
-TEST_F(ConfigTest, AllowedUidsFromEnvToleratesSpaces) {
-  env_["OUTRIDER_ALLOWED_UIDS"] = "0, 42";
-  Result<LoadedConfig> r = Load();
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.control.allowed_uids, (std::vector<uint32_t>{0, 42}));
-}
-
-TEST_F(ConfigTest, AllowedUidsFromTomlArray) {
-  Result<LoadedConfig> r = Load({"--config", WriteConfig("allowed_uids = [1000, 2000, 3000]\n")});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.control.allowed_uids, (std::vector<uint32_t>{1000, 2000, 3000}));
-}
-
-TEST_F(ConfigTest, EmptyAllowedUidsFlagClearsTheFileList) {
-  Result<LoadedConfig> r =
-      Load({"--config", WriteConfig("allowed_uids = [1000]\n"), "--allowed-uids", ""});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->options.control.allowed_uids.empty());
-}
-
-TEST_F(ConfigTest, RejectsAllowedUidsWithEmptyItem) {
-  EXPECT_TRUE(Contains(LoadError({"--allowed-uids", "1000,,1001"}), "allowed_uids"));
-}
-
-TEST_F(ConfigTest, RejectsAllowedUidsTomlArrayOfStrings) {
-  std::string m = LoadError({"--config", WriteConfig("allowed_uids = [\"1000\"]\n")});
-  EXPECT_TRUE(Contains(m, "expected an array of integers"));
-}
-
-// --- --help, --version, --print-config-table ----------------------------------------------------
-
-TEST_F(ConfigTest, HelpListsEveryFlagWithItsEnvVarAndConfigKey) {
-  Result<LoadedConfig> r = Load({"--help"});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->help_requested);
-  const std::string& h = r->help_text;
-  for (const char* flag : {"--socket ", "--socket-group", "--allowed-uids", "--log-level",
-                           "--sq-entries", "--max-clients", "--max-regions-per-client",
-                           "--max-region-bytes", "--op-timeout-ms", "--spin-us", "--config ",
-                           "--ready-fd", "--help", "--version", "--print-config-table"}) {
-    EXPECT_TRUE(Contains(h, flag));
-  }
-  EXPECT_TRUE(Contains(h, "env OUTRIDER_SQ_ENTRIES"));
-  EXPECT_TRUE(Contains(h, "config sq_entries"));
-  EXPECT_TRUE(Contains(h, "default 256"));
-}
-
-TEST_F(ConfigTest, HelpIsShownEvenWhenOtherInputsAreInvalid) {
-  env_["OUTRIDER_SQ_ENTRIES"] = "100";
-  env_["OUTRIDER_CONFIG"] = dir_ + "/absent.toml";
-  Result<LoadedConfig> r = Load({"-h"});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->help_requested);
-}
-
-TEST_F(ConfigTest, VersionPrintsTheVersion) {
-  Result<LoadedConfig> r = Load({"--version"});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->help_requested);
-  EXPECT_TRUE(Contains(r->help_text, "outrider-agent "));
-}
-
-TEST_F(ConfigTest, PrintConfigTableReturnsTheMarkdownTable) {
-  Result<LoadedConfig> r = Load({"--print-config-table"});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->help_requested);
-  EXPECT_EQ(r->help_text, ParameterTableMarkdown());
-}
-
-TEST(ParameterTableTest, ListsEveryDocumentedParameterButNotReadyFd) {
-  std::string t = ParameterTableMarkdown();
-  EXPECT_TRUE(Contains(t, "| Parameter | Flag | Environment | Config key | Default | Unit |"));
-  for (const char* key : {"`socket`", "`socket_group`", "`allowed_uids`", "`log_level`",
-                          "`sq_entries`", "`max_clients`", "`max_regions_per_client`",
-                          "`max_region_bytes`", "`op_timeout_ms`", "`spin_us`",
-                          "`OUTRIDER_CONFIG`"}) {
-    EXPECT_TRUE(Contains(t, key));
-  }
-  EXPECT_EQ(t.find("ready_fd"), std::string::npos);
-  EXPECT_EQ(t.find("--ready-fd"), std::string::npos);
-}
-
-TEST(ParameterTableTest, DefaultsAreThoseOfTheOptionsStructs) {
-  std::string t = ParameterTableMarkdown();
-  EXPECT_TRUE(Contains(
-      t, "`ring_chunk_bytes` | " + std::to_string(EngineOptions{}.chunk_bytes) + " | bytes |"));
-  EXPECT_TRUE(Contains(t, "`port` | " + std::to_string(ipc::kDefaultAgentPort) + " |"));
-  EXPECT_TRUE(Contains(t, "`scheduler` | priority |"));
-  EXPECT_TRUE(Contains(
-      t, "`aging_ms` | " + std::to_string(SchedulerOptions{}.aging_ns / 1'000'000) + " | ms |"));
-}
-
-TEST(ParameterTableTest, WholeGibibyteDefaultsAlsoShowGiB) {
-  EXPECT_TRUE(Contains(ParameterTableMarkdown(), "`max_region_bytes` | 68719476736 (64 GiB) |"));
-}
-
-TEST(ParameterTableTest, EmptyDefaultsShowAsEmpty) {
-  EXPECT_TRUE(Contains(ParameterTableMarkdown(), "`socket_group` | (empty) |"));
-}
-
-}  // namespace
-}  // namespace outrider::agent
-
-namespace outrider::agent {
-namespace {
-
-TEST(ConfigFlagsTest, RepeatedFlagTakesItsLastValue) {
-  const char* argv[] = {"outrider-agent", "--socket", "/tmp/x.sock", "--log-level", "info",
-                        "--log-level", "debug"};
-  auto loaded = LoadConfig(7, argv, [](const std::string&) { return std::optional<std::string>(); });
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_EQ(loaded->options.log_level, "debug");
 }
 
 }  // namespace
