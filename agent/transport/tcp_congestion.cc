@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <charconv>
@@ -17,9 +16,9 @@ namespace {
 // TCP_CA_NAME_MAX in the kernel, the terminating NUL included.
 constexpr size_t kNameMax = 16;
 
+// Socket options only (ENOTSOCK for anything else): a descriptor here may belong to another
+// thread of the agent (UCX's), and getsockopt is all the scan asks of it.
 bool IsTcpSocket(int fd) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
   int domain = 0, protocol = 0;
   socklen_t len = sizeof(domain);
   if (::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) return false;
