@@ -148,13 +148,7 @@ const Param kParams[] = {
      "whole ring (512 MiB-1 GiB allreduces 2-4 % faster), but queues more in front of urgent "
      "chunks (README: \"TCP congestion control\"). Needs CAP_NET_ADMIN unless the name is in "
      "net.ipv4.tcp_allowed_congestion_control; refused, the agent logs it and keeps the default.",
-     true, ParamKind::kString,
-     [](AgentOptions& o, std::string_view t) {
-       OUTRIDER_RETURN_IF_ERROR(ValidateCongestionControlName(t));
-       o.network.tcp_congestion_control = std::string(t);
-       return Status::Ok();
-     },
-     [](const AgentOptions& o) { return o.network.tcp_congestion_control; }},
+     true, ParamKind::kString, OUTRIDER_STRING_FIELD(network.tcp_congestion_control)},
     {"ring_chunk_bytes", "--ring-chunk-bytes", "OUTRIDER_RING_CHUNK_BYTES", "ring_chunk_bytes",
      "BYTES", "", "bytes",
      "Unit of pipelining in the inter-node ring: each chunk is forwarded as soon as it is reduced.",
