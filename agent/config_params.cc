@@ -157,7 +157,8 @@ const Param kParams[] = {
      "BYTES", "", "bytes",
      "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
      "round, lowest latency); larger ones use the ring (least bandwidth). Raise it on links much "
-     "faster than 10 Gbit/s, where rounds cost more than bytes.",
+     "faster than 10 Gbit/s, where rounds cost more than bytes. Every agent of a job needs the same "
+     "value: where two pick differently, the op fails naming this setting.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.direct_max_bytes)},
     {"nccl_chunk_bytes", "--nccl-chunk-bytes", "OUTRIDER_NCCL_CHUNK_BYTES", "nccl_chunk_bytes",
      "BYTES", "", "bytes",

@@ -49,7 +49,9 @@ std::optional<Disagreement> Compare(const Fingerprint& a, const Fingerprint& b) 
       return Disagreement{"algorithm", std::string(ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(a.algo))),
                           std::string(ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(b.algo)))};
     }
-    return Disagreement{"shard scheme", a.algo == 0 ? "range" : "hash", b.algo == 0 ? "range" : "hash"};
+    if (ipc::IsSparse(kind)) return Disagreement{"shard scheme", a.algo == 0 ? "range" : "hash", b.algo == 0 ? "range" : "hash"};
+    auto name = [](uint32_t algo) { return std::string(algo == kDirectAlgo ? "the direct exchange" : "a ring or chain"); };
+    return Disagreement{"algorithm (the agents' direct_max_bytes differ)", name(a.algo), name(b.algo)};
   }
   return std::nullopt;
 }

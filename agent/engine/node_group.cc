@@ -195,6 +195,7 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
     if (left_[x] && (GaveUp(x) || !c.fps[x])) return Finish(c, LeftWhy(n));
   }
   c.fp = FingerprintOf(*ops[0]);
+  if (!ipc::IsSparse(c.op().kind)) c.fp.algo = c.algorithm->label() == "direct" ? kDirectAlgo : kStagedAlgo;
   c.fps[static_cast<size_t>(topo_.me)] = c.fp;
   c.algorithm->Prepare([this, key, seq] {
     auto it = instances_.find({key, seq});

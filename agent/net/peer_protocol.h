@@ -10,7 +10,7 @@ namespace outrider::agent {
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here; agents of different versions drop each
 // other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 9;
+inline constexpr uint16_t kPeerVersion = 10;
 
 enum class PeerMsg : uint16_t {
   kHeartbeat = 1,  // liveness only
@@ -39,6 +39,10 @@ inline bool IsScheduledChunk(uint16_t type) {
   return type == static_cast<uint16_t>(PeerMsg::kRing) || type == static_cast<uint16_t>(PeerMsg::kSparse);
 }
 
+// Fingerprint::algo of a dense op: one round to every node, or a ring or chain of steps. Nodes
+// pick by size against their own direct_max_bytes, so agents that differ there disagree here.
+inline constexpr uint32_t kDirectAlgo = 0, kStagedAlgo = 1;
+
 // Fingerprint of one collective instance: every node must send the same one. Fields that do not
 // apply to the kind are zero, so they never disagree.
 struct Fingerprint {
@@ -48,7 +52,8 @@ struct Fingerprint {
   int32_t root;        // broadcast: the root's rank in the job
   uint64_t count;      // elements (sparse: dim)
   uint64_t rows;       // sparse: table rows
-  uint32_t algo;       // sparse allreduce: ipc::SparseAlgo requested; shard and lookup: ipc::ShardScheme
+  uint32_t algo;       // sparse allreduce: ipc::SparseAlgo requested; shard and lookup: ipc::ShardScheme;
+                       // other ops: the host algorithm the node picked (kDirectAlgo or kStagedAlgo)
   uint32_t gpu;        // 1: the op is on GPU memory, run on the agents' NCCL; 0: the host engine runs it
 };
 static_assert(sizeof(Fingerprint) == 40);

@@ -30,7 +30,11 @@ struct NodeDone {
 // Thread-safety: the test's thread only.
 class NodeCluster {
  public:
-  NodeCluster(int nodes, int local_size, EngineOptions options = {}) {
+  NodeCluster(int nodes, int local_size, EngineOptions options = {})
+      : NodeCluster(local_size, std::vector<EngineOptions>(static_cast<size_t>(nodes), options)) {}
+  // One node per entry of `options`, each with its own (agents configured apart).
+  NodeCluster(int local_size, const std::vector<EngineOptions>& options) {
+    int nodes = static_cast<int>(options.size());
     for (int n = 0; n < nodes; ++n) nodes_.push_back(std::make_unique<Node>());
     for (int n = 0; n < nodes; ++n) {
       Node& x = *nodes_[static_cast<size_t>(n)];
@@ -46,7 +50,7 @@ class NodeCluster {
             d.trace = trace;
             ++d.calls;
           },
-          options);
+          options[static_cast<size_t>(n)]);
     }
     std::vector<PeerId> peers;
     for (int n = 0; n < nodes; ++n) peers.push_back(static_cast<PeerId>(n));

@@ -269,6 +269,30 @@ TEST(NodeAgreementTest, NodesDisagreeingOnRootFailEverywhereNamingTheField) {
   ExpectFailedEverywhere(c, Code::kMismatch, {"disagree on root", "ranks 0-1 (node 0) has 3", "ranks 4-5 (node 2) has 2"});
 }
 
+TEST(NodeAgreementTest, AgentsWithDifferentDirectMaxBytesFailTheAllreduceNamingTheSetting) {
+  // Node 2's agent would exchange 40 KB directly where the others run the ring.
+  EngineOptions direct = kSmall;
+  direct.direct_max_bytes = 1 << 20;
+  NodeCluster c(2, {kSmall, kSmall, direct});
+  std::vector<Rank> ranks = Allreduce<float>(6, kLargeCount, ReduceOp::kSum);
+  StartAll(c, 2, ranks);
+  c.Run();
+  ExpectFailedEverywhere(c, Code::kMismatch, {"disagree on algorithm (the agents' direct_max_bytes differ)",
+                                              "ranks 0-1 (node 0) has a ring or chain",
+                                              "ranks 4-5 (node 2) has the direct exchange"});
+}
+
+TEST(NodeAgreementTest, AgentsWithDifferentDirectMaxBytesFailTheBroadcastToo) {
+  EngineOptions direct = kSmall;
+  direct.direct_max_bytes = 1 << 20;
+  NodeCluster c(2, {direct, kSmall});
+  std::vector<Rank> ranks = Broadcast(4, kLargeCount, 3);
+  StartAll(c, 2, ranks);
+  c.Run();
+  ExpectFailedEverywhere(c, Code::kMismatch, {"direct_max_bytes differ", "ranks 0-1 (node 0) has the direct exchange",
+                                              "ranks 2-3 (node 1) has a ring or chain"});
+}
+
 TEST(NodeDepartureTest, NodeThatLeftFailsInstancesStillMissingItsContribution) {
   NodeCluster c(3, 2, kSmall);
   std::vector<Rank> ranks = Allreduce<float>(6, kSmallCount, ReduceOp::kSum);
