@@ -124,7 +124,8 @@ std::string Agent::StatusJson() {
   j["jobs"] = jobs_.StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
-  j["tcp_congestion_control"] = network_ != nullptr ? network_->transport()->tcp_congestion_control() : "system";
+  j["tcp_congestion_control"] = network_ != nullptr ? network_->transport()->tcp_congestion_control()
+                                                      : std::string(kKernelCongestionControl);
   j["queues"] = {{"default", {{"pending_collectives", jobs_.PendingCount()}}}};
   if (network_ != nullptr) {
     const SendScheduler& sched = *network_->scheduler();

@@ -19,7 +19,7 @@ struct NetworkOptions {
   uint32_t peer_timeout_ms = 10000;  // a peer silent this long is lost
   uint32_t rendezvous_timeout_ms = 120000;
   // Of the data plane's TCP connections; "system": the kernel's default (see tcp_congestion.h).
-  std::string tcp_congestion_control = "system";
+  std::string tcp_congestion_control{kKernelCongestionControl};
   SchedulerOptions scheduler;
 
   // The first bad field, named by its agent parameter with its value, the scheduler's included:

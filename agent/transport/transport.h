@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "agent/transport/tcp_congestion.h"
 #include "ipc/status.h"
 
 namespace outrider::agent {
@@ -62,7 +63,7 @@ class Transport {
   virtual bool Arm() = 0;
   // The TCP congestion control of its connections: an algorithm's name, or "system" (the
   // kernel's default, also for transports without TCP).
-  virtual std::string tcp_congestion_control() const { return "system"; }
+  virtual std::string tcp_congestion_control() const { return std::string(kKernelCongestionControl); }
 };
 
 }  // namespace outrider::agent

@@ -21,7 +21,7 @@ class UcxTransport : public Transport {
   // default). An algorithm the kernel lacks is an error; one it does not permit the agent is
   // logged, and the connections keep the kernel's default.
   static Result<std::unique_ptr<UcxTransport>> Create(Callbacks callbacks,
-                                                      std::string tcp_congestion_control = "system");
+                                                      std::string tcp_congestion_control = std::string(kKernelCongestionControl));
   ~UcxTransport() override;
 
   const std::string& address() const override { return address_; }
@@ -61,7 +61,7 @@ class UcxTransport : public Transport {
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
   std::string address_;
-  std::string congestion_ = "system";
+  std::string congestion_{kKernelCongestionControl};
   std::map<std::string, PeerId> peer_by_address_;
   std::map<PeerId, std::unique_ptr<Peer>> peers_;
   // Disconnected peers stay allocated: UCX may still run their error callback while it closes
