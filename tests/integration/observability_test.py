@@ -29,16 +29,32 @@ def check(what, ok, detail=""):
         FAILED.append(what)
 
 
-def free_ports(n):
-    socks, ports = [], []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-        ports.append(s.getsockname()[1])
-    for s in socks:
-        s.close()
-    return ports
+def quiet_ports(n):
+    """n consecutive free ports outside the kernel's ephemeral range, so that no socket bound to
+    port 0 or connecting out (the agents' own UCX interfaces among them) can take one between this
+    check and the agents' bind; below run.sh's loopback ranges (29500-30749). The search starts at
+    a PID-derived offset so that concurrent runs differ."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        lo, hi = (int(x) for x in f.read().split())
+    candidates = [p for p in range(20000, 29500 - n) if p + n - 1 < lo or p > hi]
+    if not candidates:
+        candidates = [p for p in range(hi + 1, 65536 - n)]
+    start = os.getpid() % max(1, len(candidates))
+    for i in range(len(candidates)):
+        base = candidates[(start + i) % len(candidates)]
+        socks = []
+        try:
+            for p in range(base, base + n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", p))  # no SO_REUSEADDR: a port in TIME_WAIT counts as taken
+            return list(range(base, base + n))
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError("no free ports outside the ephemeral range")
 
 
 def get(url, timeout=5):
@@ -46,11 +62,16 @@ def get(url, timeout=5):
         return r.status, r.read().decode()
 
 
-def wait_for(what, fn, timeout_s):
-    """Polls fn() (every 0.2 s, bounded) until it returns a true value."""
+def wait_for(what, fn, timeout_s, gone=lambda: None):
+    """Polls fn() (every 0.2 s, bounded) until it returns a true value; gives up at once when
+    gone() names a reason (a process it needs has exited)."""
     deadline = time.monotonic() + timeout_s
     last = None
     while time.monotonic() < deadline:
+        reason = gone()
+        if reason:
+            check(what, False, f"{reason} (last: {last})")
+            return None
         try:
             last = fn()
             if last:
@@ -68,21 +89,27 @@ def main():
         print("SKIP: prometheus/promtool not installed (tools/outrider installs Debian's prometheus)")
         return 0
     tmp = tempfile.mkdtemp(prefix="outrider-obs-")
-    base = free_ports(1)[0]
-    while base + 1 > 65535 or base < 20000:
-        base = free_ports(1)[0]
+    base, _, prom_port = quiet_ports(3)
     http = [base, base + 1]
-    prom_port = free_ports(1)[0]
+    work_log = os.path.join(tmp, "work.log")
     work = subprocess.Popen(
         [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", "2", "--loopback", "--http-base-port", str(base),
          "--timeout", "120", "--", os.path.join(BUILD, "bin", "outrider-bench"), "step", "--rows", "20000", "--dim", "16",
          "--steps", "100000", "--modes", "auto,allgather", "--buckets", "256K,64K"],
-        stdout=open(os.path.join(tmp, "work.log"), "w"), stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=open(work_log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
     prom = None
     try:
         urls = [f"http://127.0.0.1:{p}" for p in http]
         ops_re = re.compile(r'^outrider_ops_total\{[^}]*\} ([0-9.e+]+)$', re.M)
-        wait_for("agents serve ops in /metrics", lambda: all(ops_re.search(get(u + "/metrics")[1]) for u in urls), 60)
+
+        def work_exited():
+            return None if work.poll() is None else f"the launcher exited with code {work.returncode}"
+
+        if not wait_for("agents serve ops in /metrics", lambda: all(ops_re.search(get(u + "/metrics")[1]) for u in urls),
+                        60, work_exited):
+            with open(work_log, errors="replace") as f:
+                print("last lines of the launcher's output:\n" + "".join(f.readlines()[-40:]), flush=True)
+            return 1
         for i, u in enumerate(urls):
             _, text = get(u + "/metrics")
             r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
@@ -149,9 +176,11 @@ def main():
                 prom.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 prom.kill()
-        os.killpg(work.pid, signal.SIGTERM)
         try:
+            os.killpg(work.pid, signal.SIGTERM)
             work.wait(timeout=30)
+        except ProcessLookupError:  # the launcher's group has already gone
+            pass
         except subprocess.TimeoutExpired:
             os.killpg(work.pid, signal.SIGKILL)
 
