@@ -76,7 +76,11 @@ class MultiNodeTest : public ::testing::Test {
         harness::AgentProcessOptions o;
         o.extra_args = std::move(args);
         agent = harness::AgentProcess::Start(o);
-        if (agent.ok() || agent.status().message().find("Address already in use") == std::string::npos) break;
+        std::string why = agent.ok() ? std::string() : agent.status().message();
+        if (agent.ok() || (why.find("Address already in use") == std::string::npos &&
+                           why.find("cannot listen for HTTP") == std::string::npos)) {
+          break;
+        }
       }
       ASSERT_TRUE(agent.ok()) << agent.status().ToString();
       ports_.push_back(port);

@@ -13,9 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "ipc/event_fd.h"
 
@@ -106,16 +109,46 @@ void CopyText(char* dst, size_t cap, const char* src) {
   dst[cap - 1] = '\0';
 }
 
-uint16_t FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+namespace {
+
+// Whether nothing on 127.0.0.1 holds `port`, in any state: bound without SO_REUSEADDR, so that a
+// port in TIME_WAIT counts as taken. 0 binds to a port of the kernel's choosing and returns it.
+uint16_t TryBind(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  sa.sin_port = htons(port);
   socklen_t len = sizeof(sa);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0 &&
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0;
   ::close(fd);
-  return ntohs(sa.sin_port);
+  return ok ? ntohs(sa.sin_port) : 0;
+}
+
+}  // namespace
+
+uint16_t FreePort() {
+  // Outside the kernel's ephemeral range, so that no socket bound to port 0 or connecting out (an
+  // agent's UCX interfaces, a client) takes the port before the caller's agent binds it; below
+  // tools/cluster/run.sh's loopback ports (29500-30749). A cursor starting at a PID-derived offset
+  // walks the candidates, so that successive calls (and concurrent test processes) differ.
+  int lo = 32768, hi = 60999;
+  if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(f, "%d %d", &lo, &hi) != 2) lo = 32768, hi = 60999;
+    std::fclose(f);
+  }
+  std::vector<uint16_t> candidates;
+  for (int p = 20000; p < 29500; ++p) {
+    if (p < lo || p > hi) candidates.push_back(static_cast<uint16_t>(p));
+  }
+  static std::atomic<uint64_t> cursor{static_cast<uint64_t>(::getpid()) * 7919};
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    uint16_t p = candidates[cursor.fetch_add(1) % candidates.size()];
+    if (TryBind(p) == p) return p;
+  }
+  return TryBind(0);  // an ephemeral range that covers 20000-29499: the kernel's pick
 }
 
 int CountOpenFds(pid_t pid) {
