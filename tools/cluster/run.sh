@@ -256,6 +256,9 @@ keep_logs() {
 }
 
 teardown() {
+  # The launcher's alone: a subshell forked for a rank or an agent may run a trap it inherited when
+  # a signal reaches it before it has reset its traps (or exec'd).
+  [[ $BASHPID == "$PID" ]] || return 0
   ((TORN_DOWN)) && return 0
   TORN_DOWN=1
   trap '' INT TERM   # finish cleaning up even if Ctrl-C is pressed again
@@ -283,6 +286,7 @@ teardown() {
 
 on_signal() {
   local sig="$1" code="$2"
+  [[ $BASHPID == "$PID" ]] || exit "$code"   # a rank's or agent's subshell, not yet exec'd
   trap '' INT TERM
   say "interrupted by SIG$sig; tearing down"
   teardown
