@@ -43,8 +43,10 @@ void NodeGroup::FailAll(const Status& why) {
   for (auto& id : ids) {
     auto it = instances_.find(id);
     if (it == instances_.end()) continue;
-    if (it->second.done && !it->second.notified) {  // finished, still waiting for its sends
-      it->second.result = why;
+    if (it->second.done && !it->second.notified) {
+      // Finished here, still waiting for its sends: its result stands (a success had every node's
+      // contribution, whatever fails next). The ranks hear it now rather than when the sends end,
+      // as the job releases its ops now; the peers still receiving them fail the job as well.
       Notify(it->second);
     } else {
       Finish(it->second, why);

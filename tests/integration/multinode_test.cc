@@ -411,6 +411,15 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   ASSERT_TRUE(started) << HttpGet(http_ports_[1], "/status");
   ::kill(dead, SIGKILL);
   Reap(dead);
+  // Node 0's rank starts only once node 1's agent has ended the instance (no contribution of node
+  // 0 can have reached it yet); had node 1 received one first, it could have finished its part on
+  // the dead rank's buffer, and node 0 its result.
+  bool ended = false;
+  for (int i = 0; i < 300 && !ended; ++i) {
+    ended = HttpGet(http_ports_[1], "/status").find("contributions of rank 0 (node 0)") == std::string::npos;
+    if (!ended) ::usleep(100000);
+  }
+  ASSERT_TRUE(ended) << HttpGet(http_ports_[1], "/status");
   go.Send('g');
   EXPECT_EQ(Reap(survivor), 0);
   EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];

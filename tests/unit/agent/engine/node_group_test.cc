@@ -302,6 +302,31 @@ TEST(NodeDepartureTest, NodeThatLeftAfterAnEarlierFailureFailsOnlyWhatMissesItsC
   }
 }
 
+// A rank elsewhere got its result and died at once: its node fails the job on every node while
+// an instance that already has every contribution here still waits for its own sends to go out.
+// That instance's result stands, and its ranks get it once, whatever the sends do next.
+TEST(NodeDepartureTest, InstanceFinishedHereWithSendsOnTheWayKeepsItsResultWhenTheJobFails) {
+  NodeCluster c(kNodes, 1, kSmall);
+  std::vector<Rank> ranks = Ranks(Kind::kDirectAllreduce);
+  StartAll(c, ranks);
+  // Node 0 receives both other contributions; its own stay queued to nodes 1 and 2.
+  while (c.net().StepLink(1, 0) || c.net().StepLink(2, 0)) {
+  }
+  ASSERT_EQ(c.done(0, kKey, 0), nullptr);
+  ASSERT_EQ(c.group(0).WaitingFor(kKey, 0), "sends to finish");
+  c.group(0).FailAll(PeerLost("rank 1 (local rank 0, pid 7) of job 'job' left: client closed its connection"));
+  const NodeDone* d = c.done(0, kKey, 0);
+  ASSERT_NE(d, nullptr) << "node 0 still waits for " << c.group(0).WaitingFor(kKey, 0);
+  EXPECT_TRUE(d->status.ok()) << d->status.ToString();
+  for (size_t i = 0; i < ranks[0].recv.size(); ++i) {
+    float sum = ranks[0].send[i] + ranks[1].send[i] + ranks[2].send[i];
+    ASSERT_EQ(ranks[0].recv[i], sum) << "element " << i;
+  }
+  c.Run();
+  EXPECT_EQ(c.done(0, kKey, 0)->calls, 1);
+  EXPECT_FALSE(c.group(0).busy());
+}
+
 // ---- An instance that fails on one node only ----
 
 TEST(InstanceFailureTest, OpThatFailsOnOneNodeBeforeItsContributionFailsOnEveryNodeNamingIt) {
