@@ -20,6 +20,8 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("OUTRIDER_BUILD_DIR", os.path.join(ROOT, "build"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
+from agents import quiet_ports  # noqa: E402  (ports no ephemeral socket can take first)
 FAILED = []
 
 
@@ -27,34 +29,6 @@ def check(what, ok, detail=""):
     print(("ok   - " if ok else "FAIL - ") + what + ("" if ok or not detail else f": {detail}"), flush=True)
     if not ok:
         FAILED.append(what)
-
-
-def quiet_ports(n):
-    """n consecutive free ports outside the kernel's ephemeral range, so that no socket bound to
-    port 0 or connecting out (the agents' own UCX interfaces among them) can take one between this
-    check and the agents' bind; below run.sh's loopback ranges (29500-30749). The search starts at
-    a PID-derived offset so that concurrent runs differ."""
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        lo, hi = (int(x) for x in f.read().split())
-    candidates = [p for p in range(20000, 29500 - n) if p + n - 1 < lo or p > hi]
-    if not candidates:
-        candidates = [p for p in range(hi + 1, 65536 - n)]
-    start = os.getpid() % max(1, len(candidates))
-    for i in range(len(candidates)):
-        base = candidates[(start + i) % len(candidates)]
-        socks = []
-        try:
-            for p in range(base, base + n):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", p))  # no SO_REUSEADDR: a port in TIME_WAIT counts as taken
-            return list(range(base, base + n))
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError("no free ports outside the ephemeral range")
 
 
 def get(url, timeout=5):

@@ -16,11 +16,34 @@ import time
 READY_TIMEOUT_S = 10
 
 
-def free_port():
-    """A TCP port nobody listens on now (the agent binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+_port_cursor = [os.getpid() * 7919]
+
+
+def quiet_ports(n=1):
+    """n consecutive TCP ports that nothing on 127.0.0.1 holds now, outside the kernel's ephemeral
+    range, so that no socket bound to port 0 or connecting out (other agents' UCX interfaces) takes
+    one before an agent binds it; below tools/cluster/run.sh's loopback ports (29500-30749). A
+    cursor starting at a PID-derived offset walks the candidates, so successive calls (and
+    concurrent runs) differ."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        lo, hi = (int(x) for x in f.read().split())
+    candidates = [p for p in range(20000, 29500 - n + 1) if p + n - 1 < lo or p > hi]
+    for _ in range(len(candidates)):
+        base = candidates[_port_cursor[0] % len(candidates)]
+        _port_cursor[0] += n
+        socks = []
+        try:
+            for p in range(base, base + n):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", p))  # no SO_REUSEADDR: a port in TIME_WAIT counts as taken
+            return list(range(base, base + n))
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no {n} free consecutive ports in 20000-29499 outside the ephemeral range {lo}-{hi}")
 
 
 def die_with_parent():
@@ -111,7 +134,7 @@ class LoopbackAgents:
             os.makedirs(node_dir, exist_ok=True)
             os.makedirs(self.log_dir, exist_ok=True)
             sock = os.path.join(node_dir, "agent.sock")
-            port = free_port()
+            port = quiet_ports()[0]
             ready_r, ready_w = os.pipe()
             cmd = [self.binary, "--socket", sock, "--port", str(port), "--listen-address", "127.0.0.1",
                    "--log-level", "info", "--http-port", "0", *self.extra_args, "--ready-fd", str(ready_w)]
