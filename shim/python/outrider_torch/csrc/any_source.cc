@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <set>
+#include <map>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -26,17 +27,23 @@ std::mutex& RegistryMutex() {
   static std::mutex mu;
   return mu;
 }
-std::set<AnySource*>& Registry() {
-  static auto* all = new std::set<AnySource*>;  // never destroyed: groups may outlive static destruction
+std::map<AnySource*, std::weak_ptr<AnySource>>& Registry() {
+  // Never destroyed: groups may outlive static destruction.
+  static auto* all = new std::map<AnySource*, std::weak_ptr<AnySource>>;
   return *all;
 }
 
 }  // namespace
 
 AnySource::AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout)
-    : store_(std::move(store)), rank_(rank), size_(size), timeout_(timeout), enabled_(store_ && AnySourceWanted()) {
+    : store_(std::move(store)), rank_(rank), size_(size), timeout_(timeout), enabled_(store_ && AnySourceWanted()) {}
+
+std::shared_ptr<AnySource> AnySource::Create(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
+                                             std::chrono::milliseconds timeout) {
+  std::shared_ptr<AnySource> a(new AnySource(std::move(store), rank, size, timeout));
   std::lock_guard<std::mutex> l(RegistryMutex());
-  Registry().insert(this);
+  Registry().emplace(a.get(), a);
+  return a;
 }
 
 AnySource::~AnySource() {
@@ -48,10 +55,17 @@ AnySource::~AnySource() {
 }
 
 void AnySource::StopAll() {
-  // Under the registry's lock, so that no group is destroyed meanwhile; a group made or destroyed
-  // by a work's callback would wait for it (none does at exit).
-  std::lock_guard<std::mutex> l(RegistryMutex());
-  for (AnySource* a : Registry()) a->Stop();
+  // Held under the registry's lock, stopped outside it: a work's callback run while the threads
+  // are joined may make or destroy a group, which takes that lock. One destroyed meanwhile stops
+  // its own AnySource first; the last of these references may then be the one dropped here.
+  std::vector<std::shared_ptr<AnySource>> live;
+  {
+    std::lock_guard<std::mutex> l(RegistryMutex());
+    for (auto& [raw, weak] : Registry()) {
+      if (std::shared_ptr<AnySource> a = weak.lock()) live.push_back(std::move(a));
+    }
+  }
+  for (const std::shared_ptr<AnySource>& a : live) a->Stop();
 }
 
 void AnySource::Stop() {
@@ -61,8 +75,16 @@ void AnySource::Stop() {
   }
   cv_.notify_all();  // a resolver between two looks at the bell sees stop_ at once
   GilReleased unlocked;  // the threads complete works, whose callbacks take the GIL
-  if (announcer_.joinable()) announcer_.join();
-  if (resolver_.joinable()) resolver_.join();
+  // A second Stop() meanwhile waits here, so that it too returns only once the threads are gone.
+  std::lock_guard<std::mutex> joining(join_mu_);
+  std::thread announcer, resolver;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    announcer = std::move(announcer_);
+    resolver = std::move(resolver_);
+  }
+  if (announcer.joinable()) announcer.join();
+  if (resolver.joinable()) resolver.join();
 }
 
 std::string AnySource::CountKey(int dst, int tag, int src) const {

@@ -23,6 +23,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -33,17 +34,22 @@ namespace outrider::torch_backend {
 class AnySource {
  public:
   // `store` is the group's own (prefixed) store; `rank`/`size` are group ranks; `timeout` bounds
-  // the wait of an any-source receive for its sender.
-  AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout);
+  // the wait of an any-source receive for its sender. Shared, so that StopAll can hold one while
+  // its group is destroyed.
+  static std::shared_ptr<AnySource> Create(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
+                                           std::chrono::milliseconds timeout);
   ~AnySource();
   AnySource(const AnySource&) = delete;
   AnySource& operator=(const AnySource&) = delete;
 
   // Stops both threads and waits for them: an any-source receive still looking for its sender
-  // fails, and the sends posted so far are counted first. Idempotent; the destructor calls it.
+  // fails, and the sends posted so far are counted first. Idempotent, and safe from two threads at
+  // once (the exit hook and the group's destructor): each returns once the threads are gone. The
+  // destructor calls it; the group calls it before it goes, since StopAll may hold this longer.
   void Stop();
   // Stops every AnySource of the process, from the backend's exit hook: the works they fail
-  // complete while the interpreter can still run their callbacks.
+  // complete while the interpreter can still run their callbacks (which may make or destroy
+  // groups).
   static void StopAll();
 
   // Whether sends are counted (OUTRIDER_TORCH_ANY_SOURCE is not 0, and the group has a store).
@@ -58,6 +64,7 @@ class AnySource {
   void RecvAny(int tag, std::function<void(int src)> post, std::function<void(std::exception_ptr)> fail);
 
  private:
+  AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout);
   std::string CountKey(int dst, int tag, int src) const;
   std::string BellKey(int dst, int tag) const;
   void Announce();  // thread: counts sends in the store
@@ -78,7 +85,8 @@ class AnySource {
   std::map<int, int> looking_;                            // guarded by mu_: any-source receives pending, by tag
   std::map<std::pair<int, int>, int64_t> received_;       // guarded by mu_: receives posted, by (tag, src)
   std::map<int, int> next_src_;                           // resolver only: where the search starts, by tag
-  std::thread announcer_, resolver_;                      // started on first use
+  std::thread announcer_, resolver_;                      // guarded by mu_: started on first use
+  std::mutex join_mu_;                                    // held by the Stop() that joins them
   bool announce_error_reported_ = false;                  // announcer only
 };
 

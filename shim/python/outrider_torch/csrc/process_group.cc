@@ -143,12 +143,15 @@ ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, out
                                            c10::intrusive_ptr<c10d::Store> store, int rank, int size,
                                            std::chrono::milliseconds timeout)
     : BackendBase(rank, size), conn_(std::move(conn)), comm_(comm), timeout_(timeout),
-      any_source_(std::make_unique<AnySource>(std::move(store), rank, size, timeout)) {
+      any_source_(AnySource::Create(std::move(store), rank, size, timeout)) {
   InitBackend();
 }
 
 ProcessGroupOutrider::~ProcessGroupOutrider() {
-  any_source_.reset();  // fails any-source receives still looking for a sender
+  // Fails any-source receives still looking for a sender, and waits for the threads that complete
+  // this group's works: the exit hook may still hold the AnySource after this group is gone.
+  any_source_->Stop();
+  any_source_.reset();
   // The pair map is the worker's: read it there.
   std::vector<outrider_comm_t> comms;
   try {

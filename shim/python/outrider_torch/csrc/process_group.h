@@ -218,7 +218,7 @@ class ProcessGroupOutrider : public BackendBase {
   std::optional<at::Tensor> demand_;  // guarded by mu_
   std::set<std::string> iteration_;    // guarded by mu_: allreduce shapes of the current iteration
   std::map<int, outrider_comm_t> pairs_;  // worker thread only: point-to-point communicators by peer
-  std::unique_ptr<AnySource> any_source_;
+  std::shared_ptr<AnySource> any_source_;
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};
   std::atomic<uint64_t> seq_{0};
