@@ -43,7 +43,24 @@ def quiet_ports(n=1):
         finally:
             for s in socks:
                 s.close()
-    raise RuntimeError(f"no {n} free consecutive ports in 20000-29499 outside the ephemeral range {lo}-{hi}")
+    # An ephemeral range that covers 20000-29499: ports of the kernel's choosing, consecutive if
+    # they happen to be.
+    for _ in range(100):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            base = s.getsockname()[1]
+        if base + n - 1 <= 65535 and all(_free(p) for p in range(base + 1, base + n)):
+            return list(range(base, base + n))
+    raise RuntimeError(f"no {n} free consecutive ports on 127.0.0.1")
+
+
+def _free(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
 
 
 def die_with_parent():
