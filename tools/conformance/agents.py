@@ -31,18 +31,8 @@ def quiet_ports(n=1):
     for _ in range(len(candidates)):
         base = candidates[_port_cursor[0] % len(candidates)]
         _port_cursor[0] += n
-        socks = []
-        try:
-            for p in range(base, base + n):
-                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                socks.append(s)
-                s.bind(("127.0.0.1", p))  # no SO_REUSEADDR: a port in TIME_WAIT counts as taken
+        if all(_free(p) for p in range(base, base + n)):
             return list(range(base, base + n))
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
     # An ephemeral range that covers 20000-29499: ports of the kernel's choosing, consecutive if
     # they happen to be.
     for _ in range(100):
@@ -55,6 +45,8 @@ def quiet_ports(n=1):
 
 
 def _free(port):
+    """Whether nothing on 127.0.0.1 holds `port`, in any state: bound without SO_REUSEADDR, so
+    that a port in TIME_WAIT counts as taken."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         try:
             s.bind(("127.0.0.1", port))
