@@ -52,6 +52,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     }));
   }
 
+  CudaMemory::SetPinnedOptions({options.gpu_pinned_max_bytes, uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
   GpuNcclPolicy nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
                                              : options.gpu_nccl == "off"  ? GpuNccl::kOff
                                                                           : GpuNccl::kAuto);
@@ -155,6 +156,10 @@ void Agent::RefreshGauges() {
   m.jobs->Set(static_cast<double>(jobs_.size()));
   m.pending_ops->Set(static_cast<double>(jobs_.PendingCount()));
   m.memory_registered->Set(static_cast<double>(control_->RegisteredBytes()));
+  if (CudaMemory* cuda = CudaMemory::Started()) {
+    m.gpu_pinned->Get({"in_use"})->Set(static_cast<double>(cuda->pinned_bytes() - cuda->idle_pinned_bytes()));
+    m.gpu_pinned->Get({"idle"})->Set(static_cast<double>(cuda->idle_pinned_bytes()));
+  }
   m.peers->Get({"up"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_up()) : 0);
   m.peers->Get({"lost"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_lost()) : 0);
   if (network_ != nullptr) {
@@ -182,6 +187,8 @@ bool Agent::Poll() {
   if (now_ns >= next_tick_ns_) {
     next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs, gauges
     if (network_ != nullptr) network_->Tick(now_ns);
+    control_->Tick(now_ns);
+    if (CudaMemory* cuda = CudaMemory::Started()) cuda->TrimIdlePinned(now_ns);
     jobs_.Sweep();
     RefreshGauges();
     // Give heap memory back after 5 s without collectives (main() keeps it while busy).
@@ -216,6 +223,12 @@ int Agent::TimeoutMs() {
     int t = network_->TimeoutMs(now);
     if (t >= 0) net_ms = std::min(net_ms, t);
     next_tick_ns_ = std::min<uint64_t>(next_tick_ns_, now + uint64_t(net_ms) * 1'000'000);
+  }
+  // Silent connections close on time, and a pause in accepting ends on time.
+  if (uint64_t control_ns = control_->NextDeadlineNs(); control_ns != UINT64_MAX) {
+    int ms = control_ns <= now ? 0 : static_cast<int>(std::min<uint64_t>((control_ns - now) / 1'000'000 + 1, 1000));
+    net_ms = net_ms < 0 ? ms : std::min(net_ms, ms);
+    next_tick_ns_ = std::min(next_tick_ns_, control_ns);
   }
   if (options_.op_timeout_ms == 0) return net_ms;
   uint64_t next = jobs_.NextExpiryNs(uint64_t{options_.op_timeout_ms} * 1'000'000);

@@ -233,6 +233,8 @@ Status ControlServerOptions::ValidateCapacity() const {
                            std::to_string(sq_entries));
   }
   if (max_clients < 1) return InvalidArgument("max_clients must be at least 1, got 0");
+  if (max_communicators < 1) return InvalidArgument("max_communicators must be at least 1, got 0");
+  if (handshake_timeout_ms < 1) return InvalidArgument("handshake_timeout_ms must be at least 1, got 0");
   if (max_world_size < 1 || max_world_size > (1u << 30)) {
     return InvalidArgument("max_world_size must be in [1, 2^30], got " + std::to_string(max_world_size));
   }

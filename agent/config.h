@@ -38,6 +38,11 @@ struct AgentOptions {
   // Who runs dense GPU collectives of gpu_mode ipc clients: "auto" (the agent's NCCL under MPS,
   // else the host engine), "force" (NCCL even without MPS) or "off" (the host engine).
   std::string gpu_nccl = "auto";
+  // Host memory pinned to stage GPU regions of gpu_mode ipc clients: at most this much (0: an
+  // eighth of the host's memory, between 256 MiB and 64 GiB), and a buffer unused this long is
+  // given back to the system.
+  uint64_t gpu_pinned_max_bytes = 0;
+  uint32_t gpu_pinned_idle_ms = 10000;
   NetworkOptions network;  // agent-to-agent service; none when network.port is 0
   EngineOptions engine;    // how collectives cross nodes
   std::string http_address = "127.0.0.1";

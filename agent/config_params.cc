@@ -83,6 +83,16 @@ const Param kParams[] = {
     {"max_clients", "--max-clients", "OUTRIDER_MAX_CLIENTS", "max_clients", "N", "", "clients",
      "Most trainer processes connected at once.", true, ParamKind::kUint,
      OUTRIDER_UINT_FIELD(control.max_clients)},
+    {"max_communicators", "--max-communicators", "OUTRIDER_MAX_COMMUNICATORS", "max_communicators", "N", "",
+     "memberships",
+     "Most communicator memberships (process groups a trainer creates beside its job's, e.g. "
+     "torch.distributed.new_group) of all clients together; one client may hold at most 4096.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(control.max_communicators)},
+    {"handshake_timeout_ms", "--handshake-timeout-ms", "OUTRIDER_HANDSHAKE_TIMEOUT_MS", "handshake_timeout_ms", "MS", "",
+     "ms",
+     "A connection to the control socket that has not said hello this long after it was accepted "
+     "is closed; at most 128 connections wait for their hello at once (a new one closes the oldest).",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(control.handshake_timeout_ms)},
     {"max_world_size", "--max-world-size", "OUTRIDER_MAX_WORLD_SIZE", "max_world_size", "N", "", "ranks",
      "Largest job (WORLD_SIZE) a client may join; larger ones are refused at the hello.", true,
      ParamKind::kUint, OUTRIDER_UINT_FIELD(control.max_world_size)},
@@ -112,6 +122,17 @@ const Param kParams[] = {
        return Status::Ok();
      },
      [](const AgentOptions& o) { return o.gpu_nccl; }},
+    {"gpu_pinned_max_bytes", "--gpu-pinned-max-bytes", "OUTRIDER_GPU_PINNED_MAX_BYTES", "gpu_pinned_max_bytes",
+     "BYTES", "0 (an eighth of host memory)", "bytes",
+     "Most host memory the agent pins to stage GPU regions of gpu_mode ipc clients, in use and "
+     "kept for reuse together; an op that would need more fails with RESOURCE_EXHAUSTED. 0: an "
+     "eighth of the host's memory, between 256 MiB and 64 GiB.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(gpu_pinned_max_bytes)},
+    {"gpu_pinned_idle_ms", "--gpu-pinned-idle-ms", "OUTRIDER_GPU_PINNED_IDLE_MS", "gpu_pinned_idle_ms", "MS", "",
+     "ms",
+     "A pinned staging buffer unused this long is unpinned and given back to the system; 0: at once "
+     "(no reuse).",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(gpu_pinned_idle_ms)},
     {"port", "--port", "OUTRIDER_PORT", "port", "PORT", "", "",
      "TCP port of the agent-to-agent rendezvous (the root agent of a job hosts it; the others "
      "connect to OUTRIDER_ROOT_ADDR or MASTER_ADDR at this port). 0 = no multi-node service.",

@@ -60,9 +60,20 @@ AgentMetrics::AgentMetrics() {
   nccl_timed_ = &registry_.AddCounter("outrider_nccl_timed_calls_total",
                                       "Those calls whose GPU time is in outrider_nccl_gpu_seconds_total.", nccl_labels);
   nccl_seconds_ = &registry_.AddCounter("outrider_nccl_gpu_seconds_total", "GPU time of the timed calls.", nccl_labels);
+  nccl_telemetry = &registry_.AddCounter("outrider_nccl_telemetry_datagrams_total",
+                                         "NCCL telemetry datagrams from trainers, by result: `accepted` (counted whole) or "
+                                         "`rejected` (malformed, a job name that is not printable ASCII, or a sender "
+                                         "that is not allowed; nothing of it counted).",
+                                         {"result"});
+  nccl_telemetry->Get({"accepted"});
+  nccl_telemetry->Get({"rejected"});
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});
+  gpu_pinned = &registry_.AddGauge("outrider_gpu_pinned_bytes",
+                                   "Host memory the agent pinned to stage GPU regions: `in_use` by ops, `idle` kept for "
+                                   "reuse until gpu_pinned_idle_ms passes (bounded by gpu_pinned_max_bytes together).",
+                                   {"state"});
   scheduler_queued = &registry_.AddGauge("outrider_scheduler_queued_chunks",
                                          "Bulk chunks waiting in the send scheduler, by priority class.", {"priority_class"});
   scheduler_sent = &registry_.AddGauge("outrider_scheduler_sent_chunks",

@@ -37,6 +37,8 @@ class AgentMetrics {
     metrics::Counter *calls, *bytes, *timed_calls, *gpu_seconds;
   };
   NcclCounters Nccl(const std::string& job_label, const std::string& comm_label, const char* op, const char* source);
+  // Telemetry datagrams by result (accepted, rejected: malformed, a bad job name, a sender not allowed).
+  metrics::Family<metrics::Counter>* nccl_telemetry;
   metrics::Histogram* duration[ipc::kNumOpKinds];  // by op kind
   metrics::Counter* errors[kMaxCode + 1];          // by code
   metrics::Histogram* queue_wait;
@@ -47,6 +49,7 @@ class AgentMetrics {
   metrics::Gauge* clients;
   metrics::Gauge* jobs;
   metrics::Gauge* memory_registered;
+  metrics::Family<metrics::Gauge>* gpu_pinned;  // {state}: in_use, idle
   metrics::Gauge* pending_ops;  // collectives waiting for ranks or in progress
   metrics::Family<metrics::Gauge>* gpu_nccl;  // {mode}: 1 if the agent runs NCCL collectives
   metrics::Family<metrics::Gauge>* peers;  // {state}

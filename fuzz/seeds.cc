@@ -21,6 +21,7 @@
 #include "fuzz/fuzz_input.h"
 #include "fuzz/peer_ops.h"
 #include "fuzz/sparse_setup.h"
+#include "ipc/nccl_telemetry.h"
 #include "ipc/protocol.h"
 
 namespace outrider::fuzz {
@@ -479,6 +480,41 @@ void PeerSeeds() {
   }
 }
 
+// NCCL telemetry datagrams as the interposer and the profiler plugin send them.
+void TelemetrySeeds() {
+  struct Case {
+    const char* name;
+    ipc::NcclSource source;
+    const char* job;
+    int records;
+  };
+  for (const Case& c : {Case{"interposer-allreduce", ipc::NcclSource::kInterposer, "train-42", 1},
+                        Case{"profiler-every-op-unnamed", ipc::NcclSource::kProfiler, "", ipc::kNumNcclOps}}) {
+    ipc::NcclStatsHeader h{};
+    h.magic = ipc::kNcclTelemetryMagic;
+    h.version = ipc::kNcclTelemetryVersion;
+    h.source = static_cast<uint8_t>(c.source);
+    h.records = static_cast<uint8_t>(c.records);
+    h.pid = 4242;
+    h.rank = 1;
+    h.nranks = 2;
+    h.comm_id = 0x1234abcd5678ef00ull;
+    std::strncpy(h.job, c.job, sizeof(h.job) - 1);
+    FuzzOutput out;
+    out.Raw(&h, sizeof(h));
+    for (int i = 0; i < c.records; ++i) {
+      ipc::NcclStatsRecord r{};
+      r.op = static_cast<uint32_t>(i);
+      r.calls = 3;
+      r.bytes = 3u << 20;
+      r.timed_calls = 2;
+      r.gpu_ns = 150000;
+      out.Raw(&r, sizeof(r));
+    }
+    Write("telemetry", c.name, out);
+  }
+}
+
 }  // namespace
 }  // namespace outrider::fuzz
 
@@ -496,5 +532,6 @@ int main(int argc, char** argv) {
   SparseSeeds();
   RendezvousSeeds();
   PeerSeeds();
+  TelemetrySeeds();
   return 0;
 }

@@ -12,7 +12,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 8;
+inline constexpr uint16_t kProtocolVersion = 9;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -239,6 +239,11 @@ static_assert(sizeof(SubmitEntry) == 192);
 // SubmitEntry.flags: the op waits for its fence (below) before the agent reads its inputs, and
 // the agent signals the fence's `done` when it has written its outputs.
 inline constexpr uint32_t kSubmitFenced = 1;
+// SubmitEntry.flags: the shim refused the op itself (its caller has the reason). The entry names
+// the op (op_id, key, kind, dtype, count, comm) and `root` holds the outrider::Code it was refused
+// with; nothing else is read. The agent counts it in the key's sequence like any op and fails the
+// collective on every other rank, so that this rank's next op of the key pairs with theirs.
+inline constexpr uint32_t kSubmitRefused = 2;
 static_assert(std::is_trivially_copyable_v<SubmitEntry>);
 
 // Completion entry: agent -> shim.

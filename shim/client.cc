@@ -242,6 +242,42 @@ void Client::OnSocketReadable() {
 Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   OUTRIDER_RETURN_IF_ERROR(AgentGone());
   OUTRIDER_ASSIGN_OR_RETURN(const Comm* comm, FindComm(a.comm));
+  uint64_t pushed = entries_pushed_;
+  Result<uint64_t> r = PushRefusals() ? SubmitEntry(*comm, a, agent_order)
+                                      : ResourceExhausted("the submission ring is full: wait for some ops before submitting more (this collective fails on every rank)");
+  // Nothing of it reached the agent (an entry pushed means it did, or an inner Submit refused it).
+  if (!r.ok() && entries_pushed_ == pushed && gone_.ok()) Refuse(a, r.status());
+  return r;
+}
+
+void Client::Refuse(const OpArgs& a, const Status& why) {
+  ipc::SubmitEntry e{};
+  e.key = a.key;
+  e.kind = static_cast<uint32_t>(a.kind);
+  e.dtype = static_cast<uint32_t>(a.dtype);
+  e.count = a.count;
+  e.comm = a.comm;
+  e.flags = ipc::kSubmitRefused;
+  e.root = static_cast<int32_t>(why.code());
+  refusals_.push_back(e);
+  (void)PushRefusals();
+}
+
+bool Client::PushRefusals() {
+  while (!refusals_.empty()) {
+    ipc::SubmitEntry e = refusals_.front();
+    e.op_id = next_op_id_;  // ids increase in ring order
+    if (sq_.Push(e) != ipc::RingResult::kOk) return false;
+    ++next_op_id_;
+    ++entries_pushed_;
+    refusals_.pop_front();
+    if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
+  }
+  return true;
+}
+
+Result<uint64_t> Client::SubmitEntry(const Comm& comm_ref, const OpArgs& a, bool agent_order) {
+  const Comm* comm = &comm_ref;
   bool rank_ordered = a.kind == ipc::OpKind::kAllgather || a.kind == ipc::OpKind::kReduceScatter ||
                       a.kind == ipc::OpKind::kAlltoallv || a.kind == ipc::OpKind::kSparseShard ||
                       a.kind == ipc::OpKind::kSparseLookup;
@@ -266,7 +302,8 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   }
   if (in_flight_ >= sq_.capacity()) DrainCompletions();
   if (in_flight_ >= sq_.capacity()) {
-    return ResourceExhausted(std::to_string(in_flight_) + " ops are in flight, the most this client may have; wait for some first");
+    return ResourceExhausted(std::to_string(in_flight_) + " ops are in flight, the most this client may have; wait for "
+                             "some before submitting more (this collective fails on every rank)");
   }
   ipc::SubmitEntry e{};
   // Memory outside the shim's host regions may be a device buffer (host buffers never pay the
@@ -321,6 +358,7 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
     if (aux) arena_->Free(aux);
     return Internal("submission ring rejected an entry");
   }
+  ++entries_pushed_;
   if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
   ++in_flight_;
   OpState state;

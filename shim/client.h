@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -156,8 +157,15 @@ class Client {
   Result<const Comm*> FindComm(uint32_t comm) const;
 
   // `agent_order`: rank-ordered results may come in the agents' rank order (internal ops that
-  // map blocks back themselves).
+  // map blocks back themselves). An op refused here (after its communicator is known) still
+  // reaches the agent as a refusal (ipc::kSubmitRefused): the agent counts it in its key's
+  // sequence, so this rank's next op of the key never pairs with the other ranks' op of this one.
   Result<uint64_t> Submit(const OpArgs& args, bool agent_order);
+  Result<uint64_t> SubmitEntry(const Comm& comm, const OpArgs& args, bool agent_order);
+  // Tells the agent that the op `a` was refused here with `why` (queued while the ring is full).
+  void Refuse(const OpArgs& a, const Status& why);
+  // Pushes queued refusals; false while some are still queued (the ring is full).
+  bool PushRefusals();
 
   struct OpState {
     bool done = false;
@@ -258,6 +266,8 @@ class Client {
   std::vector<std::pair<uint64_t, OpState>> retiring_;  // released staged ops the stream still uses
   std::map<uint32_t, Comm> comms_;  // by handle; 0 is the job
   uint64_t next_op_id_ = 1;
+  uint64_t entries_pushed_ = 0;             // ring entries pushed, ops and refusals
+  std::deque<ipc::SubmitEntry> refusals_;  // refusals that found the ring full, in order
   uint32_t next_request_id_ = 1;
   size_t in_flight_ = 0;  // submitted, completion not yet drained
   Status gone_;           // set once the agent closed the connection

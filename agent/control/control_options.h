@@ -21,6 +21,11 @@ struct ControlServerOptions {
   std::vector<uint32_t> allowed_uids;
   uint32_t sq_entries = 256;  // power of two in [8, 65536]
   uint32_t max_clients = 256;
+  // Most communicator memberships (kCommCreate) of all clients together; each client may hold
+  // Session::kMaxComms at most.
+  uint32_t max_communicators = 16384;
+  // A connection that has not sent its hello this long after it was accepted is closed.
+  uint32_t handshake_timeout_ms = 5000;
   // Largest job a client may name: the agent keeps per-rank and per-node state for it.
   uint32_t max_world_size = 65536;
   SessionLimits limits;  // per client: max_regions_per_client, max_region_bytes

@@ -103,21 +103,88 @@ Status ControlServer::CheckPeer(const ipc::PeerCredentials& peer) const {
 void ControlServer::OnAccept() {
   for (;;) {
     auto fd = ipc::AcceptUnix(listen_fd_.get());
-    if (!fd.ok()) return;  // EAGAIN: accepted everything queued
+    if (!fd.ok()) {
+      if (fd.status().code() == Code::kUnavailable) return;  // EAGAIN: accepted everything queued
+      // Out of file descriptors (or kernel memory): the connection stays queued, and the
+      // listening socket stays readable, so it is set aside for a while instead of spinning.
+      if (fd.status().code() == Code::kResourceExhausted) return PauseAccepting(fd.status());
+      continue;  // that connection was aborted before it was accepted
+    }
     ipc::UnixChannel channel(std::move(*fd));
     auto peer = channel.Peer();
     if (!peer.ok()) continue;
     Status refusal = CheckPeer(*peer);
-    if (refusal.ok() && sessions_.size() + handshakes_.size() >= options_.max_clients) {
+    if (refusal.ok() && sessions_.size() >= options_.max_clients) {
       refusal = ResourceExhausted("agent already serves max_clients=" +
                                   std::to_string(options_.max_clients) + " clients");
     }
     if (!refusal.ok()) Logger("control")->warn("refusing connection: {}", refusal.message());
+    // Connections that stay silent must not lock trainers out: past the bound, the oldest goes.
+    while (handshakes_.size() >= kMaxHandshakes && !handshake_order_.empty()) {
+      auto [serial, oldest] = handshake_order_.front();
+      handshake_order_.pop_front();
+      auto it = handshakes_.find(oldest);
+      if (it != handshakes_.end() && it->second.serial == serial) DropHandshake(oldest, "to make room for a new one");
+    }
     int sfd = channel.fd();
-    handshakes_.emplace(sfd, PendingHandshake{std::move(channel), *peer, refusal});
+    uint64_t serial = next_serial_++;
+    uint64_t deadline = ipc::MonotonicNs() + uint64_t{options_.handshake_timeout_ms} * 1'000'000;
+    handshakes_.emplace(sfd, PendingHandshake{std::move(channel), *peer, refusal, serial, deadline});
     Status added = loop_->Add(sfd, EPOLLIN, [this, sfd](uint32_t) { OnHandshakeReadable(sfd); });
-    if (!added.ok()) handshakes_.erase(sfd);
+    if (!added.ok()) {
+      handshakes_.erase(sfd);
+      continue;
+    }
+    handshake_order_.emplace_back(serial, sfd);
   }
+}
+
+void ControlServer::DropHandshake(int fd, const char* why) {
+  auto it = handshakes_.find(fd);
+  if (it == handshakes_.end()) return;
+  Logger("control")->warn("closing connection of pid {} uid {}: no hello {}", it->second.peer.pid, it->second.peer.uid, why);
+  loop_->Remove(fd);
+  handshakes_.erase(it);  // closes the socket
+}
+
+void ControlServer::PauseAccepting(const Status& why) {
+  if (accept_paused_until_ns_ != 0) return;
+  Logger("control")->warn("cannot accept connections ({}); trying again in {} ms (raise the file descriptor limit, "
+                          "LimitNOFILE= under systemd, or lower max_clients)",
+                          why.message(), kAcceptPauseNs / 1'000'000);
+  loop_->Remove(listen_fd_.get());
+  accept_paused_until_ns_ = ipc::MonotonicNs() + kAcceptPauseNs;
+}
+
+void ControlServer::Tick(uint64_t now_ns) {
+  while (!handshake_order_.empty()) {
+    auto [serial, fd] = handshake_order_.front();
+    auto it = handshakes_.find(fd);
+    bool pending = it != handshakes_.end() && it->second.serial == serial;
+    if (pending && it->second.deadline_ns > now_ns) break;
+    handshake_order_.pop_front();
+    if (pending) {
+      DropHandshake(fd, ("within handshake_timeout_ms=" + std::to_string(options_.handshake_timeout_ms)).c_str());
+    }
+  }
+  if (accept_paused_until_ns_ != 0 && now_ns >= accept_paused_until_ns_ && listening_) {
+    accept_paused_until_ns_ = 0;
+    Status st = loop_->Add(listen_fd_.get(), EPOLLIN, [this](uint32_t) { OnAccept(); });
+    if (!st.ok()) {
+      Logger("control")->error("cannot watch the control socket again: {}", st.message());
+      return;
+    }
+    OnAccept();  // what queued meanwhile
+  }
+}
+
+uint64_t ControlServer::NextDeadlineNs() const {
+  uint64_t next = accept_paused_until_ns_ != 0 ? accept_paused_until_ns_ : UINT64_MAX;
+  for (const auto& [serial, fd] : handshake_order_) {
+    auto it = handshakes_.find(fd);
+    if (it != handshakes_.end() && it->second.serial == serial) return std::min(next, it->second.deadline_ns);
+  }
+  return next;
 }
 
 void ControlServer::RejectHello(ipc::UnixChannel& channel, uint32_t request_id, const Status& st) {
@@ -133,7 +200,7 @@ void ControlServer::OnHandshakeReadable(int fd) {
   auto it = handshakes_.find(fd);
   if (it == handshakes_.end()) return;
   PendingHandshake hs = std::move(it->second);
-  handshakes_.erase(it);
+  handshakes_.erase(it);  // its entry in handshake_order_ is skipped when it reaches the front
   loop_->Remove(fd);
   alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
   auto n = hs.channel.Recv(buf, sizeof(buf), nullptr, -1);
@@ -197,7 +264,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   reply.client_id = id.client_id;
   reply.control_bytes = layout.total_bytes;
   Session* s = session.get();
-  s->EnableComms(jobs_, &options_);
+  s->EnableComms(jobs_, &options_, &comms_in_use_);
   Status sent = s->Send(&reply, sizeof(reply), fds, 3);
   if (sent.ok()) {
     // Ops the client queued before a message are taken first: a region released right after an

@@ -43,6 +43,16 @@ Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& opt
   return Status::Ok();
 }
 
+Status CheckJobId(std::string_view job_id, std::string_view what) {
+  if (job_id.empty() || job_id.size() >= ipc::kJobIdBytes) {
+    return InvalidArgument(std::string(what) + " must be 1.." + std::to_string(ipc::kJobIdBytes - 1) + " characters");
+  }
+  for (char c : job_id) {
+    if (c < 0x21 || c > 0x7e) return InvalidArgument(std::string(what) + " must be printable ASCII without spaces");
+  }
+  return Status::Ok();
+}
+
 Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientIdentity& job,
                                        const ControlServerOptions& options) {
   if (msg.reserved != 0) return InvalidArgument("communicator request: reserved must be 0");
@@ -57,6 +67,15 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
                            std::to_string(id.local_world_size) + " per node, does not fit in job '" + job.job_id +
                            "' of " + std::to_string(job.world_size) + " ranks, " +
                            std::to_string(job.local_world_size) + " per node");
+  }
+  // Its nodes are some of the job's: a communicator claiming more would make this agent host a
+  // rendezvous for nodes that do not exist, and its ops wait for them.
+  int comm_nodes = id.world_size / id.local_world_size;
+  int job_nodes = job.world_size / job.local_world_size;
+  if (comm_nodes > job_nodes) {
+    return InvalidArgument("a communicator of " + std::to_string(id.world_size) + " ranks, " +
+                           std::to_string(id.local_world_size) + " per node, spans " + std::to_string(comm_nodes) +
+                           " nodes; job '" + job.job_id + "' spans " + std::to_string(job_nodes));
   }
   // Named within the job: a prefix of the job id and the key, 63 characters at most.
   static constexpr char kHex[] = "0123456789abcdef";
@@ -86,16 +105,18 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || len != sizeof(hello)) {
     return ProtocolError("first message must be a hello of " + std::to_string(sizeof(hello)) + " bytes");
   }
+  if (h.body_bytes != sizeof(hello) - sizeof(h)) {
+    return ProtocolError("hello says body_bytes=" + std::to_string(h.body_bytes) + " but " +
+                         std::to_string(sizeof(hello) - sizeof(h)) + " followed its header");
+  }
   Hello out;
   ClientIdentity& id = out.identity;
   size_t job_len = strnlen(hello.job_id, sizeof(hello.job_id));
-  if (job_len == 0 || job_len == sizeof(hello.job_id)) {
+  if (job_len == sizeof(hello.job_id)) {
     return InvalidArgument("job id must be 1.." + std::to_string(sizeof(hello.job_id) - 1) + " characters");
   }
   id.job_id.assign(hello.job_id, job_len);
-  for (char c : id.job_id) {
-    if (c < 0x21 || c > 0x7e) return InvalidArgument("job id must be printable ASCII without spaces");
-  }
+  OUTRIDER_RETURN_IF_ERROR(CheckJobId(id.job_id));
   id.rank = hello.rank;
   id.world_size = hello.world_size;
   id.local_rank = hello.local_rank;

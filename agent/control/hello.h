@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "agent/control/control_options.h"
 #include "agent/engine/member.h"
@@ -18,6 +19,10 @@ struct Hello {
   ClientIdentity identity;
   uint32_t sq_entries = 0;  // ring entries the client gets: a power of two in [8, 65536]
 };
+
+// A job id as it may appear anywhere, metrics labels included: 1..63 bytes of printable ASCII
+// without spaces. `what` names where it came from in the error.
+Status CheckJobId(std::string_view job_id, std::string_view what = "job id");
 
 // Rank, world size and local layout of a job or communicator member: every node runs
 // local_world_size ranks, rank = node * local_world_size + local_rank.

@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/control/hello.h"
 #include "agent/log.h"
 #include "agent/observability.h"
-#include "ipc/nccl_telemetry.h"
 
 namespace outrider::agent {
 
@@ -81,6 +81,7 @@ void NcclTelemetrySink::OnReadable() {
     bool truncated = (msg.msg_flags & MSG_TRUNC) != 0;
     Status st = truncated ? InvalidArgument("datagram too long")
                           : Take(buf, static_cast<size_t>(n), have, uid, gid);
+    if (Metrics().enabled()) Metrics().nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
     if (st.ok()) {
       ++accepted_;
     } else {
@@ -93,33 +94,48 @@ void NcclTelemetrySink::OnReadable() {
   }
 }
 
-Status NcclTelemetrySink::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid) {
-  if (!have_creds) return PermissionDenied("no sender credentials");
-  if (!allowed_(uid, gid)) return PermissionDenied("sender uid " + std::to_string(uid) + " is not allowed");
-  ipc::NcclStatsHeader h;
+Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n) {
+  NcclTelemetryReport out;
+  ipc::NcclStatsHeader& h = out.header;
   if (n < sizeof(h)) return InvalidArgument(std::to_string(n) + " bytes, shorter than a header");
   std::memcpy(&h, data, sizeof(h));
   if (h.magic != ipc::kNcclTelemetryMagic) return InvalidArgument("bad magic");
   if (h.version != ipc::kNcclTelemetryVersion) return InvalidArgument("version " + std::to_string(h.version));
   if (h.source >= ipc::kNumNcclSources) return InvalidArgument("unknown source " + std::to_string(h.source));
-  if (h.records > ipc::kNumNcclOps || n != sizeof(h) + h.records * sizeof(ipc::NcclStatsRecord)) {
-    return InvalidArgument(std::to_string(n) + " bytes for " + std::to_string(h.records) + " records");
+  if (h.records == 0 || h.records > ipc::kNumNcclOps || n != sizeof(h) + h.records * sizeof(ipc::NcclStatsRecord)) {
+    return InvalidArgument(std::to_string(n) + " bytes for " + std::to_string(h.records) + " records (1.." +
+                           std::to_string(ipc::kNumNcclOps) + ")");
   }
-  std::string job(h.job, strnlen(h.job, sizeof(h.job)));
-  if (job.empty()) job = "_unnamed";
-  std::string job_label = Metrics().JobLabel(job);
-  std::string comm_label = CommLabel(job_label, h.comm_id);
-  const char* source = ipc::NcclSourceName(static_cast<ipc::NcclSource>(h.source));
+  out.job.assign(h.job, strnlen(h.job, sizeof(h.job)));
+  // It becomes a label value of /metrics: one bad byte would make every scrape fail.
+  if (!out.job.empty()) OUTRIDER_RETURN_IF_ERROR(CheckJobId(out.job, "job name"));
+  out.records.resize(h.records);
   for (uint8_t i = 0; i < h.records; ++i) {
-    ipc::NcclStatsRecord r;
+    ipc::NcclStatsRecord& r = out.records[i];
     std::memcpy(&r, data + sizeof(h) + i * sizeof(r), sizeof(r));
     if (r.op >= ipc::kNumNcclOps) return InvalidArgument("unknown op " + std::to_string(r.op));
-    if (!Metrics().enabled()) continue;
-    AgentMetrics::NcclCounters c = Metrics().Nccl(job_label, comm_label, ipc::NcclOpName(static_cast<ipc::NcclOp>(r.op)), source);
-    c.calls->Inc(static_cast<double>(r.calls));
-    c.bytes->Inc(static_cast<double>(r.bytes));
-    c.timed_calls->Inc(static_cast<double>(r.timed_calls));
-    c.gpu_seconds->Inc(static_cast<double>(r.gpu_ns) / 1e9);
+  }
+  return out;
+}
+
+Status NcclTelemetrySink::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid) {
+  if (!have_creds) return PermissionDenied("no sender credentials");
+  if (!allowed_(uid, gid)) return PermissionDenied("sender uid " + std::to_string(uid) + " is not allowed");
+  OUTRIDER_ASSIGN_OR_RETURN(NcclTelemetryReport report, ParseNcclTelemetry(data, n));
+  const ipc::NcclStatsHeader& h = report.header;
+  std::string job = report.job.empty() ? "_unnamed" : report.job;
+  if (Metrics().enabled()) {
+    std::string job_label = Metrics().JobLabel(job);
+    std::string comm_label = CommLabel(job_label, h.comm_id);
+    const char* source = ipc::NcclSourceName(static_cast<ipc::NcclSource>(h.source));
+    for (const ipc::NcclStatsRecord& r : report.records) {
+      AgentMetrics::NcclCounters c =
+          Metrics().Nccl(job_label, comm_label, ipc::NcclOpName(static_cast<ipc::NcclOp>(r.op)), source);
+      c.calls->Inc(static_cast<double>(r.calls));
+      c.bytes->Inc(static_cast<double>(r.bytes));
+      c.timed_calls->Inc(static_cast<double>(r.timed_calls));
+      c.gpu_seconds->Inc(static_cast<double>(r.gpu_ns) / 1e9);
+    }
   }
   if (h.dropped != 0) {
     if (dropped_.size() >= 4096 && dropped_.count(h.pid) == 0) dropped_.clear();

@@ -1,7 +1,8 @@
 // The agent's end of trainers' NCCL telemetry (ipc/nccl_telemetry.h): a datagram socket beside
 // the control socket (same mode, group and allowed senders), whose counts go to
 // outrider_nccl_*_total{job,comm,op,source}. Communicator labels are bounded like job labels:
-// past kMaxCommLabels per job they share comm="_other".
+// past kMaxCommLabels per job they share comm="_other". A datagram is counted whole or not at
+// all; outrider_nccl_telemetry_datagrams_total{result} counts both.
 // Thread-safety: loop thread only.
 #pragma once
 
@@ -12,12 +13,23 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "agent/event_loop.h"
+#include "ipc/nccl_telemetry.h"
 #include "ipc/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {
+
+// One datagram, checked whole before anything of it is counted: header, every record, and the
+// job name (a job id like hello's, or empty). Thread-safety: a pure function.
+struct NcclTelemetryReport {
+  ipc::NcclStatsHeader header;
+  std::string job;  // "" when the trainer named none
+  std::vector<ipc::NcclStatsRecord> records;
+};
+Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n);
 
 class NcclTelemetrySink {
  public:

@@ -34,7 +34,9 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
   fences_ = reinterpret_cast<ipc::FenceSlot*>(control_.data() + h->fences_offset);
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  if (comms_in_use_ != nullptr) *comms_in_use_ -= comms_.size();
+}
 
 void Session::Close(const Status& reason) {
   if (closed_) return;
@@ -78,6 +80,11 @@ void Session::OnSocketReadable() {
   std::memcpy(&hdr, buf, sizeof(hdr));
   if (hdr.magic != ipc::kMagic || hdr.version != ipc::kProtocolVersion) {
     Close(ProtocolError("control message with bad magic or protocol version"));
+    return;
+  }
+  if (hdr.body_bytes != *n - sizeof(hdr)) {
+    Close(ProtocolError("control message of type " + std::to_string(hdr.type) + " says body_bytes=" +
+                        std::to_string(hdr.body_bytes) + " but " + std::to_string(*n - sizeof(hdr)) + " followed its header"));
     return;
   }
   auto type = static_cast<ipc::MsgType>(hdr.type);
@@ -152,6 +159,9 @@ void Session::HandleCommCreate(const ipc::CommCreate& msg) {
   } else if (comms_.size() >= kMaxComms) {
     st = ResourceExhausted("client belongs to " + std::to_string(comms_.size()) +
                            " communicators, the most it may; destroy some first");
+  } else if (*comms_in_use_ >= options_->max_communicators) {
+    st = ResourceExhausted("the agent's clients belong to " + std::to_string(*comms_in_use_) +
+                           " communicators, max_communicators=" + std::to_string(options_->max_communicators));
   } else {
     Result<ClientIdentity> id = ParseCommCreate(msg, id_, *options_);
     st = id.status();
@@ -169,6 +179,7 @@ void Session::HandleCommCreate(const ipc::CommCreate& msg) {
                                 id_.client_id, id_.job_id, id_.rank, id->job_id, id->rank, id->world_size,
                                 id->local_rank, id->local_world_size);
         comms_.emplace(comm, std::move(member));
+        ++*comms_in_use_;
       }
     }
   }
@@ -189,6 +200,7 @@ void Session::HandleCommDestroy(const ipc::CommDestroy& msg) {
                  PeerLost("rank " + std::to_string(id.rank) + " destroyed communicator '" + id.job_id + "'"),
                  /*orderly=*/true);
     comms_.erase(it);
+    --*comms_in_use_;
   }
   ReplyRegion(msg.header.request_id, ipc::MsgType::kCommDestroyReply, st, msg.comm);
 }
@@ -247,23 +259,43 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       comm = it->second.get();
     }
     Member* member = comm != nullptr ? static_cast<Member*>(comm) : this;
-    auto op = ValidateEntry(e, member->identity().rank, member->identity().world_size, lookup);
-    if (!op.ok()) {
-      Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}",
-                              id_.client_id, id_.job_id, id_.local_rank, e.op_id,
-                              op.status().ToString());
-      refuse(op.status());
-      if (closed_) break;  // it did not drain its completions either
-      continue;
+    Result<ValidatedOp> op = Internal("not validated");
+    Status refused;
+    if ((e.flags & ipc::kSubmitRefused) != 0) {
+      // The shim refused it itself: the caller there has the reason, the job must count it.
+      fenced = false;
+      Code code = e.root > 0 && e.root <= kMaxCode ? static_cast<Code>(e.root) : Code::kInvalidArgument;
+      refused = Status(code, "refused by the shim of " + ("rank " + std::to_string(member->identity().rank)) +
+                                 " (its caller has the reason)");
+    } else {
+      op = ValidateEntry(e, member->identity().rank, member->identity().world_size, lookup);
+      if (!op.ok()) refused = op.status();
     }
-    if (in_flight_ >= cq_.capacity()) {
-      refuse(ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have"));
-      if (closed_) break;
-      continue;
+    if (refused.ok() && in_flight_ >= cq_.capacity()) {
+      refused = ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have");
     }
     ++in_flight_;
     if (comm != nullptr) comm->Submitted();
     if (fenced) fence_of_[e.op_id] = e.fence;
+    if (!refused.ok()) {
+      Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}", id_.client_id,
+                              member->identity().job_id, member->identity().local_rank, e.op_id, refused.ToString());
+      // Its job still counts it (the rank's next op of the key must not pair with the others'
+      // op of this one) and fails the collective on every rank; after the ops that wait before
+      // it, so that each takes its sequence number in submission order.
+      Job::RefusedOp entry{.key = e.key,
+                           .op_id = e.op_id,
+                           .kind = static_cast<ipc::OpKind>(e.kind),
+                           .dtype = static_cast<ipc::DType>(e.dtype),
+                           .count = e.count};
+      if (!waiting_.empty()) {
+        waiting_.push_back(Waiting{.member = member, .since_ns = ipc::MonotonicNs(), .refusal = entry, .refused = refused});
+        continue;
+      }
+      RefuseToJob(member, entry, refused);
+      if (closed_) break;  // it did not drain its completions either
+      continue;
+    }
     // The job learns where this rank keeps its buffers as soon as the op comes, not when it
     // reaches the front of the queue: an op held there until the job knows (RouteOf) must not
     // keep a later op of another communicator from telling its job.
@@ -273,7 +305,7 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       }
     }
     if (fenced || !waiting_.empty() || op->NamesDevice()) {
-      waiting_.push_back(Waiting{member, *op, fenced, e.fence, ipc::MonotonicNs(), false});
+      waiting_.push_back(Waiting{.member = member, .op = *op, .fenced = fenced, .fence = e.fence, .since_ns = ipc::MonotonicNs()});
       continue;
     }
     sink(member, *op);
@@ -286,11 +318,21 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
   bool any = false;
   while (!waiting_.empty() && !closed_) {
     Waiting& w = waiting_.front();
+    if (!w.refused.ok()) {  // refused when it came; its job hears it in submission order
+      Waiting refused = std::move(w);
+      waiting_.pop_front();
+      RefuseToJob(refused.member, refused.refusal, refused.refused);
+      any = true;
+      continue;
+    }
     // The front op goes on (to the sink, or failed) unless it still waits.
     Status failed;
     const ValidatedOp* op = &w.op;
     uint64_t ready = w.fenced ? std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire) : 0;
-    if (w.fenced && static_cast<int64_t>(ready - w.op.op_id) < 0) {  // not written for this op yet
+    // Op ids only grow and never wrap (64 bits), so the stream has written this op's `ready` once
+    // the slot holds its id or a later one. Compared as they are: a wrapping comparison would let
+    // ids of 2^63 and more through unfenced (`ready` starts at 0).
+    if (w.fenced && ready < w.op.op_id) {  // not written for this op yet
       if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
       failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
                                 ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
@@ -327,7 +369,9 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
     if (failed.ok()) {
       sink(member, next);
     } else {
-      member->Complete(next.op_id, failed, 0, 0);
+      RefuseToJob(member,
+                  Job::RefusedOp{.key = next.key, .op_id = next.op_id, .kind = next.kind, .dtype = next.dtype, .count = next.count},
+                  failed);
     }
     any = true;
   }
@@ -369,6 +413,12 @@ void Session::FlushOverflow() {
     if (r != ipc::RingResult::kOk) break;
     overflow_.pop_front();
   }
+}
+
+void Session::RefuseToJob(Member* member, const Job::RefusedOp& op, const Status& why) {
+  Job* job = jobs_ != nullptr ? jobs_->Find(member->identity().job_id) : nullptr;
+  if (job != nullptr) return job->Refuse(member, op, why);  // completes the op
+  member->Complete(op.op_id, why, 0, 0);
 }
 
 void Session::Refuse(uint64_t op_id, const Status& why) {

@@ -15,6 +15,7 @@
 #include "agent/control/device_ops.h"
 #include "agent/control/entry_validator.h"
 #include "agent/control/session_limits.h"
+#include "agent/engine/job.h"
 #include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
 #include "agent/memory/region_table.h"
@@ -105,9 +106,12 @@ class Session final : public Member {
 
   // Lets the client create communicators: members join and leave them in `jobs`. Without it,
   // kCommCreate is refused.
-  void EnableComms(JobTable* jobs, const ControlServerOptions* options) {
+  // `comms_in_use` counts the memberships of every client (options->max_communicators bounds
+  // it); it outlives the session.
+  void EnableComms(JobTable* jobs, const ControlServerOptions* options, size_t* comms_in_use) {
     jobs_ = jobs;
     options_ = options;
+    comms_in_use_ = comms_in_use;
   }
   // The client's communicator memberships (to leave their jobs when the client goes).
   std::vector<CommMember*> comms() const;
@@ -115,8 +119,11 @@ class Session final : public Member {
 
  private:
   void Post(const ipc::CompletionEntry& c);
-  // Completes an op the sink never saw (refused at submission).
+  // Completes an op that names no job of this client (an unknown communicator).
   void Refuse(uint64_t op_id, const Status& why);
+  // Refuses an op of `member` (counted in flight) before the sink saw it: its job fails the
+  // instance on every rank and completes the op with `why`.
+  void RefuseToJob(Member* member, const Job::RefusedOp& op, const Status& why);
   void HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds);
   void HandleRelease(const ipc::ReleaseRegion& msg);
   void HandleCommCreate(const ipc::CommCreate& msg);
@@ -154,6 +161,7 @@ class Session final : public Member {
   Status close_reason_;
   JobTable* jobs_ = nullptr;                       // Not owned; set by EnableComms.
   const ControlServerOptions* options_ = nullptr;  // Not owned; set by EnableComms.
+  size_t* comms_in_use_ = nullptr;                 // Not owned; set by EnableComms.
   std::map<uint32_t, std::unique_ptr<CommMember>> comms_;  // by the id the client names them with
   uint32_t next_comm_ = 1;
   ipc::FenceSlot* fences_ = nullptr;  // in the control segment
@@ -161,10 +169,13 @@ class Session final : public Member {
   struct Waiting {
     Member* member;
     ValidatedOp op;
-    bool fenced;
-    uint32_t fence;
-    uint64_t since_ns;
-    bool copying;  // names GPU memory, whose copies in are queued (device_ops_)
+    bool fenced = false;
+    uint32_t fence = 0;
+    uint64_t since_ns = 0;
+    bool copying = false;  // names GPU memory, whose copies in are queued (device_ops_)
+    // Refused when it came (`op` unused): its job is told when it reaches the front.
+    Job::RefusedOp refusal;
+    Status refused;
   };
   std::deque<Waiting> waiting_;
   std::unordered_map<uint64_t, uint32_t> fence_of_;  // fenced ops until they complete: op id -> slot

@@ -26,7 +26,10 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
       engine_(engine),
       hash_(ipc::Fnv1a(id_.data(), id_.size())) {
   first_memory_.assign(static_cast<size_t>(local_size), -2);
+  joined_.assign(static_cast<size_t>(local_size), false);
 }
+
+bool Job::every_rank_joined() const { return std::all_of(joined_.begin(), joined_.end(), [](bool j) { return j; }); }
 
 Job::~Job() {
   if (nccl_ != nullptr) nccl_->Abandon();  // its instances, in group_, may remain: they find nothing to drop
@@ -93,6 +96,7 @@ Status Job::StartNetwork(const Member* first) {
   JobShape shape{id_, token_, num_nodes, local_size_};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   in_rendezvous_ = true;
+  MarkActive();
   if (host) {
     net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
   } else {
@@ -150,7 +154,10 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
 }
 
 void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
-  if (group_ != nullptr && lost_.ok()) group_->OnMessage(h, data, len);
+  if (group_ != nullptr && lost_.ok()) {
+    MarkActive();
+    group_->OnMessage(h, data, len);
+  }
 }
 
 RecvTarget Job::RecvBuffer(const PeerHeader& h, size_t len) {
@@ -217,6 +224,7 @@ Status Job::AddMember(Member* member) {
   if (world_size_ > local_size_ && group_ == nullptr) OUTRIDER_RETURN_IF_ERROR(StartNetwork(member));
   if (member_count() == 0) {
     gpu_mode_ = id.gpu_mode;
+    comm_ = id.comm;
     AgentMetrics& m = Metrics();
     if (m.enabled()) {
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
@@ -225,6 +233,7 @@ Status Job::AddMember(Member* member) {
     }
   }
   slot = member;
+  joined_[static_cast<size_t>(id.local_rank)] = true;
   return Status::Ok();
 }
 
@@ -286,6 +295,12 @@ void Job::FailAll(const Status& why) {
   pending_.clear();
 }
 
+std::string Job::RankName(int local_rank) const {
+  Member* m = members_[static_cast<size_t>(local_rank)];
+  if (group_ == nullptr || m == nullptr) return "local rank " + std::to_string(local_rank);
+  return "rank " + std::to_string(m->identity().rank);
+}
+
 Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key, uint64_t seq) const {
   // Compare against the lowest rank that arrived; name every rank's value in the message.
   for (size_t r = 0; r < p.ops.size(); ++r) {
@@ -293,63 +308,75 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
     Fingerprint ref = FingerprintOf(*p.ops[r]);
     std::optional<Disagreement> d = Compare(ref, FingerprintOf(op));
     if (!d) return Status::Ok();
-    // Multi-node jobs name job ranks (the error reaches every node); single-node ones local ranks.
-    auto name = [&](int local) {
-      if (group_ == nullptr || members_[static_cast<size_t>(local)] == nullptr) return "local rank " + std::to_string(local);
-      return "rank " + std::to_string(members_[static_cast<size_t>(local)]->identity().rank);
-    };
-    return Mismatch(DisagreementMessage(ref, key, seq, id_, *d, name(static_cast<int>(r)), name(rank)));
+    return Mismatch(DisagreementMessage(ref, key, seq, id_, *d, RankName(static_cast<int>(r)), RankName(rank)));
   }
   return Status::Ok();
 }
 
 void Job::Submit(Member* member, const ValidatedOp& op) {
+  NoteFirstMemory(member->identity().local_rank, op.Device());  // a staged op's session noted its GPU already
+  Arrive(member, &op,
+         RefusedOp{.key = op.key,
+                   .op_id = op.op_id,
+                   .kind = op.kind,
+                   .dtype = op.dtype,
+                   .count = op.kind == ipc::OpKind::kAlltoallv ? op.send.length : op.count},
+         Status::Ok());
+}
+
+void Job::Refuse(Member* member, const RefusedOp& op, const Status& why) { Arrive(member, nullptr, op, why); }
+
+void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, const Status& why) {
   int rank = member->identity().local_rank;
-  NoteFirstMemory(rank, op.Device());  // a staged op's session noted its GPU already
-  uint64_t seq = next_seq_[static_cast<size_t>(rank)][op.key]++;
+  uint64_t key = entry.key;
+  // Invariant: every op a member submits, accepted or refused, takes exactly one sequence number
+  // of its key, in the order the member submitted them.
+  uint64_t seq = next_seq_[static_cast<size_t>(rank)][key]++;
   if (!lost_.ok()) {
-    member->Complete(op.op_id, lost_, seq, 0);
+    member->Complete(entry.op_id, op != nullptr ? lost_ : why, seq, 0);
     return;
   }
-  InstanceId inst{op.key, seq};
+  InstanceId inst{key, seq};
   auto [it, inserted] = pending_.try_emplace(inst);
   Pending& p = it->second;
   if (inserted) {
     p.ops.resize(static_cast<size_t>(local_size_));
     p.op_ids.assign(static_cast<size_t>(local_size_), 0);
     p.first_ns = ipc::MonotonicNs();
-    recorder_.Begin(op.key, seq, op.kind, op.dtype, op.kind == ipc::OpKind::kAlltoallv ? op.send.length : op.count,
-                    local_size_);
+    recorder_.Begin(key, seq, entry.kind, entry.dtype, entry.count, local_size_);
     // An iteration ends when a key comes round again.
-    if (!iteration_keys_.insert(op.key).second) {
+    if (!iteration_keys_.insert(key).second) {
       iteration_keys_.clear();
-      iteration_keys_.insert(op.key);
+      iteration_keys_.insert(key);
       iteration_index_ = 0;
     }
     p.default_priority = ipc::DefaultPriority(iteration_index_++);
     arrival_.push_back(inst);
+    MarkActive();
   }
   ++p.arrived;
-  recorder_.Arrived(op.key, seq, p.arrived);
+  recorder_.Arrived(key, seq, p.arrived);
   if (p.failed.ok()) {
-    Status agree = CheckAgreement(p, rank, op, op.key, seq);
-    if (!agree.ok()) {
-      Logger("engine")->warn("{}", agree.message());
-      p.failed = agree;
-      Fail(p, agree, seq);
+    Status bad = op != nullptr ? CheckAgreement(p, rank, *op, key, seq)
+                               : Status(why.code(), InstanceName(key, seq) + " in job '" + id_ + "' failed: " +
+                                                        RankName(rank) + "'s op was refused: " + why.message());
+    if (!bad.ok()) {
+      Logger("engine")->warn("{}", bad.message());
+      p.failed = bad;
+      Fail(p, bad, seq);
       // The other nodes would wait for this node's contribution: they fail with the same error.
-      if (group_ != nullptr) group_->Abort(op.key, seq, agree);
+      if (group_ != nullptr) group_->Abort(key, seq, bad);
     }
   }
   if (!p.failed.ok()) {
-    // Ranks that arrive after a mismatch fail at once; the instance is forgotten once every
-    // rank has arrived, so nobody waits on it.
-    member->Complete(op.op_id, p.failed, seq, 0);
+    // Ranks that arrive after a mismatch or a refusal fail at once (a refused op with its own
+    // reason); the instance is forgotten once every rank has arrived, so nobody waits on it.
+    member->Complete(entry.op_id, op != nullptr ? p.failed : why, seq, 0);
     if (p.arrived == local_size_) pending_.erase(it);
     return;
   }
-  p.ops[static_cast<size_t>(rank)] = op;
-  p.op_ids[static_cast<size_t>(rank)] = op.op_id;
+  p.ops[static_cast<size_t>(rank)] = *op;
+  p.op_ids[static_cast<size_t>(rank)] = op->op_id;
   if (p.arrived == local_size_) Run(inst, p);
 }
 

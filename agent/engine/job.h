@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,19 @@ class Job {
 
   const std::string& id() const { return id_; }
   int local_size() const { return local_size_; }
+  // A communicator of a job (its members came through kCommCreate), not a job of its own.
+  bool comm() const { return comm_; }
+  // Whether local rank `r` was ever a member, and why the job cannot go on (OK while it can).
+  bool ever_joined(int local_rank) const { return joined_[static_cast<size_t>(local_rank)]; }
+  bool every_rank_joined() const;
+  const Status& lost() const { return lost_; }
+
+  // Activity: `on_active` runs when the job may have work for Pump, ExpireOps or NextExpiryNs (a
+  // collective came, a rendezvous or the NCCL path started, a peer message arrived) and it was not
+  // marked active already; the owner calls ClearActive once it found the job idle (no pending
+  // collective, not busy). Jobs never marked may be skipped by the owner's loops.
+  void set_on_active(std::function<void()> on_active) { on_active_ = std::move(on_active); }
+  void ClearActive() { active_ = false; }
   size_t member_count() const;
   size_t pending_count() const { return pending_.size(); }
 
@@ -58,6 +72,19 @@ class Job {
   void RemoveMember(Member* member, const Status& why, bool orderly = false);
   // Takes one validated submission from a member.
   void Submit(Member* member, const ValidatedOp& op);
+  // An op of a member that was refused before it reached the job (its entry was invalid, its
+  // fence never came, its inputs could not be copied in): it still takes its place in the key's
+  // sequence, so that the rank's next op of the key pairs with the other ranks' next one, and
+  // the instance fails on every rank of every node, naming the rank and `why`. The member's own
+  // op completes with `why`.
+  struct RefusedOp {
+    uint64_t key = 0;
+    uint64_t op_id = 0;
+    ipc::OpKind kind{};  // as the entry said (for the flight recorder; may be invalid)
+    ipc::DType dtype{};
+    uint64_t count = 0;
+  };
+  void Refuse(Member* member, const RefusedOp& op, const Status& why);
   // An op of local rank `local_rank` came with buffers on GPU `device` (the agent's ordinal; -1:
   // host memory, which tells nothing). The rank's first GPU op counts; later calls change nothing.
   void NoteFirstMemory(int local_rank, int device);
@@ -99,6 +126,12 @@ class Job {
   using InstanceId = std::pair<uint64_t, uint64_t>;  // (key, seq)
 
   Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key, uint64_t seq) const;
+  // One op of a member takes the key's next sequence number and joins (or opens) its instance:
+  // `op` when it was accepted, else the refusal `refused` (with `why`).
+  void Arrive(Member* member, const ValidatedOp* op, const RefusedOp& refused, const Status& why);
+  // How a local rank is named in errors: multi-node jobs name job ranks (the error reaches every
+  // node), single-node ones local ranks.
+  std::string RankName(int local_rank) const;
   void Run(InstanceId id, Pending& p);
   // Completes every member's op of the instance with its own status (`reports` by local rank, or
   // null), accounts it and forgets the instance.
@@ -124,7 +157,19 @@ class Job {
   // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
   void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 
+  // Tells the owner (once until ClearActive) that the job may have work.
+  void MarkActive() {
+    if (!active_ && on_active_) {
+      active_ = true;
+      on_active_();
+    }
+  }
+
   std::string id_;
+  bool comm_ = false;          // set by the first member
+  std::vector<bool> joined_;   // by local rank: was ever a member
+  std::function<void()> on_active_;
+  bool active_ = false;
   int world_size_;
   int local_size_;
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.

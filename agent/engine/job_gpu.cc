@@ -12,6 +12,7 @@ namespace outrider::agent {
 
 NcclPath* Job::Nccl() {
   if (nccl_ != nullptr) return nccl_.get();
+  MarkActive();
   NcclPath::Options options;
   options.init_timeout_ns = uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000;
   options.chunk_bytes = engine_.nccl_chunk_bytes;

@@ -1,16 +1,54 @@
 // The agent's jobs.
 #include "agent/engine/job_table.h"
 
+#include <algorithm>
+
+#include "agent/log.h"
+#include "ipc/event_fd.h"
+
 namespace outrider::agent {
+
+void JobTable::ForgetEndedComms(uint64_t now_ns) {
+  while (!ended_order_.empty() &&
+         (now_ns - ended_order_.front().first >= kEndedCommMemoryNs || ended_order_.size() > kMaxEndedComms)) {
+    auto it = ended_comms_.find(ended_order_.front().second);
+    if (it != ended_comms_.end() && it->second.ended_ns == ended_order_.front().first) ended_comms_.erase(it);
+    ended_order_.pop_front();
+  }
+}
+
+Status JobTable::EndedBeforeJoin(const ClientIdentity& id, uint64_t now_ns) {
+  ForgetEndedComms(now_ns);
+  if (!id.comm) return Status::Ok();
+  auto it = ended_comms_.find(id.job_id);
+  if (it == ended_comms_.end()) return Status::Ok();
+  size_t rank = static_cast<size_t>(id.local_rank);
+  if (rank < it->second.joined.size() && !it->second.joined[rank]) {
+    return FailedPrecondition("communicator '" + id.job_id + "' ended before local rank " + std::to_string(rank) +
+                              " joined it: " + it->second.why + " (create it again on every rank)");
+  }
+  // A rank that was a member creates it again: a new communicator.
+  ended_comms_.erase(it);
+  return Status::Ok();
+}
 
 Status JobTable::Join(Member* member) {
   const ClientIdentity& id = member->identity();
   auto it = jobs_.find(id.job_id);
   if (it == jobs_.end()) {
-    it = jobs_.emplace(id.job_id, std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_, engine_)).first;
+    OUTRIDER_RETURN_IF_ERROR(EndedBeforeJoin(id, ipc::MonotonicNs()));
+    auto job = std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_, engine_);
+    if (Job* other = FindByHash(job->hash()); other != nullptr) {
+      return FailedPrecondition("job id '" + id.job_id + "' hashes like job '" + other->id() +
+                                "' on this agent: choose another job id");
+    }
+    Job* raw = job.get();
+    raw->set_on_active([this, raw] { active_.insert(raw); });
+    by_hash_.emplace(raw->hash(), raw);
+    it = jobs_.emplace(id.job_id, std::move(job)).first;
   }
   Status st = it->second->AddMember(member);
-  if (!st.ok() && it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
+  if (!st.ok()) DropIfDone(it);
   return st;
 }
 
@@ -18,30 +56,66 @@ void JobTable::Leave(Member* member, const Status& why, bool orderly) {
   auto it = jobs_.find(member->identity().job_id);
   if (it == jobs_.end()) return;
   it->second->RemoveMember(member, why, orderly);
-  if (it->second->member_count() == 0 && !it->second->busy()) jobs_.erase(it);
+  DropIfDone(it);
+}
+
+void JobTable::DropIfDone(Jobs::iterator it) {
+  if (it->second->member_count() != 0) return;
+  if (it->second->busy()) {
+    emptied_.insert(it->first);
+  } else {
+    Erase(it);
+  }
+}
+
+JobTable::Jobs::iterator JobTable::Erase(Jobs::iterator it) {
+  Job* job = it->second.get();
+  bool any_joined = false;
+  for (int r = 0; r < job->local_size(); ++r) any_joined |= job->ever_joined(r);
+  if (job->comm() && any_joined && !job->every_rank_joined()) {
+    EndedComm ended;
+    ended.ended_ns = ipc::MonotonicNs();
+    for (int r = 0; r < job->local_size(); ++r) ended.joined.push_back(job->ever_joined(r));
+    ended.why = job->lost().ok() ? "its ranks left" : job->lost().message();
+    ended_order_.emplace_back(ended.ended_ns, it->first);
+    ended_comms_[it->first] = std::move(ended);
+    ForgetEndedComms(ended_order_.back().first);
+  }
+  active_.erase(job);
+  emptied_.erase(it->first);
+  by_hash_.erase(job->hash());
+  return jobs_.erase(it);
 }
 
 bool JobTable::Pump() {
   bool any = false;
-  for (auto& [id, job] : jobs_) any |= job->Pump();
+  // Pumping may mark other jobs active (never erase one): go over a snapshot.
+  std::vector<Job*> active(active_.begin(), active_.end());
+  for (Job* job : active) {
+    any |= job->Pump();
+    if (job->pending_count() == 0 && !job->busy()) {
+      active_.erase(job);
+      job->ClearActive();
+    }
+  }
   return any;
 }
 
 void JobTable::Sweep() {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (it->second->member_count() == 0 && !it->second->busy()) {
-      it = jobs_.erase(it);
-    } else {
-      ++it;
+  std::vector<std::string> emptied(emptied_.begin(), emptied_.end());
+  for (const std::string& id : emptied) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->member_count() != 0) {
+      emptied_.erase(id);
+    } else if (!it->second->busy()) {
+      Erase(it);
     }
   }
 }
 
 Job* JobTable::FindByHash(uint64_t hash) {
-  for (auto& [id, job] : jobs_) {
-    if (job->hash() == hash) return job.get();
-  }
-  return nullptr;
+  auto it = by_hash_.find(hash);
+  return it == by_hash_.end() ? nullptr : it->second;
 }
 
 RecvTarget JobTable::RecvBuffer(const PeerHeader& h, size_t len) {
@@ -70,12 +144,14 @@ void JobTable::FailAll(const Status& why) {
 }
 
 void JobTable::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
-  for (auto& [id, job] : jobs_) job->ExpireOps(now_ns, timeout_ns);
+  // Only active jobs have collectives waiting for ranks.
+  std::vector<Job*> active(active_.begin(), active_.end());
+  for (Job* job : active) job->ExpireOps(now_ns, timeout_ns);
 }
 
 uint64_t JobTable::NextExpiryNs(uint64_t timeout_ns) {
   uint64_t next = UINT64_MAX;
-  for (auto& [id, job] : jobs_) next = std::min(next, job->NextExpiryNs(timeout_ns));
+  for (Job* job : active_) next = std::min(next, job->NextExpiryNs(timeout_ns));
   return next;
 }
 
@@ -87,7 +163,7 @@ nlohmann::json JobTable::StatusJson() const {
 
 size_t JobTable::PendingCount() const {
   size_t n = 0;
-  for (const auto& [id, job] : jobs_) n += job->pending_count();
+  for (const Job* job : active_) n += job->pending_count();
   return n;
 }
 

@@ -1,9 +1,16 @@
 // All jobs of this agent, by job id; the network hands each job its peer messages through it.
+// Per-pass work (Pump, ExpireOps, NextExpiryNs, PendingCount, Sweep) is proportional to the jobs
+// that have something to do, not to the jobs that exist: idle communicators cost nothing.
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +22,11 @@ namespace outrider::agent {
 // Thread-safety: loop thread only.
 class JobTable : public PeerEvents {
  public:
+  // How long a communicator that ended before all its local ranks joined is remembered: a rank
+  // that joins it meanwhile is told it ended instead of waiting for ranks that left.
+  static constexpr uint64_t kEndedCommMemoryNs = 60'000'000'000;
+  static constexpr size_t kMaxEndedComms = 4096;
+
   // Finds or creates the job and admits the member.
   Status Join(Member* member);
   // Removes the member from its job; drops the job once it is empty. `orderly`: it said goodbye.
@@ -25,7 +37,7 @@ class JobTable : public PeerEvents {
   RecvTarget RecvBuffer(const PeerHeader& h, size_t len) override;
   bool OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) override;
   void OnPeerLost(PeerId peer, const Status& why) override;
-  // One step of deferred local work across jobs.
+  // One step of deferred local work across the active jobs; jobs found idle leave the active set.
   bool Pump();
   // Drops jobs whose members all left once their last sends finished.
   void Sweep();
@@ -36,11 +48,33 @@ class JobTable : public PeerEvents {
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   uint64_t NextExpiryNs(uint64_t timeout_ns);
   size_t size() const { return jobs_.size(); }
+  // Jobs that may have work (pending collectives, sends in flight, a rendezvous).
+  size_t active_count() const { return active_.size(); }
   nlohmann::json StatusJson() const;
   size_t PendingCount() const;
 
  private:
-  std::map<std::string, std::unique_ptr<Job>> jobs_;
+  using Jobs = std::map<std::string, std::unique_ptr<Job>>;
+  Jobs::iterator Erase(Jobs::iterator it);
+  // Drops the job if no member is left and nothing of it is in flight; else keeps it for Sweep.
+  void DropIfDone(Jobs::iterator it);
+  // Drops what is remembered of ended communicators past kEndedCommMemoryNs or kMaxEndedComms.
+  void ForgetEndedComms(uint64_t now_ns);
+  // Why `member` may not join communicator `id`: it ended before this rank joined it.
+  Status EndedBeforeJoin(const ClientIdentity& id, uint64_t now_ns);
+
+  Jobs jobs_;
+  std::unordered_map<uint64_t, Job*> by_hash_;  // every job in jobs_, by Job::hash()
+  std::unordered_set<Job*> active_;             // jobs marked active and not found idle since
+  std::unordered_set<std::string> emptied_;     // jobs left without members while still busy
+  // Communicators that ended before every local rank joined, oldest first.
+  struct EndedComm {
+    uint64_t ended_ns = 0;
+    std::vector<bool> joined;  // by local rank
+    std::string why;
+  };
+  std::map<std::string, EndedComm> ended_comms_;
+  std::deque<std::pair<uint64_t, std::string>> ended_order_;  // (ended_ns, id)
   Network* net_ = nullptr;  // Not owned.
   EngineOptions engine_;
 };

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "ipc/cuda/driver.h"
+#include "ipc/event_fd.h"
 
 namespace outrider::agent {
 
@@ -16,13 +17,12 @@ namespace outrider::agent {
 
 namespace {
 
-constexpr uint64_t kMinPinned = uint64_t{64} << 10;
-
-uint64_t RoundPinned(uint64_t bytes) {
-  uint64_t n = kMinPinned;
-  while (n < bytes) n <<= 1;
-  return n;
+PinnedPool::Options& PinnedOptions() {
+  static PinnedPool::Options options{0, uint64_t{10'000} * 1'000'000};
+  return options;
 }
+
+CudaMemory* g_started = nullptr;  // set once Get() succeeded
 
 // A stream and the pinned word it writes its last finished ticket into.
 struct Lane {
@@ -47,8 +47,7 @@ struct CudaMemory::Impl {
   // By stream id: first each device's copy stream (id = ordinal), then streams of their own
   // (NewStream; null once released, reused).
   std::vector<std::unique_ptr<Lane>> lanes;
-  std::multimap<uint64_t, uint8_t*> pinned;   // free pinned buffers by size
-  uint64_t pinned_bytes = 0;                  // all pinned buffers, free or in use
+  std::unique_ptr<PinnedPool> pinned;
 
   Status Current(int ordinal) {
     return cuda::Check(*d, d->cuCtxSetCurrent(devices[static_cast<size_t>(ordinal)].ctx), "cuCtxSetCurrent");
@@ -96,8 +95,15 @@ Result<CudaMemory*> CudaMemory::Get() {
       impl->lanes.push_back(std::make_unique<Lane>());
       OUTRIDER_RETURN_IF_ERROR(impl->NewLane(found.ordinal, impl->lanes.back().get()));
     }
+    impl->pinned = std::make_unique<PinnedPool>(
+        PinnedOptions(),
+        [d](void* data, uint64_t bytes) {
+          return cuda::Check(*d, d->cuMemHostRegister(data, bytes, 0), "pinning GPU staging (cuMemHostRegister)");
+        },
+        [d](void* data, uint64_t) { (void)d->cuMemHostUnregister(data); });
     // Lives as long as the process: imports and pinned buffers outlive any one session.
-    return new CudaMemory(std::move(impl));
+    g_started = new CudaMemory(std::move(impl));
+    return g_started;
   }();
   return instance;
 }
@@ -186,9 +192,16 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t* h
   static_assert(sizeof(h.reserved) == 64);
   std::memcpy(h.reserved, handle, sizeof(h.reserved));
   CUdeviceptr base = 0;
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuIpcOpenMemHandle(&base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
-                                       "opening a legacy IPC handle (cuIpcOpenMemHandle; the client must share the "
-                                       "agent's PID namespace)"));
+  if (CUresult rc = d.cuIpcOpenMemHandle(&base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS); rc != CUDA_SUCCESS) {
+    Status st = cuda::Check(d, rc, "cuIpcOpenMemHandle");
+    if (st.code() == Code::kResourceExhausted) return st;  // the agent's GPU is full
+    // Anything else is the handle's fault, so the client's: it was forged, sent before (a handle
+    // opens once per process), its allocation was freed, or its exporter is in another PID
+    // namespace than the agent.
+    return InvalidArgument("the client's handle cannot be opened here (" + st.message() +
+                           "): forged, registered already, freed, or exported from outside the agent's PID "
+                           "namespace (run trainers with hostPID, or use cuMem allocations)");
+  }
   auto import = std::make_shared<const IpcImport>(&d, impl_->devices[static_cast<size_t>(ordinal)].ctx, base);
   CUdeviceptr start = 0;
   size_t size = 0;
@@ -201,41 +214,18 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t* h
   return std::shared_ptr<const void>(import);
 }
 
-Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t bytes) {
-  uint64_t size = RoundPinned(bytes);
-  if (auto it = impl_->pinned.find(size); it != impl_->pinned.end()) {
-    Pinned p{it->second, size};
-    impl_->pinned.erase(it);
-    return p;
-  }
-  if (impl_->pinned_bytes + size > kMaxPinnedBytes) {
-    // Give back what is kept for reuse first.
-    for (auto& [bytes, data] : impl_->pinned) {
-      (void)impl_->d->cuMemHostUnregister(data);
-      std::free(data);
-      impl_->pinned_bytes -= bytes;
-    }
-    impl_->pinned.clear();
-  }
-  if (impl_->pinned_bytes + size > kMaxPinnedBytes) {
-    return ResourceExhausted("GPU staging would pin " + std::to_string(impl_->pinned_bytes + size) +
-                             " bytes of host memory, over the agent's " + std::to_string(kMaxPinnedBytes) +
-                             ": too many ops on GPU regions in flight");
-  }
-  auto* data = static_cast<uint8_t*>(std::aligned_alloc(4096, size));
-  if (data == nullptr) return ResourceExhausted("no host memory for " + std::to_string(size) + " bytes of GPU staging");
-  Status st = cuda::Check(*impl_->d, impl_->d->cuMemHostRegister(data, size, 0), "pinning GPU staging (cuMemHostRegister)");
-  if (!st.ok()) {
-    std::free(data);
-    return st;
-  }
-  impl_->pinned_bytes += size;
-  return Pinned{data, size};
-}
+void CudaMemory::SetPinnedOptions(PinnedPool::Options options) { PinnedOptions() = options; }
 
-void CudaMemory::GivePinned(Pinned p) {
-  if (p.data != nullptr) impl_->pinned.emplace(p.bytes, p.data);
-}
+CudaMemory* CudaMemory::Started() { return g_started; }
+
+void CudaMemory::TrimIdlePinned(uint64_t now_ns) { impl_->pinned->Trim(now_ns); }
+
+Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t bytes) { return impl_->pinned->Take(bytes); }
+
+void CudaMemory::GivePinned(Pinned p) { impl_->pinned->Give(p, ipc::MonotonicNs()); }
+
+uint64_t CudaMemory::pinned_bytes() const { return impl_->pinned->pinned_bytes(); }
+uint64_t CudaMemory::idle_pinned_bytes() const { return impl_->pinned->idle_bytes(); }
 
 Result<uint64_t> CudaMemory::Enqueue(int stream, const std::vector<Copy>& copies) {
   const cuda::Driver& d = *impl_->d;
@@ -336,8 +326,13 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportFd(UniqueFd, uint64_t, con
 Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t*, uint64_t, const std::string&, BufferSpan*) {
   return FailedPrecondition("built without CUDA");
 }
+void CudaMemory::SetPinnedOptions(PinnedPool::Options) {}
+CudaMemory* CudaMemory::Started() { return nullptr; }
+void CudaMemory::TrimIdlePinned(uint64_t) {}
 Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) { return FailedPrecondition("built without CUDA"); }
 void CudaMemory::GivePinned(Pinned) {}
+uint64_t CudaMemory::pinned_bytes() const { return 0; }
+uint64_t CudaMemory::idle_pinned_bytes() const { return 0; }
 Result<uint64_t> CudaMemory::Enqueue(int, const std::vector<Copy>&) { return FailedPrecondition("built without CUDA"); }
 Status CudaMemory::WakeWhenDone(int) { return FailedPrecondition("built without CUDA"); }
 Result<void*> CudaMemory::UseStream(int) { return FailedPrecondition("built without CUDA"); }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/memory/buffer_span.h"
+#include "agent/memory/pinned_pool.h"
 #include "ipc/status.h"
 #include "ipc/unique_fd.h"
 
@@ -30,15 +31,22 @@ class CudaMemory {
   Result<std::shared_ptr<const void>> ImportIpcHandle(const uint8_t* handle, uint64_t bytes,
                                                       const std::string& uuid, BufferSpan* span);
 
+  // How pinned staging memory is bounded and given back (the agent's gpu_pinned_max_bytes and
+  // gpu_pinned_idle_ms): before the first Get(), or it has no effect.
+  static void SetPinnedOptions(PinnedPool::Options options);
+  // The agent's CUDA if Get() set it up already, else null (never sets it up).
+  static CudaMemory* Started();
+  // Gives back pinned buffers idle for long enough. Call from the loop now and then.
+  void TrimIdlePinned(uint64_t now_ns);
+
   // Pinned host memory of at least `bytes`, reused once given back. All of it together (in use
-  // and kept for reuse) stays under kMaxPinnedBytes: beyond, ResourceExhausted.
-  static constexpr uint64_t kMaxPinnedBytes = uint64_t{16} << 30;
-  struct Pinned {
-    uint8_t* data = nullptr;
-    uint64_t bytes = 0;
-  };
+  // and idle) stays under the pool's bound: beyond, ResourceExhausted.
+  using Pinned = PinnedPool::Buffer;
   Result<Pinned> TakePinned(uint64_t bytes);
   void GivePinned(Pinned p);
+  // In use and idle, and idle alone (for metrics and /status).
+  uint64_t pinned_bytes() const;
+  uint64_t idle_pinned_bytes() const;
 
   struct Copy {
     bool to_host;      // device -> host, else host -> device

@@ -30,9 +30,9 @@ inline const cuda::Driver& ChildCuda(const char* mode = "ipc") {
 }
 
 // An agent that loads the fake driver too (it inherits the environment): what gpu_mode ipc needs.
-inline std::unique_ptr<harness::AgentProcess> StartGpuAgent() {
+inline std::unique_ptr<harness::AgentProcess> StartGpuAgent(std::vector<std::string> extra_args = {}) {
   ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
-  return StartAgent();
+  return StartAgent(std::move(extra_args));
 }
 
 // Device memory on GPU 0 that can be exported as a POSIX fd.

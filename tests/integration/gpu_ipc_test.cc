@@ -5,6 +5,7 @@
 // released while an op on it runs stays imported until the op is done; freed device memory is
 // released on request; a client's imports are closed when it goes, however it goes. (Agent death and disconnect with ops in flight, in both
 // modes: gpu_stream_release_test.cc.)
+#include <poll.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 
 #include "ipc/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
+#include "tests/support/multinode_fixture.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -278,6 +280,86 @@ TEST(GpuIpcTest, ABufferSpanningTwoAllocationsIsStagedAndReducedCorrectly) {
   leave.Send('l');
   EXPECT_EQ(Reap(r0), 0);
   EXPECT_EQ(Reap(r1), 0);
+}
+
+// The host memory pinned to stage an op's GPU buffers is kept for reuse while clients work, and
+// given back once unused for gpu_pinned_idle_ms (what /metrics reports).
+TEST(GpuIpcTest, PinnedStagingMemoryIsGivenBackOnceIdle) {
+  uint16_t http = FreePort();
+  auto agent = StartGpuAgent({"--gpu-pinned-idle-ms", "1500", "--http-port", std::to_string(http)});
+  ASSERT_NE(agent, nullptr);
+  pid_t child = Spawn([&] {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-pinned", 0, 1);
+    CUdeviceptr buf = 0;
+    constexpr uint64_t kFloats = uint64_t{1} << 20;
+    if (d.cuMemAlloc(&buf, kFloats * 4) != CUDA_SUCCESS) return 87;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    int rc = outrider_allreduce(c, p, p, kFloats, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
+    outrider_disconnect(c);
+    return rc;
+  });
+  ASSERT_EQ(Reap(child), 0);
+  // A gauge of the agent's /metrics, or -1 (asked at most every 20 ms: a gauge has no event to wait on).
+  auto gauge = [&](const std::string& state) {
+    ::poll(nullptr, 0, 20);
+    std::string body = HttpFetch(http, "/metrics").body;
+    std::string series = "outrider_gpu_pinned_bytes{state=\"" + state + "\"} ";
+    size_t at = body.find(series);
+    return at == std::string::npos ? -1.0 : std::stod(body.substr(at + series.size()));
+  };
+  // Idle after the op (at least the 4 MiB it staged), then given back.
+  ASSERT_TRUE(WaitUntil([&] { return gauge("idle") >= 4 << 20; }, 10000)) << "idle " << gauge("idle");
+  EXPECT_EQ(gauge("in_use"), 0);
+  EXPECT_TRUE(WaitUntil([&] { return gauge("idle") == 0; }, 15000)) << "idle " << gauge("idle");
+}
+
+// A legacy IPC handle the agent cannot open is the client's error, not the agent's: registered a
+// second time (a handle opens once per process), or forged.
+TEST(GpuIpcTest, AReplayedOrForgedLegacyHandleIsRefusedAsTheClientsError) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  SharedValue<Text> said[2];
+  SharedValue<int> codes[3];
+  pid_t child = Spawn([&] {
+    const cuda::Driver& d = ChildCuda();
+    auto devices = cuda::Devices(d);
+    if (!devices.ok() || devices->empty()) return 60;
+    CUdeviceptr p = 0;
+    if (d.cuMemAlloc(&p, 4096) != CUDA_SUCCESS) return 61;
+    CUipcMemHandle h{};
+    if (d.cuIpcGetMemHandle(&h, p) != CUDA_SUCCESS) return 62;
+    auto raw = RawClient::Connect(agent->socket_path());
+    if (!raw.ok()) return 63;
+    ipc::HelloRequest hello = (*raw)->MakeHello("legacy-replay", 0, 1);
+    hello.gpu_mode = static_cast<uint32_t>(ipc::GpuMode::kIpc);
+    auto reply = (*raw)->Hello(hello);
+    if (!reply.ok() || reply->code != 0) return 64;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto msg = ipc::RegisterRegion{};
+      ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), 10 + attempt);
+      msg.bytes = 4096;
+      msg.kind = static_cast<uint32_t>(ipc::RegionKind::kCudaIpc);
+      CopyText(msg.device, sizeof(msg.device), (*devices)[0].uuid.c_str());
+      std::memcpy(msg.ipc_handle, h.reserved, sizeof(msg.ipc_handle));
+      if (attempt == 2) msg.ipc_handle[3] ^= 0x5a;  // forged
+      if (!(*raw)->channel().Send(&msg, sizeof(msg)).ok()) return 65;
+      ipc::RegionReply r{};
+      auto n = (*raw)->channel().Recv(&r, sizeof(r), nullptr, 10000);
+      if (!n.ok() || *n != sizeof(r)) return 66;
+      *codes[attempt] = r.code;
+      if (attempt > 0) CopyText(said[attempt - 1]->s, sizeof(said[attempt - 1]->s), r.message);
+    }
+    return 0;
+  });
+  ASSERT_EQ(Reap(child), 0);
+  EXPECT_EQ(*codes[0], 0) << "the first registration of the handle";
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(*codes[i], static_cast<int32_t>(Code::kInvalidArgument)) << said[i - 1]->s;
+    EXPECT_NE(std::string(said[i - 1]->s).find("the client's handle cannot be opened"), std::string::npos) << said[i - 1]->s;
+  }
 }
 
 TEST(GpuIpcTest, AnUnknownGpuModeIsRefusedNamingTheVariable) {

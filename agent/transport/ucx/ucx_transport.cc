@@ -63,12 +63,28 @@ Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, 
   // agent aborted in UCX (tcp_iface.c: "conn_state != CLOSED", an event of an endpoint closed
   // earlier in the same batch) in 3 of 32 agent kills of outrider-chaos; with 1, in none of 300.
   ::setenv("UCX_TCP_MAX_POLL", "1", 0);
-  // On a TCP-only data plane, eager messages (no rendezvous handshake per chunk) with zero-copy
-  // sends cost the least CPU: 64 MiB 4-node allreduces on 2 Gbit/s links took ~434 ms against
-  // ~450 ms with UCX's defaults. RDMA setups keep UCX's rendezvous defaults.
+  // No zero-copy sends. UCX's TCP transport (1.10 through at least 1.22) completes a partly
+  // written zero-copy send twice when the socket fails under it: once when it purges the failed
+  // endpoint, again on return (uct_tcp_ep_sendv). A surviving agent then aborted on the assertion
+  // `comp->count > 0` (uct_iface.h) when a peer agent was killed mid-transfer (1 in 10 kills on 4
+  // nodes), or would corrupt memory in a build without assertions. Eager sends copy into the
+  // transport's segments instead (UCX_ZCOPY_THRESH=inf), and rendezvous data on TCP goes as
+  // copied active messages rather than zero-copy puts (UCX_TCP_PUT_ENABLE=n); RDMA transports
+  // keep zero-copy rendezvous. Forced: a user's own values would bring the abort back.
+  // (UCX_TCP_MAX_IOV=0 would switch TCP zero-copy off alone, but UCX 1.13 then refuses its own
+  // short sends that carry a header.)
+  for (auto [name, value] : {std::pair{"UCX_ZCOPY_THRESH", "inf"}, std::pair{"UCX_TCP_PUT_ENABLE", "n"}}) {
+    if (const char* own = std::getenv(name); own != nullptr && std::string(own) != value) {
+      Logger("transport")->warn("{}={} ignored: the agent sends without zero-copy ({}={}), whose error path in UCX's "
+                                "TCP transport can abort the agent when a peer dies",
+                                name, own, name, value);
+    }
+    ::setenv(name, value, 1);
+  }
+  // On a TCP-only data plane, eager messages (no rendezvous handshake per chunk) cost the least
+  // CPU. RDMA setups keep UCX's rendezvous defaults.
   if (const char* tls = std::getenv("UCX_TLS"); tls != nullptr && std::string(tls) == "tcp") {
     ::setenv("UCX_RNDV_THRESH", "inf", 0);
-    ::setenv("UCX_ZCOPY_THRESH", "32K", 0);
   }
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);

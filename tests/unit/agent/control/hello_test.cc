@@ -169,6 +169,15 @@ TEST(CommCreateTest, RefusesLayoutsThatDoNotFitTheJobOrEachOther) {
   m.local_world_size = 4;
   m.local_rank = 3;
   refused(m, Code::kInvalidArgument, "does not fit in job");
+  // Job: 8 ranks, 4 per node (2 nodes). 8 ranks one per node would be 8 nodes.
+  m = ValidComm();
+  m.world_size = 8;
+  m.local_world_size = 1;
+  m.local_rank = 0;
+  refused(m, Code::kInvalidArgument, "spans 8 nodes; job '" + std::string(63, 'j') + "' spans 2");
+  m.world_size = 3;
+  m.rank = 2;
+  refused(m, Code::kInvalidArgument, "spans 3 nodes");
   m = ValidComm();
   m.reserved = 1;
   refused(m, Code::kInvalidArgument, "reserved");

@@ -15,10 +15,11 @@ class SessionCommTest : public SessionTest {
   void SetUp() override {
     world_ = 2;
     SessionTest::SetUp();
-    session_->EnableComms(&jobs_, &options_);
+    session_->EnableComms(&jobs_, &options_, &comms_in_use_);
   }
   void TearDown() override {
     for (CommMember* c : session_->comms()) jobs_.Leave(c, Cancelled("test ends"));
+    session_.reset();  // before the counter it counts down
   }
 
   std::optional<ipc::RegionReply> Create(int32_t rank, int32_t world, uint64_t key = 7) {
@@ -40,6 +41,7 @@ class SessionCommTest : public SessionTest {
 
   JobTable jobs_;
   ControlServerOptions options_;
+  size_t comms_in_use_ = 0;
 };
 
 TEST_F(SessionCommTest, RoutesOpsToTheCommunicatorTheyName) {
@@ -111,8 +113,26 @@ TEST_F(SessionCommTest, RefusesJoiningTheSameCommunicatorTwiceAndUnknownDestroys
   EXPECT_EQ(unknown->code, static_cast<int32_t>(Code::kInvalidArgument));
 }
 
+TEST_F(SessionCommTest, TheAgentWideBoundCountsEveryMembershipAndFreesOnDestroy) {
+  options_.max_communicators = 1;
+  comms_in_use_ = 0;
+  auto first = Create(0, 1, 7);
+  ASSERT_TRUE(first && first->code == 0) << (first ? first->message : "no reply");
+  EXPECT_EQ(comms_in_use_, 1u);
+  auto second = Create(0, 1, 8);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->code, static_cast<int32_t>(Code::kResourceExhausted));
+  EXPECT_NE(std::string(second->message).find("max_communicators=1"), std::string::npos) << second->message;
+  auto destroyed = Destroy(first->region_id);
+  ASSERT_TRUE(destroyed && destroyed->code == 0);
+  EXPECT_EQ(comms_in_use_, 0u);
+  auto third = Create(0, 1, 8);
+  ASSERT_TRUE(third && third->code == 0) << (third ? third->message : "no reply");
+  EXPECT_EQ(comms_in_use_, 1u);
+}
+
 TEST_F(SessionCommTest, RefusesCommunicatorsWhenTheAgentDoesNotServeThem) {
-  session_->EnableComms(nullptr, nullptr);
+  session_->EnableComms(nullptr, nullptr, nullptr);
   auto reply = Create(0, 1);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kFailedPrecondition));

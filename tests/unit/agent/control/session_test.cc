@@ -185,6 +185,23 @@ TEST_F(SessionTest, AFencedOpWaitsForItsReadyFenceAndTheOpsAfterItKeepTheirOrder
   EXPECT_EQ(Drain().size(), 1u);
 }
 
+TEST_F(SessionTest, AFencedOpWithAnIdOf2To63OrMoreStillWaitsForItsFence) {
+  // A fresh slot reads ready = 0: a wrapping comparison took 0 - id as "written" for such ids.
+  uint32_t region = RegisterRegion();
+  constexpr uint64_t kHigh = (uint64_t{1} << 63) + 5;
+  Submit(Fenced(Allreduce(kHigh, region), 2));
+  EXPECT_TRUE(Drain().empty());
+  std::vector<uint64_t> started;
+  auto sink = [&](Member*, const ValidatedOp& op) { started.push_back(op.op_id); };
+  EXPECT_FALSE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  EXPECT_TRUE(started.empty());
+  std::atomic_ref<uint64_t>(Fence(2).ready).store(kHigh - 1, std::memory_order_release);
+  EXPECT_FALSE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  std::atomic_ref<uint64_t>(Fence(2).ready).store(kHigh, std::memory_order_release);
+  EXPECT_TRUE(session_->ReleaseFenced(sink, ipc::MonotonicNs(), 0));
+  EXPECT_EQ(started, (std::vector<uint64_t>{kHigh}));
+}
+
 TEST_F(SessionTest, AReadyFenceOfAnEarlierOpInTheSlotDoesNotStartALaterOne) {
   uint32_t region = RegisterRegion();
   std::atomic_ref<uint64_t>(Fence(5).ready).store(4, std::memory_order_release);  // op 4 used slot 5 before

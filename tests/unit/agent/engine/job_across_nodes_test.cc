@@ -6,6 +6,7 @@
 // clients as fakes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -325,6 +326,43 @@ TEST(JobAcrossNodesTest, JobKilledBeforeItFormedStaysThroughARefusedJoinAndFails
   ASSERT_TRUE(agents.Connect());
   agents.Deliver();
   EXPECT_TRUE(FailedWith(m0, 1, Code::kPeerLost, "rank 1 (local rank 0"));
+}
+
+// One rank's op is refused at its agent: the instance fails on every node (its peers would wait
+// for that node's contribution), naming the rank, and the key's next instance lines up on every
+// rank, small (direct) and large (ring) alike.
+TEST(JobAcrossNodesTest, ARefusedOpFailsTheInstanceOnEveryNodeAndTheKeysNextInstanceLinesUp) {
+  for (uint64_t count : {kDirectCount, kRingCount}) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    Agents agents({3000, 3000});
+    FakeMember* m[4];
+    for (int r = 0; r < 4; ++r) m[r] = agents.Join(r / 2, "job", r, 4, 0, /*local_size=*/2);
+    ASSERT_TRUE(agents.Connect());
+    std::vector<std::unique_ptr<Op>> ops;
+    for (int r = 0; r < 3; ++r) {
+      ops.push_back(std::make_unique<Op>(1, 7, count));
+      agents.table(r / 2).Find("job")->Submit(m[r], ops.back()->op);
+    }
+    agents.Deliver();
+    agents.table(1).Find("job")->Refuse(
+        m[3], Job::RefusedOp{.key = 7, .op_id = 1, .kind = ipc::OpKind::kAllreduce, .dtype = ipc::DType::kF32, .count = count},
+        InvalidArgument("send and recv buffers overlap without being the op's in-place layout"));
+    agents.Deliver();
+    EXPECT_TRUE(FailedWith(m[3], 1, Code::kInvalidArgument, "overlap"));
+    for (int r = 0; r < 3; ++r) EXPECT_TRUE(FailedWith(m[r], 1, Code::kInvalidArgument, "rank 3's op was refused"));
+    // The next instance of key 7: rank r contributes r + 1 everywhere.
+    std::vector<std::unique_ptr<Op>> next;
+    for (int r = 0; r < 4; ++r) {
+      next.push_back(std::make_unique<Op>(2, 7, count));
+      std::fill(next.back()->send.begin(), next.back()->send.end(), static_cast<float>(r + 1));
+      agents.table(r / 2).Find("job")->Submit(m[r], next.back()->op);
+    }
+    agents.Deliver();
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_TRUE(Succeeded(m[r], 2));
+      EXPECT_EQ(next[static_cast<size_t>(r)]->recv, std::vector<float>(count, 10.0f)) << "rank " << r;
+    }
+  }
 }
 
 }  // namespace

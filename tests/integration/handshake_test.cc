@@ -1,0 +1,138 @@
+// Connections to the control socket that never say hello: they are closed at the handshake
+// deadline, never lock trainers out (they are not clients, and past a bound the oldest goes), and
+// an agent out of file descriptors pauses accepting instead of spinning a core.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ipc/event_fd.h"
+#include "ipc/unique_fd.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+namespace {
+
+// A connection that never sends anything (blocking: connect waits while the backlog is full).
+UniqueFd Silent(const std::string& path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  EXPECT_TRUE(fd.valid()) << std::strerror(errno);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), std::min(path.size(), sizeof(addr.sun_path) - 1));
+  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0) << std::strerror(errno);
+  return fd;
+}
+
+// Whether the agent closed `fd` within `ms` (EOF or reset).
+bool ClosedWithin(int fd, int ms) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, ms) != 1) return false;
+  char c;
+  ssize_t n = ::recv(fd, &c, 1, MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+// A one-rank job of a fresh trainer completes an allreduce: the agent serves.
+int TrainerRuns(const std::string& socket, const std::string& job) {
+  pid_t pid = Spawn([&] {
+    outrider_client_t* c = ConnectOrExit(socket, job, 0, 1);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4));
+    if (x == nullptr) {
+      std::fprintf(stderr, "outrider_alloc: %s\n", outrider_last_error(c));
+      return 9;
+    }
+    *x = 3.0f;
+    outrider_op_t h;
+    int e = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    if (e == OUTRIDER_OK) e = outrider_wait(c, h, 10000);
+    int rc = e == OUTRIDER_OK && *x == 3.0f ? 0 : 10 + e;  // read before disconnect unmaps it
+    outrider_disconnect(c);
+    return rc;
+  });
+  return Reap(pid);
+}
+
+// utime + stime of `pid`, in clock ticks.
+uint64_t CpuTicks(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+  size_t at = stat.rfind(')');
+  std::vector<std::string> fields;
+  std::string cur;
+  for (size_t i = at + 2; i < stat.size(); ++i) {
+    if (stat[i] == ' ') {
+      fields.push_back(cur);
+      cur.clear();
+    } else {
+      cur += stat[i];
+    }
+  }
+  return std::stoull(fields[11]) + std::stoull(fields[12]);
+}
+
+size_t OpenFds(pid_t pid) {
+  size_t n = 0;
+  DIR* d = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
+  if (d == nullptr) return 0;
+  while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
+  ::closedir(d);
+  return n;
+}
+
+TEST(HandshakeTest, SilentConnectionsCloseAtTheDeadlineAndNeverLockTrainersOut) {
+  auto agent = StartAgent({"--handshake-timeout-ms", "400", "--max-clients", "4"});
+  ASSERT_NE(agent, nullptr);
+  std::vector<UniqueFd> silent;
+  for (int i = 0; i < 300; ++i) silent.push_back(Silent(agent->socket_path()));
+  // More silent connections than max_clients and than the agent keeps waiting: a trainer still
+  // gets in at once.
+  EXPECT_EQ(TrainerRuns(agent->socket_path(), "after-silent"), 0);
+  // Every silent connection is closed: the oldest to make room, the rest at their deadline.
+  for (size_t i = 0; i < silent.size(); ++i) ASSERT_TRUE(ClosedWithin(silent[i].get(), 10000)) << "connection " << i;
+  EXPECT_NE(agent->ReadLog().find("no hello within handshake_timeout_ms=400"), std::string::npos);
+}
+
+TEST(HandshakeTest, OutOfFileDescriptorsTheAgentPausesAcceptingInsteadOfSpinning) {
+  auto agent = StartAgent({"--handshake-timeout-ms", "1000"});
+  ASSERT_NE(agent, nullptr);
+  // Room for a few more descriptors than the agent has open now (the soft limit: raising a hard
+  // limit again would need CAP_SYS_RESOURCE).
+  rlimit old{};
+  ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, nullptr, &old), 0) << std::strerror(errno);
+  rlimit lim{OpenFds(agent->pid()) + 6, old.rlim_max};
+  ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &lim, nullptr), 0) << std::strerror(errno);
+  std::vector<UniqueFd> silent;
+  for (int i = 0; i < 40; ++i) silent.push_back(Silent(agent->socket_path()));  // queued past the limit
+  // The agent says so once it hits the limit (an event in its log, waited for with a deadline).
+  uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
+  while (agent->ReadLog().find("cannot accept connections") == std::string::npos && ipc::MonotonicNs() < deadline) {
+    ::poll(nullptr, 0, 10);
+  }
+  ASSERT_NE(agent->ReadLog().find("cannot accept connections"), std::string::npos);
+  // While connections stay queued that it cannot accept, it uses next to no CPU: a spinning
+  // loop would burn the whole interval.
+  uint64_t before = CpuTicks(agent->pid());
+  ::poll(nullptr, 0, 500);
+  uint64_t used = CpuTicks(agent->pid()) - before;
+  long hz = ::sysconf(_SC_CLK_TCK);
+  EXPECT_LT(static_cast<double>(used) / static_cast<double>(hz), 0.2) << "the agent spins at the fd limit";
+  // Once the silent ones are gone, the agent accepts again and serves a trainer.
+  silent.clear();
+  ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);
+  EXPECT_EQ(TrainerRuns(agent->socket_path(), "after-emfile"), 0);
+}
+
+}  // namespace
+}  // namespace outrider::testing
