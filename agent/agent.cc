@@ -191,8 +191,10 @@ bool Agent::Poll() {
     if (CudaMemory* cuda = CudaMemory::Started()) cuda->TrimIdlePinned(now_ns);
     jobs_.Sweep();
     RefreshGauges();
-    // Give heap memory back after 5 s without collectives (main() keeps it while busy).
-    if (jobs_.PendingCount() != 0) {
+    // Give heap memory back after 5 s without collectives or jobs coming and going (main()
+    // keeps it while busy): what ended jobs and communicators held goes back too.
+    if (jobs_.PendingCount() != 0 || jobs_.size() != jobs_at_last_tick_) {
+      jobs_at_last_tick_ = jobs_.size();
       last_busy_ns_ = now_ns;
       trimmed_ = false;
     } else if (!trimmed_ && now_ns - last_busy_ns_ > 5'000'000'000ull) {

@@ -46,7 +46,8 @@ class Agent {
   uint64_t next_tick_ns_ = 0;
   uint64_t start_ns_ = 0;
   uint64_t watchdog_us_ = 0;  // systemd WatchdogSec, 0 = none
-  uint64_t last_busy_ns_ = 0;  // last tick with pending collectives
+  uint64_t last_busy_ns_ = 0;  // last tick with pending collectives, or a job started or ended
+  size_t jobs_at_last_tick_ = 0;
   bool trimmed_ = true;        // heap returned since then
   uint64_t next_watchdog_ns_ = 0;
   std::atomic<uint64_t> loop_alive_ns_{0};  // last progress-loop iteration (for /healthz)

@@ -274,6 +274,13 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     if (refused.ok() && in_flight_ >= cq_.capacity()) {
       refused = ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have");
     }
+    // Refusals behind a waiting op wait too, counted in flight: a client that keeps submitting
+    // far past its ring's worth is cut off before the queue grows without bound.
+    if (in_flight_ >= 2 * static_cast<size_t>(cq_.capacity())) {
+      Close(ResourceExhausted("client submitted " + std::to_string(in_flight_) +
+                              " ops that are still in flight, twice what its completion ring holds"));
+      break;
+    }
     ++in_flight_;
     if (comm != nullptr) comm->Submitted();
     if (fenced) fence_of_[e.op_id] = e.fence;

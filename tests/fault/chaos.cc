@@ -38,7 +38,6 @@ using testing::Spawn;
 
 constexpr int kMaxRanks = 64;
 constexpr int kClientWaitMs = 20000;  // a rank still waiting after this has hung
-constexpr uint64_t kDenseMax = 1 << 18;
 constexpr uint64_t kSparseRows = 100000, kSparseDim = 16, kSparseNnz = 512;
 constexpr uint64_t kBystanderCount = 1 << 14;
 
@@ -88,6 +87,9 @@ struct Options {
   int peer_timeout_ms = 2000;
   int heartbeat_ms = 200;
   int rss_slack_mib = 32;
+  // Largest dense allreduce of the victim job (its sizes cycle from 1 KiB up to it by doubling):
+  // large ones keep sends to every peer in flight (and partly written) when an agent is killed.
+  uint64_t dense_max_bytes = 1 << 20;
   std::string json;
   bool verbose = false;
 };
@@ -133,6 +135,7 @@ class Cluster {
   harness::AgentProcess& agent(int n) { return *agents_[static_cast<size_t>(n)]; }
   uint16_t port(int n) const { return ports_[static_cast<size_t>(n)]; }
   int nodes() const { return o_.nodes; }
+  const Options& options() const { return o_; }
 
  private:
   const Options& o_;
@@ -185,7 +188,10 @@ void Record(Slot* slot, outrider_client_t* c, int rc) {
 int VictimRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Pipe* trigger, int kill_after) {
   outrider_client_t* c = ConnectRank(cluster, job, rank, slot);
   if (c == nullptr) return 0;
-  auto* dense = static_cast<float*>(outrider_alloc(c, kDenseMax * sizeof(float)));
+  const uint64_t dense_max = std::max<uint64_t>(cluster.options().dense_max_bytes / sizeof(float), 256);
+  int dense_sizes = 1;  // 256 << (dense_sizes - 1) <= dense_max
+  while ((uint64_t{256} << dense_sizes) <= dense_max) ++dense_sizes;
+  auto* dense = static_cast<float*>(outrider_alloc(c, dense_max * sizeof(float)));
   auto* ids = static_cast<int64_t*>(outrider_alloc(c, kSparseNnz * sizeof(int64_t)));
   auto* values = static_cast<float*>(outrider_alloc(c, kSparseNnz * kSparseDim * sizeof(float)));
   uint64_t capacity = kSparseNnz * static_cast<uint64_t>(job.world());
@@ -195,7 +201,7 @@ int VictimRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Pip
     Record(slot, c, OUTRIDER_ERR_INTERNAL);
     return 0;
   }
-  std::fill(dense, dense + kDenseMax, 1.0f);
+  std::fill(dense, dense + dense_max, 1.0f);
   std::fill(values, values + kSparseNnz * kSparseDim, 0.5f);
   std::mt19937_64 gen(static_cast<uint64_t>(rank) * 7919 + 1);
   for (int step = 0; step < 1'000'000; ++step) {
@@ -214,7 +220,7 @@ int VictimRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Pip
     s.out_values = out_values;
     s.capacity = capacity;
     outrider_op_t hd, hs;
-    uint64_t count = uint64_t{256} << (step % 11);
+    uint64_t count = uint64_t{256} << (step % dense_sizes);
     int rc = outrider_allreduce(c, dense, dense, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &hd);
     if (rc == OUTRIDER_OK) rc = outrider_sparse_allreduce(c, &s, nullptr, &hs);
     if (rc == OUTRIDER_OK) rc = outrider_wait(c, hd, kClientWaitMs);
@@ -651,6 +657,10 @@ int main(int argc, char** argv) {
   app.add_option("--op-timeout-ms", o.op_timeout_ms, "the agents' --op-timeout-ms")->check(CLI::Range(100, 60000))->capture_default_str();
   app.add_option("--peer-timeout-ms", o.peer_timeout_ms, "the agents' --peer-timeout-ms")->check(CLI::Range(100, 60000))->capture_default_str();
   app.add_option("--rss-slack-mib", o.rss_slack_mib, "RSS an agent may gain over the run")->capture_default_str();
+  app.add_option("--dense-max-bytes", o.dense_max_bytes,
+                 "largest dense allreduce of the victim job (sizes double from 1 KiB up to it); large ones keep "
+                 "sends in flight when an agent is killed")
+      ->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 30))->capture_default_str();
   app.add_option("--json", o.json, "also write the latency distribution here");
   app.add_flag("--verbose", o.verbose, "print every survivor's error and latency");
   CLI11_PARSE(app, argc, argv);

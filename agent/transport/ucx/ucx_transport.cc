@@ -46,9 +46,7 @@ Status UcxStatus(const std::string& what, ucs_status_t status) {
   }
 }
 
-Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, std::string tcp_congestion_control) {
-  OUTRIDER_RETURN_IF_ERROR(ValidateCongestionControlName(tcp_congestion_control));
-  auto t = std::unique_ptr<UcxTransport>(new UcxTransport(std::move(callbacks)));
+void ConfigureUcxEnvironment() {
   // Larger TCP segments than UCX's defaults (8K send, 64K receive) cut the syscalls per byte:
   // 64 MiB allreduces across 4 unshaped namespaces went from ~290 to ~240 ms here. Users'
   // own UCX_* settings win.
@@ -86,6 +84,12 @@ Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, 
   if (const char* tls = std::getenv("UCX_TLS"); tls != nullptr && std::string(tls) == "tcp") {
     ::setenv("UCX_RNDV_THRESH", "inf", 0);
   }
+}
+
+Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, std::string tcp_congestion_control) {
+  OUTRIDER_RETURN_IF_ERROR(ValidateCongestionControlName(tcp_congestion_control));
+  auto t = std::unique_ptr<UcxTransport>(new UcxTransport(std::move(callbacks)));
+  ConfigureUcxEnvironment();
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) return UcxStatus("reading UCX configuration", st);

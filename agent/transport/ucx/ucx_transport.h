@@ -14,6 +14,13 @@
 
 namespace outrider::agent {
 
+// Sets the UCX_* environment the agent's UCX runs with (before ucp_config_read): segment and
+// socket sizes, one socket event per progress call, and no zero-copy sends (UCX's TCP transport
+// aborts, or corrupts memory, when a socket fails under a partly written zero-copy send). Users'
+// own values win where the agent's are tuning only; the zero-copy ones are forced. Create()
+// calls it; tests that drive UCX directly call it to run UCX as the agent does.
+void ConfigureUcxEnvironment();
+
 // Thread-safety: loop thread only.
 class UcxTransport : public Transport {
  public:

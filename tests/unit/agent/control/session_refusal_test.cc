@@ -71,6 +71,23 @@ TEST_F(SessionRefusalTest, ARefusedEntryBehindAWaitingOpTakesTheKeysNextSequence
   }
 }
 
+TEST_F(SessionRefusalTest, AClientFloodingRefusedOpsBehindAWaitingOneIsCutOff) {
+  uint32_t region = RegisterRegion();
+  Submit(Fenced(Allreduce(1, region), 4));
+  session_->DrainSubmissions(ToJob());
+  uint64_t id = 2;
+  for (int round = 0; round < 4 && !session_->closed(); ++round) {
+    for (uint32_t i = 0; i < kRingEntries; ++i) {
+      ipc::SubmitEntry bad = Allreduce(id++, region);
+      bad.send.length = 1 << 30;
+      Submit(bad);
+    }
+    session_->DrainSubmissions(ToJob());
+  }
+  ASSERT_TRUE(session_->closed()) << "refusals queued without bound behind a waiting op";
+  EXPECT_EQ(session_->close_reason().code(), Code::kResourceExhausted) << session_->close_reason().ToString();
+}
+
 TEST_F(SessionRefusalTest, AMessageWhoseBodyBytesDisagreeWithWhatCameClosesTheSession) {
   auto msg = Message<ipc::ReleaseRegion>(ipc::MsgType::kReleaseRegion, 1);
   msg.header.body_bytes += 8;
