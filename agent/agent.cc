@@ -65,7 +65,8 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
                               Network::Create(agent->loop_.get(), &agent->jobs_, options.network,
-                                              UcxTransportFactory(options.network.tcp_congestion_control)));
+                                              UcxTransportFactory(options.network.tcp_congestion_control,
+                                                                  options.network.ucx_zero_copy != 0)));
     agent->jobs_.set_network(agent->network_.get());
   }
   agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);

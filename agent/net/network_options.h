@@ -20,6 +20,9 @@ struct NetworkOptions {
   uint32_t rendezvous_timeout_ms = 120000;
   // Of the data plane's TCP connections; "system": the kernel's default (see tcp_congestion.h).
   std::string tcp_congestion_control{kKernelCongestionControl};
+  // 1: UCX may send zero-copy (see ConfigureUcxEnvironment): faster where the CPU and not the
+  // link limits, but with UCX's TCP transport as released a peer agent's death can abort this one.
+  uint32_t ucx_zero_copy = 0;
   SchedulerOptions scheduler;
 
   // The first bad field, named by its agent parameter with its value, the scheduler's included:
@@ -39,6 +42,7 @@ struct NetworkOptions {
     if (rendezvous_timeout_ms < 1) {
       return InvalidArgument("rendezvous_timeout_ms must be at least 1, got 0");
     }
+    if (ucx_zero_copy > 1) return InvalidArgument("ucx_zero_copy must be 0 or 1, got " + std::to_string(ucx_zero_copy));
     return ValidateCongestionControlName(tcp_congestion_control);
   }
 };

@@ -46,7 +46,7 @@ Status UcxStatus(const std::string& what, ucs_status_t status) {
   }
 }
 
-void ConfigureUcxEnvironment() {
+void ConfigureUcxEnvironment(bool zero_copy) {
   // Larger TCP segments than UCX's defaults (8K send, 64K receive) cut the syscalls per byte:
   // 64 MiB allreduces across 4 unshaped namespaces went from ~290 to ~240 ms here. Users'
   // own UCX_* settings win.
@@ -64,14 +64,17 @@ void ConfigureUcxEnvironment() {
   // No zero-copy sends. UCX's TCP transport (1.10 through at least 1.22) completes a partly
   // written zero-copy send twice when the socket fails under it: once when it purges the failed
   // endpoint, again on return (uct_tcp_ep_sendv). A surviving agent then aborted on the assertion
-  // `comp->count > 0` (uct_iface.h) when a peer agent was killed mid-transfer (1 in 10 kills on 4
-  // nodes), or would corrupt memory in a build without assertions. Eager sends copy into the
+  // `comp->count > 0` (uct_iface.h) when a peer agent was killed mid-transfer, or would corrupt
+  // memory in a build without assertions (fault_test's UcxPeerDeathTest). Eager sends copy into the
   // transport's segments instead (UCX_ZCOPY_THRESH=inf), and rendezvous data on TCP goes as
   // copied active messages rather than zero-copy puts (UCX_TCP_PUT_ENABLE=n); RDMA transports
-  // keep zero-copy rendezvous. Forced: a user's own values would bring the abort back.
+  // keep zero-copy rendezvous. Forced, unless the agent's ucx_zero_copy asks for zero-copy (for a
+  // UCX with the fix): where the CPU and not the link limits, copies cost time (64 MiB allreduces
+  // across 4 unshaped namespaces on 2 cores took 1.4-1.7x as long; on 2 Gbit/s links, as long).
   // (UCX_TCP_MAX_IOV=0 would switch TCP zero-copy off alone, but UCX 1.13 then refuses its own
   // short sends that carry a header.)
   for (auto [name, value] : {std::pair{"UCX_ZCOPY_THRESH", "inf"}, std::pair{"UCX_TCP_PUT_ENABLE", "n"}}) {
+    if (zero_copy) break;
     if (const char* own = std::getenv(name); own != nullptr && std::string(own) != value) {
       Logger("transport")->warn("{}={} ignored: the agent sends without zero-copy ({}={}), whose error path in UCX's "
                                 "TCP transport can abort the agent when a peer dies",
@@ -83,13 +86,15 @@ void ConfigureUcxEnvironment() {
   // CPU. RDMA setups keep UCX's rendezvous defaults.
   if (const char* tls = std::getenv("UCX_TLS"); tls != nullptr && std::string(tls) == "tcp") {
     ::setenv("UCX_RNDV_THRESH", "inf", 0);
+    if (zero_copy) ::setenv("UCX_ZCOPY_THRESH", "32K", 0);  // zero-copy from 32 KiB: the least CPU
   }
 }
 
-Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, std::string tcp_congestion_control) {
+Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, std::string tcp_congestion_control,
+                                                          bool zero_copy) {
   OUTRIDER_RETURN_IF_ERROR(ValidateCongestionControlName(tcp_congestion_control));
   auto t = std::unique_ptr<UcxTransport>(new UcxTransport(std::move(callbacks)));
-  ConfigureUcxEnvironment();
+  ConfigureUcxEnvironment(zero_copy);
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) return UcxStatus("reading UCX configuration", st);
@@ -319,9 +324,9 @@ bool UcxTransport::Arm() {
   return ucp_worker_arm(worker_) == UCS_OK;
 }
 
-TransportFactory UcxTransportFactory(std::string tcp_congestion_control) {
-  return [tcp_congestion_control](Transport::Callbacks callbacks) -> Result<std::unique_ptr<Transport>> {
-    OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(callbacks), tcp_congestion_control));
+TransportFactory UcxTransportFactory(std::string tcp_congestion_control, bool zero_copy) {
+  return [tcp_congestion_control, zero_copy](Transport::Callbacks callbacks) -> Result<std::unique_ptr<Transport>> {
+    OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(callbacks), tcp_congestion_control, zero_copy));
     return std::unique_ptr<Transport>(std::move(ucx));
   };
 }

@@ -17,9 +17,10 @@ namespace outrider::agent {
 // Sets the UCX_* environment the agent's UCX runs with (before ucp_config_read): segment and
 // socket sizes, one socket event per progress call, and no zero-copy sends (UCX's TCP transport
 // aborts, or corrupts memory, when a socket fails under a partly written zero-copy send). Users'
-// own values win where the agent's are tuning only; the zero-copy ones are forced. Create()
+// own values win where the agent's are tuning only; the zero-copy ones are forced unless
+// `zero_copy` (the agent's ucx_zero_copy: for a UCX with the fix). Create()
 // calls it; tests that drive UCX directly call it to run UCX as the agent does.
-void ConfigureUcxEnvironment();
+void ConfigureUcxEnvironment(bool zero_copy = false);
 
 // Thread-safety: loop thread only.
 class UcxTransport : public Transport {
@@ -28,7 +29,8 @@ class UcxTransport : public Transport {
   // default). An algorithm the kernel lacks is an error; one it does not permit the agent is
   // logged, and the connections keep the kernel's default.
   static Result<std::unique_ptr<UcxTransport>> Create(Callbacks callbacks,
-                                                      std::string tcp_congestion_control = std::string(kKernelCongestionControl));
+                                                      std::string tcp_congestion_control = std::string(kKernelCongestionControl),
+                                                      bool zero_copy = false);
   ~UcxTransport() override;
 
   const std::string& address() const override { return address_; }
