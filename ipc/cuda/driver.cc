@@ -32,14 +32,14 @@ Result<const Driver*> DoLoad() {
   if (get == nullptr) {
     return Unavailable("the CUDA driver " + lib + " has no cuGetProcAddress_v2 (CUDA 12 or later is needed)");
   }
-#define OUTRIDER_CUDA_RESOLVE(name)                                                                  \
+#define OUTRIDER_CUDA_RESOLVE(name, version)                                                         \
   {                                                                                                  \
     void* fn = nullptr;                                                                              \
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                     \
-    CUresult rc = get(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);                \
+    CUresult rc = get(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);                     \
     if (rc != CUDA_SUCCESS || fn == nullptr || found != CU_GET_PROC_ADDRESS_SUCCESS) {               \
-      return Unavailable("the CUDA driver " + lib + " lacks " #name " at CUDA version " +            \
-                         std::to_string(CUDA_VERSION) + " (error " + std::to_string(rc) + ", status " + \
+      return Unavailable("the CUDA driver " + lib + " lacks " #name " at CUDA version " #version    \
+                         " (error " + std::to_string(rc) + ", status " +                             \
                          std::to_string(static_cast<int>(found)) + "): update the driver");          \
     }                                                                                                \
     driver.name = reinterpret_cast<decltype(driver.name)>(fn);                                       \

@@ -15,6 +15,9 @@
 
 #if OUTRIDER_HAVE_CUDA
 #include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <type_traits>
 #endif
 
 namespace outrider::cuda {
@@ -24,26 +27,38 @@ constexpr bool kBuiltWithCuda = OUTRIDER_HAVE_CUDA != 0;
 
 #if OUTRIDER_HAVE_CUDA
 
-// The entries Outrider calls. A name in cuda.h may be a macro for a versioned symbol (cuMemAlloc
-// is cuMemAlloc_v2): the member then carries that name too, so `driver.cuMemAlloc(...)` reads as
-// the API does, and cuGetProcAddress resolves the unversioned name at CUDA_VERSION.
-#define OUTRIDER_CUDA_ENTRIES(X)                                                                      \
-  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)          \
-  X(cuDeviceGet) X(cuDeviceGetUuid) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)               \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxGetDevice)                \
-  X(cuPointerGetAttribute) X(cuMemGetAddressRange) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyAsync)        \
-  X(cuMemcpyDtoHAsync) X(cuMemcpyHtoDAsync) X(cuMemHostRegister) X(cuMemHostUnregister)               \
-  X(cuMemHostGetDevicePointer) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)            \
-  X(cuStreamQuery) X(cuStreamWriteValue64) X(cuStreamWaitValue64) X(cuLaunchHostFunc)                 \
-  X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuMemCreate) X(cuMemRelease)    \
-  X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) X(cuMemAddressReserve)            \
-  X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemGetAllocationGranularity)        \
-  X(cuMemRetainAllocationHandle) X(cuStreamGetCtx) X(cuCtxPushCurrent) X(cuCtxPopCurrent)              \
-  X(cuEventCreate) X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuEventDestroy)            \
-  X(cuStreamIsCapturing) X(cuStreamBeginCapture) X(cuStreamEndCapture)
+// The entries Outrider calls, each with the CUDA version of the prototype it is called through.
+// cuGetProcAddress returns the newest ABI of an entry up to the version asked for, and some entries
+// changed their signature under the same name (cuStreamGetCtx at 12.5 gained a green-context
+// argument, cuCtxGetDevice at 13.0 a context): asking for the toolkit's CUDA_VERSION would hand a
+// new-signature function to an old-signature call. Each member's type is cudaTypedefs.h's
+// PFN_<name>_v<version>, and the build checks that it is exactly the prototype cuda.h gives the
+// name (which is what `driver.name(...)` calls read as). A name in cuda.h may be a macro for a
+// versioned symbol (cuMemAlloc is cuMemAlloc_v2); cuGetProcAddress takes the unversioned name.
+#define OUTRIDER_CUDA_ENTRIES(X)                                                                         \
+  X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuGetErrorName, 6000) X(cuGetErrorString, 6000)          \
+  X(cuDeviceGetCount, 2000) X(cuDeviceGet, 2000) X(cuDeviceGetUuid, 11040)                               \
+  X(cuDeviceGetAttribute, 2000) X(cuDevicePrimaryCtxRetain, 7000) X(cuDevicePrimaryCtxRelease, 11000)    \
+  X(cuCtxSetCurrent, 4000) X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000)                              \
+  X(cuPointerGetAttribute, 4000) X(cuMemGetAddressRange, 3020) X(cuMemAlloc, 3020) X(cuMemFree, 3020)    \
+  X(cuMemcpyAsync, 4000) X(cuMemcpyDtoHAsync, 3020) X(cuMemcpyHtoDAsync, 3020)                           \
+  X(cuMemHostRegister, 6050) X(cuMemHostUnregister, 4000) X(cuMemHostGetDevicePointer, 3020)             \
+  X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) X(cuStreamQuery, 2000)   \
+  X(cuStreamWriteValue64, 11070) X(cuStreamWaitValue64, 11070) X(cuLaunchHostFunc, 10000)                \
+  X(cuIpcGetMemHandle, 4010) X(cuIpcOpenMemHandle, 11000) X(cuIpcCloseMemHandle, 4010)                   \
+  X(cuMemCreate, 10020) X(cuMemRelease, 10020) X(cuMemExportToShareableHandle, 10020)                    \
+  X(cuMemImportFromShareableHandle, 10020) X(cuMemAddressReserve, 10020) X(cuMemAddressFree, 10020)      \
+  X(cuMemMap, 10020) X(cuMemUnmap, 10020) X(cuMemSetAccess, 10020)                                       \
+  X(cuMemGetAllocationGranularity, 10020) X(cuMemRetainAllocationHandle, 11000) X(cuStreamGetCtx, 9020)  \
+  X(cuCtxPushCurrent, 4000) X(cuCtxPopCurrent, 4000) X(cuEventCreate, 2000) X(cuEventRecord, 2000)       \
+  X(cuEventQuery, 2000) X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                             \
+  X(cuStreamIsCapturing, 10000) X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)
 
 struct Driver {
-#define OUTRIDER_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
+#define OUTRIDER_CUDA_MEMBER(name, version)                                                         \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,                         \
+                #name ": cuda.h's prototype is not the ABI of version " #version);                  \
+  PFN_##name##_v##version name = nullptr;
   OUTRIDER_CUDA_ENTRIES(OUTRIDER_CUDA_MEMBER)
 #undef OUTRIDER_CUDA_MEMBER
   std::string library;  // what was loaded

@@ -22,6 +22,7 @@
 // like CUDA_VISIBLE_DEVICES; default all), OUTRIDER_FAKE_CUDA_NO_DEVICE=1 (cuInit fails with
 // CUDA_ERROR_NO_DEVICE).
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -36,6 +37,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -309,6 +311,14 @@ CUresult CtxGetDevice(CUdevice* d) {
   return CUDA_SUCCESS;
 }
 
+// cuCtxGetDevice_v2 (CUDA 13.0): the device of `ctx`, or of the current context if null.
+CUresult CtxGetDevice_v2(CUdevice* d, CUcontext ctx) {
+  if (ctx == nullptr) return CtxGetDevice(d);
+  NEED_INIT();
+  *d = static_cast<CUdevice>(reinterpret_cast<uintptr_t>(ctx) - 0x1000);  // ContextOf(ordinal)
+  return CUDA_SUCCESS;
+}
+
 CUresult PointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr p) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
@@ -435,6 +445,14 @@ CUresult StreamGetCtx(CUstream s, CUcontext* ctx) {
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   *ctx = c;
   return CUDA_SUCCESS;
+}
+
+// cuStreamGetCtx_v2 (CUDA 12.5): also the stream's green context, none here. Called through the
+// two-argument prototype, it writes through whatever the third register holds, as the driver does.
+CUresult StreamGetCtx_v2(CUstream s, CUcontext* ctx, CUgreenCtx* green) {
+  CUresult rc = StreamGetCtx(s, ctx);
+  if (rc == CUDA_SUCCESS) *green = nullptr;
+  return rc;
 }
 
 [[gnu::tls_model("initial-exec")]] thread_local std::vector<CUcontext> t_pushed;  // cuCtxPushCurrent's stack below t_context
@@ -793,69 +811,76 @@ CUresult MemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* addr) 
   return CUDA_SUCCESS;
 }
 
-// Every entry has the signature cuda.h gives it (a mismatch fails to compile).
-#define FAKE_ENTRY(api, impl)                                                   \
-  static_assert(std::is_same_v<decltype(&impl), decltype(&::api)>, #api);      \
-  entries[#api] = reinterpret_cast<void*>(&impl);
+// Every entry with the first CUDA version of its ABI, as cudaTypedefs.h names it (PFN_<api>_v<N>);
+// an implementation must have exactly that type (a mismatch fails to compile). Entries whose
+// signature changed under the same name have one implementation per ABI, and cuGetProcAddress
+// hands out the newest one up to the version asked for, as the driver does.
+#define FAKE_ENTRY(api, version, impl)                                              \
+  static_assert(std::is_same_v<decltype(&impl), PFN_##api##_v##version>, #api);     \
+  entries[#api][version] = reinterpret_cast<void*>(&impl);
 
-const std::map<std::string, void*>& Entries() {
-  static const std::map<std::string, void*> table = [] {
-    std::map<std::string, void*> entries;
-    FAKE_ENTRY(cuInit, Init)
-    FAKE_ENTRY(cuDriverGetVersion, DriverGetVersion)
-    FAKE_ENTRY(cuGetErrorName, GetErrorName)
-    FAKE_ENTRY(cuGetErrorString, GetErrorString)
-    FAKE_ENTRY(cuDeviceGetCount, DeviceGetCount)
-    FAKE_ENTRY(cuDeviceGet, DeviceGet)
-    FAKE_ENTRY(cuDeviceGetUuid, DeviceGetUuid)
-    FAKE_ENTRY(cuDeviceGetAttribute, DeviceGetAttribute)
-    FAKE_ENTRY(cuDevicePrimaryCtxRetain, PrimaryCtxRetain)
-    FAKE_ENTRY(cuDevicePrimaryCtxRelease, PrimaryCtxRelease)
-    FAKE_ENTRY(cuCtxSetCurrent, CtxSetCurrent)
-    FAKE_ENTRY(cuCtxGetCurrent, CtxGetCurrent)
-    FAKE_ENTRY(cuCtxPushCurrent, CtxPushCurrent)
-    FAKE_ENTRY(cuCtxPopCurrent, CtxPopCurrent)
-    FAKE_ENTRY(cuStreamGetCtx, StreamGetCtx)
-    FAKE_ENTRY(cuCtxGetDevice, CtxGetDevice)
-    FAKE_ENTRY(cuPointerGetAttribute, PointerGetAttribute)
-    FAKE_ENTRY(cuMemGetAddressRange, MemGetAddressRange)
-    FAKE_ENTRY(cuMemAlloc, MemAlloc)
-    FAKE_ENTRY(cuMemFree, MemFree)
-    FAKE_ENTRY(cuMemcpyAsync, MemcpyAsync)
-    FAKE_ENTRY(cuMemcpyDtoHAsync, MemcpyDtoHAsync)
-    FAKE_ENTRY(cuMemcpyHtoDAsync, MemcpyHtoDAsync)
-    FAKE_ENTRY(cuMemHostRegister, MemHostRegister)
-    FAKE_ENTRY(cuMemHostUnregister, MemHostUnregister)
-    FAKE_ENTRY(cuMemHostGetDevicePointer, MemHostGetDevicePointer)
-    FAKE_ENTRY(cuStreamCreate, StreamCreate)
-    FAKE_ENTRY(cuStreamDestroy, StreamDestroy)
-    FAKE_ENTRY(cuStreamSynchronize, StreamSynchronize)
-    FAKE_ENTRY(cuStreamQuery, StreamQuery)
-    FAKE_ENTRY(cuStreamWriteValue64, StreamWriteValue64)
-    FAKE_ENTRY(cuStreamWaitValue64, StreamWaitValue64)
-    FAKE_ENTRY(cuLaunchHostFunc, LaunchHostFunc)
-    FAKE_ENTRY(cuIpcGetMemHandle, IpcGetMemHandle)
-    FAKE_ENTRY(cuIpcOpenMemHandle, IpcOpenMemHandle)
-    FAKE_ENTRY(cuIpcCloseMemHandle, IpcCloseMemHandle)
-    FAKE_ENTRY(cuMemCreate, MemCreate)
-    FAKE_ENTRY(cuMemRelease, MemRelease)
-    FAKE_ENTRY(cuMemExportToShareableHandle, MemExportToShareableHandle)
-    FAKE_ENTRY(cuMemImportFromShareableHandle, MemImportFromShareableHandle)
-    FAKE_ENTRY(cuMemAddressReserve, MemAddressReserve)
-    FAKE_ENTRY(cuMemAddressFree, MemAddressFree)
-    FAKE_ENTRY(cuMemMap, MemMap)
-    FAKE_ENTRY(cuMemUnmap, MemUnmap)
-    FAKE_ENTRY(cuMemSetAccess, MemSetAccess)
-    FAKE_ENTRY(cuMemGetAllocationGranularity, MemGetAllocationGranularity)
-    FAKE_ENTRY(cuMemRetainAllocationHandle, MemRetainAllocationHandle)
-    FAKE_ENTRY(cuEventCreate, EventCreate)
-    FAKE_ENTRY(cuEventRecord, EventRecord)
-    FAKE_ENTRY(cuEventQuery, EventQuery)
-    FAKE_ENTRY(cuEventElapsedTime, EventElapsedTime)
-    FAKE_ENTRY(cuEventDestroy, EventDestroy)
-    FAKE_ENTRY(cuStreamIsCapturing, StreamIsCapturing)
-    FAKE_ENTRY(cuStreamBeginCapture, StreamBeginCapture)
-    FAKE_ENTRY(cuStreamEndCapture, StreamEndCapture)
+// By name, then by the first version of each ABI.
+using EntryTable = std::map<std::string, std::map<int, void*>>;
+const EntryTable& Entries() {
+  static const EntryTable table = [] {
+    EntryTable entries;
+    FAKE_ENTRY(cuInit, 2000, Init)
+    FAKE_ENTRY(cuDriverGetVersion, 2020, DriverGetVersion)
+    FAKE_ENTRY(cuGetErrorName, 6000, GetErrorName)
+    FAKE_ENTRY(cuGetErrorString, 6000, GetErrorString)
+    FAKE_ENTRY(cuDeviceGetCount, 2000, DeviceGetCount)
+    FAKE_ENTRY(cuDeviceGet, 2000, DeviceGet)
+    FAKE_ENTRY(cuDeviceGetUuid, 11040, DeviceGetUuid)
+    FAKE_ENTRY(cuDeviceGetAttribute, 2000, DeviceGetAttribute)
+    FAKE_ENTRY(cuDevicePrimaryCtxRetain, 7000, PrimaryCtxRetain)
+    FAKE_ENTRY(cuDevicePrimaryCtxRelease, 11000, PrimaryCtxRelease)
+    FAKE_ENTRY(cuCtxSetCurrent, 4000, CtxSetCurrent)
+    FAKE_ENTRY(cuCtxGetCurrent, 4000, CtxGetCurrent)
+    FAKE_ENTRY(cuCtxPushCurrent, 4000, CtxPushCurrent)
+    FAKE_ENTRY(cuCtxPopCurrent, 4000, CtxPopCurrent)
+    FAKE_ENTRY(cuStreamGetCtx, 9020, StreamGetCtx)
+    FAKE_ENTRY(cuCtxGetDevice, 2000, CtxGetDevice)
+    FAKE_ENTRY(cuPointerGetAttribute, 4000, PointerGetAttribute)
+    FAKE_ENTRY(cuMemGetAddressRange, 3020, MemGetAddressRange)
+    FAKE_ENTRY(cuMemAlloc, 3020, MemAlloc)
+    FAKE_ENTRY(cuMemFree, 3020, MemFree)
+    FAKE_ENTRY(cuMemcpyAsync, 4000, MemcpyAsync)
+    FAKE_ENTRY(cuMemcpyDtoHAsync, 3020, MemcpyDtoHAsync)
+    FAKE_ENTRY(cuMemcpyHtoDAsync, 3020, MemcpyHtoDAsync)
+    FAKE_ENTRY(cuMemHostRegister, 6050, MemHostRegister)
+    FAKE_ENTRY(cuMemHostUnregister, 4000, MemHostUnregister)
+    FAKE_ENTRY(cuMemHostGetDevicePointer, 3020, MemHostGetDevicePointer)
+    FAKE_ENTRY(cuStreamCreate, 2000, StreamCreate)
+    FAKE_ENTRY(cuStreamDestroy, 4000, StreamDestroy)
+    FAKE_ENTRY(cuStreamSynchronize, 2000, StreamSynchronize)
+    FAKE_ENTRY(cuStreamQuery, 2000, StreamQuery)
+    FAKE_ENTRY(cuStreamWriteValue64, 11070, StreamWriteValue64)
+    FAKE_ENTRY(cuStreamWaitValue64, 11070, StreamWaitValue64)
+    FAKE_ENTRY(cuLaunchHostFunc, 10000, LaunchHostFunc)
+    FAKE_ENTRY(cuIpcGetMemHandle, 4010, IpcGetMemHandle)
+    FAKE_ENTRY(cuIpcOpenMemHandle, 11000, IpcOpenMemHandle)
+    FAKE_ENTRY(cuIpcCloseMemHandle, 4010, IpcCloseMemHandle)
+    FAKE_ENTRY(cuMemCreate, 10020, MemCreate)
+    FAKE_ENTRY(cuMemRelease, 10020, MemRelease)
+    FAKE_ENTRY(cuMemExportToShareableHandle, 10020, MemExportToShareableHandle)
+    FAKE_ENTRY(cuMemImportFromShareableHandle, 10020, MemImportFromShareableHandle)
+    FAKE_ENTRY(cuMemAddressReserve, 10020, MemAddressReserve)
+    FAKE_ENTRY(cuMemAddressFree, 10020, MemAddressFree)
+    FAKE_ENTRY(cuMemMap, 10020, MemMap)
+    FAKE_ENTRY(cuMemUnmap, 10020, MemUnmap)
+    FAKE_ENTRY(cuMemSetAccess, 10020, MemSetAccess)
+    FAKE_ENTRY(cuMemGetAllocationGranularity, 10020, MemGetAllocationGranularity)
+    FAKE_ENTRY(cuMemRetainAllocationHandle, 11000, MemRetainAllocationHandle)
+    FAKE_ENTRY(cuEventCreate, 2000, EventCreate)
+    FAKE_ENTRY(cuEventRecord, 2000, EventRecord)
+    FAKE_ENTRY(cuEventQuery, 2000, EventQuery)
+    FAKE_ENTRY(cuEventElapsedTime, 12080, EventElapsedTime)
+    FAKE_ENTRY(cuEventDestroy, 4000, EventDestroy)
+    FAKE_ENTRY(cuStreamIsCapturing, 10000, StreamIsCapturing)
+    FAKE_ENTRY(cuStreamBeginCapture, 10010, StreamBeginCapture)
+    FAKE_ENTRY(cuStreamEndCapture, 10000, StreamEndCapture)
+    FAKE_ENTRY(cuStreamGetCtx, 12050, StreamGetCtx_v2)
+    FAKE_ENTRY(cuCtxGetDevice, 13000, CtxGetDevice_v2)
     return entries;
   }();
   return table;
@@ -864,17 +889,23 @@ const std::map<std::string, void*>& Entries() {
 
 }  // namespace
 
-// The one exported symbol, as the real driver exports it: every other entry comes through here.
-extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, cuuint64_t,
+extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version,
+                                                                                cuuint64_t,
                                                                                 CUdriverProcAddressQueryResult* status) {
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pfn = nullptr;
   auto it = Entries().find(symbol);
   if (it == Entries().end()) {
-    *pfn = nullptr;
     if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return CUDA_ERROR_NOT_FOUND;
   }
-  *pfn = it->second;
+  // The newest ABI whose first version is at most the one asked for.
+  auto abi = it->second.upper_bound(version);
+  if (abi == it->second.begin()) {
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  *pfn = std::prev(abi)->second;
   if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
   return CUDA_SUCCESS;
 }

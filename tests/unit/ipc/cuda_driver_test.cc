@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 namespace outrider::cuda {
@@ -75,9 +76,42 @@ TEST(CudaDriver, LoadsTheLibraryTheEnvironmentNamesAndResolvesEveryEntry) {
   const Driver& d = D();
   EXPECT_EQ(d.library, FAKE_CUDA_DRIVER);
   EXPECT_EQ(d.version, CUDA_VERSION);
-#define EXPECT_RESOLVED(name) EXPECT_NE(d.name, nullptr) << #name;
+#define EXPECT_RESOLVED(name, version) EXPECT_NE(d.name, nullptr) << #name;
   OUTRIDER_CUDA_ENTRIES(EXPECT_RESOLVED)
 #undef EXPECT_RESOLVED
+}
+
+// The fake driver, like the real one, returns the newest ABI of an entry up to the version asked
+// for: cuStreamGetCtx at CUDA 12.5 and later takes a third argument (a green context), and
+// cuCtxGetDevice at 13.0 a second (a context). The table asks for each entry at the version of the
+// prototype it is called through (driver.h), so it holds the old ABIs.
+TEST(CudaDriver, EntriesComeAtTheAbiOfTheVersionAskedForAndTheTableAsksForItsPrototypes) {
+  const Driver& d = D();
+  Current(d);
+  using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  void* lib = ::dlopen(FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(lib, nullptr);
+  auto get = reinterpret_cast<GetProcAddress>(::dlsym(lib, "cuGetProcAddress_v2"));
+  ASSERT_NE(get, nullptr);
+  auto at = [&](const char* name, int version) {
+    void* fn = nullptr;
+    CUdriverProcAddressQueryResult found{};
+    return get(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS ? fn : nullptr;
+  };
+  void* old_ctx = at("cuStreamGetCtx", 9020);
+  void* new_ctx = at("cuStreamGetCtx", 13000);
+  ASSERT_NE(old_ctx, nullptr);
+  ASSERT_NE(new_ctx, nullptr);
+  EXPECT_NE(old_ctx, new_ctx);
+  EXPECT_EQ(reinterpret_cast<void*>(d.cuStreamGetCtx), old_ctx);
+  CUcontext ctx = nullptr;
+  CUgreenCtx green = reinterpret_cast<CUgreenCtx>(0x1);
+  ASSERT_EQ(reinterpret_cast<PFN_cuStreamGetCtx_v12050>(new_ctx)(nullptr, &ctx, &green), CUDA_SUCCESS);
+  EXPECT_NE(ctx, nullptr);
+  EXPECT_EQ(green, nullptr);  // the three-argument ABI wrote its third argument
+  EXPECT_EQ(reinterpret_cast<void*>(d.cuCtxGetDevice), at("cuCtxGetDevice", 2000));
+  EXPECT_NE(at("cuCtxGetDevice", 2000), at("cuCtxGetDevice", 13000));
+  EXPECT_EQ(at("cuMemCreate", 10010), nullptr);  // an entry asked for below its first version
 }
 
 TEST(CudaDriver, AMissingLibraryOrAnUnusableDriverIsUnavailableAndSaysWhy) {
