@@ -376,9 +376,7 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
     if (failed.ok()) {
       sink(member, next);
     } else {
-      RefuseToJob(member,
-                  Job::RefusedOp{.key = next.key, .op_id = next.op_id, .kind = next.kind, .dtype = next.dtype, .count = next.count},
-                  failed);
+      RefuseToJob(member, Job::RefusedOp::Of(next), failed);
     }
     any = true;
   }

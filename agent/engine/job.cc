@@ -315,13 +315,7 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
 
 void Job::Submit(Member* member, const ValidatedOp& op) {
   NoteFirstMemory(member->identity().local_rank, op.Device());  // a staged op's session noted its GPU already
-  Arrive(member, &op,
-         RefusedOp{.key = op.key,
-                   .op_id = op.op_id,
-                   .kind = op.kind,
-                   .dtype = op.dtype,
-                   .count = op.kind == ipc::OpKind::kAlltoallv ? op.send.length : op.count},
-         Status::Ok());
+  Arrive(member, &op, RefusedOp::Of(op), Status::Ok());
 }
 
 void Job::Refuse(Member* member, const RefusedOp& op, const Status& why) { Arrive(member, nullptr, op, why); }

@@ -82,7 +82,15 @@ class Job {
     uint64_t op_id = 0;
     ipc::OpKind kind{};  // as the entry said (for the flight recorder; may be invalid)
     ipc::DType dtype{};
-    uint64_t count = 0;
+    uint64_t count = 0;  // elements (alltoallv: send bytes), as the flight recorder shows ops
+    // What the flight recorder shows of a validated op.
+    static RefusedOp Of(const ValidatedOp& op) {
+      return RefusedOp{.key = op.key,
+                       .op_id = op.op_id,
+                       .kind = op.kind,
+                       .dtype = op.dtype,
+                       .count = op.kind == ipc::OpKind::kAlltoallv ? op.send.length : op.count};
+    }
   };
   void Refuse(Member* member, const RefusedOp& op, const Status& why);
   // An op of local rank `local_rank` came with buffers on GPU `device` (the agent's ordinal; -1:
