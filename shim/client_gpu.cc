@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -193,9 +195,26 @@ Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) 
 
 namespace {
 
-// The context an op's stream work goes to: the stream's own, or (the legacy default stream) the
-// context of its first device buffer that has one (cuMem memory has none), or the calling
-// thread's current one.
+// The primary context of device `ordinal`, retained once per process (as the CUDA runtime does:
+// it is the context a runtime user's default stream belongs to).
+Result<CUcontext> PrimaryContext(const cuda::Driver& d, int ordinal) {
+  static std::mutex mu;
+  static std::map<int, CUcontext> retained;
+  std::lock_guard<std::mutex> l(mu);
+  if (auto it = retained.find(ordinal); it != retained.end()) return it->second;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDeviceGet(&dev, ordinal), "cuDeviceGet"));
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"));
+  retained.emplace(ordinal, ctx);
+  return ctx;
+}
+
+// The context an op's stream work goes to: the stream's own; or, for the default stream, the
+// context of its first device buffer that has one, else the calling thread's current one, else
+// the primary context of its first device buffer's GPU. cuMem memory (PyTorch's expandable
+// segments) belongs to no context, and the thread may have none: a PyTorch backend submits from
+// its own worker thread, where the runtime never made a context current.
 Result<CUcontext> OpContext(const cuda::Driver& d, const OpArgs& a) {
   auto s = static_cast<CUstream>(a.stream);
   CUcontext ctx = nullptr;
@@ -203,14 +222,24 @@ Result<CUcontext> OpContext(const cuda::Driver& d, const OpArgs& a) {
     OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamGetCtx(s, &ctx), "the op's stream (cuStreamGetCtx)"));
     return ctx;
   }
-  for (const void* p : std::initializer_list<const void*>{a.send, a.recv, a.ids, a.out_ids}) {
+  const std::initializer_list<const void*> buffers{a.send, a.recv, a.ids, a.out_ids};
+  for (const void* p : buffers) {
     if (p != nullptr && d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
         ctx != nullptr) {
       return ctx;
     }
   }
   if (d.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != nullptr) return ctx;
-  return FailedPrecondition("an op on device buffers on the default stream needs a CUDA context current on the calling thread");
+  for (const void* p : buffers) {
+    int ordinal = -1;
+    if (p != nullptr &&
+        d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
+        ordinal >= 0) {
+      return PrimaryContext(d, ordinal);
+    }
+  }
+  return FailedPrecondition(
+      "an op on the default stream whose buffers name no GPU needs a CUDA context current on the calling thread");
 }
 
 // Makes a context current on this thread for a scope (any thread may call the shim: the stream

@@ -4,7 +4,14 @@
 #if OUTRIDER_HAVE_CUDA
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <atomic>
@@ -19,8 +26,7 @@ using GetProcAddress = CUresult (*)(const char* symbol, void** pfn, int cuda_ver
 
 Result<const Driver*> DoLoad() {
   static Driver driver;
-  const char* env = std::getenv("OUTRIDER_CUDA_DRIVER");
-  std::string lib = env != nullptr && *env != '\0' ? env : "libcuda.so.1";
+  std::string lib = LibraryName();
   // RTLD_LOCAL: the driver's symbols stay out of the global namespace (a trainer's own CUDA
   // runtime loads the same library and gets the same instance either way).
   void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -59,21 +65,33 @@ Result<const Driver*> DoLoad() {
 std::once_flag g_once;
 Result<const Driver*> g_loaded = Internal("unset");
 std::atomic<bool> g_tried{false};
+std::atomic<bool> g_forked{false};  // this process was forked after Load()
 
 }  // namespace
+
+std::string LibraryName() {
+  const char* env = std::getenv("OUTRIDER_CUDA_DRIVER");
+  return env != nullptr && *env != '\0' ? env : "libcuda.so.1";
+}
 
 Result<const Driver*> Load() {
   std::call_once(g_once, [] {
     g_loaded = DoLoad();
+    if (g_loaded.ok()) ::pthread_atfork(nullptr, nullptr, [] { g_forked.store(true); });
     g_tried = true;
   });
+  if (g_forked.load(std::memory_order_relaxed)) {
+    return FailedPrecondition(
+        "CUDA was initialized before this process was forked, and the driver cannot be used in a child forked after "
+        "cuInit: the parent must not use CUDA before it forks (probe for GPUs in a throwaway child), or the child "
+        "must exec");
+  }
   return g_loaded;
 }
 
 Result<const Driver*> LoadIfPresent() {
-  if (g_tried.load()) return g_loaded;
-  const char* env = std::getenv("OUTRIDER_CUDA_DRIVER");
-  std::string lib = env != nullptr && *env != '\0' ? env : "libcuda.so.1";
+  if (g_tried.load()) return Load();
+  std::string lib = LibraryName();
   void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
   if (handle == nullptr) return FailedPrecondition("the CUDA driver is not loaded in this process");
   ::dlclose(handle);
@@ -120,6 +138,79 @@ Result<std::vector<Device>> Devices(const Driver& d) {
   return out;
 }
 
+Result<std::vector<Device>> ProbeDevices() {
+  // The child writes "<code> <message>" on failure, or "0 <n>" and one UUID per line.
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("probing for GPUs (pipe)", errno);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return ErrnoStatus("probing for GPUs (fork)", e);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    auto d = Load();
+    Result<std::vector<Device>> devices = d.ok() ? Devices(**d) : Result<std::vector<Device>>(d.status());
+    if (!devices.ok()) {
+      out = std::to_string(static_cast<int>(devices.status().code())) + " " + std::string(devices.status().message());
+    } else {
+      out = "0 " + std::to_string(devices->size()) + "\n";
+      for (const Device& dev : *devices) out += dev.uuid + "\n";
+    }
+    for (size_t at = 0; at < out.size();) {
+      ssize_t n = ::write(fds[1], out.data() + at, out.size() - at);
+      if (n <= 0 && errno != EINTR) break;
+      if (n > 0) at += static_cast<size_t>(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string in;
+  char buf[512];
+  // A driver that hangs in cuInit must not hang the caller: a minute, then the child goes.
+  constexpr int kProbeMs = 60000;
+  bool timed_out = false;
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    int r = ::poll(&p, 1, kProbeMs);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) {
+      timed_out = true;
+      break;
+    }
+    ssize_t n = ::read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) return DeadlineExceeded("probing for GPUs: the CUDA driver " + LibraryName() + " did not answer in 60 s");
+  int code = -1;
+  size_t space = in.find(' ');
+  if (space != std::string::npos) code = std::atoi(in.substr(0, space).c_str());
+  if (code < 0 || in.empty()) {
+    return Internal("probing for GPUs: the probe process ended without an answer (status " + std::to_string(status) + ")");
+  }
+  std::string rest = in.substr(space + 1);
+  if (code != 0) return Status(static_cast<Code>(code), rest);
+  size_t nl = rest.find('\n');
+  int n = std::atoi(rest.substr(0, nl).c_str());
+  std::vector<Device> out;
+  for (int i = 0; i < n && nl != std::string::npos; ++i) {
+    size_t next = rest.find('\n', nl + 1);
+    out.push_back(Device{i, rest.substr(nl + 1, next - nl - 1)});
+    nl = next;
+  }
+  return out;
+}
+
 Result<int> OrdinalOf(const Driver& d, const std::string& uuid) {
   OUTRIDER_ASSIGN_OR_RETURN(std::vector<Device> devices, Devices(d));
   for (const Device& dev : devices) {
@@ -140,6 +231,10 @@ Result<const Driver*> Load() {
 }
 
 Result<const Driver*> LoadIfPresent() { return Load(); }
+
+Result<std::vector<Device>> ProbeDevices() { return Load().status(); }
+
+std::string LibraryName() { return ""; }
 
 }  // namespace outrider::cuda
 

@@ -68,6 +68,9 @@ struct Driver {
 // The process's driver: loaded, resolved and cuInit(0)ed on the first call (later calls return the
 // same table, or the same error). Unavailable naming the library and the reason when there is no
 // usable driver (no libcuda.so.1, an entry it lacks, cuInit failing: no GPU or no kernel driver).
+// CUDA is unusable in a process forked after its parent's cuInit (every call fails with
+// CUDA_ERROR_NOT_INITIALIZED): there Load() is FailedPrecondition saying so. A process that forks
+// workers which use CUDA must not load it first: ProbeDevices() asks a throwaway child.
 Result<const Driver*> Load();
 // Load(), but only if the process has the driver loaded already (a process with device memory
 // does): FailedPrecondition otherwise, without loading it. For code that must not pull CUDA into
@@ -86,6 +89,14 @@ struct Device {
 };
 // The GPUs this process sees, in ordinal order.
 Result<std::vector<Device>> Devices(const Driver& d);
+// The GPUs a process started now would see (Devices()), found in a throwaway child, so that the
+// calling process stays free to fork children that use CUDA. The child's error if it has no
+// usable driver.
+Result<std::vector<Device>> ProbeDevices();
+
+// The driver library Load() opens: $OUTRIDER_CUDA_DRIVER, or libcuda.so.1.
+std::string LibraryName();
+
 // The ordinal, in this process, of the GPU with `uuid`; NotFound-like FailedPrecondition if it is
 // not visible here.
 Result<int> OrdinalOf(const Driver& d, const std::string& uuid);
@@ -93,9 +104,15 @@ Result<int> OrdinalOf(const Driver& d, const std::string& uuid);
 #else
 
 struct Driver;
+struct Device {
+  int ordinal;
+  std::string uuid;
+};
 // Built without CUDA: always FailedPrecondition saying so.
 Result<const Driver*> Load();
 Result<const Driver*> LoadIfPresent();
+Result<std::vector<Device>> ProbeDevices();
+std::string LibraryName();
 
 #endif
 

@@ -489,7 +489,8 @@ Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t d
   return o;
 }
 
-// After a submission through the agent: queued (ncclSuccess), or the call fails. It cannot go to
+// After a submission through the agent (`rc` its result, `h` its handle, read after the call
+// returned): queued (ncclSuccess), or the call fails. It cannot go to
 // NCCL instead: the other ranks' agents may have taken it, and NCCL would wait for them forever.
 ncclResult_t Submitted(Offload* o, int rc, outrider_op_t h) {
   std::lock_guard<std::mutex> l(g_offload_mu);
@@ -736,7 +737,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_
     if (auto* o = OffloadFor(comm, NcclOp::kAllReduce, bytes, dtype, &op, stream, &dt, &ro)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      return Submitted(o, outrider_allreduce(o->client, send, recv, count, dt, ro, &opts, &h), h);
+      int rc = outrider_allreduce(o->client, send, recv, count, dt, ro, &opts, &h);
+      return Submitted(o, rc, h);
     }
     return r.AllReduce(send, recv, count, dtype, op, comm, stream);
   });
@@ -757,7 +759,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_
       }
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      return Submitted(o, outrider_broadcast(o->client, recv, count, dt, root, &opts, &h), h);
+      int rc = outrider_broadcast(o->client, recv, count, dt, root, &opts, &h);
+      return Submitted(o, rc, h);
     }
     return r.Broadcast(send, recv, count, dtype, root, comm, stream);
   });
@@ -772,7 +775,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_
     if (auto* o = OffloadFor(comm, NcclOp::kBroadcast, bytes, dtype, nullptr, stream, &dt, nullptr)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      return Submitted(o, outrider_broadcast(o->client, buff, count, dt, root, &opts, &h), h);
+      int rc = outrider_broadcast(o->client, buff, count, dt, root, &opts, &h);
+      return Submitted(o, rc, h);
     }
     return r.Bcast(buff, count, dtype, root, comm, stream);
   });
@@ -794,7 +798,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclAllGather(const void* send, void* recv, size_
     if (auto* o = OffloadFor(comm, NcclOp::kAllGather, bytes, dtype, nullptr, stream, &dt, nullptr)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      return Submitted(o, outrider_allgather(o->client, send, recv, count, dt, &opts, &h), h);
+      int rc = outrider_allgather(o->client, send, recv, count, dt, &opts, &h);
+      return Submitted(o, rc, h);
     }
     return r.AllGather(send, recv, count, dtype, comm, stream);
   });
@@ -810,7 +815,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclReduceScatter(const void* send, void* recv, s
     if (auto* o = OffloadFor(comm, NcclOp::kReduceScatter, bytes, dtype, &op, stream, &dt, &ro)) {
       outrider_op_options_t opts = OnStream(stream);
       outrider_op_t h = 0;
-      return Submitted(o, outrider_reduce_scatter(o->client, send, recv, count, dt, ro, &opts, &h), h);
+      int rc = outrider_reduce_scatter(o->client, send, recv, count, dt, ro, &opts, &h);
+      return Submitted(o, rc, h);
     }
     return r.ReduceScatter(send, recv, count, dtype, op, comm, stream);
   });

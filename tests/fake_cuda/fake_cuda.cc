@@ -16,6 +16,11 @@
 //   which another process imports (after SCM_RIGHTS) and maps into a reserved range; a mapping
 //   has no access until cuMemSetAccess (touching it before faults, as on a GPU).
 // - Host registration marks a range as pinned host memory; its device pointer is its address.
+// - Strict where the driver is: a process forked after its parent's cuInit gets
+//   CUDA_ERROR_NOT_INITIALIZED from every call (cuInit included); work on the default stream
+//   needs a context current on the calling thread (CUDA_ERROR_INVALID_CONTEXT); a cuMem mapping
+//   belongs to no context (CU_POINTER_ATTRIBUTE_CONTEXT is NULL), so only the calling thread's
+//   context or the device's primary context can take its default-stream work.
 //
 // Environment: OUTRIDER_FAKE_CUDA_DEVICES (GPUs on the "machine", default 1),
 // OUTRIDER_FAKE_CUDA_VISIBLE (comma-separated machine indices this process sees, in ordinal order,
@@ -24,6 +29,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -76,6 +82,8 @@ std::vector<int> VisibleDevices() {
 }
 
 std::atomic<bool> g_initialized{false};  // g_visible is written once, before it turns true
+// Set in a child forked after cuInit: the driver's state there is unusable, as on a real driver.
+std::atomic<bool> g_forked{false};
 std::vector<int> g_visible;  // machine index by ordinal
 // The library is dlopen'ed: its thread-locals take static TLS (initial-exec) rather than dynamic
 // TLS, whose blocks GCC 12's LeakSanitizer misreads at exit under ctest (a crash in its tracer).
@@ -200,19 +208,29 @@ bool WaitCondition(uint64_t have, uint64_t want, unsigned int flags) {
 
 // --- the entry points --------------------------------------------------------------------------
 
-#define NEED_INIT()                                      \
-  do {                                                   \
-    if (!g_initialized) return CUDA_ERROR_NOT_INITIALIZED; \
+#define NEED_INIT()                                                   \
+  do {                                                                \
+    if (!g_initialized || g_forked) return CUDA_ERROR_NOT_INITIALIZED; \
+  } while (0)
+
+bool IsDefault(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
+
+// Work on the default stream goes to the calling thread's current context: there must be one.
+#define NEED_CONTEXT_FOR(stream)                                                 \
+  do {                                                                           \
+    if (IsDefault(stream) && t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT; \
   } while (0)
 
 CUresult Init(unsigned int flags) {
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   const char* none = std::getenv("OUTRIDER_FAKE_CUDA_NO_DEVICE");
   if (none != nullptr && std::strcmp(none, "1") == 0) return CUDA_ERROR_NO_DEVICE;
+  if (g_forked) return CUDA_ERROR_NOT_INITIALIZED;
   std::lock_guard<std::mutex> l(g_mu);
   if (!g_initialized) {
     g_visible = VisibleDevices();
     g_initialized = true;
+    pthread_atfork(nullptr, nullptr, [] { g_forked = true; });
   }
   return g_visible.empty() ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS;
 }
@@ -331,7 +349,11 @@ CUresult PointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr p
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = r->second.ordinal; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = r->first; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = r->second.bytes; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data) = ContextOf(r->second.ordinal); return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      // cuMem mappings (id 0) belong to the device, not to a context.
+      *static_cast<CUcontext*>(data) =
+          r->second.kind == Kind::kDevice && r->second.id == 0 ? nullptr : ContextOf(r->second.ordinal);
+      return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID: *static_cast<unsigned long long*>(data) = r->second.buffer_id; return CUDA_SUCCESS;
     default: return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -476,12 +498,14 @@ CUresult CtxPopCurrent(CUcontext* c) {
 
 CUresult StreamSynchronize(CUstream s) {
   NEED_INIT();
+  NEED_CONTEXT_FOR(s);
   StreamOf(s)->Drain();
   return CUDA_SUCCESS;
 }
 
 CUresult StreamQuery(CUstream s) {
   NEED_INIT();
+  NEED_CONTEXT_FOR(s);
   return StreamOf(s)->Idle() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -516,6 +540,7 @@ CUresult EventDestroy(CUevent e) {
 
 CUresult EventRecord(CUevent e, CUstream s) {
   NEED_INIT();
+  NEED_CONTEXT_FOR(s);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   auto* ev = reinterpret_cast<Event*>(e);
   ev->pending.fetch_add(1);
@@ -548,6 +573,7 @@ std::set<Stream*> g_capturing;
 
 CUresult StreamBeginCapture(CUstream s, CUstreamCaptureMode) {
   NEED_INIT();
+  NEED_CONTEXT_FOR(s);
   std::lock_guard<std::mutex> l(g_capture_mu);
   return g_capturing.insert(StreamOf(s)).second ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
 }
@@ -597,6 +623,7 @@ CUresult StreamWaitValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsig
 
 CUresult LaunchHostFunc(CUstream s, CUhostFn fn, void* data) {
   NEED_INIT();
+  NEED_CONTEXT_FOR(s);
   if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   StreamOf(s)->Push([fn, data] { fn(data); });
   return CUDA_SUCCESS;

@@ -2,6 +2,9 @@
 // ipc/cuda/driver.h with whatever $OUTRIDER_CUDA_DRIVER names (the fake driver there):
 //   fake_cuda_peer load                        prints "ok LIBRARY VERSION" or the load error
 //   fake_cuda_peer devices                     prints "ORDINAL UUID" per visible GPU
+//   fake_cuda_peer probe                       ProbeDevices(): prints "ORDINAL UUID" per GPU, then
+//                                              checks that this process has no driver loaded and
+//                                              that a child forked now can use CUDA
 //   fake_cuda_peer legacy HEX OFFSET BYTES     opens a legacy IPC handle (64 bytes in hex), checks
 //                                              that opening it again is refused, then checks and
 //                                              rewrites [OFFSET, OFFSET + BYTES) of it
@@ -9,6 +12,9 @@
 //                                              FD, maps it, then checks and rewrites all of it
 // "Checks": each byte i (from the start of the checked range) is Pattern(i); "rewrites": each
 // becomes ~Pattern(i). Prints "ok" and exits 0, or says what failed and exits 1.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -50,8 +56,26 @@ void CheckAndRewrite(const Driver& d, CUdeviceptr p, size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) Fail("usage: fake_cuda_peer load|devices|legacy HEX OFFSET BYTES|vmm FD BYTES");
+  if (argc < 2) Fail("usage: fake_cuda_peer load|devices|probe|legacy HEX OFFSET BYTES|vmm FD BYTES");
   std::string cmd = argv[1];
+  if (cmd == "probe") {
+    auto devices = outrider::cuda::ProbeDevices();
+    if (!devices.ok()) Fail(devices.status().ToString());
+    for (const auto& dev : *devices) std::printf("%d %s\n", dev.ordinal, dev.uuid.c_str());
+    if (outrider::cuda::LoadIfPresent().ok()) Fail("the probe loaded the driver into this process");
+    std::fflush(stdout);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      auto d = outrider::cuda::Load();
+      int n = 0;
+      ::_exit(d.ok() && (*d)->cuDeviceGetCount(&n) == CUDA_SUCCESS && n == static_cast<int>(devices->size()) ? 0 : 1);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Fail("a child forked after the probe could not use CUDA");
+    std::printf("ok\n");
+    return 0;
+  }
   auto loaded = outrider::cuda::Load();
   if (cmd == "load") {
     if (!loaded.ok()) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,10 +43,11 @@ std::string NoGpu() {
   if (other != nullptr && *other != '\0' && LibraryPath() == GPU_SPARSE_LIBRARY) {
     return std::string("OUTRIDER_CUDA_DRIVER is set (") + other + "): the library's CUDA runtime needs the real driver";
   }
-  auto d = cuda::Load();
-  if (!d.ok()) return d.status().ToString();
-  int n = 0;
-  if ((*d)->cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) return "no GPU visible (cuDeviceGetCount)";
+  // Asked in a throwaway child: this process forks trainers, and CUDA is unusable in a child
+  // forked after cuInit.
+  auto devices = cuda::ProbeDevices();
+  if (!devices.ok()) return devices.status().ToString();
+  if (devices->empty()) return "no GPU visible (cuDeviceGetCount)";
   return "";
 }
 
@@ -72,6 +74,17 @@ std::string LoadLibrary(Library* lib) {
 #define SKIP_WITHOUT_GPU_OR_LIBRARY(lib)                                                           \
   if (std::string why = NoGpu(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;                  \
   if (std::string why = LoadLibrary(&lib); !why.empty()) GTEST_SKIP() << "no library: " << why
+
+// Runs `body` in a forked child that reports its own failures: this process never initializes
+// CUDA, so the trainers of the agent's case can still be forked from it.
+void InChild(const std::function<void()>& body) {
+  pid_t pid = Spawn([&] {
+    body();
+    std::fflush(stdout);
+    return ::testing::Test::HasFailure() ? 1 : 0;
+  });
+  EXPECT_EQ(Reap(pid), 0) << "the checks above failed in the test's child process";
+}
 
 // GPU 0's primary context, current on this thread.
 const cuda::Driver& Gpu() {
@@ -150,38 +163,42 @@ double CheckOnGpu(const cuda::Driver& d, const Library& lib, const Case<Id>& c) 
 TEST(GpuSparseAcceptTest, CoalescingOnTheGpuIsBitwiseTheHostAlgorithm) {
   Library lib;
   SKIP_WITHOUT_GPU_OR_LIBRARY(lib);
-  const cuda::Driver& d = Gpu();
-  uint64_t seed = 1;
-  for (uint64_t dim : {0u, 1u, 64u}) {
-    for (uint64_t n : {1u, 1000u, 100000u}) {
-      CheckOnGpu(d, lib, MakeCase<int64_t>(n, dim, n / 8 + 1, false, seed++));
-      CheckOnGpu(d, lib, MakeCase<int32_t>(n, dim, n / 8 + 1, false, seed++));
-      CheckOnGpu(d, lib, MakeCase<int64_t>(n, dim, n, true, seed++));
+  InChild([&] {
+    const cuda::Driver& d = Gpu();
+    uint64_t seed = 1;
+    for (uint64_t dim : {0u, 1u, 64u}) {
+      for (uint64_t n : {1u, 1000u, 100000u}) {
+        CheckOnGpu(d, lib, MakeCase<int64_t>(n, dim, n / 8 + 1, false, seed++));
+        CheckOnGpu(d, lib, MakeCase<int32_t>(n, dim, n / 8 + 1, false, seed++));
+        CheckOnGpu(d, lib, MakeCase<int64_t>(n, dim, n, true, seed++));
+      }
     }
-  }
+  });
 }
 
 TEST(GpuSparseAcceptTest, TimeOfCoalescingOnTheGpuBesideTheHostEngineSum) {
   Library lib;
   SKIP_WITHOUT_GPU_OR_LIBRARY(lib);
-  const cuda::Driver& d = Gpu();
-  constexpr uint64_t n = 1'000'000, dim = 64;
-  auto c = MakeCase<int64_t>(n, dim, n / 4, false, 99);
-  CheckOnGpu(d, lib, c);  // warm-up (the stream-ordered pool grows)
-  double gpu = CheckOnGpu(d, lib, c);
-  agent::sparse::Rows in;
-  for (int64_t id : c.ids) in.ids.push_back(static_cast<uint64_t>(id));
-  in.vals.assign(c.vals.begin(), c.vals.end());
-  agent::sparse::Table t;
-  t.rows = n;
-  t.dim = dim;
-  const agent::sparse::Rows* parts[] = {&in};
-  auto t0 = std::chrono::steady_clock::now();
-  agent::sparse::Rows sum = agent::sparse::Sum(parts, t);
-  double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("gpu sparse coalesce: %llu rows x %llu f32 -> %zu unique: GPU %.3f ms, host engine %.3f ms\n",
-              static_cast<unsigned long long>(n), static_cast<unsigned long long>(dim), sum.ids.size(), gpu * 1e3,
-              host * 1e3);
+  InChild([&] {
+    const cuda::Driver& d = Gpu();
+    constexpr uint64_t n = 1'000'000, dim = 64;
+    auto c = MakeCase<int64_t>(n, dim, n / 4, false, 99);
+    CheckOnGpu(d, lib, c);  // warm-up (the stream-ordered pool grows)
+    double gpu = CheckOnGpu(d, lib, c);
+    agent::sparse::Rows in;
+    for (int64_t id : c.ids) in.ids.push_back(static_cast<uint64_t>(id));
+    in.vals.assign(c.vals.begin(), c.vals.end());
+    agent::sparse::Table t;
+    t.rows = n;
+    t.dim = dim;
+    const agent::sparse::Rows* parts[] = {&in};
+    auto t0 = std::chrono::steady_clock::now();
+    agent::sparse::Rows sum = agent::sparse::Sum(parts, t);
+    double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("gpu sparse coalesce: %llu rows x %llu f32 -> %zu unique: GPU %.3f ms, host engine %.3f ms\n",
+                static_cast<unsigned long long>(n), static_cast<unsigned long long>(dim), sum.ids.size(), gpu * 1e3,
+                host * 1e3);
+  });
 }
 
 TEST(GpuSparseAcceptTest, TheAgentCoalescesTwoTrainersRowsOnTheGpuWithRightResults) {

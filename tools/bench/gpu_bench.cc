@@ -163,10 +163,17 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
       return 2;
     }
   }
-  auto driver = cuda::Load();
-  if (!driver.ok()) {
-    std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n", driver.status().ToString().c_str());
+  // Probed in a throwaway child: the ranks are forked from this process, and CUDA is unusable
+  // in a child forked after cuInit.
+  auto devices = cuda::ProbeDevices();
+  if (!devices.ok() || devices->empty()) {
+    std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n",
+                 devices.ok() ? "no GPU visible" : devices.status().ToString().c_str());
     return 1;
+  }
+  if (g.gpu < 0 || g.gpu >= static_cast<int>(devices->size())) {
+    std::fprintf(stderr, "outrider-bench: --gpu %d: this machine has %zu GPU(s)\n", g.gpu, devices->size());
+    return 2;
   }
   std::vector<uint64_t> sizes = GpuSizes(o, kMaxSizes);
   auto agent = BenchAgent::Start(common);
@@ -188,7 +195,7 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
   }
   const GpuShared& r = *shared.get();
   std::printf("# outrider-bench local --device cuda: %d clients on GPU %d (%s), agent at %s\n", o.clients, g.gpu,
-              (*driver)->library.c_str(), (*agent)->socket_path().c_str());
+              cuda::LibraryName().c_str(), (*agent)->socket_path().c_str());
   std::printf("# allreduce f32 sum; times are medians in us; device ops: submit -> stream synchronized\n");
   std::printf("# %12s %10s", "size", "host");
   for (const std::string& m : g.modes) std::printf(" %10s", m.c_str());

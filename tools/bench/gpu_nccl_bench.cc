@@ -162,9 +162,11 @@ int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const 
     std::fprintf(stderr, "--against-nccl runs allreduce of f32 with sum only\n");
     return 2;
   }
-  auto driver = cuda::Load();
-  if (!driver.ok()) {
-    std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n", driver.status().ToString().c_str());
+  // Probed in a throwaway child: the ranks are forked from this process, and CUDA is unusable
+  // in a child forked after cuInit.
+  auto devices = cuda::ProbeDevices();
+  if (!devices.ok()) {
+    std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n", devices.status().ToString().c_str());
     return 1;
   }
   auto n = nccl::Load();
@@ -172,8 +174,7 @@ int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const 
     std::fprintf(stderr, "outrider-bench: --against-nccl needs NCCL: %s\n", n.status().ToString().c_str());
     return 1;
   }
-  int gpus = 0;
-  if ((*driver)->cuInit(0) != CUDA_SUCCESS || (*driver)->cuDeviceGetCount(&gpus) != CUDA_SUCCESS) gpus = 0;
+  int gpus = static_cast<int>(devices->size());
   if (o.clients < 1 || g.gpu < 0 || g.gpu + o.clients > gpus) {
     std::fprintf(stderr, "--against-nccl runs one rank per GPU: %d rank(s) from GPU %d need %d GPUs, this machine has %d\n",
                  o.clients, g.gpu, g.gpu + o.clients, gpus);

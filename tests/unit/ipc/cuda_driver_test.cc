@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -181,6 +182,96 @@ TEST(CudaDriver, AStreamWaitsOnAFenceInRegisteredHostMemoryAndWritesItsOwn) {
   EXPECT_EQ(d.cuStreamQuery(s), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemHostUnregister(fences), CUDA_SUCCESS);
+}
+
+// As the real driver: a process forked after its parent's cuInit cannot use CUDA (every call,
+// cuInit included, is CUDA_ERROR_NOT_INITIALIZED), and Load() there says why.
+TEST(CudaDriver, AChildForkedAfterCuInitCannotUseCudaAndLoadSaysWhy) {
+  const Driver& d = D();
+  Current(d);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    int n = 0;
+    auto again = Load();
+    std::string out = std::to_string(d.cuDeviceGetCount(&n)) + " " + std::to_string(d.cuInit(0)) + " " +
+                      (again.ok() ? std::string("ok") : again.status().ToString());
+    (void)!::write(pipe_fds[1], out.data(), out.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string text;
+  char buf[1024];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  std::string not_initialized = std::to_string(CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(text.rfind(not_initialized + " " + not_initialized + " FAILED_PRECONDITION: CUDA was initialized before this "
+                                                                  "process was forked", 0), 0u) << text;
+  int n = 0;
+  EXPECT_EQ(d.cuDeviceGetCount(&n), CUDA_SUCCESS) << "the parent still can";
+}
+
+// A process that forks CUDA workers probes for GPUs in a throwaway child, and stays free of CUDA.
+TEST(CudaDriver, ProbingForGpusLeavesTheProcessFreeToForkWorkersThatUseCuda) {
+  auto [rc, out] = Peer({"probe"}, {"OUTRIDER_FAKE_CUDA_DEVICES=2"});
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("^0 GPU-[0-9a-f-]{36}\n1 GPU-[0-9a-f-]{36}\nok\n$"))) << out;
+  auto [bad, why] = Peer({"probe"}, {"OUTRIDER_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+  EXPECT_EQ(bad, 1);
+  EXPECT_NE(why.find("FAIL UNAVAILABLE: no CUDA driver: cannot load /nonexistent/libcuda.so.1"), std::string::npos) << why;
+}
+
+// As the real driver: work on the default stream goes to the calling thread's context, so a
+// thread without one cannot queue it; and a cuMem mapping belongs to no context (its device is
+// all its pointer attributes name), unlike cuMemAlloc memory.
+TEST(CudaDriver, TheDefaultStreamNeedsAContextAndACuMemMappingBelongsToNone) {
+  const Driver& d = D();
+  Current(d);
+  CUdeviceptr old_style = 0;
+  ASSERT_EQ(d.cuMemAlloc(&old_style, 1 << 16), CUDA_SUCCESS);
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  size_t bytes = 0;
+  ASSERT_EQ(d.cuMemGetAllocationGranularity(&bytes, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  CUmemGenericAllocationHandle h = 0;
+  CUdeviceptr vmm = 0;
+  ASSERT_EQ(d.cuMemCreate(&h, bytes, &prop, 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemAddressReserve(&vmm, bytes, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemMap(vmm, bytes, 0, h, 0), CUDA_SUCCESS);
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, old_style), CUDA_SUCCESS);
+  EXPECT_NE(ctx, nullptr);
+  ASSERT_EQ(d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, vmm), CUDA_SUCCESS);
+  EXPECT_EQ(ctx, nullptr);
+  int ordinal = -1;
+  ASSERT_EQ(d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, vmm), CUDA_SUCCESS);
+  EXPECT_EQ(ordinal, 0);
+  std::vector<CUresult> got;
+  std::thread([&] {
+    uint64_t word = 0;
+    got.push_back(d.cuMemcpyDtoHAsync(&word, old_style, 8, nullptr));
+    got.push_back(d.cuMemcpyDtoHAsync(&word, old_style, 8, CU_STREAM_PER_THREAD));
+    got.push_back(d.cuLaunchHostFunc(nullptr, [](void*) {}, nullptr));
+    got.push_back(d.cuStreamSynchronize(nullptr));
+    CUcontext primary = nullptr;
+    got.push_back(d.cuDevicePrimaryCtxRetain(&primary, ordinal));
+    got.push_back(d.cuCtxPushCurrent(primary));
+    got.push_back(d.cuMemcpyDtoHAsync(&word, old_style, 8, nullptr));
+    got.push_back(d.cuStreamSynchronize(nullptr));
+    got.push_back(d.cuCtxPopCurrent(nullptr));
+  }).join();
+  EXPECT_EQ(got, (std::vector<CUresult>{CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_CONTEXT,
+                                        CUDA_ERROR_INVALID_CONTEXT, CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS,
+                                        CUDA_SUCCESS}));
+  EXPECT_EQ(d.cuMemUnmap(vmm, bytes), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemAddressFree(vmm, bytes), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemRelease(h), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemFree(old_style), CUDA_SUCCESS);
 }
 
 TEST(CudaDriver, PointerAttributesNameTheAllocationAndItsKind) {
