@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -90,6 +91,17 @@ void Release(Event* e) {  // g_mu held
 }
 
 Result Init(void** ctx, uint64_t comm_id, int* mask, int nranks, int rank) {
+  if (nranks == 1) {
+    // NCCL runs a one-rank communicator's collectives as plain copies, without a kernel plan,
+    // and starts no profiler event for them (its taskAppend returns before any is made).
+    static std::once_flag said;
+    std::call_once(said, [] {
+      std::fprintf(stderr,
+                   "outrider-nccl-profiler: a communicator of one rank: NCCL reports none of its collectives to "
+                   "profiler plugins, so they are not counted here (the LD_PRELOAD interposer, liboutrider_nccl.so, "
+                   "counts every call)\n");
+    });
+  }
   *ctx = new Context{Telemetry().Track(comm_id, rank, nranks)};
   std::atomic_ref<int>(*mask).store(static_cast<int>(kColl | kP2p | kKernelCh), std::memory_order_relaxed);
   return kSuccess;

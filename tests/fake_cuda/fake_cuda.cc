@@ -524,6 +524,7 @@ uint64_t NowNs() {
 
 CUresult EventCreate(CUevent* e, unsigned int) {
   NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // an event belongs to the current context
   if (e == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *e = reinterpret_cast<CUevent>(new Event);
   return CUDA_SUCCESS;
@@ -653,6 +654,7 @@ CUresult IpcGetMemHandle(CUipcMemHandle* h, CUdeviceptr p) {
 
 CUresult IpcOpenMemHandle(CUdeviceptr* p, CUipcMemHandle h, unsigned int) {
   NEED_INIT();
+  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // the mapping goes into the current context
   IpcHandle ih;
   std::memcpy(&ih, h.reserved, sizeof(ih));
   if (ih.magic != kIpcMagic) return CUDA_ERROR_INVALID_VALUE;

@@ -125,5 +125,33 @@ TEST(NcclProfilerTest, CollectivesAreCountedAtStartAndTimedFromTheirKernelChanne
   EXPECT_EQ(Value(body, "outrider_nccl_timed_calls_total", p2p, "send"), 0) << body;
 }
 
+// NCCL starts no profiler event for a one-rank communicator's collectives (they run as copies):
+// the plugin says so once, naming what counts them instead, rather than staying silent.
+TEST(NcclProfilerTest, AOneRankCommunicatorIsSaidToGoUncountedOnce) {
+  int err[2];
+  ASSERT_EQ(::pipe(err), 0);
+  pid_t child = Spawn([&] {
+    ::dup2(err[1], 2);
+    void* lib = ::dlopen(PROFILER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    auto* v5 = lib != nullptr ? static_cast<ProfilerV5*>(::dlsym(lib, "ncclProfiler_v5")) : nullptr;
+    if (v5 == nullptr) return 10;
+    for (uint64_t comm : {0x1ull, 0x2ull}) {
+      void* ctx = nullptr;
+      int mask = 0;
+      if (v5->init(&ctx, comm, &mask, "solo", 1, 1, 0, nullptr) != 0 || v5->finalize(ctx) != 0) return 11;
+    }
+    return 0;
+  });
+  ::close(err[1]);
+  std::string said;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof(buf))) > 0;) said.append(buf, static_cast<size_t>(n));
+  ::close(err[0]);
+  ASSERT_EQ(Reap(child), 0);
+  size_t at = said.find("outrider-nccl-profiler: a communicator of one rank: NCCL reports none of its collectives");
+  EXPECT_NE(at, std::string::npos) << said;
+  EXPECT_EQ(said.find("one rank", said.find('\n', at)), std::string::npos) << "said once\n" << said;
+}
+
 }  // namespace
 }  // namespace outrider::testing
