@@ -20,7 +20,8 @@
 //   CUDA_ERROR_NOT_INITIALIZED from every call (cuInit included); work on the default stream
 //   needs a context current on the calling thread (CUDA_ERROR_INVALID_CONTEXT); a cuMem mapping
 //   belongs to no context (CU_POINTER_ATTRIBUTE_CONTEXT is NULL), so only the calling thread's
-//   context or the device's primary context can take its default-stream work.
+//   context or the device's primary context can take its default-stream work; a copy on a stream
+//   of another context than the current one fails (CUDA_ERROR_INVALID_CONTEXT).
 //
 // Environment: OUTRIDER_FAKE_CUDA_DEVICES (GPUs on the "machine", default 1),
 // OUTRIDER_FAKE_CUDA_VISIBLE (comma-separated machine indices this process sees, in ordinal order,
@@ -401,6 +402,8 @@ CUresult MemFree(CUdeviceptr p) {
 CUresult Copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
   NEED_INIT();
   if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  // A copy on a stream of another context than the current one is refused, as drivers have done.
+  if (!IsDefault(s) && StreamOf(s)->ctx() != t_context) return CUDA_ERROR_INVALID_CONTEXT;
   StreamOf(s)->Push([dst, src, bytes] {
     std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
   });
