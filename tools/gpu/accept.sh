@@ -3,9 +3,10 @@
 # cuMem, an expandable segment; gpu_mode staging and ipc; 2 and 4 trainers on one GPU; bitwise
 # against the host path; agent SIGKILL mid-op), the PyTorch checks (tools/gpu/torch_accept.py in
 # both modes, with and without PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) with the backend
-# built against the machine's own PyTorch, the GPU benchmark, the agent's NCCL against the ranks
-# calling NCCL themselves, sparse rows coalesced on the GPU, and PyTorch's own NCCL under the
-# LD_PRELOAD interposer (passthrough and offload) and under the profiler plugin; then one table.
+# installed with pip (setup.py) against the machine's own PyTorch, the GPU benchmark, the agent's
+# NCCL against the ranks calling NCCL themselves, sparse rows coalesced on the GPU, and PyTorch's
+# own NCCL under the LD_PRELOAD interposer (passthrough and offload) and under the profiler plugin;
+# then one table.
 # Exit status 1 if anything failed, 0 otherwise (skips named in the table).
 #
 # On a machine without the build's Debian libraries (a lent GPU machine, a user's GPU node):
@@ -141,13 +142,20 @@ if [[ $fake -eq 1 ]]; then
   [[ -e "$build_abs/tests/libgpusparsehost.so" ]] && export OUTRIDER_GPU_SPARSE_LIBRARY="$build_abs/tests/libgpusparsehost.so"
 fi
 
-# The PyTorch backend, built against this machine's PyTorch (in the background: it takes a while).
+# The PyTorch backend installed with pip against this machine's PyTorch (in the background: it
+# takes a while).
 torch_dir="$out/torch"
 pyreason=$("$py" -c '
 import torch
 if not torch.cuda.is_available(): print("PyTorch %s sees no GPU" % torch.__version__)' 2>&1) || pyreason="$py: $(tail -1 <<<"$pyreason")"
-if [[ -z "$pyreason" ]]; then
-  "$py" tools/gpu/build_torch_backend.py --lib "$build_abs/lib" --out "$torch_dir" >"$out/torch-build.log" 2>&1 &
+if [[ -z "$pyreason" ]] && ! "$py" -m pip --version >/dev/null 2>&1; then
+  pyreason="$py has no pip, which installs the backend (setup.py)"
+fi
+if [[ -z "$pyreason" ]]; then  # the package, as users install it, into a folder of this run
+  (start=$(date +%s)
+   "$py" -m pip install --no-build-isolation --no-index --no-deps --target "$torch_dir" "$root" &&
+     echo "outrider_torch installed with pip (setup.py) in $(( $(date +%s) - start )) s: $torch_dir") \
+    >"$out/torch-build.log" 2>&1 &
   torch_build=$!
 fi
 
@@ -185,13 +193,13 @@ PY
 
 # 2. PyTorch: torch_accept.py in both modes, with and without expandable segments.
 if [[ -z "$pyreason" ]] && ! wait "$torch_build"; then
-  pyreason="the backend did not build against this PyTorch: $(tail -3 "$out/torch-build.log" | tr '\n' ' ')"
-  row "torch: the backend built against this PyTorch" FAIL "see $out/torch-build.log"
+  pyreason="the backend did not install against this PyTorch: $(tail -3 "$out/torch-build.log" | tr '\n' ' ')"
+  row "torch: the backend installed against this PyTorch" FAIL "see $out/torch-build.log"
 fi
 if [[ -n "$pyreason" ]]; then
   row "torch (all checks)" SKIP "$pyreason"
 else
-  row "torch: the backend built against this PyTorch" PASS "$(tail -1 "$out/torch-build.log")"
+  row "torch: the backend installed against this PyTorch" PASS "$(tail -1 "$out/torch-build.log")"
   for alloc in default expandable; do
     for mode in staging ipc; do
       for n in $torch_ranks; do

@@ -20,12 +20,24 @@ import math
 import torch
 import torch.distributed as dist
 
+try:  # written by setup.py where the package was installed with pip
+    from . import _build
+except ImportError:
+    _build = None
+
+
+def _rebuild_hint():
+    """How to build this package again against the PyTorch now in use."""
+    if _build is not None:
+        return (f"reinstall it against this PyTorch: {_build.PYTHON} -m pip install --no-build-isolation "
+                f"--force-reinstall {_build.SOURCE}")
+    return "rebuild it against this PyTorch (README, PyTorch: pip install --no-build-isolation <the repository>)"
+
+
 try:
     from . import _C
 except ImportError as e:
-    raise ImportError(
-        f"outrider_torch: cannot load its extension ({e}); it must be built against this PyTorch "
-        f"({torch.__version__}): tools/outrider build for the host's, tools/outrider test-torch2 for 2.x") from e
+    raise ImportError(f"outrider_torch: cannot load its extension ({e}); {_rebuild_hint()}") from e
 
 
 # Before the interpreter finalizes: a worker thread that completes a future afterwards could not
@@ -39,7 +51,16 @@ def _major_minor(version):
 
 if _major_minor(_C.torch_version) != _major_minor(torch.__version__):
     raise ImportError(f"outrider_torch was built against PyTorch {_C.torch_version}, but this is {torch.__version__}: "
-                      "rebuild it against this one")
+                      f"{_rebuild_hint()}")
+
+
+def library_path(name):
+    """The path of a native library this package carries: "liboutrider" (the C API),
+    "nccl_interposer" (LD_PRELOAD it under an NCCL trainer) or "nccl_profiler" (NCCL_PROFILER_PLUGIN);
+    None if this build has none (the NCCL ones need a CUDA PyTorch and NCCL's headers at install)."""
+    import os
+    rel = (_build.LIBRARIES if _build is not None else {}).get(name)
+    return os.path.join(os.path.dirname(__file__), rel) if rel else None
 
 ProcessGroupOutrider = _C.ProcessGroupOutrider
 

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 #include <torch/python.h>
 
+#include "ipc/protocol.h"
 #include "shim/python/outrider_torch/csrc/any_source.h"
 #include "shim/python/outrider_torch/csrc/process_group.h"
 #include "shim/python/outrider_torch/csrc/shared_memory.h"
@@ -19,6 +20,12 @@ PYBIND11_MODULE(_C, m) {
   // refuses another PyTorch.
   m.attr("torch_version") = TORCH_VERSION;
   m.attr("backend_api") = static_cast<bool>(OUTRIDER_TORCH_BACKEND_API);
+  m.attr("protocol_version") = outrider::ipc::kProtocolVersion;
+#if OUTRIDER_TORCH_CUDA
+  m.attr("cuda") = true;
+#else
+  m.attr("cuda") = false;
+#endif
   py::class_<SparseWork, c10d::Work, c10::intrusive_ptr<SparseWork>>(m, "SparseWork")
       .def("wait_demanded", &SparseWork::WaitDemanded, py::call_guard<py::gil_scoped_release>(),
            "Blocks until the demanded rows are summed; returns them (coalesced sparse COO tensor).")
