@@ -139,6 +139,8 @@ Result<std::vector<Device>> Devices(const Driver& d) {
 }
 
 Result<std::vector<Device>> ProbeDevices() {
+  // Loaded here already: this process is past the point of forking CUDA workers anyway.
+  if (g_tried.load() && g_loaded.ok() && !g_forked.load()) return Devices(**g_loaded);
   // The child writes "<code> <message>" on failure, or "0 <n>" and one UUID per line.
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("probing for GPUs (pipe)", errno);

@@ -90,8 +90,8 @@ struct Device {
 // The GPUs this process sees, in ordinal order.
 Result<std::vector<Device>> Devices(const Driver& d);
 // The GPUs a process started now would see (Devices()), found in a throwaway child, so that the
-// calling process stays free to fork children that use CUDA. The child's error if it has no
-// usable driver.
+// calling process stays free to fork children that use CUDA (in this process, if it has loaded
+// the driver already). The child's error if it has no usable driver.
 Result<std::vector<Device>> ProbeDevices();
 
 // The driver library Load() opens: $OUTRIDER_CUDA_DRIVER, or libcuda.so.1.

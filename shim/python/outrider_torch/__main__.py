@@ -15,8 +15,9 @@ def agent_socket():
     """The socket the shim connects to: $OUTRIDER_SOCKET, else the default (ipc/defaults.h)."""
     if os.environ.get("OUTRIDER_SOCKET"):
         return os.environ["OUTRIDER_SOCKET"], "$OUTRIDER_SOCKET"
-    if os.geteuid() != 0 and os.environ.get("XDG_RUNTIME_DIR"):
-        return os.path.join(os.environ["XDG_RUNTIME_DIR"], "outrider", "agent.sock"), "default"
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
+    if xdg.startswith("/"):  # a relative one is invalid per the XDG spec, and ignored
+        return os.path.join(xdg, "outrider", "agent.sock"), "default"
     return "/run/outrider/agent.sock", "default"
 
 
