@@ -5,7 +5,6 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,6 +15,8 @@
 #include <cstdlib>
 #include <atomic>
 #include <mutex>
+
+#include "ipc/event_fd.h"
 
 namespace outrider::cuda {
 namespace {
@@ -173,13 +174,11 @@ Result<std::vector<Device>> ProbeDevices() {
   std::string in;
   char buf[512];
   // A driver that hangs in cuInit must not hang the caller: a minute, then the child goes.
-  constexpr int kProbeMs = 60000;
+  const uint64_t deadline = ipc::MonotonicNs() + uint64_t{60'000'000'000};
   bool timed_out = false;
   for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    int r = ::poll(&p, 1, kProbeMs);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) {
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline || ipc::WaitReadable(fds[0], -1, static_cast<int>((deadline - now) / 1'000'000) + 1) == 0) {
       timed_out = true;
       break;
     }

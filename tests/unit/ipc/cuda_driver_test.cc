@@ -40,6 +40,15 @@ void Current(const Driver& d) {
   ASSERT_EQ(d.cuCtxSetCurrent(ctx), CUDA_SUCCESS);
 }
 
+// Everything `fd` gives until end of file; closes it.
+std::string ReadToEnd(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return text;
+}
+
 // Runs the peer with `args` and extra environment; its exit status and output.
 std::pair<int, std::string> Peer(std::vector<std::string> args, std::vector<std::string> env = {}) {
   // Everything the child needs is built before fork (this process runs threads).
@@ -64,10 +73,7 @@ std::pair<int, std::string> Peer(std::vector<std::string> args, std::vector<std:
     ::_exit(127);
   }
   ::close(out[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
-  ::close(out[0]);
+  std::string text = ReadToEnd(out[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text};
@@ -202,10 +208,7 @@ TEST(CudaDriver, AChildForkedAfterCuInitCannotUseCudaAndLoadSaysWhy) {
     ::_exit(0);
   }
   ::close(pipe_fds[1]);
-  std::string text;
-  char buf[1024];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
-  ::close(pipe_fds[0]);
+  std::string text = ReadToEnd(pipe_fds[0]);
   ::waitpid(pid, nullptr, 0);
   std::string not_initialized = std::to_string(CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(text.rfind(not_initialized + " " + not_initialized + " FAILED_PRECONDITION: CUDA was initialized before this "
