@@ -14,7 +14,8 @@ libnccl-profiler-outrider.so (NCCL_PROFILER_PLUGIN). `python -m outrider_torch` 
 are. The sources come from shim/sources.txt, the list the CMake build reads too.
 
 Environment: CUDA_HOME (the CUDA headers: cuda.h, cudaTypedefs.h), NCCL_HOME (nccl.h), MAX_JOBS
-(parallel compiles), OUTRIDER_TORCH_NO_CUDA=1 (leave the CUDA path out).
+(parallel compiles), OUTRIDER_TORCH_NO_CUDA=1 (leave the CUDA path out), OUTRIDER_PIP_BUILD_DIR (the
+build's scratch space, default build-pip/ in the repository: give concurrent installs each their own).
 """
 import os
 import shlex
@@ -187,6 +188,9 @@ if cuda_inc:
 else:
     say(f"building against PyTorch {torch.__version__} without the CUDA path: {no_cuda_why}")
 
+BUILD_BASE = os.path.abspath(os.environ.get("OUTRIDER_PIP_BUILD_DIR") or os.path.join(ROOT, "build-pip"))
+os.makedirs(BUILD_BASE, exist_ok=True)
+
 setup(
     name="outrider_torch",
     version=VERSION,
@@ -198,5 +202,6 @@ setup(
     ext_modules=[cpp_extension.CppExtension("outrider_torch._C", [os.path.relpath(s, ROOT) for s in torch_sources],
                                             extra_compile_args=cflags, libraries=libs)],
     cmdclass={"build_ext": BuildExt},
+    options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
     zip_safe=False,
 )

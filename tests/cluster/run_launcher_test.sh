@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests for the emulated-cluster launcher tools/cluster/run.sh (`tools/outrider run`):
 # per-rank environment, agent arguments (with a fake agent), a failing rank's exit code and
-# the cleanup after it, Ctrl-C teardown, --timeout and bad input. Needs root and network
-# namespaces; otherwise it skips (exit 0). Last line: "N passed, M failed". Runs in ~10 s.
+# the cleanup after it, an agent port taken before its bind (loopback), Ctrl-C teardown, --timeout
+# and bad input. Needs root and network namespaces; otherwise it skips (exit 0). Last line:
+# "N passed, M failed". Runs in ~10 s.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -119,6 +120,29 @@ OUTRIDER_AGENT="$T/bad_agent.sh" "$RUN" --nodes 2 -- true >/dev/null 2>"$T/bad_a
 rc=$?
 check "agent that exits early: exit 1 with its log tail" \
   bash -c '(($1 == 1)) && grep -q "agent: bad flag" "$2" && grep -q "exited with code 5" "$2"' _ "$rc" "$T/bad_agent.err"
+
+# On loopback, a port taken between its choice and the agent's bind (by a concurrent run): the
+# agent is started again on another port, and the ranks get that one.
+cat >"$T/taken_agent.sh" <<EOF
+#!/bin/sh
+if mkdir "$T/taken.once" 2>/dev/null; then
+  echo "critical [agent] cannot start: INTERNAL: binding the agent port 127.0.0.1:\$4: Address already in use"
+  exit 1
+fi
+echo "ARGS=\$*"
+printf R >&3
+exec 3>&-
+exec sleep $agent_marker
+EOF
+chmod +x "$T/taken_agent.sh"
+OUTRIDER_AGENT="$T/taken_agent.sh" "$RUN" --loopback --nodes 2 --keep-logs "$T/taken" -- \
+  sh -c 'echo ROOT=$OUTRIDER_ROOT_ADDR' >"$T/taken.out" 2>"$T/taken.err"
+rc=$?
+p0="$(field "$T/taken/node0/agent.log" ARGS | awk '{ print $4 }')"
+check "port taken before the agent's bind: exit 0 (got $rc)" test "$rc" -eq 0
+check "port taken: said, and node 0 restarted on another port ($p0)" \
+  grep -q "note: node 0's agent port [0-9]* was taken meanwhile; starting it on $p0$" "$T/taken.err"
+check "port taken: the ranks get the new port" grep -q "^ROOT=127.0.0.1:$p0$" "$T/taken.out"
 
 # ---------------------------------------------------------------------------------------------
 # 3. A failing rank: its code propagates, the others are killed promptly, all is cleaned up.

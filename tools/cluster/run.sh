@@ -361,33 +361,36 @@ else
   IPS=() AGENT_PORTS=()
 fi
 
+# free_loopback_port BASE COUNT OFFSET: a port in BASE..BASE+COUNT-1 that nothing listens on and
+# this run has not given an agent yet, scanned from BASE+OFFSET (that one if all are taken).
+free_loopback_port() {
+  local base=$1 count=$2 off=$3 k q
+  for ((k = 0; k < count; k++)); do
+    q=$((base + (off + k) % count))
+    [[ " ${AGENT_PORTS[*]} " == *" $q "* ]] && continue
+    if ! ss -Hltn "sport = :$q" 2>/dev/null | grep -q .; then echo "$q"; return; fi
+  done
+  echo $((base + off % count))
+}
+
 if ((USE_NETNS)); then
   UCX_DEV=eth0
   MASTER_PORT=29500
 else
   UCX_DEV=lo
   RATE_GBIT=""
-  # Free agent ports in 29750..30749, from a PID-derived offset (concurrent runs differ).
-  k=0
+  # Free agent ports in 29750..30749, scanned from a block of 8 of this run's own (concurrent
+  # runs, often of consecutive PIDs, start in different blocks). The choice and the agent's bind
+  # can still race with another run: an agent that loses its port is started again on another
+  # (start_agent).
   for ((i = 0; i < NODES; i++)); do
-    p=""
-    for (( ; k < 1000; k++)); do
-      q=$((29750 + (PID + k) % 1000))
-      if ! ss -Hltn "sport = :$q" 2>/dev/null | grep -q .; then p=$q; k=$((k + 1)); break; fi
-    done
     IPS+=(127.0.0.1)
-    AGENT_PORTS+=("${p:-$((29750 + (PID + i) % 1000))}")
+    AGENT_PORTS+=("$(free_loopback_port 29750 1000 $((PID % 125 * 8)))")
   done
-  # A free port in 29500..29749, starting at a PID-derived offset (concurrent runs differ).
-  MASTER_PORT=""
-  for ((k = 0; k < 250; k++)); do
-    p=$((29500 + (PID + k) % 250))
-    if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then MASTER_PORT=$p; break; fi
-  done
-  MASTER_PORT="${MASTER_PORT:-$((29500 + PID % 250))}"
+  # A free port in 29500..29749, from a PID-derived offset (concurrent runs differ).
+  MASTER_PORT="$(free_loopback_port 29500 250 $((PID % 250)))"
   say "note: network namespaces unavailable ($fallback_reason); all nodes share 127.0.0.1 (loopback) with distinct ports and the rate limit is off"
 fi
-ROOT_ADDR="${IPS[0]}:${AGENT_PORTS[0]}"
 node_exec() {   # prints nothing; sets the array NODE_EXEC for node $1
   if ((USE_NETNS)); then NODE_EXEC=(setsid ip netns exec "$(ns_name "$1")"); else NODE_EXEC=(setsid); fi
 }
@@ -405,43 +408,62 @@ agent_fail() {   # node, reason
   exit 1
 }
 
+# start_agent NODE: starts node NODE's agent and waits for it to be ready. Returns 0 once it is,
+# 2 if it exited because its loopback port was taken meanwhile (by a concurrent run: the port was
+# free when chosen); any other failure ends the launcher.
+start_agent() {
+  local i=$1 fifo="$RUNDIR/node$1/ready.fifo" rw_fd rd_fd wr_fd st apid k
+  rm -f -- "$fifo"
+  mkfifo -- "$fifo" || { say "error: mkfifo $fifo failed"; exit 1; }
+  # Read end (O_RDONLY) owned by us; the only write end is the agent's fd 3, so a dead agent
+  # shows up as EOF instead of a hang. The temporary O_RDWR open keeps the opens from blocking.
+  exec {rw_fd}<>"$fifo" {rd_fd}<"$fifo" {wr_fd}>"$fifo"
+  exec {rw_fd}<&-
+  node_exec "$i"
+  (
+    exec 3>&"$wr_fd"
+    exec {wr_fd}>&- {rd_fd}<&-
+    export UCX_TLS=tcp UCX_NET_DEVICES="$UCX_DEV" UCX_TCP_CM_REUSEADDR=y
+    if [[ -n $HTTP_BASE ]]; then http_port=$((HTTP_BASE + i)); elif ((USE_NETNS)); then http_port=9750; else http_port=0; fi
+    exec "${NODE_EXEC[@]}" "$AGENT" --socket "$RUNDIR/node$i/agent.sock" --port "${AGENT_PORTS[i]}" \
+      --listen-address "${IPS[i]}" --log-level info --http-port "$http_port" "${AGENT_ARGS[@]}" --ready-fd 3
+  ) >"$RUNDIR/node$i/agent.log" 2>&1 </dev/null &
+  AGENT_PIDS+=($!) LIVE_AGENTS+=($!)
+  exec {wr_fd}>&-
+  read -r -d '' -n 1 -t 10 -u "$rd_fd" _
+  st=$?
+  exec {rd_fd}<&-
+  rm -f -- "$fifo"
+  ((st == 0)) && return 0
+  if ((st > 128)); then agent_fail "$i" "did not become ready within 10 s"; fi
+  # EOF: the agent closed fd 3 without the byte, normally by exiting. Give it a moment.
+  apid=${AGENT_PIDS[-1]}
+  for ((k = 0; k < 20; k++)); do pid_running "$apid" || break; sleep 0.05; done
+  if pid_running "$apid"; then
+    agent_fail "$i" "closed its ready fd without signalling readiness"
+  fi
+  wait "$apid" 2>/dev/null
+  st=$?
+  LIVE_AGENTS=("${LIVE_AGENTS[@]:0:${#LIVE_AGENTS[@]}-1}")
+  AGENT_PIDS=("${AGENT_PIDS[@]:0:${#AGENT_PIDS[@]}-1}")
+  if ((!USE_NETNS)) && grep -q "binding the agent port .*Address already in use" "$RUNDIR/node$i/agent.log" 2>/dev/null; then
+    return 2
+  fi
+  agent_fail "$i" "exited with code $st before becoming ready"
+}
+
 if ((!NO_AGENT)); then
   for ((i = 0; i < NODES; i++)); do
-    fifo="$RUNDIR/node$i/ready.fifo"
-    mkfifo -- "$fifo" || { say "error: mkfifo $fifo failed"; exit 1; }
-    # Read end (O_RDONLY) owned by us; the only write end is the agent's fd 3, so a dead agent
-    # shows up as EOF instead of a hang. The temporary O_RDWR open keeps the opens from blocking.
-    exec {rw_fd}<>"$fifo" {rd_fd}<"$fifo" {wr_fd}>"$fifo"
-    exec {rw_fd}<&-
-    node_exec "$i"
-    (
-      exec 3>&"$wr_fd"
-      exec {wr_fd}>&- {rd_fd}<&-
-      export UCX_TLS=tcp UCX_NET_DEVICES="$UCX_DEV" UCX_TCP_CM_REUSEADDR=y
-      if [[ -n $HTTP_BASE ]]; then http_port=$((HTTP_BASE + i)); elif ((USE_NETNS)); then http_port=9750; else http_port=0; fi
-      exec "${NODE_EXEC[@]}" "$AGENT" --socket "$RUNDIR/node$i/agent.sock" --port "${AGENT_PORTS[i]}" \
-        --listen-address "${IPS[i]}" --log-level info --http-port "$http_port" "${AGENT_ARGS[@]}" --ready-fd 3
-    ) >"$RUNDIR/node$i/agent.log" 2>&1 </dev/null &
-    AGENT_PIDS+=($!) LIVE_AGENTS+=($!)
-    exec {wr_fd}>&-
-    read -r -d '' -n 1 -t 10 -u "$rd_fd" _
-    st=$?
-    exec {rd_fd}<&-
-    rm -f -- "$fifo"
-    ((st == 0)) && continue
-    if ((st > 128)); then agent_fail "$i" "did not become ready within 10 s"; fi
-    # EOF: the agent closed fd 3 without the byte, normally by exiting. Give it a moment.
-    apid=${AGENT_PIDS[-1]}
-    for ((k = 0; k < 20; k++)); do pid_running "$apid" || break; sleep 0.05; done
-    if pid_running "$apid"; then
-      agent_fail "$i" "closed its ready fd without signalling readiness"
-    fi
-    wait "$apid" 2>/dev/null
-    st=$?
-    LIVE_AGENTS=("${LIVE_AGENTS[@]:0:${#LIVE_AGENTS[@]}-1}")
-    agent_fail "$i" "exited with code $st before becoming ready"
+    for ((try = 1; ; try++)); do
+      start_agent "$i" && break
+      ((try < 5)) || agent_fail "$i" "found its port taken $try times"
+      old=${AGENT_PORTS[i]}
+      AGENT_PORTS[i]="$(free_loopback_port 29750 1000 $((RANDOM % 1000)))"
+      say "note: node $i's agent port $old was taken meanwhile; starting it on ${AGENT_PORTS[i]}"
+    done
   done
 fi
+ROOT_ADDR="${IPS[0]}:${AGENT_PORTS[0]}"
 
 # ---------------------------------------------------------------------------------------------
 # Ranks

@@ -83,7 +83,10 @@ def parse_args(argv):
                    "\"tools/torch2/enter.sh -- /usr/bin/python3\" for the trixie root's 2.6 (default: this interpreter)")
     p.add_argument("--python-build", metavar="DIR",
                    help="build directory with python/outrider_torch for that Python (default --build; "
-                   "build-torch2/ from tools/outrider test-torch2 for the trixie root)")
+                   "for another PyTorch's own build of the backend)")
+    p.add_argument("--installed", action="store_true",
+                   help="outrider_torch is installed in --python's environment (pip install): put no build "
+                   "directory on PYTHONPATH, and test that installed copy")
     p.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
                    help="extra argument for every agent (repeatable)")
     p.add_argument("--list", action="store_true", help="print the selected tests and exit")
@@ -150,13 +153,13 @@ class Runner:
         self.stopping = threading.Event()
         self.agents = None
         self.agent_events = []  # agents that died, and when
-        self.python_path = [os.path.join(args.python_build, "python")]
+        self.python_path = [] if args.installed else [os.path.join(args.python_build, "python")]
         if subprocess.run(args.python + ["-c", "import expecttest"], capture_output=True).returncode != 0:
             self.python_path.append(os.path.join(HERE, "compat"))
 
     def base_env(self, ws):
         env = {k: v for k, v in os.environ.items() if not SCRUBBED.match(k)}
-        old = os.environ.get("PYTHONPATH")
+        old = None if self.args.installed else os.environ.get("PYTHONPATH")
         env.update({
             "BACKEND": "gloo",
             "WORLD_SIZE": str(ws),
@@ -313,11 +316,23 @@ def on_sigterm(signum, frame):
 def main(argv):
     args = parse_args(argv)
     if "outrider" in args.backends:
-        for build, path in ((args.build, "bin/outrider-agent"), (args.python_build, "python/outrider_torch/__init__.py")):
+        needed = [(args.build, "bin/outrider-agent")]
+        if not args.installed:
+            needed.append((args.python_build, "python/outrider_torch/__init__.py"))
+        for build, path in needed:
             if not os.path.exists(os.path.join(build, path)):
-                print(f"conformance: {os.path.join(build, path)} is missing (build with tools/outrider build or "
-                      "test-torch2, or point --build / --python-build at a build directory)", file=sys.stderr)
+                print(f"conformance: {os.path.join(build, path)} is missing (build with tools/outrider build, "
+                      "or point --build / --python-build at a build directory)", file=sys.stderr)
                 return 2
+        if args.installed:
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+            found = subprocess.run(args.python + ["-c", "import outrider_torch; print(outrider_torch.__file__)"],
+                                   env=env, capture_output=True, text=True)
+            if found.returncode != 0:
+                print(f"conformance: --installed, but {shlex.join(args.python)} cannot import outrider_torch:\n"
+                      f"{found.stderr[-2000:]}", file=sys.stderr)
+                return 2
+            print(f"conformance: outrider_torch from {found.stdout.strip()}", flush=True)
     try:
         expect_fail = read_list(args.expect_fail) if args.expect_fail else {}
         wanted = read_list(subset_path(args.subset)) if args.subset else None

@@ -14,7 +14,8 @@ English on a typical system), tokenized by whitespace, vocabulary capped at the 
 
 Run it as every rank of a job (torchrun's environment), e.g. on 4 emulated nodes:
     tools/outrider run --nodes 4 --rate 2gbit -- /usr/bin/python3 tools/examples/train_lm.py --backend outrider
-(PYTHONPATH must include build/python for the outrider backend.) Rank 0 prints the loss and the
+(The outrider backend: installed with pip install --no-build-isolation ., or build/python on
+PYTHONPATH.) Rank 0 prints the loss and the
 step time; --json writes per-step losses, times and whether the parameters ended up bitwise equal
 on every rank.
 """
@@ -113,7 +114,8 @@ def main():
         try:
             import outrider_torch
         except ImportError as e:
-            sys.exit(f"train_lm: the outrider backend is not importable ({e}); put build/python on PYTHONPATH")
+            sys.exit(f"train_lm: the outrider backend is not importable ({e}); install it "
+                     "(pip install --no-build-isolation .) or put build/python on PYTHONPATH")
     if "GLOO_SOCKET_IFNAME" not in os.environ and "OUTRIDER_NETNS" in os.environ:
         # Under tools/outrider run: the emulated nodes' interface (gloo would pick loopback).
         os.environ["GLOO_SOCKET_IFNAME"] = "eth0" if os.environ["OUTRIDER_NETNS"] == "1" else "lo"

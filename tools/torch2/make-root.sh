@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # tools/torch2/make-root.sh — a Debian trixie root (debootstrap) with PyTorch 2.6 and what building
 # and testing the outrider_torch backend against it needs. The host (bookworm) has PyTorch 1.13;
-# this root is where the backend is built and its Python side run against 2.x (tools/outrider
-# test-torch2). Idempotent: an existing root whose stamp matches is reused as it is.
+# this root is where the outrider_torch package is pip-installed (into a venv over the root's Python)
+# and its tests run against 2.x (tools/outrider test-torch2). Idempotent: an existing root whose
+# stamp matches is reused as it is.
 set -euo pipefail
 
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROG="torch2/make-root"
 ROOT_DIR="${OUTRIDER_TORCH2_ROOT:-/var/cache/outrider/trixie-root}"
 SUITE=trixie
-# What the root holds: the compiler and CMake for the extension, PyTorch 2.6's Python package and
-# C++ headers (python3-torch, libtorch-dev), Python headers and pybind11, Boost headers for the
-# shim's arena. Keep in step with tools/outrider test-torch2 (which builds with Ninja).
+# What the root holds: PyTorch 2.6's Python package and C++ headers (python3-torch, libtorch-dev),
+# Python headers and pybind11, what `python3 -m venv` and `pip install --no-build-isolation` need
+# (python3-venv brings pip's wheel; setuptools and wheel build the package), the compiler, and
+# CMake with Ninja for configuring the tests. Keep in step with tools/outrider test-torch2.
 PACKAGES=(
   python3 python3-dev python3-torch libtorch-dev pybind11-dev
-  g++ cmake ninja-build libboost-dev
+  python3-venv python3-setuptools python3-wheel
+  g++ cmake ninja-build
 )
 # Bump when the way the root is made changes (not the package list: that is stamped itself).
 RECIPE=1
@@ -136,9 +139,11 @@ if ! "$SELF/enter.sh" --root "$NEW" -- /usr/bin/python3 -c \
     'import torch, torch.distributed as d; assert d.is_available(); print("torch", torch.__version__)' >&2; then
   die "torch.distributed does not import in the new root"
 fi
-for f in /usr/bin/cmake /usr/bin/g++ /usr/bin/ninja /usr/include/boost/interprocess/managed_external_buffer.hpp; do
+for f in /usr/bin/cmake /usr/bin/g++ /usr/bin/ninja; do
   [[ -e $NEW$f ]] || die "the new root lacks $f"
 done
+"$SELF/enter.sh" --root "$NEW" -- /usr/bin/python3 -c 'import ensurepip, setuptools' ||
+  die "the new root's Python cannot make a venv and build a package (ensurepip, setuptools)"
 
 # Downloaded packages are not needed any more.
 rm -f "$NEW"/var/cache/apt/archives/*.deb "$NEW"/var/cache/apt/*.bin
