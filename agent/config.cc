@@ -1,6 +1,6 @@
 // The agent's configuration loader on top of the parameter table (config_params.cc): flags,
 // environment and TOML file in precedence order, validation naming where a bad value came from,
-// and the --help text and README table.
+// and the --help text and the parameter table of docs/operations.md.
 #include "agent/config.h"
 
 #include <sys/un.h>
@@ -294,7 +294,8 @@ std::string HelpText() {
   }
   out += "  -h, --help\n      Print this help and exit.\n";
   out += "  --version\n      Print the version and exit.\n";
-  out += "  --print-config-table\n      Print the README's parameter table (Markdown) and exit.\n";
+  out += "  --print-config-table\n      Print the parameter table of docs/operations.md "
+         "(Markdown) and exit.\n";
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The agent's configuration: AgentOptions and one parameter table (config_params.cc) that drives
-// parsing, --help, the startup log (LoadedConfig::effective) and the README table.
-// Precedence: flag > OUTRIDER_* environment variable > TOML config file > default.
-// Thread-safety: every function here is reentrant; there is no global mutable state.
+// parsing, --help, the startup log (LoadedConfig::effective) and the parameter table of
+// docs/operations.md. Precedence: flag > OUTRIDER_* environment variable > TOML config file >
+// default. Thread-safety: every function here is reentrant; there is no global mutable state.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +26,8 @@ std::string_view SourceName(Source source);
 // Every part's options, composed: `control` goes to the ControlServer, `network` to the Network and
 // `engine` to the jobs as they are; the rest belong to the agent itself and its HTTP listener.
 // Defaults are these member initialisers and the parts' (the socket path's is
-// ipc::DefaultSocketPath), nowhere else: --help and the README table print them from a
-// default-constructed AgentOptions.
+// ipc::DefaultSocketPath), nowhere else: --help and the parameter table of docs/operations.md print
+// them from a default-constructed AgentOptions.
 struct AgentOptions {
   ControlServerOptions control;    // the clients' socket, rings and limits
   std::string log_level = "info";  // trace debug info warn error critical off
@@ -90,7 +90,7 @@ Result<LoadedConfig> LoadConfig(int argc, const char* const* argv, const EnvLook
 std::string HelpText();
 
 // Markdown table of every documented parameter (name, flag, env, config key, default, unit, help)
-// for README.md; regenerate with `outrider-agent --print-config-table`.
+// for docs/operations.md; regenerate with `outrider-agent --print-config-table`.
 std::string ParameterTableMarkdown();
 
 }  // namespace outrider::agent

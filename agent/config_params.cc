@@ -167,8 +167,9 @@ const Param kParams[] = {
      "net.ipv4.tcp_available_congestion_control), or `system` for the kernel's default. Where that "
      "is bbr, `cubic` avoids BBR's 200 ms pauses on connections busy for over 10 s, which stall a "
      "whole ring (512 MiB-1 GiB allreduces 2-4 % faster), but queues more in front of urgent "
-     "chunks (README: \"TCP congestion control\"). Needs CAP_NET_ADMIN unless the name is in "
-     "net.ipv4.tcp_allowed_congestion_control; refused, the agent logs it and keeps the default.",
+     "chunks (docs/benchmarks.md: \"TCP congestion control\"). Needs CAP_NET_ADMIN unless the name "
+     "is in net.ipv4.tcp_allowed_congestion_control; refused, the agent logs it and keeps the "
+     "default.",
      true, ParamKind::kString, OUTRIDER_STRING_FIELD(network.tcp_congestion_control)},
     {"ucx_zero_copy", "--ucx-zero-copy", "OUTRIDER_UCX_ZERO_COPY", "ucx_zero_copy", "0|1", "", "",
      "1: let UCX send zero-copy. Faster where the CPU and not the link limits (64 MiB allreduces "

@@ -1,6 +1,7 @@
 // The agent's parameter table, shared by the files of agent/config*: one row per parameter, from
-// which parsing (flag, env, config file), --help, the startup log and the README table follow.
-// Thread-safety: the table is immutable; every function here is reentrant.
+// which parsing (flag, env, config file), --help, the startup log and the parameter table of
+// docs/operations.md follow. Thread-safety: the table is immutable; every function here is
+// reentrant.
 #pragma once
 
 #include <span>
@@ -36,11 +37,11 @@ struct Param {
   std::string (*get)(const AgentOptions&);
 };
 
-// Every parameter, in the order of --help, the README table and the startup log (which is also
-// the order in which AgentOptions::Validate checks them).
+// Every parameter, in the order of --help, the parameter table of docs/operations.md and the
+// startup log (which is also the order in which AgentOptions::Validate checks them).
 std::span<const Param> Params();
 
-// The default as --help and the README show it: "256", "(empty)", "68719476736 (64 GiB)".
+// The default as --help and docs/operations.md show it: "256", "(empty)", "68719476736 (64 GiB)".
 std::string DefaultText(const Param& p);
 
 }  // namespace outrider::agent

@@ -1,8 +1,8 @@
-// The agent's metrics (DESIGN.md §9): one registry, the families an operator reads, and cached
-// children for the hot paths. Label values are bounded: job ids beyond the first
+// The agent's metrics (docs/design.md#observability): one registry, the families an operator reads,
+// and cached children for the hot paths. Label values are bounded: job ids beyond the first
 // kMaxJobLabels distinct ones share the value "_other"; op kinds, algorithms, result codes,
-// directions and peer states are fixed sets.
-// Thread-safety: updates from any thread (relaxed atomics); Serialize() from the HTTP threads.
+// directions and peer states are fixed sets. Thread-safety: updates from any thread (relaxed
+// atomics); Serialize() from the HTTP threads.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,8 @@ class AgentMetrics {
     metrics::Counter *calls, *bytes, *timed_calls, *gpu_seconds;
   };
   NcclCounters Nccl(const std::string& job_label, const std::string& comm_label, const char* op, const char* source);
-  // Telemetry datagrams by result (accepted, rejected: malformed, a bad job name, a sender not allowed).
+  // Telemetry datagrams by result (accepted, rejected: malformed, a bad job name, a sender not
+  // allowed).
   metrics::Family<metrics::Counter>* nccl_telemetry;
   metrics::Histogram* duration[ipc::kNumOpKinds];  // by op kind
   metrics::Counter* errors[kMaxCode + 1];          // by code

@@ -124,9 +124,9 @@ struct HelloReply {
 };
 static_assert(sizeof(HelloReply) == 224);
 
-// How a client hands over device buffers (DESIGN §10). kStaging: it copies them through its
-// shared memory itself, the agent sees host memory only. kIpc: it registers the GPU allocations
-// with the agent (RegionKind kCudaFd, kCudaIpc), which copies them itself.
+// How a client hands over device buffers (docs/design.md#gpu-path). kStaging: it copies them
+// through its shared memory itself, the agent sees host memory only. kIpc: it registers the GPU
+// allocations with the agent (RegionKind kCudaFd, kCudaIpc), which copies them itself.
 enum class GpuMode : uint32_t { kStaging = 0, kIpc = 1 };
 inline constexpr uint32_t kNumGpuModes = 2;
 std::string_view GpuModeName(GpuMode m);
@@ -280,13 +280,13 @@ struct alignas(64) RingIndices {
 };
 static_assert(sizeof(RingIndices) == 192);
 
-// Fences order GPU ops on the client's stream without blocking its host thread (DESIGN §10):
-// one slot per fenced op in flight, chosen by the client, in the control segment after the
-// rings. The client's side (its stream, through cuStreamWriteValue64) stores the op's id in
-// `ready` once the op's inputs are in place; the agent reads nothing of the op before that. Once
-// the op's outputs are written (or it failed), the agent stores its Code in `status`, then the op
-// id in `done` (release), before the completion entry; the client's stream waits for `done`
-// (cuStreamWaitValue64, GEQ). If the agent is gone, the shim stores them itself.
+// Fences order GPU ops on the client's stream without blocking its host thread
+// (docs/design.md#gpu-path): one slot per fenced op in flight, chosen by the client, in the control
+// segment after the rings. The client's side (its stream, through cuStreamWriteValue64) stores the
+// op's id in `ready` once the op's inputs are in place; the agent reads nothing of the op before
+// that. Once the op's outputs are written (or it failed), the agent stores its Code in `status`,
+// then the op id in `done` (release), before the completion entry; the client's stream waits for
+// `done` (cuStreamWaitValue64, GEQ). If the agent is gone, the shim stores them itself.
 struct FenceSlot {
   uint64_t ready;  // the client's side writes, the agent reads
   uint64_t done;   // the agent writes (the shim, when the agent is gone)

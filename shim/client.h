@@ -36,8 +36,8 @@ struct ConnectConfig {
 };
 
 // Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
-// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE); `explicit_*` < 0 or
-// empty means unset. Unparsable variables are errors naming the variable.
+// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE);
+// `explicit_*` < 0 or empty means unset. Unparsable variables are errors naming the variable.
 struct ConnectRequest {
   const char* socket_path = nullptr;
   const char* job_id = nullptr;
@@ -195,8 +195,9 @@ class Client {
     // A stream may use the control segment or staging in ways the shim no longer tracks (a CUDA
     // call failed halfway through an op's stream work): the memory is never unmapped.
     bool untracked = false;
-    // The watchdog: a thread that sees the agent's socket hang up and lets every waiting stream
-    // go on at once, whatever the caller's thread is doing (DESIGN §10: nothing waits forever).
+    // The watchdog: a thread that sees the agent's socket hang up and lets every waiting stream go
+    // on at once, whatever the caller's thread is doing (docs/design.md#gpu-path: nothing waits
+    // forever).
     std::atomic<uint64_t> last_op{0};  // the newest op a stream may wait for
     std::atomic<bool> agent_gone{false};
     UniqueFd stop;                     // eventfd: the watchdog exits when it is readable

@@ -1,12 +1,12 @@
 // Ops on device buffers, ordered on the caller's CUDA stream with the control segment's fences
-// (DESIGN §10). gpu_mode staging: on the stream, the inputs are copied to a staging buffer in the
-// arena and the op's ready fence is written; the op is submitted fenced (the agent starts it once
-// the fence holds its id); the stream then waits for the done fence, copies the result back and
-// writes the slot's released word, which lets the shim reuse the staging buffer and the slot.
-// gpu_mode ipc: the GPU allocations are registered with the agent (a cuMem allocation's fd, or a
-// cudaMalloc allocation's legacy handle) and the op names them; the stream writes ready, waits for
-// done and writes released, and the agent does the copies. The calling thread never waits for
-// the stream.
+// (docs/design.md#gpu-path). gpu_mode staging: on the stream, the inputs are copied to a staging
+// buffer in the arena and the op's ready fence is written; the op is submitted fenced (the agent
+// starts it once the fence holds its id); the stream then waits for the done fence, copies the
+// result back and writes the slot's released word, which lets the shim reuse the staging buffer and
+// the slot. gpu_mode ipc: the GPU allocations are registered with the agent (a cuMem allocation's
+// fd, or a cudaMalloc allocation's legacy handle) and the op names them; the stream writes ready,
+// waits for done and writes released, and the agent does the copies. The calling thread never waits
+// for the stream.
 #include <fcntl.h>
 #include <poll.h>
 #include <time.h>

@@ -1,8 +1,8 @@
 // Ops that name GPU regions (clients in gpu_mode ipc) run on the host engine through the agent's
-// pinned buffers (DESIGN §10): the op's GPU inputs are copied to host buffers on the GPU's copy
-// stream before the engine sees it, with its spans pointing there; once the engine finished it,
-// the outputs are copied back, and only then does the client hear of it (and its stream's done
-// fence get written). The loop polls: copies never block it.
+// pinned buffers (docs/design.md#gpu-path): the op's GPU inputs are copied to host buffers on the
+// GPU's copy stream before the engine sees it, with its spans pointing there; once the engine
+// finished it, the outputs are copied back, and only then does the client hear of it (and its
+// stream's done fence get written). The loop polls: copies never block it.
 //
 // A sparse op's rows (ids and f32 values) may instead be coalesced on the GPU first (sorted, equal
 // ids summed: liboutrider_gpu_sparse.so, when the agent finds it), so that only the unique rows

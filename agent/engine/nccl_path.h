@@ -1,9 +1,9 @@
-// Dense collectives of a job on its trainers' GPU memory, run by the agent on NCCL communicators
-// it owns (DESIGN §10): one communicator per job, one rank per local rank on the GPU its buffers
-// live on (NCCL refuses two ranks on one GPU), its NCCL rank the trainer's job rank. Node 0's agent
-// makes the communicator's unique id and sends it to the other nodes' agents; every agent creates
-// its ranks non-blocking, within a deadline. The loop thread is the one thread of the agent that
-// issues NCCL calls, grouped across the job's GPUs, each communicator on streams of its own.
+// Dense collectives of a job on its trainers' GPU memory, run by the agent on NCCL communicators it
+// owns (docs/design.md#gpu-path): one communicator per job, one rank per local rank on the GPU its
+// buffers live on (NCCL refuses two ranks on one GPU), its NCCL rank the trainer's job rank. Node
+// 0's agent makes the communicator's unique id and sends it to the other nodes' agents; every agent
+// creates its ranks non-blocking, within a deadline. The loop thread is the one thread of the agent
+// that issues NCCL calls, grouped across the job's GPUs, each communicator on streams of its own.
 //
 // One launch order (NCCL deadlocks unless every GPU sees a communicator's launches in the same
 // order): node 0's agent alone decides it. Once every node has submitted an instance (the node
@@ -128,7 +128,8 @@ class NcclPath {
   };
   Status StartInit(const std::vector<const ValidatedOp*>& ops);
   Status CreateComms();
-  // Node 0: tickets for ready chunks, by priority, while fewer than two chunks' bytes are unfinished.
+  // Node 0: tickets for ready chunks, by priority, while fewer than two chunks' bytes are
+  // unfinished.
   void HandOutTickets();
   Status Launch(const Item& item, const NcclTicket& t, InFlight* flight);
   // The communicators failed (`why`): abort them, fail everything queued and in flight.
@@ -153,7 +154,8 @@ class NcclPath {
   std::map<InstanceId, Item> items_;
   // Node 0: instances every node added, with chunks left to hand out, by (priority, readiness).
   std::set<std::tuple<int32_t, uint64_t, InstanceId>> ready_;
-  // Node 0: the ready instance to hand a ticket to next (priority aged by its wait, then readiness).
+  // Node 0: the ready instance to hand a ticket to next (priority aged by its wait, then
+  // readiness).
   std::set<std::tuple<int32_t, uint64_t, InstanceId>>::iterator MostUrgent();
   uint64_t Now() const;
   uint64_t ready_count_ = 0;  // instances that became ready so far

@@ -1,6 +1,7 @@
-// Whether the agent runs GPU collectives on its own NCCL (the gpu_nccl setting, DESIGN §10):
-// kernels of two processes on one GPU are time-sliced unless MPS runs, so `auto` runs them only
-// under MPS, `force` always, `off` never (the host engine, through pinned buffers).
+// Whether the agent runs GPU collectives on its own NCCL (the gpu_nccl setting,
+// docs/design.md#gpu-path): kernels of two processes on one GPU are time-sliced unless MPS runs, so
+// `auto` runs them only under MPS, `force` always, `off` never (the host engine, through pinned
+// buffers).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
-// GPU memory in the agent, for clients in gpu_mode ipc (DESIGN §10): imports of their GPU
-// allocations (a cuMem allocation's POSIX fd, or a cudaMalloc allocation's legacy IPC handle), and
-// the copies between those and the agent's pinned host buffers, through which the host engine
+// GPU memory in the agent, for clients in gpu_mode ipc (docs/design.md#gpu-path): imports of their
+// GPU allocations (a cuMem allocation's POSIX fd, or a cudaMalloc allocation's legacy IPC handle),
+// and the copies between those and the agent's pinned host buffers, through which the host engine
 // reads and writes them. Copies go on one stream per GPU and never block the loop: each batch ends
 // with the stream writing its ticket into a pinned word that the loop reads.
 #pragma once

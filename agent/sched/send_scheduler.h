@@ -1,11 +1,11 @@
-// The agent's send scheduler (DESIGN.md §7): every bulk chunk (ring steps, chains, gathers,
-// sparse messages) of every job waits here and goes out under a credit window of bytes in flight
-// per peer link, most urgent first. A link whose queued and in-flight chunks all have one priority
-// gets the deeper solo window. A chunk's urgency is its op's priority (lower = sooner) minus
-// one level per `aging_ns` it has waited, so nothing starves; equal urgency goes to the job served
-// longest ago (fairness), then first come first served. FIFO mode ignores priorities. Scheduling
-// only orders sends: data arriving from a peer is always accepted, and results never change.
-// Thread-safety: loop thread only. The clock is injected (tests use a fake one).
+// The agent's send scheduler (docs/design.md#scheduling): every bulk chunk (ring steps, chains,
+// gathers, sparse messages) of every job waits here and goes out under a credit window of bytes in
+// flight per peer link, most urgent first. A link whose queued and in-flight chunks all have one
+// priority gets the deeper solo window. A chunk's urgency is its op's priority (lower = sooner)
+// minus one level per `aging_ns` it has waited, so nothing starves; equal urgency goes to the job
+// served longest ago (fairness), then first come first served. FIFO mode ignores priorities.
+// Scheduling only orders sends: data arriving from a peer is always accepted, and results never
+// change. Thread-safety: loop thread only. The clock is injected (tests use a fake one).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,8 @@ class SendScheduler {
   size_t queued() const;
   uint64_t in_flight(PeerId peer) const;
   const SchedulerOptions& options() const { return options_; }
-  // Queue depth and total wait so far per priority class ("urgent" < 0 <= "normal" < 1000 <= "bulk").
+  // Queue depth and total wait so far per priority class ("urgent" < 0 <= "normal" < 1000 <=
+  // "bulk").
   struct ClassStats {
     uint64_t queued = 0, sent = 0;
     double wait_s = 0;

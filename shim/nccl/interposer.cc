@@ -1,4 +1,4 @@
-// liboutrider_nccl.so: NCCL's API, interposed with LD_PRELOAD (DESIGN §10, README "Unmodified
+// liboutrider_nccl.so: NCCL's API, interposed with LD_PRELOAD (docs/gpu.md, "Unmodified
 // trainers"). Every wrapped call goes on to the real NCCL's strong pnccl* entry point (found with
 // dlsym(RTLD_NEXT), else in dlopen("libnccl.so.2")), and is counted for the node's agent: calls
 // and bytes per communicator and kind, and the GPU time between CUDA events recorded around it on
@@ -633,7 +633,8 @@ using outrider::shim::Plain;
 using outrider::shim::Ranks;
 using outrider::shim::TheReal;
 
-// --- communicators ---------------------------------------------------------------------------------
+// --- communicators
+// ---------------------------------------------------------------------------------
 
 OUTRIDER_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
   const auto& r = TheReal();
@@ -725,7 +726,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
   return Plain(r.CommAbort != nullptr, [&] { return r.CommAbort(comm); });
 }
 
-// --- collectives and point-to-point ----------------------------------------------------------------
+// --- collectives and point-to-point
+// ----------------------------------------------------------------
 
 OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype,
                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
@@ -858,7 +860,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t
                     [&] { return r.Recv(recv, count, dtype, peer, comm, stream); });
 }
 
-// --- groups ---------------------------------------------------------------------------------------
+// --- groups
+// ---------------------------------------------------------------------------------------
 
 OUTRIDER_NCCL_API ncclResult_t ncclGroupStart() {
   const auto& r = TheReal();

@@ -229,7 +229,7 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
   std::printf("# outrider-bench sparse-sim: table %llu x %llu f32 (%s), %llu rows per rank (Zipf %.2f), %d rank(s) per node\n",
               static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
               FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf, o.sim_local);
-  std::printf("# per-node bytes sent (max over nodes); bound = DESIGN.md section 6\n");
+  std::printf("# per-node bytes sent (max over nodes); bound: docs/design.md, sparse gradients\n");
   std::printf("# %6s %10s %10s %-10s %16s %16s %8s\n", "nodes", "d", "d_union", "algo", "max_sent(B)", "bound(B)", "sent/bnd");
   for (int n : o.sim_nodes) {
     if (n < 1) continue;

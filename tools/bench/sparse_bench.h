@@ -1,6 +1,6 @@
 // `outrider-bench sparse`: sparse embedding-gradient allreduce across the ranks of a job started
 // by a launcher (tools/outrider run), for each algorithm: time, measured wire bytes of the busiest
-// node, the simulator's prediction for the same ids, and DESIGN.md's bound.
+// node, the simulator's prediction for the same ids, and the bound in docs/design.md.
 // `outrider-bench sparse-sim`: the simulator alone, for any node count.
 #pragma once
 

@@ -1,8 +1,8 @@
-// Byte accounting of the sparse algorithms at any node count: replays id streams (the bench's
-// Zipf streams, or ids from a file) through the same encodings, partitionings, chunking and
-// announcements the agents use, and reports per-node wire bytes next to DESIGN.md's bounds. Used
-// by `outrider-bench sparse-sim` and, for the configuration it measures, by `outrider-bench
-// sparse`, whose rows then show prediction and measurement side by side.
+// Byte accounting of the sparse algorithms at any node count: replays id streams (the bench's Zipf
+// streams, or ids from a file) through the same encodings, partitionings, chunking and
+// announcements the agents use, and reports per-node wire bytes next to the bounds in
+// docs/design.md. Used by `outrider-bench sparse-sim` and, for the configuration it measures, by
+// `outrider-bench sparse`, whose rows then show prediction and measurement side by side.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ struct SimAlgo {
   std::vector<uint64_t> sent, recv;  // per node, headers and announcements included
   uint64_t max_sent = 0, max_recv = 0;
   double mean_sent = 0;
-  double bound = 0;                  // per node, DESIGN.md §6
+  double bound = 0;                  // per node, docs/design.md#sparse-embedding-gradients
 };
 
 struct SimResult {
@@ -47,7 +47,7 @@ struct SimResult {
 using IdSource = std::vector<std::vector<int64_t>>;
 IdSource ZipfSource(const SimConfig& c);
 SimResult Simulate(const SimConfig& c, const IdSource& ids);
-// DESIGN.md §6 lower bound per node for `algo` (bytes).
+// docs/design.md#sparse-embedding-gradients lower bound per node for `algo` (bytes).
 double Bound(ipc::SparseAlgo algo, int nodes, double table_bytes, double d, double d_union, double eps,
              double block_d, double block_d_union);
 

@@ -2,7 +2,7 @@
 # tools/cluster/run.sh — the emulated-cluster launcher behind `tools/outrider run`.
 #
 # Creates N emulated nodes (network namespaces on one bridge, optionally rate-shaped with tc tbf;
-# DESIGN.md §11, LAB-NOTES "Emulated nodes"), starts one outrider-agent per node, runs a command
+# docs/design.md#emulated-cluster), starts one outrider-agent per node, runs a command
 # once per rank with torchrun's environment, collects exit codes and logs, and always tears
 # everything down again (also on Ctrl-C, SIGTERM, a failing rank or a timeout).
 # Run `tools/cluster/run.sh --help` for the full description.

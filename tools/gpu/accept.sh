@@ -11,7 +11,7 @@
 #
 # On a machine without the build's Debian libraries (a lent GPU machine, a user's GPU node):
 # `--pack DIR` here (tree, build outputs and the non-system libraries they need, in one folder),
-# copy DIR there, and run `DIR/tools/gpu/accept.sh --packed` (README: GPU acceptance).
+# copy DIR there, and run `DIR/tools/gpu/accept.sh --packed` (docs/gpu.md, "Acceptance on a GPU and the benchmark").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$PWD

@@ -1,8 +1,8 @@
 // Coalescing one rank's sparse rows where they lie: equal ids' rows summed (f32, in order of
-// appearance) and the ids sorted, before the rows are copied to host memory (DESIGN §10). Written
-// once on Thrust so that one source runs on the GPU (CUDA backend, gpu_sparse_cuda.cu) and on the
-// host (C++ backend: the fake CUDA driver's device memory is host memory, and the unit tests
-// check it against the host engine's sum).
+// appearance) and the ids sorted, before the rows are copied to host memory
+// (docs/design.md#gpu-path). Written once on Thrust so that one source runs on the GPU (CUDA
+// backend, gpu_sparse_cuda.cu) and on the host (C++ backend: the fake CUDA driver's device memory
+// is host memory, and the unit tests check it against the host engine's sum).
 //
 // Nothing here returns a value to the host (no call waits for the stream): the counts are written
 // to device memory, and the caller copies them out on the same stream.

@@ -113,7 +113,7 @@ typedef struct {
                            work queued on the stream before it, and work queued after it sees its
                            result; the calling thread does not wait. OUTRIDER_GPU_MODE=staging
                            (default): device buffers are staged through shared memory; =ipc: the
-                           agent imports the GPU allocations (see README, GPU buffers). Every op
+                           agent imports the GPU allocations (see docs/gpu.md). Every op
                            takes device buffers; alltoallv counts stay host arrays. */
 } outrider_op_options_t;
 

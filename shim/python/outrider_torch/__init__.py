@@ -31,7 +31,8 @@ def _rebuild_hint():
     if _build is not None:
         return (f"reinstall it against this PyTorch: {_build.PYTHON} -m pip install --no-build-isolation "
                 f"--force-reinstall {_build.SOURCE}")
-    return "rebuild it against this PyTorch (README, PyTorch: pip install --no-build-isolation <the repository>)"
+    return ("rebuild it against this PyTorch "
+            "(docs/pytorch.md: pip install --no-build-isolation <the repository>)")
 
 
 try:
