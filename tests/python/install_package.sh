@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # The outrider_torch package as a user installs it, the fixture of the backend's Python tests
-# (tests/python/CMakeLists.txt): `pip install --no-build-isolation` of the repository, offline, into
-# a fresh venv over PYTHON (--system-site-packages: that Python's PyTorch). Then it checks the
+# (tests/python/CMakeLists.txt): `pip install --no-build-isolation` of the repository (or, with
+# --from-sdist, of an sdist made from it with `python -m build --sdist --no-isolation`), offline,
+# into a fresh venv over PYTHON (--system-site-packages: that Python's PyTorch). Then it checks the
 # installed copy with nothing on PYTHONPATH: it imports from the venv, loads the package's own
 # liboutrider, and `python -m outrider_torch` sees a running agent. The tests then run the venv's
 # Python, so they test that installed copy and not a build tree.
 #
-# usage: install_package.sh VENV AGENT PYTHON [PREFIX...]
+# usage: install_package.sh [--from-sdist] VENV AGENT PYTHON [PREFIX...]
 #   VENV    the venv to make (an old one is removed); the package's build scratch goes to VENV.build
 #   AGENT   an outrider-agent binary, for the diagnosis check
 #   PYTHON  the interpreter the venv is made over (e.g. /usr/bin/python3)
 #   PREFIX  a command every Python process starts with (e.g. tools/torch2/enter.sh --root DIR --);
 #           VENV must be at the same path inside it
 set -euo pipefail
-(($# >= 3)) || { sed -n '9,15p' "$0" >&2; exit 2; }
+from_sdist=0
+if [[ ${1:-} == --from-sdist ]]; then from_sdist=1; shift; fi
+(($# >= 3)) || { sed -n '10,15p' "$0" >&2; exit 2; }
 venv=$1 agent=$2 python=$3
 shift 3
 prefix=("$@")
@@ -24,9 +27,16 @@ unset PYTHONPATH
 rm -rf "$venv" "$venv.build"
 "${prefix[@]}" "$python" -m venv --system-site-packages "$venv"
 start=$SECONDS
+what=.
+if ((from_sdist)); then
+  (cd "$root" && OUTRIDER_PIP_BUILD_DIR="$venv.build" \
+    "${prefix[@]}" "$venv/bin/python" -m build --sdist --no-isolation --outdir "$venv.build/dist" . >/dev/null)
+  what=$(echo "$venv.build/dist"/outrider_torch-*.tar.gz)
+  [[ -f $what ]] || { say "no sdist in $venv.build/dist"; exit 1; }
+fi
 (cd "$root" && MAX_JOBS=${MAX_JOBS:-2} OUTRIDER_PIP_BUILD_DIR="$venv.build" \
-  "${prefix[@]}" "$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet .)
-say "installed into $venv in $((SECONDS - start)) s"
+  "${prefix[@]}" "$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet "$what")
+say "installed $( ((from_sdist)) && echo "the sdist $(basename "$what")" || echo "the repository") into $venv in $((SECONDS - start)) s"
 rm -rf "$venv.build"
 
 cd "$(dirname "$venv")"  # not the source tree: the import must find the installed package
