@@ -91,17 +91,7 @@ std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLim
   Result<ipc::Mapping> agent_view = ipc::MapShared(control_fd->get(), layout.total_bytes);
   Result<ipc::Mapping> client_view = ipc::MapShared(control_fd->get(), layout.total_bytes);
   OUTRIDER_CHECK(agent_view.ok() && client_view.ok());
-  auto* h = reinterpret_cast<ipc::ControlHeader*>(agent_view->data());
-  h->magic = ipc::kMagic;
-  h->version = ipc::kProtocolVersion;
-  h->sq_entries = kRingEntries;
-  h->cq_entries = kRingEntries;
-  h->sq_indices_offset = layout.sq_indices_offset;
-  h->sq_slots_offset = layout.sq_slots_offset;
-  h->cq_indices_offset = layout.cq_indices_offset;
-  h->cq_slots_offset = layout.cq_slots_offset;
-  h->fences_offset = layout.fences_offset;
-  h->total_bytes = layout.total_bytes;
+  ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries, kRingEntries, layout);
   client->control = std::move(*client_view);
   client->sq_indices = reinterpret_cast<ipc::RingIndices*>(client->control.data() + layout.sq_indices_offset);
   client->sq_slots = reinterpret_cast<ipc::SubmitEntry*>(client->control.data() + layout.sq_slots_offset);

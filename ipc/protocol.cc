@@ -122,6 +122,20 @@ ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries) {
   return l;
 }
 
+void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries, const ControlLayout& layout) {
+  std::memset(h, 0, sizeof(*h));
+  h->magic = kMagic;
+  h->version = kProtocolVersion;
+  h->sq_entries = sq_entries;
+  h->cq_entries = cq_entries;
+  h->sq_indices_offset = layout.sq_indices_offset;
+  h->sq_slots_offset = layout.sq_slots_offset;
+  h->cq_indices_offset = layout.cq_indices_offset;
+  h->cq_slots_offset = layout.cq_slots_offset;
+  h->fences_offset = layout.fences_offset;
+  h->total_bytes = layout.total_bytes;
+}
+
 void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id) {
   std::memset(h, 0, sizeof(*h));
   h->magic = kMagic;

@@ -316,6 +316,9 @@ struct ControlLayout {
   uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, fences_offset, total_bytes;
 };
 ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries);
+// Fills the header at the start of a control segment laid out as `layout` (the agent's side; the
+// shim reads it back and checks it).
+void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries, const ControlLayout& layout);
 
 // Fills a header; the reader checks it with ValidateControlHeader semantics in the shim.
 void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id);

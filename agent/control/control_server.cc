@@ -228,17 +228,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd, ipc::CreateSealedMemfd("outrider-control", layout.total_bytes));
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping control, ipc::MapShared(control_fd.get(), layout.total_bytes));
-  auto* ch = reinterpret_cast<ipc::ControlHeader*>(control.data());
-  ch->magic = ipc::kMagic;
-  ch->version = ipc::kProtocolVersion;
-  ch->sq_entries = sq_entries;
-  ch->cq_entries = sq_entries;
-  ch->sq_indices_offset = layout.sq_indices_offset;
-  ch->sq_slots_offset = layout.sq_slots_offset;
-  ch->cq_indices_offset = layout.cq_indices_offset;
-  ch->cq_slots_offset = layout.cq_slots_offset;
-  ch->fences_offset = layout.fences_offset;
-  ch->total_bytes = layout.total_bytes;
+  ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(control.data()), sq_entries, sq_entries, layout);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd sq_efd, ipc::CreateEventFd());
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd cq_efd, ipc::CreateEventFd());
   id.client_id = next_client_id_++;

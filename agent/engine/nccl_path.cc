@@ -9,6 +9,7 @@
 #include "agent/engine/collective.h"
 #include "agent/log.h"
 #include "agent/memory/cuda_memory.h"
+#include "agent/sched/urgency.h"
 #include "ipc/cuda/driver.h"
 #include "ipc/cuda/nccl.h"
 #include "ipc/event_fd.h"
@@ -128,7 +129,7 @@ std::set<std::tuple<int32_t, uint64_t, NcclPath::InstanceId>>::iterator NcclPath
   int64_t best_urgency = 0;
   for (auto it = ready_.begin(); it != ready_.end(); ++it) {
     const Item& item = items_.at(std::get<2>(*it));
-    int64_t urgency = int64_t{item.priority} - static_cast<int64_t>((now - std::min(now, item.ready_ns)) / options_.aging_ns);
+    int64_t urgency = Urgency(item.priority, item.ready_ns, now, options_.aging_ns);
     if (best == ready_.end() || urgency < best_urgency || (urgency == best_urgency && item.ready < items_.at(std::get<2>(*best)).ready)) {
       best = it;
       best_urgency = urgency;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "agent/sched/urgency.h"
+
 namespace outrider::agent {
 namespace {
 constexpr size_t kRecent = 4096;
@@ -54,10 +56,7 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
     }
     return best;
   }
-  auto urgency = [&](const Item& x) {
-    int64_t aged = options_.aging_ns == 0 ? 0 : static_cast<int64_t>((now - x.enqueued_ns) / options_.aging_ns);
-    return static_cast<int64_t>(x.priority) - aged;
-  };
+  auto urgency = [&](const Item& x) { return Urgency(x.priority, x.enqueued_ns, now, options_.aging_ns); };
   auto served = [&](const Item& x) {
     auto s = last_served_.find(x.job);
     return s == last_served_.end() ? 0 : s->second + 1;

@@ -92,17 +92,8 @@ class SessionTest : public ::testing::Test {
     ASSERT_TRUE(agent_view.ok()) << agent_view.status().ToString();
     auto client_view = ipc::MapShared(control_fd->get(), layout_.total_bytes);
     ASSERT_TRUE(client_view.ok()) << client_view.status().ToString();
-    auto* h = reinterpret_cast<ipc::ControlHeader*>(agent_view->data());
-    h->magic = ipc::kMagic;
-    h->version = ipc::kProtocolVersion;
-    h->sq_entries = kRingEntries;
-    h->cq_entries = kRingEntries;
-    h->sq_indices_offset = layout_.sq_indices_offset;
-    h->sq_slots_offset = layout_.sq_slots_offset;
-    h->cq_indices_offset = layout_.cq_indices_offset;
-    h->cq_slots_offset = layout_.cq_slots_offset;
-    h->fences_offset = layout_.fences_offset;
-    h->total_bytes = layout_.total_bytes;
+    ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries, kRingEntries,
+                           layout_);
     control_ = std::move(*client_view);
     sq_ = ipc::RingProducer<ipc::SubmitEntry>(
         SqIndices(), reinterpret_cast<ipc::SubmitEntry*>(control_.data() + layout_.sq_slots_offset),
