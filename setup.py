@@ -143,17 +143,18 @@ class BuildExt(cpp_extension.BuildExtension):
         pkg = os.path.join(os.path.abspath(self.build_lib), "outrider_torch")
         lib = os.path.join(pkg, "lib")
         os.makedirs(lib, exist_ok=True)
+        common = sources("base") + sources("ipc") + sources("loaders")  # compiled into each library
         native = Native(os.path.join(os.path.abspath(self.build_temp), "native"), cuda_inc, nccl_inc)
         say(f"building liboutrider.so.0 ({native.jobs} jobs)")
         shim = os.path.join(lib, "liboutrider.so.0")
-        native.shared(shim, sources("ipc") + sources("shim"), soname="liboutrider.so.0")
+        native.shared(shim, common + sources("shim"), soname="liboutrider.so.0")
         built = {"liboutrider": "lib/liboutrider.so.0"}
         if nccl_inc:
             say("building liboutrider_nccl.so and libnccl-profiler-outrider.so")
-            native.shared(os.path.join(lib, "liboutrider_nccl.so"), sources("ipc") + sources("nccl_interposer"),
+            native.shared(os.path.join(lib, "liboutrider_nccl.so"), common + sources("nccl_interposer"),
                           extra=[shim, "-Wl,-rpath,$ORIGIN",
                                  f"-Wl,--version-script={os.path.join(ROOT, 'shim', 'nccl', 'exports.map')}"])
-            native.shared(os.path.join(lib, "libnccl-profiler-outrider.so"), sources("ipc") + sources("nccl_profiler"),
+            native.shared(os.path.join(lib, "libnccl-profiler-outrider.so"), common + sources("nccl_profiler"),
                           extra=["-Wl,--exclude-libs,ALL"])
             built["nccl_interposer"] = "lib/liboutrider_nccl.so"
             built["nccl_profiler"] = "lib/libnccl-profiler-outrider.so"

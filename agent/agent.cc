@@ -3,7 +3,7 @@
 
 #include "agent/engine/nccl_path.h"
 #include "agent/memory/cuda_memory.h"
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 
 #include <signal.h>
 #include <sys/epoll.h>

@@ -14,7 +14,7 @@
 #include "agent/control/control_options.h"
 #include "agent/engine/engine_options.h"
 #include "agent/net/network_options.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

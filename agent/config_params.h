@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "agent/config.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

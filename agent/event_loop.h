@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "ipc/event_fd.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "metrics/registry.h"
 
 namespace outrider::agent {

@@ -12,7 +12,7 @@
 
 #include "agent/config.h"
 #include "agent/log.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace {
 

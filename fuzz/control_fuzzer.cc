@@ -19,7 +19,7 @@
 #include "agent/control/session.h"
 #include "agent/log.h"
 #include "fuzz/fuzz_input.h"
-#include "ipc/check.h"
+#include "base/check.h"
 #include "ipc/event_fd.h"
 #include "ipc/memfd.h"
 #include "ipc/ring.h"

@@ -26,7 +26,7 @@
 #include "fuzz/fuzz_input.h"
 #include "fuzz/loopback.h"
 #include "fuzz/peer_ops.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::fuzz {
 namespace {

@@ -10,7 +10,7 @@
 #include "agent/control/entry_validator.h"
 #include "agent/memory/region_table.h"
 #include "fuzz/fuzz_input.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::fuzz {
 

@@ -21,7 +21,7 @@
 #include "agent/log.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/loopback.h"
-#include "ipc/check.h"
+#include "base/check.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::fuzz {

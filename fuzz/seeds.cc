@@ -21,7 +21,7 @@
 #include "fuzz/fuzz_input.h"
 #include "fuzz/peer_ops.h"
 #include "fuzz/sparse_setup.h"
-#include "ipc/nccl_telemetry.h"
+#include "ipc/nccl_stats_wire.h"
 #include "ipc/protocol.h"
 
 namespace outrider::fuzz {

@@ -18,7 +18,7 @@
 #include "agent/log.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/sparse_setup.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::fuzz {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "agent/engine/sparse/exchange.h"
 #include "fuzz/fuzz_input.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::fuzz {
 

@@ -16,7 +16,7 @@
 #include "agent/log.h"
 #include "agent/memory/region_table.h"
 #include "fuzz/fuzz_input.h"
-#include "ipc/check.h"
+#include "base/check.h"
 #include "ipc/memfd.h"
 
 namespace outrider::fuzz {

@@ -1,13 +1,13 @@
-// Fuzz target: NCCL telemetry datagrams (ipc/nccl_telemetry.h), which any process allowed on the
+// Fuzz target: NCCL telemetry datagrams (ipc/nccl_stats_wire.h), which any process allowed on the
 // agent's telemetry socket may send. The input is one datagram. A report is taken whole or
 // refused with INVALID_ARGUMENT; one taken has 1..kNumNcclOps known records and a job name that is
 // a safe metrics label value (printable ASCII without spaces, or empty).
 #include <cstddef>
 #include <cstdint>
 
-#include "agent/control/nccl_telemetry.h"
+#include "agent/control/nccl_stats_receiver.h"
 #include "agent/log.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   (void)outrider::agent::InitLogging("off");

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::ipc {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::ipc {

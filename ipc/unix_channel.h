@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::ipc {

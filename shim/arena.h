@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::shim {
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
 #include "shim/client.h"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "agent/event_loop.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {

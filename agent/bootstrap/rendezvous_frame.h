@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/bootstrap/rendezvous.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent::rendezvous {
 

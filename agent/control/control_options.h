@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "agent/control/session_limits.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "agent/log.h"
-#include "ipc/nccl_telemetry.h"
+#include "ipc/nccl_stats_wire.h"
 #include "ipc/event_fd.h"
 #include "ipc/memfd.h"
 
@@ -72,7 +72,7 @@ Status ControlServer::Start() {
   listening_ = true;
   Logger("control")->info("listening on {}", path);
   // Trainers' NCCL telemetry, from the senders the control socket accepts.
-  nccl_telemetry_ = std::make_unique<NcclTelemetrySink>(
+  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(
       loop_, [this](uid_t uid, gid_t gid) { return CheckPeer(ipc::PeerCredentials{0, uid, gid}).ok(); });
   if (Status st = nccl_telemetry_->Open(ipc::NcclTelemetryPath(path), sock_mode, group_gid_); !st.ok()) {
     Logger("control")->warn("no NCCL telemetry from trainers (liboutrider_nccl.so, the profiler plugin): {}", st.message());

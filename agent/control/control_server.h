@@ -16,7 +16,7 @@
 
 #include "agent/control/control_options.h"
 #include "agent/control/hello.h"
-#include "agent/control/nccl_telemetry.h"
+#include "agent/control/nccl_stats_receiver.h"
 #include "agent/control/session.h"
 #include "agent/engine/job_table.h"
 #include "agent/event_loop.h"
@@ -95,7 +95,7 @@ class ControlServer {
   JobTable* jobs_;    // Not owned; outlives this server.
   UniqueFd listen_fd_;
   bool listening_ = false;
-  std::unique_ptr<NcclTelemetrySink> nccl_telemetry_;  // <socket>.nccl
+  std::unique_ptr<NcclStatsReceiver> nccl_telemetry_;  // <socket>.nccl
   gid_t group_gid_ = static_cast<gid_t>(-1);
   uint32_t next_client_id_ = 1;
   // Communicator memberships of all sessions (the graveyard's included). Declared before the

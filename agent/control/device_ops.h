@@ -20,7 +20,7 @@
 #include "agent/engine/op_report.h"
 #include "agent/memory/cuda_memory.h"
 #include "agent/memory/gpu_sparse.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

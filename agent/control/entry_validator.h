@@ -11,7 +11,7 @@
 #include "agent/memory/region_table.h"
 #include "ipc/defaults.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -10,7 +10,7 @@
 #include "agent/control/control_options.h"
 #include "agent/engine/member.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

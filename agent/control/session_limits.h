@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -13,7 +13,7 @@
 #include "agent/engine/op_trace.h"
 #include "agent/net/peer_protocol.h"
 #include "agent/memory/buffer_span.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

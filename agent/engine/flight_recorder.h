@@ -13,7 +13,7 @@
 
 #include "agent/engine/op_trace.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -24,7 +24,7 @@
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
 #include "agent/net/peer_protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "metrics/registry.h"
 
 namespace outrider::agent {

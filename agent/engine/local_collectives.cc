@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::agent {
 

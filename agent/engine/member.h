@@ -7,7 +7,7 @@
 
 #include "agent/engine/op_report.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unix_channel.h"
 
 namespace outrider::agent {

@@ -10,8 +10,8 @@
 #include "agent/log.h"
 #include "agent/memory/cuda_memory.h"
 #include "agent/sched/urgency.h"
-#include "ipc/cuda/driver.h"
-#include "ipc/cuda/nccl.h"
+#include "loaders/cuda/driver.h"
+#include "loaders/nccl/library.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {

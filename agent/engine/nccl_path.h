@@ -39,7 +39,7 @@
 
 #include "agent/engine/nccl_policy.h"
 #include "agent/engine/op.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

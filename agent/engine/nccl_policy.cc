@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <utility>
 
-#include "ipc/cuda/driver.h"
-#include "ipc/cuda/nccl.h"
+#include "loaders/cuda/driver.h"
+#include "loaders/nccl/library.h"
 
 namespace outrider::agent {
 

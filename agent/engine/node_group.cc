@@ -9,7 +9,7 @@
 #include "agent/engine/nccl_path.h"
 #include "agent/log.h"
 #include "agent/observability.h"
-#include "ipc/check.h"
+#include "base/check.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {

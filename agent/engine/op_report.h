@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 struct mg_context;
 struct mg_connection;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::agent {
 

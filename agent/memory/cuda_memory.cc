@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {

@@ -12,7 +12,7 @@
 
 #include "agent/memory/buffer_span.h"
 #include "agent/memory/pinned_pool.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {

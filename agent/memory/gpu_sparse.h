@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

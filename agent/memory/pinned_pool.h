@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -11,7 +11,7 @@
 #include "agent/memory/buffer_span.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {

@@ -8,7 +8,7 @@
 #include "agent/sched/scheduler_options.h"
 #include "agent/transport/tcp_congestion.h"
 #include "ipc/defaults.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -8,7 +8,7 @@
 
 #include "agent/net/peer_protocol.h"
 #include "agent/transport/transport.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

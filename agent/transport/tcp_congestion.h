@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "agent/transport/tcp_congestion.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

@@ -30,10 +30,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "outrider/outrider.h"
 #include "shim/nccl/static_nccl.h"
-#include "shim/nccl/telemetry.h"
+#include "shim/nccl/stats_sender.h"
 
 #define OUTRIDER_NCCL_API extern "C" __attribute__((visibility("default")))
 
@@ -89,8 +89,8 @@ const Real& TheReal() {
 
 // --- what is counted ---------------------------------------------------------------------------
 
-NcclTelemetry& Telemetry() {
-  static auto* t = new NcclTelemetry(ipc::NcclSource::kInterposer);  // flushed at exit (below)
+NcclStatsSender& Telemetry() {
+  static auto* t = new NcclStatsSender(ipc::NcclSource::kInterposer);  // flushed at exit (below)
   return *t;
 }
 
@@ -100,7 +100,7 @@ thread_local int t_group = 0;      // ncclGroupStart depth
 
 struct Comms {
   std::mutex mu;
-  std::unordered_map<ncclComm_t, NcclTelemetry::Comm*> by_handle;
+  std::unordered_map<ncclComm_t, NcclStatsSender::Comm*> by_handle;
   std::unordered_map<uint64_t, uint64_t> splits;  // parent id -> splits made from it so far
 };
 Comms& TheComms() {
@@ -108,7 +108,7 @@ Comms& TheComms() {
   return *c;
 }
 
-NcclTelemetry::Comm* CommOf(ncclComm_t comm) {
+NcclStatsSender::Comm* CommOf(ncclComm_t comm) {
   Comms& cs = TheComms();
   std::lock_guard<std::mutex> l(cs.mu);
   auto it = cs.by_handle.find(comm);
@@ -116,8 +116,8 @@ NcclTelemetry::Comm* CommOf(ncclComm_t comm) {
 }
 
 uint64_t CommId(ncclComm_t comm) {
-  NcclTelemetry::Comm* c = CommOf(comm);
-  return c != nullptr ? NcclTelemetry::Id(c) : 0;
+  NcclStatsSender::Comm* c = CommOf(comm);
+  return c != nullptr ? NcclStatsSender::Id(c) : 0;
 }
 
 // The number of ranks of `comm` (1 if NCCL cannot say).
@@ -133,14 +133,14 @@ void Track(ncclComm_t comm, uint64_t id) {
   int rank = -1;
   if (TheReal().CommUserRank != nullptr) (void)TheReal().CommUserRank(comm, &rank);
   int nranks = Ranks(comm);
-  NcclTelemetry::Comm* c = Telemetry().Track(id, rank, nranks);
+  NcclStatsSender::Comm* c = Telemetry().Track(id, rank, nranks);
   Comms& cs = TheComms();
   std::lock_guard<std::mutex> l(cs.mu);
   cs.by_handle[comm] = c;
 }
 
 void Untrack(ncclComm_t comm) {
-  NcclTelemetry::Comm* c = nullptr;
+  NcclStatsSender::Comm* c = nullptr;
   {
     Comms& cs = TheComms();
     std::lock_guard<std::mutex> l(cs.mu);
@@ -167,7 +167,7 @@ size_t DtypeBytes(ncclDataType_t t) {
 struct Timing {
   CUevent start = nullptr, end = nullptr;
   CUstream stream = nullptr;
-  NcclTelemetry::Comm* comm = nullptr;
+  NcclStatsSender::Comm* comm = nullptr;
   NcclOp op = NcclOp::kAllReduce;
 };
 
@@ -547,7 +547,7 @@ ncclResult_t Collective(NcclOp op, size_t bytes, ncclComm_t comm, cudaStream_t s
   g_calls.fetch_add(1, std::memory_order_relaxed);
   if (!have) return ncclSystemError;
   if (t_inside > 0) return call();
-  NcclTelemetry::Comm* c = CommOf(comm);
+  NcclStatsSender::Comm* c = CommOf(comm);
   Timing x;
   x.comm = c;
   x.op = op;

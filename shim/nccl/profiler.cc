@@ -18,22 +18,22 @@
 #include <mutex>
 
 #include "shim/nccl/profiler_abi.h"
-#include "shim/nccl/telemetry.h"
+#include "shim/nccl/stats_sender.h"
 
 namespace {
 
 using namespace outrider::nccl_profiler;  // NOLINT: the interface's names, in this file only
 
 using outrider::ipc::NcclOp;
-using outrider::shim::NcclTelemetry;
+using outrider::shim::NcclStatsSender;
 
 // --- events ----------------------------------------------------------------------------------------
 
 // Never destroyed (NCCL's proxy threads may still call in while the process exits); what is left
 // is sent at exit.
-NcclTelemetry& Telemetry() {
-  static NcclTelemetry* t = [] {
-    auto* made = new NcclTelemetry(outrider::ipc::NcclSource::kProfiler);
+NcclStatsSender& Telemetry() {
+  static NcclStatsSender* t = [] {
+    auto* made = new NcclStatsSender(outrider::ipc::NcclSource::kProfiler);
     std::atexit([] { Telemetry().FlushAll(); });
     return made;
   }();
@@ -43,7 +43,7 @@ NcclTelemetry& Telemetry() {
 std::mutex g_mu;  // event state
 
 struct Context {
-  NcclTelemetry::Comm* comm;
+  NcclStatsSender::Comm* comm;
 };
 
 struct Event {

@@ -1,5 +1,5 @@
 // A fake CUDA driver for tests on machines without a GPU (OUTRIDER_CUDA_DRIVER=libfakecuda.so):
-// the entries ipc/cuda/driver.h resolves, through the same cuGetProcAddress_v2, behaving as the
+// the entries loaders/cuda/driver.h resolves, through the same cuGetProcAddress_v2, behaving as the
 // real driver does where the protocol depends on it.
 //
 // - Device memory is memfd-backed shared mappings: a CUdeviceptr is an address in this process

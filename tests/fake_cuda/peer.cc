@@ -1,5 +1,5 @@
-// The second process of the CUDA driver tests (tests/unit/ipc/cuda_driver_test.cc), through
-// ipc/cuda/driver.h with whatever $OUTRIDER_CUDA_DRIVER names (the fake driver there):
+// The second process of the CUDA driver tests (tests/unit/loaders/cuda_driver_test.cc), through
+// loaders/cuda/driver.h with whatever $OUTRIDER_CUDA_DRIVER names (the fake driver there):
 //   fake_cuda_peer load                        prints "ok LIBRARY VERSION" or the load error
 //   fake_cuda_peer devices                     prints "ORDINAL UUID" per visible GPU
 //   fake_cuda_peer probe                       ProbeDevices(): prints "ORDINAL UUID" per GPU, then
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // A fake NCCL for tests on machines without a GPU (OUTRIDER_NCCL_LIBRARY=libfakenccl.so), over the
-// fake CUDA driver (tests/fake_cuda): the entries ipc/cuda/nccl.h resolves, behaving as NCCL does
+// fake CUDA driver (tests/fake_cuda): the entries loaders/nccl/library.h resolves, behaving as NCCL does
 // where the agent depends on it.
 //
 // - A communicator is a shared-memory segment named by the unique id; its ranks are threads of
@@ -48,7 +48,7 @@
 #include <thread>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 
 #define FAKE_API extern "C" __attribute__((visibility("default")))
 

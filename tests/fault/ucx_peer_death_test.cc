@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "agent/transport/ucx/ucx_transport.h"
-#include "ipc/check.h"
+#include "base/check.h"
 #include "ipc/event_fd.h"
 
 namespace outrider {

@@ -23,7 +23,7 @@
 #include "agent/engine/sparse/rows.h"
 #include "agent/memory/gpu_sparse/coalesce_rows.h"
 #include "agent/memory/gpu_sparse/gpu_sparse_abi.h"
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "tests/integration/gpu_sparse_steps.h"
 #include "tests/support/test_support.h"
 

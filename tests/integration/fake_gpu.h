@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
 #include "tests/support/test_support.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "outrider/outrider.h"
 #include "tests/support/test_support.h"
 

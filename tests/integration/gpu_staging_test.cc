@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/support/test_support.h"
 

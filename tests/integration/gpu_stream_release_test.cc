@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/support/test_support.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 
 namespace {
 

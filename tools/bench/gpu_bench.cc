@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "tools/bench/gpu_common.h"
 
 namespace outrider::bench {

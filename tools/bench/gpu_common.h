@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "tools/bench/bench_common.h"
 #include "tools/bench/local_bench.h"
 

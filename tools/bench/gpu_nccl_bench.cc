@@ -12,9 +12,9 @@
 #include <cstring>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "tools/bench/gpu_common.h"
-#include "ipc/cuda/nccl.h"
+#include "loaders/nccl/library.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::bench {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::bench {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::harness {
 

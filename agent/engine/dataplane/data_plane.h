@@ -10,7 +10,7 @@
 
 #include "agent/memory/buffer_span.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent {
 

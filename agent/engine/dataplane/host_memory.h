@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "agent/memory/buffer_span.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::agent {
 

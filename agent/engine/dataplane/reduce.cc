@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "agent/engine/dataplane/half.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 // ThreadSanitizer builds go without: their ifunc resolvers would run (instrumented) before the
 // sanitizer's runtime is up, and crash the program at load time.

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "agent/engine/sparse/exchange.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::agent::sparse {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "agent/engine/sparse/exchange.h"
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider::agent::sparse {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "agent/engine/op.h"
 #include "ipc/protocol.h"
-#include "ipc/status.h"
+#include "base/status.h"
 
 namespace outrider::agent::sparse {
 

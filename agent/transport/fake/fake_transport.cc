@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ipc/check.h"
+#include "base/check.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {

@@ -14,7 +14,7 @@
 
 #include "agent/transport/transport.h"
 #include "agent/transport/transport_factory.h"
-#include "ipc/status.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agent/memory/cuda_memory.h"
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {

@@ -1,5 +1,5 @@
-// Reading trainers' NCCL telemetry (see nccl_telemetry.h).
-#include "agent/control/nccl_telemetry.h"
+// Reading trainers' NCCL telemetry (see nccl_stats_receiver.h).
+#include "agent/control/nccl_stats_receiver.h"
 
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -16,7 +16,7 @@
 
 namespace outrider::agent {
 
-Status NcclTelemetrySink::Open(const std::string& path, mode_t mode, gid_t gid) {
+Status NcclStatsReceiver::Open(const std::string& path, mode_t mode, gid_t gid) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) return InvalidArgument("NCCL telemetry socket path too long: " + path);
@@ -41,14 +41,14 @@ Status NcclTelemetrySink::Open(const std::string& path, mode_t mode, gid_t gid) 
   return Status::Ok();
 }
 
-void NcclTelemetrySink::Close() {
+void NcclStatsReceiver::Close() {
   if (fd_.get() < 0) return;
   loop_->Remove(fd_.get());
   fd_.reset();
   ::unlink(path_.c_str());
 }
 
-void NcclTelemetrySink::OnReadable() {
+void NcclStatsReceiver::OnReadable() {
   // A bounded batch per wake: a flood of datagrams cannot keep the loop from its other work.
   for (int k = 0; k < 256; ++k) {
     alignas(8) uint8_t buf[ipc::kMaxNcclTelemetryBytes + 1];
@@ -118,7 +118,7 @@ Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n) {
   return out;
 }
 
-Status NcclTelemetrySink::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid) {
+Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid) {
   if (!have_creds) return PermissionDenied("no sender credentials");
   if (!allowed_(uid, gid)) return PermissionDenied("sender uid " + std::to_string(uid) + " is not allowed");
   OUTRIDER_ASSIGN_OR_RETURN(NcclTelemetryReport report, ParseNcclTelemetry(data, n));
@@ -151,7 +151,7 @@ Status NcclTelemetrySink::Take(const uint8_t* data, size_t n, bool have_creds, u
   return Status::Ok();
 }
 
-std::string NcclTelemetrySink::CommLabel(const std::string& job_label, uint64_t comm_id) {
+std::string NcclStatsReceiver::CommLabel(const std::string& job_label, uint64_t comm_id) {
   std::set<uint64_t>& seen = comms_[job_label];
   if (seen.count(comm_id) == 0) {
     if (seen.size() >= kMaxCommLabels) return "_other";

@@ -1,4 +1,4 @@
-// The agent's end of trainers' NCCL telemetry (ipc/nccl_telemetry.h): a datagram socket beside
+// The agent's end of trainers' NCCL telemetry (ipc/nccl_stats_wire.h): a datagram socket beside
 // the control socket (same mode, group and allowed senders), whose counts go to
 // outrider_nccl_*_total{job,comm,op,source}. Communicator labels are bounded like job labels:
 // past kMaxCommLabels per job they share comm="_other". A datagram is counted whole or not at
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "agent/event_loop.h"
-#include "ipc/nccl_telemetry.h"
-#include "ipc/status.h"
+#include "ipc/nccl_stats_wire.h"
+#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {
@@ -31,14 +31,14 @@ struct NcclTelemetryReport {
 };
 Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n);
 
-class NcclTelemetrySink {
+class NcclStatsReceiver {
  public:
   static constexpr size_t kMaxCommLabels = 32;
   // Whether a sender with these credentials may report (the control socket's rule).
   using Allowed = std::function<bool(uid_t uid, gid_t gid)>;
 
-  NcclTelemetrySink(EventLoop* loop, Allowed allowed) : loop_(loop), allowed_(std::move(allowed)) {}
-  ~NcclTelemetrySink() { Close(); }
+  NcclStatsReceiver(EventLoop* loop, Allowed allowed) : loop_(loop), allowed_(std::move(allowed)) {}
+  ~NcclStatsReceiver() { Close(); }
   // Binds `path` (mode `mode`, group `gid` unless -1) and starts reading it.
   Status Open(const std::string& path, mode_t mode, gid_t gid);
   void Close();

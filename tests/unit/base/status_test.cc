@@ -1,6 +1,6 @@
 // Status and Result<T>: formatting, annotation, propagation macros, and the errno mapping (the
 // one place errno becomes a Code). Code values are wire/ABI constants and are pinned here.
-#include "ipc/status.h"
+#include "base/status.h"
 
 #include <gtest/gtest.h>
 

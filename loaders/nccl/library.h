@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 #if OUTRIDER_HAVE_NCCL
 #include <nccl.h>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ipc/status.h"
+#include "base/status.h"
 
 #if OUTRIDER_HAVE_CUDA
 #include <cuda.h>

@@ -1,4 +1,4 @@
-// NCCL telemetry in a trainer process (ipc/nccl_telemetry.h): per-communicator counts of calls,
+// NCCL telemetry in a trainer process (ipc/nccl_stats_wire.h): per-communicator counts of calls,
 // bytes and GPU time, sent to the node's agent as datagrams at most once a second per
 // communicator, and when a communicator goes or the process exits. Used by the interposer
 // (liboutrider_nccl.so) and the profiler plugin (libnccl-profiler-outrider.so).
@@ -12,19 +12,19 @@
 #include <mutex>
 #include <string>
 
-#include "ipc/nccl_telemetry.h"
+#include "ipc/nccl_stats_wire.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::shim {
 
-class NcclTelemetry {
+class NcclStatsSender {
  public:
   struct Comm;  // one communicator's counts
 
-  explicit NcclTelemetry(ipc::NcclSource source);
-  ~NcclTelemetry();  // sends what is left
-  NcclTelemetry(const NcclTelemetry&) = delete;
-  NcclTelemetry& operator=(const NcclTelemetry&) = delete;
+  explicit NcclStatsSender(ipc::NcclSource source);
+  ~NcclStatsSender();  // sends what is left
+  NcclStatsSender(const NcclStatsSender&) = delete;
+  NcclStatsSender& operator=(const NcclStatsSender&) = delete;
 
   // A communicator to count calls of (id: the same on every rank of it); Forget sends its last
   // counts and frees it.

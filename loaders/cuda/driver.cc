@@ -1,5 +1,5 @@
 // Loading the CUDA driver (see driver.h).
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 
 #if OUTRIDER_HAVE_CUDA
 

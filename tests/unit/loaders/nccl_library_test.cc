@@ -1,4 +1,4 @@
-// NCCL loaded at run time (ipc/cuda/nccl.h). RealNccl.*: the toolkit's libnccl.so.2 on a machine
+// NCCL loaded at run time (loaders/nccl/library.h). RealNccl.*: the toolkit's libnccl.so.2 on a machine
 // without a GPU (or with one). FakeNccl.*: the fake NCCL the agent's tests run on, ranks as threads
 // of this process on the fake driver's GPUs (OUTRIDER_FAKE_CUDA_DEVICES=4).
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "ipc/cuda/driver.h"
-#include "ipc/cuda/nccl.h"
+#include "loaders/cuda/driver.h"
+#include "loaders/nccl/library.h"
 
 namespace outrider::nccl {
 namespace {

@@ -1,9 +1,9 @@
-// ipc/cuda/driver.h against the fake driver (tests/fake_cuda/): loading and its errors, GPUs named
+// loaders/cuda/driver.h against the fake driver (tests/fake_cuda/): loading and its errors, GPUs named
 // by UUID whatever their ordinal, and what the GPU protocol relies on: a stream that waits on a
 // fence in registered host memory and writes its own, pointer attributes, legacy IPC (refused in
 // the exporting process, once per importing process, an offset into the allocation) and VMM
 // allocations exported as file descriptors, between real processes (tests/fake_cuda/peer.cc).
-#include "ipc/cuda/driver.h"
+#include "loaders/cuda/driver.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

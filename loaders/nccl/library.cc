@@ -1,5 +1,5 @@
 // Loading NCCL (see nccl.h).
-#include "ipc/cuda/nccl.h"
+#include "loaders/nccl/library.h"
 
 #include <cstdlib>
 #include <mutex>

@@ -1,6 +1,6 @@
 // NCCL telemetry datagrams: what the parser takes and refuses, and that the sink counts a
 // datagram whole or not at all, never lets a bad job name into /metrics, and counts rejections.
-#include "agent/control/nccl_telemetry.h"
+#include "agent/control/nccl_stats_receiver.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -81,7 +81,7 @@ class NcclTelemetrySinkTest : public ::testing::Test {
     char dir[] = "/tmp/outrider-telemetry-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
     dir_ = dir;
-    sink_ = std::make_unique<NcclTelemetrySink>(loop_.get(), [](uid_t, gid_t) { return true; });
+    sink_ = std::make_unique<NcclStatsReceiver>(loop_.get(), [](uid_t, gid_t) { return true; });
     ASSERT_TRUE(sink_->Open(dir_ + "/agent.sock.nccl", 0600, static_cast<gid_t>(-1)).ok());
   }
   void TearDown() override {
@@ -119,7 +119,7 @@ class NcclTelemetrySinkTest : public ::testing::Test {
 
   std::unique_ptr<EventLoop> loop_;
   std::string dir_;
-  std::unique_ptr<NcclTelemetrySink> sink_;
+  std::unique_ptr<NcclStatsReceiver> sink_;
 };
 
 TEST_F(NcclTelemetrySinkTest, CountsADatagramWholeOrNotAtAllAndCountsRejections) {

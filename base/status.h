@@ -8,7 +8,7 @@
 #include <utility>
 #include <variant>
 
-#include "ipc/check.h"
+#include "base/check.h"
 
 namespace outrider {
 

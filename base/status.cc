@@ -1,5 +1,5 @@
 // Status formatting and errno conversion (the one place errno becomes a Code).
-#include "ipc/status.h"
+#include "base/status.h"
 
 #include <cerrno>
 #include <cstring>

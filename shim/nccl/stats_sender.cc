@@ -1,5 +1,5 @@
-// Sending NCCL telemetry to the agent (see telemetry.h).
-#include "shim/nccl/telemetry.h"
+// Sending NCCL telemetry to the agent (see stats_sender.h).
+#include "shim/nccl/stats_sender.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -24,7 +24,7 @@ std::string EnvOr(const char* name, const std::string& fallback) {
 }
 }  // namespace
 
-struct NcclTelemetry::Comm {
+struct NcclStatsSender::Comm {
   uint64_t id = 0;
   int rank = 0;
   int nranks = 0;
@@ -43,15 +43,15 @@ uint64_t HashBytes(const void* p, size_t n, uint64_t seed) {
   return h;
 }
 
-NcclTelemetry::NcclTelemetry(ipc::NcclSource source) : source_(source) {
+NcclStatsSender::NcclStatsSender(ipc::NcclSource source) : source_(source) {
   path_ = ipc::NcclTelemetryPath(EnvOr("OUTRIDER_SOCKET", ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"))));
   job_ = EnvOr("OUTRIDER_JOB_ID", EnvOr("TORCHELASTIC_RUN_ID", ""));
   if (job_.size() > 63) job_.resize(63);
 }
 
-NcclTelemetry::~NcclTelemetry() { FlushAll(); }
+NcclStatsSender::~NcclStatsSender() { FlushAll(); }
 
-NcclTelemetry::Comm* NcclTelemetry::Track(uint64_t comm_id, int rank, int nranks) {
+NcclStatsSender::Comm* NcclStatsSender::Track(uint64_t comm_id, int rank, int nranks) {
   std::lock_guard<std::mutex> l(mu_);
   Comm& c = comms_.emplace_back();
   c.id = comm_id;
@@ -62,15 +62,15 @@ NcclTelemetry::Comm* NcclTelemetry::Track(uint64_t comm_id, int rank, int nranks
   return &c;
 }
 
-uint64_t NcclTelemetry::Id(const Comm* c) { return c->id; }
+uint64_t NcclStatsSender::Id(const Comm* c) { return c->id; }
 
-void NcclTelemetry::Forget(Comm* c) {
+void NcclStatsSender::Forget(Comm* c) {
   std::lock_guard<std::mutex> l(mu_);
   SendLocked(c);
   comms_.remove_if([c](const Comm& have) { return &have == c; });
 }
 
-void NcclTelemetry::Count(Comm* c, ipc::NcclOp op, uint64_t bytes) {
+void NcclStatsSender::Count(Comm* c, ipc::NcclOp op, uint64_t bytes) {
   std::lock_guard<std::mutex> l(mu_);
   ipc::NcclStatsRecord& r = c->ops[static_cast<uint32_t>(op)];
   r.calls++;
@@ -78,7 +78,7 @@ void NcclTelemetry::Count(Comm* c, ipc::NcclOp op, uint64_t bytes) {
   c->dirty = true;
 }
 
-void NcclTelemetry::Time(Comm* c, ipc::NcclOp op, uint64_t gpu_ns) {
+void NcclStatsSender::Time(Comm* c, ipc::NcclOp op, uint64_t gpu_ns) {
   std::lock_guard<std::mutex> l(mu_);
   ipc::NcclStatsRecord& r = c->ops[static_cast<uint32_t>(op)];
   r.timed_calls++;
@@ -86,7 +86,7 @@ void NcclTelemetry::Time(Comm* c, ipc::NcclOp op, uint64_t gpu_ns) {
   c->dirty = true;
 }
 
-void NcclTelemetry::MaybeFlush() {
+void NcclStatsSender::MaybeFlush() {
   uint64_t now = ipc::MonotonicNs();
   std::lock_guard<std::mutex> l(mu_);
   for (Comm& c : comms_) {
@@ -94,12 +94,12 @@ void NcclTelemetry::MaybeFlush() {
   }
 }
 
-void NcclTelemetry::FlushAll() {
+void NcclStatsSender::FlushAll() {
   std::lock_guard<std::mutex> l(mu_);
   for (Comm& c : comms_) SendLocked(&c);
 }
 
-void NcclTelemetry::SendLocked(Comm* c) {
+void NcclStatsSender::SendLocked(Comm* c) {
   if (!c->dirty) return;
   c->sent_ns = ipc::MonotonicNs();
   alignas(8) uint8_t buf[ipc::kMaxNcclTelemetryBytes];
