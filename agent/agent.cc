@@ -1,7 +1,7 @@
 // Agent lifecycle: start listening, announce readiness, run the loop, shut down cleanly.
 #include "agent/agent.h"
 
-#include "agent/engine/nccl_path.h"
+#include "agent/engine/gpu/nccl_path.h"
 #include "agent/memory/cuda_memory.h"
 #include "loaders/cuda/driver.h"
 
@@ -53,13 +53,14 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   }
 
   CudaMemory::SetPinnedOptions({options.gpu_pinned_max_bytes, uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
-  GpuNcclPolicy nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
+  GpuNcclPolicy& nccl = agent->gpu_nccl_;
+  nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
                                              : options.gpu_nccl == "off"  ? GpuNccl::kOff
                                                                           : GpuNccl::kAuto);
   if (cuda::kBuiltWithCuda) Logger("agent")->info("gpu_nccl = {}: {}", GpuNcclName(nccl.mode), nccl.why);
   Metrics().gpu_nccl->Get({GpuNcclName(nccl.mode)})->Set(nccl.on ? 1 : 0);
-  GpuNcclPolicy::SetCurrent(nccl);
   EngineOptions engine = options.engine;
+  engine.gpu_nccl = nccl.on;
   engine.aging_ns = options.network.scheduler.aging_ns;  // one aging for sends and NCCL launches
   agent->jobs_.set_engine_options(engine);
   if (options.network.port != 0) {
@@ -121,7 +122,7 @@ std::string Agent::StatusJson() {
   j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.control.socket_path},
                 {"port", options_.network.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
   j["clients"] = control_->ClientsJson();
-  const GpuNcclPolicy& nccl = GpuNcclPolicy::Current();
+  const GpuNcclPolicy& nccl = gpu_nccl_;
   j["gpu_nccl"] = {{"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
   j["jobs"] = jobs_.StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();

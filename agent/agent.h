@@ -8,6 +8,7 @@
 
 #include "agent/config.h"
 #include "agent/control/control_server.h"
+#include "agent/engine/gpu/nccl_policy.h"
 #include "agent/engine/job_table.h"
 #include "agent/net/network.h"
 #include "agent/event_loop.h"
@@ -37,6 +38,7 @@ class Agent {
   HttpResponse StatusResponse();
 
   AgentOptions options_;
+  GpuNcclPolicy gpu_nccl_;  // decided at start
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<Network> network_;  // declared before jobs_: jobs use it until they are gone
   JobTable jobs_;

@@ -1,4 +1,5 @@
-// Per-client session: control messages, region registry, ring draining and completions.
+// Per-client session: control messages, the region registry and completions (its submissions:
+// session_submissions.cc).
 #include "agent/control/session.h"
 
 #include <atomic>
@@ -8,7 +9,6 @@
 
 #include "agent/control/hello.h"
 #include "agent/engine/job_table.h"
-#include "agent/engine/nccl_path.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -222,208 +222,12 @@ void CommMember::Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const 
   session_->Partial(op_id, seq, agent_ns, report);
 }
 
-bool Session::DrainSubmissions(const OpSink& sink) {
-  if (closed_) return false;
-  bool any = false;
-  ipc::SubmitEntry e;
-  RegionLookup lookup = [this](uint32_t id) { return regions_.Find(id); };
-  for (;;) {
-    ipc::RingResult r = sq_.Pop(&e);
-    if (r == ipc::RingResult::kEmpty) break;
-    if (r == ipc::RingResult::kCorrupt) {
-      Close(ProtocolError("submission ring indices are corrupt"));
-      break;
-    }
-    any = true;
-    if (e.op_id <= last_op_id_) {
-      Close(ProtocolError("op id " + std::to_string(e.op_id) + " does not increase (last " +
-                          std::to_string(last_op_id_) + ")"));
-      break;
-    }
-    last_op_id_ = e.op_id;
-    // A refused fenced op signals its fence too: the client's stream must not wait for it.
-    bool fenced = (e.flags & ipc::kSubmitFenced) != 0 && e.fence < ipc::kFenceSlots;
-    auto refuse = [&](const Status& why) {
-      if (fenced) SignalFence(e.fence, e.op_id, why.code());
-      Refuse(e.op_id, why);
-    };
-    CommMember* comm = nullptr;
-    if (e.comm != 0) {
-      auto it = comms_.find(e.comm);
-      if (it == comms_.end()) {
-        refuse(InvalidArgument("op " + std::to_string(e.op_id) + " names communicator " +
-                                        std::to_string(e.comm) + ", which this client does not belong to"));
-        if (closed_) break;
-        continue;
-      }
-      comm = it->second.get();
-    }
-    Member* member = comm != nullptr ? static_cast<Member*>(comm) : this;
-    Result<ValidatedOp> op = Internal("not validated");
-    Status refused;
-    if ((e.flags & ipc::kSubmitRefused) != 0) {
-      // The shim refused it itself: the caller there has the reason, the job must count it.
-      fenced = false;
-      Code code = e.root > 0 && e.root <= kMaxCode ? static_cast<Code>(e.root) : Code::kInvalidArgument;
-      refused = Status(code, "refused by the shim of " + ("rank " + std::to_string(member->identity().rank)) +
-                                 " (its caller has the reason)");
-    } else {
-      op = ValidateEntry(e, member->identity().rank, member->identity().world_size, lookup);
-      if (!op.ok()) refused = op.status();
-    }
-    if (refused.ok() && in_flight_ >= cq_.capacity()) {
-      refused = ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have");
-    }
-    // Refusals behind a waiting op wait too, counted in flight: a client that keeps submitting
-    // far past its ring's worth is cut off before the queue grows without bound.
-    if (in_flight_ >= 2 * static_cast<size_t>(cq_.capacity())) {
-      Close(ResourceExhausted("client submitted " + std::to_string(in_flight_) +
-                              " ops that are still in flight, twice what its completion ring holds"));
-      break;
-    }
-    ++in_flight_;
-    if (comm != nullptr) comm->Submitted();
-    if (fenced) fence_of_[e.op_id] = e.fence;
-    if (!refused.ok()) {
-      Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}", id_.client_id,
-                              member->identity().job_id, member->identity().local_rank, e.op_id, refused.ToString());
-      // Its job still counts it (the rank's next op of the key must not pair with the others'
-      // op of this one) and fails the collective on every rank; after the ops that wait before
-      // it, so that each takes its sequence number in submission order.
-      Job::RefusedOp entry{.key = e.key,
-                           .op_id = e.op_id,
-                           .kind = static_cast<ipc::OpKind>(e.kind),
-                           .dtype = static_cast<ipc::DType>(e.dtype),
-                           .count = e.count};
-      if (!waiting_.empty()) {
-        waiting_.push_back(Waiting{.member = member, .since_ns = ipc::MonotonicNs(), .refusal = entry, .refused = refused});
-        continue;
-      }
-      RefuseToJob(member, entry, refused);
-      if (closed_) break;  // it did not drain its completions either
-      continue;
-    }
-    // The job learns where this rank keeps its buffers as soon as the op comes, not when it
-    // reaches the front of the queue: an op held there until the job knows (RouteOf) must not
-    // keep a later op of another communicator from telling its job.
-    if (jobs_ != nullptr) {
-      if (Job* job = jobs_->Find(member->identity().job_id); job != nullptr) {
-        job->NoteFirstMemory(member->identity().local_rank, op->Device());
-      }
-    }
-    if (fenced || !waiting_.empty() || op->NamesDevice()) {
-      waiting_.push_back(Waiting{.member = member, .op = *op, .fenced = fenced, .fence = e.fence, .since_ns = ipc::MonotonicNs()});
-      continue;
-    }
-    sink(member, *op);
-    if (closed_) break;
-  }
-  return any;
-}
-
-bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeout_ns) {
-  bool any = false;
-  while (!waiting_.empty() && !closed_) {
-    Waiting& w = waiting_.front();
-    if (!w.refused.ok()) {  // refused when it came; its job hears it in submission order
-      Waiting refused = std::move(w);
-      waiting_.pop_front();
-      RefuseToJob(refused.member, refused.refusal, refused.refused);
-      any = true;
-      continue;
-    }
-    // The front op goes on (to the sink, or failed) unless it still waits.
-    Status failed;
-    const ValidatedOp* op = &w.op;
-    uint64_t ready = w.fenced ? std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire) : 0;
-    // Op ids only grow and never wrap (64 bits), so the stream has written this op's `ready` once
-    // the slot holds its id or a later one. Compared as they are: a wrapping comparison would let
-    // ids of 2^63 and more through unfenced (`ready` starts at 0).
-    if (w.fenced && ready < w.op.op_id) {  // not written for this op yet
-      if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
-      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
-                                ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
-                                " ms: the stream that should signal it is stuck or gone");
-    } else if (NcclRoute route = w.op.NamesDevice() && !w.copying ? RouteOf(*w.member, w.op) : NcclRoute::kHost;
-               route == NcclRoute::kNotYet) {
-      // Held until every local rank of the job has submitted an op on GPU memory (the ops after it
-      // wait).
-      if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
-      Job* job = jobs_ != nullptr ? jobs_->Find(w.member->identity().job_id) : nullptr;
-      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + " of job '" + w.member->identity().job_id +
-                                "': held to learn whether its local ranks share a GPU, but " +
-                                (job != nullptr ? job->RanksNotYetSeen() : std::string("some local rank")) +
-                                " submitted no op on GPU memory within " + std::to_string(timeout_ns / 1'000'000) + " ms");
-    } else if (w.op.NamesDevice() && (w.copying || route == NcclRoute::kHost)) {
-      // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
-      if (!w.copying) {
-        failed = device_ops_.Begin(w.op);
-        w.copying = failed.ok();
-      }
-      if (failed.ok()) {
-        auto host_op = device_ops_.Ready(w.op.op_id);
-        if (host_op.ok() && *host_op == nullptr) break;
-        if (host_op.ok()) {
-          op = *host_op;
-        } else {
-          failed = host_op.status();
-        }
-      }
-    }
-    Member* member = w.member;
-    ValidatedOp next = *op;
-    waiting_.pop_front();
-    if (failed.ok()) {
-      sink(member, next);
-    } else {
-      RefuseToJob(member, Job::RefusedOp::Of(next), failed);
-    }
-    any = true;
-  }
-  for (DeviceOps::Completion& c : device_ops_.TakeFinished()) {
-    Finished(c.op_id, c.status, c.seq, c.agent_ns, c.report ? &*c.report : nullptr);
-    any = true;
-  }
-  return any;
-}
-
-Session::NcclRoute Session::RouteOf(const Member& member, const ValidatedOp& op) const {
-  // The same answer for every local rank of an instance: the agent's setting, the job's mode, the
-  // op's kind, dtype and memory (agreed between the ranks), and whether the job's local ranks
-  // share a GPU (known once each submitted its first op; NCCL runs one rank per GPU). Other
-  // nodes' agents may answer otherwise (a different gpu_nccl, trainers sharing a GPU there): the
-  // instance's fingerprint says which, and the node group fails it on every rank naming both. A
-  // communicator of the job (a split group) is a job of its own to the agents, with NCCL
-  // communicators of its own.
-  Job* job = jobs_ != nullptr ? jobs_->Find(member.identity().job_id) : nullptr;  // noted the op when it came
-  if (!GpuNcclPolicy::Current().on || id_.gpu_mode != ipc::GpuMode::kIpc || !NcclEligible(op)) return NcclRoute::kHost;
-  if (job == nullptr) return NcclRoute::kNccl;  // the sink fails it
-  switch (job->Sharing()) {
-    case Job::GpuSharing::kUnknown: return NcclRoute::kNotYet;
-    case Job::GpuSharing::kShared: return NcclRoute::kHost;
-    case Job::GpuSharing::kOwn: return NcclRoute::kNccl;
-  }
-  return NcclRoute::kHost;
-}
-
-void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {
-  ipc::FenceSlot& f = fences_[slot];
-  std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
-  std::atomic_ref<uint64_t>(f.done).store(op_id, std::memory_order_release);
-}
-
 void Session::FlushOverflow() {
   while (!overflow_.empty()) {
     ipc::RingResult r = cq_.Push(overflow_.front());
     if (r != ipc::RingResult::kOk) break;
     overflow_.pop_front();
   }
-}
-
-void Session::RefuseToJob(Member* member, const Job::RefusedOp& op, const Status& why) {
-  Job* job = jobs_ != nullptr ? jobs_->Find(member->identity().job_id) : nullptr;
-  if (job != nullptr) return job->Refuse(member, op, why);  // completes the op
-  member->Complete(op.op_id, why, 0, 0);
 }
 
 void Session::Refuse(uint64_t op_id, const Status& why) {
@@ -437,7 +241,7 @@ void Session::Refuse(uint64_t op_id, const Status& why) {
 
 void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                        const OpReport* report) {
-  if (device_ops_.Finish(op_id, status, seq, agent_ns, report)) return;  // its outputs go back to the GPU first
+  if (staging_.Finish(op_id, status, seq, agent_ns, report)) return;  // its outputs go back to the GPU first
   Finished(op_id, status, seq, agent_ns, report);
 }
 

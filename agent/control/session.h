@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "agent/control/control_options.h"
-#include "agent/control/device_ops.h"
+#include "agent/engine/gpu/staging.h"
 #include "agent/control/entry_validator.h"
 #include "agent/control/session_limits.h"
 #include "agent/engine/job.h"
@@ -86,7 +86,7 @@ class Session final : public Member {
   bool ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeout_ns);
   // Ops are waiting for a fence: the agent polls (the client's stream writes fences without
   // waking it).
-  bool has_fenced_waits() const { return !waiting_.empty() || device_ops_.busy(); }
+  bool has_fenced_waits() const { return !waiting_.empty() || staging_.busy(); }
   // Posts a completion and wakes the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report = nullptr) override;
@@ -135,8 +135,7 @@ class Session final : public Member {
   // Whether `op` (of this client, as `member` of its job or of one of its communicators) goes to
   // the job with its GPU spans, for the agent's NCCL path, instead of through the agent's pinned
   // buffers: not while it is unknown whether the job's local ranks share a GPU.
-  enum class NcclRoute { kHost, kNccl, kNotYet };
-  NcclRoute RouteOf(const Member& member, const ValidatedOp& op) const;
+  GpuRoute RouteOf(const Member& member, const ValidatedOp& op) const;
   // Stores `code` then `op_id` (release) in the fence slot: the client's stream may go on.
   void SignalFence(uint32_t slot, uint64_t op_id, Code code);
 
@@ -172,14 +171,14 @@ class Session final : public Member {
     bool fenced = false;
     uint32_t fence = 0;
     uint64_t since_ns = 0;
-    bool copying = false;  // names GPU memory, whose copies in are queued (device_ops_)
+    bool copying = false;  // names GPU memory, whose copies in are queued (staging_)
     // Refused when it came (`op` unused): its job is told when it reaches the front.
     Job::RefusedOp refusal;
     Status refused;
   };
   std::deque<Waiting> waiting_;
   std::unordered_map<uint64_t, uint32_t> fence_of_;  // fenced ops until they complete: op id -> slot
-  DeviceOps device_ops_;  // ops on GPU regions, while their copies in or out run
+  Staging staging_;  // ops on GPU regions, while their copies in or out run
 };
 
 }  // namespace outrider::agent

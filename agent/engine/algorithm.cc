@@ -5,7 +5,7 @@
 #include "agent/engine/algorithms/chain_broadcast.h"
 #include "agent/engine/algorithms/direct.h"
 #include "agent/engine/algorithms/gather_ring.h"
-#include "agent/engine/algorithms/nccl.h"
+#include "agent/engine/gpu/nccl_collective.h"
 #include "agent/engine/algorithms/ring_allreduce.h"
 #include "agent/engine/algorithms/sparse_exchange.h"
 #include "ipc/event_fd.h"

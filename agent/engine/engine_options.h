@@ -23,6 +23,9 @@ struct EngineOptions {
   double link_bytes_per_s = 1.25e9;
   uint64_t nccl_chunk_bytes = uint64_t{32} << 20;  // NCCL launches of allreduce and broadcast at most this large
   uint32_t nccl_init_timeout_ms = 60000;  // the agent's NCCL communicators must start within this
+  // Whether GPU collectives of gpu_mode ipc jobs run on the agent's own NCCL (GpuNcclPolicy::on,
+  // decided at the agent's start from gpu_nccl; off in an engine made without an agent).
+  bool gpu_nccl = false;
   uint64_t aging_ns = 100'000'000;  // an op waiting for its NCCL launch gains a priority level per this (the scheduler's aging)
 
   // The first bad field, named by its agent parameter (chunk_bytes is ring_chunk_bytes):

@@ -6,7 +6,7 @@
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/local_collectives.h"
-#include "agent/engine/nccl_path.h"
+#include "agent/engine/gpu/nccl_path.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
 #include "agent/net/network.h"
@@ -24,15 +24,14 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
       next_seq_(static_cast<size_t>(local_size)),
       net_(net),
       engine_(engine),
-      hash_(ipc::Fnv1a(id_.data(), id_.size())) {
-  first_memory_.assign(static_cast<size_t>(local_size), -2);
+      hash_(ipc::Fnv1a(id_.data(), id_.size())),
+      gpu_(id_, world_size, local_size, engine) {
   joined_.assign(static_cast<size_t>(local_size), false);
 }
 
 bool Job::every_rank_joined() const { return std::all_of(joined_.begin(), joined_.end(), [](bool j) { return j; }); }
 
 Job::~Job() {
-  if (nccl_ != nullptr) nccl_->Abandon();  // its instances, in group_, may remain: they find nothing to drop
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
     group_->SayJobLeft(lost_node_, failed_, gave_up_);
@@ -47,93 +46,11 @@ Job::~Job() {
 
 bool Job::Pump() {
   if (group_ != nullptr) return group_->Pump();  // pumps the NCCL path too, under its scope
-  return nccl_ != nullptr && nccl_->Pump();
+  return gpu_.path() != nullptr && gpu_.path()->Pump();
 }
 
 bool Job::busy() const {
-  return (group_ != nullptr && (in_rendezvous_ || group_->busy())) || (nccl_ != nullptr && nccl_->busy());
-}
-
-Status Job::StartNetwork(const Member* first) {
-  const ClientIdentity& id = first->identity();
-  int num_nodes = world_size_ / local_size_;
-  int node = id.rank / local_size_;
-  if (net_ == nullptr) {
-    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
-                              " nodes, but this agent runs without an agent port (--port 0)");
-  }
-  // The job's node 0 hosts the rendezvous: a job's own, and also each of its communicators'. A
-  // communicator whose node 0 is another node joins there like its other nodes.
-  bool host = node == 0 && (!id.comm || id.job_node == 0);
-  if (!host && id.root_addr.empty()) {
-    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
-                              " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
-  }
-  token_ = id.token;
-  if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
-  group_ = std::make_unique<NodeGroup>(
-      Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(),
-      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
-             const OpTrace& trace) {
-        auto it = pending_.find({key, seq});
-        if (it != pending_.end()) Finish(it, st, algo, reports, &trace);  // else: already failed here
-      },
-      engine_);
-  group_->set_scheduler(net_->scheduler());
-  group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) { OnNcclMessage(h, data, len); });
-  // Another node's rank died (or left): nothing that node still owes will come.
-  group_->set_failed([this](int node, const Status& why) { Lose(why); });
-  group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
-    auto it = pending_.find({key, seq});
-    if (it == pending_.end()) return;
-    Pending& p = it->second;
-    uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
-    for (size_t r = 0; r < p.op_ids.size() && r < reports.size(); ++r) {
-      if (p.op_ids[r] == 0 || members_[r] == nullptr || !reports[r].status.ok()) continue;
-      members_[r]->Partial(p.op_ids[r], seq, elapsed, reports[r]);
-    }
-  });
-  JobShape shape{id_, token_, num_nodes, local_size_};
-  auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
-  in_rendezvous_ = true;
-  MarkActive();
-  if (host) {
-    net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
-  } else {
-    rdv_client_ = std::make_unique<RendezvousClient>(net_->loop(), shape, node, id.root_addr,
-                                                     net_->transport()->address(),
-                                                     net_->options().rendezvous_timeout_ms, done);
-  }
-  Logger("engine")->info("job '{}': node {} of {}, rendezvous {}", id_, node, num_nodes,
-                         host ? "hosted here" : "with " + id.root_addr);
-  return Status::Ok();
-}
-
-void Job::OnRendezvous(Result<NodeTable> table) {
-  in_rendezvous_ = false;
-  if (!table.ok()) {
-    Logger("engine")->error("job '{}': rendezvous failed: {}", id_, table.status().ToString());
-    // A root agent that closed the connection is a lost peer (node 0), not a busy service.
-    Status why = table.status();
-    if (why.code() == Code::kUnavailable) why = PeerLost(why.message());
-    Lose(why.Annotate("job '" + id_ + "' rendezvous " +
-                      (group_->node_rank() == 0 ? std::string("hosted here") : "with the agent of " + group_->DescribeNode(0)) +
-                      " failed"));
-    return;
-  }
-  int unreachable = -1;
-  auto peers = net_->ConnectNodes(*table, group_->node_rank(), &unreachable);
-  if (!peers.ok()) {
-    Lose(PeerLost(group_->DescribeNode(unreachable) + " of job '" + id_ + "' is unreachable: " + peers.status().message()));
-    return;
-  }
-  group_->SetPeers(std::move(*peers));
-  Logger("engine")->info("job '{}': connected to {} peer agents", id_, group_->num_nodes() - 1);
-  std::vector<InstanceId> waiting = std::move(waiting_for_network_);
-  for (const InstanceId& inst : waiting) {
-    auto it = pending_.find(inst);
-    if (it != pending_.end()) Run(inst, it->second);
-  }
+  return (group_ != nullptr && (in_rendezvous_ || group_->busy())) || (gpu_.path() != nullptr && gpu_.path()->busy());
 }
 
 void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
@@ -151,33 +68,6 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
   }
   recorder_.Ended(id.first, id.second, st, trace);
   pending_.erase(it);
-}
-
-void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
-  if (group_ != nullptr && lost_.ok()) {
-    MarkActive();
-    group_->OnMessage(h, data, len);
-  }
-}
-
-RecvTarget Job::RecvBuffer(const PeerHeader& h, size_t len) {
-  return group_ != nullptr && lost_.ok() ? group_->RecvBuffer(h, len) : RecvTarget{};
-}
-
-void Job::OnPeerLost(PeerId peer, const Status& why) {
-  if (group_ == nullptr || !group_->ready()) return;
-  int node = group_->NodeOfPeer(peer);
-  if (node < 0) return;
-  std::string lost = group_->DescribeNode(node) + " of job '" + id_ + "' is lost";
-  if (lost_.ok()) {
-    lost_node_ = node;
-    // The other nodes may still reach that node, or notice its silence only later: they fail the
-    // job now too, whatever their instances wait for.
-    group_->SayJobFailed(PeerLost(lost + " (reported by " + group_->DescribeNode(group_->node_rank()) + "): " +
-                                  why.message()),
-                         node);
-  }
-  Lose(PeerLost(lost + ": " + why.message()));
 }
 
 void Job::Lose(const Status& why, Ending how) {
@@ -290,7 +180,7 @@ void Job::FailAll(const Status& why) {
   // The node group's instances and the NCCL path's point at ops held here: they fail (and finish
   // through Finish) first, so none is left pointing at an op this erases.
   if (group_ != nullptr) group_->FailAll(why);
-  if (nccl_ != nullptr) nccl_->Fail(why);
+  if (gpu_.path() != nullptr) gpu_.path()->Fail(why);
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
 }
@@ -314,7 +204,7 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
 }
 
 void Job::Submit(Member* member, const ValidatedOp& op) {
-  NoteFirstMemory(member->identity().local_rank, op.Device());  // a staged op's session noted its GPU already
+  gpu_.NoteFirstMemory(member->identity().local_rank, op.Device());  // a staged op's session noted its GPU already
   Arrive(member, &op, RefusedOp::Of(op), Status::Ok());
 }
 
@@ -411,11 +301,11 @@ void Job::Run(InstanceId inst, Pending& p) {
     if (ops[0]->kind == ipc::OpKind::kAlltoallv) {
       if (Status st = CheckLocalAlltoallvCounts(ops); !st.ok()) return Finish(pending_.find(inst), st, "nccl", nullptr);
     }
-    nccl_->Add(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
+    gpu_.path()->Add(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
       auto it = pending_.find(inst);
       if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
     });
-    nccl_->Agreed(inst.first, inst.second);  // a single node agrees with itself
+    gpu_.path()->Agreed(inst.first, inst.second);  // a single node agrees with itself
     return;
   }
   if (ipc::IsSparse(ops[0]->kind)) {
@@ -426,7 +316,7 @@ void Job::Run(InstanceId inst, Pending& p) {
                   &reports);
   }
   // Looked up again when done: a data plane that finishes later may find the job failed meanwhile.
-  ExecuteLocal(ops, SharedHostDataPlane(), [this, inst](const Status& st) {
+  ExecuteLocal(ops, host_plane_, [this, inst](const Status& st) {
     auto it = pending_.find(inst);
     if (it != pending_.end()) Finish(it, st, "local", nullptr);
   });

@@ -19,7 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/bootstrap/rendezvous.h"
+#include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/flight_recorder.h"
+#include "agent/engine/gpu/job_gpu.h"
 #include "agent/engine/member.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
@@ -30,7 +32,6 @@
 namespace outrider::agent {
 
 class Network;
-class NcclPath;
 
 // Thread-safety: loop thread only.
 class Job {
@@ -93,16 +94,9 @@ class Job {
     }
   };
   void Refuse(Member* member, const RefusedOp& op, const Status& why);
-  // An op of local rank `local_rank` came with buffers on GPU `device` (the agent's ordinal; -1:
-  // host memory, which tells nothing). The rank's first GPU op counts; later calls change nothing.
-  void NoteFirstMemory(int local_rank, int device);
-  // Whether the job's local ranks each have a GPU of their own (the agents' NCCL runs one rank per
-  // GPU; ranks that share one go through the host engine): unknown until every local rank's first
-  // op on GPU memory came. Logged once known to be shared.
-  enum class GpuSharing { kUnknown, kShared, kOwn };
-  GpuSharing Sharing() const { return sharing_; }
-  // "local ranks 1, 3": those whose first GPU op has not come.
-  std::string RanksNotYetSeen() const;
+  // Its GPU side: where its ranks keep GPU buffers, and so where each GPU op runs (RouteOf).
+  JobGpu& gpu() { return gpu_; }
+  const JobGpu& gpu() const { return gpu_; }
   // Fails every pending collective, the node group's first (agent shutdown, a lost member).
   void FailAll(const Status& why);
   // A message from another node's agent for this job.
@@ -149,7 +143,10 @@ class Job {
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
   // The job's NCCL path, made on first use (a GPU op, or node 0's id or ticket).
-  NcclPath* Nccl();
+  NcclPath* Nccl() {
+    if (gpu_.path() == nullptr) MarkActive();
+    return gpu_.Path(group_.get());
+  }
   void OnNcclMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
   Status StartNetwork(const Member* first);
@@ -192,17 +189,15 @@ class Job {
   Status lost_;  // set once a member left
   Status first_failure_;  // the first op of the job that failed here (named when a rank then leaves)
   Status failed_;         // why the job failed here, if it did (a clean departure leaves it OK)
-  std::vector<int> first_memory_;  // by local rank: the GPU of its first GPU op, -2 until it came
-  GpuSharing sharing_ = GpuSharing::kUnknown;
   bool gave_up_ = false;  // ... with instances half done (Ending::kFailed)
   int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
   Network* net_;  // Not owned; outlives every job. Null without an agent port.
   EngineOptions engine_;
   uint64_t hash_;
   std::string token_;
-  // Once a GPU op of the agents' NCCL came (or node 0's id or ticket). Outlives group_, whose
-  // instances name it.
-  std::unique_ptr<NcclPath> nccl_;
+  HostDataPlane host_plane_;  // moves the bytes of its collectives in host memory; outlives group_
+  // Its NCCL path outlives group_, whose instances name it.
+  JobGpu gpu_;
   std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous

@@ -1,6 +1,6 @@
 // What a job reports: per-op metrics and its /status entry.
 #include "agent/engine/job.h"
-#include "agent/engine/nccl_path.h"
+#include "agent/engine/gpu/nccl_path.h"
 
 #include "agent/observability.h"
 
@@ -38,7 +38,7 @@ nlohmann::json Job::StatusJson() const {
   } else {
     j["nodes"] = 1;
   }
-  if (nccl_ != nullptr) j["nccl"] = nccl_->StatusJson();
+  if (gpu_.path() != nullptr) j["nccl"] = gpu_.path()->StatusJson();
   j["recent_ops"] = recorder_.Json([this](uint64_t key, uint64_t seq) {
     return group_ != nullptr ? group_->WaitingFor(key, seq) : std::string();
   });

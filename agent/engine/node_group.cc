@@ -6,7 +6,7 @@
 
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_memory.h"
-#include "agent/engine/nccl_path.h"
+#include "agent/engine/gpu/nccl_path.h"
 #include "agent/log.h"
 #include "agent/observability.h"
 #include "base/check.h"
@@ -24,8 +24,8 @@ int32_t UrgentPriority(int32_t priority) {
 
 }  // namespace
 
-NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport, Done done,
-                     EngineOptions options, DataPlane* data)
+NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport, DataPlane* data, Done done,
+                     EngineOptions options)
     : topo_(std::move(topo)),
       job_hash_(job_hash),
       self_hash_(self_hash),

@@ -18,7 +18,7 @@
 #include "agent/engine/algorithm.h"
 #include "agent/engine/algorithms/sparse_exchange.h"
 #include "agent/engine/collective.h"
-#include "agent/engine/dataplane/host_data_plane.h"
+#include "agent/engine/dataplane/data_plane.h"
 #include "agent/engine/engine_options.h"
 #include "agent/engine/op_report.h"
 #include "agent/net/peer_protocol.h"
@@ -41,8 +41,8 @@ class NodeGroup : private CollectiveLinks {
   using Partial = std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)>;
 
   // `data` (not owned) moves the bytes; it outlives the group.
-  NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport, Done done,
-            EngineOptions options = {}, DataPlane* data = &SharedHostDataPlane());
+  NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport, DataPlane* data, Done done,
+            EngineOptions options = {});
   ~NodeGroup() override;
 
   int num_nodes() const { return topo_.nodes; }

@@ -39,8 +39,8 @@ void FillInput(uint8_t* p, size_t count, outrider_dtype_t t, int rank, uint32_t 
     switch (t) {
       case OUTRIDER_F32: reinterpret_cast<float*>(p)[i] = v; break;
       case OUTRIDER_F64: reinterpret_cast<double*>(p)[i] = v; break;
-      case OUTRIDER_F16: reinterpret_cast<uint16_t*>(p)[i] = engine::FloatToHalf(v); break;
-      case OUTRIDER_BF16: reinterpret_cast<uint16_t*>(p)[i] = engine::FloatToBFloat16(v); break;
+      case OUTRIDER_F16: reinterpret_cast<uint16_t*>(p)[i] = agent::FloatToHalf(v); break;
+      case OUTRIDER_BF16: reinterpret_cast<uint16_t*>(p)[i] = agent::FloatToBFloat16(v); break;
       case OUTRIDER_I32: reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v * 1000); break;
       case OUTRIDER_I64: reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v * 1e6); break;
       case OUTRIDER_U8: p[i] = static_cast<uint8_t>(bits); break;
@@ -92,7 +92,7 @@ TEST_F(CollectivesTest, AllreduceMatchesReferenceForEveryDtypeAndOpOnEveryClient
   const size_t count = 1000;
   for (int dt = OUTRIDER_F32; dt <= OUTRIDER_C128; ++dt) {
     for (int op = OUTRIDER_SUM; op <= OUTRIDER_PROD; ++op) {
-      if (!engine::IsSupported(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op))) continue;
+      if (!agent::IsSupported(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op))) continue;
       auto t = static_cast<outrider_dtype_t>(dt);
       RunClients(n, "allreduce-" + std::to_string(dt) + "-" + std::to_string(op), [&](outrider_client_t* c, int r) {
         size_t bytes = count * ElemSize(t);
@@ -114,7 +114,7 @@ TEST_F(CollectivesTest, AllreduceMatchesReferenceForEveryDtypeAndOpOnEveryClient
       }
       std::vector<uint8_t> want(bytes);
       void* outs[1] = {want.data()};
-      engine::ReduceInto(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op), ins.data(), n, outs, 1, count);
+      agent::ReduceInto(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op), ins.data(), n, outs, 1, count);
       for (int r = 0; r < n; ++r) {
         EXPECT_EQ(std::memcmp(results_->out[r], want.data(), bytes), 0) << "dtype " << dt << " op " << op << " rank " << r;
       }

@@ -1,4 +1,4 @@
-// The agent's NCCL path across nodes (agent/engine/nccl_path.h): two agents on loopback, one per
+// The agent's NCCL path across nodes (agent/engine/gpu/nccl_path.h): two agents on loopback, one per
 // emulated node, each with two fake GPUs of one fake machine (node 0 sees GPUs 0-1, node 1 GPUs
 // 2-3), trainers in gpu_mode ipc on them, the fake NCCL in the agents. The fake NCCL fails every
 // rank of a collective, naming both, when ranks launch different collectives at one position of

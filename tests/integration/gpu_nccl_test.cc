@@ -1,4 +1,4 @@
-// The agent's NCCL path (agent/engine/nccl_path.h) against a real agent, with the fake CUDA driver
+// The agent's NCCL path (agent/engine/gpu/nccl_path.h) against a real agent, with the fake CUDA driver
 // (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the agent:
 // dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
 // communicators in stream order; alltoallv runs as sends and receives once its counts agree; two

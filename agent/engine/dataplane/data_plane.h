@@ -1,7 +1,8 @@
 // Data movement over spans: copies, element-wise reductions and the final division of an average.
 // Algorithms decide what moves where and when; a data plane is the only thing that touches the
-// bytes. The host plane runs today's memmove and reduction kernels; a GPU plane queues the same
-// calls on a stream and reports them from Poll().
+// bytes. The host plane (host_data_plane.h) runs memmove and the reduction kernels. Ops on GPU
+// memory never reach a data plane with device spans: the GPU path (engine/gpu/) either stages them
+// into host memory first or hands them to NCCL whole.
 #pragma once
 
 #include <functional>

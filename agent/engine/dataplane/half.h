@@ -7,7 +7,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace outrider::engine::half {
+namespace outrider::agent::half {
 
 // All-ones when `c`, else zero. Selecting with masks instead of branches keeps loops vectorizable.
 inline uint32_t Mask(bool c) { return 0u - static_cast<uint32_t>(c); }
@@ -65,4 +65,4 @@ inline uint16_t FloatToBFloat16Bits(float f) {
   return static_cast<uint16_t>(Select(Mask(is_nan), quiet_nan, rounded));
 }
 
-}  // namespace outrider::engine::half
+}  // namespace outrider::agent::half

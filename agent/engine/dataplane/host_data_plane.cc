@@ -47,7 +47,7 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
     if (done) done(Status::Ok());
     return;
   }
-  const uint64_t align = engine::KernelAlignment(dtype);
+  const uint64_t align = KernelAlignment(dtype);
   bool misaligned = false;
   for (const BufferSpan& s : srcs) misaligned |= !Aligned(s, align);
   for (const BufferSpan& d : dsts) misaligned |= !Aligned(d, align);
@@ -80,7 +80,7 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
     out[i] = HostBytes(dsts[i]);
   }
   if (bytes > 0) {
-    engine::ReduceInto(dtype, op, in, static_cast<int>(srcs.size()), out, static_cast<int>(dsts.size()),
+    ReduceInto(dtype, op, in, static_cast<int>(srcs.size()), out, static_cast<int>(dsts.size()),
                        bytes / elem);
   }
   if (done) done(Status::Ok());
@@ -88,19 +88,14 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
 
 void HostDataPlane::Divide(BufferSpan dst, ipc::DType dtype, int64_t divisor, Done done) {
   uint64_t elem = ipc::DTypeSize(dtype);
-  if (!dst.empty() && !Aligned(dst, engine::KernelAlignment(dtype))) {
+  if (!dst.empty() && !Aligned(dst, KernelAlignment(dtype))) {
     std::vector<uint64_t> aligned((dst.length + 7) / 8);
     std::memcpy(aligned.data(), HostBytes(dst), dst.length);
-    engine::DivideInPlace(dtype, aligned.data(), dst.length / elem, divisor);
+    DivideInPlace(dtype, aligned.data(), dst.length / elem, divisor);
     return Copy(dst, BufferSpan::Host(aligned.data(), dst.length), std::move(done));
   }
-  engine::DivideInPlace(dtype, HostBytes(dst), dst.length / elem, divisor);
+  DivideInPlace(dtype, HostBytes(dst), dst.length / elem, divisor);
   if (done) done(Status::Ok());
-}
-
-HostDataPlane& SharedHostDataPlane() {
-  static HostDataPlane plane;
-  return plane;
 }
 
 }  // namespace outrider::agent

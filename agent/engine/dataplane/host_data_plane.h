@@ -18,7 +18,4 @@ class HostDataPlane : public DataPlane {
   using DataPlane::Copy;
 };
 
-// One host data plane serves every job of the agent.
-HostDataPlane& SharedHostDataPlane();
-
 }  // namespace outrider::agent

@@ -27,7 +27,7 @@
 #error "reduce.cc must not be compiled with -ffast-math or -ffinite-math-only"
 #endif
 
-namespace outrider::engine {
+namespace outrider::agent {
 namespace {
 
 using ipc::DType;
@@ -443,4 +443,4 @@ uint16_t FloatToHalf(float f) { return half::FloatToHalfBits(f); }
 float BFloat16ToFloat(uint16_t b) { return half::BFloat16BitsToFloat(b); }
 uint16_t FloatToBFloat16(float f) { return half::FloatToBFloat16Bits(f); }
 
-}  // namespace outrider::engine
+}  // namespace outrider::agent

@@ -10,7 +10,7 @@
 
 #include "ipc/protocol.h"
 
-namespace outrider::engine {
+namespace outrider::agent {
 
 // True for every (dtype, op) pair the kernels implement: those ipc::ReduceRefusal does not refuse
 // (every op but bool avg and complex min, max and prod).
@@ -47,4 +47,4 @@ uint16_t FloatToHalf(float f);
 float BFloat16ToFloat(uint16_t b);
 uint16_t FloatToBFloat16(float f);
 
-}  // namespace outrider::engine
+}  // namespace outrider::agent

@@ -16,13 +16,13 @@ void StoreValues(const Table& t, const float* src, size_t n, uint8_t* dst) {
   switch (t.dtype) {
     case ipc::DType::kF16:
       for (size_t i = 0; i < n; ++i) {
-        uint16_t h = engine::FloatToHalf(src[i]);
+        uint16_t h = FloatToHalf(src[i]);
         std::memcpy(dst + 2 * i, &h, 2);
       }
       break;
     case ipc::DType::kBF16:
       for (size_t i = 0; i < n; ++i) {
-        uint16_t h = engine::FloatToBFloat16(src[i]);
+        uint16_t h = FloatToBFloat16(src[i]);
         std::memcpy(dst + 2 * i, &h, 2);
       }
       break;
@@ -37,14 +37,14 @@ void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst) {
       for (size_t i = 0; i < n; ++i) {
         uint16_t h;
         std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = engine::HalfToFloat(h);
+        dst[i] = HalfToFloat(h);
       }
       break;
     case ipc::DType::kBF16:
       for (size_t i = 0; i < n; ++i) {
         uint16_t h;
         std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = engine::BFloat16ToFloat(h);
+        dst[i] = BFloat16ToFloat(h);
       }
       break;
     default:
@@ -56,8 +56,8 @@ void RoundTo(const Table& t, Values* vals, size_t from) {
   if (t.dtype == ipc::DType::kF32) return;
   for (size_t i = from; i < vals->size(); ++i) {
     float& v = (*vals)[i];
-    v = t.dtype == ipc::DType::kF16 ? engine::HalfToFloat(engine::FloatToHalf(v))
-                                     : engine::BFloat16ToFloat(engine::FloatToBFloat16(v));
+    v = t.dtype == ipc::DType::kF16 ? HalfToFloat(FloatToHalf(v))
+                                     : BFloat16ToFloat(FloatToBFloat16(v));
   }
 }
 

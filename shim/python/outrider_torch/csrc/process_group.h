@@ -82,6 +82,8 @@ class ProcessGroupOutrider : public BackendBase {
 
   const std::string getBackendName() const override { return "outrider"; }
 
+  // The collectives and barriers (process_group_collectives.cc; alltoall, gather and scatter in
+  // process_group_alltoall.cc), then the point-to-point ops (process_group_p2p.cc).
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
@@ -172,9 +174,10 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> AlltoallOnStream(c10d::OpType type, c10::Device device, std::vector<at::Tensor> ins,
                                                   std::vector<at::Tensor> outs, std::vector<int64_t> send_counts,
                                                   std::vector<int64_t> recv_counts, outrider_dtype_t dtype);
-  // Point-to-point: a broadcast in the two-rank communicator of this rank and `peer` (made on
-  // first use; the worker thread only), rooted at the sender, keyed by the tag. Checks `t` and
-  // `peer`, and returns the op's preparation.
+  // ---- Point-to-point (process_group_p2p.cc) ----
+  // A broadcast in the two-rank communicator of this rank and `peer` (made on first use; the
+  // worker thread only), rooted at the sender, keyed by the tag. Checks `t` and `peer`, and
+  // returns the op's preparation.
   std::function<void(Request&)> PairOp(at::Tensor t, int peer, int tag, bool sending);
   // What PairOp checks and works out: the dtype, the root in the pair, the key.
   struct PairRoute {

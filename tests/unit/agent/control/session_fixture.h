@@ -38,7 +38,7 @@ inline constexpr int kNoHangMs = 30'000;
 
 // Runs `op` as a one-rank allreduce does: the result is the input. The only place these tests
 // touch the memory a ValidatedOp names.
-inline void RunOneRankAllreduce(const ValidatedOp& op) { SharedHostDataPlane().Copy(op.recv, op.send, nullptr); }
+inline void RunOneRankAllreduce(const ValidatedOp& op) { HostDataPlane().Copy(op.recv, op.send, nullptr); }
 
 // An unsealed memfd that still allows sealing: what a careless or hostile client might pass.
 inline UniqueFd UnsealedMemfd(size_t bytes) {

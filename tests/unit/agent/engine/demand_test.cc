@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/node_group.h"
 #include "agent/sched/send_scheduler.h"
 #include "agent/transport/fake/fake_transport.h"
@@ -25,6 +26,7 @@ constexpr uint64_t kChunk = 64 << 10;
 struct Node {
   std::unique_ptr<Transport> port;  // fake:<node>
   std::unique_ptr<SendScheduler> sched;
+  HostDataPlane plane;
   std::unique_ptr<NodeGroup> group;
   std::vector<int64_t> ids, demand, out_ids;
   std::vector<float> vals, out_vals;
@@ -68,7 +70,7 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
     x.port = w.net.Attach(Deliver(w, n));
     x.sched = std::make_unique<SendScheduler>(SchedulerOptions{true, 2 * kChunk, 100'000'000}, [&w] { return w.now; });
     x.group = std::make_unique<NodeGroup>(
-        Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(),
+        Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
         [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>* reports, const OpTrace&) {
           x.done = true;
           x.result = st;

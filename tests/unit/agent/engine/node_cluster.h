@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/node_group.h"
 #include "agent/transport/fake/fake_transport.h"
 
@@ -41,7 +42,7 @@ class NodeCluster {
       x.port = net_.Attach(Callbacks(n));
       x.group = std::make_unique<NodeGroup>(
           Topology{"job", nodes, n, local_size}, /*job_hash=*/7, /*self_hash=*/static_cast<uint64_t>(100 + n),
-          x.port.get(),
+          x.port.get(), &x.plane,
           [&x](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>*,
                const OpTrace& trace) {
             NodeDone& d = x.done[{key, seq}];
@@ -79,6 +80,7 @@ class NodeCluster {
  private:
   struct Node {
     std::unique_ptr<FakeTransport> port;
+    HostDataPlane plane;
     std::unique_ptr<NodeGroup> group;
     std::map<std::pair<uint64_t, uint64_t>, NodeDone> done;
   };

@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-namespace outrider::engine {
+namespace outrider::agent {
 namespace {
 
 using ipc::DType;
@@ -672,4 +672,4 @@ TEST(BFloat16Test, FloatToBFloat16RoundsTiesToEvenOverflowsToInfAndKeepsSubnorma
 }
 
 }  // namespace
-}  // namespace outrider::engine
+}  // namespace outrider::agent

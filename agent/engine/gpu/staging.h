@@ -25,13 +25,13 @@
 namespace outrider::agent {
 
 // Thread-safety: loop thread only (one per session).
-class DeviceOps {
+class Staging {
  public:
-  DeviceOps() = default;
-  DeviceOps(const DeviceOps&) = delete;
-  DeviceOps& operator=(const DeviceOps&) = delete;
+  Staging() = default;
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
   // Waits for copies still running (they touch pinned buffers given back here).
-  ~DeviceOps();
+  ~Staging();
 
   // Queues the copies in of `op` (which ValidatedOp::NamesDevice): the reason if it cannot run.
   Status Begin(const ValidatedOp& op);

@@ -1,5 +1,5 @@
 // Ops on GPU regions through the agent's pinned buffers (see device_ops.h).
-#include "agent/control/device_ops.h"
+#include "agent/engine/gpu/staging.h"
 
 #include <cstring>
 #include <string>
@@ -46,17 +46,17 @@ bool StrictlyIncreasing(const uint8_t* p, uint64_t n, int bytes) {
 
 }  // namespace
 
-DeviceOps::~DeviceOps() {
+Staging::~Staging() {
   if (!ops_.empty() && cuda_ != nullptr) cuda_->Drain();  // before ops_ gives their buffers back
   for (auto& [id, s] : ops_) FreeCoalesced(&s);
 }
 
-std::shared_ptr<const void> DeviceOps::HoldPinned(CudaMemory::Pinned p) {
+std::shared_ptr<const void> Staging::HoldPinned(CudaMemory::Pinned p) {
   CudaMemory* cuda = cuda_;
   return std::shared_ptr<const void>(p.data, [cuda, p](const void*) { cuda->GivePinned(p); });
 }
 
-DeviceOps::Shadow* DeviceOps::NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st) {
+Staging::Shadow* Staging::NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st) {
   auto pinned = cuda_->TakePinned(bytes);
   if (!pinned.ok()) {
     *st = pinned.status();
@@ -68,7 +68,7 @@ DeviceOps::Shadow* DeviceOps::NewShadow(Staged* s, const BufferSpan& device, uin
   return &s->shadows.back();
 }
 
-bool DeviceOps::StartCoalesce(const ValidatedOp& op, Staged* s) {
+bool Staging::StartCoalesce(const ValidatedOp& op, Staged* s) {
   if (coalesce_off_) return false;
   auto lib = GpuSparse::Load();
   if (!lib.ok()) return false;
@@ -114,7 +114,7 @@ bool DeviceOps::StartCoalesce(const ValidatedOp& op, Staged* s) {
   return true;
 }
 
-Status DeviceOps::CopyCoalesced(Staged* s) {
+Status Staging::CopyCoalesced(Staged* s) {
   Coalesce& c = *s->coalesce;
   uint64_t counts[2];
   std::memcpy(counts, c.counts.data, sizeof(counts));
@@ -149,13 +149,13 @@ Status DeviceOps::CopyCoalesced(Staged* s) {
   return Status::Ok();
 }
 
-void DeviceOps::FreeCoalesced(Staged* s) {
+void Staging::FreeCoalesced(Staged* s) {
   if (!s->coalesce || s->coalesce->handle == nullptr) return;
   s->coalesce->lib->coalesce_free(s->coalesce->handle, s->coalesce->stream);
   s->coalesce->handle = nullptr;
 }
 
-void DeviceOps::NoteStaged(const Staged& s) {
+void Staging::NoteStaged(const Staged& s) {
   const ValidatedOp& op = s.device_op;
   if (!Coalescible(op) || s.coalesce) return;
   if (seen_.size() >= 4096 && seen_.find(op.key) == seen_.end()) seen_.clear();  // keys are a model's tables: few
@@ -166,7 +166,7 @@ void DeviceOps::NoteStaged(const Staged& s) {
   if (seen.strictly_increasing) seen.unique_ratio = 1;  // else: what the GPU counted last, or 1
 }
 
-Status DeviceOps::Begin(const ValidatedOp& op) {
+Status Staging::Begin(const ValidatedOp& op) {
   if (cuda_ == nullptr) {
     OUTRIDER_ASSIGN_OR_RETURN(cuda_, CudaMemory::Get());
   }
@@ -232,7 +232,7 @@ Status DeviceOps::Begin(const ValidatedOp& op) {
   return Status::Ok();
 }
 
-Result<const ValidatedOp*> DeviceOps::Ready(uint64_t op_id) {
+Result<const ValidatedOp*> Staging::Ready(uint64_t op_id) {
   auto it = ops_.find(op_id);
   if (it == ops_.end()) return nullptr;
   Staged& s = it->second;
@@ -260,7 +260,7 @@ Result<const ValidatedOp*> DeviceOps::Ready(uint64_t op_id) {
   return &s.host_op;
 }
 
-bool DeviceOps::Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report) {
+bool Staging::Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report) {
   auto it = ops_.find(op_id);
   if (it == ops_.end()) return false;
   Staged& s = it->second;
@@ -290,7 +290,7 @@ bool DeviceOps::Finish(uint64_t op_id, const Status& status, uint64_t seq, uint6
   return true;
 }
 
-std::vector<DeviceOps::Completion> DeviceOps::TakeFinished() {
+std::vector<Staging::Completion> Staging::TakeFinished() {
   std::vector<Completion> out;
   for (auto it = ops_.begin(); it != ops_.end();) {
     Staged& s = it->second;

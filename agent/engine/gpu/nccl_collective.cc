@@ -1,7 +1,7 @@
 // The NCCL collective's part in the node group (see nccl.h).
-#include "agent/engine/algorithms/nccl.h"
+#include "agent/engine/gpu/nccl_collective.h"
 
-#include "agent/engine/nccl_path.h"
+#include "agent/engine/gpu/nccl_path.h"
 
 namespace outrider::agent {
 

@@ -1,11 +1,15 @@
-// Shim client: communicators. A communicator is a group of the job's ranks; the agents run it as
-// a job of its own, named from the job id and a key every member derives the same way, with its
-// ranks numbered node by node. The client keeps the caller's numbering and translates.
+// Communicators: the agents' node-by-node numbering of a member list, the keys every member
+// derives alike, and the create / split / destroy requests.
+#include "shim/communicators.h"
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <string>
+#include <utility>
 
-#include "shim/client.h"
+#include "ipc/protocol.h"
+#include "shim/connection.h"
 
 namespace outrider::shim {
 namespace {
@@ -18,24 +22,35 @@ uint64_t Mix(uint64_t h, const void* data, size_t len) {
 
 }  // namespace
 
-Result<const Client::Comm*> Client::FindComm(uint32_t comm) const {
-  if (comms_.empty() && comm == kJobComm) return InvalidArgument("client is not connected");
+Communicators::Communicators(Connection* conn, const ConnectConfig& config) : conn_(conn) {
+  Comm job;
+  job.rank = config.rank;
+  job.size = config.world_size;
+  for (int r = 0; r < job.size; ++r) {
+    job.node.push_back(r / config.local_world_size);
+    job.agent_rank.push_back(r);
+  }
+  comms_.emplace(kJob, std::move(job));
+}
+
+Result<const Communicators::Comm*> Communicators::Find(uint32_t comm) const {
+  if (comms_.empty() && comm == kJob) return InvalidArgument("client is not connected");
   auto it = comms_.find(comm);
   if (it == comms_.end()) return InvalidArgument("no communicator " + std::to_string(comm) + " on this client");
   return &it->second;
 }
 
-Result<int> Client::CommRank(uint32_t comm) const {
-  OUTRIDER_ASSIGN_OR_RETURN(const Comm* c, FindComm(comm));
+Result<int> Communicators::Rank(uint32_t comm) const {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* c, Find(comm));
   return c->rank;
 }
 
-Result<int> Client::CommSize(uint32_t comm) const {
-  OUTRIDER_ASSIGN_OR_RETURN(const Comm* c, FindComm(comm));
+Result<int> Communicators::Size(uint32_t comm) const {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* c, Find(comm));
   return c->size;
 }
 
-Result<uint32_t> Client::JoinComm(const Comm& parent, const std::vector<int32_t>& members, uint64_t key) {
+Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32_t>& members, uint64_t key) {
   Comm c;
   c.key = key;
   c.size = static_cast<int>(members.size());
@@ -70,24 +85,24 @@ Result<uint32_t> Client::JoinComm(const Comm& parent, const std::vector<int32_t>
   int32_t agent_rank = c.agent_rank[static_cast<size_t>(c.rank)];
 
   ipc::CommCreate msg{};
-  uint32_t rid = next_request_id_++;
+  uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommCreate, sizeof(msg) - sizeof(msg.header), rid);
   msg.key = key;
   msg.rank = agent_rank;
   msg.world_size = c.size;
   msg.local_rank = agent_rank % local;
   msg.local_world_size = local;
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("creating a communicator"));
-  if (reply.region_id == kJobComm || comms_.count(reply.region_id) != 0) {
+  if (reply.region_id == kJob || comms_.count(reply.region_id) != 0) {
     return ProtocolError("the agent answered a communicator request with id " + std::to_string(reply.region_id));
   }
   comms_.emplace(reply.region_id, std::move(c));
   return reply.region_id;
 }
 
-Result<uint32_t> Client::CommCreate(uint32_t parent, const std::vector<int32_t>& ranks) {
-  OUTRIDER_ASSIGN_OR_RETURN(const Comm* p, FindComm(parent));
+Result<uint32_t> Communicators::Create(uint32_t parent, const std::vector<int32_t>& ranks) {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* p, Find(parent));
   if (ranks.empty()) return InvalidArgument("a communicator needs at least one rank");
   std::vector<bool> seen(static_cast<size_t>(p->size), false);
   for (int32_t r : ranks) {
@@ -102,66 +117,49 @@ Result<uint32_t> Client::CommCreate(uint32_t parent, const std::vector<int32_t>&
   uint32_t nth = comms_.at(parent).created[list];
   static constexpr char kTag[] = "create";
   uint64_t key = Mix(Mix(Mix(p->key, kTag, sizeof(kTag)), &list, sizeof(list)), &nth, sizeof(nth));
-  OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, JoinComm(*p, ranks, key));
+  OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, Join(*p, ranks, key));
   ++comms_.at(parent).created[list];
   return comm;
 }
 
-Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color, int32_t key) {
-  OUTRIDER_ASSIGN_OR_RETURN(const Comm* p, FindComm(parent));
+Result<std::optional<uint32_t>> Communicators::Split(uint32_t parent, int32_t color, int32_t key,
+                                                     const Exchange& exchange) {
+  OUTRIDER_ASSIGN_OR_RETURN(const Comm* p, Find(parent));
   // Every rank learns every rank's (color, key) through an allgather over the parent.
+  OUTRIDER_ASSIGN_OR_RETURN(SplitExchange x, exchange(*p, color, key));
   size_t n = static_cast<size_t>(p->size);
-  OUTRIDER_ASSIGN_OR_RETURN(void* mem, Alloc(8 * (n + 1)));
-  auto* mine = static_cast<int32_t*>(mem);
-  int32_t* all = mine + 2;
-  mine[0] = color;
-  mine[1] = key;
-  OpArgs a{ipc::OpKind::kAllgather};
-  a.comm = parent;
-  a.dtype = ipc::DType::kI32;
-  a.count = 2;
-  a.send = mine;
-  a.send_bytes = 8;
-  a.recv = all;
-  a.recv_bytes = 8 * n;
-  a.key = HashKey("outrider.comm_split");
-  Result<uint64_t> op = Submit(a, /*agent_order=*/true);
-  Status st = op.ok() ? Wait(*op, -1) : op.status();
   uint64_t nth = comms_.at(parent).splits++;
   std::vector<std::pair<int32_t, int32_t>> members;  // (key, parent rank) with my color
-  if (st.ok() && color >= 0) {
+  if (x.status.ok() && color >= 0) {
     // Blocks arrive in the agents' order: rank r's block is block agent_rank[r].
     for (size_t r = 0; r < n; ++r) {
       size_t e = static_cast<size_t>(p->agent_rank[r]);
-      if (all[2 * e] == color) members.emplace_back(all[2 * e + 1], static_cast<int32_t>(r));
+      if (x.pairs[2 * e] == color) members.emplace_back(x.pairs[2 * e + 1], static_cast<int32_t>(r));
     }
   }
-  (void)Free(mem);
-  OUTRIDER_RETURN_IF_ERROR(st.Annotate("exchanging colors for a communicator split"));
+  OUTRIDER_RETURN_IF_ERROR(x.status.Annotate("exchanging colors for a communicator split"));
   if (color < 0) return std::optional<uint32_t>();
   std::sort(members.begin(), members.end());
   std::vector<int32_t> ranks;
   for (const auto& m : members) ranks.push_back(m.second);
   static constexpr char kTag[] = "split";
   uint64_t name = Mix(Mix(Mix(p->key, kTag, sizeof(kTag)), &nth, sizeof(nth)), &color, sizeof(color));
-  OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, JoinComm(*p, ranks, name));
+  OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, Join(*p, ranks, name));
   return std::optional<uint32_t>(comm);
 }
 
-Status Client::CommDestroy(uint32_t comm) {
-  if (comm == kJobComm) return InvalidArgument("the job's own communicator cannot be destroyed; disconnect instead");
-  OUTRIDER_RETURN_IF_ERROR(FindComm(comm).status());
-  size_t pending = 0;
-  for (const auto& [id, s] : ops_) pending += s.comm == comm;
+Status Communicators::Destroy(uint32_t comm, size_t pending) {
+  if (comm == kJob) return InvalidArgument("the job's own communicator cannot be destroyed; disconnect instead");
+  OUTRIDER_RETURN_IF_ERROR(Find(comm).status());
   if (pending > 0) {
     return FailedPrecondition(std::to_string(pending) + " ops on communicator " + std::to_string(comm) +
                               " have not been waited for");
   }
   ipc::CommDestroy msg{};
-  uint32_t rid = next_request_id_++;
+  uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommDestroy, sizeof(msg) - sizeof(msg.header), rid);
   msg.comm = comm;
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("destroying a communicator"));
   comms_.erase(comm);
   return Status::Ok();

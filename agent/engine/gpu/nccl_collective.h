@@ -1,5 +1,5 @@
 // Dense collectives on GPU memory across nodes: the job's NCCL communicator carries the data
-// (agent/engine/nccl_path.h), so this node sends no data of its own, only the fingerprint (and,
+// (agent/engine/gpu/nccl_path.h), so this node sends no data of its own, only the fingerprint (and,
 // for alltoallv, its ranks' counts with every node: NCCL must not launch on counts that disagree,
 // so every node checks every pair first, as the host alltoallv does). The instance joins the job's
 // NCCL path once this node's ranks submitted it; node 0's agent gives it its place in the launch

@@ -1,7 +1,7 @@
-// The NCCL path's launch order (agent/engine/nccl_path.h) in one process, on the fake CUDA driver
+// The NCCL path's launch order (agent/engine/gpu/nccl_path.h) in one process, on the fake CUDA driver
 // and the fake NCCL: a job of one rank on GPU 0, its instances cut into chunks, tickets handed out
 // most urgent first (priorities aged by the wait), at most two chunks' bytes of them unfinished.
-#include "agent/engine/nccl_path.h"
+#include "agent/engine/gpu/nccl_path.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -18,10 +18,8 @@ struct GpuNcclPolicy {
   bool on = false;
   bool mps = false;
   std::string why;  // one sentence: what runs GPU collectives, and the reason
+  // Decided once, at the agent's start; the engine learns `on` (EngineOptions::gpu_nccl).
   static GpuNcclPolicy Decide(GpuNccl mode);
-  // The agent's (set once by the agent at start; off until then).
-  static const GpuNcclPolicy& Current();
-  static void SetCurrent(GpuNcclPolicy p);
 };
 
 }  // namespace outrider::agent

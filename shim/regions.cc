@@ -1,52 +1,30 @@
-// The client's memory regions: host regions (memfds mapped by both sides), the arena's
-// allocations inside them, GPU allocations registered with the agent (gpu_mode ipc), and how an
-// op's buffer pointer becomes a (region, offset, length) reference.
+// Regions: registering memfds with the agent and releasing them, the arena's allocations, and
+// resolving buffer pointers to (region, offset, length).
+#include "shim/regions.h"
+
 #include <fcntl.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <vector>
+#include <utility>
 
-#include "shim/client.h"
+#include "shim/connection.h"
 
 namespace outrider::shim {
 
-Result<ipc::RegionReply> Client::RegionRequest(const void* msg, size_t bytes, const int* fds, size_t nfds,
-                                               uint32_t request_id) {
-  OUTRIDER_RETURN_IF_ERROR(AgentGone());
-  OUTRIDER_RETURN_IF_ERROR(channel_.Send(msg, bytes, fds, nfds));
-  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
-  for (;;) {
-    uint64_t now = ipc::MonotonicNs();
-    if (now >= deadline) return DeadlineExceeded("the agent did not answer a region request in time");
-    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-    auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
-    if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
-    if (std::optional<Status> gone = Departure(n, buf)) {
-      MarkGone(*gone);
-      return gone_;
-    }
-    ipc::MsgHeader hdr;
-    std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
-    if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic || hdr.request_id != request_id) {
-      return ProtocolError("unexpected reply to a region request");
-    }
-    ipc::RegionReply reply;
-    std::memcpy(&reply, buf, sizeof(reply));
-    return reply;
-  }
-}
+Regions::Regions(Connection* conn, uint64_t arena_bytes)
+    : conn_(conn), arena_(std::make_unique<Arena>(arena_bytes, [this](size_t bytes) { return Create(bytes); })) {}
 
-Result<void*> Client::AddRegion(UniqueFd fd, size_t bytes) {
+Result<void*> Regions::Add(UniqueFd fd, size_t bytes) {
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping mapping, ipc::MapShared(fd.get(), bytes));
   ipc::RegisterRegion msg{};
-  uint32_t rid = next_request_id_++;
+  uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), rid);
   msg.bytes = bytes;
   int f = fd.get();
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), &f, 1, rid));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), &f, 1, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a region"));
   uint8_t* base = mapping.data();
   regions_.emplace(reinterpret_cast<uintptr_t>(base),
@@ -54,14 +32,14 @@ Result<void*> Client::AddRegion(UniqueFd fd, size_t bytes) {
   return static_cast<void*>(base);
 }
 
-Result<void*> Client::CreateRegion(size_t bytes) {
+Result<void*> Regions::Create(size_t bytes) {
   if (bytes == 0) return InvalidArgument("region size must be > 0");
   size_t rounded = (bytes + 4095) & ~size_t{4095};
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd fd, ipc::CreateSealedMemfd("outrider-region", rounded));
-  return AddRegion(std::move(fd), rounded);
+  return Add(std::move(fd), rounded);
 }
 
-Result<void*> Client::RegisterFd(int fd, size_t bytes) {
+Result<void*> Regions::RegisterFd(int fd, size_t bytes) {
   if (bytes == 0) return InvalidArgument("region size must be > 0");
   UniqueFd own(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
   if (!own.valid()) return ErrnoStatus("duplicating the memfd", errno);
@@ -76,23 +54,23 @@ Result<void*> Client::RegisterFd(int fd, size_t bytes) {
   if (size != bytes) {
     return InvalidArgument("memfd is " + std::to_string(size) + " bytes, not " + std::to_string(bytes));
   }
-  return AddRegion(std::move(own), bytes);
+  return Add(std::move(own), bytes);
 }
 
-Status Client::ReleaseRegion(void* base) {
+Status Regions::Release(void* base) {
   auto it = regions_.find(reinterpret_cast<uintptr_t>(base));
   if (it == regions_.end()) return InvalidArgument("pointer is not the base of a region of this client");
   ipc::ReleaseRegion msg{};
-  uint32_t rid = next_request_id_++;
+  uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header), rid);
   msg.region_id = it->second.id;
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("releasing a region"));
   regions_.erase(it);
   return Status::Ok();
 }
 
-Status Client::ReleaseDeviceMemory(const void* p, size_t bytes) {
+Status Regions::ReleaseDevice(const void* p, size_t bytes) {
   auto begin = reinterpret_cast<uintptr_t>(p);
   for (auto it = regions_.lower_bound(begin); it != regions_.end() && it->first - begin < bytes;) {
     if (!it->second.device) {
@@ -100,21 +78,19 @@ Status Client::ReleaseDeviceMemory(const void* p, size_t bytes) {
       continue;
     }
     uintptr_t base = it->first;
-    ++it;  // ReleaseRegion erases the entry
-    OUTRIDER_RETURN_IF_ERROR(ReleaseRegion(reinterpret_cast<void*>(base)));
+    ++it;  // Release erases the entry
+    OUTRIDER_RETURN_IF_ERROR(Release(reinterpret_cast<void*>(base)));
   }
   return Status::Ok();
 }
 
-Result<void*> Client::Alloc(size_t bytes) { return arena_->Allocate(bytes); }
-
-Status Client::Free(void* p) {
+Status Regions::Free(void* p) {
   if (p == nullptr) return Status::Ok();
   if (!arena_->Free(p)) return InvalidArgument("pointer was not allocated with outrider_alloc");
   return Status::Ok();
 }
 
-std::map<uintptr_t, Client::Region>::const_iterator Client::RegionOf(const void* p) const {
+Regions::Map::const_iterator Regions::RegionOf(const void* p) const {
   auto addr = reinterpret_cast<uintptr_t>(p);
   auto it = regions_.upper_bound(addr);
   if (it == regions_.begin()) return regions_.end();
@@ -122,12 +98,12 @@ std::map<uintptr_t, Client::Region>::const_iterator Client::RegionOf(const void*
   return addr - it->first < it->second.bytes ? it : regions_.end();
 }
 
-bool Client::InHostRegion(const void* p) const {
+bool Regions::InHostRegion(const void* p) const {
   auto it = RegionOf(p);
   return it != regions_.end() && !it->second.device;
 }
 
-Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char* which) const {
+Result<ipc::BufferRef> Regions::Resolve(const void* p, uint64_t bytes, const char* which) const {
   ipc::BufferRef ref{};
   if (bytes == 0) return ref;
   auto addr = reinterpret_cast<uintptr_t>(p);
@@ -147,6 +123,11 @@ Result<ipc::BufferRef> Client::Resolve(const void* p, uint64_t bytes, const char
   ref.offset = off;
   ref.length = bytes;
   return ref;
+}
+
+void Regions::Leak() {
+  (void)new Map(std::move(regions_));
+  (void)arena_.release();
 }
 
 }  // namespace outrider::shim

@@ -37,7 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/engine/nccl_policy.h"
+#include "agent/engine/gpu/nccl_policy.h"
 #include "agent/engine/op.h"
 #include "base/status.h"
 

@@ -7,8 +7,9 @@
 // fd, or a cudaMalloc allocation's legacy handle) and the op names them; the stream writes ready,
 // waits for done and writes released, and the agent does the copies. The calling thread never waits
 // for the stream.
+#include "shim/device_ops.h"
+
 #include <fcntl.h>
-#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,78 +24,37 @@
 #include <utility>
 #include <vector>
 
-#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
-#include "shim/client.h"
+#include "loaders/cuda/driver.h"
+#include "shim/connection.h"
+#include "shim/regions.h"
 
 namespace outrider::shim {
 
-void Client::Gpu::StopWatchdog() {
-  if (!watchdog.joinable()) return;
-  uint64_t one = 1;
-  (void)!::write(stop.get(), &one, sizeof(one));
-  watchdog.join();
-}
+DeviceOps::~DeviceOps() = default;
 
-Client::Gpu::~Gpu() { StopWatchdog(); }
+void DeviceOps::Retire(uint64_t op, OpState&& s) {
+  // The stream may still copy the result back from the staging buffer, or wait on the slot.
+  if (Retired(op, s)) {
+    FreeStaging(s);
+  } else {
+    retiring_.emplace_back(op, std::move(s));
+  }
+}
 
 #if OUTRIDER_HAVE_CUDA
 
-namespace {
-const cuda::Driver& Drv(const void* p) { return *static_cast<const cuda::Driver*>(p); }
-
-ipc::FenceSlot* FenceSlots(const ipc::Mapping& control) {
-  return reinterpret_cast<ipc::FenceSlot*>(control.data() +
-                                           reinterpret_cast<const ipc::ControlHeader*>(control.data())->fences_offset);
-}
-
-// Until `stop_fd` is readable: once `socket_fd` hangs up (the agent exited, was killed or dropped
-// the client), every slot whose done word is behind the newest op is set to that op, status
-// UNAVAILABLE: a stream waits for done >= its op, so each one goes on. Never reads the socket (the
-// caller's thread owns it): it polls for no event, so only a hang-up or an error wakes it.
-void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op, std::atomic<bool>* agent_gone,
-           ipc::FenceSlot* fences) {
-  pollfd p[2] = {{socket_fd, 0, 0}, {stop_fd, POLLIN, 0}};
-  for (;;) {
-    int n = ::poll(p, 2, -1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || p[1].revents != 0) return;
-    if (p[0].revents != 0) break;
-  }
-  agent_gone->store(true);  // seq_cst: a submission after this sees it, or its op is in last_op
-  uint64_t last = last_op->load();
-  for (uint32_t i = 0; i < ipc::kFenceSlots; ++i) {
-    std::atomic_ref<uint64_t> done(fences[i].done);
-    if (done.load(std::memory_order_acquire) >= last) continue;
-    std::atomic_ref<int32_t>(fences[i].status).store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
-    done.store(last, std::memory_order_release);
-  }
-}
-
-}  // namespace
-
-
-bool Client::IsDevice(const void* p) const {
-  if (p == nullptr) return false;
-  auto d = cuda::LoadIfPresent();  // a process with device memory has the driver loaded
-  if (!d.ok()) return false;
-  unsigned int type = 0;
-  return (*d)->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) ==
-             CUDA_SUCCESS &&
-         type == CU_MEMORYTYPE_DEVICE;
-}
-
-Status Client::GpuSetup(const void* driver) {
+Status DeviceOps::Setup(const cuda::Driver* driver) {
   if (gpu_ != nullptr) return Status::Ok();
-  const cuda::Driver& d = Drv(driver);
+  const cuda::Driver& d = *driver;
   auto g = std::make_unique<Gpu>();
   g->driver = driver;
   // The control segment, so that streams write and wait on its fences.
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(control_.data(), control_.size(), CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(conn_->control().data(), conn_->control().size(), CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
                                        "registering the control segment (cuMemHostRegister)"));
   CUdeviceptr base = 0;
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&base, control_.data(), 0), "cuMemHostGetDevicePointer"));
-  auto* h = reinterpret_cast<const ipc::ControlHeader*>(control_.data());
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&base, conn_->control().data(), 0), "cuMemHostGetDevicePointer"));
+  auto* h = reinterpret_cast<const ipc::ControlHeader*>(conn_->control().data());
   g->fences = base + h->fences_offset;
   g->released = std::make_unique<uint64_t[]>(ipc::kFenceSlots);
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(g->released.get(), ipc::kFenceSlots * sizeof(uint64_t),
@@ -104,92 +64,22 @@ Status Client::GpuSetup(const void* driver) {
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&rel, g->released.get(), 0), "cuMemHostGetDevicePointer"));
   g->released_dev = rel;
   for (uint32_t i = ipc::kFenceSlots; i > 0; --i) g->free_slots.push_back(i - 1);
-  int wake = ::fcntl(sq_efd_.get(), F_DUPFD_CLOEXEC, 0);
+  int wake = ::fcntl(conn_->doorbell_fd(), F_DUPFD_CLOEXEC, 0);
   if (wake < 0) return ErrnoStatus("duplicating the ring's doorbell", errno);
   g->agent_wake = std::make_shared<const UniqueFd>(wake);
-  OUTRIDER_ASSIGN_OR_RETURN(g->stop, ipc::CreateEventFd());
-  g->watchdog = std::thread(Watch, channel_.fd(), g->stop.get(), &g->last_op, &g->agent_gone, FenceSlots(control_));
+  OUTRIDER_RETURN_IF_ERROR(g->watchdog.Start(conn_->fd(), conn_->fence_slots()));
   gpu_ = std::move(g);
   return Status::Ok();
 }
 
-Status Client::RegisterHost(const void* p) {
-  auto it = RegionOf(p);
-  if (it == regions_.end()) return Internal("staging buffer outside every region");
+Status DeviceOps::RegisterHost(const void* p) {
+  auto it = regions_->RegionOf(p);
+  if (it == regions_->end()) return Internal("staging buffer outside every region");
   if (std::find(gpu_->registered.begin(), gpu_->registered.end(), it->first) != gpu_->registered.end()) return Status::Ok();
-  const cuda::Driver& d = Drv(gpu_->driver);
+  const cuda::Driver& d = *gpu_->driver;
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(it->second.mapping.data(), it->second.bytes, CU_MEMHOSTREGISTER_PORTABLE),
                                        "pinning a shared-memory region for staging (cuMemHostRegister)"));
   gpu_->registered.push_back(it->first);
-  return Status::Ok();
-}
-
-bool Client::InOneAllocation(const void* p, uint64_t bytes) const {
-  const cuda::Driver& d = Drv(gpu_->driver);
-  auto addr = reinterpret_cast<CUdeviceptr>(p);
-  CUdeviceptr base = 0;
-  size_t size = 0;
-  // Not device memory at all: RegisterDevice says so.
-  if (d.cuMemGetAddressRange(&base, &size, addr) != CUDA_SUCCESS) return true;
-  return addr - base + bytes <= size;
-}
-
-Status Client::RegisterDevice(const void* p, uint64_t bytes, const char* which) {
-  const cuda::Driver& d = Drv(gpu_->driver);
-  auto addr = reinterpret_cast<CUdeviceptr>(p);
-  CUdeviceptr base = 0;
-  size_t size = 0;
-  if (d.cuMemGetAddressRange(&base, &size, addr) != CUDA_SUCCESS) {
-    return InvalidArgument(std::string(which) + " buffer is neither shared memory nor device memory");
-  }
-  if (addr - base + bytes > size) {
-    return InvalidArgument(std::string(which) + " buffer of " + std::to_string(bytes) + " bytes runs past its GPU allocation (" +
-                           std::to_string(size) + " bytes at offset " + std::to_string(addr - base) + ")");
-  }
-  unsigned long long buffer_id = 0;
-  OUTRIDER_RETURN_IF_ERROR(
-      cuda::Check(d, d.cuPointerGetAttribute(&buffer_id, CU_POINTER_ATTRIBUTE_BUFFER_ID, addr), "cuPointerGetAttribute(BUFFER_ID)"));
-  if (auto it = regions_.find(static_cast<uintptr_t>(base)); it != regions_.end()) {
-    if (it->second.device && it->second.bytes == size && it->second.buffer_id == buffer_id) return Status::Ok();
-    // Freed and allocated again at the same address: the agent's import is of the old memory.
-    OUTRIDER_RETURN_IF_ERROR(ReleaseRegion(reinterpret_cast<void*>(it->first)));
-  }
-  int ordinal = 0;
-  CUdevice dev = 0;
-  CUuuid uuid{};
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, addr),
-                                       "cuPointerGetAttribute(DEVICE_ORDINAL)"));
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDeviceGet(&dev, ordinal), "cuDeviceGet"));
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDeviceGetUuid(&uuid, dev), "cuDeviceGetUuid"));
-  ipc::RegisterRegion msg{};
-  uint32_t rid = next_request_id_++;
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), rid);
-  msg.bytes = size;
-  std::string name = cuda::UuidString(uuid);
-  std::memcpy(msg.device, name.data(), std::min(name.size(), sizeof(msg.device) - 1));
-  // A cuMem allocation crosses as a file descriptor; anything else (cudaMalloc) as a legacy handle.
-  UniqueFd fd;
-  CUmemGenericAllocationHandle h = 0;
-  if (d.cuMemRetainAllocationHandle(&h, reinterpret_cast<void*>(base)) == CUDA_SUCCESS) {
-    int raw = -1;
-    CUresult rc = d.cuMemExportToShareableHandle(&raw, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-    (void)d.cuMemRelease(h);
-    OUTRIDER_RETURN_IF_ERROR(cuda::Check(
-        d, rc, "exporting a cuMem allocation (create it with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in requestedHandleTypes)"));
-    fd = UniqueFd(raw);
-    msg.kind = static_cast<uint32_t>(ipc::RegionKind::kCudaFd);
-  } else {
-    CUipcMemHandle ih{};
-    OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuIpcGetMemHandle(&ih, base), "cuIpcGetMemHandle"));
-    static_assert(sizeof(ih.reserved) == sizeof(msg.ipc_handle));
-    std::memcpy(msg.ipc_handle, ih.reserved, sizeof(msg.ipc_handle));
-    msg.kind = static_cast<uint32_t>(ipc::RegionKind::kCudaIpc);
-  }
-  int f = fd.get();
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, RegionRequest(&msg, sizeof(msg), fd.valid() ? &f : nullptr, fd.valid() ? 1 : 0, rid));
-  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a GPU allocation"));
-  Region r{reply.region_id, size, ipc::Mapping(), UniqueFd(), true, buffer_id};
-  regions_.insert_or_assign(static_cast<uintptr_t>(base), std::move(r));
   return Status::Ok();
 }
 
@@ -260,12 +150,12 @@ class ContextScope {
 
 }  // namespace
 
-Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
-  bool ipc_mode = config_.gpu_mode == ipc::GpuMode::kIpc;
+Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const Submit& submit) {
+  bool ipc_mode = config_->gpu_mode == ipc::GpuMode::kIpc;
   OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
   OUTRIDER_ASSIGN_OR_RETURN(CUcontext ctx, OpContext(*d, a));
   ContextScope in_context(*d, ctx);
-  OUTRIDER_RETURN_IF_ERROR(GpuSetup(d));
+  OUTRIDER_RETURN_IF_ERROR(Setup(d));
   if (gpu_->ctx == nullptr) gpu_->ctx = ctx;
   RetireStaged();
   if (gpu_->free_slots.empty()) {
@@ -283,15 +173,15 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
   };
   std::vector<Stage> stages;
   auto unstage = [&] {
-    for (const Stage& st : stages) arena_->Free(st.host);
+    for (const Stage& st : stages) regions_->arena().Free(st.host);
   };
   Status bad;
   auto place = [&](const void* p, uint64_t n, bool in, bool out, const char* which) -> void* {
-    if (!bad.ok() || n == 0 || p == nullptr || InHostRegion(p)) return const_cast<void*>(p);
-    if (ipc_mode && InOneAllocation(p, n)) {
+    if (!bad.ok() || n == 0 || p == nullptr || regions_->InHostRegion(p)) return const_cast<void*>(p);
+    if (ipc_mode && DeviceMemory::InOneAllocation(*d, p, n)) {
       // A buffer inside one GPU allocation: the agent imports the allocation. One that spans
       // several (an expandable segment's pages, mapped one after another) is staged instead.
-      bad = RegisterDevice(p, n, which);
+      bad = memory_.Register(*d, p, n, which);
       return const_cast<void*>(p);
     }
     for (Stage& st : stages) {
@@ -301,14 +191,14 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
         return st.host;
       }
     }
-    if (!IsDevice(p)) {
+    if (!DeviceMemory::IsDevice(p)) {
       bad = InvalidArgument(std::string(which) + " buffer is neither shared memory nor device memory");
       return nullptr;
     }
-    auto host = arena_->Allocate(n);
+    auto host = regions_->arena().Allocate(n);
     if (host.ok()) bad = RegisterHost(*host);
     if (!host.ok() || !bad.ok()) {
-      if (host.ok()) arena_->Free(*host);
+      if (host.ok()) regions_->arena().Free(*host);
       if (bad.ok()) bad = host.status();
       return nullptr;
     }
@@ -326,7 +216,6 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
     return bad;
   }
   uint32_t slot = gpu_->free_slots.back();
-  uint64_t id = next_op_id_;  // the id Submit gives it
   auto s = static_cast<CUstream>(a.stream);
   CUdeviceptr fence = gpu_->fences + uint64_t{slot} * sizeof(ipc::FenceSlot);
   Status st;
@@ -357,9 +246,9 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
     gpu_->untracked = true;
     return st;
   }
-  gpu_->last_op.store(id);  // before the op exists: a watchdog that fires from now on releases it
+  gpu_->watchdog.set_last_op(id);  // before the op exists: a watchdog that fires from now on releases it
   b.fence = static_cast<int32_t>(slot);
-  auto r = Submit(b, false);
+  auto r = submit(b);
   if (!r.ok()) {
     // The stream may still copy into staging and write the ready fence: the slot and staging go
     // back once it wrote the released word after them.
@@ -378,7 +267,7 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
     return r.status();
   }
   gpu_->free_slots.pop_back();
-  OpState& state = ops_.at(*r);
+  OpState& state = ops_->at(*r);
   for (const Stage& x : stages) state.staging.push_back(x.host);
   state.fence = static_cast<int32_t>(slot);
   // The rest of the stream's part: wait for the agent, copy back (staging), say so.
@@ -401,20 +290,20 @@ Result<uint64_t> Client::SubmitOnStream(const OpArgs& a) {
     gpu_->untracked = true;
     return st;
   }
-  if (gpu_->agent_gone.load()) ReleaseFences();  // the watchdog fired before the stream's wait was queued
+  if (gpu_->watchdog.agent_gone()) ReleaseFences();  // the watchdog fired before the stream's wait was queued
   return *r;
 }
 
-bool Client::Retired(uint64_t op, const OpState& s) const {
+bool DeviceOps::Retired(uint64_t op, const OpState& s) const {
   return std::atomic_ref<uint64_t>(gpu_->released[static_cast<size_t>(s.fence)]).load(std::memory_order_acquire) == op;
 }
 
-void Client::FreeStaging(const OpState& s) {
-  for (void* p : s.staging) arena_->Free(p);
+void DeviceOps::FreeStaging(const OpState& s) {
+  for (void* p : s.staging) regions_->arena().Free(p);
   gpu_->free_slots.push_back(static_cast<uint32_t>(s.fence));
 }
 
-void Client::RetireStaged() {
+void DeviceOps::RetireStaged() {
   if (gpu_ == nullptr) return;
   auto done = [this](const std::pair<uint64_t, OpState>& e) {
     if (!Retired(e.first, e.second)) return false;
@@ -424,10 +313,10 @@ void Client::RetireStaged() {
   retiring_.erase(std::remove_if(retiring_.begin(), retiring_.end(), done), retiring_.end());
 }
 
-void Client::ReleaseFences(Code code) {
+void DeviceOps::ReleaseFences(Code code) {
   if (gpu_ == nullptr) return;
-  ipc::FenceSlot* fences = FenceSlots(control_);
-  for (const auto& [op, s] : ops_) {
+  ipc::FenceSlot* fences = conn_->fence_slots();
+  for (const auto& [op, s] : *ops_) {
     if (s.fence < 0) continue;
     ipc::FenceSlot& f = fences[s.fence];
     if (std::atomic_ref<uint64_t>(f.done).load(std::memory_order_acquire) >= op) continue;
@@ -436,26 +325,18 @@ void Client::ReleaseFences(Code code) {
   }
 }
 
-void Client::StopGpu() {
+void DeviceOps::Stop(std::string* last_error) {
   if (gpu_ == nullptr) return;
-  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
-  bool in_flight = std::any_of(ops_.begin(), ops_.end(), [](const auto& e) { return e.second.fence >= 0; });
-  if (config_.gpu_mode == ipc::GpuMode::kIpc && gone_.ok() && in_flight) {
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_->timeout_ms) * 1000000;
+  bool in_flight = std::any_of(ops_->begin(), ops_->end(), [](const auto& e) { return e.second.fence >= 0; });
+  if (config_->gpu_mode == ipc::GpuMode::kIpc && conn_->gone().ok() && in_flight) {
     // The agent copies results into the caller's GPU memory itself: it leaves first (its copies
     // are drained before it hangs up), then the streams go on.
-    ipc::Goodbye bye{};
-    ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
-    (void)channel_.Send(&bye, sizeof(bye));
-    gone_ = Cancelled("the client disconnected");
-    for (uint64_t now = ipc::MonotonicNs(); now < deadline; now = ipc::MonotonicNs()) {
-      alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-      auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
-      if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
-      if (!n.ok() || *n == 0) break;  // hung up
-    }
+    conn_->LeaveAndDrain(deadline);
   }
-  ReleaseFences(gone_.ok() || gone_.code() == Code::kCancelled ? Code::kCancelled : Code::kUnavailable);
-  for (auto& [op, s] : ops_) {
+  Status gone = conn_->gone();
+  ReleaseFences(gone.ok() || gone.code() == Code::kCancelled ? Code::kCancelled : Code::kUnavailable);
+  for (auto& [op, s] : *ops_) {
     if (s.fence >= 0) retiring_.emplace_back(op, std::exchange(s, OpState{}));
   }
   // Streams run queued work before they reach an op's copy back; a stream that takes longer than
@@ -464,40 +345,39 @@ void Client::StopGpu() {
     RetireStaged();
     if (retiring_.empty() && !gpu_->untracked) break;
     if (ipc::MonotonicNs() >= deadline || gpu_->untracked) {
-      last_error_ = gpu_->untracked ? std::string("a CUDA call failed halfway through an op's stream work")
+      *last_error = gpu_->untracked ? std::string("a CUDA call failed halfway through an op's stream work")
                                     : std::to_string(retiring_.size()) + " ops on device buffers still had their streams copying";
-      last_error_ += " at disconnect: the client's shared memory stays mapped and pinned";
-      std::fprintf(stderr, "outrider: %s\n", last_error_.c_str());
-      gpu_->StopWatchdog();  // the rest is left as the streams need it
+      *last_error += " at disconnect: the client's shared memory stays mapped and pinned";
+      std::fprintf(stderr, "outrider: %s\n", last_error->c_str());
+      gpu_->watchdog.Stop();  // the rest is left as the streams need it
       (void)gpu_.release();
-      (void)new ipc::Mapping(std::move(control_));
-      (void)new std::map<uintptr_t, Region>(std::move(regions_));
-      (void)arena_.release();
+      conn_->LeakControl();
+      regions_->Leak();
       return;
     }
     timespec ms{0, 1000000};
     ::nanosleep(&ms, nullptr);
   }
-  const cuda::Driver& d = Drv(gpu_->driver);
+  const cuda::Driver& d = *gpu_->driver;
   ContextScope in_context(d, static_cast<CUcontext>(gpu_->ctx));
   for (uintptr_t base : gpu_->registered) (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));
   (void)d.cuMemHostUnregister(gpu_->released.get());
-  (void)d.cuMemHostUnregister(control_.data());
+  (void)d.cuMemHostUnregister(conn_->control().data());
   gpu_.reset();
 }
 
 #else
 
-bool Client::IsDevice(const void*) const { return false; }
-Result<uint64_t> Client::SubmitOnStream(const OpArgs&) { return FailedPrecondition("built without CUDA"); }
-Status Client::RegisterDevice(const void*, uint64_t, const char*) { return FailedPrecondition("built without CUDA"); }
-void Client::RetireStaged() {}
-bool Client::Retired(uint64_t, const OpState&) const { return true; }
-void Client::FreeStaging(const OpState&) {}
-void Client::ReleaseFences(Code) {}
-void Client::StopGpu() {}
-Status Client::GpuSetup(const void*) { return FailedPrecondition("built without CUDA"); }
-Status Client::RegisterHost(const void*) { return FailedPrecondition("built without CUDA"); }
+Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs&, uint64_t, const Submit&) {
+  return FailedPrecondition("built without CUDA");
+}
+void DeviceOps::RetireStaged() {}
+bool DeviceOps::Retired(uint64_t, const OpState&) const { return true; }
+void DeviceOps::FreeStaging(const OpState&) {}
+void DeviceOps::ReleaseFences(Code) {}
+void DeviceOps::Stop(std::string*) {}
+Status DeviceOps::Setup(const cuda::Driver*) { return FailedPrecondition("built without CUDA"); }
+Status DeviceOps::RegisterHost(const void*) { return FailedPrecondition("built without CUDA"); }
 
 #endif
 

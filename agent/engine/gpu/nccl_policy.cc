@@ -1,5 +1,5 @@
 // The gpu_nccl decision (see nccl_policy.h).
-#include "agent/engine/nccl_policy.h"
+#include "agent/engine/gpu/nccl_policy.h"
 
 #include <sys/stat.h>
 
@@ -27,8 +27,6 @@ bool MpsRunning() {
   struct stat st{};
   return ::stat(control.c_str(), &st) == 0;
 }
-
-GpuNcclPolicy g_policy{GpuNccl::kOff, false, false, "GPU collectives run on the host engine (NCCL not set up)"};
 
 }  // namespace
 
@@ -71,7 +69,5 @@ GpuNcclPolicy GpuNcclPolicy::Decide(GpuNccl mode) {
   return p;
 }
 
-const GpuNcclPolicy& GpuNcclPolicy::Current() { return g_policy; }
-void GpuNcclPolicy::SetCurrent(GpuNcclPolicy p) { g_policy = std::move(p); }
 
 }  // namespace outrider::agent

@@ -1,0 +1,128 @@
+// A job across nodes: its node group and rendezvous, and the messages of the other nodes'
+// agents (the NCCL path's among them).
+#include <algorithm>
+
+#include "agent/engine/gpu/nccl_path.h"
+#include "agent/engine/job.h"
+#include "agent/log.h"
+#include "agent/net/network.h"
+#include "ipc/event_fd.h"
+
+namespace outrider::agent {
+
+Status Job::StartNetwork(const Member* first) {
+  const ClientIdentity& id = first->identity();
+  int num_nodes = world_size_ / local_size_;
+  int node = id.rank / local_size_;
+  if (net_ == nullptr) {
+    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
+                              " nodes, but this agent runs without an agent port (--port 0)");
+  }
+  // The job's node 0 hosts the rendezvous: a job's own, and also each of its communicators'. A
+  // communicator whose node 0 is another node joins there like its other nodes.
+  bool host = node == 0 && (!id.comm || id.job_node == 0);
+  if (!host && id.root_addr.empty()) {
+    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
+                              " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
+  }
+  token_ = id.token;
+  if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
+  group_ = std::make_unique<NodeGroup>(
+      Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(), &host_plane_,
+      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
+             const OpTrace& trace) {
+        auto it = pending_.find({key, seq});
+        if (it != pending_.end()) Finish(it, st, algo, reports, &trace);  // else: already failed here
+      },
+      engine_);
+  group_->set_scheduler(net_->scheduler());
+  group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) { OnNcclMessage(h, data, len); });
+  // Another node's rank died (or left): nothing that node still owes will come.
+  group_->set_failed([this](int node, const Status& why) { Lose(why); });
+  group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
+    auto it = pending_.find({key, seq});
+    if (it == pending_.end()) return;
+    Pending& p = it->second;
+    uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
+    for (size_t r = 0; r < p.op_ids.size() && r < reports.size(); ++r) {
+      if (p.op_ids[r] == 0 || members_[r] == nullptr || !reports[r].status.ok()) continue;
+      members_[r]->Partial(p.op_ids[r], seq, elapsed, reports[r]);
+    }
+  });
+  JobShape shape{id_, token_, num_nodes, local_size_};
+  auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
+  in_rendezvous_ = true;
+  MarkActive();
+  if (host) {
+    net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
+  } else {
+    rdv_client_ = std::make_unique<RendezvousClient>(net_->loop(), shape, node, id.root_addr,
+                                                     net_->transport()->address(),
+                                                     net_->options().rendezvous_timeout_ms, done);
+  }
+  Logger("engine")->info("job '{}': node {} of {}, rendezvous {}", id_, node, num_nodes,
+                         host ? "hosted here" : "with " + id.root_addr);
+  return Status::Ok();
+}
+
+void Job::OnRendezvous(Result<NodeTable> table) {
+  in_rendezvous_ = false;
+  if (!table.ok()) {
+    Logger("engine")->error("job '{}': rendezvous failed: {}", id_, table.status().ToString());
+    // A root agent that closed the connection is a lost peer (node 0), not a busy service.
+    Status why = table.status();
+    if (why.code() == Code::kUnavailable) why = PeerLost(why.message());
+    Lose(why.Annotate("job '" + id_ + "' rendezvous " +
+                      (group_->node_rank() == 0 ? std::string("hosted here") : "with the agent of " + group_->DescribeNode(0)) +
+                      " failed"));
+    return;
+  }
+  int unreachable = -1;
+  auto peers = net_->ConnectNodes(*table, group_->node_rank(), &unreachable);
+  if (!peers.ok()) {
+    Lose(PeerLost(group_->DescribeNode(unreachable) + " of job '" + id_ + "' is unreachable: " + peers.status().message()));
+    return;
+  }
+  group_->SetPeers(std::move(*peers));
+  Logger("engine")->info("job '{}': connected to {} peer agents", id_, group_->num_nodes() - 1);
+  std::vector<InstanceId> waiting = std::move(waiting_for_network_);
+  for (const InstanceId& inst : waiting) {
+    auto it = pending_.find(inst);
+    if (it != pending_.end()) Run(inst, it->second);
+  }
+}
+
+void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (group_ != nullptr && lost_.ok()) {
+    MarkActive();
+    group_->OnMessage(h, data, len);
+  }
+}
+
+RecvTarget Job::RecvBuffer(const PeerHeader& h, size_t len) {
+  return group_ != nullptr && lost_.ok() ? group_->RecvBuffer(h, len) : RecvTarget{};
+}
+
+void Job::OnPeerLost(PeerId peer, const Status& why) {
+  if (group_ == nullptr || !group_->ready()) return;
+  int node = group_->NodeOfPeer(peer);
+  if (node < 0) return;
+  std::string lost = group_->DescribeNode(node) + " of job '" + id_ + "' is lost";
+  if (lost_.ok()) {
+    lost_node_ = node;
+    // The other nodes may still reach that node, or notice its silence only later: they fail the
+    // job now too, whatever their instances wait for.
+    group_->SayJobFailed(PeerLost(lost + " (reported by " + group_->DescribeNode(group_->node_rank()) + "): " +
+                                  why.message()),
+                         node);
+  }
+  Lose(PeerLost(lost + ": " + why.message()));
+}
+
+void Job::OnNcclMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (!lost_.ok()) return;
+  if (gpu_.path() == nullptr) MarkActive();
+  if (Status st = gpu_.OnMessage(group_.get(), h, data, len); !st.ok()) Lose(st);
+}
+
+}  // namespace outrider::agent

@@ -1,0 +1,107 @@
+// ResolveConnectConfig: the connect options completed from the environment, and checked.
+#include "shim/connect_config.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "ipc/defaults.h"
+
+namespace outrider::shim {
+namespace {
+
+const char* Env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+template <typename T>
+Status ParseEnvInt(const char* name, T* out) {
+  const char* v = Env(name);
+  if (v == nullptr) return Status::Ok();
+  T value{};
+  auto [end, ec] = std::from_chars(v, v + std::strlen(v), value);
+  if (ec != std::errc() || *end != '\0') {
+    return InvalidArgument(std::string(name) + "='" + v + "' is not an integer");
+  }
+  *out = value;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
+  ConnectConfig c;
+  if (req.socket_path) {
+    c.socket_path = req.socket_path;
+  } else if (Env("OUTRIDER_SOCKET")) {
+    c.socket_path = Env("OUTRIDER_SOCKET");
+  } else {
+    c.socket_path = ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"));
+  }
+  if (req.job_id) {
+    c.job_id = req.job_id;
+  } else if (Env("OUTRIDER_JOB_ID")) {
+    c.job_id = Env("OUTRIDER_JOB_ID");
+  } else if (Env("TORCHELASTIC_RUN_ID")) {
+    c.job_id = Env("TORCHELASTIC_RUN_ID");
+  } else {
+    c.job_id = "default";
+  }
+  int32_t rank = 0, world = 1, local_rank = -1, local_world = -1;
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("RANK", &rank));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("WORLD_SIZE", &world));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("LOCAL_RANK", &local_rank));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("LOCAL_WORLD_SIZE", &local_world));
+  c.rank = req.rank >= 0 ? req.rank : rank;
+  c.world_size = req.world_size >= 0 ? req.world_size : world;
+  c.local_rank = req.local_rank >= 0 ? req.local_rank : (local_rank >= 0 ? local_rank : c.rank);
+  c.local_world_size = req.local_world_size >= 0 ? req.local_world_size
+                                                  : (local_world >= 0 ? local_world : c.world_size);
+  if (req.arena_bytes != 0) {
+    c.arena_bytes = req.arena_bytes;
+  } else {
+    OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_ARENA_BYTES", &c.arena_bytes));
+  }
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_SPIN_US", &c.spin_us));
+  if (const char* mode = Env("OUTRIDER_GPU_MODE")) {
+    if (std::string_view(mode) == "staging" || *mode == '\0') {
+      c.gpu_mode = ipc::GpuMode::kStaging;
+    } else if (std::string_view(mode) == "ipc") {
+      c.gpu_mode = ipc::GpuMode::kIpc;
+    } else {
+      return InvalidArgument(std::string("OUTRIDER_GPU_MODE=") + mode + " is neither staging nor ipc");
+    }
+  }
+  // The root agent: OUTRIDER_ROOT_ADDR (host:port), else MASTER_ADDR at the agent port.
+  if (Env("OUTRIDER_ROOT_ADDR")) {
+    c.root_addr = Env("OUTRIDER_ROOT_ADDR");
+  } else if (Env("MASTER_ADDR")) {
+    uint32_t port = ipc::kDefaultAgentPort;
+    OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_AGENT_PORT", &port));
+    c.root_addr = std::string(Env("MASTER_ADDR")) + ":" + std::to_string(port);
+  }
+  if (Env("OUTRIDER_JOB_TOKEN")) c.token = Env("OUTRIDER_JOB_TOKEN");
+  if (c.root_addr.size() >= ipc::kAddrBytes) {
+    return InvalidArgument("root agent address '" + c.root_addr + "' is longer than " +
+                           std::to_string(ipc::kAddrBytes - 1) + " characters");
+  }
+  if (c.token.size() >= ipc::kTokenBytes) {
+    return InvalidArgument("OUTRIDER_JOB_TOKEN is longer than " + std::to_string(ipc::kTokenBytes - 1) + " characters");
+  }
+  c.timeout_ms = req.timeout_ms > 0 ? req.timeout_ms : 5000;
+  if (c.job_id.size() >= ipc::kJobIdBytes) {
+    return InvalidArgument("job id '" + c.job_id + "' is longer than " + std::to_string(ipc::kJobIdBytes - 1) + " characters");
+  }
+  if (c.world_size < 1 || c.rank < 0 || c.rank >= c.world_size) {
+    return InvalidArgument("rank " + std::to_string(c.rank) + " is outside world size " + std::to_string(c.world_size));
+  }
+  if (c.local_world_size < 1 || c.local_rank < 0 || c.local_rank >= c.local_world_size) {
+    return InvalidArgument("local rank " + std::to_string(c.local_rank) + " is outside local world size " +
+                           std::to_string(c.local_world_size));
+  }
+  return c;
+}
+
+}  // namespace outrider::shim

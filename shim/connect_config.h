@@ -1,0 +1,37 @@
+// How a client reaches its agent and who it is in the job: the options of outrider_connect,
+// completed from the environment (torchrun's variables, OUTRIDER_*).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "ipc/protocol.h"
+
+namespace outrider::shim {
+
+struct ConnectConfig {
+  std::string socket_path;
+  std::string job_id;
+  int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  uint64_t arena_bytes = uint64_t{256} << 20;
+  int timeout_ms = 5000;
+  uint32_t spin_us = 20;
+  std::string root_addr;  // host:port of the job's root agent (multi-node)
+  std::string token;
+  ipc::GpuMode gpu_mode = ipc::GpuMode::kStaging;  // OUTRIDER_GPU_MODE: staging or ipc
+};
+
+// Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
+// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE);
+// `explicit_*` < 0 or empty means unset. Unparsable variables are errors naming the variable.
+struct ConnectRequest {
+  const char* socket_path = nullptr;
+  const char* job_id = nullptr;
+  int32_t rank = -1, world_size = -1, local_rank = -1, local_world_size = -1;
+  uint64_t arena_bytes = 0;
+  int timeout_ms = 0;
+};
+Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& request);
+
+}  // namespace outrider::shim

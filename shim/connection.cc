@@ -1,0 +1,207 @@
+// The connection to the agent: the hello and its checks of the control segment, the agent's
+// departure (EOF, failure or goodbye), requests with replies, and waiting on the completion ring.
+#include "shim/connection.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace outrider::shim {
+
+Status FromReply(int32_t code, const char* message) {
+  if (code == 0) return Status::Ok();
+  if (code < 0 || code > kMaxCode) return ProtocolError("agent replied with unknown code " + std::to_string(code));
+  return Status(static_cast<Code>(code), std::string(message, strnlen(message, ipc::kMessageBytes)));
+}
+
+Connection::Connection(const ConnectConfig& config) : config_(config), spin_(config_.spin_us) {}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const ConnectConfig& config) {
+  auto c = std::unique_ptr<Connection>(new Connection(config));
+  OUTRIDER_ASSIGN_OR_RETURN(c->channel_, ipc::UnixChannel::Connect(config.socket_path));
+  OUTRIDER_RETURN_IF_ERROR(c->Handshake());
+  return c;
+}
+
+void Connection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  if (gone_.ok() && channel_.fd() >= 0) {
+    ipc::Goodbye bye{};
+    ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+    (void)channel_.Send(&bye, sizeof(bye));
+  }
+}
+
+Status Connection::Handshake() {
+  ipc::HelloRequest hello{};
+  ipc::InitMsgHeader(&hello.header, ipc::MsgType::kHello, sizeof(hello) - sizeof(hello.header), next_request_id_++);
+  std::memcpy(hello.job_id, config_.job_id.data(), config_.job_id.size());
+  hello.rank = config_.rank;
+  hello.world_size = config_.world_size;
+  hello.local_rank = config_.local_rank;
+  hello.local_world_size = config_.local_world_size;
+  hello.pid = ::getpid();
+  std::memcpy(hello.root_addr, config_.root_addr.data(), config_.root_addr.size());
+  std::memcpy(hello.token, config_.token.data(), config_.token.size());
+  hello.gpu_mode = static_cast<uint32_t>(config_.gpu_mode);
+  // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
+  // hello; its reply is still worth reading when the send fails.
+  Status sent = channel_.Send(&hello, sizeof(hello));
+  ipc::HelloReply reply{};
+  std::vector<UniqueFd> fds;
+  auto n = channel_.Recv(&reply, sizeof(reply), &fds, sent.ok() ? config_.timeout_ms : 0);
+  if (!sent.ok() && (!n.ok() || *n != sizeof(reply))) return sent;
+  if (!n.ok()) return n.status().Annotate("waiting for the agent's hello reply");
+  if (*n == 0) return Unavailable("the agent closed the connection during the handshake");
+  if (*n < sizeof(ipc::MsgHeader) || reply.header.magic != ipc::kMagic) {
+    return ProtocolError("the agent's hello reply is malformed");
+  }
+  if (reply.header.version != ipc::kProtocolVersion) {
+    return ProtocolError("the agent speaks protocol version " + std::to_string(reply.header.version) +
+                         ", this shim " + std::to_string(ipc::kProtocolVersion));
+  }
+  if (*n != sizeof(reply) || reply.header.type != static_cast<uint16_t>(ipc::MsgType::kHelloReply)) {
+    return ProtocolError("unexpected reply to hello");
+  }
+  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("the agent refused the connection"));
+  if (fds.size() != 3) return ProtocolError("hello reply carried " + std::to_string(fds.size()) + " fds, expected 3");
+  OUTRIDER_ASSIGN_OR_RETURN(size_t control_size, ipc::CheckSealedMemfd(fds[0].get()));
+  if (control_size != reply.control_bytes || control_size < sizeof(ipc::ControlHeader)) {
+    return ProtocolError("control segment size does not match the hello reply");
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(control_, ipc::MapShared(fds[0].get(), control_size));
+  ipc::ControlHeader h;
+  std::memcpy(&h, control_.data(), sizeof(h));
+  ipc::ControlLayout l = ipc::ComputeControlLayout(h.sq_entries, h.cq_entries);
+  bool pow2 = h.sq_entries && !(h.sq_entries & (h.sq_entries - 1)) && h.cq_entries == h.sq_entries;
+  if (h.magic != ipc::kMagic || h.version != ipc::kProtocolVersion || !pow2 ||
+      l.total_bytes != control_size || l.sq_indices_offset != h.sq_indices_offset ||
+      l.sq_slots_offset != h.sq_slots_offset || l.cq_indices_offset != h.cq_indices_offset ||
+      l.cq_slots_offset != h.cq_slots_offset || l.fences_offset != h.fences_offset) {
+    return ProtocolError("control segment header does not match this shim's layout");
+  }
+  uint8_t* base = control_.data();
+  sq_ = ipc::RingProducer<ipc::SubmitEntry>(reinterpret_cast<ipc::RingIndices*>(base + l.sq_indices_offset),
+                                            reinterpret_cast<ipc::SubmitEntry*>(base + l.sq_slots_offset),
+                                            h.sq_entries);
+  cq_ = ipc::RingConsumer<ipc::CompletionEntry>(
+      reinterpret_cast<ipc::RingIndices*>(base + l.cq_indices_offset),
+      reinterpret_cast<ipc::CompletionEntry*>(base + l.cq_slots_offset), h.cq_entries);
+  sq_efd_ = std::move(fds[1]);
+  cq_efd_ = std::move(fds[2]);
+  return Status::Ok();
+}
+
+void Connection::MarkGone(Status why) {
+  gone_ = std::move(why);
+  if (on_gone_) on_gone_();
+}
+
+void Connection::LeaveAndDrain(uint64_t deadline) {
+  ipc::Goodbye bye{};
+  ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+  (void)channel_.Send(&bye, sizeof(bye));
+  gone_ = Cancelled("the client disconnected");
+  for (uint64_t now = ipc::MonotonicNs(); now < deadline; now = ipc::MonotonicNs()) {
+    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+    auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+    if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
+    if (!n.ok() || *n == 0) break;  // hung up
+  }
+}
+
+std::optional<Status> Connection::Departure(const Result<size_t>& n, const uint8_t* buf) {
+  if (!n.ok()) return Unavailable("connection to the agent failed: " + n.status().message());
+  if (*n == 0) return Unavailable("the agent closed the connection (agent exited or was killed)");
+  ipc::Goodbye bye{};
+  std::memcpy(&bye, buf, std::min(*n, sizeof(bye)));
+  if (*n == sizeof(bye) && bye.header.magic == ipc::kMagic &&
+      bye.header.type == static_cast<uint16_t>(ipc::MsgType::kGoodbye)) {
+    bye.message[sizeof(bye.message) - 1] = '\0';
+    Status why = FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
+    return Status(why.code(), "the agent closed the connection: " + why.message());
+  }
+  return std::nullopt;
+}
+
+bool Connection::SocketReadable() const { return ipc::WaitReadable(channel_.fd(), -1, 0) != 0; }
+
+void Connection::OnSocketReadable() {
+  alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+  std::vector<UniqueFd> fds;
+  auto n = channel_.Recv(buf, sizeof(buf), &fds, 0);
+  if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) return;  // nothing there
+  std::optional<Status> gone = Departure(n, buf);
+  MarkGone(gone ? *gone : ProtocolError("unexpected message from the agent"));
+}
+
+bool Connection::Push(const ipc::SubmitEntry& e) {
+  if (sq_.Push(e) != ipc::RingResult::kOk) return false;
+  if (sq_.ConsumerNeedsWake()) ipc::SignalEventFd(sq_efd_.get());
+  return true;
+}
+
+Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, const int* fds, size_t nfds,
+                                             uint32_t request_id) {
+  OUTRIDER_RETURN_IF_ERROR(gone());
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(msg, bytes, fds, nfds));
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
+  for (;;) {
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline) return DeadlineExceeded("the agent did not answer a region request in time");
+    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+    auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+    if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
+    if (std::optional<Status> gone = Departure(n, buf)) {
+      MarkGone(*gone);
+      return gone_;
+    }
+    ipc::MsgHeader hdr;
+    std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
+    if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic || hdr.request_id != request_id) {
+      return ProtocolError("unexpected reply to a region request");
+    }
+    ipc::RegionReply reply;
+    std::memcpy(&reply, buf, sizeof(reply));
+    return reply;
+  }
+}
+
+bool Connection::Await(uint64_t deadline, int wake_fd) {
+  // Spin on the ring for a while: the agent usually answers within microseconds.
+  uint64_t spin_until = ipc::MonotonicNs() + spin_.budget_ns();
+  while (ipc::MonotonicNs() < spin_until) {
+    if (!cq_.Empty()) {
+      spin_.Hit();
+      return true;
+    }
+    // Yield rather than pause: with more runnable processes than cores (trainers + agent),
+    // the process we wait for may need this core.
+    sched_yield();
+  }
+  uint64_t now = ipc::MonotonicNs();
+  if (now >= deadline) return false;
+  if (!cq_.PrepareSleep()) return true;
+  spin_.Miss();
+  int wait_ms = deadline == UINT64_MAX ? -1 : static_cast<int>((deadline - now + 999999) / 1000000);
+  int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), wake_fd, wait_ms);
+  cq_.FinishSleep();
+  if (r == 1) ipc::DrainEventFd(cq_efd_.get());
+  if (r == 2) OnSocketReadable();
+  return true;
+}
+
+ipc::FenceSlot* Connection::fence_slots() const {
+  return reinterpret_cast<ipc::FenceSlot*>(control_.data() +
+                                           reinterpret_cast<const ipc::ControlHeader*>(control_.data())->fences_offset);
+}
+
+void Connection::LeakControl() { (void)new ipc::Mapping(std::move(control_)); }
+
+}  // namespace outrider::shim

@@ -1,0 +1,99 @@
+// The client's connection to its node agent: the Unix socket (hello, requests, goodbye) and the
+// control segment's rings (submissions out, completions in), with the wait for either side.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "base/status.h"
+#include "ipc/event_fd.h"
+#include "ipc/memfd.h"
+#include "ipc/protocol.h"
+#include "ipc/ring.h"
+#include "ipc/unix_channel.h"
+#include "shim/connect_config.h"
+
+namespace outrider::shim {
+
+// Thread-safety: one thread at a time (the owning Client's). fd() may be polled from another
+// thread (the fence watchdog), which never reads the socket.
+class Connection {
+ public:
+  // Connects to the agent's socket and says hello: maps the control segment and attaches the
+  // rings. A connection that fails after connecting still says goodbye.
+  static Result<std::unique_ptr<Connection>> Open(const ConnectConfig& config);
+  ~Connection() { Close(); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Says goodbye unless the agent is gone (or was told already). Nothing is sent after it.
+  void Close();
+
+  // Called once the agent is found gone (after gone() says why): streams waiting on the agent's
+  // fences go on.
+  void set_on_gone(std::function<void()> on_gone) { on_gone_ = std::move(on_gone); }
+
+  // OK while the agent is there; else why it is gone.
+  Status gone() const { return gone_.ok() ? Status::Ok() : gone_; }
+  // Records why the agent is gone and runs the on_gone hook.
+  void MarkGone(Status why);
+  // Tells the agent this client leaves (a goodbye), records the client as gone (Cancelled) and
+  // reads until the agent hangs up or `deadline` (monotonic ns) passes; the on_gone hook is not
+  // run (the caller releases the fences itself).
+  void LeaveAndDrain(uint64_t deadline);
+
+  // Whether the socket has something to read (or hung up) right now.
+  bool SocketReadable() const;
+  // Reads whatever the agent sent on the socket; on EOF or goodbye records why it is gone.
+  void OnSocketReadable();
+
+  // Pushes an entry on the submission ring, ringing the agent's doorbell if it sleeps; false if
+  // the ring is full.
+  bool Push(const ipc::SubmitEntry& e);
+  uint32_t sq_capacity() const { return sq_.capacity(); }
+  ipc::RingResult PopCompletion(ipc::CompletionEntry* c) { return cq_.Pop(c); }
+  bool CompletionsEmpty() const { return cq_.Empty(); }
+  // Blocks until a completion may have arrived, the agent said something, `wake_fd` (if >= 0) is
+  // readable, or `deadline` (monotonic ns; UINT64_MAX: none). False once the deadline passed.
+  bool Await(uint64_t deadline, int wake_fd = -1);
+
+  uint32_t NextRequestId() { return next_request_id_++; }
+  // Sends a request and waits for its reply (a RegionReply: regions and communicators).
+  Result<ipc::RegionReply> Request(const void* msg, size_t bytes, const int* fds, size_t nfds, uint32_t request_id);
+
+  int fd() const { return channel_.fd(); }
+  // The submission ring's doorbell (an eventfd the agent waits on).
+  int doorbell_fd() const { return sq_efd_.get(); }
+  const ipc::Mapping& control() const { return control_; }
+  // The control segment's fence slots (ipc::kFenceSlots of them).
+  ipc::FenceSlot* fence_slots() const;
+  // Leaves the control segment mapped for good (streams may still use it).
+  void LeakControl();
+
+ private:
+  explicit Connection(const ConnectConfig& config);
+  Status Handshake();
+  // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.
+  static std::optional<Status> Departure(const Result<size_t>& n, const uint8_t* buf);
+
+  ConnectConfig config_;
+  ipc::UnixChannel channel_;
+  ipc::Mapping control_;
+  UniqueFd sq_efd_;
+  UniqueFd cq_efd_;
+  ipc::RingProducer<ipc::SubmitEntry> sq_;
+  ipc::RingConsumer<ipc::CompletionEntry> cq_;
+  ipc::AdaptiveSpin spin_;
+  uint32_t next_request_id_ = 1;
+  Status gone_;  // set once the agent closed the connection
+  bool closed_ = false;  // Close() ran
+  std::function<void()> on_gone_;
+};
+
+// An agent reply's status (code and message field).
+Status FromReply(int32_t code, const char* message);
+
+}  // namespace outrider::shim
