@@ -1,25 +1,23 @@
 // Agent lifecycle: start listening, announce readiness, run the loop, shut down cleanly.
 #include "agent/agent.h"
 
-#include "agent/engine/gpu/nccl_path.h"
-#include "agent/memory/cuda_memory.h"
-#include "loaders/cuda/driver.h"
-
+#include <malloc.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <malloc.h>
 #include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include <cerrno>
-
-#include "agent/engine/json_text.h"
-#include "agent/log.h"
-#include "agent/observability.h"
-
 #include <chrono>
 #include <future>
-#include <systemd/sd-daemon.h>
+
+#include "agent/engine/gpu/nccl_path.h"
+#include "agent/engine/json_text.h"
+#include "agent/log.h"
+#include "agent/memory/cuda_memory.h"
+#include "agent/observability.h"
+#include "loaders/cuda/driver.h"
 
 namespace outrider::agent {
 namespace {
@@ -52,25 +50,28 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     }));
   }
 
-  CudaMemory::SetPinnedOptions({options.gpu_pinned_max_bytes, uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
+  CudaMemory::SetPinnedOptions(
+      {options.gpu_pinned_max_bytes, uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
   GpuNcclPolicy& nccl = agent->gpu_nccl_;
   nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
-                                             : options.gpu_nccl == "off"  ? GpuNccl::kOff
-                                                                          : GpuNccl::kAuto);
-  if (cuda::kBuiltWithCuda) Logger("agent")->info("gpu_nccl = {}: {}", GpuNcclName(nccl.mode), nccl.why);
+                               : options.gpu_nccl == "off" ? GpuNccl::kOff
+                                                           : GpuNccl::kAuto);
+  if (cuda::kBuiltWithCuda)
+    Logger("agent")->info("gpu_nccl = {}: {}", GpuNcclName(nccl.mode), nccl.why);
   Metrics().gpu_nccl->Get({GpuNcclName(nccl.mode)})->Set(nccl.on ? 1 : 0);
   EngineOptions engine = options.engine;
   engine.gpu_nccl = nccl.on;
   engine.aging_ns = options.network.scheduler.aging_ns;  // one aging for sends and NCCL launches
   agent->jobs_.set_engine_options(engine);
   if (options.network.port != 0) {
-    OUTRIDER_ASSIGN_OR_RETURN(agent->network_,
-                              Network::Create(agent->loop_.get(), &agent->jobs_, options.network,
-                                              UcxTransportFactory(options.network.tcp_congestion_control,
-                                                                  options.network.ucx_zero_copy != 0)));
+    OUTRIDER_ASSIGN_OR_RETURN(
+        agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, options.network,
+                                         UcxTransportFactory(options.network.tcp_congestion_control,
+                                                             options.network.ucx_zero_copy != 0)));
     agent->jobs_.set_network(agent->network_.get());
   }
-  agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);
+  agent->control_ =
+      std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);
   agent->control_->set_fence_timeout_ns(uint64_t{options.op_timeout_ms} * 1'000'000);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
   Metrics().set_enabled(options.metrics != 0);
@@ -83,7 +84,8 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
 Status Agent::StartHttp() {
   std::map<std::string, HttpServer::Handler> routes;
   routes["/metrics"] = [] {
-    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", Metrics().registry().Serialize()};
+    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
+                        Metrics().registry().Serialize()};
   };
   routes["/healthz"] = [this] {
     // The loop may store a newer time between the two reads: a stamp ahead of `now` is age 0.
@@ -91,17 +93,21 @@ Status Agent::StartHttp() {
     uint64_t now = ipc::MonotonicNs();
     uint64_t age = now > alive ? now - alive : 0;
     if (age < 5'000'000'000ull) return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
-    return HttpResponse{503, "text/plain; charset=utf-8",
-                        "progress loop has not run for " + std::to_string(age / 1'000'000) + " ms\n"};
+    return HttpResponse{
+        503, "text/plain; charset=utf-8",
+        "progress loop has not run for " + std::to_string(age / 1'000'000) + " ms\n"};
   };
   routes["/readyz"] = [this] {
     if (ready_.load()) return HttpResponse{200, "text/plain; charset=utf-8", "ready\n"};
-    return HttpResponse{503, "text/plain; charset=utf-8", "not ready (starting or shutting down)\n"};
+    return HttpResponse{503, "text/plain; charset=utf-8",
+                        "not ready (starting or shutting down)\n"};
   };
   routes["/status"] = [this] { return StatusResponse(); };
-  OUTRIDER_ASSIGN_OR_RETURN(http_, HttpServer::Start(options_.http_address, static_cast<uint16_t>(options_.http_port),
-                                                     std::move(routes)));
-  Logger("agent")->info("HTTP on {}:{} (/metrics /healthz /readyz /status)", options_.http_address, options_.http_port);
+  OUTRIDER_ASSIGN_OR_RETURN(
+      http_, HttpServer::Start(options_.http_address, static_cast<uint16_t>(options_.http_port),
+                               std::move(routes)));
+  Logger("agent")->info("HTTP on {}:{} (/metrics /healthz /readyz /status)", options_.http_address,
+                        options_.http_port);
   return Status::Ok();
 }
 
@@ -111,7 +117,8 @@ HttpResponse Agent::StatusResponse() {
   std::future<std::string> result = promise->get_future();
   loop_->Post([this, promise] { promise->set_value(StatusJson()); });
   if (result.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
-    return HttpResponse{503, "text/plain; charset=utf-8", "progress loop did not answer within 2 s\n"};
+    return HttpResponse{503, "text/plain; charset=utf-8",
+                        "progress loop did not answer within 2 s\n"};
   }
   return HttpResponse{200, "application/json", result.get()};
 }
@@ -119,35 +126,48 @@ HttpResponse Agent::StatusResponse() {
 std::string Agent::StatusJson() {
   uint64_t now = ipc::MonotonicNs();
   nlohmann::json j;
-  j["agent"] = {{"pid", ::getpid()}, {"uptime_s", (now - start_ns_) / 1e9}, {"socket", options_.control.socket_path},
-                {"port", options_.network.port}, {"protocol", ipc::kProtocolVersion}, {"ready", ready_.load()}};
+  j["agent"] = {{"pid", ::getpid()},
+                {"uptime_s", (now - start_ns_) / 1e9},
+                {"socket", options_.control.socket_path},
+                {"port", options_.network.port},
+                {"protocol", ipc::kProtocolVersion},
+                {"ready", ready_.load()}};
   j["clients"] = control_->ClientsJson();
   const GpuNcclPolicy& nccl = gpu_nccl_;
-  j["gpu_nccl"] = {{"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
+  j["gpu_nccl"] = {
+      {"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
   j["jobs"] = jobs_.StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
-  j["tcp_congestion_control"] = network_ != nullptr ? network_->transport()->tcp_congestion_control()
-                                                      : std::string(kKernelCongestionControl);
+  j["tcp_congestion_control"] = network_ != nullptr
+                                    ? network_->transport()->tcp_congestion_control()
+                                    : std::string(kKernelCongestionControl);
   j["queues"] = {{"default", {{"pending_collectives", jobs_.PendingCount()}}}};
   if (network_ != nullptr) {
     const SendScheduler& sched = *network_->scheduler();
     nlohmann::json classes = nlohmann::json::object();
     for (const auto& [name, c] : sched.Stats()) {
-      classes[name] = {{"queued_chunks", c.queued}, {"sent_chunks", c.sent},
-                       {"mean_wait_ms", c.sent ? c.wait_s * 1e3 / static_cast<double>(c.sent) : 0.0}};
+      classes[name] = {
+          {"queued_chunks", c.queued},
+          {"sent_chunks", c.sent},
+          {"mean_wait_ms", c.sent ? c.wait_s * 1e3 / static_cast<double>(c.sent) : 0.0}};
     }
     nlohmann::json order = nlohmann::json::array();
     const auto& recent = sched.recent();
     for (size_t i = recent.size() > 32 ? recent.size() - 32 : 0; i < recent.size(); ++i) {
       const auto& x = recent[i];
-      order.push_back({{"order", x.order}, {"peer", x.peer}, {"priority", x.priority}, {"bytes", x.bytes},
+      order.push_back({{"order", x.order},
+                       {"peer", x.peer},
+                       {"priority", x.priority},
+                       {"bytes", x.bytes},
                        {"wait_ms", x.wait_ns / 1e6}});
     }
     j["scheduler"] = {{"policy", sched.options().priority ? "priority" : "fifo"},
                       {"credit_window_bytes", sched.options().window_bytes},
                       {"solo_window_bytes", sched.options().solo_window_bytes},
-                      {"aging_ms", sched.options().aging_ns / 1'000'000}, {"classes", classes}, {"last_sends", order}};
+                      {"aging_ms", sched.options().aging_ns / 1'000'000},
+                      {"classes", classes},
+                      {"last_sends", order}};
   }
   return JsonText(j, 2) + "\n";
 }
@@ -159,11 +179,13 @@ void Agent::RefreshGauges() {
   m.pending_ops->Set(static_cast<double>(jobs_.PendingCount()));
   m.memory_registered->Set(static_cast<double>(control_->RegisteredBytes()));
   if (CudaMemory* cuda = CudaMemory::Started()) {
-    m.gpu_pinned->Get({"in_use"})->Set(static_cast<double>(cuda->pinned_bytes() - cuda->idle_pinned_bytes()));
+    m.gpu_pinned->Get({"in_use"})
+        ->Set(static_cast<double>(cuda->pinned_bytes() - cuda->idle_pinned_bytes()));
     m.gpu_pinned->Get({"idle"})->Set(static_cast<double>(cuda->idle_pinned_bytes()));
   }
   m.peers->Get({"up"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_up()) : 0);
-  m.peers->Get({"lost"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_lost()) : 0);
+  m.peers->Get({"lost"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_lost())
+                                                  : 0);
   if (network_ != nullptr) {
     for (const auto& [name, c] : network_->scheduler()->Stats()) {
       m.scheduler_queued->Get({name})->Set(static_cast<double>(c.queued));
@@ -230,7 +252,9 @@ int Agent::TimeoutMs() {
   }
   // Silent connections close on time, and a pause in accepting ends on time.
   if (uint64_t control_ns = control_->NextDeadlineNs(); control_ns != UINT64_MAX) {
-    int ms = control_ns <= now ? 0 : static_cast<int>(std::min<uint64_t>((control_ns - now) / 1'000'000 + 1, 1000));
+    int ms = control_ns <= now
+                 ? 0
+                 : static_cast<int>(std::min<uint64_t>((control_ns - now) / 1'000'000 + 1, 1000));
     net_ms = net_ms < 0 ? ms : std::min(net_ms, ms);
     next_tick_ns_ = std::min(next_tick_ns_, control_ns);
   }

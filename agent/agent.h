@@ -10,9 +10,9 @@
 #include "agent/control/control_server.h"
 #include "agent/engine/gpu/nccl_policy.h"
 #include "agent/engine/job_table.h"
-#include "agent/net/network.h"
 #include "agent/event_loop.h"
 #include "agent/http/http_server.h"
+#include "agent/net/network.h"
 
 namespace outrider::agent {
 
@@ -47,10 +47,10 @@ class Agent {
   uint64_t next_expiry_check_ns_ = 0;
   uint64_t next_tick_ns_ = 0;
   uint64_t start_ns_ = 0;
-  uint64_t watchdog_us_ = 0;  // systemd WatchdogSec, 0 = none
+  uint64_t watchdog_us_ = 0;   // systemd WatchdogSec, 0 = none
   uint64_t last_busy_ns_ = 0;  // last tick with pending collectives, or a job started or ended
   size_t jobs_at_last_tick_ = 0;
-  bool trimmed_ = true;        // heap returned since then
+  bool trimmed_ = true;  // heap returned since then
   uint64_t next_watchdog_ns_ = 0;
   std::atomic<uint64_t> loop_alive_ns_{0};  // last progress-loop iteration (for /healthz)
   std::atomic<bool> ready_{false};          // listening and serving (for /readyz)

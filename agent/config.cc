@@ -4,7 +4,9 @@
 #include "agent/config.h"
 
 #include <sys/un.h>
+#include <toml++/toml.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -14,9 +16,6 @@
 #include <limits>
 #include <optional>
 #include <span>
-
-#include <CLI/CLI.hpp>
-#include <toml++/toml.h>
 
 #include "agent/config_params.h"
 #include "ipc/defaults.h"
@@ -28,7 +27,7 @@
 namespace outrider::agent {
 namespace {
 
-constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug", "info", "warn",
+constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
                                                         "error", "critical", "off"};
 
 size_t IndexOf(std::string_view name) {
@@ -57,10 +56,14 @@ std::optional<size_t> ParamNamedBy(std::string_view message) {
 // "config file /etc/outrider.toml".
 std::string SetBy(Source source, const std::string& origin) {
   switch (source) {
-    case Source::kDefault: return "default";
-    case Source::kConfigFile: return "config file " + origin;
-    case Source::kEnv: return "env " + origin;
-    case Source::kFlag: return "flag " + origin;
+    case Source::kDefault:
+      return "default";
+    case Source::kConfigFile:
+      return "config file " + origin;
+    case Source::kEnv:
+      return "env " + origin;
+    case Source::kFlag:
+      return "flag " + origin;
   }
   return origin;
 }
@@ -108,8 +111,8 @@ Status TomlToText(const Param& p, const toml::node& node, const std::string& whe
 
 Status ReadFile(const std::string& path, const std::string& where, std::string* out) {
   auto fail = [&](int err) {
-    return InvalidArgument("config file '" + path + "' (from " + where + "): " +
-                           std::strerror(err));
+    return InvalidArgument("config file '" + path + "' (from " + where +
+                           "): " + std::strerror(err));
   };
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return fail(errno);
@@ -203,10 +206,14 @@ std::string MarkdownCell(std::string_view text, bool code) {
 
 std::string_view SourceName(Source source) {
   switch (source) {
-    case Source::kDefault: return "default";
-    case Source::kConfigFile: return "config";
-    case Source::kEnv: return "env";
-    case Source::kFlag: return "flag";
+    case Source::kDefault:
+      return "default";
+    case Source::kConfigFile:
+      return "config";
+    case Source::kEnv:
+      return "env";
+    case Source::kFlag:
+      return "flag";
   }
   return "unknown";
 }
@@ -214,10 +221,9 @@ std::string_view SourceName(Source source) {
 Status ControlServerOptions::ValidateAccess() const {
   if (socket_path.empty()) return InvalidArgument("socket_path must not be empty");
   if (socket_path.size() >= sizeof(sockaddr_un{}.sun_path)) {
-    return InvalidArgument("socket_path must be shorter than " +
-                           std::to_string(sizeof(sockaddr_un{}.sun_path)) +
-                           " bytes (sockaddr_un limit), got " +
-                           std::to_string(socket_path.size()) + " bytes");
+    return InvalidArgument(
+        "socket_path must be shorter than " + std::to_string(sizeof(sockaddr_un{}.sun_path)) +
+        " bytes (sockaddr_un limit), got " + std::to_string(socket_path.size()) + " bytes");
   }
   for (uint32_t uid : allowed_uids) {
     if (uid == std::numeric_limits<uint32_t>::max()) {
@@ -234,9 +240,11 @@ Status ControlServerOptions::ValidateCapacity() const {
   }
   if (max_clients < 1) return InvalidArgument("max_clients must be at least 1, got 0");
   if (max_communicators < 1) return InvalidArgument("max_communicators must be at least 1, got 0");
-  if (handshake_timeout_ms < 1) return InvalidArgument("handshake_timeout_ms must be at least 1, got 0");
+  if (handshake_timeout_ms < 1)
+    return InvalidArgument("handshake_timeout_ms must be at least 1, got 0");
   if (max_world_size < 1 || max_world_size > (1u << 30)) {
-    return InvalidArgument("max_world_size must be in [1, 2^30], got " + std::to_string(max_world_size));
+    return InvalidArgument("max_world_size must be in [1, 2^30], got " +
+                           std::to_string(max_world_size));
   }
   return limits.Validate();
 }
@@ -245,13 +253,14 @@ Status AgentOptions::Validate() const {
   // Table order: the socket's rows, log_level, then the rings' and clients' rows.
   OUTRIDER_RETURN_IF_ERROR(control.ValidateAccess());
   if (std::find(kLogLevels.begin(), kLogLevels.end(), log_level) == kLogLevels.end()) {
-    return InvalidArgument("log_level must be one of trace, debug, info, warn, error, "
-                           "critical, off, got '" + log_level + "'");
+    return InvalidArgument(
+        "log_level must be one of trace, debug, info, warn, error, "
+        "critical, off, got '" +
+        log_level + "'");
   }
   OUTRIDER_RETURN_IF_ERROR(control.ValidateCapacity());
   if (spin_us > 1000000) {
-    return InvalidArgument("spin_us must be at most 1000000 (1 s), got " +
-                           std::to_string(spin_us));
+    return InvalidArgument("spin_us must be at most 1000000 (1 s), got " + std::to_string(spin_us));
   }
   // Table order: the network's rows, the engine's, then the scheduler's.
   OUTRIDER_RETURN_IF_ERROR(network.ValidateLinks());
@@ -278,7 +287,8 @@ EnvLookup ProcessEnvironment() {
 
 std::string HelpText() {
   std::string out =
-      "outrider-agent " OUTRIDER_VERSION ": per-node communication-offload agent.\n"
+      "outrider-agent " OUTRIDER_VERSION
+      ": per-node communication-offload agent.\n"
       "Usage: outrider-agent [options]\n"
       "Precedence: flag > OUTRIDER_* environment variable > config file (--config) > default.\n"
       "\nOptions:\n";
@@ -294,8 +304,9 @@ std::string HelpText() {
   }
   out += "  -h, --help\n      Print this help and exit.\n";
   out += "  --version\n      Print the version and exit.\n";
-  out += "  --print-config-table\n      Print the parameter table of docs/operations.md "
-         "(Markdown) and exit.\n";
+  out +=
+      "  --print-config-table\n      Print the parameter table of docs/operations.md "
+      "(Markdown) and exit.\n";
   return out;
 }
 
@@ -391,8 +402,7 @@ Result<LoadedConfig> LoadConfig(int argc, const char* const* argv, const EnvLook
     return InvalidArgument(st.message() + " (set by " + SetBy(source[*i], origin[*i]) + ")");
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    out.effective.push_back(
-        {std::string(params[i].name), params[i].get(o), source[i], origin[i]});
+    out.effective.push_back({std::string(params[i].name), params[i].get(o), source[i], origin[i]});
   }
   return out;
 }

@@ -34,7 +34,7 @@ struct AgentOptions {
   // How long a collective may wait for all local ranks to submit before it fails with
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;
-  uint32_t spin_us = 50;   // progress-loop polling before sleeping in epoll
+  uint32_t spin_us = 50;  // progress-loop polling before sleeping in epoll
   // Who runs dense GPU collectives of gpu_mode ipc clients: "auto" (the agent's NCCL under MPS,
   // else the host engine), "force" (NCCL even without MPS) or "off" (the host engine).
   std::string gpu_nccl = "auto";
@@ -60,8 +60,8 @@ struct AgentOptions {
 
 // One row of the startup log.
 struct EffectiveValue {
-  std::string name;    // config key style: "sq_entries"
-  std::string value;   // as it would be written on the command line
+  std::string name;   // config key style: "sq_entries"
+  std::string value;  // as it would be written on the command line
   Source source;
   std::string origin;  // "--sq-entries", "OUTRIDER_SQ_ENTRIES", "/etc/outrider.toml", "default"
 };

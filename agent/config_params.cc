@@ -53,8 +53,11 @@ std::string JoinUids(const std::vector<uint32_t>& uids) {
 }
 
 // Field setters/getters for the table: text in, text out. `f` may be a nested field.
-#define OUTRIDER_STRING_FIELD(f)                                                          \
-  [](AgentOptions& o, std::string_view t) { o.f = std::string(t); return Status::Ok(); }, \
+#define OUTRIDER_STRING_FIELD(f)            \
+  [](AgentOptions& o, std::string_view t) { \
+    o.f = std::string(t);                   \
+    return Status::Ok();                    \
+  },                                        \
       [](const AgentOptions& o) { return o.f; }
 #define OUTRIDER_UINT_FIELD(f)                                                \
   [](AgentOptions& o, std::string_view t) { return ParseUnsigned(t, &o.f); }, \
@@ -67,11 +70,12 @@ const Param kParams[] = {
      OUTRIDER_STRING_FIELD(control.socket_path)},
     {"socket_group", "--socket-group", "OUTRIDER_SOCKET_GROUP", "socket_group", "GROUP", "", "",
      "Group whose members may connect: socket directory 0750 and socket 0660 owned by it. "
-     "Empty: directory 0700, socket 0600.", true, ParamKind::kString,
-     OUTRIDER_STRING_FIELD(control.socket_group)},
+     "Empty: directory 0700, socket 0600.",
+     true, ParamKind::kString, OUTRIDER_STRING_FIELD(control.socket_group)},
     {"allowed_uids", "--allowed-uids", "OUTRIDER_ALLOWED_UIDS", "allowed_uids", "UID,...", "", "",
      "Comma-separated uids (a TOML array of integers in the file) that may connect besides the "
-     "agent's own uid; root always may.", true, ParamKind::kUintList,
+     "agent's own uid; root always may.",
+     true, ParamKind::kUintList,
      [](AgentOptions& o, std::string_view t) { return ParseUidList(t, &o.control.allowed_uids); },
      [](const AgentOptions& o) { return JoinUids(o.control.allowed_uids); }},
     {"log_level", "--log-level", "OUTRIDER_LOG_LEVEL", "log_level", "LEVEL", "", "",
@@ -83,19 +87,20 @@ const Param kParams[] = {
     {"max_clients", "--max-clients", "OUTRIDER_MAX_CLIENTS", "max_clients", "N", "", "clients",
      "Most trainer processes connected at once.", true, ParamKind::kUint,
      OUTRIDER_UINT_FIELD(control.max_clients)},
-    {"max_communicators", "--max-communicators", "OUTRIDER_MAX_COMMUNICATORS", "max_communicators", "N", "",
-     "memberships",
+    {"max_communicators", "--max-communicators", "OUTRIDER_MAX_COMMUNICATORS", "max_communicators",
+     "N", "", "memberships",
      "Most communicator memberships (process groups a trainer creates beside its job's, e.g. "
      "torch.distributed.new_group) of all clients together; one client may hold at most 4096.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(control.max_communicators)},
-    {"handshake_timeout_ms", "--handshake-timeout-ms", "OUTRIDER_HANDSHAKE_TIMEOUT_MS", "handshake_timeout_ms", "MS", "",
-     "ms",
+    {"handshake_timeout_ms", "--handshake-timeout-ms", "OUTRIDER_HANDSHAKE_TIMEOUT_MS",
+     "handshake_timeout_ms", "MS", "", "ms",
      "A connection to the control socket that has not said hello this long after it was accepted "
-     "is closed; at most 128 connections wait for their hello at once (a new one closes the oldest).",
+     "is closed; at most 128 connections wait for their hello at once (a new one closes the "
+     "oldest).",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(control.handshake_timeout_ms)},
-    {"max_world_size", "--max-world-size", "OUTRIDER_MAX_WORLD_SIZE", "max_world_size", "N", "", "ranks",
-     "Largest job (WORLD_SIZE) a client may join; larger ones are refused at the hello.", true,
-     ParamKind::kUint, OUTRIDER_UINT_FIELD(control.max_world_size)},
+    {"max_world_size", "--max-world-size", "OUTRIDER_MAX_WORLD_SIZE", "max_world_size", "N", "",
+     "ranks", "Largest job (WORLD_SIZE) a client may join; larger ones are refused at the hello.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(control.max_world_size)},
     {"max_regions_per_client", "--max-regions-per-client", "OUTRIDER_MAX_REGIONS_PER_CLIENT",
      "max_regions_per_client", "N", "", "regions",
      "Most memory regions one client may have registered at once.", true, ParamKind::kUint,
@@ -105,32 +110,36 @@ const Param kParams[] = {
      OUTRIDER_UINT_FIELD(control.limits.max_region_bytes)},
     {"op_timeout_ms", "--op-timeout-ms", "OUTRIDER_OP_TIMEOUT_MS", "op_timeout_ms", "MS", "", "ms",
      "How long a collective may wait for all local ranks to submit before it fails with "
-     "DEADLINE_EXCEEDED on every node of its job; 0 = never.", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
+     "DEADLINE_EXCEEDED on every node of its job; 0 = never.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
     {"spin_us", "--spin-us", "OUTRIDER_SPIN_US", "spin_us", "US", "", "us",
      "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,
      ParamKind::kUint, OUTRIDER_UINT_FIELD(spin_us)},
     {"gpu_nccl", "--gpu-nccl", "OUTRIDER_GPU_NCCL", "gpu_nccl", "MODE", "", "",
      "Who runs dense GPU collectives of gpu_mode ipc jobs: `auto` (the agent's own NCCL "
-     "communicators when MPS runs, else the host engine through pinned buffers), `force` (NCCL even "
+     "communicators when MPS runs, else the host engine through pinned buffers), `force` (NCCL "
+     "even "
      "without MPS: its kernels are then time-sliced with training's) or `off` (the host engine).",
      true, ParamKind::kString,
      [](AgentOptions& o, std::string_view t) {
        if (t != "auto" && t != "force" && t != "off") {
-         return InvalidArgument("gpu_nccl must be auto, force or off, got '" + std::string(t) + "'");
+         return InvalidArgument("gpu_nccl must be auto, force or off, got '" + std::string(t) +
+                                "'");
        }
        o.gpu_nccl = std::string(t);
        return Status::Ok();
      },
      [](const AgentOptions& o) { return o.gpu_nccl; }},
-    {"gpu_pinned_max_bytes", "--gpu-pinned-max-bytes", "OUTRIDER_GPU_PINNED_MAX_BYTES", "gpu_pinned_max_bytes",
-     "BYTES", "0 (an eighth of host memory)", "bytes",
+    {"gpu_pinned_max_bytes", "--gpu-pinned-max-bytes", "OUTRIDER_GPU_PINNED_MAX_BYTES",
+     "gpu_pinned_max_bytes", "BYTES", "0 (an eighth of host memory)", "bytes",
      "Most host memory the agent pins to stage GPU regions of gpu_mode ipc clients, in use and "
      "kept for reuse together; an op that would need more fails with RESOURCE_EXHAUSTED. 0: an "
      "eighth of the host's memory, between 256 MiB and 64 GiB.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(gpu_pinned_max_bytes)},
-    {"gpu_pinned_idle_ms", "--gpu-pinned-idle-ms", "OUTRIDER_GPU_PINNED_IDLE_MS", "gpu_pinned_idle_ms", "MS", "",
-     "ms",
-     "A pinned staging buffer unused this long is unpinned and given back to the system; 0: at once "
+    {"gpu_pinned_idle_ms", "--gpu-pinned-idle-ms", "OUTRIDER_GPU_PINNED_IDLE_MS",
+     "gpu_pinned_idle_ms", "MS", "", "ms",
+     "A pinned staging buffer unused this long is unpinned and given back to the system; 0: at "
+     "once "
      "(no reuse).",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(gpu_pinned_idle_ms)},
     {"port", "--port", "OUTRIDER_PORT", "port", "PORT", "", "",
@@ -155,12 +164,12 @@ const Param kParams[] = {
      OUTRIDER_UINT_FIELD(network.heartbeat_ms)},
     {"peer_timeout_ms", "--peer-timeout-ms", "OUTRIDER_PEER_TIMEOUT_MS", "peer_timeout_ms", "MS",
      "", "ms",
-     "A peer agent silent this long is declared lost: its jobs' ops fail on every survivor.",
-     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.peer_timeout_ms)},
+     "A peer agent silent this long is declared lost: its jobs' ops fail on every survivor.", true,
+     ParamKind::kUint, OUTRIDER_UINT_FIELD(network.peer_timeout_ms)},
     {"rendezvous_timeout_ms", "--rendezvous-timeout-ms", "OUTRIDER_RENDEZVOUS_TIMEOUT_MS",
      "rendezvous_timeout_ms", "MS", "", "ms",
-     "How long a multi-node job may take to find all its nodes' agents before its ops fail.",
-     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.rendezvous_timeout_ms)},
+     "How long a multi-node job may take to find all its nodes' agents before its ops fail.", true,
+     ParamKind::kUint, OUTRIDER_UINT_FIELD(network.rendezvous_timeout_ms)},
     {"tcp_congestion_control", "--tcp-congestion-control", "OUTRIDER_TCP_CONGESTION_CONTROL",
      "tcp_congestion_control", "NAME", "", "",
      "Congestion control of the agent's TCP connections to other agents (a name from "
@@ -174,7 +183,8 @@ const Param kParams[] = {
     {"ucx_zero_copy", "--ucx-zero-copy", "OUTRIDER_UCX_ZERO_COPY", "ucx_zero_copy", "0|1", "", "",
      "1: let UCX send zero-copy. Faster where the CPU and not the link limits (64 MiB allreduces "
      "took 1.4-1.7x as long without it on 4 unshaped namespaces of 2 cores, as long on 2 Gbit/s "
-     "links), but UCX's TCP transport (1.10 to at least 1.22) can then abort this agent when a peer "
+     "links), but UCX's TCP transport (1.10 to at least 1.22) can then abort this agent when a "
+     "peer "
      "agent dies mid-transfer: only with a UCX that has the fix. 0: sends are copied.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.ucx_zero_copy)},
     {"ring_chunk_bytes", "--ring-chunk-bytes", "OUTRIDER_RING_CHUNK_BYTES", "ring_chunk_bytes",
@@ -185,7 +195,8 @@ const Param kParams[] = {
      "BYTES", "", "bytes",
      "Inter-node allreduces up to this size send the node's whole buffer to every other node (one "
      "round, lowest latency); larger ones use the ring (least bandwidth). Raise it on links much "
-     "faster than 10 Gbit/s, where rounds cost more than bytes. Every agent of a job needs the same "
+     "faster than 10 Gbit/s, where rounds cost more than bytes. Every agent of a job needs the "
+     "same "
      "value: where two pick differently, the op fails naming this setting.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.direct_max_bytes)},
     {"nccl_chunk_bytes", "--nccl-chunk-bytes", "OUTRIDER_NCCL_CHUNK_BYTES", "nccl_chunk_bytes",
@@ -205,8 +216,7 @@ const Param kParams[] = {
      true, ParamKind::kString,
      [](AgentOptions& o, std::string_view t) {
        if (t != "priority" && t != "fifo") {
-         return InvalidArgument("scheduler must be priority or fifo, got '" + std::string(t) +
-                                "'");
+         return InvalidArgument("scheduler must be priority or fifo, got '" + std::string(t) + "'");
        }
        o.network.scheduler.priority = t == "priority";
        return Status::Ok();
@@ -218,16 +228,19 @@ const Param kParams[] = {
      "credit_window_bytes", "BYTES", "", "bytes",
      "Bytes of bulk chunks in flight per peer link that carries chunks of more than one priority: "
      "an urgent chunk waits behind at most this much (behind solo_window_bytes if it arrives on a "
-     "link that carried one priority).", true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.window_bytes)},
-    {"solo_window_bytes", "--solo-window-bytes", "OUTRIDER_SOLO_WINDOW_BYTES", "solo_window_bytes", "BYTES", "",
-     "bytes",
-     "The credit window of a peer link whose queued and in-flight chunks all have one priority (one "
+     "link that carried one priority).",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.window_bytes)},
+    {"solo_window_bytes", "--solo-window-bytes", "OUTRIDER_SOLO_WINDOW_BYTES", "solo_window_bytes",
+     "BYTES", "", "bytes",
+     "The credit window of a peer link whose queued and in-flight chunks all have one priority "
+     "(one "
      "op, or ops nobody ranks apart): nothing there can be overtaken, and the deeper window keeps "
      "the link busy while the receiving agent waits for a core. As soon as a chunk of another "
      "priority shows up, the link is back to credit_window_bytes.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.solo_window_bytes)},
     {"aging_ms", "--aging-ms", "OUTRIDER_AGING_MS", "aging_ms", "MS", "", "ms",
-     "A waiting chunk (or an op waiting for its launch on the agents' NCCL) gains one priority level "
+     "A waiting chunk (or an op waiting for its launch on the agents' NCCL) gains one priority "
+     "level "
      "per this many ms, so no op starves; 0 = no aging.",
      true, ParamKind::kUint,
      [](AgentOptions& o, std::string_view t) {
@@ -279,8 +292,7 @@ std::string DefaultText(const Param& p) {
   if (text.empty()) return "(empty)";
   constexpr uint64_t kGiB = uint64_t{1} << 30;
   uint64_t bytes = 0;
-  if (p.unit == "bytes" && ParseUnsigned(text, &bytes).ok() && bytes >= kGiB &&
-      bytes % kGiB == 0) {
+  if (p.unit == "bytes" && ParseUnsigned(text, &bytes).ok() && bytes >= kGiB && bytes % kGiB == 0) {
     text += " (" + std::to_string(bytes / kGiB) + " GiB)";
   }
   return text;

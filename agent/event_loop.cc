@@ -30,7 +30,8 @@ Status EventLoop::Add(int fd, uint32_t events, Handler handler) {
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = (uint64_t{gen} << 32) | static_cast<uint32_t>(fd);
-  if (::epoll_ctl(epfd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) return ErrnoStatus("epoll_ctl add", errno);
+  if (::epoll_ctl(epfd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0)
+    return ErrnoStatus("epoll_ctl add", errno);
   handlers_[fd] = Entry{gen, std::move(handler)};
   return Status::Ok();
 }

@@ -4,14 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
-#include <deque>
 #include <mutex>
 #include <unordered_map>
 
-#include "ipc/event_fd.h"
 #include "base/status.h"
+#include "ipc/event_fd.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {
@@ -21,10 +21,10 @@ class EventLoop {
  public:
   using Handler = std::function<void(uint32_t events)>;
   struct Hooks {
-    std::function<bool()> poll;          // drains rings; true if it did any work
-    std::function<bool()> prepare_sleep; // arms sleep flags; false if work arrived meanwhile
-    std::function<void()> after_wake;    // clears sleep flags
-    std::function<int()> timeout_ms;     // longest sleep allowed (-1: no limit)
+    std::function<bool()> poll;           // drains rings; true if it did any work
+    std::function<bool()> prepare_sleep;  // arms sleep flags; false if work arrived meanwhile
+    std::function<void()> after_wake;     // clears sleep flags
+    std::function<int()> timeout_ms;      // longest sleep allowed (-1: no limit)
   };
 
   static Result<std::unique_ptr<EventLoop>> Create(uint32_t spin_us);

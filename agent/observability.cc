@@ -13,74 +13,105 @@ AgentMetrics& Metrics() {
 }
 
 AgentMetrics::AgentMetrics() {
-  auto& build = registry_.AddGauge("outrider_build_info", "Build of the running agent (value 1).", {"version", "protocol"});
+  auto& build = registry_.AddGauge("outrider_build_info", "Build of the running agent (value 1).",
+                                   {"version", "protocol"});
   build.Get({OUTRIDER_VERSION, std::to_string(ipc::kProtocolVersion)})->Set(1);
-  ops_ = &registry_.AddCounter("outrider_ops_total", "Ops completed per client, by job, op kind, algorithm and result code.",
-                               {"job", "op", "algo", "result"});
-  bytes_ = &registry_.AddCounter("outrider_bytes_total", "Bytes this agent sent to and received from peer agents (payload and headers).",
-                                 {"job", "direction", "transport"});
-  auto& duration_family = registry_.AddHistogram("outrider_op_duration_seconds",
-                                          "Time from a collective's first local submission to its completion.", {"op"},
-                                          metrics::ExponentialBuckets(10e-6, 4, 12));
-  for (uint32_t k = 0; k < ipc::kNumOpKinds; ++k) duration[k] = duration_family.Get({std::string(ipc::OpKindName(static_cast<ipc::OpKind>(k)))});
-  auto& errors_family = registry_.AddCounter("outrider_errors_total", "Ops that failed, by result code.", {"code"});
-  for (int32_t c = 1; c <= kMaxCode; ++c) errors[c] = errors_family.Get({std::string(CodeName(static_cast<Code>(c)))});
+  ops_ = &registry_.AddCounter(
+      "outrider_ops_total", "Ops completed per client, by job, op kind, algorithm and result code.",
+      {"job", "op", "algo", "result"});
+  bytes_ = &registry_.AddCounter(
+      "outrider_bytes_total",
+      "Bytes this agent sent to and received from peer agents (payload and headers).",
+      {"job", "direction", "transport"});
+  auto& duration_family =
+      registry_.AddHistogram("outrider_op_duration_seconds",
+                             "Time from a collective's first local submission to its completion.",
+                             {"op"}, metrics::ExponentialBuckets(10e-6, 4, 12));
+  for (uint32_t k = 0; k < ipc::kNumOpKinds; ++k)
+    duration[k] = duration_family.Get({std::string(ipc::OpKindName(static_cast<ipc::OpKind>(k)))});
+  auto& errors_family =
+      registry_.AddCounter("outrider_errors_total", "Ops that failed, by result code.", {"code"});
+  for (int32_t c = 1; c <= kMaxCode; ++c)
+    errors[c] = errors_family.Get({std::string(CodeName(static_cast<Code>(c)))});
   errors[0] = nullptr;
-  queue_wait = registry_.AddHistogram("outrider_queue_wait_seconds",
-                                      "Time a collective waited for all local ranks before it started.", {"priority_class"},
-                                      metrics::ExponentialBuckets(10e-6, 4, 12)).Get({"default"});
-  pending_ops = registry_.AddGauge("outrider_queue_depth", "Collectives pending on this agent (waiting for ranks or running).",
-                                   {"priority_class"}).Get({"default"});
-  sparse_density_ = &registry_.AddGauge("outrider_sparse_density_ratio",
-                                        "Rows in the last sparse allreduce result / table rows.", {"job"});
+  queue_wait = registry_
+                   .AddHistogram("outrider_queue_wait_seconds",
+                                 "Time a collective waited for all local ranks before it started.",
+                                 {"priority_class"}, metrics::ExponentialBuckets(10e-6, 4, 12))
+                   .Get({"default"});
+  pending_ops = registry_
+                    .AddGauge("outrider_queue_depth",
+                              "Collectives pending on this agent (waiting for ranks or running).",
+                              {"priority_class"})
+                    .Get({"default"});
+  sparse_density_ =
+      &registry_.AddGauge("outrider_sparse_density_ratio",
+                          "Rows in the last sparse allreduce result / table rows.", {"job"});
   wire_efficiency_ = &registry_.AddGauge("outrider_wire_efficiency_ratio",
-                                         "Predicted / measured inter-node bytes of the last sparse op (1 = as the cost model expected).",
+                                         "Predicted / measured inter-node bytes of the last sparse "
+                                         "op (1 = as the cost model expected).",
                                          {"job"});
-  gpu_mode_ = &registry_.AddGauge("outrider_job_gpu_mode",
-                                  "How a job's trainers hand over device buffers (1 for the job's mode, 0 otherwise).",
-                                  {"job", "mode"});
-  gpu_nccl = &registry_.AddGauge("outrider_gpu_nccl_enabled",
-                                 "1 if the agent runs dense GPU collectives on its own NCCL communicators, 0 if on the "
-                                 "host engine; `mode` is the gpu_nccl setting.",
-                                 {"mode"});
-  auto& gpu_sparse = registry_.AddCounter("outrider_gpu_sparse_rows_total",
-                                          "Rows of sparse allreduce and shard ops (f32 rows) in GPU memory, by how they were staged to host memory: "
-                                          "`as_is` copied as submitted; `coalesced_in` coalesced on the GPU, and "
-                                          "`coalesced_out` the unique rows that were copied for them.",
-                                          {"stage"});
+  gpu_mode_ = &registry_.AddGauge(
+      "outrider_job_gpu_mode",
+      "How a job's trainers hand over device buffers (1 for the job's mode, 0 otherwise).",
+      {"job", "mode"});
+  gpu_nccl = &registry_.AddGauge(
+      "outrider_gpu_nccl_enabled",
+      "1 if the agent runs dense GPU collectives on its own NCCL communicators, 0 if on the "
+      "host engine; `mode` is the gpu_nccl setting.",
+      {"mode"});
+  auto& gpu_sparse =
+      registry_.AddCounter("outrider_gpu_sparse_rows_total",
+                           "Rows of sparse allreduce and shard ops (f32 rows) in GPU memory, by "
+                           "how they were staged to host memory: "
+                           "`as_is` copied as submitted; `coalesced_in` coalesced on the GPU, and "
+                           "`coalesced_out` the unique rows that were copied for them.",
+                           {"stage"});
   gpu_sparse_as_is = gpu_sparse.Get({"as_is"});
   gpu_sparse_coalesced_in = gpu_sparse.Get({"coalesced_in"});
   gpu_sparse_coalesced_out = gpu_sparse.Get({"coalesced_out"});
   const std::vector<std::string> nccl_labels = {"job", "comm", "op", "source"};
-  nccl_calls_ = &registry_.AddCounter("outrider_nccl_calls_total",
-                                      "NCCL calls of trainers on this node, by job, communicator, kind and source "
-                                      "(`interposer`: liboutrider_nccl.so; `profiler`: the NCCL profiler plugin).",
-                                      nccl_labels);
-  nccl_bytes_ = &registry_.AddCounter("outrider_nccl_bytes_total", "Bytes of those calls' send buffers.", nccl_labels);
-  nccl_timed_ = &registry_.AddCounter("outrider_nccl_timed_calls_total",
-                                      "Those calls whose GPU time is in outrider_nccl_gpu_seconds_total.", nccl_labels);
-  nccl_seconds_ = &registry_.AddCounter("outrider_nccl_gpu_seconds_total", "GPU time of the timed calls.", nccl_labels);
-  nccl_telemetry = &registry_.AddCounter("outrider_nccl_telemetry_datagrams_total",
-                                         "NCCL telemetry datagrams from trainers, by result: `accepted` (counted whole) or "
-                                         "`rejected` (malformed, a job name that is not printable ASCII, or a sender "
-                                         "that is not allowed; nothing of it counted).",
-                                         {"result"});
+  nccl_calls_ = &registry_.AddCounter(
+      "outrider_nccl_calls_total",
+      "NCCL calls of trainers on this node, by job, communicator, kind and source "
+      "(`interposer`: liboutrider_nccl.so; `profiler`: the NCCL profiler plugin).",
+      nccl_labels);
+  nccl_bytes_ = &registry_.AddCounter("outrider_nccl_bytes_total",
+                                      "Bytes of those calls' send buffers.", nccl_labels);
+  nccl_timed_ = &registry_.AddCounter(
+      "outrider_nccl_timed_calls_total",
+      "Those calls whose GPU time is in outrider_nccl_gpu_seconds_total.", nccl_labels);
+  nccl_seconds_ = &registry_.AddCounter("outrider_nccl_gpu_seconds_total",
+                                        "GPU time of the timed calls.", nccl_labels);
+  nccl_telemetry = &registry_.AddCounter(
+      "outrider_nccl_telemetry_datagrams_total",
+      "NCCL telemetry datagrams from trainers, by result: `accepted` (counted whole) or "
+      "`rejected` (malformed, a job name that is not printable ASCII, or a sender "
+      "that is not allowed; nothing of it counted).",
+      {"result"});
   nccl_telemetry->Get({"accepted"});
   nccl_telemetry->Get({"rejected"});
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
-  memory_registered = registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.").Get({});
-  gpu_pinned = &registry_.AddGauge("outrider_gpu_pinned_bytes",
-                                   "Host memory the agent pinned to stage GPU regions: `in_use` by ops, `idle` kept for "
-                                   "reuse until gpu_pinned_idle_ms passes (bounded by gpu_pinned_max_bytes together).",
-                                   {"state"});
-  scheduler_queued = &registry_.AddGauge("outrider_scheduler_queued_chunks",
-                                         "Bulk chunks waiting in the send scheduler, by priority class.", {"priority_class"});
-  scheduler_sent = &registry_.AddGauge("outrider_scheduler_sent_chunks",
-                                       "Bulk chunks the send scheduler released since start, by priority class.", {"priority_class"});
-  scheduler_wait = &registry_.AddGauge("outrider_scheduler_wait_seconds",
-                                       "Total time released chunks waited in the send scheduler, by priority class.",
-                                       {"priority_class"});
+  memory_registered =
+      registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.")
+          .Get({});
+  gpu_pinned = &registry_.AddGauge(
+      "outrider_gpu_pinned_bytes",
+      "Host memory the agent pinned to stage GPU regions: `in_use` by ops, `idle` kept for "
+      "reuse until gpu_pinned_idle_ms passes (bounded by gpu_pinned_max_bytes together).",
+      {"state"});
+  scheduler_queued = &registry_.AddGauge(
+      "outrider_scheduler_queued_chunks",
+      "Bulk chunks waiting in the send scheduler, by priority class.", {"priority_class"});
+  scheduler_sent =
+      &registry_.AddGauge("outrider_scheduler_sent_chunks",
+                          "Bulk chunks the send scheduler released since start, by priority class.",
+                          {"priority_class"});
+  scheduler_wait = &registry_.AddGauge(
+      "outrider_scheduler_wait_seconds",
+      "Total time released chunks waited in the send scheduler, by priority class.",
+      {"priority_class"});
   peers = &registry_.AddGauge("outrider_peers", "Peer agents by state.", {"state"});
   peers->Get({"up"});
   peers->Get({"lost"});
@@ -95,23 +126,30 @@ std::string AgentMetrics::JobLabel(const std::string& job) {
   return job;
 }
 
-metrics::Counter* AgentMetrics::OpsCounter(const std::string& job_label, ipc::OpKind kind, const char* algo, Code code) {
-  return ops_->Get({job_label, std::string(ipc::OpKindName(kind)), algo, std::string(CodeName(code))});
+metrics::Counter* AgentMetrics::OpsCounter(const std::string& job_label, ipc::OpKind kind,
+                                           const char* algo, Code code) {
+  return ops_->Get(
+      {job_label, std::string(ipc::OpKindName(kind)), algo, std::string(CodeName(code))});
 }
 
 metrics::Counter* AgentMetrics::BytesCounter(const std::string& job_label, const char* direction) {
   return bytes_->Get({job_label, direction, "ucx"});
 }
 
-AgentMetrics::NcclCounters AgentMetrics::Nccl(const std::string& job_label, const std::string& comm_label, const char* op,
+AgentMetrics::NcclCounters AgentMetrics::Nccl(const std::string& job_label,
+                                              const std::string& comm_label, const char* op,
                                               const char* source) {
   std::vector<std::string> labels = {job_label, comm_label, op, source};
   return NcclCounters{nccl_calls_->Get(labels), nccl_bytes_->Get(labels), nccl_timed_->Get(labels),
                       nccl_seconds_->Get(labels)};
 }
 
-metrics::Gauge* AgentMetrics::SparseDensity(const std::string& job_label) { return sparse_density_->Get({job_label}); }
-metrics::Gauge* AgentMetrics::WireEfficiency(const std::string& job_label) { return wire_efficiency_->Get({job_label}); }
+metrics::Gauge* AgentMetrics::SparseDensity(const std::string& job_label) {
+  return sparse_density_->Get({job_label});
+}
+metrics::Gauge* AgentMetrics::WireEfficiency(const std::string& job_label) {
+  return wire_efficiency_->Get({job_label});
+}
 metrics::Gauge* AgentMetrics::GpuMode(const std::string& job_label, ipc::GpuMode mode) {
   return gpu_mode_->Get({job_label, std::string(ipc::GpuModeName(mode))});
 }

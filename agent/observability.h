@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "ipc/protocol.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 #include "metrics/registry.h"
 
 namespace outrider::agent {
@@ -27,7 +27,8 @@ class AgentMetrics {
 
   std::string JobLabel(const std::string& job);
   // Children for the hot paths: callers create them once (this locks) and keep the pointers.
-  metrics::Counter* OpsCounter(const std::string& job_label, ipc::OpKind kind, const char* algo, Code code);
+  metrics::Counter* OpsCounter(const std::string& job_label, ipc::OpKind kind, const char* algo,
+                               Code code);
   metrics::Counter* BytesCounter(const std::string& job_label, const char* direction);
   metrics::Gauge* SparseDensity(const std::string& job_label);
   metrics::Gauge* WireEfficiency(const std::string& job_label);
@@ -36,7 +37,8 @@ class AgentMetrics {
   struct NcclCounters {
     metrics::Counter *calls, *bytes, *timed_calls, *gpu_seconds;
   };
-  NcclCounters Nccl(const std::string& job_label, const std::string& comm_label, const char* op, const char* source);
+  NcclCounters Nccl(const std::string& job_label, const std::string& comm_label, const char* op,
+                    const char* source);
   // Telemetry datagrams by result (accepted, rejected: malformed, a bad job name, a sender not
   // allowed).
   metrics::Family<metrics::Counter>* nccl_telemetry;
@@ -51,9 +53,9 @@ class AgentMetrics {
   metrics::Gauge* jobs;
   metrics::Gauge* memory_registered;
   metrics::Family<metrics::Gauge>* gpu_pinned;  // {state}: in_use, idle
-  metrics::Gauge* pending_ops;  // collectives waiting for ranks or in progress
-  metrics::Family<metrics::Gauge>* gpu_nccl;  // {mode}: 1 if the agent runs NCCL collectives
-  metrics::Family<metrics::Gauge>* peers;  // {state}
+  metrics::Gauge* pending_ops;                  // collectives waiting for ranks or in progress
+  metrics::Family<metrics::Gauge>* gpu_nccl;    // {mode}: 1 if the agent runs NCCL collectives
+  metrics::Family<metrics::Gauge>* peers;       // {state}
   // Send scheduler by priority class (urgent < 0 <= normal < 1000 <= bulk), refreshed each tick.
   metrics::Family<metrics::Gauge>* scheduler_queued;
   metrics::Family<metrics::Gauge>* scheduler_wait;

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define OUTRIDER_CHECK(cond)                                                          \
-  do {                                                                                \
-    if (__builtin_expect(!(cond), 0)) {                                               \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-      std::abort();                                                                   \
-    }                                                                                 \
+#define OUTRIDER_CHECK(cond)                                                        \
+  do {                                                                              \
+    if (__builtin_expect(!(cond), 0)) {                                             \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
   } while (0)

@@ -52,7 +52,9 @@ class [[nodiscard]] Status {
 };
 
 inline Status InvalidArgument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
-inline Status FailedPrecondition(std::string m) { return {Code::kFailedPrecondition, std::move(m)}; }
+inline Status FailedPrecondition(std::string m) {
+  return {Code::kFailedPrecondition, std::move(m)};
+}
 inline Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
 inline Status DeadlineExceeded(std::string m) { return {Code::kDeadlineExceeded, std::move(m)}; }
 inline Status PeerLost(std::string m) { return {Code::kPeerLost, std::move(m)}; }
@@ -69,7 +71,7 @@ Status ErrnoStatus(std::string_view what, int err);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     OUTRIDER_CHECK(!std::get<Status>(v_).ok());
   }
@@ -100,10 +102,10 @@ class [[nodiscard]] Result {
 #define OUTRIDER_CONCAT_INNER(a, b) a##b
 #define OUTRIDER_CONCAT(a, b) OUTRIDER_CONCAT_INNER(a, b)
 
-#define OUTRIDER_RETURN_IF_ERROR(expr)              \
-  do {                                              \
-    ::outrider::Status _st = (expr);                \
-    if (!_st.ok()) return _st;                      \
+#define OUTRIDER_RETURN_IF_ERROR(expr) \
+  do {                                 \
+    ::outrider::Status _st = (expr);   \
+    if (!_st.ok()) return _st;         \
   } while (0)
 
 #define OUTRIDER_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -36,7 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   OUTRIDER_CHECK(::pwrite(fd, data, size, 0) == static_cast<ssize_t>(size));
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   const char* argv[] = {"outrider-agent", "--config", path.c_str()};
-  agent::EnvLookup no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  agent::EnvLookup no_env = [](const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
   Result<agent::LoadedConfig> loaded = agent::LoadConfig(3, argv, no_env);
   if (!loaded.ok()) {
     OUTRIDER_CHECK(loaded.status().code() == Code::kInvalidArgument);

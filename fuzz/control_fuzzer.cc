@@ -18,8 +18,8 @@
 #include "agent/control/hello.h"
 #include "agent/control/session.h"
 #include "agent/log.h"
-#include "fuzz/fuzz_input.h"
 #include "base/check.h"
+#include "fuzz/fuzz_input.h"
 #include "ipc/event_fd.h"
 #include "ipc/memfd.h"
 #include "ipc/ring.h"
@@ -78,7 +78,8 @@ struct Client {
   size_t regions = 0;  // registered, as the replies told
 };
 
-std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLimits& limits, Client* client) {
+std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLimits& limits,
+                              Client* client) {
   int sv[2];
   OUTRIDER_CHECK(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
   UniqueFd agent_end(sv[0]);
@@ -91,17 +92,21 @@ std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLim
   Result<ipc::Mapping> agent_view = ipc::MapShared(control_fd->get(), layout.total_bytes);
   Result<ipc::Mapping> client_view = ipc::MapShared(control_fd->get(), layout.total_bytes);
   OUTRIDER_CHECK(agent_view.ok() && client_view.ok());
-  ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries, kRingEntries, layout);
+  ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries,
+                         kRingEntries, layout);
   client->control = std::move(*client_view);
-  client->sq_indices = reinterpret_cast<ipc::RingIndices*>(client->control.data() + layout.sq_indices_offset);
-  client->sq_slots = reinterpret_cast<ipc::SubmitEntry*>(client->control.data() + layout.sq_slots_offset);
+  client->sq_indices =
+      reinterpret_cast<ipc::RingIndices*>(client->control.data() + layout.sq_indices_offset);
+  client->sq_slots =
+      reinterpret_cast<ipc::SubmitEntry*>(client->control.data() + layout.sq_slots_offset);
   Result<UniqueFd> sq_efd = ipc::CreateEventFd();
   Result<UniqueFd> cq_efd = ipc::CreateEventFd();
   OUTRIDER_CHECK(sq_efd.ok() && cq_efd.ok());
   agent::ClientIdentity id = hello.identity;
   id.client_id = 1;
-  return std::make_unique<Session>(id, ipc::UnixChannel(std::move(agent_end)), std::move(*control_fd),
-                                   std::move(*agent_view), std::move(*sq_efd), std::move(*cq_efd), limits);
+  return std::make_unique<Session>(id, ipc::UnixChannel(std::move(agent_end)),
+                                   std::move(*control_fd), std::move(*agent_view),
+                                   std::move(*sq_efd), std::move(*cq_efd), limits);
 }
 
 // Reads every reply the session sent; each must be a region reply or a goodbye.
@@ -153,9 +158,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!hello.ok()) return 0;
   const agent::ClientIdentity& id = hello->identity;
   OUTRIDER_CHECK(!id.job_id.empty() && id.job_id.size() < ipc::kJobIdBytes);
-  OUTRIDER_CHECK(id.world_size >= 1 && static_cast<uint32_t>(id.world_size) <= options.max_world_size);
+  OUTRIDER_CHECK(id.world_size >= 1 &&
+                 static_cast<uint32_t>(id.world_size) <= options.max_world_size);
   OUTRIDER_CHECK(id.rank >= 0 && id.rank < id.world_size);
-  OUTRIDER_CHECK(id.local_rank >= 0 && id.local_rank < id.local_world_size && id.local_world_size <= 64);
+  OUTRIDER_CHECK(id.local_rank >= 0 && id.local_rank < id.local_world_size &&
+                 id.local_world_size <= 64);
   OUTRIDER_CHECK(hello->sq_entries >= 8 && hello->sq_entries <= 65536);
   OUTRIDER_CHECK((hello->sq_entries & (hello->sq_entries - 1)) == 0);
 

@@ -37,7 +37,8 @@ inline UniqueFd ConnectLoopback(uint16_t port) {
     }
   }
   if (err != 0) {
-    std::fprintf(stderr, "connecting to 127.0.0.1:%u: %s\n", static_cast<unsigned>(port), std::strerror(err));
+    std::fprintf(stderr, "connecting to 127.0.0.1:%u: %s\n", static_cast<unsigned>(port),
+                 std::strerror(err));
     std::abort();
   }
   linger l{1, 0};
@@ -52,7 +53,8 @@ inline void SendAll(int fd, const std::string& bytes) {
     ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      std::fprintf(stderr, "sending %zu bytes on loopback: %s\n", bytes.size(), std::strerror(errno));
+      std::fprintf(stderr, "sending %zu bytes on loopback: %s\n", bytes.size(),
+                   std::strerror(errno));
       std::abort();
     }
     off += static_cast<size_t>(n);

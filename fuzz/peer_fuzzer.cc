@@ -23,10 +23,10 @@
 #include "agent/log.h"
 #include "agent/net/network.h"
 #include "agent/transport/fake/fake_transport.h"
+#include "base/check.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/loopback.h"
 #include "fuzz/peer_ops.h"
-#include "base/check.h"
 
 namespace outrider::fuzz {
 namespace {
@@ -51,7 +51,8 @@ class Rank : public agent::Member {
     id_.token = kToken;
   }
   const agent::ClientIdentity& identity() const override { return id_; }
-  void Complete(uint64_t op_id, const Status&, uint64_t, uint64_t, const agent::OpReport*) override {
+  void Complete(uint64_t op_id, const Status&, uint64_t, uint64_t,
+                const agent::OpReport*) override {
     OUTRIDER_CHECK(!left);
     OUTRIDER_CHECK(++completions[op_id] == 1);
   }
@@ -70,7 +71,8 @@ class Rank : public agent::Member {
 // Joins `node` to the job at the agent's rendezvous port, as that node's agent would.
 UniqueFd Join(uint16_t port, const agent::JobShape& shape, int node) {
   UniqueFd fd = ConnectLoopback(port);
-  SendAll(fd.get(), agent::rendezvous::Encode(agent::rendezvous::kJoin, shape, node, {agent::FakeNetwork::Address(node)}));
+  SendAll(fd.get(), agent::rendezvous::Encode(agent::rendezvous::kJoin, shape, node,
+                                              {agent::FakeNetwork::Address(node)}));
   return fd;
 }
 
@@ -105,7 +107,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int nodes = 2 + topo % 3, local = 1 + (topo >> 2) % 2, world = nodes * local;
   OpShape shape = ReadShape(in, world);
   agent::EngineOptions engine;
-  engine.direct_max_bytes = (topo & 0x10) ? 0 : engine.direct_max_bytes;  // 0: every large-path algorithm
+  engine.direct_max_bytes =
+      (topo & 0x10) ? 0 : engine.direct_max_bytes;  // 0: every large-path algorithm
   engine.chunk_bytes = 4096;
 
   uint64_t now = 1'000'000'000;
@@ -118,8 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.listen_address = "127.0.0.1";
   options.port = 0;
   options.rendezvous_timeout_ms = 5000;
-  Result<std::unique_ptr<agent::Network>> net =
-      agent::Network::Create(loop->get(), jobs.get(), options, fake->Factory(), [&now] { return now; });
+  Result<std::unique_ptr<agent::Network>> net = agent::Network::Create(
+      loop->get(), jobs.get(), options, fake->Factory(), [&now] { return now; });
   OUTRIDER_CHECK(net.ok());
   jobs->set_network(net->get());
   // The other nodes' agents: endpoints 1.. of the fake network, connected to this agent (0).
@@ -216,8 +219,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::vector<uint8_t> header(header_len, 0);
         if (header_len > 0) std::memcpy(header.data(), &h, std::min(header_len, sizeof(h)));
         std::vector<uint8_t> payload = in.Bytes(64 * 1024);
-        (void)peers[static_cast<size_t>(from)]->Send(0, header.data(), header.size(), payload.data(), payload.size(),
-                                                    nullptr);
+        (void)peers[static_cast<size_t>(from)]->Send(0, header.data(), header.size(),
+                                                     payload.data(), payload.size(), nullptr);
       }
     }
     fake->RunUntilIdle(100000);

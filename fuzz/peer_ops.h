@@ -9,8 +9,8 @@
 
 #include "agent/control/entry_validator.h"
 #include "agent/memory/region_table.h"
-#include "fuzz/fuzz_input.h"
 #include "base/check.h"
+#include "fuzz/fuzz_input.h"
 
 namespace outrider::fuzz {
 
@@ -36,7 +36,8 @@ inline OpShape ReadShape(FuzzInput& in, int world) {
   uint8_t kind = in.Read<uint8_t>() % 10;
   s.count = 1 + in.Read<uint8_t>() % 64;
   switch (kind) {
-    case 0: break;
+    case 0:
+      break;
     case 1:
       s.dtype = ipc::DType::kF16;
       s.reduce_op = ipc::ReduceOp::kAvg;
@@ -45,27 +46,33 @@ inline OpShape ReadShape(FuzzInput& in, int world) {
       s.kind = ipc::OpKind::kBroadcast;
       s.root = in.Read<uint8_t>() % world;
       break;
-    case 3: s.kind = ipc::OpKind::kAllgather; break;
+    case 3:
+      s.kind = ipc::OpKind::kAllgather;
+      break;
     case 4:
       s.kind = ipc::OpKind::kReduceScatter;
       s.dtype = ipc::DType::kI32;
       s.reduce_op = ipc::ReduceOp::kMax;
       break;
-    case 5: s.kind = ipc::OpKind::kBarrier; break;
+    case 5:
+      s.kind = ipc::OpKind::kBarrier;
+      break;
     case 6:
       s.kind = ipc::OpKind::kAlltoallv;
       s.per_rank = in.Read<uint8_t>() % 5;
       break;
     default: {
-      s.kind = kind == 7 ? ipc::OpKind::kSparseAllreduce : kind == 8 ? ipc::OpKind::kSparseShard : ipc::OpKind::kSparseLookup;
+      s.kind = kind == 7   ? ipc::OpKind::kSparseAllreduce
+               : kind == 8 ? ipc::OpKind::kSparseShard
+                           : ipc::OpKind::kSparseLookup;
       s.count = 1 + s.count % 8;  // dim
       s.dtype = in.Read<uint8_t>() & 1 ? ipc::DType::kBF16 : ipc::DType::kF32;
       // Lookup ranks hold their whole shard: its table stays small.
       s.rows = 1 + in.Read<uint32_t>() % (s.kind == ipc::OpKind::kSparseLookup ? 4096u : 1u << 20);
       uint8_t algo = in.Read<uint8_t>();
       s.algo = s.kind == ipc::OpKind::kSparseAllreduce ? algo % ipc::kNumSparseAlgos
-               : s.kind == ipc::OpKind::kSparseShard  ? algo % ipc::kNumShardSchemes
-                                                      : 0;
+               : s.kind == ipc::OpKind::kSparseShard   ? algo % ipc::kNumShardSchemes
+                                                       : 0;
       size_t nnz = in.Read<uint8_t>() % 8;
       for (size_t i = 0; i < nnz; ++i) s.ids.push_back(in.Read<uint32_t>() % s.rows);
       s.capacity = 64;
@@ -140,7 +147,8 @@ inline RankOp MakeOp(const OpShape& s, int rank, int world) {
       if (!s.ids.empty()) std::memcpy(out.buffers[2].data(), s.ids.data(), s.ids.size() * 8);
       uint64_t in_rows = s.ids.size();
       if (s.kind == ipc::OpKind::kSparseLookup) {
-        in_rows = ipc::ShardFirstRow(s.rows, world, rank + 1) - ipc::ShardFirstRow(s.rows, world, rank);
+        in_rows =
+            ipc::ShardFirstRow(s.rows, world, rank + 1) - ipc::ShardFirstRow(s.rows, world, rank);
       }
       e.send = ref(0, in_rows * row_bytes);
       e.recv = ref(1, s.capacity * row_bytes);
@@ -157,7 +165,8 @@ inline RankOp MakeOp(const OpShape& s, int rank, int world) {
     regions[i].span = agent::BufferSpan::Host(out.buffers[i].data(), out.buffers[i].size());
   }
   agent::RegionLookup lookup = [&regions](uint32_t id) -> const agent::Region* {
-    return id >= 1 && id <= regions.size() && !regions[id - 1].span.empty() ? &regions[id - 1] : nullptr;
+    return id >= 1 && id <= regions.size() && !regions[id - 1].span.empty() ? &regions[id - 1]
+                                                                            : nullptr;
   };
   Result<agent::ValidatedOp> op = agent::ValidateEntry(e, rank, world, lookup);
   OUTRIDER_CHECK(op.ok());

@@ -19,9 +19,9 @@
 #include "agent/bootstrap/rendezvous_frame.h"
 #include "agent/event_loop.h"
 #include "agent/log.h"
+#include "base/check.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/loopback.h"
-#include "base/check.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::fuzz {
@@ -56,7 +56,8 @@ void CheckAnswers(int fd) {
     if (f.header.type == agent::rendezvous::kTable) {
       // One address per node. A table for the offered job starts with the root's address; one
       // relayed for a communicator whose node 0 joined as a client starts with that node's.
-      OUTRIDER_CHECK(static_cast<int32_t>(f.blobs.size()) == f.header.num_nodes && f.header.num_nodes >= 2);
+      OUTRIDER_CHECK(static_cast<int32_t>(f.blobs.size()) == f.header.num_nodes &&
+                     f.header.num_nodes >= 2);
       OUTRIDER_CHECK(f.header.num_nodes <= agent::RendezvousServer::kMaxNodes);
     } else {
       OUTRIDER_CHECK(f.header.type == agent::rendezvous::kRefuse && f.blobs.size() == 1);
@@ -107,7 +108,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // one past the body's end) is cut to the body: the server would only time out.
     uint32_t len = in.Read<uint32_t>();
     std::vector<uint8_t> body = in.Bytes(4096);
-    if (len >= sizeof(agent::rendezvous::FrameHeader) && len <= agent::rendezvous::kMaxFrame && len > body.size()) {
+    if (len >= sizeof(agent::rendezvous::FrameHeader) && len <= agent::rendezvous::kMaxFrame &&
+        len > body.size()) {
       len = static_cast<uint32_t>(body.size());
     }
     std::string bytes(reinterpret_cast<const char*>(&len), 4);

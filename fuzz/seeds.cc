@@ -76,8 +76,8 @@ ipc::SubmitEntry Allreduce(uint64_t op_id, uint32_t region) {
 }
 
 // Control message actions (see control_fuzzer.cc): fds in bits 2..4, submission = 3.
-void PutMessage(FuzzOutput& out, const void* msg, size_t bytes, const std::vector<uint32_t>& memfd_sizes = {},
-                uint8_t fd_kind = 0) {
+void PutMessage(FuzzOutput& out, const void* msg, size_t bytes,
+                const std::vector<uint32_t>& memfd_sizes = {}, uint8_t fd_kind = 0) {
   out.Put<uint8_t>(static_cast<uint8_t>(memfd_sizes.size() << 2));
   for (uint32_t size : memfd_sizes) {
     out.Put<uint8_t>(fd_kind);
@@ -123,11 +123,11 @@ void ControlSeeds() {
     out.Put<uint16_t>(8191);
     PutRegister(out, 2, 4096);
     PutRegister(out, 3, 8192);
-    PutRegister(out, 4, 4096);      // over the region limit
-    PutRegister(out, 5, 4096, 1);   // not sealed
-    PutRegister(out, 6, 4096, 2);   // not a memfd
+    PutRegister(out, 4, 4096);     // over the region limit
+    PutRegister(out, 5, 4096, 1);  // not sealed
+    PutRegister(out, 6, 4096, 2);  // not a memfd
     auto release = Message<ipc::ReleaseRegion>(ipc::MsgType::kReleaseRegion, 7);
-    release.region_id = 9;          // never registered
+    release.region_id = 9;  // never registered
     PutMessage(out, &release, sizeof(release));
     Write("control", "regions-and-limits", out);
   }
@@ -156,7 +156,8 @@ void SubmissionSeeds() {
     out.Put<uint8_t>(static_cast<uint8_t>((world - 1) | (rank << 2)));
     out.Put<uint16_t>(8191);  // values region: 8 KiB
     out.Bytes(std::vector<uint8_t>(64, 1));
-    out.Put<uint16_t>(1023);  // index region: alltoallv counts at 0, sparse ids at 256, demand at 512
+    out.Put<uint16_t>(
+        1023);  // index region: alltoallv counts at 0, sparse ids at 256, demand at 512
     std::vector<uint8_t> index(1024, 0);
     std::vector<int64_t> counts(2 * static_cast<size_t>(world), 2);
     std::memcpy(index.data(), counts.data(), counts.size() * 8);
@@ -210,7 +211,8 @@ void SubmissionSeeds() {
       e.recv = {kValues, 0, 4096, 8 * n};
       put(e);
     }
-    for (ipc::OpKind kind : {ipc::OpKind::kSparseAllreduce, ipc::OpKind::kSparseShard, ipc::OpKind::kSparseLookup}) {
+    for (ipc::OpKind kind :
+         {ipc::OpKind::kSparseAllreduce, ipc::OpKind::kSparseShard, ipc::OpKind::kSparseLookup}) {
       ipc::SubmitEntry e = entry(kind);
       e.dtype = static_cast<uint32_t>(ipc::DType::kF32);
       e.id_dtype = static_cast<uint32_t>(ipc::DType::kI64);
@@ -236,8 +238,8 @@ void SubmissionSeeds() {
 
 // ---- sparse: setups whose messages come from real exchanges of every node. ----
 
-FuzzOutput SparseSetupBytes(SparseAlgorithm algo, bool codec, uint8_t topo, uint64_t rows, uint8_t dim, uint8_t dtype,
-                            uint16_t block_rows) {
+FuzzOutput SparseSetupBytes(SparseAlgorithm algo, bool codec, uint8_t topo, uint64_t rows,
+                            uint8_t dim, uint8_t dtype, uint16_t block_rows) {
   FuzzOutput out;
   out.Put<uint8_t>(static_cast<uint8_t>(static_cast<int>(algo) | (codec ? 0x80 : 0)));
   out.Put<uint8_t>(topo);
@@ -265,9 +267,11 @@ void SparseSeeds() {
     FuzzOutput out = SparseSetupBytes(algo, false, topo, kRows, 4, dtype, 8);
     uint64_t dim = algo == SparseAlgorithm::kLookup ? 0 : 4;
     // Every node's rows, written as the target reads them (only node 1's go into the seed).
-    std::vector<std::vector<uint64_t>> node_ids = {{1, 2, 3, 100, 199}, {2, 3, 4, 140, 141, 142}, {0, 199}};
+    std::vector<std::vector<uint64_t>> node_ids = {
+        {1, 2, 3, 100, 199}, {2, 3, 4, 140, 141, 142}, {0, 199}};
     std::vector<FuzzOutput> node_rows(3);
-    for (size_t n = 0; n < 3; ++n) PutRows(node_rows[n], node_ids[n], dim, static_cast<int8_t>(n + 1));
+    for (size_t n = 0; n < 3; ++n)
+      PutRows(node_rows[n], node_ids[n], dim, static_cast<int8_t>(n + 1));
     out.Raw(node_rows[1].data().data(), node_rows[1].data().size());
     FuzzInput setup_in(out.data().data(), out.data().size());
     SparseSetup setup = ReadSparseSetup(setup_in);
@@ -280,7 +284,8 @@ void SparseSeeds() {
       ex.push_back(MakeExchange(algo, c, [table](uint64_t, float* dst) {
         for (uint64_t k = 0; k < table.dim; ++k) dst[k] = 1.0f;
       }));
-      FuzzInput rows_in(node_rows[static_cast<size_t>(n)].data().data(), node_rows[static_cast<size_t>(n)].data().size());
+      FuzzInput rows_in(node_rows[static_cast<size_t>(n)].data().data(),
+                        node_rows[static_cast<size_t>(n)].data().size());
       mine.push_back(ReadRows(rows_in, setup));
     }
     struct Msg {
@@ -308,7 +313,9 @@ void SparseSeeds() {
       }
       Msg m = std::move(queue.front());
       queue.pop_front();
-      OUTRIDER_CHECK(ex[static_cast<size_t>(m.to)]->OnMessage(m.from, m.phase, m.bytes.data(), m.bytes.size(), &sent).ok());
+      OUTRIDER_CHECK(ex[static_cast<size_t>(m.to)]
+                         ->OnMessage(m.from, m.phase, m.bytes.data(), m.bytes.size(), &sent)
+                         .ok());
       post(m.to);
       if (m.to != 1) continue;
       out.Put<uint8_t>(static_cast<uint8_t>(m.from));
@@ -316,7 +323,8 @@ void SparseSeeds() {
       out.Bytes(m.bytes);
     }
     OUTRIDER_CHECK(ex[1]->done());
-    static const char* kNames[] = {"allgather", "balanced", "block", "dense", "shard-range", "shard-hash", "lookup"};
+    static const char* kNames[] = {"allgather",   "balanced",   "block", "dense",
+                                   "shard-range", "shard-hash", "lookup"};
     Write("sparse", std::string("exchange-") + kNames[a], out);
   }
   // The codec on its own: one payload per encoding, decoded against the range it was made for.
@@ -325,7 +333,8 @@ void SparseSeeds() {
   r.ids = {100, 101, 107, 130, 199};  // inside [100, 200) of a 200-row table
   r.vals.assign(r.ids.size() * t.dim, 0.5f);
   agent::sparse::IdRange range{100, 200};
-  for (auto enc : {agent::sparse::Encoding::kSparse, agent::sparse::Encoding::kBlocks, agent::sparse::Encoding::kDense}) {
+  for (auto enc : {agent::sparse::Encoding::kSparse, agent::sparse::Encoding::kBlocks,
+                   agent::sparse::Encoding::kDense}) {
     FuzzOutput out = SparseSetupBytes(SparseAlgorithm::kAllgather, true, 0, kRows, 3, 1, 8);
     out.Put<uint64_t>(range.lo);
     out.Put<uint64_t>(range.size() - 1);
@@ -365,19 +374,21 @@ void RendezvousSeeds() {
   agent::JobShape wrong_shape = shape;
   wrong_shape.num_nodes = 4;
   seed("refused-joins", 0x10,
-       {rdv::Encode(rdv::kJoin, wrong_token, 1, {"fake:1"}), rdv::Encode(rdv::kJoin, wrong_shape, 2, {"fake:2"}),
+       {rdv::Encode(rdv::kJoin, wrong_token, 1, {"fake:1"}),
+        rdv::Encode(rdv::kJoin, wrong_shape, 2, {"fake:2"}),
         rdv::Encode(rdv::kJoin, shape, 3, {"fake:3"}), join1, join1});
   seed("one-missing-expires", 0x10 | 0x20, {join1});
   seed("withdrawn", 0x40, {join2});
-  seed("not-a-join", 0x10, {rdv::Encode(rdv::kTable, shape, 1, {"fake:0", "fake:1", "fake:2"}),
-                            rdv::Encode(rdv::kRefuse, shape, 1, {"no"})});
+  seed("not-a-join", 0x10,
+       {rdv::Encode(rdv::kTable, shape, 1, {"fake:0", "fake:1", "fake:2"}),
+        rdv::Encode(rdv::kRefuse, shape, 1, {"no"})});
 }
 
 // ---- peer: a node's messages to node 0, recorded from real node groups running the op. ----
 
 // What node 0 of a job receives from the other nodes while every node runs one instance.
-std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(const OpShape& shape, int nodes, int local,
-                                                                       const agent::EngineOptions& options) {
+std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(
+    const OpShape& shape, int nodes, int local, const agent::EngineOptions& options) {
   agent::FakeNetwork net;
   struct Node {
     std::unique_ptr<agent::FakeTransport> port;
@@ -388,7 +399,8 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(const OpS
   std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> got;
   for (int n = 0; n < nodes; ++n) {
     agent::Transport::Callbacks cb;
-    cb.on_message = [&node, &got, n](const uint8_t* header, size_t, const uint8_t* data, size_t len) {
+    cb.on_message = [&node, &got, n](const uint8_t* header, size_t, const uint8_t* data,
+                                     size_t len) {
       agent::PeerHeader h;
       std::memcpy(&h, header, sizeof(h));
       if (n == 0) got.emplace_back(h, std::vector<uint8_t>(data, data + len));
@@ -398,22 +410,24 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(const OpS
     node[static_cast<size_t>(n)].group = std::make_unique<agent::NodeGroup>(
         agent::Topology{"fuzz", nodes, n, local}, 1, 100 + static_cast<uint64_t>(n),
         node[static_cast<size_t>(n)].port.get(),
-        [](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<agent::OpReport>*, const agent::OpTrace&) {
-          OUTRIDER_CHECK(st.ok());
-        },
+        [](uint64_t, uint64_t, const Status& st, std::string_view,
+           const std::vector<agent::OpReport>*, const agent::OpTrace&) { OUTRIDER_CHECK(st.ok()); },
         options);
   }
   std::vector<agent::PeerId> peers;
   for (int n = 0; n < nodes; ++n) peers.push_back(static_cast<agent::PeerId>(n));
   for (int n = 0; n < nodes; ++n) {
     for (int m = 0; m < nodes; ++m) {
-      if (m != n) OUTRIDER_CHECK(node[static_cast<size_t>(n)].port->Connect(agent::FakeNetwork::Address(m)).ok());
+      if (m != n)
+        OUTRIDER_CHECK(
+            node[static_cast<size_t>(n)].port->Connect(agent::FakeNetwork::Address(m)).ok());
     }
     node[static_cast<size_t>(n)].group->SetPeers(peers);
   }
   for (int n = 0; n < nodes; ++n) {
     std::vector<const agent::ValidatedOp*> ops;
-    for (int l = 0; l < local; ++l) node[static_cast<size_t>(n)].ops.push_back(MakeOp(shape, n * local + l, nodes * local));
+    for (int l = 0; l < local; ++l)
+      node[static_cast<size_t>(n)].ops.push_back(MakeOp(shape, n * local + l, nodes * local));
     for (const RankOp& r : node[static_cast<size_t>(n)].ops) ops.push_back(&r.op);
     node[static_cast<size_t>(n)].group->Start(kKey, 0, ops);
   }
@@ -427,7 +441,7 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(const OpS
 void PeerSeeds() {
   struct Case {
     const char* name;
-    uint8_t topo;                // nodes = 2 + topo % 3, local = 1 + (topo >> 2) % 2, 0x10: large-path algorithms
+    uint8_t topo;  // nodes = 2 + topo % 3, local = 1 + (topo >> 2) % 2, 0x10: large-path algorithms
     std::vector<uint8_t> shape;  // as ReadShape reads it
   };
   auto u32 = [](uint32_t v) {
@@ -451,7 +465,8 @@ void PeerSeeds() {
       {"reduce-scatter", 1, {4, 3}},
       {"barrier", 0, {5, 0}},
       {"alltoallv", 4, {6, 0, 2}},
-      {"sparse-allreduce-auto-demand", 1, cat({{7, 3, 0}, u32(999), {0x82, 3}, u32(5), u32(77), u32(5)})},
+      {"sparse-allreduce-auto-demand", 1,
+       cat({{7, 3, 0}, u32(999), {0x82, 3}, u32(5), u32(77), u32(5)})},
       {"sparse-allreduce-block", 0, cat({{7, 1, 1}, u32(4095), {3, 2}, u32(8), u32(9)})},
       {"sparse-allreduce-dense", 0, cat({{7, 1, 0}, u32(63), {4, 1}, u32(3)})},
       {"sparse-shard-hash", 4, cat({{8, 2, 0}, u32(99999), {1, 2}, u32(42), u32(4242)})},
@@ -468,9 +483,9 @@ void PeerSeeds() {
     out.Put<uint8_t>(c.topo);
     out.Raw(c.shape.data(), c.shape.size());
     for (auto& [h, payload] : Record(shape, nodes, local, options)) {
-      out.Put<uint8_t>(0);                                        // a message
-      out.Put<uint8_t>(static_cast<uint8_t>(h.from_node - 1));    // from that node's endpoint
-      out.Put<uint8_t>(0x01 | 0x02 | 0x04);                       // with this job's magic, hash, sender
+      out.Put<uint8_t>(0);                                      // a message
+      out.Put<uint8_t>(static_cast<uint8_t>(h.from_node - 1));  // from that node's endpoint
+      out.Put<uint8_t>(0x01 | 0x02 | 0x04);  // with this job's magic, hash, sender
       out.Raw(&h, sizeof(h));
       out.Bytes(payload);
       out.Put<uint8_t>(10);  // pump
@@ -488,8 +503,9 @@ void TelemetrySeeds() {
     const char* job;
     int records;
   };
-  for (const Case& c : {Case{"interposer-allreduce", ipc::NcclSource::kInterposer, "train-42", 1},
-                        Case{"profiler-every-op-unnamed", ipc::NcclSource::kProfiler, "", ipc::kNumNcclOps}}) {
+  for (const Case& c :
+       {Case{"interposer-allreduce", ipc::NcclSource::kInterposer, "train-42", 1},
+        Case{"profiler-every-op-unnamed", ipc::NcclSource::kProfiler, "", ipc::kNumNcclOps}}) {
     ipc::NcclStatsHeader h{};
     h.magic = ipc::kNcclTelemetryMagic;
     h.version = ipc::kNcclTelemetryVersion;

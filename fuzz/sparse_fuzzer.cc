@@ -16,9 +16,9 @@
 #include "agent/engine/sparse/codec.h"
 #include "agent/engine/sparse/exchange.h"
 #include "agent/log.h"
+#include "base/check.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/sparse_setup.h"
-#include "base/check.h"
 
 namespace outrider::fuzz {
 namespace {
@@ -57,7 +57,8 @@ void FuzzCodec(FuzzInput& in, const Table& t, uint64_t block_rows) {
     uint64_t n = rows->size();
     if (enc == Encoding::kBlocks) n = CountBlocks(*rows, 0, rows->size(), block_rows);
     uint64_t bytes = EncodedBytes(enc, n, range, t, block_rows);
-    if (bytes > (uint64_t{1} << 24)) continue;  // a dense range this large is not this test's subject
+    if (bytes > (uint64_t{1} << 24))
+      continue;  // a dense range this large is not this test's subject
     std::vector<uint8_t> again = Encode(enc, *rows, 0, rows->size(), range, t, block_rows);
     if (enc != Encoding::kBlocks) OUTRIDER_CHECK(again.size() == bytes);
     Result<Rows> back = Decode(again.data(), again.size(), range, t, block_rows);
@@ -87,16 +88,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Rows mine = ReadRows(in, setup);
   IdRange own_shard = ShardPartitioning(c, ipc::ShardScheme::kRange).range(c.me);
   Table table = c.table;
-  std::unique_ptr<Exchange> ex = MakeExchange(setup.algo, c, [own_shard, table](uint64_t id, float* dst) {
-    // Peers may only ask this node for rows of its own shard.
-    OUTRIDER_CHECK(id >= own_shard.lo && id < own_shard.hi);
-    for (uint64_t k = 0; k < table.dim; ++k) dst[k] = static_cast<float>(k);
-  });
+  std::unique_ptr<Exchange> ex =
+      MakeExchange(setup.algo, c, [own_shard, table](uint64_t id, float* dst) {
+        // Peers may only ask this node for rows of its own shard.
+        OUTRIDER_CHECK(id >= own_shard.lo && id < own_shard.hi);
+        for (uint64_t k = 0; k < table.dim; ++k) dst[k] = static_cast<float>(k);
+      });
   std::vector<Outgoing> out;
   ex->Start(std::move(mine), &out);
   ex->Pull(&out);
   while (!in.empty()) {
-    for (const Outgoing& o : out) OUTRIDER_CHECK(o.node >= 0 && o.node < c.nodes && o.node != c.me && o.bytes);
+    for (const Outgoing& o : out)
+      OUTRIDER_CHECK(o.node >= 0 && o.node < c.nodes && o.node != c.me && o.bytes);
     out.clear();
     int from = in.Read<uint8_t>() % c.nodes;
     if (from == c.me) from = (from + 1) % c.nodes;

@@ -9,12 +9,20 @@
 #include <vector>
 
 #include "agent/engine/sparse/exchange.h"
-#include "fuzz/fuzz_input.h"
 #include "base/check.h"
+#include "fuzz/fuzz_input.h"
 
 namespace outrider::fuzz {
 
-enum class SparseAlgorithm { kAllgather, kBalanced, kBlock, kDense, kShardRange, kShardHash, kLookup };
+enum class SparseAlgorithm {
+  kAllgather,
+  kBalanced,
+  kBlock,
+  kDense,
+  kShardRange,
+  kShardHash,
+  kLookup
+};
 inline constexpr int kNumSparseAlgorithms = 7;
 
 struct SparseSetup {
@@ -59,17 +67,25 @@ inline agent::sparse::Rows ReadRows(FuzzInput& in, const SparseSetup& s) {
 }
 
 // The exchange of node c.me. A lookup's owner reads rows from `read`.
-inline std::unique_ptr<agent::sparse::Exchange> MakeExchange(SparseAlgorithm algo, const agent::sparse::Context& c,
+inline std::unique_ptr<agent::sparse::Exchange> MakeExchange(SparseAlgorithm algo,
+                                                             const agent::sparse::Context& c,
                                                              agent::sparse::ShardReader read) {
   using namespace agent::sparse;
   switch (algo) {
-    case SparseAlgorithm::kAllgather: return MakeAllgather(c);
-    case SparseAlgorithm::kBalanced: return MakeBalanced(c);
-    case SparseAlgorithm::kBlock: return MakeBlock(c);
-    case SparseAlgorithm::kDense: return MakeDense(c);
-    case SparseAlgorithm::kShardRange: return MakeShard(c, ipc::ShardScheme::kRange);
-    case SparseAlgorithm::kShardHash: return MakeShard(c, ipc::ShardScheme::kHash);
-    case SparseAlgorithm::kLookup: return MakeLookup(c, std::move(read));
+    case SparseAlgorithm::kAllgather:
+      return MakeAllgather(c);
+    case SparseAlgorithm::kBalanced:
+      return MakeBalanced(c);
+    case SparseAlgorithm::kBlock:
+      return MakeBlock(c);
+    case SparseAlgorithm::kDense:
+      return MakeDense(c);
+    case SparseAlgorithm::kShardRange:
+      return MakeShard(c, ipc::ShardScheme::kRange);
+    case SparseAlgorithm::kShardHash:
+      return MakeShard(c, ipc::ShardScheme::kHash);
+    case SparseAlgorithm::kLookup:
+      return MakeLookup(c, std::move(read));
   }
   OUTRIDER_CHECK(false);
   return nullptr;

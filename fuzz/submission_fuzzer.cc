@@ -15,8 +15,8 @@
 #include "agent/engine/job.h"
 #include "agent/log.h"
 #include "agent/memory/region_table.h"
-#include "fuzz/fuzz_input.h"
 #include "base/check.h"
+#include "fuzz/fuzz_input.h"
 #include "ipc/memfd.h"
 
 namespace outrider::fuzz {
@@ -36,7 +36,8 @@ class Client : public agent::Member {
     id_.local_world_size = 1;
   }
   const agent::ClientIdentity& identity() const override { return id_; }
-  void Complete(uint64_t op_id, const Status&, uint64_t, uint64_t, const agent::OpReport*) override {
+  void Complete(uint64_t op_id, const Status&, uint64_t, uint64_t,
+                const agent::OpReport*) override {
     ++completions;
     last_op = op_id;
   }
@@ -56,7 +57,8 @@ struct ClientRegion {
 };
 
 // True if `s` (non-empty) lies inside one live region, as the agent maps it.
-bool InsideARegion(const BufferSpan& s, const agent::RegionTable& table, const std::vector<ClientRegion>& regions) {
+bool InsideARegion(const BufferSpan& s, const agent::RegionTable& table,
+                   const std::vector<ClientRegion>& regions) {
   if (s.empty()) return true;
   if (!s.host()) return false;
   for (const ClientRegion& r : regions) {
@@ -104,10 +106,12 @@ void CheckAccepted(const ValidatedOp& op, int world, const agent::RegionTable& t
     default: {  // sparse
       uint64_t id_size = ipc::DTypeSize(op.id_dtype), row_bytes = op.count * elem;
       OUTRIDER_CHECK(row_bytes > 0 && id_size > 0);
-      OUTRIDER_CHECK(op.ids.length == op.nnz * id_size && op.demand.length == op.demand_n * id_size);
+      OUTRIDER_CHECK(op.ids.length == op.nnz * id_size &&
+                     op.demand.length == op.demand_n * id_size);
       OUTRIDER_CHECK(op.recv.length == op.capacity * row_bytes);
       if (op.kind != ipc::OpKind::kSparseLookup) {
-        OUTRIDER_CHECK(op.send.length == op.nnz * row_bytes && op.out_ids.length == op.capacity * id_size);
+        OUTRIDER_CHECK(op.send.length == op.nnz * row_bytes &&
+                       op.out_ids.length == op.capacity * id_size);
       }
       for (const BufferSpan* out : {&op.recv, &op.out_ids}) {
         OUTRIDER_CHECK(out->Disjoint(op.send) && out->Disjoint(op.ids));

@@ -31,7 +31,7 @@ class AdaptiveSpin {
  public:
   explicit AdaptiveSpin(uint32_t max_us) : max_ns_(uint64_t{max_us} * 1000), budget_ns_(max_ns_) {}
   uint64_t budget_ns() const { return budget_ns_; }
-  void Hit() { budget_ns_ = max_ns_; }        // the condition came true while spinning
+  void Hit() { budget_ns_ = max_ns_; }  // the condition came true while spinning
   void Miss() { budget_ns_ = std::max(budget_ns_ / 2, max_ns_ / 8); }  // we slept anyway
  private:
   uint64_t max_ns_;

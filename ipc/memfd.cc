@@ -46,7 +46,8 @@ Result<size_t> CheckSealedMemfd(int fd) {
   if ((seals & kRequiredSeals) != kRequiredSeals) {
     char hex[16];
     std::snprintf(hex, sizeof(hex), "%x", static_cast<unsigned>(seals));
-    return InvalidArgument(std::string("memfd is not sealed against shrink and grow (seals 0x") + hex + ")");
+    return InvalidArgument(std::string("memfd is not sealed against shrink and grow (seals 0x") +
+                           hex + ")");
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0) return ErrnoStatus("fstat memfd", errno);

@@ -8,36 +8,60 @@ namespace outrider::ipc {
 
 size_t DTypeSize(DType t) {
   switch (t) {
-    case DType::kF32: return 4;
-    case DType::kF64: return 8;
-    case DType::kF16: return 2;
-    case DType::kBF16: return 2;
-    case DType::kI32: return 4;
-    case DType::kI64: return 8;
-    case DType::kU8: return 1;
-    case DType::kI8: return 1;
-    case DType::kI16: return 2;
-    case DType::kBool: return 1;
-    case DType::kC64: return 8;
-    case DType::kC128: return 16;
+    case DType::kF32:
+      return 4;
+    case DType::kF64:
+      return 8;
+    case DType::kF16:
+      return 2;
+    case DType::kBF16:
+      return 2;
+    case DType::kI32:
+      return 4;
+    case DType::kI64:
+      return 8;
+    case DType::kU8:
+      return 1;
+    case DType::kI8:
+      return 1;
+    case DType::kI16:
+      return 2;
+    case DType::kBool:
+      return 1;
+    case DType::kC64:
+      return 8;
+    case DType::kC128:
+      return 16;
   }
   return 0;
 }
 
 std::string_view DTypeName(DType t) {
   switch (t) {
-    case DType::kF32: return "f32";
-    case DType::kF64: return "f64";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kI32: return "i32";
-    case DType::kI64: return "i64";
-    case DType::kU8: return "u8";
-    case DType::kI8: return "i8";
-    case DType::kI16: return "i16";
-    case DType::kBool: return "bool";
-    case DType::kC64: return "c64";
-    case DType::kC128: return "c128";
+    case DType::kF32:
+      return "f32";
+    case DType::kF64:
+      return "f64";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kI32:
+      return "i32";
+    case DType::kI64:
+      return "i64";
+    case DType::kU8:
+      return "u8";
+    case DType::kI8:
+      return "i8";
+    case DType::kI16:
+      return "i16";
+    case DType::kBool:
+      return "bool";
+    case DType::kC64:
+      return "c64";
+    case DType::kC128:
+      return "c128";
   }
   return "unknown";
 }
@@ -66,45 +90,66 @@ std::string ReduceRefusal(DType t, ReduceOp op) {
 
 std::string_view ReduceOpName(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kSum: return "sum";
-    case ReduceOp::kAvg: return "avg";
-    case ReduceOp::kMin: return "min";
-    case ReduceOp::kMax: return "max";
-    case ReduceOp::kProd: return "prod";
+    case ReduceOp::kSum:
+      return "sum";
+    case ReduceOp::kAvg:
+      return "avg";
+    case ReduceOp::kMin:
+      return "min";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kProd:
+      return "prod";
   }
   return "unknown";
 }
 
 std::string_view GpuModeName(GpuMode m) {
   switch (m) {
-    case GpuMode::kStaging: return "staging";
-    case GpuMode::kIpc: return "ipc";
+    case GpuMode::kStaging:
+      return "staging";
+    case GpuMode::kIpc:
+      return "ipc";
   }
   return "unknown";
 }
 
 std::string_view OpKindName(OpKind kind) {
   switch (kind) {
-    case OpKind::kAllreduce: return "allreduce";
-    case OpKind::kBroadcast: return "broadcast";
-    case OpKind::kAllgather: return "allgather";
-    case OpKind::kReduceScatter: return "reduce_scatter";
-    case OpKind::kBarrier: return "barrier";
-    case OpKind::kAlltoallv: return "alltoallv";
-    case OpKind::kSparseAllreduce: return "sparse_allreduce";
-    case OpKind::kSparseShard: return "sparse_shard";
-    case OpKind::kSparseLookup: return "sparse_lookup";
+    case OpKind::kAllreduce:
+      return "allreduce";
+    case OpKind::kBroadcast:
+      return "broadcast";
+    case OpKind::kAllgather:
+      return "allgather";
+    case OpKind::kReduceScatter:
+      return "reduce_scatter";
+    case OpKind::kBarrier:
+      return "barrier";
+    case OpKind::kAlltoallv:
+      return "alltoallv";
+    case OpKind::kSparseAllreduce:
+      return "sparse_allreduce";
+    case OpKind::kSparseShard:
+      return "sparse_shard";
+    case OpKind::kSparseLookup:
+      return "sparse_lookup";
   }
   return "unknown";
 }
 
 std::string_view SparseAlgoName(SparseAlgo a) {
   switch (a) {
-    case SparseAlgo::kAuto: return "auto";
-    case SparseAlgo::kAllgather: return "allgather";
-    case SparseAlgo::kBalanced: return "balanced";
-    case SparseAlgo::kBlock: return "block";
-    case SparseAlgo::kDense: return "dense";
+    case SparseAlgo::kAuto:
+      return "auto";
+    case SparseAlgo::kAllgather:
+      return "allgather";
+    case SparseAlgo::kBalanced:
+      return "balanced";
+    case SparseAlgo::kBlock:
+      return "block";
+    case SparseAlgo::kDense:
+      return "dense";
   }
   return "unknown";
 }
@@ -122,7 +167,8 @@ ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries) {
   return l;
 }
 
-void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries, const ControlLayout& layout) {
+void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries,
+                       const ControlLayout& layout) {
   std::memset(h, 0, sizeof(*h));
   h->magic = kMagic;
   h->version = kProtocolVersion;
@@ -153,7 +199,8 @@ void CopyText(char* dst, size_t cap, std::string_view text) {
 
 uint64_t Fnv1a(const void* data, size_t len) {
   uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; ++i) h = (h ^ static_cast<const uint8_t*>(data)[i]) * 1099511628211ull;
+  for (size_t i = 0; i < len; ++i)
+    h = (h ^ static_cast<const uint8_t*>(data)[i]) * 1099511628211ull;
   return h;
 }
 

@@ -46,10 +46,18 @@ enum class OpKind : uint32_t {
   kSparseLookup = 8,     // sharded table: rows fetched from the ranks that own them
 };
 inline constexpr uint32_t kNumOpKinds = 9;
-inline bool IsSparse(OpKind k) { return k >= OpKind::kSparseAllreduce && k <= OpKind::kSparseLookup; }
+inline bool IsSparse(OpKind k) {
+  return k >= OpKind::kSparseAllreduce && k <= OpKind::kSparseLookup;
+}
 
 // How a replicated sparse allreduce crosses nodes (values equal OUTRIDER_SPARSE_*).
-enum class SparseAlgo : uint32_t { kAuto = 0, kAllgather = 1, kBalanced = 2, kBlock = 3, kDense = 4 };
+enum class SparseAlgo : uint32_t {
+  kAuto = 0,
+  kAllgather = 1,
+  kBalanced = 2,
+  kBlock = 3,
+  kDense = 4
+};
 inline constexpr uint32_t kNumSparseAlgos = 5;
 // Which rank owns a row of a sharded table (values equal OUTRIDER_SHARD_*).
 enum class ShardScheme : uint32_t { kRange = 0, kHash = 1 };
@@ -57,8 +65,9 @@ inline constexpr uint32_t kNumShardSchemes = 2;
 std::string_view SparseAlgoName(SparseAlgo a);
 // First row of `rank`'s shard under ShardScheme::kRange (rank == world_size gives `rows`).
 inline uint64_t ShardFirstRow(uint64_t rows, int world_size, int rank) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(rows) * static_cast<unsigned>(rank)) /
-                               static_cast<unsigned>(world_size));
+  return static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(rows) * static_cast<unsigned>(rank)) /
+      static_cast<unsigned>(world_size));
 }
 
 size_t DTypeSize(DType t);  // 0 for values outside the enum
@@ -72,32 +81,32 @@ std::string_view OpKindName(OpKind kind);
 
 // ---- Control messages over the Unix socket (SOCK_SEQPACKET: one message per datagram). ----
 enum class MsgType : uint16_t {
-  kHello = 1,             // shim -> agent
-  kHelloReply = 2,        // agent -> shim, with fds: control segment, sq eventfd, cq eventfd
-  kRegisterRegion = 3,    // shim -> agent, with one memfd
+  kHello = 1,           // shim -> agent
+  kHelloReply = 2,      // agent -> shim, with fds: control segment, sq eventfd, cq eventfd
+  kRegisterRegion = 3,  // shim -> agent, with one memfd
   kRegisterRegionReply = 4,
   kReleaseRegion = 5,
   kReleaseRegionReply = 6,
-  kGoodbye = 7,           // either side: orderly close, carries a reason
-  kCommCreate = 8,        // shim -> agent: join a communicator (a group of the job's ranks)
-  kCommCreateReply = 9,   // RegionReply layout; region_id is the communicator id
-  kCommDestroy = 10,      // shim -> agent: leave a communicator
-  kCommDestroyReply = 11, // RegionReply layout
+  kGoodbye = 7,            // either side: orderly close, carries a reason
+  kCommCreate = 8,         // shim -> agent: join a communicator (a group of the job's ranks)
+  kCommCreateReply = 9,    // RegionReply layout; region_id is the communicator id
+  kCommDestroy = 10,       // shim -> agent: leave a communicator
+  kCommDestroyReply = 11,  // RegionReply layout
 };
 
 struct MsgHeader {
   uint32_t magic;
   uint16_t version;
-  uint16_t type;       // MsgType
-  uint32_t body_bytes; // bytes following this header
-  uint32_t request_id; // echoed in replies
+  uint16_t type;        // MsgType
+  uint32_t body_bytes;  // bytes following this header
+  uint32_t request_id;  // echoed in replies
 };
 static_assert(sizeof(MsgHeader) == 16);
 
-inline constexpr size_t kJobIdBytes = 64;    // NUL-padded; at most 63 characters
-inline constexpr size_t kMessageBytes = 192; // NUL-terminated error text
-inline constexpr size_t kAddrBytes = 64;     // NUL-padded host:port
-inline constexpr size_t kTokenBytes = 64;    // NUL-padded
+inline constexpr size_t kJobIdBytes = 64;     // NUL-padded; at most 63 characters
+inline constexpr size_t kMessageBytes = 192;  // NUL-terminated error text
+inline constexpr size_t kAddrBytes = 64;      // NUL-padded host:port
+inline constexpr size_t kTokenBytes = 64;     // NUL-padded
 
 struct HelloRequest {
   MsgHeader header;
@@ -117,7 +126,7 @@ static_assert(sizeof(HelloRequest) == 240);
 
 struct HelloReply {
   MsgHeader header;
-  int32_t code;            // outrider::Code; on error no fds follow and the agent closes
+  int32_t code;  // outrider::Code; on error no fds follow and the agent closes
   uint32_t client_id;
   uint64_t control_bytes;  // size of the control segment (fd 0)
   char message[kMessageBytes];
@@ -137,16 +146,17 @@ enum class RegionKind : uint32_t {
   kCudaFd = 1,   // one POSIX fd of a cuMem (VMM) allocation of `bytes`, on GPU `device`
   kCudaIpc = 2,  // no fd: `ipc_handle` (cudaIpcMemHandle_t) of a cudaMalloc allocation of `bytes`
 };
-inline constexpr size_t kDeviceUuidBytes = 48;  // NUL-padded "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
-inline constexpr size_t kIpcHandleBytes = 64;   // CU_IPC_HANDLE_SIZE
+inline constexpr size_t kDeviceUuidBytes =
+    48;  // NUL-padded "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+inline constexpr size_t kIpcHandleBytes = 64;  // CU_IPC_HANDLE_SIZE
 
 struct RegisterRegion {
   MsgHeader header;
-  uint64_t bytes;        // host: must equal the memfd's size; the memfd must be sealed
-  uint32_t kind;         // RegionKind
-  uint32_t reserved;     // must be 0
-  char device[kDeviceUuidBytes];          // GPU regions: the GPU's UUID
-  uint8_t ipc_handle[kIpcHandleBytes];    // kCudaIpc only
+  uint64_t bytes;                 // host: must equal the memfd's size; the memfd must be sealed
+  uint32_t kind;                  // RegionKind
+  uint32_t reserved;              // must be 0
+  char device[kDeviceUuidBytes];  // GPU regions: the GPU's UUID
+  uint8_t ipc_handle[kIpcHandleBytes];  // kCudaIpc only
 };
 static_assert(sizeof(RegisterRegion) == 144);
 
@@ -173,18 +183,18 @@ static_assert(sizeof(ReleaseRegion) == 24);
 // communicator's rendezvous, whether or not it has members.
 struct CommCreate {
   MsgHeader header;
-  uint64_t key;           // the same on every member; names the communicator within the job
-  int32_t rank;           // in the communicator, node by node
+  uint64_t key;  // the same on every member; names the communicator within the job
+  int32_t rank;  // in the communicator, node by node
   int32_t world_size;
   int32_t local_rank;
   int32_t local_world_size;
-  uint64_t reserved;      // must be 0
+  uint64_t reserved;  // must be 0
 };
 static_assert(sizeof(CommCreate) == 48);
 
 struct CommDestroy {
   MsgHeader header;
-  uint32_t comm;          // an id from kCommCreateReply
+  uint32_t comm;  // an id from kCommCreateReply
   uint32_t reserved;
 };
 static_assert(sizeof(CommDestroy) == 24);
@@ -201,8 +211,8 @@ static_assert(sizeof(Goodbye) == 216);
 struct BufferRef {
   uint32_t region_id;  // a region this client registered
   uint32_t reserved;
-  uint64_t offset;     // bytes from the region start
-  uint64_t length;     // bytes
+  uint64_t offset;  // bytes from the region start
+  uint64_t length;  // bytes
 };
 static_assert(sizeof(BufferRef) == 24);
 
@@ -216,7 +226,7 @@ struct SubmitEntry {
   int32_t root;        // broadcast root: a job rank in [0, world_size), not a local rank
   int32_t priority;    // lower = sooner
   uint32_t flags;      // must be 0
-  uint64_t count;      // elements: per rank (allgather), per rank result (reduce-scatter), else total
+  uint64_t count;  // elements: per rank (allgather), per rank result (reduce-scatter), else total
   BufferRef send;
   BufferRef recv;
   // alltoallv: int64 send_counts[world] then int64 recv_counts[world] (elements, rank order;
@@ -225,15 +235,15 @@ struct SubmitEntry {
   BufferRef aux;
   // Sparse ops only (all zero otherwise). count = dim, dtype = value dtype, send = values
   // (nnz x dim), recv = result values (capacity x dim; lookup: one row per requested id).
-  uint64_t rows;       // table rows; ids must lie in [0, rows)
-  uint32_t id_dtype;   // DType kI32 or kI64, for aux and out_ids
-  uint32_t algo;       // SparseAlgo (allreduce) or ShardScheme (shard, lookup)
-  BufferRef out_ids;   // result ids (capacity entries); unused by lookup
+  uint64_t rows;      // table rows; ids must lie in [0, rows)
+  uint32_t id_dtype;  // DType kI32 or kI64, for aux and out_ids
+  uint32_t algo;      // SparseAlgo (allreduce) or ShardScheme (shard, lookup)
+  BufferRef out_ids;  // result ids (capacity entries); unused by lookup
   // Sparse allreduce only: row ids (id_dtype) the rank's next forward pass needs first. Their
   // rows are exchanged ahead of the rest and written first; empty: no demand.
   BufferRef demand;
-  uint32_t comm;       // 0: the job itself; else a communicator of this client (kCommCreate)
-  uint32_t fence;      // flags has kSubmitFenced: the op's FenceSlot (< kFenceSlots); else 0
+  uint32_t comm;   // 0: the job itself; else a communicator of this client (kCommCreate)
+  uint32_t fence;  // flags has kSubmitFenced: the op's FenceSlot (< kFenceSlots); else 0
 };
 static_assert(sizeof(SubmitEntry) == 192);
 // SubmitEntry.flags: the op waits for its fence (below) before the agent reads its inputs, and
@@ -249,17 +259,17 @@ static_assert(std::is_trivially_copyable_v<SubmitEntry>);
 // Completion entry: agent -> shim.
 struct CompletionEntry {
   uint64_t op_id;
-  int32_t code;        // outrider::Code
-  uint32_t algo;       // sparse allreduce: the SparseAlgo that ran
-  uint64_t seq;        // per-key sequence number the agent assigned
-  uint64_t agent_ns;   // time the agent spent from first submission to completion
+  int32_t code;       // outrider::Code
+  uint32_t algo;      // sparse allreduce: the SparseAlgo that ran
+  uint64_t seq;       // per-key sequence number the agent assigned
+  uint64_t agent_ns;  // time the agent spent from first submission to completion
   // Sparse ops: rows in the result (also when it did not fit: the capacity the op needs), this
   // node's predicted and measured inter-node bytes for the op (payload and headers).
   uint64_t result_rows;
   uint64_t predicted_bytes;
   uint64_t wire_bytes_sent;
   uint64_t wire_bytes_recv;
-  uint32_t flags;        // kCompletionPartial: the op is still running (see below)
+  uint32_t flags;  // kCompletionPartial: the op is still running (see below)
   uint32_t reserved;
   // Sparse allreduce with demand: the leading rows of the result that are demanded rows. A
   // partial completion says those rows are in the output already; the final one follows.
@@ -313,12 +323,14 @@ struct ControlHeader {
 static_assert(sizeof(ControlHeader) == 64);
 
 struct ControlLayout {
-  uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, fences_offset, total_bytes;
+  uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, fences_offset,
+      total_bytes;
 };
 ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries);
 // Fills the header at the start of a control segment laid out as `layout` (the agent's side; the
 // shim reads it back and checks it).
-void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries, const ControlLayout& layout);
+void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries,
+                       const ControlLayout& layout);
 
 // Fills a header; the reader checks it with ValidateControlHeader semantics in the shim.
 void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id);

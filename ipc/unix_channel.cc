@@ -19,8 +19,8 @@ Result<sockaddr_un> MakeAddress(const std::string& path) {
   addr.sun_family = AF_UNIX;
   if (path.empty()) return InvalidArgument("socket path is empty");
   if (path.size() >= sizeof(addr.sun_path)) {
-    return InvalidArgument("socket path is longer than " + std::to_string(sizeof(addr.sun_path) - 1) +
-                           " bytes: " + path);
+    return InvalidArgument("socket path is longer than " +
+                           std::to_string(sizeof(addr.sun_path) - 1) + " bytes: " + path);
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   return addr;

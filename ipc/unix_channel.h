@@ -35,9 +35,10 @@ class UnixChannel {
   Status Send(const void* data, size_t bytes, const int* fds = nullptr, size_t num_fds = 0);
   // Receives one message (at most `cap` bytes; a longer one is an error). Waits at most
   // `timeout_ms`; -1 does not poll first, so on a non-blocking socket (the agent's accepted
-  // ones) an empty queue returns Unavailable at once, and on a blocking one it waits. Returns the byte count; 0 means the peer closed the channel.
-  // Received fds are appended to `fds` (close-on-exec); extra fds beyond what the caller expects
-  // must be dropped by the caller, which owns them.
+  // ones) an empty queue returns Unavailable at once, and on a blocking one it waits. Returns the
+  // byte count; 0 means the peer closed the channel. Received fds are appended to `fds`
+  // (close-on-exec); extra fds beyond what the caller expects must be dropped by the caller, which
+  // owns them.
   Result<size_t> Recv(void* data, size_t cap, std::vector<UniqueFd>* fds, int timeout_ms);
   Result<PeerCredentials> Peer() const;
   // True if the peer has closed or the socket failed (non-blocking check).

@@ -1,15 +1,15 @@
 // Metrics registry and the Prometheus text exposition format.
 #include "metrics/registry.h"
 
+#include <dirent.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
-#include <sys/resource.h>
 
 namespace outrider::metrics {
 namespace {
@@ -20,8 +20,9 @@ void AtomicAdd(std::atomic<double>& a, double v) {
   }
 }
 
-std::string LabelString(const std::vector<std::string>& names, const std::vector<std::string>& values,
-                        const std::string& extra_name = "", const std::string& extra_value = "") {
+std::string LabelString(const std::vector<std::string>& names,
+                        const std::vector<std::string>& values, const std::string& extra_name = "",
+                        const std::string& extra_value = "") {
   std::string s;
   for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
     s += (s.empty() ? "" : ",") + names[i] + "=\"" + EscapeLabelValue(values[i]) + "\"";
@@ -76,10 +77,14 @@ std::vector<double> LinearBuckets(double start, double width, int count) {
 std::string EscapeLabelValue(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -87,9 +92,12 @@ std::string EscapeLabelValue(const std::string& v) {
 std::string EscapeHelp(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -102,14 +110,16 @@ std::string FormatValue(double v) {
   return std::string(buf, p);
 }
 
-Family<Counter>& Registry::AddCounter(const std::string& name, const std::string& help, std::vector<std::string> labels) {
+Family<Counter>& Registry::AddCounter(const std::string& name, const std::string& help,
+                                      std::vector<std::string> labels) {
   std::lock_guard<std::mutex> lock(mu_);
   counters_.push_back(std::make_unique<Family<Counter>>(name, help, std::move(labels)));
   order_.emplace_back(Type::kCounter, counters_.size() - 1);
   return *counters_.back();
 }
 
-Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& help, std::vector<std::string> labels) {
+Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& help,
+                                  std::vector<std::string> labels) {
   std::lock_guard<std::mutex> lock(mu_);
   gauges_.push_back(std::make_unique<Family<Gauge>>(name, help, std::move(labels)));
   order_.emplace_back(Type::kGauge, gauges_.size() - 1);
@@ -117,9 +127,11 @@ Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& he
 }
 
 Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::string& help,
-                                          std::vector<std::string> labels, std::vector<double> bounds) {
+                                          std::vector<std::string> labels,
+                                          std::vector<double> bounds) {
   std::lock_guard<std::mutex> lock(mu_);
-  histograms_.push_back(std::make_unique<Family<Histogram>>(name, help, std::move(labels), std::move(bounds)));
+  histograms_.push_back(
+      std::make_unique<Family<Histogram>>(name, help, std::move(labels), std::move(bounds)));
   order_.emplace_back(Type::kHistogram, histograms_.size() - 1);
   return *histograms_.back();
 }
@@ -146,13 +158,15 @@ std::string Registry::Serialize() const {
       const auto& f = *counters_[index];
       header(f.name(), f.help(), "counter");
       for (const auto& [values, c] : f.Children()) {
-        out += f.name() + LabelString(f.label_names(), values) + " " + FormatValue(c->Value()) + "\n";
+        out +=
+            f.name() + LabelString(f.label_names(), values) + " " + FormatValue(c->Value()) + "\n";
       }
     } else if (type == Type::kGauge) {
       const auto& f = *gauges_[index];
       header(f.name(), f.help(), "gauge");
       for (const auto& [values, g] : f.Children()) {
-        out += f.name() + LabelString(f.label_names(), values) + " " + FormatValue(g->Value()) + "\n";
+        out +=
+            f.name() + LabelString(f.label_names(), values) + " " + FormatValue(g->Value()) + "\n";
       }
     } else {
       const auto& f = *histograms_[index];
@@ -160,13 +174,16 @@ std::string Registry::Serialize() const {
       for (const auto& [values, h] : f.Children()) {
         std::vector<uint64_t> cum = h->CumulativeCounts();
         for (size_t i = 0; i < h->bounds().size(); ++i) {
-          out += f.name() + "_bucket" + LabelString(f.label_names(), values, "le", FormatValue(h->bounds()[i])) + " " +
+          out += f.name() + "_bucket" +
+                 LabelString(f.label_names(), values, "le", FormatValue(h->bounds()[i])) + " " +
                  std::to_string(cum[i]) + "\n";
         }
         out += f.name() + "_bucket" + LabelString(f.label_names(), values, "le", "+Inf") + " " +
                std::to_string(cum.back()) + "\n";
-        out += f.name() + "_sum" + LabelString(f.label_names(), values) + " " + FormatValue(h->Sum()) + "\n";
-        out += f.name() + "_count" + LabelString(f.label_names(), values) + " " + std::to_string(cum.back()) + "\n";
+        out += f.name() + "_sum" + LabelString(f.label_names(), values) + " " +
+               FormatValue(h->Sum()) + "\n";
+        out += f.name() + "_count" + LabelString(f.label_names(), values) + " " +
+               std::to_string(cum.back()) + "\n";
       }
     }
   }
@@ -174,14 +191,17 @@ std::string Registry::Serialize() const {
 }
 
 void AddProcessCollector(Registry* r) {
-  auto& cpu = r->AddCounter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.");
+  auto& cpu = r->AddCounter("process_cpu_seconds_total",
+                            "Total user and system CPU time spent in seconds.");
   auto& rss = r->AddGauge("process_resident_memory_bytes", "Resident memory size in bytes.");
   auto& vms = r->AddGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.");
   auto& fds = r->AddGauge("process_open_fds", "Number of open file descriptors.");
   auto& max_fds = r->AddGauge("process_max_fds", "Maximum number of open file descriptors.");
-  auto& start = r->AddGauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.");
+  auto& start = r->AddGauge("process_start_time_seconds",
+                            "Start time of the process since unix epoch in seconds.");
   Counter* cpu_c = cpu.Get({});
-  Gauge *rss_g = rss.Get({}), *vms_g = vms.Get({}), *fds_g = fds.Get({}), *max_g = max_fds.Get({}), *start_g = start.Get({});
+  Gauge *rss_g = rss.Get({}), *vms_g = vms.Get({}), *fds_g = fds.Get({}), *max_g = max_fds.Get({}),
+        *start_g = start.Get({});
   auto last_cpu = std::make_shared<double>(0.0);
   r->AddCollector([=] {
     std::ifstream stat("/proc/self/stat");

@@ -63,8 +63,12 @@ enum class Type { kCounter, kGauge, kHistogram };
 template <typename T>
 class Family {
  public:
-  Family(std::string name, std::string help, std::vector<std::string> label_names, std::vector<double> bounds = {})
-      : name_(std::move(name)), help_(std::move(help)), label_names_(std::move(label_names)), bounds_(std::move(bounds)) {}
+  Family(std::string name, std::string help, std::vector<std::string> label_names,
+         std::vector<double> bounds = {})
+      : name_(std::move(name)),
+        help_(std::move(help)),
+        label_names_(std::move(label_names)),
+        bounds_(std::move(bounds)) {}
   // The child for these label values (in label-name order); created on first use. Callers on a
   // hot path keep the pointer.
   T* Get(const std::vector<std::string>& values);
@@ -84,10 +88,12 @@ class Family {
 
 class Registry {
  public:
-  Family<Counter>& AddCounter(const std::string& name, const std::string& help, std::vector<std::string> labels = {});
-  Family<Gauge>& AddGauge(const std::string& name, const std::string& help, std::vector<std::string> labels = {});
-  Family<Histogram>& AddHistogram(const std::string& name, const std::string& help, std::vector<std::string> labels,
-                                  std::vector<double> bounds);
+  Family<Counter>& AddCounter(const std::string& name, const std::string& help,
+                              std::vector<std::string> labels = {});
+  Family<Gauge>& AddGauge(const std::string& name, const std::string& help,
+                          std::vector<std::string> labels = {});
+  Family<Histogram>& AddHistogram(const std::string& name, const std::string& help,
+                                  std::vector<std::string> labels, std::vector<double> bounds);
   // Called at the start of every Serialize (for values read on demand, e.g. process_*).
   void AddCollector(std::function<void()> collect);
   // Prometheus text format 0.0.4.

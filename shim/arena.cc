@@ -25,17 +25,20 @@ Result<void*> Arena::Allocate(size_t bytes) {
     if (p != nullptr) return p;
   }
   if (chunk_bytes_ == 0) {
-    return FailedPrecondition("the shim arena is disabled (OUTRIDER_ARENA_BYTES=0); use outrider_region_create");
+    return FailedPrecondition(
+        "the shim arena is disabled (OUTRIDER_ARENA_BYTES=0); use outrider_region_create");
   }
   // Room for the allocator's headers and alignment besides the request itself.
   size_t want = std::max(chunk_bytes_, bytes + bytes / 16 + (size_t{1} << 20));
   want = (want + 4095) & ~size_t{4095};
   OUTRIDER_ASSIGN_OR_RETURN(void* base, factory_(want));
-  auto chunk = std::make_unique<Chunk>(Chunk{static_cast<uint8_t*>(base), want,
-                                             bip::managed_external_buffer(bip::create_only, base, want)});
+  auto chunk =
+      std::make_unique<Chunk>(Chunk{static_cast<uint8_t*>(base), want,
+                                    bip::managed_external_buffer(bip::create_only, base, want)});
   void* p = chunk->heap.allocate_aligned(bytes, 64, std::nothrow);
   chunks_.push_back(std::move(chunk));
-  if (p == nullptr) return ResourceExhausted("cannot allocate " + std::to_string(bytes) + " bytes in the arena");
+  if (p == nullptr)
+    return ResourceExhausted("cannot allocate " + std::to_string(bytes) + " bytes in the arena");
   return p;
 }
 

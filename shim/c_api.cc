@@ -56,7 +56,9 @@ int outrider_connect(const outrider_connect_options_t* options, outrider_client_
     outrider::shim::ConnectRequest req;
     if (options != nullptr) {
       if (options->size < sizeof(outrider_connect_options_t)) {
-        t_connect_error = "INVALID_ARGUMENT: outrider_connect_options_t.size is wrong; initialize it with outrider_connect_options_init";
+        t_connect_error =
+            "INVALID_ARGUMENT: outrider_connect_options_t.size is wrong; initialize it with "
+            "outrider_connect_options_init";
         return OUTRIDER_ERR_INVALID_ARGUMENT;
       }
       req.socket_path = options->socket_path;
@@ -98,7 +100,8 @@ const char* outrider_last_error(const outrider_client_t* client) {
   return client->impl->last_error().c_str();
 }
 
-int outrider_comm_split(outrider_client_t* c, outrider_comm_t parent, int color, int key, outrider_comm_t* comm) {
+int outrider_comm_split(outrider_client_t* c, outrider_comm_t parent, int color, int key,
+                        outrider_comm_t* comm) {
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (comm == nullptr) return Fail(c, outrider::InvalidArgument("communicator pointer is NULL"));
   *comm = OUTRIDER_COMM_NULL;
@@ -115,7 +118,8 @@ int outrider_comm_create(outrider_client_t* c, outrider_comm_t parent, const int
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (comm == nullptr) return Fail(c, outrider::InvalidArgument("communicator pointer is NULL"));
   *comm = OUTRIDER_COMM_NULL;
-  if (nranks <= 0 || ranks == nullptr) return Fail(c, outrider::InvalidArgument("a communicator needs at least one rank"));
+  if (nranks <= 0 || ranks == nullptr)
+    return Fail(c, outrider::InvalidArgument("a communicator needs at least one rank"));
   return Guard(c, [&]() -> int {
     auto r = c->impl->CommCreate(parent, std::vector<int32_t>(ranks, ranks + nranks));
     if (!r.ok()) return Fail(c, r.status());
@@ -142,9 +146,15 @@ int outrider_comm_size(const outrider_client_t* c, outrider_comm_t comm) {
 }
 
 int outrider_rank(const outrider_client_t* c) { return c ? c->impl->config().rank : -1; }
-int outrider_world_size(const outrider_client_t* c) { return c ? c->impl->config().world_size : -1; }
-int outrider_local_rank(const outrider_client_t* c) { return c ? c->impl->config().local_rank : -1; }
-int outrider_local_world_size(const outrider_client_t* c) { return c ? c->impl->config().local_world_size : -1; }
+int outrider_world_size(const outrider_client_t* c) {
+  return c ? c->impl->config().world_size : -1;
+}
+int outrider_local_rank(const outrider_client_t* c) {
+  return c ? c->impl->config().local_rank : -1;
+}
+int outrider_local_world_size(const outrider_client_t* c) {
+  return c ? c->impl->config().local_world_size : -1;
+}
 
 void* outrider_alloc(outrider_client_t* c, size_t bytes) {
   if (c == nullptr) return nullptr;

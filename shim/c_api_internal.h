@@ -32,7 +32,8 @@ int Guard(outrider_client_t* c, F&& f) {
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    return c ? Fail(c, outrider::ResourceExhausted("out of memory")) : OUTRIDER_ERR_RESOURCE_EXHAUSTED;
+    return c ? Fail(c, outrider::ResourceExhausted("out of memory"))
+             : OUTRIDER_ERR_RESOURCE_EXHAUSTED;
   } catch (const std::exception& e) {
     return c ? Fail(c, outrider::Internal(e.what())) : OUTRIDER_ERR_INTERNAL;
   }

@@ -23,7 +23,8 @@ constexpr size_t kOptionsV1Bytes = offsetof(outrider_op_options_t, comm);
 // Whether the caller's options struct is large enough to hold `field` (older callers pass a
 // smaller one).
 #define OUTRIDER_HAS_FIELD(opts, field) \
-  ((opts) != nullptr && (opts)->size >= offsetof(outrider_op_options_t, field) + sizeof((opts)->field))
+  ((opts) != nullptr &&                 \
+   (opts)->size >= offsetof(outrider_op_options_t, field) + sizeof((opts)->field))
 
 outrider_comm_t CommOf(const outrider_op_options_t* opts) {
   return OUTRIDER_HAS_FIELD(opts, comm) ? opts->comm : OUTRIDER_COMM_WORLD;
@@ -42,8 +43,9 @@ int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_o
   if (op == nullptr) return Fail(c, outrider::InvalidArgument("op handle pointer is NULL"));
   *op = 0;
   if (opts != nullptr && opts->size < kOptionsV1Bytes) {
-    return Fail(c, outrider::InvalidArgument("outrider_op_options_t.size is " + std::to_string(opts->size) +
-                                             "; initialize it with outrider_op_options_init"));
+    return Fail(
+        c, outrider::InvalidArgument("outrider_op_options_t.size is " + std::to_string(opts->size) +
+                                     "; initialize it with outrider_op_options_init"));
   }
   args.comm = CommOf(opts);
   args.key = (opts && opts->key) ? opts->key : outrider::shim::HashKey(kind_name);
@@ -51,10 +53,12 @@ int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_o
   args.stream = OUTRIDER_HAS_FIELD(opts, cuda_stream) ? opts->cuda_stream : nullptr;
   size_t elem = outrider::ipc::DTypeSize(args.dtype);
   if (args.kind != outrider::ipc::OpKind::kBarrier && elem == 0) {
-    return Fail(c, outrider::InvalidArgument("unknown dtype " + std::to_string(static_cast<int>(args.dtype))));
+    return Fail(c, outrider::InvalidArgument("unknown dtype " +
+                                             std::to_string(static_cast<int>(args.dtype))));
   }
   if (elem != 0 && args.count > outrider::ipc::kMaxOpBytes / elem) {
-    return Fail(c, outrider::InvalidArgument("count " + std::to_string(args.count) + " exceeds the 1 TiB per-op limit"));
+    return Fail(c, outrider::InvalidArgument("count " + std::to_string(args.count) +
+                                             " exceeds the 1 TiB per-op limit"));
   }
   // Refused here as the agent would refuse it, before anything is queued.
   if (args.kind == outrider::ipc::OpKind::kAllreduce ||
@@ -104,7 +108,8 @@ int outrider_broadcast(outrider_client_t* c, void* buf, uint64_t count, outrider
 }
 
 int outrider_allgather(outrider_client_t* c, const void* send, void* recv, uint64_t count,
-                       outrider_dtype_t dtype, const outrider_op_options_t* opts, outrider_op_t* op) {
+                       outrider_dtype_t dtype, const outrider_op_options_t* opts,
+                       outrider_op_t* op) {
   outrider::shim::OpArgs a{outrider::ipc::OpKind::kAllgather};
   a.dtype = static_cast<outrider::ipc::DType>(dtype);
   a.count = count;
@@ -131,8 +136,8 @@ int outrider_reduce_scatter(outrider_client_t* c, const void* send, void* recv, 
   return SubmitOp(c, a, opts, op, "reduce_scatter");
 }
 
-int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* send_counts, void* recv,
-                       const int64_t* recv_counts, outrider_dtype_t dtype,
+int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* send_counts,
+                       void* recv, const int64_t* recv_counts, outrider_dtype_t dtype,
                        const outrider_op_options_t* opts, outrider_op_t* op) {
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (send_counts == nullptr || recv_counts == nullptr) {
@@ -144,7 +149,8 @@ int outrider_alltoallv(outrider_client_t* c, const void* send, const int64_t* se
   uint64_t send_total = 0, recv_total = 0;
   for (uint64_t r = 0; r < RanksOf(c, opts); ++r) {
     if (send_counts[r] < 0 || recv_counts[r] < 0) {
-      return Fail(c, outrider::InvalidArgument("alltoallv counts for rank " + std::to_string(r) + " are negative"));
+      return Fail(c, outrider::InvalidArgument("alltoallv counts for rank " + std::to_string(r) +
+                                               " are negative"));
     }
     send_total += static_cast<uint64_t>(send_counts[r]);
     recv_total += static_cast<uint64_t>(recv_counts[r]);
@@ -173,13 +179,16 @@ void outrider_sparse_init(outrider_sparse_t* s) {
   s->id_dtype = OUTRIDER_I64;
 }
 
-static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const outrider_sparse_t* s,
-                        const outrider_op_options_t* opts, outrider_op_t* op, const char* what) {
+static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind,
+                        const outrider_sparse_t* s, const outrider_op_options_t* opts,
+                        outrider_op_t* op, const char* what) {
   using outrider::InvalidArgument;
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   // Callers built against a header without the demand fields pass a smaller size.
   if (s == nullptr || s->size < offsetof(outrider_sparse_t, demand_ids)) {
-    return Fail(c, InvalidArgument(std::string(what) + ": sparse arguments missing or from an older header (set size)"));
+    return Fail(c,
+                InvalidArgument(std::string(what) +
+                                ": sparse arguments missing or from an older header (set size)"));
   }
   outrider::shim::OpArgs a{kind};
   a.dtype = static_cast<outrider::ipc::DType>(s->dtype);
@@ -189,15 +198,18 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
   a.algo = s->algo;
   uint64_t elem = outrider::ipc::DTypeSize(a.dtype);
   uint64_t id_size = outrider::ipc::DTypeSize(a.id_dtype);
-  if (elem == 0) return Fail(c, InvalidArgument(std::string(what) + ": unknown value dtype " + std::to_string(s->dtype)));
+  if (elem == 0)
+    return Fail(c, InvalidArgument(std::string(what) + ": unknown value dtype " +
+                                   std::to_string(s->dtype)));
   if (a.id_dtype != outrider::ipc::DType::kI32 && a.id_dtype != outrider::ipc::DType::kI64) {
     return Fail(c, InvalidArgument(std::string(what) + ": ids must be I32 or I64"));
   }
   uint64_t row_bytes, in_bytes, out_rows, out_bytes;
   out_rows = s->capacity;
-  if (__builtin_mul_overflow(s->dim, elem, &row_bytes) || __builtin_mul_overflow(s->nnz, row_bytes, &in_bytes) ||
-      __builtin_mul_overflow(out_rows, row_bytes, &out_bytes) || s->nnz > outrider::ipc::kMaxOpBytes ||
-      s->capacity > outrider::ipc::kMaxOpBytes) {
+  if (__builtin_mul_overflow(s->dim, elem, &row_bytes) ||
+      __builtin_mul_overflow(s->nnz, row_bytes, &in_bytes) ||
+      __builtin_mul_overflow(out_rows, row_bytes, &out_bytes) ||
+      s->nnz > outrider::ipc::kMaxOpBytes || s->capacity > outrider::ipc::kMaxOpBytes) {
     return Fail(c, InvalidArgument(std::string(what) + ": nnz, capacity or dim too large"));
   }
   a.ids = s->ids;
@@ -208,7 +220,8 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
     // The shard travels in `values`: its rows follow from the scheme, not from nnz.
     uint64_t first = 0, count = 0;
     auto rank = c->impl->CommRank(CommOf(opts));
-    outrider_shard_range(s->rows, static_cast<int>(RanksOf(c, opts)), rank.ok() ? *rank : -1, &first, &count);
+    outrider_shard_range(s->rows, static_cast<int>(RanksOf(c, opts)), rank.ok() ? *rank : -1,
+                         &first, &count);
     if (__builtin_mul_overflow(count, row_bytes, &a.send_bytes)) {
       return Fail(c, InvalidArgument(std::string(what) + ": shard too large"));
     }
@@ -220,10 +233,12 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
   a.recv_bytes = out_bytes;
   if (s->size >= sizeof(outrider_sparse_t) && s->demand_nnz > 0) {
     if (kind != outrider::ipc::OpKind::kSparseAllreduce) {
-      return Fail(c, InvalidArgument(std::string(what) + ": row demand is for sparse_allreduce only"));
+      return Fail(c,
+                  InvalidArgument(std::string(what) + ": row demand is for sparse_allreduce only"));
     }
     if (s->demand_ids == nullptr || s->demand_nnz > outrider::ipc::kMaxOpBytes) {
-      return Fail(c, InvalidArgument(std::string(what) + ": demand_ids missing or demand_nnz too large"));
+      return Fail(
+          c, InvalidArgument(std::string(what) + ": demand_ids missing or demand_nnz too large"));
     }
     a.demand = s->demand_ids;
     a.demand_bytes = s->demand_nnz * id_size;
@@ -231,22 +246,23 @@ static int SubmitSparse(outrider_client_t* c, outrider::ipc::OpKind kind, const 
   return SubmitOp(c, a, opts, op, what);
 }
 
-int outrider_sparse_allreduce(outrider_client_t* c, const outrider_sparse_t* s, const outrider_op_options_t* opts,
-                              outrider_op_t* op) {
+int outrider_sparse_allreduce(outrider_client_t* c, const outrider_sparse_t* s,
+                              const outrider_op_options_t* opts, outrider_op_t* op) {
   return SubmitSparse(c, outrider::ipc::OpKind::kSparseAllreduce, s, opts, op, "sparse_allreduce");
 }
 
-int outrider_sparse_shard(outrider_client_t* c, const outrider_sparse_t* s, const outrider_op_options_t* opts,
-                          outrider_op_t* op) {
+int outrider_sparse_shard(outrider_client_t* c, const outrider_sparse_t* s,
+                          const outrider_op_options_t* opts, outrider_op_t* op) {
   return SubmitSparse(c, outrider::ipc::OpKind::kSparseShard, s, opts, op, "sparse_shard");
 }
 
-int outrider_sparse_lookup(outrider_client_t* c, const outrider_sparse_t* s, const outrider_op_options_t* opts,
-                           outrider_op_t* op) {
+int outrider_sparse_lookup(outrider_client_t* c, const outrider_sparse_t* s,
+                           const outrider_op_options_t* opts, outrider_op_t* op) {
   return SubmitSparse(c, outrider::ipc::OpKind::kSparseLookup, s, opts, op, "sparse_lookup");
 }
 
-void outrider_shard_range(uint64_t rows, int world_size, int rank, uint64_t* first, uint64_t* count) {
+void outrider_shard_range(uint64_t rows, int world_size, int rank, uint64_t* first,
+                          uint64_t* count) {
   uint64_t f = 0, n = 0;
   if (world_size > 0 && rank >= 0 && rank < world_size) {
     f = outrider::ipc::ShardFirstRow(rows, world_size, rank);
@@ -270,10 +286,12 @@ void FillResult(const outrider::shim::OpResult& info, outrider_op_result_t* resu
 }
 }  // namespace
 
-int outrider_wait_result(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms, outrider_op_result_t* result) {
+int outrider_wait_result(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms,
+                         outrider_op_result_t* result) {
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (result != nullptr && result->size < kOpResultV1) {
-    return Fail(c, outrider::InvalidArgument("outrider_wait_result: result.size must be sizeof(outrider_op_result_t)"));
+    return Fail(c, outrider::InvalidArgument(
+                       "outrider_wait_result: result.size must be sizeof(outrider_op_result_t)"));
   }
   return Guard(c, [&]() -> int {
     outrider::shim::OpResult info;
@@ -283,10 +301,12 @@ int outrider_wait_result(outrider_client_t* c, outrider_op_t op, int64_t timeout
   });
 }
 
-int outrider_wait_demand(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms, outrider_op_result_t* result) {
+int outrider_wait_demand(outrider_client_t* c, outrider_op_t op, int64_t timeout_ms,
+                         outrider_op_result_t* result) {
   if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (result != nullptr && result->size < sizeof(outrider_op_result_t)) {
-    return Fail(c, outrider::InvalidArgument("outrider_wait_demand: result.size must be sizeof(outrider_op_result_t)"));
+    return Fail(c, outrider::InvalidArgument(
+                       "outrider_wait_demand: result.size must be sizeof(outrider_op_result_t)"));
   }
   return Guard(c, [&]() -> int {
     outrider::shim::OpResult info;
@@ -306,12 +326,16 @@ int outrider_wait_event(outrider_client_t* c, int wake_fd, int64_t timeout_ms) {
   return Guard(c, [&]() -> int { return Report(c, c->impl->WaitEvent(wake_fd, timeout_ms)); });
 }
 
-int outrider_test(outrider_client_t* c, outrider_op_t op, int* done) { return outrider_test_result(c, op, done, nullptr); }
+int outrider_test(outrider_client_t* c, outrider_op_t op, int* done) {
+  return outrider_test_result(c, op, done, nullptr);
+}
 
-int outrider_test_result(outrider_client_t* c, outrider_op_t op, int* done, outrider_op_result_t* result) {
+int outrider_test_result(outrider_client_t* c, outrider_op_t op, int* done,
+                         outrider_op_result_t* result) {
   if (c == nullptr || done == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
   if (result != nullptr && result->size < kOpResultV1) {
-    return Fail(c, outrider::InvalidArgument("outrider_test_result: result.size must be sizeof(outrider_op_result_t)"));
+    return Fail(c, outrider::InvalidArgument(
+                       "outrider_test_result: result.size must be sizeof(outrider_op_result_t)"));
   }
   return Guard(c, [&]() -> int {
     bool d = false;

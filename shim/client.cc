@@ -19,7 +19,8 @@ Client::Client(const ConnectConfig& config, std::unique_ptr<Connection> conn)
       regions_(conn_.get(), config_.arena_bytes),
       comms_(conn_.get(), config_),
       device_(&config_, conn_.get(), &regions_, &ops_) {
-  conn_->set_on_gone([this] { device_.ReleaseFences(); });  // streams waiting on the agent's fences go on
+  conn_->set_on_gone(
+      [this] { device_.ReleaseFences(); });  // streams waiting on the agent's fences go on
 }
 
 Client::~Client() {
@@ -70,8 +71,11 @@ Result<uint64_t> Client::Submit(const OpArgs& a, bool agent_order) {
   OUTRIDER_RETURN_IF_ERROR(conn_->gone());
   OUTRIDER_ASSIGN_OR_RETURN(const Communicators::Comm* comm, comms_.Find(a.comm));
   uint64_t pushed = entries_pushed_;
-  Result<uint64_t> r = PushRefusals() ? SubmitEntry(*comm, a, agent_order)
-                                      : ResourceExhausted("the submission ring is full: wait for some ops before submitting more (this collective fails on every rank)");
+  Result<uint64_t> r = PushRefusals()
+                           ? SubmitEntry(*comm, a, agent_order)
+                           : ResourceExhausted(
+                                 "the submission ring is full: wait for some ops before submitting "
+                                 "more (this collective fails on every rank)");
   // Nothing of it reached the agent (an entry pushed means it did, or an inner Submit refused it).
   if (!r.ok() && entries_pushed_ == pushed && conn_->gone().ok()) Refuse(a, r.status());
   return r;
@@ -102,15 +106,17 @@ bool Client::PushRefusals() {
   return true;
 }
 
-Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const OpArgs& a, bool agent_order) {
+Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const OpArgs& a,
+                                     bool agent_order) {
   const Communicators::Comm* comm = &comm_ref;
   bool rank_ordered = a.kind == ipc::OpKind::kAllgather || a.kind == ipc::OpKind::kReduceScatter ||
                       a.kind == ipc::OpKind::kAlltoallv || a.kind == ipc::OpKind::kSparseShard ||
                       a.kind == ipc::OpKind::kSparseLookup;
   if (rank_ordered && !comm->node_order && !agent_order) {
-    return FailedPrecondition(std::string(ipc::OpKindName(a.kind)) + " on communicator " + std::to_string(a.comm) +
-                              " is not supported: its ranks are not in node order (create it with the ranks of "
-                              "each node together, in node order)");
+    return FailedPrecondition(
+        std::string(ipc::OpKindName(a.kind)) + " on communicator " + std::to_string(a.comm) +
+        " is not supported: its ranks are not in node order (create it with the ranks of "
+        "each node together, in node order)");
   }
   int32_t root = a.root;
   if (a.kind == ipc::OpKind::kBroadcast) {
@@ -128,7 +134,8 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
   }
   if (in_flight_ >= conn_->sq_capacity()) DrainCompletions();
   if (in_flight_ >= conn_->sq_capacity()) {
-    return ResourceExhausted(std::to_string(in_flight_) + " ops are in flight, the most this client may have; wait for "
+    return ResourceExhausted(std::to_string(in_flight_) +
+                             " ops are in flight, the most this client may have; wait for "
                              "some before submitting more (this collective fails on every rank)");
   }
   ipc::SubmitEntry e{};
@@ -138,9 +145,10 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
     auto device = [this](const void* p, uint64_t n) {
       return n > 0 && p != nullptr && !regions_.InHostRegion(p) && DeviceOps::IsDevice(p);
     };
-    if (device(a.send, a.send_bytes) || device(a.recv, a.recv_bytes) || device(a.ids, a.ids_bytes) ||
-        device(a.out_ids, a.out_ids_bytes)) {
-      return device_.SubmitOnStream(a, next_op_id_, [this](const OpArgs& b) { return Submit(b, false); });
+    if (device(a.send, a.send_bytes) || device(a.recv, a.recv_bytes) ||
+        device(a.ids, a.ids_bytes) || device(a.out_ids, a.out_ids_bytes)) {
+      return device_.SubmitOnStream(a, next_op_id_,
+                                    [this](const OpArgs& b) { return Submit(b, false); });
     }
   }
   OUTRIDER_ASSIGN_OR_RETURN(e.send, regions_.Resolve(a.send, a.send_bytes, "send"));
@@ -257,20 +265,23 @@ void Client::Release(OpMap::iterator it) {
 Status Client::Wait(uint64_t op, int64_t timeout_ms, OpResult* result) {
   auto it = ops_.find(op);
   if (it == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
-  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
+  uint64_t deadline =
+      timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
   for (;;) {
     bool done = false;
     Status st = Test(op, &done, result);
     if (done) return st;
     if (!st.ok()) return st;
     if (!conn_->Await(deadline)) {
-      return DeadlineExceeded("op " + std::to_string(op) + " did not complete within " + std::to_string(timeout_ms) + " ms");
+      return DeadlineExceeded("op " + std::to_string(op) + " did not complete within " +
+                              std::to_string(timeout_ms) + " ms");
     }
   }
 }
 
 Status Client::WaitEvent(int wake_fd, int64_t timeout_ms) {
-  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
+  uint64_t deadline =
+      timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
   for (;;) {
     if (!conn_->CompletionsEmpty()) {
       DrainCompletions();
@@ -278,13 +289,16 @@ Status Client::WaitEvent(int wake_fd, int64_t timeout_ms) {
     }
     OUTRIDER_RETURN_IF_ERROR(conn_->gone());
     if (wake_fd >= 0 && ipc::WaitReadable(wake_fd, -1, 0) != 0) return Status::Ok();
-    if (!conn_->Await(deadline, wake_fd)) return DeadlineExceeded("no completion within " + std::to_string(timeout_ms) + " ms");
+    if (!conn_->Await(deadline, wake_fd))
+      return DeadlineExceeded("no completion within " + std::to_string(timeout_ms) + " ms");
   }
 }
 
 Status Client::WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result) {
-  if (ops_.find(op) == ops_.end()) return InvalidArgument("unknown op handle " + std::to_string(op));
-  uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
+  if (ops_.find(op) == ops_.end())
+    return InvalidArgument("unknown op handle " + std::to_string(op));
+  uint64_t deadline =
+      timeout_ms < 0 ? UINT64_MAX : ipc::MonotonicNs() + uint64_t(timeout_ms) * 1000000;
   for (;;) {
     DrainCompletions();
     OpState& s = ops_.find(op)->second;
@@ -299,8 +313,8 @@ Status Client::WaitDemand(uint64_t op, int64_t timeout_ms, OpResult* result) {
       return gone;
     }
     if (timeout_ms == 0 || !conn_->Await(deadline)) {
-      return DeadlineExceeded("the demanded rows of op " + std::to_string(op) + " did not arrive within " +
-                              std::to_string(timeout_ms) + " ms");
+      return DeadlineExceeded("the demanded rows of op " + std::to_string(op) +
+                              " did not arrive within " + std::to_string(timeout_ms) + " ms");
     }
   }
 }

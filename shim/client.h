@@ -37,7 +37,9 @@ class Client {
   Result<void*> RegisterFd(int fd, size_t bytes) { return regions_.RegisterFd(fd, bytes); }
   Status ReleaseRegion(void* base) { return regions_.Release(base); }
   // Releases the GPU allocations registered with the agent that start in [p, p + bytes).
-  Status ReleaseDeviceMemory(const void* p, size_t bytes) { return regions_.ReleaseDevice(p, bytes); }
+  Status ReleaseDeviceMemory(const void* p, size_t bytes) {
+    return regions_.ReleaseDevice(p, bytes);
+  }
 
   // ---- Communicators: groups of the job's ranks, each with collectives of its own. ----
   // Handle 0 is the job itself. A communicator's ranks are numbered as its creator says; the
@@ -80,7 +82,8 @@ class Client {
   // reaches the agent as a refusal (ipc::kSubmitRefused): the agent counts it in its key's
   // sequence, so this rank's next op of the key never pairs with the other ranks' op of this one.
   Result<uint64_t> Submit(const OpArgs& args, bool agent_order);
-  Result<uint64_t> SubmitEntry(const Communicators::Comm& comm, const OpArgs& args, bool agent_order);
+  Result<uint64_t> SubmitEntry(const Communicators::Comm& comm, const OpArgs& args,
+                               bool agent_order);
   // Tells the agent that the op `a` was refused here with `why` (queued while the ring is full).
   void Refuse(const OpArgs& a, const Status& why);
   // Pushes queued refusals; false while some are still queued (the ring is full).
@@ -97,9 +100,9 @@ class Client {
   OpMap ops_;
   DeviceOps device_;
   uint64_t next_op_id_ = 1;
-  uint64_t entries_pushed_ = 0;             // ring entries pushed, ops and refusals
+  uint64_t entries_pushed_ = 0;            // ring entries pushed, ops and refusals
   std::deque<ipc::SubmitEntry> refusals_;  // refusals that found the ring full, in order
-  size_t in_flight_ = 0;  // submitted, completion not yet drained
+  size_t in_flight_ = 0;                   // submitted, completion not yet drained
   std::string last_error_;
 };
 

@@ -36,7 +36,8 @@ Communicators::Communicators(Connection* conn, const ConnectConfig& config) : co
 Result<const Communicators::Comm*> Communicators::Find(uint32_t comm) const {
   if (comms_.empty() && comm == kJob) return InvalidArgument("client is not connected");
   auto it = comms_.find(comm);
-  if (it == comms_.end()) return InvalidArgument("no communicator " + std::to_string(comm) + " on this client");
+  if (it == comms_.end())
+    return InvalidArgument("no communicator " + std::to_string(comm) + " on this client");
   return &it->second;
 }
 
@@ -50,7 +51,8 @@ Result<int> Communicators::Size(uint32_t comm) const {
   return c->size;
 }
 
-Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32_t>& members, uint64_t key) {
+Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32_t>& members,
+                                     uint64_t key) {
   Comm c;
   c.key = key;
   c.size = static_cast<int>(members.size());
@@ -61,20 +63,26 @@ Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32
     if (members[i] == parent.rank) c.rank = static_cast<int>(i);
   }
   if (c.rank < 0) {
-    return InvalidArgument("rank " + std::to_string(parent.rank) + " is not in the member list of the communicator it creates");
+    return InvalidArgument("rank " + std::to_string(parent.rank) +
+                           " is not in the member list of the communicator it creates");
   }
   // The agents number ranks node by node, nodes in job order, and need as many on every node.
   std::vector<int32_t> order(members.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return c.node[static_cast<size_t>(a)] < c.node[static_cast<size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return c.node[static_cast<size_t>(a)] < c.node[static_cast<size_t>(b)];
+  });
   std::map<int32_t, int> per_node;
   for (int32_t n : c.node) ++per_node[n];
   int local = per_node.begin()->second;
   for (const auto& [n, count] : per_node) {
     if (count != local) {
       std::string counts;
-      for (const auto& [m, k] : per_node) counts += (counts.empty() ? "" : ", ") + ("node " + std::to_string(m) + ": " + std::to_string(k));
-      return FailedPrecondition("a communicator must have as many ranks on every node it spans (" + counts + ")");
+      for (const auto& [m, k] : per_node)
+        counts +=
+            (counts.empty() ? "" : ", ") + ("node " + std::to_string(m) + ": " + std::to_string(k));
+      return FailedPrecondition("a communicator must have as many ranks on every node it spans (" +
+                                counts + ")");
     }
   }
   c.agent_rank.resize(members.size());
@@ -92,10 +100,13 @@ Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32
   msg.world_size = c.size;
   msg.local_rank = agent_rank % local;
   msg.local_world_size = local;
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
-  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("creating a communicator"));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply,
+                            conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_RETURN_IF_ERROR(
+      FromReply(reply.code, reply.message).Annotate("creating a communicator"));
   if (reply.region_id == kJob || comms_.count(reply.region_id) != 0) {
-    return ProtocolError("the agent answered a communicator request with id " + std::to_string(reply.region_id));
+    return ProtocolError("the agent answered a communicator request with id " +
+                         std::to_string(reply.region_id));
   }
   comms_.emplace(reply.region_id, std::move(c));
   return reply.region_id;
@@ -107,9 +118,12 @@ Result<uint32_t> Communicators::Create(uint32_t parent, const std::vector<int32_
   std::vector<bool> seen(static_cast<size_t>(p->size), false);
   for (int32_t r : ranks) {
     if (r < 0 || r >= p->size) {
-      return InvalidArgument("rank " + std::to_string(r) + " is outside the parent communicator of " + std::to_string(p->size) + " ranks");
+      return InvalidArgument("rank " + std::to_string(r) +
+                             " is outside the parent communicator of " + std::to_string(p->size) +
+                             " ranks");
     }
-    if (seen[static_cast<size_t>(r)]) return InvalidArgument("rank " + std::to_string(r) + " appears twice in the member list");
+    if (seen[static_cast<size_t>(r)])
+      return InvalidArgument("rank " + std::to_string(r) + " appears twice in the member list");
     seen[static_cast<size_t>(r)] = true;
   }
   // Named by the parent, the member list and how many communicators of that list came before.
@@ -134,7 +148,8 @@ Result<std::optional<uint32_t>> Communicators::Split(uint32_t parent, int32_t co
     // Blocks arrive in the agents' order: rank r's block is block agent_rank[r].
     for (size_t r = 0; r < n; ++r) {
       size_t e = static_cast<size_t>(p->agent_rank[r]);
-      if (x.pairs[2 * e] == color) members.emplace_back(x.pairs[2 * e + 1], static_cast<int32_t>(r));
+      if (x.pairs[2 * e] == color)
+        members.emplace_back(x.pairs[2 * e + 1], static_cast<int32_t>(r));
     }
   }
   OUTRIDER_RETURN_IF_ERROR(x.status.Annotate("exchanging colors for a communicator split"));
@@ -143,24 +158,29 @@ Result<std::optional<uint32_t>> Communicators::Split(uint32_t parent, int32_t co
   std::vector<int32_t> ranks;
   for (const auto& m : members) ranks.push_back(m.second);
   static constexpr char kTag[] = "split";
-  uint64_t name = Mix(Mix(Mix(p->key, kTag, sizeof(kTag)), &nth, sizeof(nth)), &color, sizeof(color));
+  uint64_t name =
+      Mix(Mix(Mix(p->key, kTag, sizeof(kTag)), &nth, sizeof(nth)), &color, sizeof(color));
   OUTRIDER_ASSIGN_OR_RETURN(uint32_t comm, Join(*p, ranks, name));
   return std::optional<uint32_t>(comm);
 }
 
 Status Communicators::Destroy(uint32_t comm, size_t pending) {
-  if (comm == kJob) return InvalidArgument("the job's own communicator cannot be destroyed; disconnect instead");
+  if (comm == kJob)
+    return InvalidArgument("the job's own communicator cannot be destroyed; disconnect instead");
   OUTRIDER_RETURN_IF_ERROR(Find(comm).status());
   if (pending > 0) {
-    return FailedPrecondition(std::to_string(pending) + " ops on communicator " + std::to_string(comm) +
-                              " have not been waited for");
+    return FailedPrecondition(std::to_string(pending) + " ops on communicator " +
+                              std::to_string(comm) + " have not been waited for");
   }
   ipc::CommDestroy msg{};
   uint32_t rid = conn_->NextRequestId();
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommDestroy, sizeof(msg) - sizeof(msg.header), rid);
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommDestroy, sizeof(msg) - sizeof(msg.header),
+                     rid);
   msg.comm = comm;
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
-  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("destroying a communicator"));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply,
+                            conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_RETURN_IF_ERROR(
+      FromReply(reply.code, reply.message).Annotate("destroying a communicator"));
   comms_.erase(comm);
   return Status::Ok();
 }

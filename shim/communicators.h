@@ -22,9 +22,9 @@ class Communicators {
   struct Comm {
     uint64_t key = 0;  // names it within the job: the agents derive its job id from it
     int rank = 0, size = 1;
-    std::vector<int32_t> node;        // by rank: the rank's node in the job
-    std::vector<int32_t> agent_rank;  // by rank: the agents' node-by-node number for it
-    bool node_order = true;           // agent_rank[r] == r for every rank
+    std::vector<int32_t> node;             // by rank: the rank's node in the job
+    std::vector<int32_t> agent_rank;       // by rank: the agents' node-by-node number for it
+    bool node_order = true;                // agent_rank[r] == r for every rank
     std::map<uint64_t, uint32_t> created;  // communicators made from it, by member list hash
     uint64_t splits = 0;
   };
@@ -51,10 +51,12 @@ class Communicators {
     Status status;
     std::vector<int32_t> pairs;
   };
-  using Exchange = std::function<Result<SplitExchange>(const Comm& parent, int32_t color, int32_t key)>;
+  using Exchange =
+      std::function<Result<SplitExchange>(const Comm& parent, int32_t color, int32_t key)>;
   // Called by every rank of `parent`: those with the same color >= 0 form a communicator, ranked
   // by (key, rank in parent). A negative color joins none: the result is nullopt.
-  Result<std::optional<uint32_t>> Split(uint32_t parent, int32_t color, int32_t key, const Exchange& exchange);
+  Result<std::optional<uint32_t>> Split(uint32_t parent, int32_t color, int32_t key,
+                                        const Exchange& exchange);
 
   // Leaves a communicator; `pending` ops on it have not been waited for (then it stays).
   Status Destroy(uint32_t comm, size_t pending);
@@ -63,7 +65,7 @@ class Communicators {
   // Joins the communicator of `members` (ranks of `parent`) named `key` at the agent.
   Result<uint32_t> Join(const Comm& parent, const std::vector<int32_t>& members, uint64_t key);
 
-  Connection* conn_;  // Not owned; outlives this.
+  Connection* conn_;                // Not owned; outlives this.
   std::map<uint32_t, Comm> comms_;  // by handle; 0 is the job
 };
 

@@ -58,7 +58,7 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   c.world_size = req.world_size >= 0 ? req.world_size : world;
   c.local_rank = req.local_rank >= 0 ? req.local_rank : (local_rank >= 0 ? local_rank : c.rank);
   c.local_world_size = req.local_world_size >= 0 ? req.local_world_size
-                                                  : (local_world >= 0 ? local_world : c.world_size);
+                                                 : (local_world >= 0 ? local_world : c.world_size);
   if (req.arena_bytes != 0) {
     c.arena_bytes = req.arena_bytes;
   } else {
@@ -71,7 +71,8 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
     } else if (std::string_view(mode) == "ipc") {
       c.gpu_mode = ipc::GpuMode::kIpc;
     } else {
-      return InvalidArgument(std::string("OUTRIDER_GPU_MODE=") + mode + " is neither staging nor ipc");
+      return InvalidArgument(std::string("OUTRIDER_GPU_MODE=") + mode +
+                             " is neither staging nor ipc");
     }
   }
   // The root agent: OUTRIDER_ROOT_ADDR (host:port), else MASTER_ADDR at the agent port.
@@ -88,18 +89,21 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
                            std::to_string(ipc::kAddrBytes - 1) + " characters");
   }
   if (c.token.size() >= ipc::kTokenBytes) {
-    return InvalidArgument("OUTRIDER_JOB_TOKEN is longer than " + std::to_string(ipc::kTokenBytes - 1) + " characters");
+    return InvalidArgument("OUTRIDER_JOB_TOKEN is longer than " +
+                           std::to_string(ipc::kTokenBytes - 1) + " characters");
   }
   c.timeout_ms = req.timeout_ms > 0 ? req.timeout_ms : 5000;
   if (c.job_id.size() >= ipc::kJobIdBytes) {
-    return InvalidArgument("job id '" + c.job_id + "' is longer than " + std::to_string(ipc::kJobIdBytes - 1) + " characters");
+    return InvalidArgument("job id '" + c.job_id + "' is longer than " +
+                           std::to_string(ipc::kJobIdBytes - 1) + " characters");
   }
   if (c.world_size < 1 || c.rank < 0 || c.rank >= c.world_size) {
-    return InvalidArgument("rank " + std::to_string(c.rank) + " is outside world size " + std::to_string(c.world_size));
+    return InvalidArgument("rank " + std::to_string(c.rank) + " is outside world size " +
+                           std::to_string(c.world_size));
   }
   if (c.local_world_size < 1 || c.local_rank < 0 || c.local_rank >= c.local_world_size) {
-    return InvalidArgument("local rank " + std::to_string(c.local_rank) + " is outside local world size " +
-                           std::to_string(c.local_world_size));
+    return InvalidArgument("local rank " + std::to_string(c.local_rank) +
+                           " is outside local world size " + std::to_string(c.local_world_size));
   }
   return c;
 }

@@ -15,8 +15,10 @@ namespace outrider::shim {
 
 Status FromReply(int32_t code, const char* message) {
   if (code == 0) return Status::Ok();
-  if (code < 0 || code > kMaxCode) return ProtocolError("agent replied with unknown code " + std::to_string(code));
-  return Status(static_cast<Code>(code), std::string(message, strnlen(message, ipc::kMessageBytes)));
+  if (code < 0 || code > kMaxCode)
+    return ProtocolError("agent replied with unknown code " + std::to_string(code));
+  return Status(static_cast<Code>(code),
+                std::string(message, strnlen(message, ipc::kMessageBytes)));
 }
 
 Connection::Connection(const ConnectConfig& config) : config_(config), spin_(config_.spin_us) {}
@@ -40,7 +42,8 @@ void Connection::Close() {
 
 Status Connection::Handshake() {
   ipc::HelloRequest hello{};
-  ipc::InitMsgHeader(&hello.header, ipc::MsgType::kHello, sizeof(hello) - sizeof(hello.header), next_request_id_++);
+  ipc::InitMsgHeader(&hello.header, ipc::MsgType::kHello, sizeof(hello) - sizeof(hello.header),
+                     next_request_id_++);
   std::memcpy(hello.job_id, config_.job_id.data(), config_.job_id.size());
   hello.rank = config_.rank;
   hello.world_size = config_.world_size;
@@ -63,14 +66,18 @@ Status Connection::Handshake() {
     return ProtocolError("the agent's hello reply is malformed");
   }
   if (reply.header.version != ipc::kProtocolVersion) {
-    return ProtocolError("the agent speaks protocol version " + std::to_string(reply.header.version) +
-                         ", this shim " + std::to_string(ipc::kProtocolVersion));
+    return ProtocolError("the agent speaks protocol version " +
+                         std::to_string(reply.header.version) + ", this shim " +
+                         std::to_string(ipc::kProtocolVersion));
   }
-  if (*n != sizeof(reply) || reply.header.type != static_cast<uint16_t>(ipc::MsgType::kHelloReply)) {
+  if (*n != sizeof(reply) ||
+      reply.header.type != static_cast<uint16_t>(ipc::MsgType::kHelloReply)) {
     return ProtocolError("unexpected reply to hello");
   }
-  OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("the agent refused the connection"));
-  if (fds.size() != 3) return ProtocolError("hello reply carried " + std::to_string(fds.size()) + " fds, expected 3");
+  OUTRIDER_RETURN_IF_ERROR(
+      FromReply(reply.code, reply.message).Annotate("the agent refused the connection"));
+  if (fds.size() != 3)
+    return ProtocolError("hello reply carried " + std::to_string(fds.size()) + " fds, expected 3");
   OUTRIDER_ASSIGN_OR_RETURN(size_t control_size, ipc::CheckSealedMemfd(fds[0].get()));
   if (control_size != reply.control_bytes || control_size < sizeof(ipc::ControlHeader)) {
     return ProtocolError("control segment size does not match the hello reply");
@@ -87,9 +94,9 @@ Status Connection::Handshake() {
     return ProtocolError("control segment header does not match this shim's layout");
   }
   uint8_t* base = control_.data();
-  sq_ = ipc::RingProducer<ipc::SubmitEntry>(reinterpret_cast<ipc::RingIndices*>(base + l.sq_indices_offset),
-                                            reinterpret_cast<ipc::SubmitEntry*>(base + l.sq_slots_offset),
-                                            h.sq_entries);
+  sq_ = ipc::RingProducer<ipc::SubmitEntry>(
+      reinterpret_cast<ipc::RingIndices*>(base + l.sq_indices_offset),
+      reinterpret_cast<ipc::SubmitEntry*>(base + l.sq_slots_offset), h.sq_entries);
   cq_ = ipc::RingConsumer<ipc::CompletionEntry>(
       reinterpret_cast<ipc::RingIndices*>(base + l.cq_indices_offset),
       reinterpret_cast<ipc::CompletionEntry*>(base + l.cq_slots_offset), h.cq_entries);
@@ -110,7 +117,8 @@ void Connection::LeaveAndDrain(uint64_t deadline) {
   gone_ = Cancelled("the client disconnected");
   for (uint64_t now = ipc::MonotonicNs(); now < deadline; now = ipc::MonotonicNs()) {
     alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-    auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+    auto n =
+        channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
     if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
     if (!n.ok() || *n == 0) break;  // hung up
   }
@@ -124,7 +132,8 @@ std::optional<Status> Connection::Departure(const Result<size_t>& n, const uint8
   if (*n == sizeof(bye) && bye.header.magic == ipc::kMagic &&
       bye.header.type == static_cast<uint16_t>(ipc::MsgType::kGoodbye)) {
     bye.message[sizeof(bye.message) - 1] = '\0';
-    Status why = FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
+    Status why =
+        FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
     return Status(why.code(), "the agent closed the connection: " + why.message());
   }
   return std::nullopt;
@@ -147,16 +156,18 @@ bool Connection::Push(const ipc::SubmitEntry& e) {
   return true;
 }
 
-Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, const int* fds, size_t nfds,
-                                             uint32_t request_id) {
+Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, const int* fds,
+                                             size_t nfds, uint32_t request_id) {
   OUTRIDER_RETURN_IF_ERROR(gone());
   OUTRIDER_RETURN_IF_ERROR(channel_.Send(msg, bytes, fds, nfds));
   uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
   for (;;) {
     uint64_t now = ipc::MonotonicNs();
-    if (now >= deadline) return DeadlineExceeded("the agent did not answer a region request in time");
+    if (now >= deadline)
+      return DeadlineExceeded("the agent did not answer a region request in time");
     alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-    auto n = channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+    auto n =
+        channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
     if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
     if (std::optional<Status> gone = Departure(n, buf)) {
       MarkGone(*gone);
@@ -164,7 +175,8 @@ Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, cons
     }
     ipc::MsgHeader hdr;
     std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
-    if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic || hdr.request_id != request_id) {
+    if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic ||
+        hdr.request_id != request_id) {
       return ProtocolError("unexpected reply to a region request");
     }
     ipc::RegionReply reply;
@@ -198,8 +210,9 @@ bool Connection::Await(uint64_t deadline, int wake_fd) {
 }
 
 ipc::FenceSlot* Connection::fence_slots() const {
-  return reinterpret_cast<ipc::FenceSlot*>(control_.data() +
-                                           reinterpret_cast<const ipc::ControlHeader*>(control_.data())->fences_offset);
+  return reinterpret_cast<ipc::FenceSlot*>(
+      control_.data() +
+      reinterpret_cast<const ipc::ControlHeader*>(control_.data())->fences_offset);
 }
 
 void Connection::LeakControl() { (void)new ipc::Mapping(std::move(control_)); }

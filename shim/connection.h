@@ -62,7 +62,8 @@ class Connection {
 
   uint32_t NextRequestId() { return next_request_id_++; }
   // Sends a request and waits for its reply (a RegionReply: regions and communicators).
-  Result<ipc::RegionReply> Request(const void* msg, size_t bytes, const int* fds, size_t nfds, uint32_t request_id);
+  Result<ipc::RegionReply> Request(const void* msg, size_t bytes, const int* fds, size_t nfds,
+                                   uint32_t request_id);
 
   int fd() const { return channel_.fd(); }
   // The submission ring's doorbell (an eventfd the agent waits on).
@@ -88,7 +89,7 @@ class Connection {
   ipc::RingConsumer<ipc::CompletionEntry> cq_;
   ipc::AdaptiveSpin spin_;
   uint32_t next_request_id_ = 1;
-  Status gone_;  // set once the agent closed the connection
+  Status gone_;          // set once the agent closed the connection
   bool closed_ = false;  // Close() ran
   std::function<void()> on_gone_;
 };

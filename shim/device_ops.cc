@@ -50,18 +50,26 @@ Status DeviceOps::Setup(const cuda::Driver* driver) {
   auto g = std::make_unique<Gpu>();
   g->driver = driver;
   // The control segment, so that streams write and wait on its fences.
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(conn_->control().data(), conn_->control().size(), CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
-                                       "registering the control segment (cuMemHostRegister)"));
+  OUTRIDER_RETURN_IF_ERROR(
+      cuda::Check(d,
+                  d.cuMemHostRegister(conn_->control().data(), conn_->control().size(),
+                                      CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
+                  "registering the control segment (cuMemHostRegister)"));
   CUdeviceptr base = 0;
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&base, conn_->control().data(), 0), "cuMemHostGetDevicePointer"));
+  OUTRIDER_RETURN_IF_ERROR(
+      cuda::Check(d, d.cuMemHostGetDevicePointer(&base, conn_->control().data(), 0),
+                  "cuMemHostGetDevicePointer"));
   auto* h = reinterpret_cast<const ipc::ControlHeader*>(conn_->control().data());
   g->fences = base + h->fences_offset;
   g->released = std::make_unique<uint64_t[]>(ipc::kFenceSlots);
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(g->released.get(), ipc::kFenceSlots * sizeof(uint64_t),
-                                                              CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
-                                       "registering the released words (cuMemHostRegister)"));
+  OUTRIDER_RETURN_IF_ERROR(
+      cuda::Check(d,
+                  d.cuMemHostRegister(g->released.get(), ipc::kFenceSlots * sizeof(uint64_t),
+                                      CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
+                  "registering the released words (cuMemHostRegister)"));
   CUdeviceptr rel = 0;
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&rel, g->released.get(), 0), "cuMemHostGetDevicePointer"));
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostGetDevicePointer(&rel, g->released.get(), 0),
+                                       "cuMemHostGetDevicePointer"));
   g->released_dev = rel;
   for (uint32_t i = ipc::kFenceSlots; i > 0; --i) g->free_slots.push_back(i - 1);
   int wake = ::fcntl(conn_->doorbell_fd(), F_DUPFD_CLOEXEC, 0);
@@ -75,10 +83,14 @@ Status DeviceOps::Setup(const cuda::Driver* driver) {
 Status DeviceOps::RegisterHost(const void* p) {
   auto it = regions_->RegionOf(p);
   if (it == regions_->end()) return Internal("staging buffer outside every region");
-  if (std::find(gpu_->registered.begin(), gpu_->registered.end(), it->first) != gpu_->registered.end()) return Status::Ok();
+  if (std::find(gpu_->registered.begin(), gpu_->registered.end(), it->first) !=
+      gpu_->registered.end())
+    return Status::Ok();
   const cuda::Driver& d = *gpu_->driver;
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuMemHostRegister(it->second.mapping.data(), it->second.bytes, CU_MEMHOSTREGISTER_PORTABLE),
-                                       "pinning a shared-memory region for staging (cuMemHostRegister)"));
+  OUTRIDER_RETURN_IF_ERROR(cuda::Check(
+      d,
+      d.cuMemHostRegister(it->second.mapping.data(), it->second.bytes, CU_MEMHOSTREGISTER_PORTABLE),
+      "pinning a shared-memory region for staging (cuMemHostRegister)"));
   gpu_->registered.push_back(it->first);
   return Status::Ok();
 }
@@ -95,7 +107,8 @@ Result<CUcontext> PrimaryContext(const cuda::Driver& d, int ordinal) {
   CUdevice dev = 0;
   CUcontext ctx = nullptr;
   OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDeviceGet(&dev, ordinal), "cuDeviceGet"));
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"));
+  OUTRIDER_RETURN_IF_ERROR(
+      cuda::Check(d, d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"));
   retained.emplace(ordinal, ctx);
   return ctx;
 }
@@ -109,12 +122,15 @@ Result<CUcontext> OpContext(const cuda::Driver& d, const OpArgs& a) {
   auto s = static_cast<CUstream>(a.stream);
   CUcontext ctx = nullptr;
   if (s != nullptr && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD) {
-    OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamGetCtx(s, &ctx), "the op's stream (cuStreamGetCtx)"));
+    OUTRIDER_RETURN_IF_ERROR(
+        cuda::Check(d, d.cuStreamGetCtx(s, &ctx), "the op's stream (cuStreamGetCtx)"));
     return ctx;
   }
   const std::initializer_list<const void*> buffers{a.send, a.recv, a.ids, a.out_ids};
   for (const void* p : buffers) {
-    if (p != nullptr && d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
+    if (p != nullptr &&
+        d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
         ctx != nullptr) {
       return ctx;
     }
@@ -123,20 +139,23 @@ Result<CUcontext> OpContext(const cuda::Driver& d, const OpArgs& a) {
   for (const void* p : buffers) {
     int ordinal = -1;
     if (p != nullptr &&
-        d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
+        d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
         ordinal >= 0) {
       return PrimaryContext(d, ordinal);
     }
   }
   return FailedPrecondition(
-      "an op on the default stream whose buffers name no GPU needs a CUDA context current on the calling thread");
+      "an op on the default stream whose buffers name no GPU needs a CUDA context current on the "
+      "calling thread");
 }
 
 // Makes a context current on this thread for a scope (any thread may call the shim: the stream
 // names where its work goes, not the thread).
 class ContextScope {
  public:
-  ContextScope(const cuda::Driver& d, CUcontext ctx) : d_(d), pushed_(ctx != nullptr && d.cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {}
+  ContextScope(const cuda::Driver& d, CUcontext ctx)
+      : d_(d), pushed_(ctx != nullptr && d.cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {}
   ~ContextScope() {
     if (pushed_) (void)d_.cuCtxPopCurrent(nullptr);
   }
@@ -159,7 +178,8 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   if (gpu_->ctx == nullptr) gpu_->ctx = ctx;
   RetireStaged();
   if (gpu_->free_slots.empty()) {
-    return ResourceExhausted(std::to_string(ipc::kFenceSlots) + " ops on device buffers are in flight or being copied back");
+    return ResourceExhausted(std::to_string(ipc::kFenceSlots) +
+                             " ops on device buffers are in flight or being copied back");
   }
   OpArgs b = a;
   // Staging: each device buffer of the op gets a pinned buffer in the arena; inputs are copied
@@ -177,7 +197,8 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   };
   Status bad;
   auto place = [&](const void* p, uint64_t n, bool in, bool out, const char* which) -> void* {
-    if (!bad.ok() || n == 0 || p == nullptr || regions_->InHostRegion(p)) return const_cast<void*>(p);
+    if (!bad.ok() || n == 0 || p == nullptr || regions_->InHostRegion(p))
+      return const_cast<void*>(p);
     if (ipc_mode && DeviceMemory::InOneAllocation(*d, p, n)) {
       // A buffer inside one GPU allocation: the agent imports the allocation. One that spans
       // several (an expandable segment's pages, mapped one after another) is staged instead.
@@ -192,7 +213,8 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
       }
     }
     if (!DeviceMemory::IsDevice(p)) {
-      bad = InvalidArgument(std::string(which) + " buffer is neither shared memory nor device memory");
+      bad = InvalidArgument(std::string(which) +
+                            " buffer is neither shared memory nor device memory");
       return nullptr;
     }
     auto host = regions_->arena().Allocate(n);
@@ -221,11 +243,14 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   Status st;
   for (const Stage& x : stages) {
     if (!x.in || !st.ok()) continue;
-    st = cuda::Check(*d, d->cuMemcpyDtoHAsync(x.host, reinterpret_cast<CUdeviceptr>(x.device), x.bytes, s),
-                     "copying the inputs to staging (cuMemcpyDtoHAsync)");
+    st = cuda::Check(
+        *d, d->cuMemcpyDtoHAsync(x.host, reinterpret_cast<CUdeviceptr>(x.device), x.bytes, s),
+        "copying the inputs to staging (cuMemcpyDtoHAsync)");
   }
   if (st.ok()) {
-    st = cuda::Check(*d, d->cuStreamWriteValue64(s, fence + offsetof(ipc::FenceSlot, ready), id, CU_STREAM_WRITE_VALUE_DEFAULT),
+    st = cuda::Check(*d,
+                     d->cuStreamWriteValue64(s, fence + offsetof(ipc::FenceSlot, ready), id,
+                                             CU_STREAM_WRITE_VALUE_DEFAULT),
                      "writing the ready fence (cuStreamWriteValue64)");
   }
   if (st.ok()) {
@@ -246,15 +271,18 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
     gpu_->untracked = true;
     return st;
   }
-  gpu_->watchdog.set_last_op(id);  // before the op exists: a watchdog that fires from now on releases it
+  gpu_->watchdog.set_last_op(
+      id);  // before the op exists: a watchdog that fires from now on releases it
   b.fence = static_cast<int32_t>(slot);
   auto r = submit(b);
   if (!r.ok()) {
     // The stream may still copy into staging and write the ready fence: the slot and staging go
     // back once it wrote the released word after them.
-    Status released = cuda::Check(
-        *d, d->cuStreamWriteValue64(s, gpu_->released_dev + uint64_t{slot} * 8, id, CU_STREAM_WRITE_VALUE_DEFAULT),
-        "writing the released word (cuStreamWriteValue64)");
+    Status released =
+        cuda::Check(*d,
+                    d->cuStreamWriteValue64(s, gpu_->released_dev + uint64_t{slot} * 8, id,
+                                            CU_STREAM_WRITE_VALUE_DEFAULT),
+                    "writing the released word (cuStreamWriteValue64)");
     gpu_->free_slots.pop_back();
     if (released.ok()) {
       OpState dropped;
@@ -271,15 +299,20 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   for (const Stage& x : stages) state.staging.push_back(x.host);
   state.fence = static_cast<int32_t>(slot);
   // The rest of the stream's part: wait for the agent, copy back (staging), say so.
-  st = cuda::Check(*d, d->cuStreamWaitValue64(s, fence + offsetof(ipc::FenceSlot, done), id, CU_STREAM_WAIT_VALUE_GEQ),
+  st = cuda::Check(*d,
+                   d->cuStreamWaitValue64(s, fence + offsetof(ipc::FenceSlot, done), id,
+                                          CU_STREAM_WAIT_VALUE_GEQ),
                    "waiting for the done fence (cuStreamWaitValue64)");
   for (const Stage& x : stages) {
     if (!x.out || !st.ok()) continue;
-    st = cuda::Check(*d, d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(x.device), x.host, x.bytes, s),
-                     "copying the result back (cuMemcpyHtoDAsync)");
+    st = cuda::Check(
+        *d, d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(x.device), x.host, x.bytes, s),
+        "copying the result back (cuMemcpyHtoDAsync)");
   }
   if (st.ok()) {
-    st = cuda::Check(*d, d->cuStreamWriteValue64(s, gpu_->released_dev + uint64_t{slot} * 8, id, CU_STREAM_WRITE_VALUE_DEFAULT),
+    st = cuda::Check(*d,
+                     d->cuStreamWriteValue64(s, gpu_->released_dev + uint64_t{slot} * 8, id,
+                                             CU_STREAM_WRITE_VALUE_DEFAULT),
                      "writing the released word (cuStreamWriteValue64)");
   }
   if (!st.ok()) {
@@ -290,12 +323,14 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
     gpu_->untracked = true;
     return st;
   }
-  if (gpu_->watchdog.agent_gone()) ReleaseFences();  // the watchdog fired before the stream's wait was queued
+  if (gpu_->watchdog.agent_gone())
+    ReleaseFences();  // the watchdog fired before the stream's wait was queued
   return *r;
 }
 
 bool DeviceOps::Retired(uint64_t op, const OpState& s) const {
-  return std::atomic_ref<uint64_t>(gpu_->released[static_cast<size_t>(s.fence)]).load(std::memory_order_acquire) == op;
+  return std::atomic_ref<uint64_t>(gpu_->released[static_cast<size_t>(s.fence)])
+             .load(std::memory_order_acquire) == op;
 }
 
 void DeviceOps::FreeStaging(const OpState& s) {
@@ -328,14 +363,16 @@ void DeviceOps::ReleaseFences(Code code) {
 void DeviceOps::Stop(std::string* last_error) {
   if (gpu_ == nullptr) return;
   uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_->timeout_ms) * 1000000;
-  bool in_flight = std::any_of(ops_->begin(), ops_->end(), [](const auto& e) { return e.second.fence >= 0; });
+  bool in_flight =
+      std::any_of(ops_->begin(), ops_->end(), [](const auto& e) { return e.second.fence >= 0; });
   if (config_->gpu_mode == ipc::GpuMode::kIpc && conn_->gone().ok() && in_flight) {
     // The agent copies results into the caller's GPU memory itself: it leaves first (its copies
     // are drained before it hangs up), then the streams go on.
     conn_->LeaveAndDrain(deadline);
   }
   Status gone = conn_->gone();
-  ReleaseFences(gone.ok() || gone.code() == Code::kCancelled ? Code::kCancelled : Code::kUnavailable);
+  ReleaseFences(gone.ok() || gone.code() == Code::kCancelled ? Code::kCancelled
+                                                             : Code::kUnavailable);
   for (auto& [op, s] : *ops_) {
     if (s.fence >= 0) retiring_.emplace_back(op, std::exchange(s, OpState{}));
   }
@@ -345,8 +382,10 @@ void DeviceOps::Stop(std::string* last_error) {
     RetireStaged();
     if (retiring_.empty() && !gpu_->untracked) break;
     if (ipc::MonotonicNs() >= deadline || gpu_->untracked) {
-      *last_error = gpu_->untracked ? std::string("a CUDA call failed halfway through an op's stream work")
-                                    : std::to_string(retiring_.size()) + " ops on device buffers still had their streams copying";
+      *last_error = gpu_->untracked
+                        ? std::string("a CUDA call failed halfway through an op's stream work")
+                        : std::to_string(retiring_.size()) +
+                              " ops on device buffers still had their streams copying";
       *last_error += " at disconnect: the client's shared memory stays mapped and pinned";
       std::fprintf(stderr, "outrider: %s\n", last_error->c_str());
       gpu_->watchdog.Stop();  // the rest is left as the streams need it
@@ -360,7 +399,8 @@ void DeviceOps::Stop(std::string* last_error) {
   }
   const cuda::Driver& d = *gpu_->driver;
   ContextScope in_context(d, static_cast<CUcontext>(gpu_->ctx));
-  for (uintptr_t base : gpu_->registered) (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));
+  for (uintptr_t base : gpu_->registered)
+    (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));
   (void)d.cuMemHostUnregister(gpu_->released.get());
   (void)d.cuMemHostUnregister(conn_->control().data());
   gpu_.reset();

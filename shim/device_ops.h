@@ -62,13 +62,13 @@ class DeviceOps {
 
  private:
   struct Gpu {
-    const cuda::Driver* driver = nullptr;   // Not owned; loaded for the process's lifetime.
-    void* ctx = nullptr;                    // CUcontext of the first op: where disconnect unpins
-    uint64_t fences = 0;                    // device address of the control segment's fence slots
-    std::unique_ptr<uint64_t[]> released;   // per slot: the op whose result the stream copied back
-    uint64_t released_dev = 0;              // its device address
+    const cuda::Driver* driver = nullptr;  // Not owned; loaded for the process's lifetime.
+    void* ctx = nullptr;                   // CUcontext of the first op: where disconnect unpins
+    uint64_t fences = 0;                   // device address of the control segment's fence slots
+    std::unique_ptr<uint64_t[]> released;  // per slot: the op whose result the stream copied back
+    uint64_t released_dev = 0;             // its device address
     std::vector<uint32_t> free_slots;
-    std::vector<uintptr_t> registered;      // region bases registered with CUDA (pinned)
+    std::vector<uintptr_t> registered;  // region bases registered with CUDA (pinned)
     // A copy of the submission ring's doorbell: each op's stream rings it once it wrote the ready
     // fence, so the agent sees the inputs ready at once, not at its next timed look. Shared with
     // the host functions still queued on streams (the last one closes it).

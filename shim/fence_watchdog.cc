@@ -16,8 +16,8 @@ namespace {
 // the client), every slot whose done word is behind the newest op is set to that op, status
 // UNAVAILABLE: a stream waits for done >= its op, so each one goes on. It polls for no event, so
 // only a hang-up or an error wakes it.
-void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op, std::atomic<bool>* agent_gone,
-           ipc::FenceSlot* fences) {
+void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op,
+           std::atomic<bool>* agent_gone, ipc::FenceSlot* fences) {
   pollfd p[2] = {{socket_fd, 0, 0}, {stop_fd, POLLIN, 0}};
   for (;;) {
     int n = ::poll(p, 2, -1);
@@ -30,7 +30,8 @@ void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op, std::atom
   for (uint32_t i = 0; i < ipc::kFenceSlots; ++i) {
     std::atomic_ref<uint64_t> done(fences[i].done);
     if (done.load(std::memory_order_acquire) >= last) continue;
-    std::atomic_ref<int32_t>(fences[i].status).store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
+    std::atomic_ref<int32_t>(fences[i].status)
+        .store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
     done.store(last, std::memory_order_release);
   }
 }

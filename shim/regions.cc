@@ -15,13 +15,16 @@
 namespace outrider::shim {
 
 Regions::Regions(Connection* conn, uint64_t arena_bytes)
-    : conn_(conn), arena_(std::make_unique<Arena>(arena_bytes, [this](size_t bytes) { return Create(bytes); })) {}
+    : conn_(conn),
+      arena_(std::make_unique<Arena>(arena_bytes, [this](size_t bytes) { return Create(bytes); })) {
+}
 
 Result<void*> Regions::Add(UniqueFd fd, size_t bytes) {
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping mapping, ipc::MapShared(fd.get(), bytes));
   ipc::RegisterRegion msg{};
   uint32_t rid = conn_->NextRequestId();
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), rid);
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header),
+                     rid);
   msg.bytes = bytes;
   int f = fd.get();
   OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), &f, 1, rid));
@@ -52,19 +55,23 @@ Result<void*> Regions::RegisterFd(int fd, size_t bytes) {
   }
   OUTRIDER_ASSIGN_OR_RETURN(size_t size, ipc::CheckSealedMemfd(own.get()));
   if (size != bytes) {
-    return InvalidArgument("memfd is " + std::to_string(size) + " bytes, not " + std::to_string(bytes));
+    return InvalidArgument("memfd is " + std::to_string(size) + " bytes, not " +
+                           std::to_string(bytes));
   }
   return Add(std::move(own), bytes);
 }
 
 Status Regions::Release(void* base) {
   auto it = regions_.find(reinterpret_cast<uintptr_t>(base));
-  if (it == regions_.end()) return InvalidArgument("pointer is not the base of a region of this client");
+  if (it == regions_.end())
+    return InvalidArgument("pointer is not the base of a region of this client");
   ipc::ReleaseRegion msg{};
   uint32_t rid = conn_->NextRequestId();
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header), rid);
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header),
+                     rid);
   msg.region_id = it->second.id;
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply,
+                            conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("releasing a region"));
   regions_.erase(it);
   return Status::Ok();
@@ -109,15 +116,17 @@ Result<ipc::BufferRef> Regions::Resolve(const void* p, uint64_t bytes, const cha
   auto addr = reinterpret_cast<uintptr_t>(p);
   auto it = regions_.upper_bound(addr);
   if (p == nullptr || it == regions_.begin()) {
-    return InvalidArgument(std::string(which) + " buffer is not in memory shared with the agent; allocate it with outrider_alloc or outrider_region_create");
+    return InvalidArgument(std::string(which) +
+                           " buffer is not in memory shared with the agent; allocate it with "
+                           "outrider_alloc or outrider_region_create");
   }
   --it;
   const Region& r = it->second;
   uint64_t off = addr - it->first;
   if (off >= r.bytes || bytes > r.bytes - off) {
     return InvalidArgument(std::string(which) + " buffer of " + std::to_string(bytes) +
-                           " bytes does not fit inside its shared region (offset " + std::to_string(off) +
-                           " of " + std::to_string(r.bytes) + " bytes)");
+                           " bytes does not fit inside its shared region (offset " +
+                           std::to_string(off) + " of " + std::to_string(r.bytes) + " bytes)");
   }
   ref.region_id = r.id;
   ref.offset = off;

@@ -26,8 +26,9 @@ class Regions {
     size_t bytes;
     ipc::Mapping mapping;  // host regions
     UniqueFd fd;
-    bool device = false;   // a GPU allocation registered with the agent (gpu_mode ipc)
-    uint64_t buffer_id = 0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID: a new allocation at the same address differs
+    bool device = false;  // a GPU allocation registered with the agent (gpu_mode ipc)
+    uint64_t buffer_id =
+        0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID: a new allocation at the same address differs
   };
   using Map = std::map<uintptr_t, Region>;  // by base address
 

@@ -45,7 +45,8 @@ Status WriteAll(int fd, const std::string& data, int cancel_fd, uint64_t deadlin
       continue;
     }
     if (n < 0 && errno != EAGAIN && errno != EINTR) return ErrnoStatus("rendezvous send", errno);
-    if (!WaitFd(fd, POLLOUT, cancel_fd, deadline_ns)) return DeadlineExceeded("rendezvous send timed out");
+    if (!WaitFd(fd, POLLOUT, cancel_fd, deadline_ns))
+      return DeadlineExceeded("rendezvous send timed out");
   }
   return Status::Ok();
 }
@@ -60,7 +61,8 @@ Status ReadAll(int fd, void* buf, size_t len, int cancel_fd, uint64_t deadline_n
     }
     if (n == 0) return Unavailable("rendezvous peer closed the connection");
     if (errno != EAGAIN && errno != EINTR) return ErrnoStatus("rendezvous receive", errno);
-    if (!WaitFd(fd, POLLIN, cancel_fd, deadline_ns)) return DeadlineExceeded("rendezvous receive timed out");
+    if (!WaitFd(fd, POLLIN, cancel_fd, deadline_ns))
+      return DeadlineExceeded("rendezvous receive timed out");
   }
   return Status::Ok();
 }
@@ -128,8 +130,9 @@ void RendezvousServer::OnAccept() {
       continue;
     }
     auto& [h, blobs] = *frame;
-    Join join{std::move(fd), h.node_rank, h.num_nodes, h.local_size, h.token,
-              blobs.empty() ? std::string() : blobs[0], ipc::MonotonicNs()};
+    Join join{std::move(fd),     h.node_rank, h.num_nodes,
+              h.local_size,      h.token,     blobs.empty() ? std::string() : blobs[0],
+              ipc::MonotonicNs()};
     if (h.type != rendezvous::kJoin || blobs.size() != 1) {
       Refuse(join, "malformed join");
       continue;
@@ -147,7 +150,8 @@ void RendezvousServer::Refuse(Join& join, const std::string& why) {
   join.fd.reset();
 }
 
-void RendezvousServer::Offer(const JobShape& shape, const std::string& own_address, RendezvousDone done) {
+void RendezvousServer::Offer(const JobShape& shape, const std::string& own_address,
+                             RendezvousDone done) {
   Pending& p = pending_[shape.job_id];
   p.offered = true;
   p.shape = shape;
@@ -165,7 +169,8 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
   // this agent only relays the table. Node 0's join then stands for the offer.
   bool relay = false;
   if (!p.offered) {
-    auto zero = std::find_if(p.joins.begin(), p.joins.end(), [](const Join& j) { return j.node_rank == 0; });
+    auto zero = std::find_if(p.joins.begin(), p.joins.end(),
+                             [](const Join& j) { return j.node_rank == 0; });
     if (zero == p.joins.end()) return;
     if (zero->num_nodes < 2 || zero->num_nodes > kMaxNodes || zero->local_size < 1) {
       Refuse(*zero, "a communicator of " + std::to_string(zero->num_nodes) + " nodes x " +
@@ -190,11 +195,13 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
       why = "node rank " + std::to_string(j.node_rank) + " is outside the job";
     } else {
       for (const Join& a : accepted) {
-        if (a.node_rank == j.node_rank) why = "node rank " + std::to_string(j.node_rank) + " joined twice";
+        if (a.node_rank == j.node_rank)
+          why = "node rank " + std::to_string(j.node_rank) + " joined twice";
       }
     }
     if (!why.empty()) {
-      Logger("rendezvous")->warn("refused a join for job '{}' (node rank {}): {}", job_id, j.node_rank, why);
+      Logger("rendezvous")
+          ->warn("refused a join for job '{}' (node rank {}): {}", job_id, j.node_rank, why);
       Refuse(j, why);
       continue;
     }
@@ -206,15 +213,19 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
   if (!relay) table[0] = p.own_address;
   for (const Join& j : p.joins) table[static_cast<size_t>(j.node_rank)] = j.address;
   for (Join& j : p.joins) {
-    Status st = WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, table), -1,
-                         ipc::MonotonicNs() + 2'000'000'000ull);
+    Status st =
+        WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, table),
+                 -1, ipc::MonotonicNs() + 2'000'000'000ull);
     if (!st.ok()) {
-      Logger("rendezvous")->warn("job '{}': sending the node table to node {} failed: {}", job_id, j.node_rank, st.ToString());
+      Logger("rendezvous")
+          ->warn("job '{}': sending the node table to node {} failed: {}", job_id, j.node_rank,
+                 st.ToString());
     }
   }
   RendezvousDone done = std::move(p.done);
   pending_.erase(it);
-  Logger("rendezvous")->info("job '{}': all {} nodes joined{}", job_id, table.size(), relay ? " (relayed)" : "");
+  Logger("rendezvous")
+      ->info("job '{}': all {} nodes joined{}", job_id, table.size(), relay ? " (relayed)" : "");
   if (done) done(std::move(table));
 }
 
@@ -231,7 +242,9 @@ void RendezvousServer::Expire(uint64_t now_ns) {
     Pending& p = it->second;
     for (auto j = p.joins.begin(); j != p.joins.end();) {
       if (!p.offered && now_ns - j->arrived_ns > timeout) {
-        Refuse(*j, "neither a local rank of this job nor node 0 of the communicator reached the root agent in time");
+        Refuse(*j,
+               "neither a local rank of this job nor node 0 of the communicator reached the root "
+               "agent in time");
         j = p.joins.erase(j);
       } else {
         ++j;
@@ -267,13 +280,14 @@ RendezvousClient::RendezvousClient(EventLoop* loop, const JobShape& shape, int32
   auto efd = ipc::CreateEventFd();
   if (efd.ok()) cancel_fd_ = std::move(*efd);
   std::weak_ptr<bool> alive = alive_;
-  thread_ = std::thread([this, loop, shape, node_rank, root_addr, own_address, timeout_ms, done, alive] {
-    Result<NodeTable> r = Run(shape, node_rank, root_addr, own_address, timeout_ms);
-    loop->Post([alive, done, r]() mutable {
-      auto a = alive.lock();
-      if (a && *a) done(std::move(r));
-    });
-  });
+  thread_ =
+      std::thread([this, loop, shape, node_rank, root_addr, own_address, timeout_ms, done, alive] {
+        Result<NodeTable> r = Run(shape, node_rank, root_addr, own_address, timeout_ms);
+        loop->Post([alive, done, r]() mutable {
+          auto a = alive.lock();
+          if (a && *a) done(std::move(r));
+        });
+      });
 }
 
 RendezvousClient::~RendezvousClient() {
@@ -282,11 +296,13 @@ RendezvousClient::~RendezvousClient() {
   if (thread_.joinable()) thread_.join();
 }
 
-Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank, const std::string& root_addr,
+Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank,
+                                        const std::string& root_addr,
                                         const std::string& own_address, uint32_t timeout_ms) {
   uint64_t deadline = ipc::MonotonicNs() + uint64_t{timeout_ms} * 1'000'000;
   size_t colon = root_addr.rfind(':');
-  if (colon == std::string::npos) return InvalidArgument("root agent address '" + root_addr + "' is not host:port");
+  if (colon == std::string::npos)
+    return InvalidArgument("root agent address '" + root_addr + "' is not host:port");
   std::string host = root_addr.substr(0, colon), port = root_addr.substr(colon + 1);
   addrinfo hints{};
   hints.ai_family = AF_INET;
@@ -318,8 +334,9 @@ Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank
     if (r == 0) {
       int one = 1;
       ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      OUTRIDER_RETURN_IF_ERROR(WriteAll(fd.get(), rendezvous::Encode(rendezvous::kJoin, shape, node_rank, {own_address}),
-                                         cancel_fd_.get(), deadline));
+      OUTRIDER_RETURN_IF_ERROR(
+          WriteAll(fd.get(), rendezvous::Encode(rendezvous::kJoin, shape, node_rank, {own_address}),
+                   cancel_fd_.get(), deadline));
       OUTRIDER_ASSIGN_OR_RETURN(auto frame, ReadFrame(fd.get(), cancel_fd_.get(), deadline));
       auto& [h, blobs] = frame;
       if (h.type == rendezvous::kRefuse) {
@@ -337,7 +354,8 @@ Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank
     if (WaitFd(cancel_fd_.get(), POLLIN, -1, wait_until)) return Cancelled("rendezvous cancelled");
     if (ipc::MonotonicNs() >= deadline) break;
   }
-  return DeadlineExceeded("rendezvous with root agent " + root_addr + " timed out: " + last.message());
+  return DeadlineExceeded("rendezvous with root agent " + root_addr +
+                          " timed out: " + last.message());
 }
 
 }  // namespace outrider::agent

@@ -15,7 +15,8 @@ void PutBlob(std::string* out, const std::string& s) {
 
 }  // namespace
 
-std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank, const std::vector<std::string>& blobs) {
+std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank,
+                   const std::vector<std::string>& blobs) {
   FrameHeader h{};
   h.magic = kMagic;
   h.version = kVersion;
@@ -36,7 +37,8 @@ std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank, con
 }
 
 Result<Frame> Decode(std::string_view body) {
-  if (body.size() < sizeof(FrameHeader) || body.size() > kMaxFrame) return ProtocolError("bad rendezvous frame length");
+  if (body.size() < sizeof(FrameHeader) || body.size() > kMaxFrame)
+    return ProtocolError("bad rendezvous frame length");
   Frame f;
   FrameHeader& h = f.header;
   std::memcpy(&h, body.data(), sizeof(h));

@@ -38,7 +38,8 @@ struct Frame {
 };
 
 // One whole frame, length included.
-std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank, const std::vector<std::string>& blobs);
+std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank,
+                   const std::vector<std::string>& blobs);
 // A frame's body (what follows its length).
 Result<Frame> Decode(std::string_view body);
 

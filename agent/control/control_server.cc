@@ -11,9 +11,9 @@
 #include <cstring>
 
 #include "agent/log.h"
-#include "ipc/nccl_stats_wire.h"
 #include "ipc/event_fd.h"
 #include "ipc/memfd.h"
+#include "ipc/nccl_stats_wire.h"
 
 namespace outrider::agent {
 namespace {
@@ -51,7 +51,8 @@ Status ControlServer::Start() {
   mode_t dir_mode = 0700, sock_mode = 0600;
   if (!options_.socket_group.empty()) {
     struct group* g = ::getgrnam(options_.socket_group.c_str());
-    if (g == nullptr) return InvalidArgument("socket_group '" + options_.socket_group + "' does not exist");
+    if (g == nullptr)
+      return InvalidArgument("socket_group '" + options_.socket_group + "' does not exist");
     group_gid_ = g->gr_gid;
     dir_mode = 0750;
     sock_mode = 0660;
@@ -72,10 +73,14 @@ Status ControlServer::Start() {
   listening_ = true;
   Logger("control")->info("listening on {}", path);
   // Trainers' NCCL telemetry, from the senders the control socket accepts.
-  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(
-      loop_, [this](uid_t uid, gid_t gid) { return CheckPeer(ipc::PeerCredentials{0, uid, gid}).ok(); });
-  if (Status st = nccl_telemetry_->Open(ipc::NcclTelemetryPath(path), sock_mode, group_gid_); !st.ok()) {
-    Logger("control")->warn("no NCCL telemetry from trainers (liboutrider_nccl.so, the profiler plugin): {}", st.message());
+  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(loop_, [this](uid_t uid, gid_t gid) {
+    return CheckPeer(ipc::PeerCredentials{0, uid, gid}).ok();
+  });
+  if (Status st = nccl_telemetry_->Open(ipc::NcclTelemetryPath(path), sock_mode, group_gid_);
+      !st.ok()) {
+    Logger("control")->warn(
+        "no NCCL telemetry from trainers (liboutrider_nccl.so, the profiler plugin): {}",
+        st.message());
   }
   return Status::Ok();
 }
@@ -96,8 +101,9 @@ Status ControlServer::CheckPeer(const ipc::PeerCredentials& peer) const {
     return Status::Ok();
   }
   if (group_gid_ != static_cast<gid_t>(-1) && peer.gid == group_gid_) return Status::Ok();
-  return PermissionDenied("uid " + std::to_string(peer.uid) + " (pid " + std::to_string(peer.pid) +
-                          ") may not use this agent: allow it with --allowed-uids or --socket-group");
+  return PermissionDenied(
+      "uid " + std::to_string(peer.uid) + " (pid " + std::to_string(peer.pid) +
+      ") may not use this agent: allow it with --allowed-uids or --socket-group");
 }
 
 void ControlServer::OnAccept() {
@@ -115,8 +121,8 @@ void ControlServer::OnAccept() {
     if (!peer.ok()) continue;
     Status refusal = CheckPeer(*peer);
     if (refusal.ok() && sessions_.size() >= options_.max_clients) {
-      refusal = ResourceExhausted("agent already serves max_clients=" +
-                                  std::to_string(options_.max_clients) + " clients");
+      refusal = ResourceExhausted(
+          "agent already serves max_clients=" + std::to_string(options_.max_clients) + " clients");
     }
     if (!refusal.ok()) Logger("control")->warn("refusing connection: {}", refusal.message());
     // Connections that stay silent must not lock trainers out: past the bound, the oldest goes.
@@ -124,12 +130,14 @@ void ControlServer::OnAccept() {
       auto [serial, oldest] = handshake_order_.front();
       handshake_order_.pop_front();
       auto it = handshakes_.find(oldest);
-      if (it != handshakes_.end() && it->second.serial == serial) DropHandshake(oldest, "to make room for a new one");
+      if (it != handshakes_.end() && it->second.serial == serial)
+        DropHandshake(oldest, "to make room for a new one");
     }
     int sfd = channel.fd();
     uint64_t serial = next_serial_++;
     uint64_t deadline = ipc::MonotonicNs() + uint64_t{options_.handshake_timeout_ms} * 1'000'000;
-    handshakes_.emplace(sfd, PendingHandshake{std::move(channel), *peer, refusal, serial, deadline});
+    handshakes_.emplace(sfd,
+                        PendingHandshake{std::move(channel), *peer, refusal, serial, deadline});
     Status added = loop_->Add(sfd, EPOLLIN, [this, sfd](uint32_t) { OnHandshakeReadable(sfd); });
     if (!added.ok()) {
       handshakes_.erase(sfd);
@@ -142,16 +150,18 @@ void ControlServer::OnAccept() {
 void ControlServer::DropHandshake(int fd, const char* why) {
   auto it = handshakes_.find(fd);
   if (it == handshakes_.end()) return;
-  Logger("control")->warn("closing connection of pid {} uid {}: no hello {}", it->second.peer.pid, it->second.peer.uid, why);
+  Logger("control")->warn("closing connection of pid {} uid {}: no hello {}", it->second.peer.pid,
+                          it->second.peer.uid, why);
   loop_->Remove(fd);
   handshakes_.erase(it);  // closes the socket
 }
 
 void ControlServer::PauseAccepting(const Status& why) {
   if (accept_paused_until_ns_ != 0) return;
-  Logger("control")->warn("cannot accept connections ({}); trying again in {} ms (raise the file descriptor limit, "
-                          "LimitNOFILE= under systemd, or lower max_clients)",
-                          why.message(), kAcceptPauseNs / 1'000'000);
+  Logger("control")->warn(
+      "cannot accept connections ({}); trying again in {} ms (raise the file descriptor limit, "
+      "LimitNOFILE= under systemd, or lower max_clients)",
+      why.message(), kAcceptPauseNs / 1'000'000);
   loop_->Remove(listen_fd_.get());
   accept_paused_until_ns_ = ipc::MonotonicNs() + kAcceptPauseNs;
 }
@@ -164,7 +174,9 @@ void ControlServer::Tick(uint64_t now_ns) {
     if (pending && it->second.deadline_ns > now_ns) break;
     handshake_order_.pop_front();
     if (pending) {
-      DropHandshake(fd, ("within handshake_timeout_ms=" + std::to_string(options_.handshake_timeout_ms)).c_str());
+      DropHandshake(
+          fd,
+          ("within handshake_timeout_ms=" + std::to_string(options_.handshake_timeout_ms)).c_str());
     }
   }
   if (accept_paused_until_ns_ != 0 && now_ns >= accept_paused_until_ns_ && listening_) {
@@ -182,7 +194,8 @@ uint64_t ControlServer::NextDeadlineNs() const {
   uint64_t next = accept_paused_until_ns_ != 0 ? accept_paused_until_ns_ : UINT64_MAX;
   for (const auto& [serial, fd] : handshake_order_) {
     auto it = handshakes_.find(fd);
-    if (it != handshakes_.end() && it->second.serial == serial) return std::min(next, it->second.deadline_ns);
+    if (it != handshakes_.end() && it->second.serial == serial)
+      return std::min(next, it->second.deadline_ns);
   }
   return next;
 }
@@ -217,7 +230,8 @@ void ControlServer::OnHandshakeReadable(int fd) {
     st = Handshake(hs, *hello, h.request_id);
     if (st.ok()) return;
   }
-  Logger("control")->warn("rejected client pid {} uid {}: {}", hs.peer.pid, hs.peer.uid, st.ToString());
+  Logger("control")->warn("rejected client pid {} uid {}: {}", hs.peer.pid, hs.peer.uid,
+                          st.ToString());
   RejectHello(hs.channel, h.request_id, st);
 }
 
@@ -226,9 +240,12 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   id.peer = hs.peer;
   uint32_t sq_entries = hello.sq_entries;
   ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
-  OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd, ipc::CreateSealedMemfd("outrider-control", layout.total_bytes));
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping control, ipc::MapShared(control_fd.get(), layout.total_bytes));
-  ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(control.data()), sq_entries, sq_entries, layout);
+  OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd,
+                            ipc::CreateSealedMemfd("outrider-control", layout.total_bytes));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping control,
+                            ipc::MapShared(control_fd.get(), layout.total_bytes));
+  ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(control.data()), sq_entries,
+                         sq_entries, layout);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd sq_efd, ipc::CreateEventFd());
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd cq_efd, ipc::CreateEventFd());
   id.client_id = next_client_id_++;
@@ -272,9 +289,10 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
     jobs_->Leave(s, sent);
     return Status::Ok();  // the client is gone; nothing to reply to
   }
-  Logger("control")->info("client {} joined job '{}' as rank {}/{} local rank {}/{} (pid {} uid {})",
-                          id.client_id, id.job_id, id.rank, id.world_size, id.local_rank,
-                          id.local_world_size, id.peer.pid, id.peer.uid);
+  Logger("control")->info(
+      "client {} joined job '{}' as rank {}/{} local rank {}/{} (pid {} uid {})", id.client_id,
+      id.job_id, id.rank, id.world_size, id.local_rank, id.local_world_size, id.peer.pid,
+      id.peer.uid);
   sessions_.emplace(sfd, std::move(session));
   return Status::Ok();
 }
@@ -379,9 +397,15 @@ nlohmann::json ControlServer::ClientsJson() const {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [fd, s] : sessions_) {
     const ClientIdentity& id = s->identity();
-    out.push_back({{"client", id.client_id}, {"job", id.job_id}, {"rank", id.rank}, {"world_size", id.world_size},
-                   {"local_rank", id.local_rank}, {"pid", id.peer.pid}, {"uid", id.peer.uid},
-                   {"regions", s->region_count()}, {"region_bytes", s->region_bytes()},
+    out.push_back({{"client", id.client_id},
+                   {"job", id.job_id},
+                   {"rank", id.rank},
+                   {"world_size", id.world_size},
+                   {"local_rank", id.local_rank},
+                   {"pid", id.peer.pid},
+                   {"uid", id.peer.uid},
+                   {"regions", s->region_count()},
+                   {"region_bytes", s->region_bytes()},
                    {"communicators", s->comm_count()}});
   }
   return out;

@@ -9,10 +9,9 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/control/control_options.h"
 #include "agent/control/hello.h"
@@ -91,8 +90,8 @@ class ControlServer {
   bool JobsBusy(const Session& s) const;
 
   ControlServerOptions options_;
-  EventLoop* loop_;   // Not owned; outlives this server.
-  JobTable* jobs_;    // Not owned; outlives this server.
+  EventLoop* loop_;  // Not owned; outlives this server.
+  JobTable* jobs_;   // Not owned; outlives this server.
   UniqueFd listen_fd_;
   bool listening_ = false;
   std::unique_ptr<NcclStatsReceiver> nccl_telemetry_;  // <socket>.nccl
@@ -101,12 +100,12 @@ class ControlServer {
   // Communicator memberships of all sessions (the graveyard's included). Declared before the
   // sessions: they count down as they are destroyed.
   size_t comms_in_use_ = 0;
-  std::map<int, PendingHandshake> handshakes_;       // by socket fd
+  std::map<int, PendingHandshake> handshakes_;  // by socket fd
   // (serial, fd) of pending handshakes in accept order, so in deadline order; entries whose
   // handshake already ended are skipped when they reach the front.
   std::deque<std::pair<uint64_t, int>> handshake_order_;
   uint64_t next_serial_ = 1;
-  uint64_t accept_paused_until_ns_ = 0;  // 0: accepting
+  uint64_t accept_paused_until_ns_ = 0;               // 0: accepting
   std::map<int, std::unique_ptr<Session>> sessions_;  // by socket fd
   // Closed sessions whose memory a job's in-flight sends may still read.
   std::vector<std::unique_ptr<Session>> graveyard_;

@@ -9,9 +9,9 @@
 
 #include "agent/engine/op.h"
 #include "agent/memory/region_table.h"
+#include "base/status.h"
 #include "ipc/defaults.h"
 #include "ipc/protocol.h"
-#include "base/status.h"
 
 namespace outrider::agent {
 

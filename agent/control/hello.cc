@@ -21,7 +21,8 @@ uint32_t RoundUpPow2(uint32_t v) {
 
 Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& options) {
   if (id.world_size > 0 && static_cast<uint32_t>(id.world_size) > options.max_world_size) {
-    return ResourceExhausted("world_size " + std::to_string(id.world_size) + " exceeds this agent's max_world_size " +
+    return ResourceExhausted("world_size " + std::to_string(id.world_size) +
+                             " exceeds this agent's max_world_size " +
                              std::to_string(options.max_world_size));
   }
   if (id.world_size < 1 || id.rank < 0 || id.rank >= id.world_size) {
@@ -35,20 +36,24 @@ Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& opt
                            " (at most 64 clients of one job per node)");
   }
   if (id.world_size % id.local_world_size != 0 || id.rank % id.local_world_size != id.local_rank) {
-    return InvalidArgument("rank " + std::to_string(id.rank) + " / world_size " + std::to_string(id.world_size) +
-                           " do not fit local rank " + std::to_string(id.local_rank) + " / local_world_size " +
+    return InvalidArgument("rank " + std::to_string(id.rank) + " / world_size " +
+                           std::to_string(id.world_size) + " do not fit local rank " +
+                           std::to_string(id.local_rank) + " / local_world_size " +
                            std::to_string(id.local_world_size) +
-                           ": every node must run LOCAL_WORLD_SIZE ranks, rank = node * LOCAL_WORLD_SIZE + LOCAL_RANK");
+                           ": every node must run LOCAL_WORLD_SIZE ranks, rank = node * "
+                           "LOCAL_WORLD_SIZE + LOCAL_RANK");
   }
   return Status::Ok();
 }
 
 Status CheckJobId(std::string_view job_id, std::string_view what) {
   if (job_id.empty() || job_id.size() >= ipc::kJobIdBytes) {
-    return InvalidArgument(std::string(what) + " must be 1.." + std::to_string(ipc::kJobIdBytes - 1) + " characters");
+    return InvalidArgument(std::string(what) + " must be 1.." +
+                           std::to_string(ipc::kJobIdBytes - 1) + " characters");
   }
   for (char c : job_id) {
-    if (c < 0x21 || c > 0x7e) return InvalidArgument(std::string(what) + " must be printable ASCII without spaces");
+    if (c < 0x21 || c > 0x7e)
+      return InvalidArgument(std::string(what) + " must be printable ASCII without spaces");
   }
   return Status::Ok();
 }
@@ -64,8 +69,9 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
   OUTRIDER_RETURN_IF_ERROR(CheckRankLayout(id, options));
   if (id.world_size > job.world_size || id.local_world_size > job.local_world_size) {
     return InvalidArgument("a communicator of " + std::to_string(id.world_size) + " ranks, " +
-                           std::to_string(id.local_world_size) + " per node, does not fit in job '" + job.job_id +
-                           "' of " + std::to_string(job.world_size) + " ranks, " +
+                           std::to_string(id.local_world_size) +
+                           " per node, does not fit in job '" + job.job_id + "' of " +
+                           std::to_string(job.world_size) + " ranks, " +
                            std::to_string(job.local_world_size) + " per node");
   }
   // Its nodes are some of the job's: a communicator claiming more would make this agent host a
@@ -74,8 +80,9 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
   int job_nodes = job.world_size / job.local_world_size;
   if (comm_nodes > job_nodes) {
     return InvalidArgument("a communicator of " + std::to_string(id.world_size) + " ranks, " +
-                           std::to_string(id.local_world_size) + " per node, spans " + std::to_string(comm_nodes) +
-                           " nodes; job '" + job.job_id + "' spans " + std::to_string(job_nodes));
+                           std::to_string(id.local_world_size) + " per node, spans " +
+                           std::to_string(comm_nodes) + " nodes; job '" + job.job_id + "' spans " +
+                           std::to_string(job_nodes));
   }
   // Named within the job: a prefix of the job id and the key, 63 characters at most.
   static constexpr char kHex[] = "0123456789abcdef";
@@ -100,10 +107,12 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   if (h.version != ipc::kProtocolVersion) {
     return ProtocolError("protocol version " + std::to_string(h.version) +
                          " is not supported: this agent speaks version " +
-                         std::to_string(ipc::kProtocolVersion) + " (upgrade the shim or the agent)");
+                         std::to_string(ipc::kProtocolVersion) +
+                         " (upgrade the shim or the agent)");
   }
   if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || len != sizeof(hello)) {
-    return ProtocolError("first message must be a hello of " + std::to_string(sizeof(hello)) + " bytes");
+    return ProtocolError("first message must be a hello of " + std::to_string(sizeof(hello)) +
+                         " bytes");
   }
   if (h.body_bytes != sizeof(hello) - sizeof(h)) {
     return ProtocolError("hello says body_bytes=" + std::to_string(h.body_bytes) + " but " +
@@ -113,7 +122,8 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   ClientIdentity& id = out.identity;
   size_t job_len = strnlen(hello.job_id, sizeof(hello.job_id));
   if (job_len == sizeof(hello.job_id)) {
-    return InvalidArgument("job id must be 1.." + std::to_string(sizeof(hello.job_id) - 1) + " characters");
+    return InvalidArgument("job id must be 1.." + std::to_string(sizeof(hello.job_id) - 1) +
+                           " characters");
   }
   id.job_id.assign(hello.job_id, job_len);
   OUTRIDER_RETURN_IF_ERROR(CheckJobId(id.job_id));
@@ -126,13 +136,15 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
   if (hello.reserved != 0) return InvalidArgument("hello: reserved must be 0");
   if (hello.gpu_mode >= ipc::kNumGpuModes) {
-    return InvalidArgument("gpu_mode " + std::to_string(hello.gpu_mode) + " is not staging (0) or ipc (1)");
+    return InvalidArgument("gpu_mode " + std::to_string(hello.gpu_mode) +
+                           " is not staging (0) or ipc (1)");
   }
   id.gpu_mode = static_cast<ipc::GpuMode>(hello.gpu_mode);
   out.sq_entries = options.sq_entries;
   if (hello.requested_sq_entries != 0) {
     // Clamped before rounding: rounding 2^32 - 1 up would overflow (and never end).
-    out.sq_entries = std::max<uint32_t>(RoundUpPow2(std::min<uint32_t>(hello.requested_sq_entries, 65536)), 8);
+    out.sq_entries =
+        std::max<uint32_t>(RoundUpPow2(std::min<uint32_t>(hello.requested_sq_entries, 65536)), 8);
   }
   return out;
 }

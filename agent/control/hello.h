@@ -9,8 +9,8 @@
 
 #include "agent/control/control_options.h"
 #include "agent/engine/member.h"
-#include "ipc/protocol.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent {
 

@@ -19,7 +19,8 @@ namespace outrider::agent {
 Status NcclStatsReceiver::Open(const std::string& path, mode_t mode, gid_t gid) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) return InvalidArgument("NCCL telemetry socket path too long: " + path);
+  if (path.size() >= sizeof(addr.sun_path))
+    return InvalidArgument("NCCL telemetry socket path too long: " + path);
   std::memcpy(addr.sun_path, path.data(), path.size());
   UniqueFd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return ErrnoStatus("creating the NCCL telemetry socket", errno);
@@ -81,14 +82,17 @@ void NcclStatsReceiver::OnReadable() {
     bool truncated = (msg.msg_flags & MSG_TRUNC) != 0;
     Status st = truncated ? InvalidArgument("datagram too long")
                           : Take(buf, static_cast<size_t>(n), have, uid, gid);
-    if (Metrics().enabled()) Metrics().nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
+    if (Metrics().enabled())
+      Metrics().nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
     if (st.ok()) {
       ++accepted_;
     } else {
       ++rejected_;
       if (!said_rejected_) {
         said_rejected_ = true;
-        Logger("control")->warn("NCCL telemetry: rejected a datagram ({}); further ones are only counted", st.message());
+        Logger("control")->warn(
+            "NCCL telemetry: rejected a datagram ({}); further ones are only counted",
+            st.message());
       }
     }
   }
@@ -100,11 +104,14 @@ Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n) {
   if (n < sizeof(h)) return InvalidArgument(std::to_string(n) + " bytes, shorter than a header");
   std::memcpy(&h, data, sizeof(h));
   if (h.magic != ipc::kNcclTelemetryMagic) return InvalidArgument("bad magic");
-  if (h.version != ipc::kNcclTelemetryVersion) return InvalidArgument("version " + std::to_string(h.version));
-  if (h.source >= ipc::kNumNcclSources) return InvalidArgument("unknown source " + std::to_string(h.source));
-  if (h.records == 0 || h.records > ipc::kNumNcclOps || n != sizeof(h) + h.records * sizeof(ipc::NcclStatsRecord)) {
-    return InvalidArgument(std::to_string(n) + " bytes for " + std::to_string(h.records) + " records (1.." +
-                           std::to_string(ipc::kNumNcclOps) + ")");
+  if (h.version != ipc::kNcclTelemetryVersion)
+    return InvalidArgument("version " + std::to_string(h.version));
+  if (h.source >= ipc::kNumNcclSources)
+    return InvalidArgument("unknown source " + std::to_string(h.source));
+  if (h.records == 0 || h.records > ipc::kNumNcclOps ||
+      n != sizeof(h) + h.records * sizeof(ipc::NcclStatsRecord)) {
+    return InvalidArgument(std::to_string(n) + " bytes for " + std::to_string(h.records) +
+                           " records (1.." + std::to_string(ipc::kNumNcclOps) + ")");
   }
   out.job.assign(h.job, strnlen(h.job, sizeof(h.job)));
   // It becomes a label value of /metrics: one bad byte would make every scrape fail.
@@ -118,9 +125,11 @@ Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n) {
   return out;
 }
 
-Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid) {
+Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid,
+                               gid_t gid) {
   if (!have_creds) return PermissionDenied("no sender credentials");
-  if (!allowed_(uid, gid)) return PermissionDenied("sender uid " + std::to_string(uid) + " is not allowed");
+  if (!allowed_(uid, gid))
+    return PermissionDenied("sender uid " + std::to_string(uid) + " is not allowed");
   OUTRIDER_ASSIGN_OR_RETURN(NcclTelemetryReport report, ParseNcclTelemetry(data, n));
   const ipc::NcclStatsHeader& h = report.header;
   std::string job = report.job.empty() ? "_unnamed" : report.job;
@@ -129,8 +138,8 @@ Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, bool have_creds, u
     std::string comm_label = CommLabel(job_label, h.comm_id);
     const char* source = ipc::NcclSourceName(static_cast<ipc::NcclSource>(h.source));
     for (const ipc::NcclStatsRecord& r : report.records) {
-      AgentMetrics::NcclCounters c =
-          Metrics().Nccl(job_label, comm_label, ipc::NcclOpName(static_cast<ipc::NcclOp>(r.op)), source);
+      AgentMetrics::NcclCounters c = Metrics().Nccl(
+          job_label, comm_label, ipc::NcclOpName(static_cast<ipc::NcclOp>(r.op)), source);
       c.calls->Inc(static_cast<double>(r.calls));
       c.bytes->Inc(static_cast<double>(r.bytes));
       c.timed_calls->Inc(static_cast<double>(r.timed_calls));
@@ -142,8 +151,10 @@ Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, bool have_creds, u
     uint64_t& seen = dropped_[h.pid];
     if (h.dropped > seen) {
       if (seen == 0) {
-        Logger("control")->info("NCCL telemetry of pid {} (job '{}'): {} reports could not be sent before this one "
-                                "(their counts came with it)", h.pid, job, h.dropped);
+        Logger("control")->info(
+            "NCCL telemetry of pid {} (job '{}'): {} reports could not be sent before this one "
+            "(their counts came with it)",
+            h.pid, job, h.dropped);
       }
       seen = h.dropped;
     }

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "agent/event_loop.h"
-#include "ipc/nccl_stats_wire.h"
 #include "base/status.h"
+#include "ipc/nccl_stats_wire.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {

@@ -2,9 +2,9 @@
 // session_submissions.cc).
 #include "agent/control/session.h"
 
-#include <atomic>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "agent/control/hello.h"
@@ -29,8 +29,7 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
       reinterpret_cast<ipc::SubmitEntry*>(control_.data() + h->sq_slots_offset), h->sq_entries);
   cq_ = ipc::RingProducer<ipc::CompletionEntry>(
       reinterpret_cast<ipc::RingIndices*>(control_.data() + h->cq_indices_offset),
-      reinterpret_cast<ipc::CompletionEntry*>(control_.data() + h->cq_slots_offset),
-      h->cq_entries);
+      reinterpret_cast<ipc::CompletionEntry*>(control_.data() + h->cq_slots_offset), h->cq_entries);
   fences_ = reinterpret_cast<ipc::FenceSlot*>(control_.data() + h->fences_offset);
 }
 
@@ -83,8 +82,9 @@ void Session::OnSocketReadable() {
     return;
   }
   if (hdr.body_bytes != *n - sizeof(hdr)) {
-    Close(ProtocolError("control message of type " + std::to_string(hdr.type) + " says body_bytes=" +
-                        std::to_string(hdr.body_bytes) + " but " + std::to_string(*n - sizeof(hdr)) + " followed its header"));
+    Close(ProtocolError("control message of type " + std::to_string(hdr.type) +
+                        " says body_bytes=" + std::to_string(hdr.body_bytes) + " but " +
+                        std::to_string(*n - sizeof(hdr)) + " followed its header"));
     return;
   }
   auto type = static_cast<ipc::MsgType>(hdr.type);
@@ -143,12 +143,13 @@ void Session::HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueF
     Logger("control")->debug("client {} (job {} local rank {}) registered region {} of {} bytes",
                              id_.client_id, id_.job_id, id_.local_rank, *id, msg.bytes);
   }
-  ReplyRegion(msg.header.request_id, ipc::MsgType::kRegisterRegionReply, id.status(), id.ok() ? *id : 0);
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kRegisterRegionReply, id.status(),
+              id.ok() ? *id : 0);
 }
 
 void Session::HandleRelease(const ipc::ReleaseRegion& msg) {
-  ReplyRegion(msg.header.request_id, ipc::MsgType::kReleaseRegionReply, regions_.Release(msg.region_id),
-              msg.region_id);
+  ReplyRegion(msg.header.request_id, ipc::MsgType::kReleaseRegionReply,
+              regions_.Release(msg.region_id), msg.region_id);
 }
 
 void Session::HandleCommCreate(const ipc::CommCreate& msg) {
@@ -160,8 +161,9 @@ void Session::HandleCommCreate(const ipc::CommCreate& msg) {
     st = ResourceExhausted("client belongs to " + std::to_string(comms_.size()) +
                            " communicators, the most it may; destroy some first");
   } else if (*comms_in_use_ >= options_->max_communicators) {
-    st = ResourceExhausted("the agent's clients belong to " + std::to_string(*comms_in_use_) +
-                           " communicators, max_communicators=" + std::to_string(options_->max_communicators));
+    st = ResourceExhausted(
+        "the agent's clients belong to " + std::to_string(*comms_in_use_) +
+        " communicators, max_communicators=" + std::to_string(options_->max_communicators));
   } else {
     Result<ClientIdentity> id = ParseCommCreate(msg, id_, *options_);
     st = id.status();
@@ -175,9 +177,10 @@ void Session::HandleCommCreate(const ipc::CommCreate& msg) {
       st = jobs_->Join(member.get());
       if (st.ok()) {
         comm = next_comm_++;
-        Logger("control")->info("client {} (job '{}' rank {}) joined communicator '{}' as rank {}/{} local rank {}/{}",
-                                id_.client_id, id_.job_id, id_.rank, id->job_id, id->rank, id->world_size,
-                                id->local_rank, id->local_world_size);
+        Logger("control")->info(
+            "client {} (job '{}' rank {}) joined communicator '{}' as rank {}/{} local rank {}/{}",
+            id_.client_id, id_.job_id, id_.rank, id->job_id, id->rank, id->world_size,
+            id->local_rank, id->local_world_size);
         comms_.emplace(comm, std::move(member));
         ++*comms_in_use_;
       }
@@ -193,12 +196,14 @@ void Session::HandleCommDestroy(const ipc::CommDestroy& msg) {
     st = InvalidArgument("no communicator " + std::to_string(msg.comm) + " on this client");
   } else if (it->second->in_flight() > 0) {
     st = FailedPrecondition(std::to_string(it->second->in_flight()) + " ops on communicator '" +
-                            it->second->identity().job_id + "' are still in flight; wait for them first");
+                            it->second->identity().job_id +
+                            "' are still in flight; wait for them first");
   } else {
     const ClientIdentity& id = it->second->identity();
-    jobs_->Leave(it->second.get(),
-                 PeerLost("rank " + std::to_string(id.rank) + " destroyed communicator '" + id.job_id + "'"),
-                 /*orderly=*/true);
+    jobs_->Leave(
+        it->second.get(),
+        PeerLost("rank " + std::to_string(id.rank) + " destroyed communicator '" + id.job_id + "'"),
+        /*orderly=*/true);
     comms_.erase(it);
     --*comms_in_use_;
   }
@@ -241,7 +246,8 @@ void Session::Refuse(uint64_t op_id, const Status& why) {
 
 void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                        const OpReport* report) {
-  if (staging_.Finish(op_id, status, seq, agent_ns, report)) return;  // its outputs go back to the GPU first
+  if (staging_.Finish(op_id, status, seq, agent_ns, report))
+    return;  // its outputs go back to the GPU first
   Finished(op_id, status, seq, agent_ns, report);
 }
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "agent/control/control_options.h"
-#include "agent/engine/gpu/staging.h"
 #include "agent/control/entry_validator.h"
 #include "agent/control/session_limits.h"
+#include "agent/engine/gpu/staging.h"
 #include "agent/engine/job.h"
 #include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
@@ -131,7 +131,8 @@ class Session final : public Member {
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
   // The op's completion, once its outputs are where the client reads them.
-  void Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report);
+  void Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                const OpReport* report);
   // Whether `op` (of this client, as `member` of its job or of one of its communicators) goes to
   // the job with its GPU spans, for the agent's NCCL path, instead of through the agent's pinned
   // buffers: not while it is unknown whether the job's local ranks share a GPU.
@@ -158,9 +159,9 @@ class Session final : public Member {
   bool said_goodbye_ = false;
   bool client_goodbye_ = false;
   Status close_reason_;
-  JobTable* jobs_ = nullptr;                       // Not owned; set by EnableComms.
-  const ControlServerOptions* options_ = nullptr;  // Not owned; set by EnableComms.
-  size_t* comms_in_use_ = nullptr;                 // Not owned; set by EnableComms.
+  JobTable* jobs_ = nullptr;                               // Not owned; set by EnableComms.
+  const ControlServerOptions* options_ = nullptr;          // Not owned; set by EnableComms.
+  size_t* comms_in_use_ = nullptr;                         // Not owned; set by EnableComms.
   std::map<uint32_t, std::unique_ptr<CommMember>> comms_;  // by the id the client names them with
   uint32_t next_comm_ = 1;
   ipc::FenceSlot* fences_ = nullptr;  // in the control segment
@@ -177,7 +178,8 @@ class Session final : public Member {
     Status refused;
   };
   std::deque<Waiting> waiting_;
-  std::unordered_map<uint64_t, uint32_t> fence_of_;  // fenced ops until they complete: op id -> slot
+  std::unordered_map<uint64_t, uint32_t>
+      fence_of_;     // fenced ops until they complete: op id -> slot
   Staging staging_;  // ops on GPU regions, while their copies in or out run
 };
 

@@ -39,7 +39,7 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       auto it = comms_.find(e.comm);
       if (it == comms_.end()) {
         refuse(InvalidArgument("op " + std::to_string(e.op_id) + " names communicator " +
-                                        std::to_string(e.comm) + ", which this client does not belong to"));
+                               std::to_string(e.comm) + ", which this client does not belong to"));
         if (closed_) break;
         continue;
       }
@@ -51,21 +51,25 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     if ((e.flags & ipc::kSubmitRefused) != 0) {
       // The shim refused it itself: the caller there has the reason, the job must count it.
       fenced = false;
-      Code code = e.root > 0 && e.root <= kMaxCode ? static_cast<Code>(e.root) : Code::kInvalidArgument;
-      refused = Status(code, "refused by the shim of " + ("rank " + std::to_string(member->identity().rank)) +
+      Code code =
+          e.root > 0 && e.root <= kMaxCode ? static_cast<Code>(e.root) : Code::kInvalidArgument;
+      refused = Status(code, "refused by the shim of " +
+                                 ("rank " + std::to_string(member->identity().rank)) +
                                  " (its caller has the reason)");
     } else {
       op = ValidateEntry(e, member->identity().rank, member->identity().world_size, lookup);
       if (!op.ok()) refused = op.status();
     }
     if (refused.ok() && in_flight_ >= cq_.capacity()) {
-      refused = ResourceExhausted(std::to_string(in_flight_) + " ops of this client are in flight, the most it may have");
+      refused = ResourceExhausted(std::to_string(in_flight_) +
+                                  " ops of this client are in flight, the most it may have");
     }
     // Refusals behind a waiting op wait too, counted in flight: a client that keeps submitting
     // far past its ring's worth is cut off before the queue grows without bound.
     if (in_flight_ >= 2 * static_cast<size_t>(cq_.capacity())) {
-      Close(ResourceExhausted("client submitted " + std::to_string(in_flight_) +
-                              " ops that are still in flight, twice what its completion ring holds"));
+      Close(
+          ResourceExhausted("client submitted " + std::to_string(in_flight_) +
+                            " ops that are still in flight, twice what its completion ring holds"));
       break;
     }
     ++in_flight_;
@@ -73,7 +77,8 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     if (fenced) fence_of_[e.op_id] = e.fence;
     if (!refused.ok()) {
       Logger("control")->warn("client {} (job {} local rank {}): rejected op {}: {}", id_.client_id,
-                              member->identity().job_id, member->identity().local_rank, e.op_id, refused.ToString());
+                              member->identity().job_id, member->identity().local_rank, e.op_id,
+                              refused.ToString());
       // Its job still counts it (the rank's next op of the key must not pair with the others'
       // op of this one) and fails the collective on every rank; after the ops that wait before
       // it, so that each takes its sequence number in submission order.
@@ -83,7 +88,10 @@ bool Session::DrainSubmissions(const OpSink& sink) {
                            .dtype = static_cast<ipc::DType>(e.dtype),
                            .count = e.count};
       if (!waiting_.empty()) {
-        waiting_.push_back(Waiting{.member = member, .since_ns = ipc::MonotonicNs(), .refusal = entry, .refused = refused});
+        waiting_.push_back(Waiting{.member = member,
+                                   .since_ns = ipc::MonotonicNs(),
+                                   .refusal = entry,
+                                   .refused = refused});
         continue;
       }
       RefuseToJob(member, entry, refused);
@@ -99,7 +107,11 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       }
     }
     if (fenced || !waiting_.empty() || op->NamesDevice()) {
-      waiting_.push_back(Waiting{.member = member, .op = *op, .fenced = fenced, .fence = e.fence, .since_ns = ipc::MonotonicNs()});
+      waiting_.push_back(Waiting{.member = member,
+                                 .op = *op,
+                                 .fenced = fenced,
+                                 .fence = e.fence,
+                                 .since_ns = ipc::MonotonicNs()});
       continue;
     }
     sink(member, *op);
@@ -122,25 +134,31 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
     // The front op goes on (to the sink, or failed) unless it still waits.
     Status failed;
     const ValidatedOp* op = &w.op;
-    uint64_t ready = w.fenced ? std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire) : 0;
+    uint64_t ready =
+        w.fenced ? std::atomic_ref<uint64_t>(fences_[w.fence].ready).load(std::memory_order_acquire)
+                 : 0;
     // Op ids only grow and never wrap (64 bits), so the stream has written this op's `ready` once
     // the slot holds its id or a later one. Compared as they are: a wrapping comparison would let
     // ids of 2^63 and more through unfenced (`ready` starts at 0).
     if (w.fenced && ready < w.op.op_id) {  // not written for this op yet
       if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
-      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " + std::to_string(w.fence) +
-                                ") was not ready within " + std::to_string(timeout_ns / 1'000'000) +
+      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + ": its fence (slot " +
+                                std::to_string(w.fence) + ") was not ready within " +
+                                std::to_string(timeout_ns / 1'000'000) +
                                 " ms: the stream that should signal it is stuck or gone");
-    } else if (GpuRoute route = w.op.NamesDevice() && !w.copying ? RouteOf(*w.member, w.op) : GpuRoute::kHost;
+    } else if (GpuRoute route =
+                   w.op.NamesDevice() && !w.copying ? RouteOf(*w.member, w.op) : GpuRoute::kHost;
                route == GpuRoute::kNotYet) {
       // Held until every local rank of the job has submitted an op on GPU memory (the ops after it
       // wait).
       if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
       Job* job = jobs_ != nullptr ? jobs_->Find(w.member->identity().job_id) : nullptr;
-      failed = DeadlineExceeded("op " + std::to_string(w.op.op_id) + " of job '" + w.member->identity().job_id +
-                                "': held to learn whether its local ranks share a GPU, but " +
-                                (job != nullptr ? job->gpu().RanksNotYetSeen() : std::string("some local rank")) +
-                                " submitted no op on GPU memory within " + std::to_string(timeout_ns / 1'000'000) + " ms");
+      failed = DeadlineExceeded(
+          "op " + std::to_string(w.op.op_id) + " of job '" + w.member->identity().job_id +
+          "': held to learn whether its local ranks share a GPU, but " +
+          (job != nullptr ? job->gpu().RanksNotYetSeen() : std::string("some local rank")) +
+          " submitted no op on GPU memory within " + std::to_string(timeout_ns / 1'000'000) +
+          " ms");
     } else if (w.op.NamesDevice() && (w.copying || route == GpuRoute::kHost)) {
       // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
       if (!w.copying) {

@@ -22,7 +22,8 @@ struct Disagreement {
 std::optional<Disagreement> Compare(const Fingerprint& a, const Fingerprint& b);
 
 // "<kind> key 0x.. seq N in job 'j': ranks disagree on <field>: <who_a> has <a>, <who_b> has <b>".
-std::string DisagreementMessage(const Fingerprint& a, uint64_t key, uint64_t seq, const std::string& job_id,
-                                const Disagreement& d, const std::string& who_a, const std::string& who_b);
+std::string DisagreementMessage(const Fingerprint& a, uint64_t key, uint64_t seq,
+                                const std::string& job_id, const Disagreement& d,
+                                const std::string& who_a, const std::string& who_b);
 
 }  // namespace outrider::agent

@@ -5,15 +5,16 @@
 #include "agent/engine/algorithms/chain_broadcast.h"
 #include "agent/engine/algorithms/direct.h"
 #include "agent/engine/algorithms/gather_ring.h"
-#include "agent/engine/gpu/nccl_collective.h"
 #include "agent/engine/algorithms/ring_allreduce.h"
 #include "agent/engine/algorithms/sparse_exchange.h"
+#include "agent/engine/gpu/nccl_collective.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
 
 void Algorithm::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
-  Complete(ProtocolError("peer sent a chunk to " + std::string(label()) + " " + c_.Name() + ", which expects none"));
+  Complete(ProtocolError("peer sent a chunk to " + std::string(label()) + " " + c_.Name() +
+                         ", which expects none"));
 }
 
 void Algorithm::Copy(std::vector<CopyPair> pairs, Then then, OpTrace::Kind kind) {
@@ -27,16 +28,17 @@ void Algorithm::Copy(std::vector<CopyPair> pairs, Then then, OpTrace::Kind kind)
   });
 }
 
-void Algorithm::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then,
-                       OpTrace::Kind kind) {
+void Algorithm::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op,
+                       Then then, OpTrace::Kind kind) {
   ++data_calls_;
   c_.trace.Begin(kind, ipc::MonotonicNs());
-  data_.Reduce(std::move(dsts), std::move(srcs), this->op().dtype, op, [this, kind, then = std::move(then)](const Status& s) {
-    --data_calls_;
-    c_.trace.End(kind, ipc::MonotonicNs());
-    if (!s.ok()) return Complete(s.Annotate("reducing"));
-    if (!failed() && then) then();
-  });
+  data_.Reduce(std::move(dsts), std::move(srcs), this->op().dtype, op,
+               [this, kind, then = std::move(then)](const Status& s) {
+                 --data_calls_;
+                 c_.trace.End(kind, ipc::MonotonicNs());
+                 if (!s.ok()) return Complete(s.Annotate("reducing"));
+                 if (!failed() && then) then();
+               });
 }
 
 void Algorithm::Divide(const BufferSpan& dst, int64_t divisor, Then then) {
@@ -51,7 +53,8 @@ void Algorithm::Divide(const BufferSpan& dst, int64_t divisor, Then then) {
 }
 
 void Algorithm::CompleteAfter(std::vector<CopyPair> outputs) {
-  Copy(std::move(outputs), [this] { Complete(Status::Ok()); }, OpTrace::kWriteBack);
+  Copy(
+      std::move(outputs), [this] { Complete(Status::Ok()); }, OpTrace::kWriteBack);
 }
 
 std::vector<CopyPair> Algorithm::GatherLocalBlocks() const {
@@ -59,7 +62,8 @@ std::vector<CopyPair> Algorithm::GatherLocalBlocks() const {
   uint64_t block = op().send.length;
   std::vector<CopyPair> pairs;
   for (size_t dst = 0; dst < L; ++dst) {
-    for (size_t src = 0; src < L; ++src) pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
+    for (size_t src = 0; src < L; ++src)
+      pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
   }
   return pairs;
 }
@@ -79,8 +83,10 @@ uint64_t ChunkBytes(const EngineOptions& options, ipc::DType dtype) {
 Status CheckRingChunk(uint64_t offset, uint64_t len, ipc::DType dtype) {
   uint64_t elem = ipc::DTypeSize(dtype);
   if (len != 0 && len % elem == 0 && offset % elem == 0) return Status::Ok();
-  return ProtocolError("peer sent a ring chunk of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
-                       (len == 0 ? ": empty" : ": not whole " + std::string(ipc::DTypeName(dtype)) + " elements"));
+  return ProtocolError(
+      "peer sent a ring chunk of " + std::to_string(len) + " bytes at offset " +
+      std::to_string(offset) +
+      (len == 0 ? ": empty" : ": not whole " + std::string(ipc::DTypeName(dtype)) + " elements"));
 }
 
 namespace {
@@ -100,7 +106,8 @@ Status CheckReachable(const Collective& c, const DataPlane& data) {
 }  // namespace
 
 Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmDeps& deps) {
-  if (c.op().NamesDevice() && deps.nccl != nullptr) {  // GPU memory reaches a job only for the agents' NCCL
+  if (c.op().NamesDevice() &&
+      deps.nccl != nullptr) {  // GPU memory reaches a job only for the agents' NCCL
     return std::unique_ptr<Algorithm>(std::make_unique<NcclCollective>(c, deps, deps.nccl));
   }
   OUTRIDER_RETURN_IF_ERROR(CheckReachable(c, *deps.data));
@@ -109,10 +116,12 @@ Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmD
   std::unique_ptr<Algorithm> a;
   switch (o.kind) {
     case ipc::OpKind::kAllreduce:
-      a = large ? std::unique_ptr<Algorithm>(std::make_unique<RingAllreduce>(c, deps)) : std::make_unique<Direct>(c, deps);
+      a = large ? std::unique_ptr<Algorithm>(std::make_unique<RingAllreduce>(c, deps))
+                : std::make_unique<Direct>(c, deps);
       break;
     case ipc::OpKind::kBroadcast:
-      a = large ? std::unique_ptr<Algorithm>(std::make_unique<ChainBroadcast>(c, deps)) : std::make_unique<Direct>(c, deps);
+      a = large ? std::unique_ptr<Algorithm>(std::make_unique<ChainBroadcast>(c, deps))
+                : std::make_unique<Direct>(c, deps);
       break;
     case ipc::OpKind::kAllgather:
       // The node's share (every local rank's block) decides.

@@ -34,7 +34,7 @@ struct AlgorithmDeps {
   const Topology* topo;
   const EngineOptions* options;
   DataPlane* data;
-  SparseShared* sparse;  // what sparse exchanges learn across instances
+  SparseShared* sparse;      // what sparse exchanges learn across instances
   NcclPath* nccl = nullptr;  // the job's NCCL path, once it has GPU collectives
 };
 
@@ -77,8 +77,8 @@ class Algorithm {
   // Data movement: `then` runs once it is done, unless it failed (the instance then fails) or
   // the instance failed meanwhile. `kind`: what the instance's trace counts it as.
   void Copy(std::vector<CopyPair> pairs, Then then, OpTrace::Kind kind = OpTrace::kCopy);
-  void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op, Then then,
-              OpTrace::Kind kind = OpTrace::kReduce);
+  void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::ReduceOp op,
+              Then then, OpTrace::Kind kind = OpTrace::kReduce);
   void Divide(const BufferSpan& dst, int64_t divisor, Then then);
   // Copies `outputs`, then completes the instance successfully.
   void CompleteAfter(std::vector<CopyPair> outputs);
@@ -102,7 +102,9 @@ class Algorithm {
 // none running). Use: auto j = Join::Make(then); Reduce(..., j->Add()); ...; j->Seal();
 class Join : public std::enable_shared_from_this<Join> {
  public:
-  static std::shared_ptr<Join> Make(std::function<void()> then) { return std::shared_ptr<Join>(new Join(std::move(then))); }
+  static std::shared_ptr<Join> Make(std::function<void()> then) {
+    return std::shared_ptr<Join>(new Join(std::move(then)));
+  }
   std::function<void()> Add() {
     ++pending_;
     return [self = shared_from_this()] { self->Arrive(); };
@@ -119,7 +121,9 @@ class Join : public std::enable_shared_from_this<Join> {
 };
 
 // Reductions of an average are sums until the last step divides once.
-inline ipc::ReduceOp PartialOp(ipc::ReduceOp op) { return op == ipc::ReduceOp::kAvg ? ipc::ReduceOp::kSum : op; }
+inline ipc::ReduceOp PartialOp(ipc::ReduceOp op) {
+  return op == ipc::ReduceOp::kAvg ? ipc::ReduceOp::kSum : op;
+}
 // The ring chunk rounded down to whole elements (at least one).
 uint64_t ChunkBytes(const EngineOptions& options, ipc::DType dtype);
 // Why a received kRing chunk of `len` bytes at `offset` is not one a node sends (empty, or not

@@ -11,8 +11,8 @@
 
 #include "agent/engine/op.h"
 #include "agent/engine/op_trace.h"
-#include "agent/net/peer_protocol.h"
 #include "agent/memory/buffer_span.h"
+#include "agent/net/peer_protocol.h"
 #include "base/status.h"
 
 namespace outrider::agent {
@@ -32,12 +32,12 @@ struct Topology {
 
 struct Collective {
   uint64_t key = 0, seq = 0;
-  int32_t priority = 0;  // orders the instance's bulk sends (lower = sooner)
-  bool started = false;   // this node's ranks all submitted it
-  bool prepared = false;  // its algorithm's local step is done and its contributions are sent
-  bool agreed = false;   // every node sent the same fingerprint
-  bool done = false;     // finished here (result holds how)
-  bool notified = false;  // the job heard of it (or never will: an aborted instance)
+  int32_t priority = 0;    // orders the instance's bulk sends (lower = sooner)
+  bool started = false;    // this node's ranks all submitted it
+  bool prepared = false;   // its algorithm's local step is done and its contributions are sent
+  bool agreed = false;     // every node sent the same fingerprint
+  bool done = false;       // finished here (result holds how)
+  bool notified = false;   // the job heard of it (or never will: an aborted instance)
   bool forgotten = false;  // finished here ahead of an earlier seq of its key: kept, empty, only so
                            // that late messages for it are dropped until the earlier seqs finish
   Status result;

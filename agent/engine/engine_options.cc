@@ -13,7 +13,8 @@ Status EngineOptions::Validate() const {
                            std::to_string(chunk_bytes));
   }
   if (nccl_chunk_bytes < 4096) {
-    return InvalidArgument("nccl_chunk_bytes must be at least 4096, got " + std::to_string(nccl_chunk_bytes));
+    return InvalidArgument("nccl_chunk_bytes must be at least 4096, got " +
+                           std::to_string(nccl_chunk_bytes));
   }
   if (sparse_block_rows < 1 || sparse_block_rows > 4096) {
     return InvalidArgument("sparse_block_rows must be in [1, 4096], got " +

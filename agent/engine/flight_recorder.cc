@@ -15,7 +15,8 @@ FlightRecorder::Record* FlightRecorder::Find(uint64_t key, uint64_t seq) {
   return nullptr;
 }
 
-void FlightRecorder::Begin(uint64_t key, uint64_t seq, ipc::OpKind kind, ipc::DType dtype, uint64_t count, int local_size) {
+void FlightRecorder::Begin(uint64_t key, uint64_t seq, ipc::OpKind kind, ipc::DType dtype,
+                           uint64_t count, int local_size) {
   if (records_.size() == kCapacity) records_.pop_front();
   Record r;
   r.key = key;
@@ -52,15 +53,21 @@ void FlightRecorder::Ended(uint64_t key, uint64_t seq, const Status& result, con
   }
 }
 
-nlohmann::json FlightRecorder::Json(const std::function<std::string(uint64_t, uint64_t)>& waiting) const {
+nlohmann::json FlightRecorder::Json(
+    const std::function<std::string(uint64_t, uint64_t)>& waiting) const {
   nlohmann::json out = nlohmann::json::array();
   uint64_t now = ipc::MonotonicNs();
   for (const Record& r : records_) {
     char key[24];
     std::snprintf(key, sizeof(key), "0x%016llx", static_cast<unsigned long long>(r.key));
-    nlohmann::json j = {{"key", key}, {"seq", r.seq}, {"op", std::string(ipc::OpKindName(r.kind))},
-                        {"dtype", std::string(ipc::DTypeName(r.dtype))}, {"count", r.count},
-                        {"state", r.state}, {"local_ranks_arrived", r.arrived}, {"local_size", r.local_size},
+    nlohmann::json j = {{"key", key},
+                        {"seq", r.seq},
+                        {"op", std::string(ipc::OpKindName(r.kind))},
+                        {"dtype", std::string(ipc::DTypeName(r.dtype))},
+                        {"count", r.count},
+                        {"state", r.state},
+                        {"local_ranks_arrived", r.arrived},
+                        {"local_size", r.local_size},
                         {"age_ms", (now - r.first_ns) / 1000000.0}};
     if (r.start_ns) j["queue_ms"] = (r.start_ns - r.first_ns) / 1e6;
     if (r.end_ns) j["duration_ms"] = (r.end_ns - r.first_ns) / 1e6;

@@ -7,13 +7,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "agent/engine/op_trace.h"
-#include "ipc/protocol.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent {
 
@@ -21,7 +20,8 @@ class FlightRecorder {
  public:
   static constexpr size_t kCapacity = 64;
   // A collective instance appeared (its first local rank submitted).
-  void Begin(uint64_t key, uint64_t seq, ipc::OpKind kind, ipc::DType dtype, uint64_t count, int local_size);
+  void Begin(uint64_t key, uint64_t seq, ipc::OpKind kind, ipc::DType dtype, uint64_t count,
+             int local_size);
   void Arrived(uint64_t key, uint64_t seq, int arrived);
   // Every local rank is in; it now waits on `waiting_for` (e.g. "peer nodes"), or runs locally.
   void Started(uint64_t key, uint64_t seq, const std::string& waiting_for);
@@ -29,7 +29,8 @@ class FlightRecorder {
   void Ended(uint64_t key, uint64_t seq, const Status& result, const OpTrace* trace = nullptr);
   // `waiting` (may be empty) names what a running op still waits for, e.g. the nodes whose
   // contribution has not arrived.
-  nlohmann::json Json(const std::function<std::string(uint64_t key, uint64_t seq)>& waiting = {}) const;
+  nlohmann::json Json(
+      const std::function<std::string(uint64_t key, uint64_t seq)>& waiting = {}) const;
   // One line per op, oldest first.
   std::string Dump() const;
 

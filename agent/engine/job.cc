@@ -5,8 +5,8 @@
 
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_data_plane.h"
-#include "agent/engine/local_collectives.h"
 #include "agent/engine/gpu/nccl_path.h"
+#include "agent/engine/local_collectives.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
 #include "agent/net/network.h"
@@ -29,7 +29,9 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
   joined_.assign(static_cast<size_t>(local_size), false);
 }
 
-bool Job::every_rank_joined() const { return std::all_of(joined_.begin(), joined_.end(), [](bool j) { return j; }); }
+bool Job::every_rank_joined() const {
+  return std::all_of(joined_.begin(), joined_.end(), [](bool j) { return j; });
+}
 
 Job::~Job() {
   rdv_client_.reset();
@@ -50,11 +52,12 @@ bool Job::Pump() {
 }
 
 bool Job::busy() const {
-  return (group_ != nullptr && (in_rendezvous_ || group_->busy())) || (gpu_.path() != nullptr && gpu_.path()->busy());
+  return (group_ != nullptr && (in_rendezvous_ || group_->busy())) ||
+         (gpu_.path() != nullptr && gpu_.path()->busy());
 }
 
-void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
-                 const OpTrace* trace) {
+void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo,
+                 const std::vector<OpReport>* reports, const OpTrace* trace) {
   const InstanceId& id = it->first;
   Pending& p = it->second;
   uint64_t elapsed = ipc::MonotonicNs() - p.first_ns;
@@ -72,7 +75,8 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
 
 void Job::Lose(const Status& why, Ending how) {
   if (lost_.ok()) {
-    Logger("engine")->warn("job '{}' failed for good ({}); its last ops:\n{}", id_, why.ToString(), recorder_.Dump());
+    Logger("engine")->warn("job '{}' failed for good ({}); its last ops:\n{}", id_, why.ToString(),
+                           recorder_.Dump());
   }
   if (lost_.ok()) lost_ = why;
   if (how != Ending::kLeft && failed_.ok()) failed_ = lost_;
@@ -102,23 +106,27 @@ Status Job::AddMember(Member* member) {
     return PermissionDenied("job token differs from the one the job's other local ranks gave");
   }
   if (member_count() > 0 && id.gpu_mode != gpu_mode_) {
-    return FailedPrecondition("job '" + id_ + "' uses gpu_mode " + std::string(ipc::GpuModeName(gpu_mode_)) +
-                              ", this client says " + std::string(ipc::GpuModeName(id.gpu_mode)) +
+    return FailedPrecondition("job '" + id_ + "' uses gpu_mode " +
+                              std::string(ipc::GpuModeName(gpu_mode_)) + ", this client says " +
+                              std::string(ipc::GpuModeName(id.gpu_mode)) +
                               " (set OUTRIDER_GPU_MODE alike for every rank)");
   }
   Member*& slot = members_[static_cast<size_t>(id.local_rank)];
   if (slot != nullptr) {
     return FailedPrecondition("local rank " + std::to_string(id.local_rank) + " of job '" + id_ +
-                              "' is already connected (pid " + std::to_string(slot->identity().peer.pid) + ")");
+                              "' is already connected (pid " +
+                              std::to_string(slot->identity().peer.pid) + ")");
   }
-  if (world_size_ > local_size_ && group_ == nullptr) OUTRIDER_RETURN_IF_ERROR(StartNetwork(member));
+  if (world_size_ > local_size_ && group_ == nullptr)
+    OUTRIDER_RETURN_IF_ERROR(StartNetwork(member));
   if (member_count() == 0) {
     gpu_mode_ = id.gpu_mode;
     comm_ = id.comm;
     AgentMetrics& m = Metrics();
     if (m.enabled()) {
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
-        m.GpuMode(MetricsLabel(), static_cast<ipc::GpuMode>(g))->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
+        m.GpuMode(MetricsLabel(), static_cast<ipc::GpuMode>(g))
+            ->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
       }
     }
   }
@@ -134,8 +142,9 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
   Ending how = Ending::kLeft;
   if (lost_.ok()) {
     const ClientIdentity& id = member->identity();
-    lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) + ", pid " +
-                     std::to_string(id.peer.pid) + ") of job '" + id_ + "' left: " + why.message());
+    lost_ = PeerLost("rank " + std::to_string(id.rank) + " (local rank " + std::to_string(rank) +
+                     ", pid " + std::to_string(id.peer.pid) + ") of job '" + id_ +
+                     "' left: " + why.message());
     if (orderly && !first_failure_.ok()) {
       // A rank that says goodbye after an op of the job failed leaves because of that failure:
       // the other ranks hear that cause (code and text), not the goodbye it led to.
@@ -149,7 +158,9 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
     // job ends here, through SayJobLeft).
     bool left_work_undone = !orderly || Unfinished();
     if (group_ != nullptr && left_work_undone) group_->SayJobFailed(lost_);
-    how = left_work_undone ? Ending::kFailed : !first_failure_.ok() ? Ending::kLeftAfterFailure : Ending::kLeft;
+    how = left_work_undone       ? Ending::kFailed
+          : !first_failure_.ok() ? Ending::kLeftAfterFailure
+                                 : Ending::kLeft;
   }
   Lose(lost_, how);
 }
@@ -191,24 +202,29 @@ std::string Job::RankName(int local_rank) const {
   return "rank " + std::to_string(m->identity().rank);
 }
 
-Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key, uint64_t seq) const {
+Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key,
+                           uint64_t seq) const {
   // Compare against the lowest rank that arrived; name every rank's value in the message.
   for (size_t r = 0; r < p.ops.size(); ++r) {
     if (!p.ops[r]) continue;
     Fingerprint ref = FingerprintOf(*p.ops[r]);
     std::optional<Disagreement> d = Compare(ref, FingerprintOf(op));
     if (!d) return Status::Ok();
-    return Mismatch(DisagreementMessage(ref, key, seq, id_, *d, RankName(static_cast<int>(r)), RankName(rank)));
+    return Mismatch(
+        DisagreementMessage(ref, key, seq, id_, *d, RankName(static_cast<int>(r)), RankName(rank)));
   }
   return Status::Ok();
 }
 
 void Job::Submit(Member* member, const ValidatedOp& op) {
-  gpu_.NoteFirstMemory(member->identity().local_rank, op.Device());  // a staged op's session noted its GPU already
+  gpu_.NoteFirstMemory(member->identity().local_rank,
+                       op.Device());  // a staged op's session noted its GPU already
   Arrive(member, &op, RefusedOp::Of(op), Status::Ok());
 }
 
-void Job::Refuse(Member* member, const RefusedOp& op, const Status& why) { Arrive(member, nullptr, op, why); }
+void Job::Refuse(Member* member, const RefusedOp& op, const Status& why) {
+  Arrive(member, nullptr, op, why);
+}
 
 void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, const Status& why) {
   int rank = member->identity().local_rank;
@@ -242,8 +258,9 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
   recorder_.Arrived(key, seq, p.arrived);
   if (p.failed.ok()) {
     Status bad = op != nullptr ? CheckAgreement(p, rank, *op, key, seq)
-                               : Status(why.code(), InstanceName(key, seq) + " in job '" + id_ + "' failed: " +
-                                                        RankName(rank) + "'s op was refused: " + why.message());
+                               : Status(why.code(), InstanceName(key, seq) + " in job '" + id_ +
+                                                        "' failed: " + RankName(rank) +
+                                                        "'s op was refused: " + why.message());
     if (!bad.ok()) {
       Logger("engine")->warn("{}", bad.message());
       p.failed = bad;
@@ -299,12 +316,14 @@ void Job::Run(InstanceId inst, Pending& p) {
     // Every local rank's op is NcclEligible: its session staged it otherwise, and the ranks agreed
     // on their memory (their fingerprints). NCCL must not launch on alltoallv counts that disagree.
     if (ops[0]->kind == ipc::OpKind::kAlltoallv) {
-      if (Status st = CheckLocalAlltoallvCounts(ops); !st.ok()) return Finish(pending_.find(inst), st, "nccl", nullptr);
+      if (Status st = CheckLocalAlltoallvCounts(ops); !st.ok())
+        return Finish(pending_.find(inst), st, "nccl", nullptr);
     }
-    gpu_.path()->Add(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
-      auto it = pending_.find(inst);
-      if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
-    });
+    gpu_.path()->Add(inst.first, inst.second, std::move(ops), priority,
+                     [this, inst](const Status& st) {
+                       auto it = pending_.find(inst);
+                       if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
+                     });
     gpu_.path()->Agreed(inst.first, inst.second);  // a single node agrees with itself
     return;
   }
@@ -312,8 +331,10 @@ void Job::Run(InstanceId inst, Pending& p) {
     Status overall;
     std::vector<OpReport> reports = sparse::ExecuteLocal(ops, local_size_, &overall);
     bool replicated = ops[0]->kind == ipc::OpKind::kSparseAllreduce;
-    return Finish(pending_.find(inst), overall, replicated ? ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(reports[0].algo)) : "local",
-                  &reports);
+    return Finish(
+        pending_.find(inst), overall,
+        replicated ? ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(reports[0].algo)) : "local",
+        &reports);
   }
   // Looked up again when done: a data plane that finishes later may find the job failed meanwhile.
   ExecuteLocal(ops, host_plane_, [this, inst](const Status& st) {
@@ -325,14 +346,16 @@ void Job::Run(InstanceId inst, Pending& p) {
 Job::Pending* Job::OldestWaiting() {
   while (!arrival_.empty()) {
     auto it = pending_.find(arrival_.front());
-    if (it != pending_.end() && it->second.failed.ok() && it->second.arrived < local_size_) return &it->second;
+    if (it != pending_.end() && it->second.failed.ok() && it->second.arrived < local_size_)
+      return &it->second;
     arrival_.pop_front();  // finished, failed, or every rank is in: it waits for no rank any more
   }
   return nullptr;
 }
 
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
-  for (Pending* p = OldestWaiting(); p != nullptr && now_ns - p->first_ns >= timeout_ns; p = OldestWaiting()) {
+  for (Pending* p = OldestWaiting(); p != nullptr && now_ns - p->first_ns >= timeout_ns;
+       p = OldestWaiting()) {
     InstanceId id = arrival_.front();
     std::string missing;
     for (size_t r = 0; r < p->ops.size(); ++r) {
@@ -340,13 +363,15 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
       missing += missing.empty() ? "" : ", ";
       // Multi-node jobs name the job rank too: the error reaches every node.
       if (group_ != nullptr && members_[r] != nullptr) {
-        missing += "rank " + std::to_string(members_[r]->identity().rank) + " (local rank " + std::to_string(r) + ")";
+        missing += "rank " + std::to_string(members_[r]->identity().rank) + " (local rank " +
+                   std::to_string(r) + ")";
       } else {
         missing += "local rank " + std::to_string(r);
       }
     }
-    Status st = DeadlineExceeded(InstanceName(id.first, id.second) + " in job '" + id_ + "' waited " +
-                                 std::to_string(timeout_ns / 1000000) + " ms for " + missing + " to submit");
+    Status st = DeadlineExceeded(InstanceName(id.first, id.second) + " in job '" + id_ +
+                                 "' waited " + std::to_string(timeout_ns / 1000000) + " ms for " +
+                                 missing + " to submit");
     Logger("engine")->warn("{}", st.message());
     Fail(*p, st, id.second);
     // Keep a failed tombstone so the late ranks fail at once instead of waiting again.

@@ -9,14 +9,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/dataplane/host_data_plane.h"
@@ -37,7 +36,8 @@ class Network;
 class Job {
  public:
   // `net` may be null (no agent port): then only single-node jobs are possible.
-  Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine = {});
+  Job(std::string id, int world_size, int local_size, Network* net,
+      const EngineOptions& engine = {});
   ~Job();
   uint64_t hash() const { return hash_; }
   // Sends of this job are still in flight (its clients' memory must stay mapped), or its
@@ -122,12 +122,13 @@ class Job {
     std::vector<uint64_t> op_ids;                 // by local rank, 0 if not arrived or completed
     int arrived = 0;
     uint64_t first_ns = 0;
-    Status failed;  // set on mismatch: later arrivals fail at once
+    Status failed;                 // set on mismatch: later arrivals fail at once
     int32_t default_priority = 0;  // without trainer hints: later in the iteration = sooner
   };
   using InstanceId = std::pair<uint64_t, uint64_t>;  // (key, seq)
 
-  Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key, uint64_t seq) const;
+  Status CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, uint64_t key,
+                        uint64_t seq) const;
   // One op of a member takes the key's next sequence number and joins (or opens) its instance:
   // `op` when it was accepted, else the refusal `refused` (with `why`).
   void Arrive(Member* member, const ValidatedOp* op, const RefusedOp& refused, const Status& why);
@@ -138,8 +139,8 @@ class Job {
   // Completes every member's op of the instance with its own status (`reports` by local rank, or
   // null), accounts it and forgets the instance.
   using PendingMap = std::map<InstanceId, Pending>;
-  void Finish(PendingMap::iterator it, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
-              const OpTrace* trace = nullptr);
+  void Finish(PendingMap::iterator it, const Status& st, std::string_view algo,
+              const std::vector<OpReport>* reports, const OpTrace* trace = nullptr);
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
   // The job's NCCL path, made on first use (a GPU op, or node 0's id or ticket).
@@ -159,7 +160,8 @@ class Job {
   void Lose(const Status& why, Ending how = Ending::kFailed);
   // Some collective has not finished here (and has not failed everywhere already).
   bool Unfinished() const;
-  // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed nodes.
+  // Metrics for one rank's finished op; `algo` (a string with static storage) names how it crossed
+  // nodes.
   void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 
   // Tells the owner (once until ClearActive) that the job may have work.
@@ -171,8 +173,8 @@ class Job {
   }
 
   std::string id_;
-  bool comm_ = false;          // set by the first member
-  std::vector<bool> joined_;   // by local rank: was ever a member
+  bool comm_ = false;         // set by the first member
+  std::vector<bool> joined_;  // by local rank: was ever a member
   std::function<void()> on_active_;
   bool active_ = false;
   int world_size_;
@@ -187,18 +189,19 @@ class Job {
   // The front of arrival_ still waiting for a rank, or null (dropping what settled).
   Pending* OldestWaiting();
   Status lost_;  // set once a member left
-  Status first_failure_;  // the first op of the job that failed here (named when a rank then leaves)
-  Status failed_;         // why the job failed here, if it did (a clean departure leaves it OK)
+  Status
+      first_failure_;  // the first op of the job that failed here (named when a rank then leaves)
+  Status failed_;      // why the job failed here, if it did (a clean departure leaves it OK)
   bool gave_up_ = false;  // ... with instances half done (Ending::kFailed)
-  int lost_node_ = -1;  // the peer node whose loss failed the job, if that was the cause
-  Network* net_;  // Not owned; outlives every job. Null without an agent port.
+  int lost_node_ = -1;    // the peer node whose loss failed the job, if that was the cause
+  Network* net_;          // Not owned; outlives every job. Null without an agent port.
   EngineOptions engine_;
   uint64_t hash_;
   std::string token_;
   HostDataPlane host_plane_;  // moves the bytes of its collectives in host memory; outlives group_
   // Its NCCL path outlives group_, whose instances name it.
   JobGpu gpu_;
-  std::unique_ptr<NodeGroup> group_;           // multi-node jobs only
+  std::unique_ptr<NodeGroup> group_;              // multi-node jobs only
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet
@@ -207,7 +210,8 @@ class Job {
   int32_t iteration_index_ = 0;
   std::string job_label_;  // metrics label: set by MetricsLabel()
   const std::string& MetricsLabel();
-  // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names them.
+  // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names
+  // them.
   std::unordered_map<uint64_t, metrics::Counter*> op_counters_;
 };
 

@@ -22,21 +22,28 @@ Status Job::StartNetwork(const Member* first) {
   // communicator whose node 0 is another node joins there like its other nodes.
   bool host = node == 0 && (!id.comm || id.job_node == 0);
   if (!host && id.root_addr.empty()) {
-    return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
-                              " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
+    return FailedPrecondition(
+        "job '" + id_ + "' spans " + std::to_string(num_nodes) +
+        " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
   }
   token_ = id.token;
-  if (token_.empty()) Logger("engine")->warn("job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
+  if (token_.empty())
+    Logger("engine")->warn(
+        "job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
   group_ = std::make_unique<NodeGroup>(
-      Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(), &host_plane_,
-      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>* reports,
-             const OpTrace& trace) {
+      Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(),
+      &host_plane_,
+      [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo,
+             const std::vector<OpReport>* reports, const OpTrace& trace) {
         auto it = pending_.find({key, seq});
-        if (it != pending_.end()) Finish(it, st, algo, reports, &trace);  // else: already failed here
+        if (it != pending_.end())
+          Finish(it, st, algo, reports, &trace);  // else: already failed here
       },
       engine_);
   group_->set_scheduler(net_->scheduler());
-  group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) { OnNcclMessage(h, data, len); });
+  group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
+    OnNcclMessage(h, data, len);
+  });
   // Another node's rank died (or left): nothing that node still owes will come.
   group_->set_failed([this](int node, const Status& why) { Lose(why); });
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
@@ -73,14 +80,16 @@ void Job::OnRendezvous(Result<NodeTable> table) {
     Status why = table.status();
     if (why.code() == Code::kUnavailable) why = PeerLost(why.message());
     Lose(why.Annotate("job '" + id_ + "' rendezvous " +
-                      (group_->node_rank() == 0 ? std::string("hosted here") : "with the agent of " + group_->DescribeNode(0)) +
+                      (group_->node_rank() == 0 ? std::string("hosted here")
+                                                : "with the agent of " + group_->DescribeNode(0)) +
                       " failed"));
     return;
   }
   int unreachable = -1;
   auto peers = net_->ConnectNodes(*table, group_->node_rank(), &unreachable);
   if (!peers.ok()) {
-    Lose(PeerLost(group_->DescribeNode(unreachable) + " of job '" + id_ + "' is unreachable: " + peers.status().message()));
+    Lose(PeerLost(group_->DescribeNode(unreachable) + " of job '" + id_ +
+                  "' is unreachable: " + peers.status().message()));
     return;
   }
   group_->SetPeers(std::move(*peers));
@@ -112,9 +121,10 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
     lost_node_ = node;
     // The other nodes may still reach that node, or notice its silence only later: they fail the
     // job now too, whatever their instances wait for.
-    group_->SayJobFailed(PeerLost(lost + " (reported by " + group_->DescribeNode(group_->node_rank()) + "): " +
-                                  why.message()),
-                         node);
+    group_->SayJobFailed(
+        PeerLost(lost + " (reported by " + group_->DescribeNode(group_->node_rank()) +
+                 "): " + why.message()),
+        node);
   }
   Lose(PeerLost(lost + ": " + why.message()));
 }

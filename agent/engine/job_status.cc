@@ -1,19 +1,22 @@
 // What a job reports: per-op metrics and its /status entry.
-#include "agent/engine/job.h"
 #include "agent/engine/gpu/nccl_path.h"
-
+#include "agent/engine/job.h"
 #include "agent/observability.h"
 
 namespace outrider::agent {
 
-void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo) {
+void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns,
+                  std::string_view algo) {
   AgentMetrics& m = Metrics();
   if (!m.enabled()) return;
-  uint64_t key = reinterpret_cast<uintptr_t>(algo.data()) << 16 | static_cast<uint64_t>(op.kind) << 8 |
-                 static_cast<uint64_t>(st.code());
+  uint64_t key = reinterpret_cast<uintptr_t>(algo.data()) << 16 |
+                 static_cast<uint64_t>(op.kind) << 8 | static_cast<uint64_t>(st.code());
   auto it = op_counters_.find(key);
   if (it == op_counters_.end()) {
-    it = op_counters_.emplace(key, m.OpsCounter(MetricsLabel(), op.kind, std::string(algo).c_str(), st.code())).first;
+    it = op_counters_
+             .emplace(key,
+                      m.OpsCounter(MetricsLabel(), op.kind, std::string(algo).c_str(), st.code()))
+             .first;
   }
   it->second->Inc();
   m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
@@ -26,8 +29,11 @@ const std::string& Job::MetricsLabel() {
 }
 
 nlohmann::json Job::StatusJson() const {
-  nlohmann::json j = {{"id", id_}, {"world_size", world_size_}, {"local_size", local_size_},
-                      {"members", member_count()}, {"pending", pending_.size()},
+  nlohmann::json j = {{"id", id_},
+                      {"world_size", world_size_},
+                      {"local_size", local_size_},
+                      {"members", member_count()},
+                      {"pending", pending_.size()},
                       {"gpu_mode", ipc::GpuModeName(gpu_mode_)},
                       {"state", lost_.ok() ? "ok" : "failed"}};
   if (!lost_.ok()) j["failure"] = lost_.ToString();

@@ -9,10 +9,11 @@
 namespace outrider::agent {
 
 void JobTable::ForgetEndedComms(uint64_t now_ns) {
-  while (!ended_order_.empty() &&
-         (now_ns - ended_order_.front().first >= kEndedCommMemoryNs || ended_order_.size() > kMaxEndedComms)) {
+  while (!ended_order_.empty() && (now_ns - ended_order_.front().first >= kEndedCommMemoryNs ||
+                                   ended_order_.size() > kMaxEndedComms)) {
     auto it = ended_comms_.find(ended_order_.front().second);
-    if (it != ended_comms_.end() && it->second.ended_ns == ended_order_.front().first) ended_comms_.erase(it);
+    if (it != ended_comms_.end() && it->second.ended_ns == ended_order_.front().first)
+      ended_comms_.erase(it);
     ended_order_.pop_front();
   }
 }
@@ -24,8 +25,9 @@ Status JobTable::EndedBeforeJoin(const ClientIdentity& id, uint64_t now_ns) {
   if (it == ended_comms_.end()) return Status::Ok();
   size_t rank = static_cast<size_t>(id.local_rank);
   if (rank < it->second.joined.size() && !it->second.joined[rank]) {
-    return FailedPrecondition("communicator '" + id.job_id + "' ended before local rank " + std::to_string(rank) +
-                              " joined it: " + it->second.why + " (create it again on every rank)");
+    return FailedPrecondition("communicator '" + id.job_id + "' ended before local rank " +
+                              std::to_string(rank) + " joined it: " + it->second.why +
+                              " (create it again on every rank)");
   }
   // A rank that was a member creates it again: a new communicator.
   ended_comms_.erase(it);

@@ -7,12 +7,11 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/engine/job.h"
 #include "agent/net/peer_events.h"
@@ -75,7 +74,7 @@ class JobTable : public PeerEvents {
   };
   std::map<std::string, EndedComm> ended_comms_;
   std::deque<std::pair<uint64_t, std::string>> ended_order_;  // (ended_ns, id)
-  Network* net_ = nullptr;  // Not owned.
+  Network* net_ = nullptr;                                    // Not owned.
   EngineOptions engine_;
 };
 

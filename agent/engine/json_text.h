@@ -4,9 +4,8 @@
 // Thread-safety: a pure function.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace outrider::agent {
 

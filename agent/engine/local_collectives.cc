@@ -12,8 +12,9 @@ Status CheckLocalAlltoallvCounts(const std::vector<const ValidatedOp*>& ops) {
     for (size_t j = 0; j < ops.size(); ++j) {
       if (ops[i]->send_counts[j] != ops[j]->recv_counts[i]) {
         return Mismatch("alltoallv counts disagree: local rank " + std::to_string(i) + " sends " +
-                        std::to_string(ops[i]->send_counts[j]) + " elements to local rank " + std::to_string(j) +
-                        ", which expects " + std::to_string(ops[j]->recv_counts[i]));
+                        std::to_string(ops[i]->send_counts[j]) + " elements to local rank " +
+                        std::to_string(j) + ", which expects " +
+                        std::to_string(ops[j]->recv_counts[i]));
       }
     }
   }
@@ -26,7 +27,8 @@ std::vector<CopyPair> Allgather(const std::vector<const ValidatedOp*>& ops) {
   uint64_t block = ops[0]->send.length;
   std::vector<CopyPair> pairs;
   for (size_t dst = 0; dst < ops.size(); ++dst) {
-    for (size_t src = 0; src < ops.size(); ++src) pairs.push_back({ops[dst]->recv.Sub(src * block, block), ops[src]->send});
+    for (size_t src = 0; src < ops.size(); ++src)
+      pairs.push_back({ops[dst]->recv.Sub(src * block, block), ops[src]->send});
   }
   return pairs;
 }
@@ -54,7 +56,8 @@ Result<std::vector<CopyPair>> Alltoallv(const std::vector<const ValidatedOp*>& o
 
 }  // namespace
 
-void ExecuteLocal(const std::vector<const ValidatedOp*>& ops, DataPlane& data, DataPlane::Done done) {
+void ExecuteLocal(const std::vector<const ValidatedOp*>& ops, DataPlane& data,
+                  DataPlane::Done done) {
   OUTRIDER_CHECK(!ops.empty());
   const ValidatedOp& o = *ops[0];
   std::vector<BufferSpan> in, out;
@@ -72,16 +75,20 @@ void ExecuteLocal(const std::vector<const ValidatedOp*>& ops, DataPlane& data, D
       for (size_t r = 0; r < ops.size(); ++r) {
         std::vector<BufferSpan> blocks;
         for (const ValidatedOp* op : ops) blocks.push_back(op->send.Sub(r * block, block));
-        data.Reduce({ops[r]->recv}, std::move(blocks), o.dtype, o.reduce_op, [join, done](const Status& s) {
-          if (!s.ok() && join->second.ok()) join->second = s;
-          if (--join->first == 0) done(join->second);
-        });
+        data.Reduce({ops[r]->recv}, std::move(blocks), o.dtype, o.reduce_op,
+                    [join, done](const Status& s) {
+                      if (!s.ok() && join->second.ok()) join->second = s;
+                      if (--join->first == 0) done(join->second);
+                    });
       }
       return;
     }
-    case ipc::OpKind::kAllgather: return data.Copy(Allgather(ops), std::move(done));
-    case ipc::OpKind::kBroadcast: return data.Copy(Broadcast(ops), std::move(done));
-    case ipc::OpKind::kBarrier: return done(Status::Ok());
+    case ipc::OpKind::kAllgather:
+      return data.Copy(Allgather(ops), std::move(done));
+    case ipc::OpKind::kBroadcast:
+      return data.Copy(Broadcast(ops), std::move(done));
+    case ipc::OpKind::kBarrier:
+      return done(Status::Ok());
     case ipc::OpKind::kAlltoallv: {
       Result<std::vector<CopyPair>> pairs = Alltoallv(ops);
       if (!pairs.ok()) return done(pairs.status());

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "agent/engine/op_report.h"
-#include "ipc/protocol.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 #include "ipc/unix_channel.h"
 
 namespace outrider::agent {

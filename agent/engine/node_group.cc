@@ -1,4 +1,5 @@
-// Instances across nodes: creation, agreement, sends through the scheduler, completion.
+// Instances across nodes: creation, agreement, messages and completion (their sends:
+// node_group_sends.cc).
 #include "agent/engine/node_group.h"
 
 #include <climits>
@@ -13,19 +14,8 @@
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
-namespace {
-
-// Chunks of demanded rows go in the scheduler's urgent class, ahead of the op's other chunks and
-// of every op at the default priorities.
-int32_t UrgentPriority(int32_t priority) {
-  int32_t p = std::min<int32_t>(priority, 0);
-  return p < INT32_MIN + 1000 ? INT32_MIN : p - 1000;
-}
-
-}  // namespace
-
-NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport, DataPlane* data, Done done,
-                     EngineOptions options)
+NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport,
+                     DataPlane* data, Done done, EngineOptions options)
     : topo_(std::move(topo)),
       job_hash_(job_hash),
       self_hash_(self_hash),
@@ -103,79 +93,8 @@ PeerHeader NodeGroup::Header(PeerMsg type, uint64_t key, uint64_t seq) const {
   return h;
 }
 
-void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) {
-  PeerHeader h = Header(args.type, c.key, c.seq);
-  h.step = args.step;
-  h.offset = args.offset;
-  h.message_bytes = args.message_bytes;
-  if (args.type == PeerMsg::kSparse) h.sent_before = args.message_index;
-  if (args.type == PeerMsg::kContrib) h.fp = c.fp;
-  if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
-  ++c.sends_in_flight;
-  c.wire_sent += sizeof(h) + payload.length;
-  // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
-  if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) return Issue(node, h, payload, false, args.keep);
-  int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
-  c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
-  scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_, sizeof(h) + payload.length,
-                      [this, node, h, payload, keep = args.keep] {
-                        Scope scope(this);
-                        Issue(node, h, payload, true, keep);
-                      });
-}
-
-void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
-                      std::shared_ptr<const void> keep) {
-  PeerId peer = peers_[static_cast<size_t>(node)];
-  uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
-  Collective& c = instances_.find({key, seq})->second;  // alive: this send counts in sends_in_flight
-  if (IsScheduledChunk(h.type)) {
-    uint64_t now = ipc::MonotonicNs();
-    if (scheduled) c.trace.End(OpTrace::kQueued, now);
-    c.trace.Begin(OpTrace::kWire, now);
-  }
-  if (IsScheduledChunk(h.type) && c.done && !c.result.ok()) {  // failed while the chunk waited: nobody needs it
-    if (scheduled) scheduler_->Done(peer, bytes);
-    return SendDone(key, seq, h, Status::Ok());
-  }
-  ++sent_to_[static_cast<size_t>(node)];
-  // The receiver returns the credit (kCredit) once the chunk arrived; a send that failed never
-  // arrives, so its credit comes back here.
-  Status st = transport_->Send(peer, &h, sizeof(h), HostBytes(payload), payload.length,
-                               [this, key, seq, peer, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
-                                 Scope scope(this);
-                                 if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
-                                 SendDone(key, seq, h, s);
-                               });
-  if (!st.ok()) {
-    if (scheduled) scheduler_->Done(peer, bytes);
-    if (IsScheduledChunk(h.type)) c.trace.End(OpTrace::kWire, ipc::MonotonicNs());
-    --c.sends_in_flight;
-    if (c.algorithm) c.algorithm->OnSent(h, false);
-    Complete(c, PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
-    MaybeErase(key, seq);
-  }
-}
-
-void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const Status& s) {
-  auto it = instances_.find({key, seq});
-  if (it == instances_.end()) return;
-  Collective& c = it->second;
-  --c.sends_in_flight;
-  if (IsScheduledChunk(h.type)) c.trace.End(OpTrace::kWire, ipc::MonotonicNs());
-  if (c.algorithm) c.algorithm->OnSent(h, s.ok());
-  if (!s.ok() && !c.done) {
-    Complete(c, s.Annotate("sending to a peer agent"));
-  } else if (!s.ok() && !c.notified) {
-    // Finished here, but what it owed a peer never arrives: the nodes waiting for it fail too.
-    c.result = s.Annotate("sending to a peer agent");
-    SayFailed(c, c.result);
-  }
-  if (c.done && c.sends_in_flight == 0) Notify(c);
-  MaybeErase(key, seq);
-}
-
-void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority) {
+void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops,
+                      int32_t priority) {
   Scope scope(this);
   Collective& c = Get(key, seq);
   c.priority = priority;
@@ -195,7 +114,8 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
     if (left_[x] && (GaveUp(x) || !c.fps[x])) return Finish(c, LeftWhy(n));
   }
   c.fp = FingerprintOf(*ops[0]);
-  if (!ipc::IsSparse(c.op().kind)) c.fp.algo = c.algorithm->label() == "direct" ? kDirectAlgo : kStagedAlgo;
+  if (!ipc::IsSparse(c.op().kind))
+    c.fp.algo = c.algorithm->label() == "direct" ? kDirectAlgo : kStagedAlgo;
   c.fps[static_cast<size_t>(topo_.me)] = c.fp;
   c.algorithm->Prepare([this, key, seq] {
     auto it = instances_.find({key, seq});
@@ -220,7 +140,8 @@ void NodeGroup::MaybeAgree(Collective& c) {
   for (int n = 1; n < topo_.nodes; ++n) {
     std::optional<Disagreement> d = Compare(*c.fps[0], *c.fps[static_cast<size_t>(n)]);
     if (d) {  // every node compares the same fingerprints: none needs telling
-      return Finish(c, Mismatch(DisagreementMessage(c.fp, c.key, c.seq, topo_.job_id, *d, DescribeNode(0), DescribeNode(n))));
+      return Finish(c, Mismatch(DisagreementMessage(c.fp, c.key, c.seq, topo_.job_id, *d,
+                                                    DescribeNode(0), DescribeNode(n))));
     }
   }
   c.agreed = true;
@@ -239,7 +160,8 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   if (h.from_node < 0 || h.from_node >= topo_.nodes || h.from_node == topo_.me) return;
   size_t from = static_cast<size_t>(h.from_node);
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobFailed) {
-    std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+    std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data),
+                                                     std::min<size_t>(len, 1024))
                                        : DescribeNode(h.from_node) + " failed";
     if (failed_) failed_(h.from_node, PeerLost(text));
     return;
@@ -250,20 +172,23 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
     left_gave_up_[from] = h.step != 0;
     if (data != nullptr && len > 0) {
       Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kPeerLost;
-      left_failed_[from] = Status(code, std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024)));
+      left_failed_[from] = Status(
+          code, std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024)));
     }
     if (received_from_[from] >= h.sent_before) ApplyLeft(h.from_node);
     return;
   }
   ++received_from_[from];
   HandleMessage(h, data, len);
-  if (left_after_[from] >= 0 && received_from_[from] >= static_cast<uint64_t>(left_after_[from]) && !left_[from]) {
+  if (left_after_[from] >= 0 && received_from_[from] >= static_cast<uint64_t>(left_after_[from]) &&
+      !left_[from]) {
     ApplyLeft(h.from_node);
   }
 }
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
-  if (static_cast<PeerMsg>(h.type) == PeerMsg::kNcclId || static_cast<PeerMsg>(h.type) == PeerMsg::kNcclTicket) {
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kNcclId ||
+      static_cast<PeerMsg>(h.type) == PeerMsg::kNcclTicket) {
     // The launch order is the job's, not an instance's (a ticket may come before this node's own
     // fingerprint round for the instance ended).
     if (h.from_node == 0 && nccl_message_) nccl_message_(h, data, len);
@@ -278,7 +203,8 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
   switch (static_cast<PeerMsg>(h.type)) {
     case PeerMsg::kAbort: {
       Code code = h.code > 0 && h.code <= kMaxCode ? static_cast<Code>(h.code) : Code::kInternal;
-      std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data), std::min<size_t>(len, 1024))
+      std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data),
+                                                       std::min<size_t>(len, 1024))
                                          : DescribeNode(h.from_node) + " failed " + c.Name();
       return Finish(c, Status(code, std::move(text)));  // the sender told every node
     }
@@ -318,18 +244,6 @@ RecvTarget NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
   return {HostBytes(span), std::move(holds)};
 }
 
-void NodeGroup::SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) {
-  PeerHeader h = Header(type, key, seq);
-  // The callback alone keeps the payload alive: the group may be gone by the time a send finishes.
-  auto bytes = std::make_shared<const std::string>(std::move(payload));
-  for (int n = 0; n < topo_.nodes; ++n) {
-    if (n == topo_.me || left_[static_cast<size_t>(n)]) continue;
-    ++sent_to_[static_cast<size_t>(n)];
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), bytes->data(), bytes->size(),
-                           [bytes](const Status&) {});  // a peer that is gone is noticed as lost
-  }
-}
-
 bool NodeGroup::Pump() {
   Scope scope(this);
   // The job's NCCL path completes instances of this group: under the scope like the rest.
@@ -351,9 +265,10 @@ void NodeGroup::Finish(Collective& c, const Status& st, bool tell_others) {
   c.done = true;
   if (!c.ops.empty() && c.op().recv.length > options_.direct_max_bytes) {
     uint64_t now = ipc::MonotonicNs();
-    Logger("engine")->debug("job '{}' seq {}: {} bytes, agreement after {} us, done after {} us: {}", topo_.job_id, c.seq,
-                            c.op().recv.length, c.agreed_ns ? (c.agreed_ns - c.started_ns) / 1000 : 0,
-                            (now - c.started_ns) / 1000, st.ToString());
+    Logger("engine")->debug(
+        "job '{}' seq {}: {} bytes, agreement after {} us, done after {} us: {}", topo_.job_id,
+        c.seq, c.op().recv.length, c.agreed_ns ? (c.agreed_ns - c.started_ns) / 1000 : 0,
+        (now - c.started_ns) / 1000, st.ToString());
   }
   c.result = st;
   c.early.clear();
@@ -400,7 +315,8 @@ void NodeGroup::MaybeErase(uint64_t key, uint64_t seq) {
   auto it = instances_.find({key, seq});
   if (it == instances_.end()) return;
   const Collective& c = it->second;
-  if (c.forgotten || !c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return;
+  if (c.forgotten || !c.notified || c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy()))
+    return;
   Retire(it);
   uint64_t& below = finished_below_[key];
   if (seq < below) return;

@@ -33,16 +33,18 @@ class NodeGroup : private CollectiveLinks {
  public:
   // `algo`: the metrics label of the algorithm that ran; `reports` (sparse ops; else null): per
   // local rank, its own status when `result` is ok. `trace`: where the instance's time went here.
-  using Done = std::function<void(uint64_t key, uint64_t seq, const Status& result, std::string_view algo,
-                                  const std::vector<OpReport>* reports, const OpTrace& trace)>;
+  using Done =
+      std::function<void(uint64_t key, uint64_t seq, const Status& result, std::string_view algo,
+                         const std::vector<OpReport>* reports, const OpTrace& trace)>;
   // Sparse allreduce with row demand: the demanded rows are in every local client's output;
   // `reports` by local rank (a rank whose output is too small has a failed status and gets no
   // early notice). The instance's Done follows.
-  using Partial = std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)>;
+  using Partial =
+      std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)>;
 
   // `data` (not owned) moves the bytes; it outlives the group.
-  NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport, DataPlane* data, Done done,
-            EngineOptions options = {});
+  NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Transport* transport,
+            DataPlane* data, Done done, EngineOptions options = {});
   ~NodeGroup() override;
 
   int num_nodes() const { return topo_.nodes; }
@@ -65,7 +67,8 @@ class NodeGroup : private CollectiveLinks {
 
   // Every local rank submitted instance (key, seq); `ops` by local rank, valid until Done.
   // `priority` orders this instance's bulk sends (lower = sooner).
-  void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops, int32_t priority = 0);
+  void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops,
+             int32_t priority = 0);
   void set_partial(Partial partial) { sparse_.partial = std::move(partial); }
   // Node `node` says the job failed there for a reason of its own (`why`, naming the cause).
   using Failed = std::function<void(int node, const Status& why)>;
@@ -132,7 +135,8 @@ class NodeGroup : private CollectiveLinks {
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
   // Hands one message to the transport (or drops it if its instance failed meanwhile).
   // `keep` owns the payload (or is null) and is held until the transport is done with it.
-  void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled, std::shared_ptr<const void> keep);
+  void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
+             std::shared_ptr<const void> keep);
   void SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const Status& s);
   void SendContributions(Collective& c);
   void MaybeAgree(Collective& c);
@@ -173,7 +177,7 @@ class NodeGroup : private CollectiveLinks {
   SparseShared sparse_;
   AlgorithmDeps deps_;
   std::vector<std::tuple<uint64_t, uint64_t, Status>> aborts_;  // until the peers are known
-  std::string failure_;    // SayJobFailed's reason, until the peers are known
+  std::string failure_;     // SayJobFailed's reason, until the peers are known
   int failure_skips_ = -1;  // ... and the node it does not go to
   std::vector<PeerId> peers_;
   Instances instances_;
@@ -181,7 +185,8 @@ class NodeGroup : private CollectiveLinks {
   // stay as `forgotten` entries until then). Invariant: no instance of the key below it.
   std::unordered_map<uint64_t, uint64_t> finished_below_;
   int depth_ = 0;
-  std::vector<decltype(instances_)::node_type> retired_;  // forgotten, destroyed when depth_ drops to 0
+  std::vector<decltype(instances_)::node_type>
+      retired_;  // forgotten, destroyed when depth_ drops to 0
   // Messages sent to / delivered from each node. A JobLeft carries the sender's count, so it is
   // acted on only after everything the node sent before it has been delivered (rendezvous
   // payloads can overtake each other).
@@ -189,9 +194,9 @@ class NodeGroup : private CollectiveLinks {
   std::vector<uint64_t> received_from_;
   std::vector<int64_t> left_after_;  // -1: the node has not left
   std::vector<bool> left_;
-  std::vector<int> left_cause_;  // node whose loss made the leaving node give up, or -1
-  std::vector<Status> left_failed_;  // why the job failed at the leaving node, if it did
-  std::vector<bool> left_gave_up_;   // ... with instances half done
+  std::vector<int> left_cause_;             // node whose loss made the leaving node give up, or -1
+  std::vector<Status> left_failed_;         // why the job failed at the leaving node, if it did
+  std::vector<bool> left_gave_up_;          // ... with instances half done
   metrics::Counter* bytes_sent_ = nullptr;  // created on first use; owned by the registry
   metrics::Counter* bytes_recv_ = nullptr;
 };

@@ -1,8 +1,8 @@
 // What a node group does when nodes leave, disagree or fail: fails the instances they can no
 // longer complete, and tells the other nodes.
-#include "agent/engine/node_group.h"
-
 #include <memory>
+
+#include "agent/engine/node_group.h"
 
 namespace outrider::agent {
 
@@ -11,8 +11,8 @@ bool NodeGroup::GaveUp(size_t node) const { return left_cause_[node] >= 0 || lef
 Status NodeGroup::LeftWhy(int node) const {
   if (!left_failed_[static_cast<size_t>(node)].ok()) return left_failed_[static_cast<size_t>(node)];
   int cause = left_cause_[static_cast<size_t>(node)];
-  return cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id + "' is lost (reported by " +
-                               DescribeNode(node) + ")")
+  return cause >= 0 ? PeerLost(DescribeNode(cause) + " of job '" + topo_.job_id +
+                               "' is lost (reported by " + DescribeNode(node) + ")")
                     : PeerLost(DescribeNode(node) + " left job '" + topo_.job_id + "'");
 }
 
@@ -82,7 +82,8 @@ void NodeGroup::SayFailed(Collective& c, const Status& why) {
   c.told_text = DescribeNode(topo_.me) + ": " + why.message();
   BufferSpan text = BufferSpan::Host(c.told_text.data(), c.told_text.size());
   for (int n = 0; n < topo_.nodes; ++n) {
-    if (n != topo_.me && !left_[static_cast<size_t>(n)]) Send(c, n, {.type = PeerMsg::kAbort}, text);
+    if (n != topo_.me && !left_[static_cast<size_t>(n)])
+      Send(c, n, {.type = PeerMsg::kAbort}, text);
   }
 }
 
@@ -96,8 +97,8 @@ void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   auto text = std::make_shared<const std::string>(failure_);
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me || n == lost_node) continue;
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->data(), text->size(),
-                           [text](const Status&) {});
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->data(),
+                           text->size(), [text](const Status&) {});
   }
 }
 
@@ -112,8 +113,9 @@ void NodeGroup::SayJobLeft(int lost_node, const Status& failed, bool gave_up) {
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me) continue;
     h.sent_before = sent_to_[static_cast<size_t>(n)];
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->empty() ? nullptr : text->data(),
-                           text->size(), [text](const Status&) {});
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h),
+                           text->empty() ? nullptr : text->data(), text->size(),
+                           [text](const Status&) {});
   }
 }
 

@@ -43,7 +43,8 @@ struct ValidatedOp {
   std::array<std::shared_ptr<const void>, 10> holds;
   // Some span names GPU memory.
   bool NamesDevice() const {
-    return send.on_device() || recv.on_device() || ids.on_device() || out_ids.on_device() || demand.on_device();
+    return send.on_device() || recv.on_device() || ids.on_device() || out_ids.on_device() ||
+           demand.on_device();
   }
   // The GPU (the agent's ordinal) of the first span that names one, or -1.
   int Device() const {

@@ -11,13 +11,20 @@ namespace outrider::agent {
 
 const char* OpTrace::KindName(Kind k) {
   switch (k) {
-    case kLocalReduce: return "local_reduce";
-    case kReduce: return "reduce";
-    case kCopy: return "copy";
-    case kWriteBack: return "write_back";
-    case kQueued: return "credit_wait";
-    case kWire: return "wire";
-    case kCount: break;
+    case kLocalReduce:
+      return "local_reduce";
+    case kReduce:
+      return "reduce";
+    case kCopy:
+      return "copy";
+    case kWriteBack:
+      return "write_back";
+    case kQueued:
+      return "credit_wait";
+    case kWire:
+      return "wire";
+    case kCount:
+      break;
   }
   return "?";
 }
@@ -68,11 +75,17 @@ void OpTrace::Finish(uint64_t now_ns) {
 }
 
 nlohmann::json OpTrace::Json() const {
-  auto ms = [this](uint64_t t) { return t > start_ns_ ? static_cast<double>(t - start_ns_) / 1e6 : 0.0; };
+  auto ms = [this](uint64_t t) {
+    return t > start_ns_ ? static_cast<double>(t - start_ns_) / 1e6 : 0.0;
+  };
   nlohmann::json busy = nlohmann::json::object();
-  for (size_t k = 0; k < kCount; ++k) busy[KindName(static_cast<Kind>(k))] = static_cast<double>(busy_ns_[k]) / 1e6;
-  nlohmann::json j = {{"duration_ms", ms(end_ns_)}, {"busy_ms", busy}, {"chunks_recv", chunks_recv_},
-                      {"page_faults", faults_}, {"private_peak_bytes", peak_private_bytes_}};
+  for (size_t k = 0; k < kCount; ++k)
+    busy[KindName(static_cast<Kind>(k))] = static_cast<double>(busy_ns_[k]) / 1e6;
+  nlohmann::json j = {{"duration_ms", ms(end_ns_)},
+                      {"busy_ms", busy},
+                      {"chunks_recv", chunks_recv_},
+                      {"page_faults", faults_},
+                      {"private_peak_bytes", peak_private_bytes_}};
   if (agreed_ns_) j["agreed_ms"] = ms(agreed_ns_);
   if (first_send_ns_) j["first_send_ms"] = ms(first_send_ns_);
   if (last_send_ns_) j["last_send_ms"] = ms(last_send_ns_);
@@ -99,7 +112,8 @@ uint64_t OpTrace::PrivateBytes() {
   if (n <= 0) return 0;
   buf[n] = '\0';
   unsigned long long size = 0, resident = 0, shared = 0;
-  if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || resident < shared) return 0;
+  if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || resident < shared)
+    return 0;
   return (resident - shared) * static_cast<uint64_t>(page);
 }
 

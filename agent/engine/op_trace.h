@@ -12,7 +12,6 @@
 
 #include <array>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 namespace outrider::agent {
@@ -50,7 +49,8 @@ class OpTrace {
   static uint64_t PrivateBytes();
 
  private:
-  uint64_t start_ns_ = 0, agreed_ns_ = 0, first_send_ns_ = 0, last_send_ns_ = 0, first_recv_ns_ = 0, last_recv_ns_ = 0;
+  uint64_t start_ns_ = 0, agreed_ns_ = 0, first_send_ns_ = 0, last_send_ns_ = 0, first_recv_ns_ = 0,
+           last_recv_ns_ = 0;
   uint64_t end_ns_ = 0;
   uint64_t chunks_recv_ = 0;
   std::array<uint64_t, kCount> busy_ns_{}, since_ns_{};

@@ -37,11 +37,13 @@ struct BufferSpan {
   }
   BufferSpan From(uint64_t offset) const { return Sub(offset, length - offset); }
   // Same memory, same place (lengths may differ).
-  bool SameStart(const BufferSpan& o) const { return kind == o.kind && device == o.device && address == o.address; }
+  bool SameStart(const BufferSpan& o) const {
+    return kind == o.kind && device == o.device && address == o.address;
+  }
   // No byte in common (empty spans overlap nothing).
   bool Disjoint(const BufferSpan& o) const {
-    return length == 0 || o.length == 0 || kind != o.kind || device != o.device || address + length <= o.address ||
-           o.address + o.length <= address;
+    return length == 0 || o.length == 0 || kind != o.kind || device != o.device ||
+           address + length <= o.address || o.address + o.length <= address;
   }
 };
 

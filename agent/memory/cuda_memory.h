@@ -49,9 +49,9 @@ class CudaMemory {
   uint64_t idle_pinned_bytes() const;
 
   struct Copy {
-    bool to_host;      // device -> host, else host -> device
+    bool to_host;       // device -> host, else host -> device
     BufferSpan device;  // imported GPU memory
-    uint8_t* host;     // pinned, device.length bytes
+    uint8_t* host;      // pinned, device.length bytes
   };
   // Streams are named by id: each GPU's copy stream by the GPU's ordinal, others by NewStream.
   // Queues the copies on `stream` (all spans on its GPU): the returned ticket is done once all of

@@ -36,9 +36,10 @@ Result<const GpuSparse*> DoLoad() {
     tries.push_back(env);  // named: nothing else is tried
   } else if (driver != nullptr && *driver != '\0') {
     // The library's CUDA runtime loads the system's driver, not this one: they would disagree.
-    return Unavailable(std::string("no GPU sparse library: the agent's CUDA driver is ") + driver +
-                       " (OUTRIDER_CUDA_DRIVER), and the library's CUDA runtime would load the system's; set "
-                       "OUTRIDER_GPU_SPARSE_LIBRARY to use one anyway");
+    return Unavailable(
+        std::string("no GPU sparse library: the agent's CUDA driver is ") + driver +
+        " (OUTRIDER_CUDA_DRIVER), and the library's CUDA runtime would load the system's; set "
+        "OUTRIDER_GPU_SPARSE_LIBRARY to use one anyway");
   } else {
     if (std::string beside = BesideTheAgent(); !beside.empty()) tries.push_back(beside);
     tries.push_back(kName);
@@ -55,19 +56,20 @@ Result<const GpuSparse*> DoLoad() {
       void** slot;
       const char* name;
     };
-    const Entry entries[] = {{reinterpret_cast<void**>(&g.abi), "outrider_gpu_sparse_abi"},
-                             {reinterpret_cast<void**>(&g.coalesce), "outrider_gpu_coalesce"},
-                             {reinterpret_cast<void**>(&g.coalesce_ids), "outrider_gpu_coalesce_ids"},
-                             {reinterpret_cast<void**>(&g.coalesce_values), "outrider_gpu_coalesce_values"},
-                             {reinterpret_cast<void**>(&g.coalesce_free), "outrider_gpu_coalesce_free"},
-                             {reinterpret_cast<void**>(&g.error), "outrider_gpu_sparse_error"}};
+    const Entry entries[] = {
+        {reinterpret_cast<void**>(&g.abi), "outrider_gpu_sparse_abi"},
+        {reinterpret_cast<void**>(&g.coalesce), "outrider_gpu_coalesce"},
+        {reinterpret_cast<void**>(&g.coalesce_ids), "outrider_gpu_coalesce_ids"},
+        {reinterpret_cast<void**>(&g.coalesce_values), "outrider_gpu_coalesce_values"},
+        {reinterpret_cast<void**>(&g.coalesce_free), "outrider_gpu_coalesce_free"},
+        {reinterpret_cast<void**>(&g.error), "outrider_gpu_sparse_error"}};
     for (const Entry& e : entries) {
       *e.slot = ::dlsym(handle, e.name);
       if (*e.slot == nullptr) return Unavailable(lib + " lacks " + e.name);
     }
     if (int abi = g.abi(); abi != OUTRIDER_GPU_SPARSE_ABI) {
-      return Unavailable(lib + " has interface version " + std::to_string(abi) + "; this agent needs " +
-                         std::to_string(OUTRIDER_GPU_SPARSE_ABI));
+      return Unavailable(lib + " has interface version " + std::to_string(abi) +
+                         "; this agent needs " + std::to_string(OUTRIDER_GPU_SPARSE_ABI));
     }
     g.library = lib;
     return &g;

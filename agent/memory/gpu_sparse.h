@@ -16,8 +16,8 @@ namespace outrider::agent {
 
 struct GpuSparse {
   int (*abi)();
-  int (*coalesce)(const void* ids, int id_bytes, const float* values, uint64_t nnz, uint64_t dim, void* stream,
-                  uint64_t* counts_host, void** handle);
+  int (*coalesce)(const void* ids, int id_bytes, const float* values, uint64_t nnz, uint64_t dim,
+                  void* stream, uint64_t* counts_host, void** handle);
   uint64_t (*coalesce_ids)(void* handle);
   uint64_t (*coalesce_values)(void* handle);
   void (*coalesce_free)(void* handle, void* stream);

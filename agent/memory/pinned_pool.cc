@@ -47,12 +47,15 @@ Result<PinnedPool::Buffer> PinnedPool::Take(uint64_t bytes) {
     idle_bytes_ = 0;
   }
   if (pinned_bytes_ + size > options_.max_bytes) {
-    return ResourceExhausted("GPU staging would pin " + std::to_string(pinned_bytes_ + size) +
-                             " bytes of host memory, over gpu_pinned_max_bytes=" + std::to_string(options_.max_bytes) +
-                             ": too many or too large ops on GPU regions in flight");
+    return ResourceExhausted(
+        "GPU staging would pin " + std::to_string(pinned_bytes_ + size) +
+        " bytes of host memory, over gpu_pinned_max_bytes=" + std::to_string(options_.max_bytes) +
+        ": too many or too large ops on GPU regions in flight");
   }
   void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (data == MAP_FAILED) return ResourceExhausted("no host memory for " + std::to_string(size) + " bytes of GPU staging");
+  if (data == MAP_FAILED)
+    return ResourceExhausted("no host memory for " + std::to_string(size) +
+                             " bytes of GPU staging");
   if (Status st = pin_(data, size); !st.ok()) {
     ::munmap(data, size);
     return st;

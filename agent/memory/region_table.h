@@ -1,6 +1,6 @@
 // The regions one client registered, by id: each holds its import (a sealed memfd mapped into the
-// agent, or a GPU allocation imported into its CUDA context) and names its memory as a BufferSpan. Submission entries name
-// (region, offset, length); the validator resolves them here.
+// agent, or a GPU allocation imported into its CUDA context) and names its memory as a BufferSpan.
+// Submission entries name (region, offset, length); the validator resolves them here.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "agent/memory/buffer_span.h"
+#include "base/status.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
-#include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {
@@ -37,7 +37,8 @@ class RegionTable {
   // Imports a client's GPU allocation (gpu_mode ipc): `kind` kCudaFd carries exactly one fd,
   // kCudaIpc none and a legacy handle, which only `trusted` clients may send (its bytes name
   // memory of any process in the PID namespace: they can be forged).
-  Result<uint32_t> ImportCuda(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds, bool trusted);
+  Result<uint32_t> ImportCuda(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds,
+                              bool trusted);
   // Forgets a region: new ops can no longer name it; it is unmapped once no op holds it.
   Status Release(uint32_t id);
   const Region* Find(uint32_t id) const;

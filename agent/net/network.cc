@@ -1,25 +1,27 @@
 // Peer liveness and message routing.
 #include "agent/net/network.h"
 
-#include <cstdio>
-
 #include <sys/epoll.h>
 
+#include <cstdio>
 #include <cstring>
 
-#include "agent/net/peer_protocol.h"
 #include "agent/log.h"
+#include "agent/net/peer_protocol.h"
 #include "ipc/protocol.h"
 
 namespace outrider::agent {
 
-Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* events, const NetworkOptions& options,
+Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* events,
+                                                 const NetworkOptions& options,
                                                  TransportFactory make, Clock clock) {
   auto net = std::unique_ptr<Network>(new Network(loop, events, options, std::move(clock)));
   net->scheduler_ = std::make_unique<SendScheduler>(options.scheduler, net->clock_);
   Network* n = net.get();
   Transport::Callbacks cb;
-  cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) { n->OnMessage(h, hl, d, dl); };
+  cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) {
+    n->OnMessage(h, hl, d, dl);
+  };
   cb.on_peer_error = [n](PeerId p, const Status& why) { n->OnPeerError(p, why); };
   cb.recv_buffer = [n](const uint8_t* h, size_t hl, size_t len) -> RecvTarget {
     if (hl != sizeof(PeerHeader)) return {};
@@ -29,12 +31,13 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* ev
     return n->events_->RecvBuffer(header, len);
   };
   OUTRIDER_ASSIGN_OR_RETURN(net->transport_, make(std::move(cb)));
-  net->self_hash_ = ipc::Fnv1a(net->transport_->address().data(), net->transport_->address().size());
+  net->self_hash_ =
+      ipc::Fnv1a(net->transport_->address().data(), net->transport_->address().size());
   OUTRIDER_RETURN_IF_ERROR(loop->Add(net->transport_->event_fd(), EPOLLIN, [](uint32_t) {}));
   net->rendezvous_ = std::make_unique<RendezvousServer>(loop, options.rendezvous_timeout_ms);
   OUTRIDER_RETURN_IF_ERROR(net->rendezvous_->Listen(options.listen_address, options.port));
-  Logger("network")->info("agent port {}:{} (rendezvous), data plane ready",
-                          options.listen_address, net->rendezvous_->port());
+  Logger("network")->info("agent port {}:{} (rendezvous), data plane ready", options.listen_address,
+                          net->rendezvous_->port());
   return net;
 }
 
@@ -42,7 +45,8 @@ Network::~Network() {
   if (transport_) loop_->Remove(transport_->event_fd());
 }
 
-Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int self, int* failed_node) {
+Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int self,
+                                                  int* failed_node) {
   std::vector<PeerId> peers(table.size(), 0);
   uint64_t now = clock_();
   for (size_t n = 0; n < table.size(); ++n) {
@@ -163,8 +167,11 @@ nlohmann::json Network::PeersJson(uint64_t now_ns) const {
   for (const auto& [peer, st] : peers_) {
     char hash[24];
     std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(st.hash));
-    out.push_back({{"agent", hash}, {"state", "up"}, {"jobs_using", st.uses},
-                   {"last_heard_ms", st.last_seen_ns == 0 ? -1.0 : (now_ns - st.last_seen_ns) / 1e6}});
+    out.push_back(
+        {{"agent", hash},
+         {"state", "up"},
+         {"jobs_using", st.uses},
+         {"last_heard_ms", st.last_seen_ns == 0 ? -1.0 : (now_ns - st.last_seen_ns) / 1e6}});
   }
   return out;
 }

@@ -8,9 +8,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/event_loop.h"
@@ -31,7 +30,8 @@ class Network {
   using Clock = std::function<uint64_t()>;
   // `events` receives routed messages and lost peers; not owned, it outlives the network. The
   // rendezvous server listens on options.listen_address:options.port (port 0: any free port).
-  static Result<std::unique_ptr<Network>> Create(EventLoop* loop, PeerEvents* events, const NetworkOptions& options,
+  static Result<std::unique_ptr<Network>> Create(EventLoop* loop, PeerEvents* events,
+                                                 const NetworkOptions& options,
                                                  TransportFactory make = UcxTransportFactory(),
                                                  Clock clock = ipc::MonotonicNs);
   ~Network();
@@ -44,7 +44,8 @@ class Network {
   uint64_t self_hash() const { return self_hash_; }
   // Connects to every node's agent but `self`; returns peers by node (entry `self` is 0). On
   // failure nothing stays acquired and `*failed_node` (if given) is the node it could not reach.
-  Result<std::vector<PeerId>> ConnectNodes(const NodeTable& table, int self, int* failed_node = nullptr);
+  Result<std::vector<PeerId>> ConnectNodes(const NodeTable& table, int self,
+                                           int* failed_node = nullptr);
   // A job stops using these peers; unused peers get no more heartbeats.
   void Release(const std::vector<PeerId>& peers, int self);
 
@@ -70,7 +71,7 @@ class Network {
     uint64_t last_seen_ns = 0;
     int uses = 0;
   };
-  EventLoop* loop_;  // Not owned; outlives the network.
+  EventLoop* loop_;     // Not owned; outlives the network.
   PeerEvents* events_;  // Not owned; outlives the network.
   NetworkOptions options_;
   Clock clock_;

@@ -7,8 +7,8 @@
 
 #include "agent/sched/scheduler_options.h"
 #include "agent/transport/tcp_congestion.h"
-#include "ipc/defaults.h"
 #include "base/status.h"
+#include "ipc/defaults.h"
 
 namespace outrider::agent {
 
@@ -42,7 +42,8 @@ struct NetworkOptions {
     if (rendezvous_timeout_ms < 1) {
       return InvalidArgument("rendezvous_timeout_ms must be at least 1, got 0");
     }
-    if (ucx_zero_copy > 1) return InvalidArgument("ucx_zero_copy must be 0 or 1, got " + std::to_string(ucx_zero_copy));
+    if (ucx_zero_copy > 1)
+      return InvalidArgument("ucx_zero_copy must be 0 or 1, got " + std::to_string(ucx_zero_copy));
     return ValidateCongestionControlName(tcp_congestion_control);
   }
 };

@@ -13,30 +13,40 @@ inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 inline constexpr uint16_t kPeerVersion = 10;
 
 enum class PeerMsg : uint16_t {
-  kHeartbeat = 1,  // liveness only
-  kContrib = 2,    // a node's fingerprint for one collective instance, with data for direct algorithms
-  kRing = 3,       // one chunk of a ring or chain step (`step`, `offset`)
-  kJobLeft = 4,    // the sender's clients of this job are gone (`sent_before`, `lost_node`); if the
-                   // job failed there, `code` and the payload (the error text) say why, and
-                   // `step` is 1 if it gave up with instances half done (0: its ranks left in
-                   // order after an earlier failure, every instance they contributed to finished)
-  kSparse = 5,     // a chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`)
-  kCredit = 6,     // the receiver took a scheduled chunk of `credit_bytes`
-  kAbort = 7,      // the instance failed at the sender for a reason the other nodes cannot see (its
-                   // ranks disagreed, an op or a peer's data it could not use, a send that failed):
-                   // every node fails it alike; `code` and the payload (the error text) say how
-  kJobFailed = 8,  // the job failed at the sender for a reason of its own (a local rank died or left
-                   // with collectives unfinished, a node the sender lost): every node fails it at
-                   // once, whatever it still waits for, and tells nobody in turn; the payload is
-                   // the reason
-  kNcclId = 9,      // node 0's agent: the unique id of the job's NCCL communicator (the payload)
-  kNcclTicket = 10,  // node 0's agent: a chunk of instance (key, seq) has its place in the job's NCCL
-                     // launch order (the payload: an NcclTicket)
+  // Liveness only.
+  kHeartbeat = 1,
+  // A node's fingerprint for one collective instance, with data for direct algorithms.
+  kContrib = 2,
+  // One chunk of a ring or chain step (`step`, `offset`).
+  kRing = 3,
+  // The sender's clients of this job are gone (`sent_before`, `lost_node`); if the job failed
+  // there, `code` and the payload (the error text) say why, and `step` is 1 if it gave up with
+  // instances half done (0: its ranks left in order after an earlier failure, every instance they
+  // contributed to finished).
+  kJobLeft = 4,
+  // A chunk of a sparse-collective message (`step` = phase, `offset`, `message_bytes`).
+  kSparse = 5,
+  // The receiver took a scheduled chunk of `credit_bytes`.
+  kCredit = 6,
+  // The instance failed at the sender for a reason the other nodes cannot see (its ranks
+  // disagreed, an op or a peer's data it could not use, a send that failed): every node fails it
+  // alike; `code` and the payload (the error text) say how.
+  kAbort = 7,
+  // The job failed at the sender for a reason of its own (a local rank died or left with
+  // collectives unfinished, a node the sender lost): every node fails it at once, whatever it
+  // still waits for, and tells nobody in turn; the payload is the reason.
+  kJobFailed = 8,
+  // Node 0's agent: the unique id of the job's NCCL communicator (the payload).
+  kNcclId = 9,
+  // Node 0's agent: a chunk of instance (key, seq) has its place in the job's NCCL launch order
+  // (the payload: an NcclTicket).
+  kNcclTicket = 10,
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
 inline bool IsScheduledChunk(uint16_t type) {
-  return type == static_cast<uint16_t>(PeerMsg::kRing) || type == static_cast<uint16_t>(PeerMsg::kSparse);
+  return type == static_cast<uint16_t>(PeerMsg::kRing) ||
+         type == static_cast<uint16_t>(PeerMsg::kSparse);
 }
 
 // Fingerprint::algo of a dense op: one round to every node, or a ring or chain of steps. Nodes
@@ -52,31 +62,34 @@ struct Fingerprint {
   int32_t root;        // broadcast: the root's rank in the job
   uint64_t count;      // elements (sparse: dim)
   uint64_t rows;       // sparse: table rows
-  uint32_t algo;       // sparse allreduce: ipc::SparseAlgo requested; shard and lookup: ipc::ShardScheme;
-                       // other ops: the host algorithm the node picked (kDirectAlgo or kStagedAlgo)
-  uint32_t gpu;        // 1: the op is on GPU memory, run on the agents' NCCL; 0: the host engine runs it
+  uint32_t
+      algo;      // sparse allreduce: ipc::SparseAlgo requested; shard and lookup: ipc::ShardScheme;
+                 // other ops: the host algorithm the node picked (kDirectAlgo or kStagedAlgo)
+  uint32_t gpu;  // 1: the op is on GPU memory, run on the agents' NCCL; 0: the host engine runs it
 };
 static_assert(sizeof(Fingerprint) == 40);
 
 struct PeerHeader {
   uint32_t magic;
   uint16_t version;
-  uint16_t type;           // PeerMsg
-  uint64_t sender;         // hash of the sender agent's transport address
-  uint64_t job_hash;       // hash of the job id
-  uint64_t key;            // instance: (key, seq)
+  uint16_t type;      // PeerMsg
+  uint64_t sender;    // hash of the sender agent's transport address
+  uint64_t job_hash;  // hash of the job id
+  uint64_t key;       // instance: (key, seq)
   uint64_t seq;
   int32_t from_node;
-  uint32_t step;           // kRing: reduce-scatter 0..N-2, allgather N-1..2N-3; kSparse: message phase;
-                           // kJobLeft: 1 if the sender gave up
-  uint64_t offset;         // kRing: byte offset in the node buffer; kSparse: byte offset in the message
+  uint32_t step;    // kRing: reduce-scatter 0..N-2, allgather N-1..2N-3; kSparse: message phase;
+                    // kJobLeft: 1 if the sender gave up
+  uint64_t offset;  // kRing: byte offset in the node buffer; kSparse: byte offset in the message
   uint64_t message_bytes;  // kSparse: length of the whole message the chunk belongs to
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
-  uint64_t sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving;
-                           // kSparse: messages of this phase the sender sent this node before this one
-  int32_t lost_node;       // kJobLeft: node whose loss made the sender give up, or -1
-  int32_t code;            // kAbort, kJobLeft: the outrider::Code the instance or job failed with at the sender
-  Fingerprint fp;          // kContrib
+  uint64_t
+      sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving;
+                      // kSparse: messages of this phase the sender sent this node before this one
+  int32_t lost_node;  // kJobLeft: node whose loss made the sender give up, or -1
+  int32_t
+      code;  // kAbort, kJobLeft: the outrider::Code the instance or job failed with at the sender
+  Fingerprint fp;  // kContrib
 };
 static_assert(sizeof(PeerHeader) == 128);
 
@@ -84,16 +97,17 @@ static_assert(sizeof(PeerHeader) == 128);
 // op and run the same cost model on the same numbers.
 struct SparseAnnounce {
   int32_t code;         // outrider::Code: non-zero if the node's local part failed
-  uint32_t quantile_n;  // sparse allreduce: id quantiles of the node's rows (u64, increasing), after the demand ids
+  uint32_t quantile_n;  // sparse allreduce: id quantiles of the node's rows (u64, increasing),
+                        // after the demand ids
   uint64_t rows;        // table rows
   uint64_t nnz;         // rows in the node's contribution (lookup: ids it asks for)
   uint64_t blocks;      // non-zero blocks of block_rows rows
   uint64_t block_rows;
-  double union_ratio;       // the sender's view of this key's history (node 0's is used)
+  double union_ratio;  // the sender's view of this key's history (node 0's is used)
   double block_union_ratio;
   double link_bytes_per_s;  // the sender's bandwidth estimate (the minimum is used)
-  uint64_t demand_n;    // demanded row ids (u64) that follow this struct in the payload
-  char message[184];    // why the local part failed
+  uint64_t demand_n;        // demanded row ids (u64) that follow this struct in the payload
+  char message[184];        // why the local part failed
 };
 static_assert(sizeof(SparseAnnounce) == 256);
 

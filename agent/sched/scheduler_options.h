@@ -27,7 +27,8 @@ struct SchedulerOptions {
                              std::to_string(window_bytes));
     }
     if (solo_window_bytes < 4096) {
-      return InvalidArgument("solo_window_bytes must be at least 4096, got " + std::to_string(solo_window_bytes));
+      return InvalidArgument("solo_window_bytes must be at least 4096, got " +
+                             std::to_string(solo_window_bytes));
     }
     return Status::Ok();
   }

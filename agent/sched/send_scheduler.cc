@@ -10,7 +10,8 @@ namespace {
 constexpr size_t kRecent = 4096;
 }
 
-SendScheduler::SendScheduler(SchedulerOptions options, Clock clock) : options_(options), clock_(std::move(clock)) {}
+SendScheduler::SendScheduler(SchedulerOptions options, Clock clock)
+    : options_(options), clock_(std::move(clock)) {}
 
 const char* SendScheduler::ClassOf(int32_t priority) {
   if (priority < 0) return "urgent";
@@ -18,7 +19,8 @@ const char* SendScheduler::ClassOf(int32_t priority) {
   return "bulk";
 }
 
-void SendScheduler::Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes, Issue issue) {
+void SendScheduler::Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes,
+                            Issue issue) {
   Link& link = links_[peer];
   link.queue.push_back(Item{priority, job, bytes, next_seq_++, clock_(), std::move(issue)});
   ++link.levels[priority];
@@ -56,7 +58,9 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
     }
     return best;
   }
-  auto urgency = [&](const Item& x) { return Urgency(x.priority, x.enqueued_ns, now, options_.aging_ns); };
+  auto urgency = [&](const Item& x) {
+    return Urgency(x.priority, x.enqueued_ns, now, options_.aging_ns);
+  };
   auto served = [&](const Item& x) {
     auto s = last_served_.find(x.job);
     return s == last_served_.end() ? 0 : s->second + 1;

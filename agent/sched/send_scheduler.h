@@ -39,12 +39,12 @@ class SendScheduler {
   void Drain(PeerId peer);
 
   struct Sent {
-    uint64_t order;      // position in the global send order
+    uint64_t order;  // position in the global send order
     PeerId peer;
     int32_t priority;
     uint64_t job;
     uint64_t bytes;
-    uint64_t wait_ns;    // queued -> sent
+    uint64_t wait_ns;  // queued -> sent
   };
   // The last sends, oldest first (for the bench and /status).
   const std::deque<Sent>& recent() const { return recent_; }

@@ -41,8 +41,10 @@ Status ValidateCongestionControlName(std::string_view name) {
   bool ok = !name.empty() && name.size() < kNameMax;
   for (char c : name) ok &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
   if (!ok) {
-    return InvalidArgument("tcp_congestion_control must be `system` or an algorithm's name (1-15 of "
-                           "a-z, 0-9, _), got '" + std::string(name) + "'");
+    return InvalidArgument(
+        "tcp_congestion_control must be `system` or an algorithm's name (1-15 of "
+        "a-z, 0-9, _), got '" +
+        std::string(name) + "'");
   }
   return Status::Ok();
 }
@@ -63,7 +65,8 @@ std::vector<int> OwnTcpSockets() {
   while (dirent* e = ::readdir(dir)) {
     int fd = -1;
     std::string_view n(e->d_name);
-    if (std::from_chars(n.data(), n.data() + n.size(), fd).ec != std::errc() || fd == ::dirfd(dir)) continue;
+    if (std::from_chars(n.data(), n.data() + n.size(), fd).ec != std::errc() || fd == ::dirfd(dir))
+      continue;
     if (IsTcpSocket(fd)) fds.push_back(fd);
   }
   ::closedir(dir);
@@ -75,20 +78,25 @@ Result<int> SetTcpCongestionControlOnOwnSockets(const std::string& name) {
   for (int fd : OwnTcpSockets()) {
     Result<std::string> now = TcpCongestionControl(fd);
     if (!now.ok() || *now == name) continue;  // closed meanwhile, or already set
-    if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name.data(), static_cast<socklen_t>(name.size())) == 0) {
+    if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name.data(),
+                     static_cast<socklen_t>(name.size())) == 0) {
       ++changed;
       continue;
     }
     int err = errno;
-    if (err == EBADF || err == ENOTSOCK || err == ENOPROTOOPT) continue;  // closed (perhaps reused) since the scan
+    if (err == EBADF || err == ENOTSOCK || err == ENOPROTOOPT)
+      continue;  // closed (perhaps reused) since the scan
     if (err == EPERM) {
-      return PermissionDenied("TCP congestion control '" + name + "' is not permitted to the agent (it is not in "
-                              "net.ipv4.tcp_allowed_congestion_control, and the agent lacks CAP_NET_ADMIN); "
-                              "connections keep '" + *now + "'");
+      return PermissionDenied(
+          "TCP congestion control '" + name +
+          "' is not permitted to the agent (it is not in "
+          "net.ipv4.tcp_allowed_congestion_control, and the agent lacks CAP_NET_ADMIN); "
+          "connections keep '" +
+          *now + "'");
     }
     if (err == ENOENT) {
-      return InvalidArgument("TCP congestion control '" + name + "' is not in this kernel (available: " +
-                             Available() + ")");
+      return InvalidArgument("TCP congestion control '" + name +
+                             "' is not in this kernel (available: " + Available() + ")");
     }
     return ErrnoStatus("setting TCP congestion control '" + name + "'", err);
   }

@@ -63,7 +63,9 @@ class Transport {
   virtual bool Arm() = 0;
   // The TCP congestion control of its connections: an algorithm's name, or "system" (the
   // kernel's default, also for transports without TCP).
-  virtual std::string tcp_congestion_control() const { return std::string(kKernelCongestionControl); }
+  virtual std::string tcp_congestion_control() const {
+    return std::string(kKernelCongestionControl);
+  }
 };
 
 }  // namespace outrider::agent

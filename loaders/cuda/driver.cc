@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <mutex>
 
 #include "ipc/event_fd.h"
@@ -22,8 +22,8 @@ namespace outrider::cuda {
 namespace {
 
 // cuGetProcAddress as CUDA 12 and later export it (cuda.h's cuGetProcAddress is a macro for it).
-using GetProcAddress = CUresult (*)(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
-                                    CUdriverProcAddressQueryResult* status);
+using GetProcAddress = CUresult (*)(const char* symbol, void** pfn, int cuda_version,
+                                    cuuint64_t flags, CUdriverProcAddressQueryResult* status);
 
 Result<const Driver*> DoLoad() {
   static Driver driver;
@@ -33,23 +33,26 @@ Result<const Driver*> DoLoad() {
   void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
-    return Unavailable("no CUDA driver: cannot load " + lib + " (" + (why != nullptr ? why : "?") + ")");
+    return Unavailable("no CUDA driver: cannot load " + lib + " (" + (why != nullptr ? why : "?") +
+                       ")");
   }
   auto get = reinterpret_cast<GetProcAddress>(::dlsym(handle, "cuGetProcAddress_v2"));
   if (get == nullptr) {
-    return Unavailable("the CUDA driver " + lib + " has no cuGetProcAddress_v2 (CUDA 12 or later is needed)");
+    return Unavailable("the CUDA driver " + lib +
+                       " has no cuGetProcAddress_v2 (CUDA 12 or later is needed)");
   }
-#define OUTRIDER_CUDA_RESOLVE(name, version)                                                         \
-  {                                                                                                  \
-    void* fn = nullptr;                                                                              \
-    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                     \
-    CUresult rc = get(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);                     \
-    if (rc != CUDA_SUCCESS || fn == nullptr || found != CU_GET_PROC_ADDRESS_SUCCESS) {               \
-      return Unavailable("the CUDA driver " + lib + " lacks " #name " at CUDA version " #version    \
-                         " (error " + std::to_string(rc) + ", status " +                             \
-                         std::to_string(static_cast<int>(found)) + "): update the driver");          \
-    }                                                                                                \
-    driver.name = reinterpret_cast<decltype(driver.name)>(fn);                                       \
+#define OUTRIDER_CUDA_RESOLVE(name, version)                                                \
+  {                                                                                         \
+    void* fn = nullptr;                                                                     \
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;            \
+    CUresult rc = get(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);            \
+    if (rc != CUDA_SUCCESS || fn == nullptr || found != CU_GET_PROC_ADDRESS_SUCCESS) {      \
+      return Unavailable("the CUDA driver " + lib +                                         \
+                         " lacks " #name " at CUDA version " #version " (error " +          \
+                         std::to_string(rc) + ", status " +                                 \
+                         std::to_string(static_cast<int>(found)) + "): update the driver"); \
+    }                                                                                       \
+    driver.name = reinterpret_cast<decltype(driver.name)>(fn);                              \
   }
   OUTRIDER_CUDA_ENTRIES(OUTRIDER_CUDA_RESOLVE)
 #undef OUTRIDER_CUDA_RESOLVE
@@ -59,7 +62,8 @@ Result<const Driver*> DoLoad() {
     Status s = Check(driver, rc, "cuInit");
     return Unavailable("the CUDA driver " + lib + " is there but unusable: " + s.message());
   }
-  OUTRIDER_RETURN_IF_ERROR(Check(driver, driver.cuDriverGetVersion(&driver.version), "cuDriverGetVersion"));
+  OUTRIDER_RETURN_IF_ERROR(
+      Check(driver, driver.cuDriverGetVersion(&driver.version), "cuDriverGetVersion"));
   return &driver;
 }
 
@@ -83,8 +87,10 @@ Result<const Driver*> Load() {
   });
   if (g_forked.load(std::memory_order_relaxed)) {
     return FailedPrecondition(
-        "CUDA was initialized before this process was forked, and the driver cannot be used in a child forked after "
-        "cuInit: the parent must not use CUDA before it forks (probe for GPUs in a throwaway child), or the child "
+        "CUDA was initialized before this process was forked, and the driver cannot be used in a "
+        "child forked after "
+        "cuInit: the parent must not use CUDA before it forks (probe for GPUs in a throwaway "
+        "child), or the child "
         "must exec");
   }
   return g_loaded;
@@ -104,24 +110,32 @@ Status Check(const Driver& d, CUresult rc, const char* what) {
   const char* name = nullptr;
   const char* text = nullptr;
   if (d.cuGetErrorName == nullptr || d.cuGetErrorName(rc, &name) != CUDA_SUCCESS) name = nullptr;
-  if (d.cuGetErrorString == nullptr || d.cuGetErrorString(rc, &text) != CUDA_SUCCESS) text = nullptr;
-  std::string m = std::string(what) + ": " + (name != nullptr ? name : "CUDA error " + std::to_string(rc));
+  if (d.cuGetErrorString == nullptr || d.cuGetErrorString(rc, &text) != CUDA_SUCCESS)
+    text = nullptr;
+  std::string m =
+      std::string(what) + ": " + (name != nullptr ? name : "CUDA error " + std::to_string(rc));
   if (text != nullptr) m += std::string(" (") + text + ")";
   switch (rc) {
-    case CUDA_ERROR_OUT_OF_MEMORY: return ResourceExhausted(m);
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      return ResourceExhausted(m);
     case CUDA_ERROR_INVALID_VALUE:
-    case CUDA_ERROR_INVALID_HANDLE: return InvalidArgument(m);
+    case CUDA_ERROR_INVALID_HANDLE:
+      return InvalidArgument(m);
     case CUDA_ERROR_NO_DEVICE:
-    case CUDA_ERROR_NOT_INITIALIZED: return Unavailable(m);
-    default: return Internal(m);
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return Unavailable(m);
+    default:
+      return Internal(m);
   }
 }
 
 std::string UuidString(const CUuuid& uuid) {
   const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
   char s[64];
-  std::snprintf(s, sizeof(s), "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  std::snprintf(s, sizeof(s),
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
   return s;
 }
 
@@ -156,9 +170,11 @@ Result<std::vector<Device>> ProbeDevices() {
     ::close(fds[0]);
     std::string out;
     auto d = Load();
-    Result<std::vector<Device>> devices = d.ok() ? Devices(**d) : Result<std::vector<Device>>(d.status());
+    Result<std::vector<Device>> devices =
+        d.ok() ? Devices(**d) : Result<std::vector<Device>>(d.status());
     if (!devices.ok()) {
-      out = std::to_string(static_cast<int>(devices.status().code())) + " " + std::string(devices.status().message());
+      out = std::to_string(static_cast<int>(devices.status().code())) + " " +
+            std::string(devices.status().message());
     } else {
       out = "0 " + std::to_string(devices->size()) + "\n";
       for (const Device& dev : *devices) out += dev.uuid + "\n";
@@ -178,7 +194,8 @@ Result<std::vector<Device>> ProbeDevices() {
   bool timed_out = false;
   for (;;) {
     uint64_t now = ipc::MonotonicNs();
-    if (now >= deadline || ipc::WaitReadable(fds[0], -1, static_cast<int>((deadline - now) / 1'000'000) + 1) == 0) {
+    if (now >= deadline ||
+        ipc::WaitReadable(fds[0], -1, static_cast<int>((deadline - now) / 1'000'000) + 1) == 0) {
       timed_out = true;
       break;
     }
@@ -192,12 +209,15 @@ Result<std::vector<Device>> ProbeDevices() {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out) return DeadlineExceeded("probing for GPUs: the CUDA driver " + LibraryName() + " did not answer in 60 s");
+  if (timed_out)
+    return DeadlineExceeded("probing for GPUs: the CUDA driver " + LibraryName() +
+                            " did not answer in 60 s");
   int code = -1;
   size_t space = in.find(' ');
   if (space != std::string::npos) code = std::atoi(in.substr(0, space).c_str());
   if (code < 0 || in.empty()) {
-    return Internal("probing for GPUs: the probe process ended without an answer (status " + std::to_string(status) + ")");
+    return Internal("probing for GPUs: the probe process ended without an answer (status " +
+                    std::to_string(status) + ")");
   }
   std::string rest = in.substr(space + 1);
   if (code != 0) return Status(static_cast<Code>(code), rest);
@@ -217,8 +237,9 @@ Result<int> OrdinalOf(const Driver& d, const std::string& uuid) {
   for (const Device& dev : devices) {
     if (dev.uuid == uuid) return dev.ordinal;
   }
-  return FailedPrecondition("GPU " + uuid + " is not visible in this process (" + std::to_string(devices.size()) +
-                            " visible; check CUDA_VISIBLE_DEVICES and the container's device list)");
+  return FailedPrecondition(
+      "GPU " + uuid + " is not visible in this process (" + std::to_string(devices.size()) +
+      " visible; check CUDA_VISIBLE_DEVICES and the container's device list)");
 }
 
 }  // namespace outrider::cuda
@@ -228,7 +249,8 @@ Result<int> OrdinalOf(const Driver& d, const std::string& uuid) {
 namespace outrider::cuda {
 
 Result<const Driver*> Load() {
-  return FailedPrecondition("this build of Outrider has no CUDA support (configure with -DOUTRIDER_WITH_CUDA=ON)");
+  return FailedPrecondition(
+      "this build of Outrider has no CUDA support (configure with -DOUTRIDER_WITH_CUDA=ON)");
 }
 
 Result<const Driver*> LoadIfPresent() { return Load(); }

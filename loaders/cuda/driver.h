@@ -35,6 +35,7 @@ constexpr bool kBuiltWithCuda = OUTRIDER_HAVE_CUDA != 0;
 // PFN_<name>_v<version>, and the build checks that it is exactly the prototype cuda.h gives the
 // name (which is what `driver.name(...)` calls read as). A name in cuda.h may be a macro for a
 // versioned symbol (cuMemAlloc is cuMemAlloc_v2); cuGetProcAddress takes the unversioned name.
+// clang-format off
 #define OUTRIDER_CUDA_ENTRIES(X)                                                                         \
   X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuGetErrorName, 6000) X(cuGetErrorString, 6000)          \
   X(cuDeviceGetCount, 2000) X(cuDeviceGet, 2000) X(cuDeviceGetUuid, 11040)                               \
@@ -53,11 +54,12 @@ constexpr bool kBuiltWithCuda = OUTRIDER_HAVE_CUDA != 0;
   X(cuCtxPushCurrent, 4000) X(cuCtxPopCurrent, 4000) X(cuEventCreate, 2000) X(cuEventRecord, 2000)       \
   X(cuEventQuery, 2000) X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                             \
   X(cuStreamIsCapturing, 10000) X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)
+// clang-format on
 
 struct Driver {
-#define OUTRIDER_CUDA_MEMBER(name, version)                                                         \
-  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,                         \
-                #name ": cuda.h's prototype is not the ABI of version " #version);                  \
+#define OUTRIDER_CUDA_MEMBER(name, version)                                        \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,        \
+                #name ": cuda.h's prototype is not the ABI of version " #version); \
   PFN_##name##_v##version name = nullptr;
   OUTRIDER_CUDA_ENTRIES(OUTRIDER_CUDA_MEMBER)
 #undef OUTRIDER_CUDA_MEMBER

@@ -27,19 +27,20 @@ Result<const Nccl*> DoLoad() {
   void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
-    return Unavailable("no NCCL: cannot load " + lib + " (" + (why != nullptr ? why : "?") +
-                       "; set OUTRIDER_NCCL_LIBRARY to its path, or add its folder to LD_LIBRARY_PATH)");
+    return Unavailable(
+        "no NCCL: cannot load " + lib + " (" + (why != nullptr ? why : "?") +
+        "; set OUTRIDER_NCCL_LIBRARY to its path, or add its folder to LD_LIBRARY_PATH)");
   }
-#define OUTRIDER_NCCL_RESOLVE(name)                                                               \
-  nccl.name = reinterpret_cast<decltype(nccl.name)>(::dlsym(handle, #name));                      \
+#define OUTRIDER_NCCL_RESOLVE(name)                                          \
+  nccl.name = reinterpret_cast<decltype(nccl.name)>(::dlsym(handle, #name)); \
   if (nccl.name == nullptr) return Unavailable("the NCCL library " + lib + " lacks " #name);
   OUTRIDER_NCCL_ENTRIES(OUTRIDER_NCCL_RESOLVE)
 #undef OUTRIDER_NCCL_RESOLVE
   nccl.library = lib;
   OUTRIDER_RETURN_IF_ERROR(Check(nccl, nccl.ncclGetVersion(&nccl.version), "ncclGetVersion"));
   if (nccl.version < kMinVersion) {
-    return Unavailable("the NCCL library " + lib + " is version " + VersionString(nccl.version) + "; Outrider needs " +
-                       VersionString(kMinVersion) + " or later");
+    return Unavailable("the NCCL library " + lib + " is version " + VersionString(nccl.version) +
+                       "; Outrider needs " + VersionString(kMinVersion) + " or later");
   }
   return &nccl;
 }
@@ -57,22 +58,27 @@ Result<const Nccl*> Load() {
 Status Check(const Nccl& n, ncclResult_t rc, const char* what, ncclComm_t comm) {
   if (rc == ncclSuccess || rc == ncclInProgress) return Status::Ok();
   std::string m = std::string(what) + ": ";
-  m += n.ncclGetErrorString != nullptr ? std::string(n.ncclGetErrorString(rc)) : "NCCL error " + std::to_string(rc);
+  m += n.ncclGetErrorString != nullptr ? std::string(n.ncclGetErrorString(rc))
+                                       : "NCCL error " + std::to_string(rc);
   const char* last = n.ncclGetLastError != nullptr ? n.ncclGetLastError(comm) : nullptr;
   if (last != nullptr && *last != '\0') m += std::string(" (") + last + ")";
   switch (rc) {
     case ncclSystemError:
-    case ncclRemoteError: return Unavailable(m);
+    case ncclRemoteError:
+      return Unavailable(m);
     case ncclInvalidArgument:
-    case ncclInvalidUsage: return InvalidArgument(m);
-    default: return Internal(m);
+    case ncclInvalidUsage:
+      return InvalidArgument(m);
+    default:
+      return Internal(m);
   }
 }
 
 #else
 
 Result<const Nccl*> Load() {
-  return FailedPrecondition("this build of Outrider has no NCCL support (configure with -DOUTRIDER_WITH_NCCL=ON)");
+  return FailedPrecondition(
+      "this build of Outrider has no NCCL support (configure with -DOUTRIDER_WITH_NCCL=ON)");
 }
 
 #endif

@@ -24,11 +24,13 @@ constexpr int kMinVersion = 21900;
 
 #if OUTRIDER_HAVE_NCCL
 
+// clang-format off
 #define OUTRIDER_NCCL_ENTRIES(X)                                                                     \
   X(ncclGetVersion) X(ncclGetUniqueId) X(ncclGetErrorString) X(ncclGetLastError)                     \
   X(ncclCommInitRankConfig) X(ncclCommGetAsyncError) X(ncclCommFinalize) X(ncclCommDestroy)          \
   X(ncclCommAbort) X(ncclCommCount) X(ncclCommUserRank) X(ncclGroupStart) X(ncclGroupEnd)             \
   X(ncclAllReduce) X(ncclBroadcast) X(ncclAllGather) X(ncclReduceScatter) X(ncclSend) X(ncclRecv)
+// clang-format on
 
 struct Nccl {
 #define OUTRIDER_NCCL_MEMBER(name) decltype(&::name) name = nullptr;

@@ -73,7 +73,8 @@ uint64_t ChildId(ncclComm_t parent, int kind, int color) {
     std::lock_guard<std::mutex> l(cs.mu);
     nth = cs.splits[parent_id]++;
   }
-  uint64_t key[4] = {parent_id, static_cast<uint64_t>(kind), static_cast<uint64_t>(static_cast<int64_t>(color)), nth};
+  uint64_t key[4] = {parent_id, static_cast<uint64_t>(kind),
+                     static_cast<uint64_t>(static_cast<int64_t>(color)), nth};
   return HashBytes(key, sizeof(key));
 }
 

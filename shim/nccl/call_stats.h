@@ -15,9 +15,10 @@ namespace outrider::shim {
 
 NcclStatsSender& Telemetry();  // flushed at exit (interposer.cc)
 
-extern std::atomic<uint64_t> g_calls;         // calls that reached a wrapper (the static-NCCL check)
-extern constinit thread_local int t_inside;  // > 0 inside a wrapped call: NCCL's own API calls pass through
-extern constinit thread_local int t_group;   // ncclGroupStart depth
+extern std::atomic<uint64_t> g_calls;  // calls that reached a wrapper (the static-NCCL check)
+extern constinit thread_local int
+    t_inside;  // > 0 inside a wrapped call: NCCL's own API calls pass through
+extern constinit thread_local int t_group;  // ncclGroupStart depth
 
 // Counts the calls on a communicator made by the application (not by NCCL inside a wrapped call).
 void Track(ncclComm_t comm, uint64_t id);

@@ -14,7 +14,7 @@ struct Timer {
   std::mutex mu;
   const cuda::Driver* d = nullptr;
   bool tried = false;
-  std::deque<Timing> pending;      // end recorded, oldest first
+  std::deque<Timing> pending;  // end recorded, oldest first
   std::vector<CUevent> spare;
 };
 Timer& TheTimer() {
@@ -49,7 +49,8 @@ void HarvestLocked(Timer& t) {
     CUresult rc = t.d->cuEventQuery(x.end);
     if (rc == CUDA_ERROR_NOT_READY) break;
     float ms = 0;
-    if (rc == CUDA_SUCCESS && t.d->cuEventElapsedTime(&ms, x.start, x.end) == CUDA_SUCCESS && ms >= 0) {
+    if (rc == CUDA_SUCCESS && t.d->cuEventElapsedTime(&ms, x.start, x.end) == CUDA_SUCCESS &&
+        ms >= 0) {
       Telemetry().Time(x.comm, x.op, static_cast<uint64_t>(static_cast<double>(ms) * 1e6));
     }
     t.spare.push_back(x.start);
@@ -66,7 +67,9 @@ bool StartTiming(Timing* x, cudaStream_t stream) {
   if (Driver(t) == nullptr) return false;
   auto s = reinterpret_cast<CUstream>(stream);
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (t.d->cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS || capture != CU_STREAM_CAPTURE_STATUS_NONE) return false;
+  if (t.d->cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return false;
   x->start = NewEvent(t);
   x->end = NewEvent(t);
   x->stream = s;
@@ -108,8 +111,9 @@ bool Capturing(cudaStream_t stream) {
 bool CopyOnStream(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
   Timer& t = TheTimer();
   std::lock_guard<std::mutex> l(t.mu);
-  return Driver(t) != nullptr && t.d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
-                                                     bytes, reinterpret_cast<CUstream>(stream)) == CUDA_SUCCESS;
+  return Driver(t) != nullptr &&
+         t.d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
+                            bytes, reinterpret_cast<CUstream>(stream)) == CUDA_SUCCESS;
 }
 
 }  // namespace outrider::shim

@@ -35,11 +35,22 @@ using ipc::NcclOp;
 
 size_t DtypeBytes(ncclDataType_t t) {
   switch (t) {
-    case ncclInt8: case ncclUint8: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
-    default: return 1;  // fp8 kinds
+    case ncclInt8:
+    case ncclUint8:
+      return 1;
+    case ncclFloat16:
+    case ncclBfloat16:
+      return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32:
+      return 4;
+    case ncclInt64:
+    case ncclUint64:
+    case ncclFloat64:
+      return 8;
+    default:
+      return 1;  // fp8 kinds
   }
 }
 
@@ -49,7 +60,8 @@ thread_local std::vector<Timing> t_group_timings;  // started inside the current
 
 // Counts and times `call` (the real NCCL) as a call of kind `op` moving `bytes` on `comm`.
 template <class Call>
-ncclResult_t Collective(NcclOp op, size_t bytes, ncclComm_t comm, cudaStream_t stream, bool have, Call call) {
+ncclResult_t Collective(NcclOp op, size_t bytes, ncclComm_t comm, cudaStream_t stream, bool have,
+                        Call call) {
   g_calls.fetch_add(1, std::memory_order_relaxed);
   if (!have) return ncclSystemError;
   if (t_inside > 0) return call();
@@ -86,8 +98,10 @@ ncclResult_t Plain(bool have, Call call) {  // communicator management: no count
 
 void SayStatic(const std::vector<std::string>& holders) {
   for (const std::string& h : holders) {
-    Say("NCCL is linked statically into " + h + ": its calls cannot be interposed, so liboutrider_nccl.so "
-        "sees none of them (use a dynamically linked NCCL, or the profiler plugin NCCL_PROFILER_PLUGIN=outrider)");
+    Say("NCCL is linked statically into " + h +
+        ": its calls cannot be interposed, so liboutrider_nccl.so "
+        "sees none of them (use a dynamically linked NCCL, or the profiler plugin "
+        "NCCL_PROFILER_PLUGIN=outrider)");
   }
 }
 
@@ -126,9 +140,11 @@ using outrider::shim::TheReal;
 
 // --- communicators -------------------------------------------------------------------------------
 
-OUTRIDER_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
+OUTRIDER_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id,
+                                                int rank) {
   const auto& r = TheReal();
-  ncclResult_t rc = Plain(r.CommInitRank != nullptr, [&] { return r.CommInitRank(comm, nranks, id, rank); });
+  ncclResult_t rc =
+      Plain(r.CommInitRank != nullptr, [&] { return r.CommInitRank(comm, nranks, id, rank); });
   if (rc == ncclSuccess || rc == ncclInProgress) {
     uint64_t cid = outrider::shim::HashBytes(&id, sizeof(id));
     outrider::shim::Track(*comm, cid);
@@ -137,10 +153,11 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, nc
   return rc;
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank,
-                                                     ncclConfig_t* config) {
+OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id,
+                                                      int rank, ncclConfig_t* config) {
   const auto& r = TheReal();
-  ncclResult_t rc = Plain(r.CommInitRankConfig != nullptr, [&] { return r.CommInitRankConfig(comm, nranks, id, rank, config); });
+  ncclResult_t rc = Plain(r.CommInitRankConfig != nullptr,
+                          [&] { return r.CommInitRankConfig(comm, nranks, id, rank, config); });
   if (rc == ncclSuccess || rc == ncclInProgress) {
     uint64_t cid = outrider::shim::HashBytes(&id, sizeof(id));
     outrider::shim::Track(*comm, cid);
@@ -150,10 +167,13 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nran
   return rc;
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nranks, int rank, int nid,
-                                                       ncclUniqueId* ids, ncclConfig_t* config) {
+OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nranks, int rank,
+                                                        int nid, ncclUniqueId* ids,
+                                                        ncclConfig_t* config) {
   const auto& r = TheReal();
-  ncclResult_t rc = Plain(r.CommInitRankScalable != nullptr, [&] { return r.CommInitRankScalable(comm, nranks, rank, nid, ids, config); });
+  ncclResult_t rc = Plain(r.CommInitRankScalable != nullptr, [&] {
+    return r.CommInitRankScalable(comm, nranks, rank, nid, ids, config);
+  });
   if ((rc == ncclSuccess || rc == ncclInProgress) && nid > 0) {
     outrider::shim::Track(*comm, outrider::shim::HashBytes(ids, sizeof(*ids)));
   }
@@ -162,7 +182,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nr
 
 OUTRIDER_NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   const auto& r = TheReal();
-  ncclResult_t rc = Plain(r.CommInitAll != nullptr, [&] { return r.CommInitAll(comms, ndev, devlist); });
+  ncclResult_t rc =
+      Plain(r.CommInitAll != nullptr, [&] { return r.CommInitAll(comms, ndev, devlist); });
   if (rc == ncclSuccess) {
     static std::atomic<uint64_t> calls{0};
     uint64_t key[2] = {static_cast<uint64_t>(::getpid()), calls.fetch_add(1)};
@@ -172,10 +193,11 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, cons
   return rc;
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
-                                            ncclConfig_t* config) {
+OUTRIDER_NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+                                             ncclComm_t* newcomm, ncclConfig_t* config) {
   const auto& r = TheReal();
-  ncclResult_t rc = Plain(r.CommSplit != nullptr, [&] { return r.CommSplit(comm, color, key, newcomm, config); });
+  ncclResult_t rc =
+      Plain(r.CommSplit != nullptr, [&] { return r.CommSplit(comm, color, key, newcomm, config); });
   uint64_t id = ChildId(comm, 1, color);  // every rank of the parent calls it, also those left out
   if ((rc == ncclSuccess || rc == ncclInProgress) && newcomm != nullptr && *newcomm != nullptr) {
     outrider::shim::Track(*newcomm, id);
@@ -183,10 +205,12 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key
   return rc;
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude, int n, ncclComm_t* newcomm,
-                                             ncclConfig_t* config, int flags) {
+OUTRIDER_NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude, int n,
+                                              ncclComm_t* newcomm, ncclConfig_t* config,
+                                              int flags) {
   const auto& r = TheReal();
-  ncclResult_t rc = Plain(r.CommShrink != nullptr, [&] { return r.CommShrink(comm, exclude, n, newcomm, config, flags); });
+  ncclResult_t rc = Plain(r.CommShrink != nullptr,
+                          [&] { return r.CommShrink(comm, exclude, n, newcomm, config, flags); });
   uint64_t id = ChildId(comm, 2, 0);
   if ((rc == ncclSuccess || rc == ncclInProgress) && newcomm != nullptr && *newcomm != nullptr) {
     outrider::shim::Track(*newcomm, id);
@@ -218,8 +242,9 @@ OUTRIDER_NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
 
 // --- collectives and point-to-point --------------------------------------------------------------
 
-OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, ncclRedOp_t op, ncclComm_t comm,
+                                             cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype);
   return Collective(NcclOp::kAllReduce, bytes, comm, stream, r.AllReduce != nullptr, [&] {
@@ -228,8 +253,9 @@ OUTRIDER_NCCL_API ncclResult_t ncclAllReduce(const void* send, void* recv, size_
   });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
-                                            ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, int root, ncclComm_t comm,
+                                             cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype);
   return Collective(NcclOp::kBroadcast, bytes, comm, stream, r.Broadcast != nullptr, [&] {
@@ -238,8 +264,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_
   });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t dtype, int root, ncclComm_t comm,
-                                        cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t dtype, int root,
+                                         ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype);
   return Collective(NcclOp::kBroadcast, bytes, comm, stream, r.Bcast != nullptr, [&] {
@@ -248,15 +274,17 @@ OUTRIDER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_
   });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclRedOp_t op,
-                                         int root, ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclReduce(const void* send, void* recv, size_t count,
+                                          ncclDataType_t dtype, ncclRedOp_t op, int root,
+                                          ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
   return Collective(NcclOp::kReduce, count * DtypeBytes(dtype), comm, stream, r.Reduce != nullptr,
                     [&] { return r.Reduce(send, recv, count, dtype, op, root, comm, stream); });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                            ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclAllGather(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, ncclComm_t comm,
+                                             cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype);
   return Collective(NcclOp::kAllGather, bytes, comm, stream, r.AllGather != nullptr, [&] {
@@ -265,47 +293,52 @@ OUTRIDER_NCCL_API ncclResult_t ncclAllGather(const void* send, void* recv, size_
   });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count,
+                                                 ncclDataType_t dtype, ncclRedOp_t op,
+                                                 ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype) * static_cast<size_t>(Ranks(comm));
   return Collective(NcclOp::kReduceScatter, bytes, comm, stream, r.ReduceScatter != nullptr, [&] {
-    if (auto rc = OffloadReduceScatter(send, recv, count, dtype, op, comm, stream, bytes)) return *rc;
+    if (auto rc = OffloadReduceScatter(send, recv, count, dtype, op, comm, stream, bytes))
+      return *rc;
     return r.ReduceScatter(send, recv, count, dtype, op, comm, stream);
   });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclAlltoAll(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                           ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclAlltoAll(const void* send, void* recv, size_t count,
+                                            ncclDataType_t dtype, ncclComm_t comm,
+                                            cudaStream_t stream) {
   const auto& r = TheReal();
   size_t bytes = count * DtypeBytes(dtype) * static_cast<size_t>(Ranks(comm));
   return Collective(NcclOp::kAllToAll, bytes, comm, stream, r.AlltoAll != nullptr,
                     [&] { return r.AlltoAll(send, recv, count, dtype, comm, stream); });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclGather(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
-                                         ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclGather(const void* send, void* recv, size_t count,
+                                          ncclDataType_t dtype, int root, ncclComm_t comm,
+                                          cudaStream_t stream) {
   const auto& r = TheReal();
   return Collective(NcclOp::kGather, count * DtypeBytes(dtype), comm, stream, r.Gather != nullptr,
                     [&] { return r.Gather(send, recv, count, dtype, root, comm, stream); });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
-                                          ncclComm_t comm, cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclScatter(const void* send, void* recv, size_t count,
+                                           ncclDataType_t dtype, int root, ncclComm_t comm,
+                                           cudaStream_t stream) {
   const auto& r = TheReal();
   return Collective(NcclOp::kScatter, count * DtypeBytes(dtype), comm, stream, r.Scatter != nullptr,
                     [&] { return r.Scatter(send, recv, count, dtype, root, comm, stream); });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
-                                       cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t dtype,
+                                        int peer, ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
   return Collective(NcclOp::kSend, count * DtypeBytes(dtype), comm, stream, r.Send != nullptr,
                     [&] { return r.Send(send, count, dtype, peer, comm, stream); });
 }
 
-OUTRIDER_NCCL_API ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
-                                       cudaStream_t stream) {
+OUTRIDER_NCCL_API ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer,
+                                        ncclComm_t comm, cudaStream_t stream) {
   const auto& r = TheReal();
   return Collective(NcclOp::kRecv, count * DtypeBytes(dtype), comm, stream, r.Recv != nullptr,
                     [&] { return r.Recv(recv, count, dtype, peer, comm, stream); });
@@ -325,7 +358,8 @@ OUTRIDER_NCCL_API ncclResult_t ncclGroupEnd() {
   ncclResult_t rc = Plain(r.GroupEnd != nullptr, [&] { return r.GroupEnd(); });
   if (mine && --outrider::shim::t_group == 0) {
     // The group's calls launched now: its first call's timing ends here.
-    for (const outrider::shim::Timing& x : outrider::shim::t_group_timings) outrider::shim::EndTiming(x);
+    for (const outrider::shim::Timing& x : outrider::shim::t_group_timings)
+      outrider::shim::EndTiming(x);
     outrider::shim::t_group_timings.clear();
     outrider::shim::Telemetry().MaybeFlush();
   }

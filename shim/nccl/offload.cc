@@ -29,9 +29,13 @@ struct Rule {
 
 // "allreduce>=64MB,allgather" -> rules; false (and *why) on a bad one.
 bool ParseOffload(const std::string& spec, std::vector<Rule>* rules, std::string* why) {
-  static const struct { const char* name; NcclOp op; } kOps[] = {
-      {"allreduce", NcclOp::kAllReduce}, {"broadcast", NcclOp::kBroadcast}, {"allgather", NcclOp::kAllGather},
-      {"reducescatter", NcclOp::kReduceScatter}};
+  static const struct {
+    const char* name;
+    NcclOp op;
+  } kOps[] = {{"allreduce", NcclOp::kAllReduce},
+              {"broadcast", NcclOp::kBroadcast},
+              {"allgather", NcclOp::kAllGather},
+              {"reducescatter", NcclOp::kReduceScatter}};
   size_t at = 0;
   while (at <= spec.size()) {
     size_t end = spec.find(',', at);
@@ -50,7 +54,8 @@ bool ParseOffload(const std::string& spec, std::vector<Rule>* rules, std::string
       }
     }
     if (!known) {
-      *why = "'" + name + "' is not an offloadable call (allreduce, broadcast, allgather, reducescatter)";
+      *why = "'" + name +
+             "' is not an offloadable call (allreduce, broadcast, allgather, reducescatter)";
       return false;
     }
     if (ge != std::string::npos) {
@@ -58,8 +63,11 @@ bool ParseOffload(const std::string& spec, std::vector<Rule>* rules, std::string
       char* unit = nullptr;
       double v = std::strtod(size.c_str(), &unit);
       std::string u = unit != nullptr ? unit : "";
-      double scale = u.empty() || u == "B" ? 1 : u == "K" || u == "KB" || u == "KiB" ? 1024.0
-                   : u == "M" || u == "MB" || u == "MiB" ? 1048576.0 : u == "G" || u == "GB" || u == "GiB" ? 1073741824.0 : -1;
+      double scale = u.empty() || u == "B"                 ? 1
+                     : u == "K" || u == "KB" || u == "KiB" ? 1024.0
+                     : u == "M" || u == "MB" || u == "MiB" ? 1048576.0
+                     : u == "G" || u == "GB" || u == "GiB" ? 1073741824.0
+                                                           : -1;
       if (size.empty() || unit == size.c_str() || scale < 0 || !(v >= 0 && v < 1e15)) {
         *why = "'" + size + "' is not a size (a number, then B, K, M or G)";
         return false;
@@ -103,40 +111,70 @@ void ReapLocked(Offload* o) {
     int done = 0;
     int rc = outrider_test(o->client, o->pending.front(), &done);
     if (rc == OUTRIDER_OK && !done) return;
-    if (rc != OUTRIDER_OK) SayOnce("failed", std::string("offload: an op failed: ") + outrider_last_error(o->client));
+    if (rc != OUTRIDER_OK)
+      SayOnce("failed", std::string("offload: an op failed: ") + outrider_last_error(o->client));
     o->pending.pop_front();
   }
 }
 
 bool DtypeOf(ncclDataType_t t, outrider_dtype_t* out) {
   switch (t) {
-    case ncclFloat32: *out = OUTRIDER_F32; return true;
-    case ncclFloat64: *out = OUTRIDER_F64; return true;
-    case ncclFloat16: *out = OUTRIDER_F16; return true;
-    case ncclBfloat16: *out = OUTRIDER_BF16; return true;
-    case ncclInt32: *out = OUTRIDER_I32; return true;
-    case ncclInt64: *out = OUTRIDER_I64; return true;
-    case ncclUint8: *out = OUTRIDER_U8; return true;
-    case ncclInt8: *out = OUTRIDER_I8; return true;
-    default: return false;
+    case ncclFloat32:
+      *out = OUTRIDER_F32;
+      return true;
+    case ncclFloat64:
+      *out = OUTRIDER_F64;
+      return true;
+    case ncclFloat16:
+      *out = OUTRIDER_F16;
+      return true;
+    case ncclBfloat16:
+      *out = OUTRIDER_BF16;
+      return true;
+    case ncclInt32:
+      *out = OUTRIDER_I32;
+      return true;
+    case ncclInt64:
+      *out = OUTRIDER_I64;
+      return true;
+    case ncclUint8:
+      *out = OUTRIDER_U8;
+      return true;
+    case ncclInt8:
+      *out = OUTRIDER_I8;
+      return true;
+    default:
+      return false;
   }
 }
 
 bool RedopOf(ncclRedOp_t op, outrider_redop_t* out) {
   switch (op) {
-    case ncclSum: *out = OUTRIDER_SUM; return true;
-    case ncclProd: *out = OUTRIDER_PROD; return true;
-    case ncclMax: *out = OUTRIDER_MAX; return true;
-    case ncclMin: *out = OUTRIDER_MIN; return true;
-    case ncclAvg: *out = OUTRIDER_AVG; return true;
-    default: return false;
+    case ncclSum:
+      *out = OUTRIDER_SUM;
+      return true;
+    case ncclProd:
+      *out = OUTRIDER_PROD;
+      return true;
+    case ncclMax:
+      *out = OUTRIDER_MAX;
+      return true;
+    case ncclMin:
+      *out = OUTRIDER_MIN;
+      return true;
+    case ncclAvg:
+      *out = OUTRIDER_AVG;
+      return true;
+    default:
+      return false;
   }
 }
 
 // The offload of `comm` if this call goes through the agent: the same answer on every rank, as
 // every input is the call's (kind, size, dtype, group, capture) or the agreed plan.
-Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t dtype, const ncclRedOp_t* redop,
-                    cudaStream_t stream, outrider_dtype_t* odt, outrider_redop_t* orop) {
+Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t dtype,
+                    const ncclRedOp_t* redop, cudaStream_t stream, outrider_dtype_t* odt,
+                    outrider_redop_t* orop) {
   Offload* o = nullptr;
   {
     std::lock_guard<std::mutex> l(g_offload_mu);
@@ -157,7 +195,9 @@ Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t d
     return nullptr;
   }
   if (Capturing(stream)) {
-    SayOnce("capture", "offload: calls under CUDA graph capture go to NCCL (a graph replays NCCL's kernels only)");
+    SayOnce(
+        "capture",
+        "offload: calls under CUDA graph capture go to NCCL (a graph replays NCCL's kernels only)");
     return nullptr;
   }
   return o;
@@ -172,8 +212,8 @@ ncclResult_t Submitted(Offload* o, int rc, outrider_op_t h) {
     o->pending.push_back(h);
     return ncclSuccess;
   }
-  SayOnce("submit", std::string("offload: the agent refused a call (") + outrider_last_error(o->client) +
-                        "): the call fails with ncclSystemError");
+  SayOnce("submit", std::string("offload: the agent refused a call (") +
+                        outrider_last_error(o->client) + "): the call fails with ncclSystemError");
   return ncclSystemError;
 }
 
@@ -192,14 +232,19 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
   std::vector<Rule> rules;
   std::string why;
   if (!ParseOffload(spec, &rules, &why)) {
-    SayOnce("spec", std::string("OUTRIDER_NCCL_OFFLOAD='") + spec + "': " + why + "; every call goes to NCCL");
+    SayOnce("spec", std::string("OUTRIDER_NCCL_OFFLOAD='") + spec + "': " + why +
+                        "; every call goes to NCCL");
     return;
   }
   int env_rank = -1, env_world = -1;
-  if (!EnvInt("RANK", &env_rank) || !EnvInt("WORLD_SIZE", &env_world) || env_world != nranks || env_rank != rank) {
-    SayOnce("world", "offload serves the job's world communicator ($RANK of $WORLD_SIZE, as torchrun sets them): "
-                     "a communicator of " + std::to_string(nranks) + " ranks (this one rank " + std::to_string(rank) +
-                     ") goes to NCCL");
+  if (!EnvInt("RANK", &env_rank) || !EnvInt("WORLD_SIZE", &env_world) || env_world != nranks ||
+      env_rank != rank) {
+    SayOnce("world",
+            "offload serves the job's world communicator ($RANK of $WORLD_SIZE, as torchrun sets "
+            "them): "
+            "a communicator of " +
+                std::to_string(nranks) + " ranks (this one rank " + std::to_string(rank) +
+                ") goes to NCCL");
     return;
   }
   char idhex[17];
@@ -211,8 +256,8 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
   o.job_id = job.c_str();
   outrider_client_t* c = nullptr;
   if (outrider_connect(&o, &c) != OUTRIDER_OK) {
-    SayOnce("connect", std::string("offload: cannot reach the agent (") + outrider_last_error(nullptr) +
-                           "): every call goes to NCCL");
+    SayOnce("connect", std::string("offload: cannot reach the agent (") +
+                           outrider_last_error(nullptr) + "): every call goes to NCCL");
     return;
   }
   // The plan (as parsed: "1M" and "1MiB" are one plan) must be the same on every rank:
@@ -229,16 +274,19 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
   if (agree != nullptr) {
     agree[0] = h;
     agree[1] = -h;
-    if (outrider_allreduce(c, agree, agree, 2, OUTRIDER_I64, OUTRIDER_MAX, nullptr, &op) == OUTRIDER_OK &&
+    if (outrider_allreduce(c, agree, agree, 2, OUTRIDER_I64, OUTRIDER_MAX, nullptr, &op) ==
+            OUTRIDER_OK &&
         outrider_wait(c, op, 60000) == OUTRIDER_OK) {
       same = agree[0] == -agree[1];
       if (!same) {
-        SayOnce("differ", std::string("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ (this one: '") + spec +
-                              "'): every call of the communicator goes to NCCL");
+        SayOnce("differ",
+                std::string("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ (this one: '") +
+                    spec + "'): every call of the communicator goes to NCCL");
       }
     } else {
-      SayOnce("agree", std::string("offload: the ranks could not agree on a plan through the agent (") +
-                           outrider_last_error(c) + "): every call goes to NCCL");
+      SayOnce("agree",
+              std::string("offload: the ranks could not agree on a plan through the agent (") +
+                  outrider_last_error(c) + "): every call goes to NCCL");
     }
     outrider_free(c, agree);
   }
@@ -246,8 +294,8 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
     outrider_disconnect(c);
     return;
   }
-  SayOnce("on", std::string("offloading ") + spec + " of communicator " + idhex + " (" + std::to_string(nranks) +
-                    " ranks) through the agent as job '" + job + "'");
+  SayOnce("on", std::string("offloading ") + spec + " of communicator " + idhex + " (" +
+                    std::to_string(nranks) + " ranks) through the agent as job '" + job + "'");
   auto* off = new Offload{c, std::move(rules), {}};
   std::lock_guard<std::mutex> l(g_offload_mu);
   Offloads()[comm] = off;
@@ -267,8 +315,9 @@ void EndOffload(ncclComm_t comm) {
   delete o;
 }
 
-std::optional<ncclResult_t> OffloadAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, size_t bytes) {
+std::optional<ncclResult_t> OffloadAllReduce(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, ncclRedOp_t op, ncclComm_t comm,
+                                             cudaStream_t stream, size_t bytes) {
   outrider_dtype_t dt;
   outrider_redop_t ro;
   Offload* o = OffloadFor(comm, NcclOp::kAllReduce, bytes, dtype, &op, stream, &dt, &ro);
@@ -279,14 +328,16 @@ std::optional<ncclResult_t> OffloadAllReduce(const void* send, void* recv, size_
   return Submitted(o, rc, h);
 }
 
-std::optional<ncclResult_t> OffloadBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                             int root, ncclComm_t comm, cudaStream_t stream, size_t bytes) {
+std::optional<ncclResult_t> OffloadBroadcast(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, int root, ncclComm_t comm,
+                                             cudaStream_t stream, size_t bytes) {
   outrider_dtype_t dt;
   Offload* o = OffloadFor(comm, NcclOp::kBroadcast, bytes, dtype, nullptr, stream, &dt, nullptr);
   if (o == nullptr) return std::nullopt;
   if (send != recv && RankIn(comm) == root && !CopyOnStream(recv, send, bytes, stream)) {
-    SayOnce("copy", "offload: a broadcast's root could not copy its data on the stream: "
-                    "the call fails with ncclUnhandledCudaError");
+    SayOnce("copy",
+            "offload: a broadcast's root could not copy its data on the stream: "
+            "the call fails with ncclUnhandledCudaError");
     return ncclUnhandledCudaError;
   }
   outrider_op_options_t opts = OnStream(stream);
@@ -295,8 +346,9 @@ std::optional<ncclResult_t> OffloadBroadcast(const void* send, void* recv, size_
   return Submitted(o, rc, h);
 }
 
-std::optional<ncclResult_t> OffloadAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                             ncclComm_t comm, cudaStream_t stream, size_t bytes) {
+std::optional<ncclResult_t> OffloadAllGather(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, ncclComm_t comm,
+                                             cudaStream_t stream, size_t bytes) {
   outrider_dtype_t dt;
   Offload* o = OffloadFor(comm, NcclOp::kAllGather, bytes, dtype, nullptr, stream, &dt, nullptr);
   if (o == nullptr) return std::nullopt;
@@ -306,8 +358,10 @@ std::optional<ncclResult_t> OffloadAllGather(const void* send, void* recv, size_
   return Submitted(o, rc, h);
 }
 
-std::optional<ncclResult_t> OffloadReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                                 ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, size_t bytes) {
+std::optional<ncclResult_t> OffloadReduceScatter(const void* send, void* recv, size_t count,
+                                                 ncclDataType_t dtype, ncclRedOp_t op,
+                                                 ncclComm_t comm, cudaStream_t stream,
+                                                 size_t bytes) {
   outrider_dtype_t dt;
   outrider_redop_t ro;
   Offload* o = OffloadFor(comm, NcclOp::kReduceScatter, bytes, dtype, &op, stream, &dt, &ro);

@@ -26,14 +26,19 @@ void EndOffload(ncclComm_t comm);
 // what the call moves as the plan's sizes count it (a reduce-scatter: its whole input). Once
 // submitted a call cannot go to NCCL instead: the other ranks' agents may have taken it, and NCCL
 // would wait for them forever; a submission the agent refuses fails the call.
-std::optional<ncclResult_t> OffloadAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, size_t bytes);
+std::optional<ncclResult_t> OffloadAllReduce(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, ncclRedOp_t op, ncclComm_t comm,
+                                             cudaStream_t stream, size_t bytes);
 // The agent's broadcast is in place: a root whose `send` is not `recv` copies its data first.
-std::optional<ncclResult_t> OffloadBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                             int root, ncclComm_t comm, cudaStream_t stream, size_t bytes);
-std::optional<ncclResult_t> OffloadAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                             ncclComm_t comm, cudaStream_t stream, size_t bytes);
-std::optional<ncclResult_t> OffloadReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                                 ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, size_t bytes);
+std::optional<ncclResult_t> OffloadBroadcast(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, int root, ncclComm_t comm,
+                                             cudaStream_t stream, size_t bytes);
+std::optional<ncclResult_t> OffloadAllGather(const void* send, void* recv, size_t count,
+                                             ncclDataType_t dtype, ncclComm_t comm,
+                                             cudaStream_t stream, size_t bytes);
+std::optional<ncclResult_t> OffloadReduceScatter(const void* send, void* recv, size_t count,
+                                                 ncclDataType_t dtype, ncclRedOp_t op,
+                                                 ncclComm_t comm, cudaStream_t stream,
+                                                 size_t bytes);
 
 }  // namespace outrider::shim

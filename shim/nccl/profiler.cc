@@ -27,7 +27,8 @@ using namespace outrider::nccl_profiler;  // NOLINT: the interface's names, in t
 using outrider::ipc::NcclOp;
 using outrider::shim::NcclStatsSender;
 
-// --- events ----------------------------------------------------------------------------------------
+// --- events
+// ----------------------------------------------------------------------------------------
 
 // Never destroyed (NCCL's proxy threads may still call in while the process exits); what is left
 // is sent at exit.
@@ -55,13 +56,24 @@ struct Event {
   uint64_t gpu_start = UINT64_MAX, gpu_stop = 0;
 };
 
-bool Named(const char* func, const char* name) { return func != nullptr && strcasecmp(func, name) == 0; }
+bool Named(const char* func, const char* name) {
+  return func != nullptr && strcasecmp(func, name) == 0;
+}
 
 bool OpOf(const char* func, NcclOp* op) {
-  static const struct { const char* name; NcclOp op; } kOps[] = {
-      {"AllReduce", NcclOp::kAllReduce}, {"Broadcast", NcclOp::kBroadcast}, {"Reduce", NcclOp::kReduce},
-      {"AllGather", NcclOp::kAllGather}, {"ReduceScatter", NcclOp::kReduceScatter}, {"AlltoAll", NcclOp::kAllToAll},
-      {"Gather", NcclOp::kGather}, {"Scatter", NcclOp::kScatter}, {"Send", NcclOp::kSend}, {"Recv", NcclOp::kRecv}};
+  static const struct {
+    const char* name;
+    NcclOp op;
+  } kOps[] = {{"AllReduce", NcclOp::kAllReduce},
+              {"Broadcast", NcclOp::kBroadcast},
+              {"Reduce", NcclOp::kReduce},
+              {"AllGather", NcclOp::kAllGather},
+              {"ReduceScatter", NcclOp::kReduceScatter},
+              {"AlltoAll", NcclOp::kAllToAll},
+              {"Gather", NcclOp::kGather},
+              {"Scatter", NcclOp::kScatter},
+              {"Send", NcclOp::kSend},
+              {"Recv", NcclOp::kRecv}};
   for (const auto& k : kOps) {
     if (Named(func, k.name)) {
       *op = k.op;
@@ -86,7 +98,8 @@ size_t ElementBytes(const char* datatype) {
 
 void Release(Event* e) {  // g_mu held
   if (--e->refs > 0) return;
-  if (e->gpu_stop > e->gpu_start && e->gpu_start != UINT64_MAX) Telemetry().Time(e->ctx->comm, e->op, e->gpu_stop - e->gpu_start);
+  if (e->gpu_stop > e->gpu_start && e->gpu_start != UINT64_MAX)
+    Telemetry().Time(e->ctx->comm, e->op, e->gpu_stop - e->gpu_start);
   delete e;
 }
 
@@ -97,13 +110,16 @@ Result Init(void** ctx, uint64_t comm_id, int* mask, int nranks, int rank) {
     static std::once_flag said;
     std::call_once(said, [] {
       std::fprintf(stderr,
-                   "outrider-nccl-profiler: a communicator of one rank: NCCL reports none of its collectives to "
-                   "profiler plugins, so they are not counted here (the LD_PRELOAD interposer, liboutrider_nccl.so, "
+                   "outrider-nccl-profiler: a communicator of one rank: NCCL reports none of its "
+                   "collectives to "
+                   "profiler plugins, so they are not counted here (the LD_PRELOAD interposer, "
+                   "liboutrider_nccl.so, "
                    "counts every call)\n");
     });
   }
   *ctx = new Context{Telemetry().Track(comm_id, rank, nranks)};
-  std::atomic_ref<int>(*mask).store(static_cast<int>(kColl | kP2p | kKernelCh), std::memory_order_relaxed);
+  std::atomic_ref<int>(*mask).store(static_cast<int>(kColl | kP2p | kKernelCh),
+                                    std::memory_order_relaxed);
   return kSuccess;
 }
 
@@ -151,7 +167,8 @@ Result Stop(void* handle) {
 
 Result Record(void* handle, int state, StateArgs* args) {
   auto* e = static_cast<Event*>(handle);
-  if (e == nullptr || !e->channel || state != kStateKernelChStop || args == nullptr) return kSuccess;
+  if (e == nullptr || !e->channel || state != kStateKernelChStop || args == nullptr)
+    return kSuccess;
   std::lock_guard<std::mutex> l(g_mu);
   if (args->kernel_ch.timer > e->parent->gpu_stop) e->parent->gpu_stop = args->kernel_ch.timer;
   return kSuccess;
@@ -174,15 +191,23 @@ __attribute__((visibility("default"))) ProfilerV5 ncclProfiler_v5 = {
     [](void** ctx, uint64_t comm_id, int* mask, const char*, int, int nranks, int rank, Logger) {
       return Init(ctx, comm_id, mask, nranks, rank);
     },
-    [](void* ctx, void** handle, DescrV5* d) { return Start(ctx, handle, d->type, d->parent, d->u); },
-    Stop, Record, Finalize};
+    [](void* ctx, void** handle, DescrV5* d) {
+      return Start(ctx, handle, d->type, d->parent, d->u);
+    },
+    Stop,
+    Record,
+    Finalize};
 
 __attribute__((visibility("default"))) ProfilerV4 ncclProfiler_v4 = {
     "outrider",
     [](void** ctx, int* mask, const char*, uint64_t comm_id, int, int nranks, int rank, Logger) {
       return Init(ctx, comm_id, mask, nranks, rank);
     },
-    [](void* ctx, void** handle, DescrV4* d) { return Start(ctx, handle, d->type, d->parent, d->u); },
-    Stop, Record, Finalize};
+    [](void* ctx, void** handle, DescrV4* d) {
+      return Start(ctx, handle, d->type, d->parent, d->u);
+    },
+    Stop,
+    Record,
+    Finalize};
 
 }  // extern "C"

@@ -34,7 +34,8 @@ const RealNccl& TheReal() {
 
 int Ranks(ncclComm_t comm) {
   int n = 1;
-  if (TheReal().CommCount == nullptr || TheReal().CommCount(comm, &n) != ncclSuccess || n < 1) n = 1;
+  if (TheReal().CommCount == nullptr || TheReal().CommCount(comm, &n) != ncclSuccess || n < 1)
+    n = 1;
   return n;
 }
 

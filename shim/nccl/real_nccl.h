@@ -10,10 +10,12 @@
 namespace outrider::shim {
 
 // The calls the interposer wraps (each exported as nccl<name>, forwarded to pnccl<name>).
+// clang-format off
 #define OUTRIDER_WRAPPED(X)                                                                             \
   X(CommInitRank) X(CommInitRankConfig) X(CommInitRankScalable) X(CommInitAll) X(CommSplit)           \
   X(CommShrink) X(CommFinalize) X(CommDestroy) X(CommAbort) X(AllReduce) X(Broadcast) X(Bcast) X(Reduce) \
   X(AllGather) X(ReduceScatter) X(AlltoAll) X(Gather) X(Scatter) X(Send) X(Recv) X(GroupStart) X(GroupEnd)
+// clang-format on
 
 // Not wrapped, but called here: looked up the same way.
 #define OUTRIDER_USED(X) X(CommCount) X(CommUserRank)

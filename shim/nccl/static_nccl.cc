@@ -23,19 +23,22 @@ bool DefinesSymbol(const char* path, const char* symbol) {
       const auto* base = static_cast<const uint8_t*>(map);
       size_t size = static_cast<size_t>(st.st_size);
       const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
-      bool elf64 = std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64;
+      bool elf64 =
+          std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64;
       if (elf64 && eh->e_shoff + uint64_t{eh->e_shnum} * sizeof(Elf64_Shdr) <= size) {
         const auto* sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
         for (int i = 0; i < eh->e_shnum && !found; ++i) {
           if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) continue;
           if (sh[i].sh_link >= eh->e_shnum) continue;
           const Elf64_Shdr& strtab = sh[sh[i].sh_link];
-          if (sh[i].sh_offset + sh[i].sh_size > size || strtab.sh_offset + strtab.sh_size > size) continue;
+          if (sh[i].sh_offset + sh[i].sh_size > size || strtab.sh_offset + strtab.sh_size > size)
+            continue;
           const auto* sym = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
           const char* names = reinterpret_cast<const char*>(base + strtab.sh_offset);
           for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); ++k) {
             if (sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= strtab.sh_size) continue;
-            if (std::strncmp(names + sym[k].st_name, symbol, strtab.sh_size - sym[k].st_name) == 0) {
+            if (std::strncmp(names + sym[k].st_name, symbol, strtab.sh_size - sym[k].st_name) ==
+                0) {
               found = true;
               break;
             }
@@ -65,7 +68,8 @@ std::vector<std::string> StaticNcclHolders(bool executable_only) {
             std::strstr(name, "liboutrider_nccl") != nullptr) {
           return 0;
         }
-        if (DefinesSymbol(name, "pncclAllReduce")) static_cast<std::vector<std::string>*>(arg)->push_back(name);
+        if (DefinesSymbol(name, "pncclAllReduce"))
+          static_cast<std::vector<std::string>*>(arg)->push_back(name);
         return 0;
       },
       &out);

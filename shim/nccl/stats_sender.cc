@@ -44,7 +44,8 @@ uint64_t HashBytes(const void* p, size_t n, uint64_t seed) {
 }
 
 NcclStatsSender::NcclStatsSender(ipc::NcclSource source) : source_(source) {
-  path_ = ipc::NcclTelemetryPath(EnvOr("OUTRIDER_SOCKET", ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"))));
+  path_ = ipc::NcclTelemetryPath(
+      EnvOr("OUTRIDER_SOCKET", ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"))));
   job_ = EnvOr("OUTRIDER_JOB_ID", EnvOr("TORCHELASTIC_RUN_ID", ""));
   if (job_.size() > 63) job_.resize(63);
 }
@@ -137,7 +138,8 @@ void NcclStatsSender::SendLocked(Comm* c) {
   }
   bool sent = false;
   if (fd_.get() >= 0) {
-    ssize_t w = ::send(fd_.get(), buf, sizeof(h) + n * sizeof(ipc::NcclStatsRecord), MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t w = ::send(fd_.get(), buf, sizeof(h) + n * sizeof(ipc::NcclStatsRecord),
+                       MSG_DONTWAIT | MSG_NOSIGNAL);
     sent = w > 0;
     if (!sent && errno != EAGAIN) fd_.reset();  // the agent went: connect again later
   }

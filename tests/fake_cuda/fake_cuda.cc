@@ -56,7 +56,7 @@
 
 namespace {
 
-constexpr size_t kGranularity = 2 << 20;  // the VMM granularity real GPUs report
+constexpr size_t kGranularity = 2 << 20;               // the VMM granularity real GPUs report
 constexpr uint64_t kIpcMagic = 0x4655414b45495043ull;  // "FUAKEIPC"
 
 // --- devices ---------------------------------------------------------------------------------
@@ -74,7 +74,8 @@ std::vector<int> VisibleDevices() {
   size_t at = 0;
   while (at <= s.size()) {
     size_t comma = s.find(',', at);
-    int idx = std::atoi(s.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str());
+    int idx = std::atoi(
+        s.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str());
     if (idx >= 0 && idx < machine) visible.push_back(idx);
     if (comma == std::string::npos) break;
     at = comma + 1;
@@ -90,7 +91,9 @@ std::vector<int> g_visible;  // machine index by ordinal
 // TLS, whose blocks GCC 12's LeakSanitizer misreads at exit under ctest (a crash in its tracer).
 [[gnu::tls_model("initial-exec")]] thread_local CUcontext t_context = nullptr;
 
-CUcontext ContextOf(int ordinal) { return reinterpret_cast<CUcontext>(static_cast<uintptr_t>(0x1000 + ordinal)); }
+CUcontext ContextOf(int ordinal) {
+  return reinterpret_cast<CUcontext>(static_cast<uintptr_t>(0x1000 + ordinal));
+}
 
 // --- memory ----------------------------------------------------------------------------------
 
@@ -100,17 +103,18 @@ struct Range {
   size_t bytes = 0;
   Kind kind = Kind::kDevice;
   int ordinal = 0;
-  int memfd = -1;    // device memory: its backing (-1 for registered host memory, reservations)
-  uint64_t id = 0;   // cuMemAlloc allocations: what legacy IPC handles name
+  int memfd = -1;   // device memory: its backing (-1 for registered host memory, reservations)
+  uint64_t id = 0;  // cuMemAlloc allocations: what legacy IPC handles name
   uint64_t buffer_id = 0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID: unique per allocation or mapping
 };
 
 std::mutex g_mu;
-std::map<uintptr_t, Range> g_ranges;          // by start address; guarded by g_mu
-std::map<uint64_t, int> g_vmm;                // cuMemCreate handle -> memfd; guarded by g_mu
-std::set<std::pair<int, uint64_t>> g_opened;  // legacy handles open here: (pid, id); guarded by g_mu
+std::map<uintptr_t, Range> g_ranges;  // by start address; guarded by g_mu
+std::map<uint64_t, int> g_vmm;        // cuMemCreate handle -> memfd; guarded by g_mu
+std::set<std::pair<int, uint64_t>>
+    g_opened;  // legacy handles open here: (pid, id); guarded by g_mu
 std::map<uintptr_t, std::pair<int, uint64_t>> g_opened_at;  // their mappings; guarded by g_mu
-uint64_t g_next_id = 1;                       // guarded by g_mu
+uint64_t g_next_id = 1;                                     // guarded by g_mu
 
 // The range holding [p, p + bytes), if any (caller holds g_mu).
 const std::pair<const uintptr_t, Range>* Find(uintptr_t p, size_t bytes = 1) {
@@ -140,7 +144,9 @@ int CurrentOrdinal() {
 
 class Stream {
  public:
-  explicit Stream(CUcontext ctx = nullptr) : ctx_(ctx), worker_([this] { Run(); }) { worker_.detach(); }
+  explicit Stream(CUcontext ctx = nullptr) : ctx_(ctx), worker_([this] { Run(); }) {
+    worker_.detach();
+  }
   CUcontext ctx() const { return ctx_; }
 
   void Push(std::function<void()> op) {
@@ -185,7 +191,8 @@ class Stream {
   std::deque<std::function<void()>> ops_;
   bool busy_ = false;
   CUcontext ctx_;  // the context current where it was created
-  std::thread worker_;  // detached: a stream stalled on a fence that never comes must not block exit
+  std::thread
+      worker_;  // detached: a stream stalled on a fence that never comes must not block exit
 };
 
 Stream* DefaultStream() {
@@ -200,25 +207,31 @@ Stream* StreamOf(CUstream s) {
 
 bool WaitCondition(uint64_t have, uint64_t want, unsigned int flags) {
   switch (flags & 0x3) {
-    case CU_STREAM_WAIT_VALUE_GEQ: return static_cast<int64_t>(have - want) >= 0;
-    case CU_STREAM_WAIT_VALUE_EQ: return have == want;
-    case CU_STREAM_WAIT_VALUE_AND: return (have & want) != 0;
-    default: return ~(have | want) != 0;  // NOR
+    case CU_STREAM_WAIT_VALUE_GEQ:
+      return static_cast<int64_t>(have - want) >= 0;
+    case CU_STREAM_WAIT_VALUE_EQ:
+      return have == want;
+    case CU_STREAM_WAIT_VALUE_AND:
+      return (have & want) != 0;
+    default:
+      return ~(have | want) != 0;  // NOR
   }
 }
 
 // --- the entry points --------------------------------------------------------------------------
 
-#define NEED_INIT()                                                   \
-  do {                                                                \
+#define NEED_INIT()                                                    \
+  do {                                                                 \
     if (!g_initialized || g_forked) return CUDA_ERROR_NOT_INITIALIZED; \
   } while (0)
 
-bool IsDefault(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
+bool IsDefault(CUstream s) {
+  return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+}
 
 // Work on the default stream goes to the calling thread's current context: there must be one.
-#define NEED_CONTEXT_FOR(stream)                                                 \
-  do {                                                                           \
+#define NEED_CONTEXT_FOR(stream)                                                      \
+  do {                                                                                \
     if (IsDefault(stream) && t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT; \
   } while (0)
 
@@ -244,19 +257,45 @@ CUresult DriverGetVersion(int* v) {
 
 CUresult GetErrorName(CUresult rc, const char** s) {
   switch (rc) {
-    case CUDA_SUCCESS: *s = "CUDA_SUCCESS"; break;
-    case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; break;
-    case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-    case CUDA_ERROR_NOT_INITIALIZED: *s = "CUDA_ERROR_NOT_INITIALIZED"; break;
-    case CUDA_ERROR_NO_DEVICE: *s = "CUDA_ERROR_NO_DEVICE"; break;
-    case CUDA_ERROR_INVALID_DEVICE: *s = "CUDA_ERROR_INVALID_DEVICE"; break;
-    case CUDA_ERROR_INVALID_CONTEXT: *s = "CUDA_ERROR_INVALID_CONTEXT"; break;
-    case CUDA_ERROR_ALREADY_MAPPED: *s = "CUDA_ERROR_ALREADY_MAPPED"; break;
-    case CUDA_ERROR_INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; break;
-    case CUDA_ERROR_NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; break;
-    case CUDA_ERROR_NOT_READY: *s = "CUDA_ERROR_NOT_READY"; break;
-    case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; break;
-    default: *s = "CUDA_ERROR_UNKNOWN"; return CUDA_ERROR_INVALID_VALUE;
+    case CUDA_SUCCESS:
+      *s = "CUDA_SUCCESS";
+      break;
+    case CUDA_ERROR_INVALID_VALUE:
+      *s = "CUDA_ERROR_INVALID_VALUE";
+      break;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *s = "CUDA_ERROR_OUT_OF_MEMORY";
+      break;
+    case CUDA_ERROR_NOT_INITIALIZED:
+      *s = "CUDA_ERROR_NOT_INITIALIZED";
+      break;
+    case CUDA_ERROR_NO_DEVICE:
+      *s = "CUDA_ERROR_NO_DEVICE";
+      break;
+    case CUDA_ERROR_INVALID_DEVICE:
+      *s = "CUDA_ERROR_INVALID_DEVICE";
+      break;
+    case CUDA_ERROR_INVALID_CONTEXT:
+      *s = "CUDA_ERROR_INVALID_CONTEXT";
+      break;
+    case CUDA_ERROR_ALREADY_MAPPED:
+      *s = "CUDA_ERROR_ALREADY_MAPPED";
+      break;
+    case CUDA_ERROR_INVALID_HANDLE:
+      *s = "CUDA_ERROR_INVALID_HANDLE";
+      break;
+    case CUDA_ERROR_NOT_FOUND:
+      *s = "CUDA_ERROR_NOT_FOUND";
+      break;
+    case CUDA_ERROR_NOT_READY:
+      *s = "CUDA_ERROR_NOT_READY";
+      break;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *s = "CUDA_ERROR_NOT_SUPPORTED";
+      break;
+    default:
+      *s = "CUDA_ERROR_UNKNOWN";
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -275,7 +314,8 @@ CUresult DeviceGetCount(int* n) {
 
 CUresult DeviceGet(CUdevice* d, int ordinal) {
   NEED_INIT();
-  if (ordinal < 0 || ordinal >= static_cast<int>(g_visible.size())) return CUDA_ERROR_INVALID_DEVICE;
+  if (ordinal < 0 || ordinal >= static_cast<int>(g_visible.size()))
+    return CUDA_ERROR_INVALID_DEVICE;
   *d = ordinal;
   return CUDA_SUCCESS;
 }
@@ -285,7 +325,8 @@ CUresult DeviceGetUuid(CUuuid* uuid, CUdevice d) {
   if (d < 0 || d >= static_cast<int>(g_visible.size())) return CUDA_ERROR_INVALID_DEVICE;
   // Fixed per machine index, whatever the ordinal: what UUIDs are for.
   int machine = g_visible[static_cast<size_t>(d)];
-  for (int i = 0; i < 16; ++i) uuid->bytes[i] = static_cast<char>(0xf0 ^ (i * 17) ^ (machine * 29 + i));
+  for (int i = 0; i < 16; ++i)
+    uuid->bytes[i] = static_cast<char>(0xf0 ^ (i * 17) ^ (machine * 29 + i));
   return CUDA_SUCCESS;
 }
 
@@ -296,8 +337,11 @@ CUresult DeviceGetAttribute(int* v, CUdevice_attribute attr, CUdevice d) {
     case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS:
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
-    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
-    default: *v = 0;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+      *v = 1;
+      break;
+    default:
+      *v = 0;
   }
   return CUDA_SUCCESS;
 }
@@ -345,18 +389,29 @@ CUresult PointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr p
   if (r == nullptr || r->second.kind == Kind::kReserved) return CUDA_ERROR_INVALID_VALUE;
   switch (attr) {
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-      *static_cast<unsigned int*>(data) = r->second.kind == Kind::kHostRegistered ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+      *static_cast<unsigned int*>(data) =
+          r->second.kind == Kind::kHostRegistered ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
       return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = r->second.ordinal; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = r->first; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = r->second.bytes; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int*>(data) = r->second.ordinal;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<CUdeviceptr*>(data) = r->first;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t*>(data) = r->second.bytes;
+      return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_CONTEXT:
       // cuMem mappings (id 0) belong to the device, not to a context.
-      *static_cast<CUcontext*>(data) =
-          r->second.kind == Kind::kDevice && r->second.id == 0 ? nullptr : ContextOf(r->second.ordinal);
+      *static_cast<CUcontext*>(data) = r->second.kind == Kind::kDevice && r->second.id == 0
+                                           ? nullptr
+                                           : ContextOf(r->second.ordinal);
       return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_BUFFER_ID: *static_cast<unsigned long long*>(data) = r->second.buffer_id; return CUDA_SUCCESS;
-    default: return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+      *static_cast<unsigned long long*>(data) = r->second.buffer_id;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_NOT_SUPPORTED;
   }
 }
 
@@ -364,7 +419,8 @@ CUresult MemGetAddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   const auto* r = Find(static_cast<uintptr_t>(p));
-  if (r == nullptr || r->second.kind == Kind::kHostRegistered || r->second.kind == Kind::kReserved) return CUDA_ERROR_NOT_FOUND;
+  if (r == nullptr || r->second.kind == Kind::kHostRegistered || r->second.kind == Kind::kReserved)
+    return CUDA_ERROR_NOT_FOUND;
   if (base != nullptr) *base = r->first;
   if (size != nullptr) *size = r->second.bytes;
   return CUDA_SUCCESS;
@@ -383,7 +439,8 @@ CUresult MemAlloc(CUdeviceptr* p, size_t bytes) {
   }
   std::lock_guard<std::mutex> l(g_mu);
   uint64_t id = g_next_id++;
-  g_ranges[reinterpret_cast<uintptr_t>(m)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fd, id, id};
+  g_ranges[reinterpret_cast<uintptr_t>(m)] =
+      Range{bytes, Kind::kDevice, CurrentOrdinal(), fd, id, id};
   *p = reinterpret_cast<CUdeviceptr>(m);
   return CUDA_SUCCESS;
 }
@@ -392,7 +449,8 @@ CUresult MemFree(CUdeviceptr p) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   auto it = g_ranges.find(static_cast<uintptr_t>(p));
-  if (it == g_ranges.end() || it->second.kind != Kind::kDevice || it->second.id == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (it == g_ranges.end() || it->second.kind != Kind::kDevice || it->second.id == 0)
+    return CUDA_ERROR_INVALID_VALUE;
   munmap(reinterpret_cast<void*>(it->first), it->second.bytes);
   close(it->second.memfd);
   g_ranges.erase(it);
@@ -410,7 +468,9 @@ CUresult Copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
   return CUDA_SUCCESS;
 }
 
-CUresult MemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) { return Copy(dst, src, bytes, s); }
+CUresult MemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
+  return Copy(dst, src, bytes, s);
+}
 CUresult MemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream s) {
   return Copy(reinterpret_cast<CUdeviceptr>(dst), src, bytes, s);
 }
@@ -425,7 +485,8 @@ CUresult MemHostRegister(void* p, size_t bytes, unsigned int) {
   std::lock_guard<std::mutex> l(g_mu);
   auto b = reinterpret_cast<uintptr_t>(p);
   auto it = g_ranges.lower_bound(b);
-  if (Find(b) != nullptr || (it != g_ranges.end() && it->first < b + bytes)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  if (Find(b) != nullptr || (it != g_ranges.end() && it->first < b + bytes))
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
   g_ranges[b] = Range{bytes, Kind::kHostRegistered, CurrentOrdinal(), -1, 0};
   return CUDA_SUCCESS;
 }
@@ -434,7 +495,8 @@ CUresult MemHostUnregister(void* p) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   auto it = g_ranges.find(reinterpret_cast<uintptr_t>(p));
-  if (it == g_ranges.end() || it->second.kind != Kind::kHostRegistered) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  if (it == g_ranges.end() || it->second.kind != Kind::kHostRegistered)
+    return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   g_ranges.erase(it);
   return CUDA_SUCCESS;
 }
@@ -458,7 +520,8 @@ CUresult StreamCreate(CUstream* s, unsigned int) {
 
 CUresult StreamDestroy(CUstream s) {
   NEED_INIT();
-  if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return CUDA_ERROR_INVALID_HANDLE;
+  if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
+    return CUDA_ERROR_INVALID_HANDLE;
   // As the driver does: queued work still runs; the stream's resources go afterwards (here: never,
   // the worker thread stays parked; tests make few streams).
   return CUDA_SUCCESS;
@@ -466,7 +529,9 @@ CUresult StreamDestroy(CUstream s) {
 
 CUresult StreamGetCtx(CUstream s, CUcontext* ctx) {
   NEED_INIT();
-  CUcontext c = s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD ? t_context : StreamOf(s)->ctx();
+  CUcontext c = s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD
+                    ? t_context
+                    : StreamOf(s)->ctx();
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   *ctx = c;
   return CUDA_SUCCESS;
@@ -480,7 +545,8 @@ CUresult StreamGetCtx_v2(CUstream s, CUcontext* ctx, CUgreenCtx* green) {
   return rc;
 }
 
-[[gnu::tls_model("initial-exec")]] thread_local std::vector<CUcontext> t_pushed;  // cuCtxPushCurrent's stack below t_context
+[[gnu::tls_model("initial-exec")]] thread_local std::vector<CUcontext>
+    t_pushed;  // cuCtxPushCurrent's stack below t_context
 
 CUresult CtxPushCurrent(CUcontext c) {
   NEED_INIT();
@@ -527,7 +593,8 @@ uint64_t NowNs() {
 
 CUresult EventCreate(CUevent* e, unsigned int) {
   NEED_INIT();
-  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // an event belongs to the current context
+  if (t_context == nullptr)
+    return CUDA_ERROR_INVALID_CONTEXT;  // an event belongs to the current context
   if (e == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *e = reinterpret_cast<CUevent>(new Event);
   return CUDA_SUCCESS;
@@ -537,7 +604,8 @@ CUresult EventDestroy(CUevent e) {
   NEED_INIT();
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   auto* ev = reinterpret_cast<Event*>(e);
-  if (ev->pending.load() != 0) return CUDA_SUCCESS;  // still queued: the step frees nothing, so keep it
+  if (ev->pending.load() != 0)
+    return CUDA_SUCCESS;  // still queued: the step frees nothing, so keep it
   delete ev;
   return CUDA_SUCCESS;
 }
@@ -568,7 +636,8 @@ CUresult EventElapsedTime(float* ms, CUevent start, CUevent end) {
   auto* b = reinterpret_cast<Event*>(end);
   if (a->pending.load() != 0 || b->pending.load() != 0) return CUDA_ERROR_NOT_READY;
   if (a->ns.load() == 0 || b->ns.load() == 0) return CUDA_ERROR_INVALID_HANDLE;  // never recorded
-  *ms = static_cast<float>(static_cast<double>(static_cast<int64_t>(b->ns.load() - a->ns.load())) / 1e6);
+  *ms = static_cast<float>(static_cast<double>(static_cast<int64_t>(b->ns.load() - a->ns.load())) /
+                           1e6);
   return CUDA_SUCCESS;
 }
 
@@ -594,7 +663,8 @@ CUresult StreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
   NEED_INIT();
   if (status == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> l(g_capture_mu);
-  *status = g_capturing.count(StreamOf(s)) != 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  *status = g_capturing.count(StreamOf(s)) != 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
 
@@ -603,7 +673,8 @@ CUresult StreamWriteValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsi
   if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (addr % 8 != 0) return CUDA_ERROR_INVALID_VALUE;
   StreamOf(s)->Push([addr, value] {
-    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(addr)).store(value, std::memory_order_release);
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(addr))
+        .store(value, std::memory_order_release);
   });
   return CUDA_SUCCESS;
 }
@@ -614,7 +685,8 @@ CUresult StreamWaitValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsig
   if (addr % 8 != 0) return CUDA_ERROR_INVALID_VALUE;
   StreamOf(s)->Push([addr, value, flags] {
     std::atomic_ref<uint64_t> word(*reinterpret_cast<uint64_t*>(addr));
-    for (int spins = 0; !WaitCondition(word.load(std::memory_order_acquire), value, flags); ++spins) {
+    for (int spins = 0; !WaitCondition(word.load(std::memory_order_acquire), value, flags);
+         ++spins) {
       if (spins < 1000) {
         sched_yield();
       } else {
@@ -648,8 +720,10 @@ CUresult IpcGetMemHandle(CUipcMemHandle* h, CUdeviceptr p) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   const auto* r = Find(static_cast<uintptr_t>(p));
-  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id == 0) return CUDA_ERROR_INVALID_VALUE;
-  IpcHandle ih{kIpcMagic, getpid(), r->second.memfd, r->second.id, r->second.bytes, r->second.ordinal};
+  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  IpcHandle ih{kIpcMagic,    getpid(),        r->second.memfd,
+               r->second.id, r->second.bytes, r->second.ordinal};
   std::memset(h, 0, sizeof(*h));
   std::memcpy(h->reserved, &ih, sizeof(ih));
   return CUDA_SUCCESS;
@@ -657,7 +731,8 @@ CUresult IpcGetMemHandle(CUipcMemHandle* h, CUdeviceptr p) {
 
 CUresult IpcOpenMemHandle(CUdeviceptr* p, CUipcMemHandle h, unsigned int) {
   NEED_INIT();
-  if (t_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // the mapping goes into the current context
+  if (t_context == nullptr)
+    return CUDA_ERROR_INVALID_CONTEXT;  // the mapping goes into the current context
   IpcHandle ih;
   std::memcpy(&ih, h.reserved, sizeof(ih));
   if (ih.magic != kIpcMagic) return CUDA_ERROR_INVALID_VALUE;
@@ -666,7 +741,8 @@ CUresult IpcOpenMemHandle(CUdeviceptr* p, CUipcMemHandle h, unsigned int) {
   if (g_opened.count({ih.pid, ih.id}) != 0) return CUDA_ERROR_ALREADY_MAPPED;
   std::string path = "/proc/" + std::to_string(ih.pid) + "/fd/" + std::to_string(ih.memfd);
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return CUDA_ERROR_INVALID_HANDLE;  // the exporter is gone, or in another PID namespace
+  if (fd < 0)
+    return CUDA_ERROR_INVALID_HANDLE;  // the exporter is gone, or in another PID namespace
   void* m = mmap(nullptr, ih.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED) {
     close(fd);
@@ -684,7 +760,8 @@ CUresult IpcCloseMemHandle(CUdeviceptr p) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   auto it = g_ranges.find(static_cast<uintptr_t>(p));
-  if (it == g_ranges.end() || it->second.kind != Kind::kIpcImported) return CUDA_ERROR_INVALID_VALUE;
+  if (it == g_ranges.end() || it->second.kind != Kind::kIpcImported)
+    return CUDA_ERROR_INVALID_VALUE;
   munmap(reinterpret_cast<void*>(it->first), it->second.bytes);
   close(it->second.memfd);
   g_opened.erase(g_opened_at[it->first]);
@@ -693,13 +770,15 @@ CUresult IpcCloseMemHandle(CUdeviceptr p) {
   return CUDA_SUCCESS;
 }
 
-CUresult MemGetAllocationGranularity(size_t* g, const CUmemAllocationProp*, CUmemAllocationGranularity_flags) {
+CUresult MemGetAllocationGranularity(size_t* g, const CUmemAllocationProp*,
+                                     CUmemAllocationGranularity_flags) {
   NEED_INIT();
   *g = kGranularity;
   return CUDA_SUCCESS;
 }
 
-CUresult MemCreate(CUmemGenericAllocationHandle* h, size_t bytes, const CUmemAllocationProp* prop, unsigned long long) {
+CUresult MemCreate(CUmemGenericAllocationHandle* h, size_t bytes, const CUmemAllocationProp* prop,
+                   unsigned long long) {
   NEED_INIT();
   if (prop == nullptr || bytes == 0 || bytes % kGranularity != 0) return CUDA_ERROR_INVALID_VALUE;
   int fd = NewMemfd(bytes);
@@ -721,8 +800,8 @@ CUresult MemRelease(CUmemGenericAllocationHandle h) {
   return CUDA_SUCCESS;
 }
 
-CUresult MemExportToShareableHandle(void* out, CUmemGenericAllocationHandle h, CUmemAllocationHandleType type,
-                                    unsigned long long) {
+CUresult MemExportToShareableHandle(void* out, CUmemGenericAllocationHandle h,
+                                    CUmemAllocationHandleType type, unsigned long long) {
   NEED_INIT();
   if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   std::lock_guard<std::mutex> l(g_mu);
@@ -734,11 +813,12 @@ CUresult MemExportToShareableHandle(void* out, CUmemGenericAllocationHandle h, C
   return CUDA_SUCCESS;
 }
 
-CUresult MemImportFromShareableHandle(CUmemGenericAllocationHandle* h, void* os_handle, CUmemAllocationHandleType type) {
+CUresult MemImportFromShareableHandle(CUmemGenericAllocationHandle* h, void* os_handle,
+                                      CUmemAllocationHandleType type) {
   NEED_INIT();
   if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   int fd = static_cast<int>(reinterpret_cast<intptr_t>(os_handle));
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0 || st.st_size <= 0) return CUDA_ERROR_INVALID_VALUE;
   int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (mine < 0) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -769,7 +849,8 @@ CUresult MemAddressFree(CUdeviceptr p, size_t bytes) {
   auto it = first;
   uintptr_t at = static_cast<uintptr_t>(p), end = at + bytes;
   while (at < end) {
-    if (it == g_ranges.end() || it->first != at || it->second.kind != Kind::kReserved) return CUDA_ERROR_INVALID_VALUE;
+    if (it == g_ranges.end() || it->first != at || it->second.kind != Kind::kReserved)
+      return CUDA_ERROR_INVALID_VALUE;
     at += it->second.bytes;
     ++it;
   }
@@ -779,27 +860,33 @@ CUresult MemAddressFree(CUdeviceptr p, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
-CUresult MemMap(CUdeviceptr p, size_t bytes, size_t offset, CUmemGenericAllocationHandle h, unsigned long long) {
+CUresult MemMap(CUdeviceptr p, size_t bytes, size_t offset, CUmemGenericAllocationHandle h,
+                unsigned long long) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   auto v = g_vmm.find(h);
   const auto* r = Find(static_cast<uintptr_t>(p), bytes);
-  if (v == g_vmm.end() || r == nullptr || r->second.kind != Kind::kReserved || bytes % kGranularity != 0) {
+  if (v == g_vmm.end() || r == nullptr || r->second.kind != Kind::kReserved ||
+      bytes % kGranularity != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   // No access until cuMemSetAccess, as on a GPU (a copy before it faults).
-  void* m = mmap(reinterpret_cast<void*>(p), bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, v->second, static_cast<off_t>(offset));
+  void* m = mmap(reinterpret_cast<void*>(p), bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, v->second,
+                 static_cast<off_t>(offset));
   if (m == MAP_FAILED) return CUDA_ERROR_INVALID_VALUE;
   // The mapped piece becomes device memory inside the reservation (which keeps its own entry
   // only where nothing is mapped: simplified to one mapping per reservation start here).
   uintptr_t start = r->first;
   Range reserved = r->second;
   g_ranges.erase(start);
-  if (static_cast<uintptr_t>(p) > start) g_ranges[start] = Range{static_cast<uintptr_t>(p) - start, Kind::kReserved, 0, -1, 0};
+  if (static_cast<uintptr_t>(p) > start)
+    g_ranges[start] = Range{static_cast<uintptr_t>(p) - start, Kind::kReserved, 0, -1, 0};
   // The mapping keeps its own reference to the memory: what cuMemRetainAllocationHandle hands out.
-  g_ranges[static_cast<uintptr_t>(p)] = Range{bytes, Kind::kDevice, CurrentOrdinal(), fcntl(v->second, F_DUPFD_CLOEXEC, 0), 0, g_next_id++};
+  g_ranges[static_cast<uintptr_t>(p)] = Range{
+      bytes, Kind::kDevice, CurrentOrdinal(), fcntl(v->second, F_DUPFD_CLOEXEC, 0), 0, g_next_id++};
   uintptr_t end = static_cast<uintptr_t>(p) + bytes;
-  if (end < start + reserved.bytes) g_ranges[end] = Range{start + reserved.bytes - end, Kind::kReserved, 0, -1, 0};
+  if (end < start + reserved.bytes)
+    g_ranges[end] = Range{start + reserved.bytes - end, Kind::kReserved, 0, -1, 0};
   return CUDA_SUCCESS;
 }
 
@@ -807,10 +894,12 @@ CUresult MemUnmap(CUdeviceptr p, size_t bytes) {
   NEED_INIT();
   std::lock_guard<std::mutex> l(g_mu);
   auto it = g_ranges.find(static_cast<uintptr_t>(p));
-  if (it == g_ranges.end() || it->second.kind != Kind::kDevice || it->second.id != 0 || it->second.bytes != bytes) {
+  if (it == g_ranges.end() || it->second.kind != Kind::kDevice || it->second.id != 0 ||
+      it->second.bytes != bytes) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  mmap(reinterpret_cast<void*>(p), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  mmap(reinterpret_cast<void*>(p), bytes, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
   if (it->second.memfd >= 0) close(it->second.memfd);
   it->second.memfd = -1;
   it->second.kind = Kind::kReserved;
@@ -822,11 +911,13 @@ CUresult MemSetAccess(CUdeviceptr p, size_t bytes, const CUmemAccessDesc* desc, 
   if (desc == nullptr || count == 0) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> l(g_mu);
   const auto* r = Find(static_cast<uintptr_t>(p), bytes);
-  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id != 0) return CUDA_ERROR_INVALID_VALUE;  // mapped VMM only
+  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id != 0)
+    return CUDA_ERROR_INVALID_VALUE;  // mapped VMM only
   int prot = desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
              : desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
-                                                                : PROT_NONE;
-  return mprotect(reinterpret_cast<void*>(p), bytes, prot) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+                                                               : PROT_NONE;
+  return mprotect(reinterpret_cast<void*>(p), bytes, prot) == 0 ? CUDA_SUCCESS
+                                                                : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult MemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* addr) {
@@ -834,7 +925,8 @@ CUresult MemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* addr) 
   std::lock_guard<std::mutex> l(g_mu);
   const auto* r = Find(reinterpret_cast<uintptr_t>(addr));
   // VMM mappings only: cuMemAlloc memory (id != 0) is not a cuMem allocation.
-  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id != 0 || r->second.memfd < 0) return CUDA_ERROR_INVALID_VALUE;
+  if (r == nullptr || r->second.kind != Kind::kDevice || r->second.id != 0 || r->second.memfd < 0)
+    return CUDA_ERROR_INVALID_VALUE;
   int fd = fcntl(r->second.memfd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
   uint64_t id = g_next_id++;
@@ -847,8 +939,8 @@ CUresult MemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* addr) 
 // an implementation must have exactly that type (a mismatch fails to compile). Entries whose
 // signature changed under the same name have one implementation per ABI, and cuGetProcAddress
 // hands out the newest one up to the version asked for, as the driver does.
-#define FAKE_ENTRY(api, version, impl)                                              \
-  static_assert(std::is_same_v<decltype(&impl), PFN_##api##_v##version>, #api);     \
+#define FAKE_ENTRY(api, version, impl)                                          \
+  static_assert(std::is_same_v<decltype(&impl), PFN_##api##_v##version>, #api); \
   entries[#api][version] = reinterpret_cast<void*>(&impl);
 
 // By name, then by the first version of each ABI.
@@ -921,9 +1013,9 @@ const EntryTable& Entries() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version,
-                                                                                cuuint64_t,
-                                                                                CUdriverProcAddressQueryResult* status) {
+extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
+    const char* symbol, void** pfn, int version, cuuint64_t,
+    CUdriverProcAddressQueryResult* status) {
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   auto it = Entries().find(symbol);

@@ -56,7 +56,8 @@ void CheckAndRewrite(const Driver& d, CUdeviceptr p, size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) Fail("usage: fake_cuda_peer load|devices|probe|legacy HEX OFFSET BYTES|vmm FD BYTES");
+  if (argc < 2)
+    Fail("usage: fake_cuda_peer load|devices|probe|legacy HEX OFFSET BYTES|vmm FD BYTES");
   std::string cmd = argv[1];
   if (cmd == "probe") {
     auto devices = outrider::cuda::ProbeDevices();
@@ -68,11 +69,15 @@ int main(int argc, char** argv) {
     if (pid == 0) {
       auto d = outrider::cuda::Load();
       int n = 0;
-      ::_exit(d.ok() && (*d)->cuDeviceGetCount(&n) == CUDA_SUCCESS && n == static_cast<int>(devices->size()) ? 0 : 1);
+      ::_exit(d.ok() && (*d)->cuDeviceGetCount(&n) == CUDA_SUCCESS &&
+                      n == static_cast<int>(devices->size())
+                  ? 0
+                  : 1);
     }
     int status = 0;
     ::waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Fail("a child forked after the probe could not use CUDA");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      Fail("a child forked after the probe could not use CUDA");
     std::printf("ok\n");
     return 0;
   }
@@ -99,21 +104,26 @@ int main(int argc, char** argv) {
   if (cmd == "legacy" && argc == 5) {
     std::string hex = argv[2];
     CUipcMemHandle h{};
-    if (hex.size() != 2 * sizeof(h.reserved)) Fail("the handle needs " + std::to_string(2 * sizeof(h.reserved)) + " hex digits");
-    for (size_t i = 0; i < sizeof(h.reserved); ++i) h.reserved[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+    if (hex.size() != 2 * sizeof(h.reserved))
+      Fail("the handle needs " + std::to_string(2 * sizeof(h.reserved)) + " hex digits");
+    for (size_t i = 0; i < sizeof(h.reserved); ++i)
+      h.reserved[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
     CUdeviceptr base = 0;
     Ok(d, d.cuIpcOpenMemHandle(&base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
     CUdeviceptr again = 0;
     CUresult rc = d.cuIpcOpenMemHandle(&again, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
-    if (rc != CUDA_ERROR_ALREADY_MAPPED) Fail("a second open of one handle gave " + std::to_string(rc));
-    CheckAndRewrite(d, base + std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
+    if (rc != CUDA_ERROR_ALREADY_MAPPED)
+      Fail("a second open of one handle gave " + std::to_string(rc));
+    CheckAndRewrite(d, base + std::strtoull(argv[3], nullptr, 10),
+                    std::strtoull(argv[4], nullptr, 10));
     Ok(d, d.cuIpcCloseMemHandle(base), "cuIpcCloseMemHandle");
   } else if (cmd == "vmm" && argc == 4) {
     int fd = std::atoi(argv[2]);
     size_t bytes = std::strtoull(argv[3], nullptr, 10);
     CUmemGenericAllocationHandle h = 0;
-    Ok(d, d.cuMemImportFromShareableHandle(&h, reinterpret_cast<void*>(static_cast<intptr_t>(fd)),
-                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+    Ok(d,
+       d.cuMemImportFromShareableHandle(&h, reinterpret_cast<void*>(static_cast<intptr_t>(fd)),
+                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
        "cuMemImportFromShareableHandle");
     CUdeviceptr p = 0;
     Ok(d, d.cuMemAddressReserve(&p, bytes, 0, 0, 0), "cuMemAddressReserve");

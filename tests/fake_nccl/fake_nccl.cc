@@ -1,6 +1,6 @@
 // A fake NCCL for tests on machines without a GPU (OUTRIDER_NCCL_LIBRARY=libfakenccl.so), over the
-// fake CUDA driver (tests/fake_cuda): the entries loaders/nccl/library.h resolves, behaving as NCCL does
-// where the agent depends on it.
+// fake CUDA driver (tests/fake_cuda): the entries loaders/nccl/library.h resolves, behaving as NCCL
+// does where the agent depends on it.
 //
 // - A communicator is a shared-memory segment named by the unique id; its ranks are threads of
 //   any processes that open it (the agents). Device pointers of the fake driver are addresses, so
@@ -89,7 +89,9 @@ struct Segment {
   RankSlot ranks[kMaxRanks];
 };
 
-size_t SegmentBytes(int nranks) { return sizeof(Segment) + static_cast<size_t>(nranks) * kSlotBytes; }
+size_t SegmentBytes(int nranks) {
+  return sizeof(Segment) + static_cast<size_t>(nranks) * kSlotBytes;
+}
 
 // Thread-locals take static TLS: the library is dlopen'ed (see the fake driver's t_context).
 [[gnu::tls_model("initial-exec")]] thread_local std::string t_last_error;
@@ -156,7 +158,8 @@ bool Barrier(Comm& c) {
   int spins = 0;
   for (;;) {
     bool all = true;
-    for (int r = 0; r < c.nranks && all; ++r) all = c.seg->ranks[r].step.load(std::memory_order_acquire) >= c.step;
+    for (int r = 0; r < c.nranks && all; ++r)
+      all = c.seg->ranks[r].step.load(std::memory_order_acquire) >= c.step;
     if (all) return true;
     if (c.abort.load()) {
       c.Fail(ncclInvalidUsage, "the communicator was aborted", false);
@@ -164,14 +167,17 @@ bool Barrier(Comm& c) {
     }
     if (int f = c.seg->failed.load(); f != 0) {
       c.Fail(static_cast<ncclResult_t>(f == ncclInvalidUsage ? ncclInvalidUsage : ncclRemoteError),
-             std::string("rank ") + std::to_string(c.seg->failing_rank.load()) + ": " + c.seg->why, false);
+             std::string("rank ") + std::to_string(c.seg->failing_rank.load()) + ": " + c.seg->why,
+             false);
       return false;
     }
     if (spins % 2000 == 1999) {
       for (int r = 0; r < c.nranks; ++r) {
         int pid = c.seg->ranks[r].pid.load();
         if (r != c.rank && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
-          c.Fail(ncclRemoteError, "rank " + std::to_string(r) + " (process " + std::to_string(pid) + ") is gone", true);
+          c.Fail(ncclRemoteError,
+                 "rank " + std::to_string(r) + " (process " + std::to_string(pid) + ") is gone",
+                 true);
           return false;
         }
       }
@@ -183,16 +189,21 @@ bool Barrier(Comm& c) {
 size_t Size(ncclDataType_t t) {
   switch (t) {
     case ncclInt8:
-    case ncclUint8: return 1;
+    case ncclUint8:
+      return 1;
     case ncclFloat16:
-    case ncclBfloat16: return 2;
+    case ncclBfloat16:
+      return 2;
     case ncclInt32:
     case ncclUint32:
-    case ncclFloat32: return 4;
+    case ncclFloat32:
+      return 4;
     case ncclInt64:
     case ncclUint64:
-    case ncclFloat64: return 8;
-    default: return 0;
+    case ncclFloat64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -212,10 +223,14 @@ uint16_t ToBf16(float f) {
 template <typename T>
 T Apply(ncclRedOp_t op, T a, T b) {
   switch (op) {
-    case ncclProd: return static_cast<T>(a * b);
-    case ncclMax: return a > b ? a : b;
-    case ncclMin: return a < b ? a : b;
-    default: return static_cast<T>(a + b);
+    case ncclProd:
+      return static_cast<T>(a * b);
+    case ncclMax:
+      return a > b ? a : b;
+    case ncclMin:
+      return a < b ? a : b;
+    default:
+      return static_cast<T>(a + b);
   }
 }
 
@@ -235,16 +250,33 @@ void ReduceTyped(const std::vector<const uint8_t*>& in, uint8_t* out, size_t n, 
   }
 }
 
-bool Reduce(const std::vector<const uint8_t*>& in, uint8_t* out, size_t n, ncclDataType_t t, ncclRedOp_t op) {
+bool Reduce(const std::vector<const uint8_t*>& in, uint8_t* out, size_t n, ncclDataType_t t,
+            ncclRedOp_t op) {
   switch (t) {
-    case ncclInt8: ReduceTyped<int8_t>(in, out, n, op); return true;
-    case ncclUint8: ReduceTyped<uint8_t>(in, out, n, op); return true;
-    case ncclInt32: ReduceTyped<int32_t>(in, out, n, op); return true;
-    case ncclUint32: ReduceTyped<uint32_t>(in, out, n, op); return true;
-    case ncclInt64: ReduceTyped<int64_t>(in, out, n, op); return true;
-    case ncclUint64: ReduceTyped<uint64_t>(in, out, n, op); return true;
-    case ncclFloat32: ReduceTyped<float>(in, out, n, op); return true;
-    case ncclFloat64: ReduceTyped<double>(in, out, n, op); return true;
+    case ncclInt8:
+      ReduceTyped<int8_t>(in, out, n, op);
+      return true;
+    case ncclUint8:
+      ReduceTyped<uint8_t>(in, out, n, op);
+      return true;
+    case ncclInt32:
+      ReduceTyped<int32_t>(in, out, n, op);
+      return true;
+    case ncclUint32:
+      ReduceTyped<uint32_t>(in, out, n, op);
+      return true;
+    case ncclInt64:
+      ReduceTyped<int64_t>(in, out, n, op);
+      return true;
+    case ncclUint64:
+      ReduceTyped<uint64_t>(in, out, n, op);
+      return true;
+    case ncclFloat32:
+      ReduceTyped<float>(in, out, n, op);
+      return true;
+    case ncclFloat64:
+      ReduceTyped<double>(in, out, n, op);
+      return true;
     case ncclBfloat16: {
       std::vector<float> acc(n);
       std::vector<uint8_t> wide(n * 4);
@@ -268,24 +300,32 @@ bool Reduce(const std::vector<const uint8_t*>& in, uint8_t* out, size_t n, ncclD
       }
       return true;
     }
-    default: return false;  // float16 and the 8-bit floats: not in the fake
+    default:
+      return false;  // float16 and the 8-bit floats: not in the fake
   }
 }
 
 const char* KindName(int kind) {
   switch (kind) {
-    case 1: return "allreduce";
-    case 2: return "broadcast";
-    case 3: return "allgather";
-    case 4: return "reduce-scatter";
-    case 5: return "point-to-point group";
-    default: return "?";
+    case 1:
+      return "allreduce";
+    case 2:
+      return "broadcast";
+    case 3:
+      return "allgather";
+    case 4:
+      return "reduce-scatter";
+    case 5:
+      return "point-to-point group";
+    default:
+      return "?";
   }
 }
 
 std::string Describe(const Desc& d) {
-  return std::string(KindName(d.kind)) + " of " + std::to_string(d.count) + " (dtype " + std::to_string(d.dtype) +
-         ", op " + std::to_string(d.op) + ", root " + std::to_string(d.root) + ")";
+  return std::string(KindName(d.kind)) + " of " + std::to_string(d.count) + " (dtype " +
+         std::to_string(d.dtype) + ", op " + std::to_string(d.op) + ", root " +
+         std::to_string(d.root) + ")";
 }
 
 // One side of a point-to-point transfer in a group: the peer, the memory, its bytes.
@@ -325,16 +365,21 @@ void RunP2p(Call& call) {
     uint64_t coming = c.seg->ranks[from].p2p_bytes, expected = recv != nullptr ? recv->bytes : 0;
     if (coming != expected) {
       c.Fail(ncclInvalidUsage,
-             "rank " + std::to_string(from) + " sends " + std::to_string(coming) + " bytes to rank " +
-                 std::to_string(c.rank) + ", which receives " + std::to_string(expected),
+             "rank " + std::to_string(from) + " sends " + std::to_string(coming) +
+                 " bytes to rank " + std::to_string(c.rank) + ", which receives " +
+                 std::to_string(expected),
              true);
       return;
     }
     if (!Barrier(c)) return;  // every rank read the sizes before the next round overwrites them
     for (uint64_t lo = 0; lo < most; lo += kSlotBytes) {
-      if (send != nullptr && lo < send->bytes) std::memcpy(c.Slot(c.rank), send->data + lo, std::min<uint64_t>(kSlotBytes, send->bytes - lo));
+      if (send != nullptr && lo < send->bytes)
+        std::memcpy(c.Slot(c.rank), send->data + lo,
+                    std::min<uint64_t>(kSlotBytes, send->bytes - lo));
       if (!Barrier(c)) return;
-      if (recv != nullptr && lo < recv->bytes) std::memcpy(recv->data + lo, c.Slot(from), std::min<uint64_t>(kSlotBytes, recv->bytes - lo));
+      if (recv != nullptr && lo < recv->bytes)
+        std::memcpy(recv->data + lo, c.Slot(from),
+                    std::min<uint64_t>(kSlotBytes, recv->bytes - lo));
       if (!Barrier(c)) return;
     }
   }
@@ -350,10 +395,12 @@ void Run(Call& call) {
   if (!Barrier(c)) return;
   for (int r = 0; r < c.nranks; ++r) {
     const Desc& o = c.seg->ranks[r].desc;
-    if (o.kind != d.kind || o.count != d.count || o.dtype != d.dtype || o.op != d.op || o.root != d.root) {
+    if (o.kind != d.kind || o.count != d.count || o.dtype != d.dtype || o.op != d.op ||
+        o.root != d.root) {
       c.Fail(ncclInvalidUsage,
-             "ranks launched different collectives at position " + std::to_string(c.step) + " of the order: rank " +
-                 std::to_string(c.rank) + " " + Describe(d) + ", rank " + std::to_string(r) + " " + Describe(o),
+             "ranks launched different collectives at position " + std::to_string(c.step) +
+                 " of the order: rank " + std::to_string(c.rank) + " " + Describe(d) + ", rank " +
+                 std::to_string(r) + " " + Describe(o),
              true);
       return;
     }
@@ -362,7 +409,8 @@ void Run(Call& call) {
   size_t elt = Size(static_cast<ncclDataType_t>(d.dtype));
   auto dtype = static_cast<ncclDataType_t>(d.dtype);
   auto op = static_cast<ncclRedOp_t>(d.op);
-  size_t per = d.kind == 4 ? static_cast<size_t>(c.nranks) : 1;  // chunks of each rank's block in a slot
+  size_t per =
+      d.kind == 4 ? static_cast<size_t>(c.nranks) : 1;  // chunks of each rank's block in a slot
   size_t chunk = kSlotBytes / (elt * per);
   bool any = false;
   for (size_t lo = 0; lo < d.count; lo += chunk) {
@@ -371,12 +419,15 @@ void Run(Call& call) {
     uint8_t* mine = c.Slot(c.rank);
     switch (d.kind) {
       case 1:
-      case 3: std::memcpy(mine, call.send + lo * elt, n * elt); break;
+      case 3:
+        std::memcpy(mine, call.send + lo * elt, n * elt);
+        break;
       case 2:
         if (c.rank == d.root) std::memcpy(mine, call.send + lo * elt, n * elt);
         break;
       case 4:
-        for (int r = 0; r < c.nranks; ++r) std::memcpy(mine + r * n * elt, call.send + (r * d.count + lo) * elt, n * elt);
+        for (int r = 0; r < c.nranks; ++r)
+          std::memcpy(mine + r * n * elt, call.send + (r * d.count + lo) * elt, n * elt);
         break;
     }
     if (!Barrier(c)) return;
@@ -386,9 +437,12 @@ void Run(Call& call) {
         for (int r = 0; r < c.nranks; ++r) in.push_back(c.Slot(r));
         Reduce(in, call.recv + lo * elt, n, dtype, op);
         break;
-      case 2: std::memcpy(call.recv + lo * elt, c.Slot(d.root), n * elt); break;
+      case 2:
+        std::memcpy(call.recv + lo * elt, c.Slot(d.root), n * elt);
+        break;
       case 3:
-        for (int r = 0; r < c.nranks; ++r) std::memcpy(call.recv + (r * d.count + lo) * elt, c.Slot(r), n * elt);
+        for (int r = 0; r < c.nranks; ++r)
+          std::memcpy(call.recv + (r * d.count + lo) * elt, c.Slot(r), n * elt);
         break;
       case 4:
         for (int r = 0; r < c.nranks; ++r) in.push_back(c.Slot(r) + c.rank * n * elt);
@@ -422,12 +476,13 @@ void Enqueue(const std::shared_ptr<Call>& call, cudaStream_t stream) {
       held);
   if (rc != CUDA_SUCCESS) {
     delete held;
-    call->comm->Fail(ncclUnhandledCudaError, "cuLaunchHostFunc failed: " + std::to_string(rc), false);
+    call->comm->Fail(ncclUnhandledCudaError, "cuLaunchHostFunc failed: " + std::to_string(rc),
+                     false);
   }
 }
 
-ncclResult_t PointToPoint(bool is_send, void* data, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
-                          cudaStream_t stream) {
+ncclResult_t PointToPoint(bool is_send, void* data, size_t count, ncclDataType_t dtype, int peer,
+                          ncclComm_t comm, cudaStream_t stream) {
   if (comm == nullptr) return ncclInvalidArgument;
   std::shared_ptr<Comm> c = reinterpret_cast<Handle*>(comm)->comm;
   if (int s = c->state.load(); s != ncclSuccess) {
@@ -442,7 +497,8 @@ ncclResult_t PointToPoint(bool is_send, void* data, size_t count, ncclDataType_t
   for (auto& [pending, s] : t_group.p2p) {
     if (pending->comm == c) {
       if (s != stream) {
-        t_last_error = "the fake NCCL takes a group's point-to-point calls on one stream per communicator";
+        t_last_error =
+            "the fake NCCL takes a group's point-to-point calls on one stream per communicator";
         return ncclInvalidUsage;
       }
       call = pending;
@@ -466,8 +522,8 @@ ncclResult_t PointToPoint(bool is_send, void* data, size_t count, ncclDataType_t
   return ncclSuccess;
 }
 
-ncclResult_t Launch(ncclComm_t comm, int kind, const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                    ncclRedOp_t op, int root, cudaStream_t stream) {
+ncclResult_t Launch(ncclComm_t comm, int kind, const void* send, void* recv, size_t count,
+                    ncclDataType_t dtype, ncclRedOp_t op, int root, cudaStream_t stream) {
   if (comm == nullptr) return ncclInvalidArgument;
   std::shared_ptr<Comm> c = reinterpret_cast<Handle*>(comm)->comm;
   if (int s = c->state.load(); s != ncclSuccess) {
@@ -479,8 +535,12 @@ ncclResult_t Launch(ncclComm_t comm, int kind, const void* send, void* recv, siz
     return ncclInvalidArgument;
   }
   if (kind == 2 && (root < 0 || root >= c->nranks)) return ncclInvalidArgument;
-  auto call = std::make_shared<Call>(Call{c, Desc{kind, dtype, op, root, count}, static_cast<const uint8_t*>(send),
-                                          static_cast<uint8_t*>(recv), {}, {}});
+  auto call = std::make_shared<Call>(Call{c,
+                                          Desc{kind, dtype, op, root, count},
+                                          static_cast<const uint8_t*>(send),
+                                          static_cast<uint8_t*>(recv),
+                                          {},
+                                          {}});
   auto launch = [call, stream] { Enqueue(call, stream); };
   if (t_group.depth > 0) {
     t_group.launches.push_back(std::move(launch));
@@ -496,7 +556,8 @@ void Join(const std::shared_ptr<Comm>& c, IdBytes id) {
     return;
   }
   char name[64];
-  std::snprintf(name, sizeof(name), "/outrider-fake-nccl-%016llx", static_cast<unsigned long long>(id.nonce));
+  std::snprintf(name, sizeof(name), "/outrider-fake-nccl-%016llx",
+                static_cast<unsigned long long>(id.nonce));
   c->name = name;
   int fd = ::shm_open(name, O_RDWR | O_CREAT, 0600);
   if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(SegmentBytes(c->nranks))) != 0) {
@@ -526,8 +587,9 @@ void Join(const std::shared_ptr<Comm>& c, IdBytes id) {
   }
   for (int r = 0; r < c->nranks; ++r) {
     if (r != c->rank && c->uuid == c->seg->ranks[r].uuid) {
-      c->Fail(ncclInvalidUsage, "Duplicate GPU detected : rank " + std::to_string(c->rank) + " and rank " +
-                                    std::to_string(r) + " both on " + c->uuid,
+      c->Fail(ncclInvalidUsage,
+              "Duplicate GPU detected : rank " + std::to_string(c->rank) + " and rank " +
+                  std::to_string(r) + " both on " + c->uuid,
               false);
       return;
     }
@@ -554,15 +616,24 @@ FAKE_API ncclResult_t pncclGetUniqueId(ncclUniqueId* id) {
 
 FAKE_API const char* ncclGetErrorString(ncclResult_t r) {
   switch (r) {
-    case ncclSuccess: return "no error";
-    case ncclUnhandledCudaError: return "unhandled cuda error";
-    case ncclSystemError: return "unhandled system error";
-    case ncclInternalError: return "internal error";
-    case ncclInvalidArgument: return "invalid argument";
-    case ncclInvalidUsage: return "invalid usage";
-    case ncclRemoteError: return "remote process exited or there was a network error";
-    case ncclInProgress: return "NCCL operation in progress";
-    default: return "unknown result code";
+    case ncclSuccess:
+      return "no error";
+    case ncclUnhandledCudaError:
+      return "unhandled cuda error";
+    case ncclSystemError:
+      return "unhandled system error";
+    case ncclInternalError:
+      return "internal error";
+    case ncclInvalidArgument:
+      return "invalid argument";
+    case ncclInvalidUsage:
+      return "invalid usage";
+    case ncclRemoteError:
+      return "remote process exited or there was a network error";
+    case ncclInProgress:
+      return "NCCL operation in progress";
+    default:
+      return "unknown result code";
   }
 }
 
@@ -572,8 +643,8 @@ FAKE_API const char* ncclGetLastError(ncclComm_t comm) {
   return text.c_str();
 }
 
-FAKE_API ncclResult_t pncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUniqueId id, int rank,
-                                             ncclConfig_t* config) {
+FAKE_API ncclResult_t pncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUniqueId id,
+                                              int rank, ncclConfig_t* config) {
   IdBytes b;
   std::memcpy(&b, id.internal, sizeof(b));
   if (b.magic != kMagic || nranks < 1 || nranks > kMaxRanks || rank < 0 || rank >= nranks) {
@@ -587,7 +658,8 @@ FAKE_API ncclResult_t pncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclU
   }
   CUdevice dev = 0;
   CUuuid uuid{};
-  if ((*d)->cuCtxGetDevice(&dev) != CUDA_SUCCESS || (*d)->cuDeviceGetUuid(&uuid, dev) != CUDA_SUCCESS) {
+  if ((*d)->cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+      (*d)->cuDeviceGetUuid(&uuid, dev) != CUDA_SUCCESS) {
     t_last_error = "no current CUDA context";
     return ncclUnhandledCudaError;
   }
@@ -611,7 +683,9 @@ FAKE_API ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* err)
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t pncclCommFinalize(ncclComm_t comm) { return comm == nullptr ? ncclInvalidArgument : ncclSuccess; }
+FAKE_API ncclResult_t pncclCommFinalize(ncclComm_t comm) {
+  return comm == nullptr ? ncclInvalidArgument : ncclSuccess;
+}
 
 FAKE_API ncclResult_t pncclCommDestroy(ncclComm_t comm) {
   if (comm == nullptr) return ncclInvalidArgument;
@@ -660,33 +734,36 @@ FAKE_API ncclResult_t pncclGroupEnd() {
   return ncclSuccess;
 }
 
-FAKE_API ncclResult_t pncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclRedOp_t op,
-                                    ncclComm_t comm, cudaStream_t stream) {
+FAKE_API ncclResult_t pncclAllReduce(const void* send, void* recv, size_t count,
+                                     ncclDataType_t dtype, ncclRedOp_t op, ncclComm_t comm,
+                                     cudaStream_t stream) {
   return Launch(comm, 1, send, recv, count, dtype, op, 0, stream);
 }
 
-FAKE_API ncclResult_t pncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t dtype, int root,
-                                    ncclComm_t comm, cudaStream_t stream) {
+FAKE_API ncclResult_t pncclBroadcast(const void* send, void* recv, size_t count,
+                                     ncclDataType_t dtype, int root, ncclComm_t comm,
+                                     cudaStream_t stream) {
   return Launch(comm, 2, send, recv, count, dtype, ncclSum, root, stream);
 }
 
-FAKE_API ncclResult_t pncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t dtype, ncclComm_t comm,
-                                    cudaStream_t stream) {
+FAKE_API ncclResult_t pncclAllGather(const void* send, void* recv, size_t count,
+                                     ncclDataType_t dtype, ncclComm_t comm, cudaStream_t stream) {
   return Launch(comm, 3, send, recv, count, dtype, ncclSum, 0, stream);
 }
 
-FAKE_API ncclResult_t pncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t dtype,
-                                        ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+FAKE_API ncclResult_t pncclReduceScatter(const void* send, void* recv, size_t count,
+                                         ncclDataType_t dtype, ncclRedOp_t op, ncclComm_t comm,
+                                         cudaStream_t stream) {
   return Launch(comm, 4, send, recv, count, dtype, op, 0, stream);
 }
 
-FAKE_API ncclResult_t pncclSend(const void* send, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
-                               cudaStream_t stream) {
+FAKE_API ncclResult_t pncclSend(const void* send, size_t count, ncclDataType_t dtype, int peer,
+                                ncclComm_t comm, cudaStream_t stream) {
   return PointToPoint(true, const_cast<void*>(send), count, dtype, peer, comm, stream);
 }
 
-FAKE_API ncclResult_t pncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer, ncclComm_t comm,
-                               cudaStream_t stream) {
+FAKE_API ncclResult_t pncclRecv(void* recv, size_t count, ncclDataType_t dtype, int peer,
+                                ncclComm_t comm, cudaStream_t stream) {
   return PointToPoint(false, recv, count, dtype, peer, comm, stream);
 }
 
@@ -697,15 +774,16 @@ FAKE_API ncclResult_t pncclCommInitRank(ncclComm_t* out, int nranks, ncclUniqueI
   return pncclCommInitRankConfig(out, nranks, id, rank, nullptr);
 }
 
-FAKE_API ncclResult_t pncclBcast(void* buff, size_t count, ncclDataType_t dtype, int root, ncclComm_t comm,
-                                 cudaStream_t stream) {
+FAKE_API ncclResult_t pncclBcast(void* buff, size_t count, ncclDataType_t dtype, int root,
+                                 ncclComm_t comm, cudaStream_t stream) {
   return ncclBroadcast(buff, buff, count, dtype, root, comm, stream);
 }
 
 // As NCCL exports them: every entry strong as pnccl*, and weak as nccl* (so that a library put
 // before this one, with LD_PRELOAD, takes the nccl* names and still reaches these).
-#define FAKE_WEAK(name) \
-  extern "C" __attribute__((visibility("default"), weak, alias("pnccl" #name))) decltype(pnccl##name) nccl##name;
+#define FAKE_WEAK(name)                                  \
+  extern "C" __attribute__((visibility("default"), weak, \
+                            alias("pnccl" #name))) decltype(pnccl##name) nccl##name;
 FAKE_WEAK(GetVersion)
 FAKE_WEAK(GetUniqueId)
 FAKE_WEAK(CommInitRankConfig)

@@ -33,7 +33,8 @@ int PendingClient(const std::string& socket, Pipe* submitted, Report* report) {
   auto* x = static_cast<float*>(outrider_alloc(c, 1 << 16));
   x[0] = 3.5f;
   outrider_op_t h;
-  if (outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 1;
+  if (outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+    return 1;
   submitted->Send('s');
   report->wait_rc = outrider_wait(c, h, 1000);
   CopyText(report->wait_message, 256, outrider_last_error(c));
@@ -111,7 +112,8 @@ TEST(AgentDeathTest, KillingTheAgentAtRandomPointsNeverHangsClients) {
         int rc = OUTRIDER_OK;
         for (int i = 0; i < 1000000 && rc == OUTRIDER_OK; ++i) {
           outrider_op_t h;
-          rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+          rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM,
+                                  nullptr, &h);
           if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 1000);
           if (r == 0 && i == kill_after) progress.Send('k');
         }
@@ -126,7 +128,8 @@ TEST(AgentDeathTest, KillingTheAgentAtRandomPointsNeverHangsClients) {
     agent->Stop(SIGKILL);
     for (int r = 0; r < 2; ++r) {
       EXPECT_EQ(Reap(pids[r]), 0);
-      EXPECT_EQ(reports[r]->wait_rc, OUTRIDER_ERR_UNAVAILABLE) << "round " << round << ": " << reports[r]->wait_message;
+      EXPECT_EQ(reports[r]->wait_rc, OUTRIDER_ERR_UNAVAILABLE)
+          << "round " << round << ": " << reports[r]->wait_message;
     }
   }
 }

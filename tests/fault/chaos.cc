@@ -65,10 +65,14 @@ struct Board {
 enum class Fault { kTrainerKill, kTrainerStop, kAgentKill, kAgentStop };
 const char* FaultName(Fault f) {
   switch (f) {
-    case Fault::kTrainerKill: return "trainer SIGKILL";
-    case Fault::kTrainerStop: return "trainer SIGSTOP";
-    case Fault::kAgentKill: return "agent SIGKILL";
-    case Fault::kAgentStop: return "agent SIGSTOP";
+    case Fault::kTrainerKill:
+      return "trainer SIGKILL";
+    case Fault::kTrainerStop:
+      return "trainer SIGSTOP";
+    case Fault::kAgentKill:
+      return "agent SIGKILL";
+    case Fault::kAgentStop:
+      return "agent SIGSTOP";
   }
   return "?";
 }
@@ -122,10 +126,18 @@ class Cluster {
   }
   Status Start(int n) {
     harness::AgentProcessOptions a;
-    a.extra_args = {"--port", std::to_string(ports_[static_cast<size_t>(n)]), "--listen-address", "127.0.0.1",
-                    "--heartbeat-ms", std::to_string(o_.heartbeat_ms), "--peer-timeout-ms",
-                    std::to_string(o_.peer_timeout_ms), "--op-timeout-ms", std::to_string(o_.op_timeout_ms),
-                    "--rendezvous-timeout-ms", "8000"};
+    a.extra_args = {"--port",
+                    std::to_string(ports_[static_cast<size_t>(n)]),
+                    "--listen-address",
+                    "127.0.0.1",
+                    "--heartbeat-ms",
+                    std::to_string(o_.heartbeat_ms),
+                    "--peer-timeout-ms",
+                    std::to_string(o_.peer_timeout_ms),
+                    "--op-timeout-ms",
+                    std::to_string(o_.op_timeout_ms),
+                    "--rendezvous-timeout-ms",
+                    "8000"};
     agents_[static_cast<size_t>(n)].reset();
     auto p = harness::AgentProcess::Start(a);
     if (!p.ok()) return p.status().Annotate("starting the agent of node " + std::to_string(n));
@@ -154,7 +166,8 @@ struct JobLayout {
 
 // In a rank process: connects as `rank` of `job`; on failure records why and returns null.
 outrider_client_t* ConnectRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot) {
-  ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(cluster.port(job.nodes[0]))).c_str(), 1);
+  ::setenv("OUTRIDER_ROOT_ADDR",
+           ("127.0.0.1:" + std::to_string(cluster.port(job.nodes[0]))).c_str(), 1);
   ::setenv("OUTRIDER_JOB_TOKEN", job.token.c_str(), 1);
   std::string socket = cluster.agent(job.node_of(rank)).socket_path();
   outrider_connect_options_t o;
@@ -185,10 +198,12 @@ void Record(Slot* slot, outrider_client_t* c, int rc) {
 // A victim-job rank: a dense allreduce of a size that changes every step and a sparse allreduce
 // of random rows, both in flight at once, until an op fails. `trigger` is told when this rank has
 // completed `kill_after` steps.
-int VictimRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Pipe* trigger, int kill_after) {
+int VictimRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Pipe* trigger,
+               int kill_after) {
   outrider_client_t* c = ConnectRank(cluster, job, rank, slot);
   if (c == nullptr) return 0;
-  const uint64_t dense_max = std::max<uint64_t>(cluster.options().dense_max_bytes / sizeof(float), 256);
+  const uint64_t dense_max =
+      std::max<uint64_t>(cluster.options().dense_max_bytes / sizeof(float), 256);
   int dense_sizes = 1;  // 256 << (dense_sizes - 1) <= dense_max
   while ((uint64_t{256} << dense_sizes) <= dense_max) ++dense_sizes;
   auto* dense = static_cast<float*>(outrider_alloc(c, dense_max * sizeof(float)));
@@ -238,7 +253,8 @@ int VictimRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Pip
 
 // A rank of the second job: allreduces whose result it knows, until the step the harness names.
 // `ready` is told after its third op.
-int BystanderRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Board* board, Pipe* ready) {
+int BystanderRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, Board* board,
+                  Pipe* ready) {
   outrider_client_t* c = ConnectRank(cluster, job, rank, slot);
   if (c == nullptr) {
     ready->Send('x');
@@ -287,8 +303,8 @@ class Chaos {
   void Fail(int round, const Plan& p, const std::string& what) {
     ++failures_;
     std::fprintf(stderr, "round %d (%s of %s %d): %s\n", round, FaultName(p.fault),
-                 p.fault == Fault::kTrainerKill || p.fault == Fault::kTrainerStop ? "rank" : "node", p.target,
-                 what.c_str());
+                 p.fault == Fault::kTrainerKill || p.fault == Fault::kTrainerStop ? "rank" : "node",
+                 p.target, what.c_str());
   }
   std::vector<Plan> MakePlans();
   void RunRound(int round, const Plan& p);
@@ -343,7 +359,8 @@ void Chaos::RunRound(int round, const Plan& p) {
   bool trainer_fault = p.fault == Fault::kTrainerKill || p.fault == Fault::kTrainerStop;
   int fault_node = trainer_fault ? p.target / o_.ranks_per_node : p.target;
 
-  JobLayout victim{"victim-" + std::to_string(round), "v" + std::to_string(round), {}, o_.ranks_per_node};
+  JobLayout victim{
+      "victim-" + std::to_string(round), "v" + std::to_string(round), {}, o_.ranks_per_node};
   for (int n = 0; n < o_.nodes; ++n) victim.nodes.push_back(n);
   JobLayout steady{"steady-" + std::to_string(round), "s" + std::to_string(round), {}, 1};
   if (p.bystander) {
@@ -364,7 +381,8 @@ void Chaos::RunRound(int round, const Plan& p) {
   for (size_t i = 0; i < steady_pids.size(); ++i) {
     char ch = 0;
     if (!steady_ready.Receive(&ch, 30000) || ch != 'r') {
-      Fail(round, p, "the second job did not get going: " + std::string(board_->bystander[i].message));
+      Fail(round, p,
+           "the second job did not get going: " + std::string(board_->bystander[i].message));
       break;
     }
   }
@@ -374,24 +392,35 @@ void Chaos::RunRound(int round, const Plan& p) {
   std::vector<pid_t> pids;
   for (int r = 0; r < victim.world(); ++r) {
     pids.push_back(Spawn([&, r] {
-      return VictimRank(cluster_, victim, r, &board_->victim[r], r == trigger_rank ? &trigger : nullptr, p.kill_after);
+      return VictimRank(cluster_, victim, r, &board_->victim[r],
+                        r == trigger_rank ? &trigger : nullptr, p.kill_after);
     }));
   }
   char ch;
   bool triggered = trigger.Receive(&ch, 30000);
-  if (!triggered) Fail(round, p, "the victim job never reached its step " + std::to_string(p.kill_after));
+  if (!triggered)
+    Fail(round, p, "the victim job never reached its step " + std::to_string(p.kill_after));
   timespec pause{0, static_cast<long>(p.delay_us) * 1000};
   ::nanosleep(&pause, nullptr);
 
   std::vector<int> steady_ops_at_fault;
-  for (int r = 0; r < steady.world() && p.bystander; ++r) steady_ops_at_fault.push_back(board_->bystander[r].ops.load());
+  for (int r = 0; r < steady.world() && p.bystander; ++r)
+    steady_ops_at_fault.push_back(board_->bystander[r].ops.load());
   int64_t fault_ns = NowNs();
   pid_t agent_pid = cluster_.agent(fault_node).pid();
   switch (p.fault) {
-    case Fault::kTrainerKill: ::kill(pids[static_cast<size_t>(p.target)], SIGKILL); break;
-    case Fault::kTrainerStop: ::kill(pids[static_cast<size_t>(p.target)], SIGSTOP); break;
-    case Fault::kAgentKill: ::kill(agent_pid, SIGKILL); break;
-    case Fault::kAgentStop: ::kill(agent_pid, SIGSTOP); break;
+    case Fault::kTrainerKill:
+      ::kill(pids[static_cast<size_t>(p.target)], SIGKILL);
+      break;
+    case Fault::kTrainerStop:
+      ::kill(pids[static_cast<size_t>(p.target)], SIGSTOP);
+      break;
+    case Fault::kAgentKill:
+      ::kill(agent_pid, SIGKILL);
+      break;
+    case Fault::kAgentStop:
+      ::kill(agent_pid, SIGSTOP);
+      break;
   }
 
   // Survivors on other nodes first: with a stopped agent, ranks on its node end only once it dies.
@@ -399,7 +428,8 @@ void Chaos::RunRound(int round, const Plan& p) {
   for (int r = 0; r < victim.world(); ++r) {
     if (!(trainer_fault && r == p.target) && !on_fault_node(r)) Reap(pids[static_cast<size_t>(r)]);
   }
-  if (p.fault == Fault::kAgentKill || p.fault == Fault::kAgentStop) cluster_.agent(fault_node).Stop(SIGKILL);
+  if (p.fault == Fault::kAgentKill || p.fault == Fault::kAgentStop)
+    cluster_.agent(fault_node).Stop(SIGKILL);
   for (int r = 0; r < victim.world(); ++r) {
     if (!(trainer_fault && r == p.target) && on_fault_node(r)) Reap(pids[static_cast<size_t>(r)]);
   }
@@ -420,21 +450,24 @@ void Chaos::RunRound(int round, const Plan& p) {
     if (trainer_fault && r == p.target) continue;
     const Slot& s = board_->victim[r];
     bool same = on_fault_node(r);
-    std::string where = agent_fault ? (same ? "on the agent" : "other node") : (same ? "same node" : "other node");
+    std::string where =
+        agent_fault ? (same ? "on the agent" : "other node") : (same ? "same node" : "other node");
     int want_rc = OUTRIDER_ERR_PEER_LOST;
     std::string want_text = "rank " + std::to_string(p.target) + " (local rank";
     int bound = same ? o_.same_node_bound_ms : o_.remote_bound_ms;
     switch (p.fault) {
       case Fault::kTrainerKill:
         // A rank still connecting when the job failed on its node is refused, naming the dead rank.
-        if (s.rc == OUTRIDER_ERR_FAILED_PRECONDITION && std::strstr(s.message, "refused the connection") != nullptr) {
+        if (s.rc == OUTRIDER_ERR_FAILED_PRECONDITION &&
+            std::strstr(s.message, "refused the connection") != nullptr) {
           want_rc = s.rc;
         }
         break;
       case Fault::kTrainerStop:
         // The op times out; a node whose ranks then leave with another op unfinished may reach
         // some nodes first with PEER_LOST, which names the timeout it follows.
-        want_rc = s.rc == OUTRIDER_ERR_PEER_LOST ? OUTRIDER_ERR_PEER_LOST : OUTRIDER_ERR_DEADLINE_EXCEEDED;
+        want_rc = s.rc == OUTRIDER_ERR_PEER_LOST ? OUTRIDER_ERR_PEER_LOST
+                                                 : OUTRIDER_ERR_DEADLINE_EXCEEDED;
         bound = o_.op_timeout_ms + o_.remote_bound_ms;
         break;
       case Fault::kAgentKill:
@@ -449,7 +482,8 @@ void Chaos::RunRound(int round, const Plan& p) {
     if (agent_fault && same) {
       // Its own agent is gone: any error will do (the shim says UNAVAILABLE); a stopped agent's
       // ranks end only when the agent is killed, so their latency says nothing.
-      if (s.rc == OUTRIDER_OK) Fail(round, p, "rank " + std::to_string(r) + " on the faulted agent saw no error");
+      if (s.rc == OUTRIDER_OK)
+        Fail(round, p, "rank " + std::to_string(r) + " on the faulted agent saw no error");
       if (p.fault == Fault::kAgentStop) continue;
       want_rc = s.rc;
       want_text.clear();
@@ -461,16 +495,22 @@ void Chaos::RunRound(int round, const Plan& p) {
     }
     samples_.push_back({p.fault, where, p.bystander, ms});
     if (s.rc != want_rc) {
-      Fail(round, p, "rank " + std::to_string(r) + " got " + outrider_error_string(s.rc) + " instead of " +
-                         outrider_error_string(want_rc) + ": " + s.message);
+      Fail(round, p,
+           "rank " + std::to_string(r) + " got " + outrider_error_string(s.rc) + " instead of " +
+               outrider_error_string(want_rc) + ": " + s.message);
     } else if (!want_text.empty() && std::strstr(s.message, want_text.c_str()) == nullptr) {
-      Fail(round, p, "rank " + std::to_string(r) + "'s error does not name '" + want_text + "': " + s.message);
+      Fail(
+          round, p,
+          "rank " + std::to_string(r) + "'s error does not name '" + want_text + "': " + s.message);
     }
     if (ms > bound) {
-      Fail(round, p, "rank " + std::to_string(r) + " (" + where + ") learned after " + std::to_string(ms) +
-                         " ms (bound " + std::to_string(bound) + " ms): " + s.message);
+      Fail(round, p,
+           "rank " + std::to_string(r) + " (" + where + ") learned after " + std::to_string(ms) +
+               " ms (bound " + std::to_string(bound) + " ms): " + s.message);
     }
-    if (o_.verbose) std::fprintf(stderr, "round %d rank %d %s %.2f ms: %s\n", round, r, where.c_str(), ms, s.message);
+    if (o_.verbose)
+      std::fprintf(stderr, "round %d rank %d %s %.2f ms: %s\n", round, r, where.c_str(), ms,
+                   s.message);
   }
 
   // The second job: no error, no wrong result, and it kept going after the fault.
@@ -479,18 +519,26 @@ void Chaos::RunRound(int round, const Plan& p) {
     for (int r = 0; r < steady.world(); ++r) {
       int at_fault = steady_ops_at_fault[static_cast<size_t>(r)];
       progressed = testing::WaitUntil(
-          [&] { return board_->bystander[r].ops.load() >= at_fault + 3 || board_->bystander[r].rc != 0; }, 10000);
+          [&] {
+            return board_->bystander[r].ops.load() >= at_fault + 3 || board_->bystander[r].rc != 0;
+          },
+          10000);
       if (!progressed) break;
     }
     // Ranks of an allreduce are at most one step apart: two steps past the furthest, all stop.
     int furthest = 0;
-    for (int r = 0; r < steady.world(); ++r) furthest = std::max(furthest, board_->bystander[r].ops.load());
+    for (int r = 0; r < steady.world(); ++r)
+      furthest = std::max(furthest, board_->bystander[r].ops.load());
     board_->bystander_stop_step.store(furthest + 2);
     for (pid_t pid : steady_pids) Reap(pid);
     for (int r = 0; r < steady.world(); ++r) {
       const Slot& s = board_->bystander[r];
-      if (s.rc != OUTRIDER_OK) Fail(round, p, "second job's rank " + std::to_string(r) + " failed: " + s.message);
-      if (s.wrong != 0) Fail(round, p, "second job's rank " + std::to_string(r) + " got " + std::to_string(s.wrong) + " wrong results");
+      if (s.rc != OUTRIDER_OK)
+        Fail(round, p, "second job's rank " + std::to_string(r) + " failed: " + s.message);
+      if (s.wrong != 0)
+        Fail(round, p,
+             "second job's rank " + std::to_string(r) + " got " + std::to_string(s.wrong) +
+                 " wrong results");
     }
     if (!progressed) Fail(round, p, "the second job stopped making progress after the fault");
   }
@@ -501,12 +549,14 @@ bool Chaos::AgentsAlive() {
   for (int n = 0; n < o_.nodes; ++n) {
     siginfo_t info{};
     pid_t pid = cluster_.agent(n).pid();
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid) {
       ++failures_;
       std::string log = cluster_.agent(n).ReadLog();
       if (log.size() > 6000) log = log.substr(log.size() - 6000);
       std::fprintf(stderr, "node %d's agent died (%s %d); its log ends:\n%s\n", n,
-                   info.si_code == CLD_EXITED ? "exit status" : "signal", info.si_status, log.c_str());
+                   info.si_code == CLD_EXITED ? "exit status" : "signal", info.si_status,
+                   log.c_str());
       return false;
     }
   }
@@ -521,7 +571,8 @@ void Chaos::CheckAgents(int round, const Plan& p, bool baseline) {
       // The round's clients are gone, but the agent may still be closing their sessions: the
       // baseline is the count once it has not dropped for 300 ms.
       int settled = CountOpenFds(pid);
-      while (testing::WaitUntil([&] { return CountOpenFds(pid) < settled; }, 300)) settled = CountOpenFds(pid);
+      while (testing::WaitUntil([&] { return CountOpenFds(pid) < settled; }, 300))
+        settled = CountOpenFds(pid);
       fd_baseline_[un] = settled;
       rss_first_[un] = rss_last_[un] = rss_max_[un] = RssKiB(pid);
       continue;
@@ -533,8 +584,9 @@ void Chaos::CheckAgents(int round, const Plan& p, bool baseline) {
     if (!testing::WaitUntil([&] { return CountOpenFds(pid) <= want; }, 5000)) {
       int have = CountOpenFds(pid);
       fds_max_over_[un] = std::max(fds_max_over_[un], have - want);
-      Fail(round, p, "node " + std::to_string(n) + "'s agent holds " + std::to_string(have) + " fds, " +
-                         std::to_string(want) + " before");
+      Fail(round, p,
+           "node " + std::to_string(n) + "'s agent holds " + std::to_string(have) + " fds, " +
+               std::to_string(want) + " before");
     }
     rss_last_[un] = RssKiB(pid);
     rss_max_[un] = std::max(rss_max_[un], rss_last_[un]);
@@ -572,20 +624,22 @@ int Chaos::Run() {
       fd_baseline_[static_cast<size_t>(p.target)] = -1;
     }
     if ((i + 1) % 10 == 0) {
-      std::fprintf(stderr, "[chaos] %zu/%zu rounds, %d failures, %.0f s\n", i + 1, plans.size(), failures_,
-                   static_cast<double>(NowNs() - start) / 1e9);
+      std::fprintf(stderr, "[chaos] %zu/%zu rounds, %d failures, %.0f s\n", i + 1, plans.size(),
+                   failures_, static_cast<double>(NowNs() - start) / 1e9);
     }
   }
   for (int n = 0; n < o_.nodes; ++n) {
     auto un = static_cast<size_t>(n);
     if (rss_last_[un] - rss_first_[un] > long{o_.rss_slack_mib} * 1024) {
       ++failures_;
-      std::fprintf(stderr, "node %d's agent grew from %ld KiB to %ld KiB RSS\n", n, rss_first_[un], rss_last_[un]);
+      std::fprintf(stderr, "node %d's agent grew from %ld KiB to %ld KiB RSS\n", n, rss_first_[un],
+                   rss_last_[un]);
     }
   }
   Report();
   std::printf("%d rounds, %d agent restarts, %.0f s: %s\n", rounds_, restarts_,
-              static_cast<double>(NowNs() - start) / 1e9, failures_ == 0 ? "all checks passed" : "FAILED");
+              static_cast<double>(NowNs() - start) / 1e9,
+              failures_ == 0 ? "all checks passed" : "FAILED");
   if (failures_ != 0) std::printf("%d failed checks (listed on stderr)\n", failures_);
   return failures_ == 0 ? 0 : 1;
 }
@@ -600,13 +654,16 @@ void Chaos::Report() {
   // Groups by fault, where the survivor ran, and whether the second job ran.
   std::map<std::string, std::vector<double>> groups;
   for (const Sample& s : samples_) {
-    groups[std::string(FaultName(s.fault)) + " | " + s.where + " | " + (s.bystander ? "2 jobs" : "1 job")].push_back(s.ms);
+    groups[std::string(FaultName(s.fault)) + " | " + s.where + " | " +
+           (s.bystander ? "2 jobs" : "1 job")]
+        .push_back(s.ms);
   }
   std::printf("error latency of surviving ranks, ms (fault | survivor | jobs on the agents)\n");
   std::printf("%-44s %6s %8s %8s %8s %8s %8s\n", "", "n", "min", "median", "p90", "p99", "max");
   for (auto& [name, v] : groups) {
-    std::printf("%-44s %6zu %8.2f %8.2f %8.2f %8.2f %8.2f\n", name.c_str(), v.size(), *std::min_element(v.begin(), v.end()),
-                Percentile(v, 0.5), Percentile(v, 0.9), Percentile(v, 0.99), *std::max_element(v.begin(), v.end()));
+    std::printf("%-44s %6zu %8.2f %8.2f %8.2f %8.2f %8.2f\n", name.c_str(), v.size(),
+                *std::min_element(v.begin(), v.end()), Percentile(v, 0.5), Percentile(v, 0.9),
+                Percentile(v, 0.99), *std::max_element(v.begin(), v.end()));
   }
   std::printf("agents (node: fds at baseline, RSS KiB first -> last, max)\n");
   for (int n = 0; n < o_.nodes; ++n) {
@@ -615,16 +672,18 @@ void Chaos::Report() {
       std::printf("  node %d: restarted in the last round\n", n);
       continue;
     }
-    std::printf("  node %d: %d fds, RSS %ld -> %ld KiB (max %ld)\n", n, fd_baseline_[un], rss_first_[un], rss_last_[un],
-                rss_max_[un]);
+    std::printf("  node %d: %d fds, RSS %ld -> %ld KiB (max %ld)\n", n, fd_baseline_[un],
+                rss_first_[un], rss_last_[un], rss_max_[un]);
   }
   if (o_.json.empty()) return;
   std::ofstream out(o_.json);
   out << "{\"rounds\": " << rounds_ << ", \"failures\": " << failures_ << ", \"groups\": {";
   bool first = true;
   for (auto& [name, v] : groups) {
-    out << (first ? "" : ", ") << "\"" << name << "\": {\"n\": " << v.size() << ", \"min\": " << *std::min_element(v.begin(), v.end())
-        << ", \"median\": " << Percentile(v, 0.5) << ", \"p90\": " << Percentile(v, 0.9) << ", \"p99\": " << Percentile(v, 0.99)
+    out << (first ? "" : ", ") << "\"" << name << "\": {\"n\": " << v.size()
+        << ", \"min\": " << *std::min_element(v.begin(), v.end())
+        << ", \"median\": " << Percentile(v, 0.5) << ", \"p90\": " << Percentile(v, 0.9)
+        << ", \"p99\": " << Percentile(v, 0.99)
         << ", \"max\": " << *std::max_element(v.begin(), v.end()) << "}";
     first = false;
   }
@@ -638,34 +697,62 @@ int main(int argc, char** argv) {
   using outrider::chaos::Options;
   Options o;
   CLI::App app{
-      "outrider-chaos: injects faults (SIGKILL and SIGSTOP of trainers and agents) at random moments into a job\n"
-      "with mixed dense and sparse traffic on emulated nodes (one agent per node on loopback), with a second job\n"
-      "on the same agents; checks every survivor's error (code, named rank or node, latency), that the second\n"
-      "job sees no error and no wrong result, and that agent fds and RSS stay flat. Exits 1 on any failed check."};
-  app.add_option("--nodes", o.nodes, "emulated nodes (agents)")->check(CLI::Range(2, 8))->capture_default_str();
-  app.add_option("--ranks-per-node", o.ranks_per_node, "victim job's ranks per node")->check(CLI::Range(1, 8))->capture_default_str();
-  app.add_option("--kills", o.kills, "rounds that SIGKILL a trainer")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--trainer-stops", o.trainer_stops, "rounds that SIGSTOP a trainer (the others fail after --op-timeout-ms)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--agent-kills", o.agent_kills, "rounds that SIGKILL an agent (then restart it)")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--agent-stops", o.agent_stops, "rounds that SIGSTOP an agent (then kill and restart it)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--seed", o.seed, "random seed (targets, moments, order)")->capture_default_str();
-  app.add_option("--same-node-bound-ms", o.same_node_bound_ms, "a killed trainer's node-mates must fail within this")->capture_default_str();
-  app.add_option("--remote-bound-ms", o.remote_bound_ms, "ranks on other nodes must fail within this (plus the op or peer timeout for stops)")
+      "outrider-chaos: injects faults (SIGKILL and SIGSTOP of trainers and agents) at random "
+      "moments into a job\n"
+      "with mixed dense and sparse traffic on emulated nodes (one agent per node on loopback), "
+      "with a second job\n"
+      "on the same agents; checks every survivor's error (code, named rank or node, latency), that "
+      "the second\n"
+      "job sees no error and no wrong result, and that agent fds and RSS stay flat. Exits 1 on any "
+      "failed check."};
+  app.add_option("--nodes", o.nodes, "emulated nodes (agents)")
+      ->check(CLI::Range(2, 8))
       ->capture_default_str();
-  app.add_option("--op-timeout-ms", o.op_timeout_ms, "the agents' --op-timeout-ms")->check(CLI::Range(100, 60000))->capture_default_str();
-  app.add_option("--peer-timeout-ms", o.peer_timeout_ms, "the agents' --peer-timeout-ms")->check(CLI::Range(100, 60000))->capture_default_str();
-  app.add_option("--rss-slack-mib", o.rss_slack_mib, "RSS an agent may gain over the run")->capture_default_str();
+  app.add_option("--ranks-per-node", o.ranks_per_node, "victim job's ranks per node")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  app.add_option("--kills", o.kills, "rounds that SIGKILL a trainer")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--trainer-stops", o.trainer_stops,
+                 "rounds that SIGSTOP a trainer (the others fail after --op-timeout-ms)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--agent-kills", o.agent_kills, "rounds that SIGKILL an agent (then restart it)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--agent-stops", o.agent_stops,
+                 "rounds that SIGSTOP an agent (then kill and restart it)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed (targets, moments, order)")->capture_default_str();
+  app.add_option("--same-node-bound-ms", o.same_node_bound_ms,
+                 "a killed trainer's node-mates must fail within this")
+      ->capture_default_str();
+  app.add_option(
+         "--remote-bound-ms", o.remote_bound_ms,
+         "ranks on other nodes must fail within this (plus the op or peer timeout for stops)")
+      ->capture_default_str();
+  app.add_option("--op-timeout-ms", o.op_timeout_ms, "the agents' --op-timeout-ms")
+      ->check(CLI::Range(100, 60000))
+      ->capture_default_str();
+  app.add_option("--peer-timeout-ms", o.peer_timeout_ms, "the agents' --peer-timeout-ms")
+      ->check(CLI::Range(100, 60000))
+      ->capture_default_str();
+  app.add_option("--rss-slack-mib", o.rss_slack_mib, "RSS an agent may gain over the run")
+      ->capture_default_str();
   app.add_option("--dense-max-bytes", o.dense_max_bytes,
-                 "largest dense allreduce of the victim job (sizes double from 1 KiB up to it); large ones keep "
+                 "largest dense allreduce of the victim job (sizes double from 1 KiB up to it); "
+                 "large ones keep "
                  "sends in flight when an agent is killed")
-      ->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 30))->capture_default_str();
+      ->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 30))
+      ->capture_default_str();
   app.add_option("--json", o.json, "also write the latency distribution here");
   app.add_flag("--verbose", o.verbose, "print every survivor's error and latency");
   CLI11_PARSE(app, argc, argv);
   if (o.nodes * o.ranks_per_node > outrider::chaos::kMaxRanks) {
-    std::fprintf(stderr, "--nodes x --ranks-per-node must be at most %d\n", outrider::chaos::kMaxRanks);
+    std::fprintf(stderr, "--nodes x --ranks-per-node must be at most %d\n",
+                 outrider::chaos::kMaxRanks);
     return 2;
   }
   ::signal(SIGPIPE, SIG_IGN);

@@ -61,7 +61,8 @@ TEST_F(ClientDeathTest, PendingCollectiveFailsWithPeerLostNamingTheRank) {
     outrider_client_t* c = ConnectOrExit(socket, "victim-job", 0, 2);
     auto* x = static_cast<float*>(outrider_alloc(c, 64));
     outrider_op_t h;
-    if (outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 1;
+    if (outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+      return 1;
     survivor_submitted.Send('s');
     report->rc = outrider_wait(c, h, 1000);  // must end well before this deadline
     CopyText(report->message, sizeof(report->message), outrider_last_error(c));
@@ -121,7 +122,8 @@ TEST_F(ClientDeathTest, KillingAClientAtRandomPointsNeverHangsTheOthers) {
         int done = 0;
         for (int i = 0; i < 100000 && rc == OUTRIDER_OK; ++i) {
           outrider_op_t h;
-          rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+          rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM,
+                                  nullptr, &h);
           if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 1000);
           if (rc == OUTRIDER_OK) ++done;
           if (r == victim_rank && done == kill_after) progress.Send('k');
@@ -140,7 +142,8 @@ TEST_F(ClientDeathTest, KillingAClientAtRandomPointsNeverHangsTheOthers) {
       int status = Reap(pids[r]);
       if (r == victim_rank) continue;
       EXPECT_EQ(status, 0);
-      EXPECT_EQ(reports[r]->rc, OUTRIDER_ERR_PEER_LOST) << "round " << round << " rank " << r << ": " << reports[r]->message;
+      EXPECT_EQ(reports[r]->rc, OUTRIDER_ERR_PEER_LOST)
+          << "round " << round << " rank " << r << ": " << reports[r]->message;
       EXPECT_THAT(reports[r]->message, HasSubstr("local rank " + std::to_string(victim_rank)));
     }
   }

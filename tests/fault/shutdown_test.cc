@@ -18,13 +18,18 @@ constexpr int kStopBoundMs = 1000;
 class ShutdownTest : public MultiNodeTest {
  protected:
   // /healthz of node n's agent answers 200.
-  void ExpectHealthy(int n) { EXPECT_EQ(HttpStatus(http_ports_[static_cast<size_t>(n)], "/healthz"), 200) << "node " << n; }
+  void ExpectHealthy(int n) {
+    EXPECT_EQ(HttpStatus(http_ports_[static_cast<size_t>(n)], "/healthz"), 200) << "node " << n;
+  }
   // SIGTERM to node n's agent: it exits with status 0 within kStopBoundMs.
   void ExpectPromptStop(int n) {
     auto start = std::chrono::steady_clock::now();
     int status = agents_[static_cast<size_t>(n)]->Stop(SIGTERM, 10000);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "node " << n << "'s agent: wait status " << status;
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "node " << n << "'s agent: wait status " << status;
     EXPECT_LT(ms, kStopBoundMs) << "node " << n << "'s agent took " << ms << " ms to stop";
   }
 };
@@ -51,7 +56,8 @@ TEST_F(ShutdownTest, WhileAnOpWaitsForALocalRank) {
     outrider_client_t* c = ConnectOrExit(socket, "waiting", 0, 2);
     auto* x = static_cast<float*>(outrider_alloc(c, 64));
     outrider_op_t h;
-    if (outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 1;
+    if (outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+      return 1;
     submitted.Send('s');
     int rc = outrider_wait(c, h, 20000);
     outrider_disconnect(c);
@@ -75,7 +81,8 @@ TEST_F(ShutdownTest, WhileAClientFloodsItsSubmissionRing) {
     outrider_client_t* c = ConnectOrExit(socket, "flood", 0, 2);
     auto* x = static_cast<float*>(outrider_alloc(c, 64));
     bool told = false;
-    for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20); std::chrono::steady_clock::now() < end;) {
+    for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+         std::chrono::steady_clock::now() < end;) {
       outrider_op_t h;
       int rc = outrider_allreduce(c, x, x, 16, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
       if (rc == OUTRIDER_ERR_UNAVAILABLE) break;  // the agent is gone
@@ -110,7 +117,9 @@ TEST_F(ShutdownTest, WhileARendezvousWaitsForANodeThatNeverComes) {
   });
   char ch;
   ASSERT_TRUE(connecting.Receive(&ch, 10000));
-  ASSERT_TRUE(WaitUntil([&] { return HttpGet(http_ports_[1], "/status").find("lonely") != std::string::npos; }, 10000));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return HttpGet(http_ports_[1], "/status").find("lonely") != std::string::npos; },
+      10000));
   ExpectHealthy(0);
   ExpectHealthy(1);
   ExpectPromptStop(1);

@@ -54,7 +54,8 @@ void Send(size_t bytes) {
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
   p.cb.send = OnSendDone;
-  ucs_status_ptr_t r = ucp_am_send_nbx(g_side->ep, kAmId, nullptr, 0, g_side->buffer.data(), bytes, &p);
+  ucs_status_ptr_t r =
+      ucp_am_send_nbx(g_side->ep, kAmId, nullptr, 0, g_side->buffer.data(), bytes, &p);
   if (r == nullptr) {
     ++g_side->sends_done;
   } else if (UCS_PTR_IS_ERR(r)) {
@@ -92,7 +93,8 @@ void SetUpSide(int peer) {
   wp.thread_mode = UCS_THREAD_MODE_SINGLE;
   if (ucp_worker_create(side.context, &wp, &side.worker) != UCS_OK) std::_Exit(72);
   ucp_am_handler_param_t hp{};
-  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
   hp.id = kAmId;
   hp.cb = OnMessage;
   hp.flags = UCP_AM_FLAG_WHOLE_MSG;
@@ -100,13 +102,15 @@ void SetUpSide(int peer) {
   ucp_address_t* address = nullptr;
   size_t length = 0;
   if (ucp_worker_get_address(side.worker, &address, &length) != UCS_OK) std::_Exit(74);
-  OUTRIDER_CHECK(::send(peer, address, length, 0) == static_cast<ssize_t>(length));  // a seqpacket: one message
+  OUTRIDER_CHECK(::send(peer, address, length, 0) ==
+                 static_cast<ssize_t>(length));  // a seqpacket: one message
   ucp_worker_release_address(side.worker, address);
   std::vector<char> other(4096);
   ssize_t n = ::recv(peer, other.data(), other.size(), 0);
   if (n <= 0) std::_Exit(75);
   ucp_ep_params_t ep{};
-  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                  UCP_EP_PARAM_FIELD_ERR_HANDLER;
   ep.address = reinterpret_cast<const ucp_address_t*>(other.data());
   ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep.err_handler.cb = OnEpError;
@@ -155,7 +159,9 @@ TEST(UcxPeerDeathTest, ASendPartlyWrittenToAPeerThatIsKilledFailsWithoutTakingTh
     Get(to_survivor[0]);  // the victim is dead
     ProgressFor(2000);
     // Survived: the endpoint reported the error and every send completed, failed.
-    std::_Exit(g_side->ep_error && g_side->sends_done == kMessages + 1 && g_side->send_errors > 0 ? 0 : 90);
+    std::_Exit(g_side->ep_error && g_side->sends_done == kMessages + 1 && g_side->send_errors > 0
+                   ? 0
+                   : 90);
   }
   ASSERT_EQ(Get(from_survivor[0]), 'p');
   ASSERT_EQ(::kill(victim, SIGKILL), 0);

@@ -4,6 +4,7 @@
 // agent's host path: the CPU reference); and agent death mid-op, which must release the stream.
 // Without a usable driver and GPU every test skips, saying why in one line. OUTRIDER_CUDA_DRIVER
 // may name another driver library (the fake one: how the matrix itself is checked without a GPU).
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
 
@@ -15,10 +16,8 @@
 #include <tuple>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
+#include "loaders/cuda/driver.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -33,8 +32,8 @@ std::string NoGpu() {
   return "";
 }
 
-#define SKIP_WITHOUT_GPU()                                  \
-  do {                                                      \
+#define SKIP_WITHOUT_GPU()                                                          \
+  do {                                                                              \
     if (std::string why = NoGpu(); !why.empty()) GTEST_SKIP() << "no GPU: " << why; \
   } while (0)
 
@@ -45,7 +44,8 @@ const cuda::Driver& TrainerCuda(const std::string& mode) {
   if (!d.ok()) std::_Exit(80);
   CUdevice dev = 0;
   CUcontext ctx = nullptr;
-  if ((*d)->cuDeviceGet(&dev, 0) != CUDA_SUCCESS || (*d)->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+  if ((*d)->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+      (*d)->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
       (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
     std::_Exit(81);
   }
@@ -56,10 +56,14 @@ const cuda::Driver& TrainerCuda(const std::string& mode) {
 enum class Kind { kCudaMalloc, kCudaMallocOffset, kCuMem, kExpandable };
 const char* KindName(Kind k) {
   switch (k) {
-    case Kind::kCudaMalloc: return "cudaMalloc";
-    case Kind::kCudaMallocOffset: return "cudaMallocAtOffset";
-    case Kind::kCuMem: return "cuMem";
-    case Kind::kExpandable: return "expandableSegment";
+    case Kind::kCudaMalloc:
+      return "cudaMalloc";
+    case Kind::kCudaMallocOffset:
+      return "cudaMallocAtOffset";
+    case Kind::kCuMem:
+      return "cuMem";
+    case Kind::kExpandable:
+      return "expandableSegment";
   }
   return "?";
 }
@@ -79,7 +83,9 @@ CUdeviceptr DeviceBuffer(const cuda::Driver& d, Kind k, size_t bytes) {
   prop.location.id = 0;
   prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   size_t gran = 0;
-  if (d.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS) std::_Exit(83);
+  if (d.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) !=
+      CUDA_SUCCESS)
+    std::_Exit(83);
   size_t piece = (bytes + gran - 1) / gran * gran;
   int pieces = k == Kind::kExpandable ? 2 : 1;
   CUdeviceptr base = 0;
@@ -117,7 +123,8 @@ TEST_P(GpuAcceptTest, AllreduceOfDeviceBuffersIsBitwiseTheHostResult) {
   auto agent = StartAgent();
   ASSERT_NE(agent, nullptr);
   constexpr size_t kCount = (size_t{4} << 20) / 4 + 7;  // 4 MiB and a ragged tail
-  std::string job = std::string("accept-") + KindName(kind) + "-" + mode + "-" + std::to_string(trainers);
+  std::string job =
+      std::string("accept-") + KindName(kind) + "-" + mode + "-" + std::to_string(trainers);
   std::vector<pid_t> pids;
   for (int r = 0; r < trainers; ++r) {
     pids.push_back(Spawn([&, r] {
@@ -146,7 +153,8 @@ TEST_P(GpuAcceptTest, AllreduceOfDeviceBuffersIsBitwiseTheHostResult) {
       void* host = outrider_alloc(c, kCount * 4);
       if (host == nullptr) return 94;
       std::memcpy(host, in.data(), kCount * 4);
-      if (outrider_allreduce(c, host, host, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK ||
+      if (outrider_allreduce(c, host, host, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) !=
+              OUTRIDER_OK ||
           outrider_wait(c, h, 30000) != OUTRIDER_OK) {
         return 95;
       }
@@ -167,9 +175,11 @@ std::string CellName(const ::testing::TestParamInfo<Cell>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, GpuAcceptTest,
-                         ::testing::Combine(::testing::Values(Kind::kCudaMalloc, Kind::kCudaMallocOffset, Kind::kCuMem,
+                         ::testing::Combine(::testing::Values(Kind::kCudaMalloc,
+                                                              Kind::kCudaMallocOffset, Kind::kCuMem,
                                                               Kind::kExpandable),
-                                            ::testing::Values("staging", "ipc"), ::testing::Values(2, 4)),
+                                            ::testing::Values("staging", "ipc"),
+                                            ::testing::Values(2, 4)),
                          CellName);
 
 class GpuAgentDeathTest : public ::testing::TestWithParam<std::string> {};
@@ -185,7 +195,8 @@ TEST_P(GpuAgentDeathTest, AgentKilledMidOpReleasesTheStreamWithinASecond) {
   struct Times {
     uint64_t killed_ns, released_ns;  // CLOCK_MONOTONIC, the same in both processes
   };
-  auto* t = static_cast<Times*>(::mmap(nullptr, sizeof(Times), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  auto* t = static_cast<Times*>(
+      ::mmap(nullptr, sizeof(Times), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(t, MAP_FAILED);
   pid_t trainer = Spawn([&] {
     const cuda::Driver& d = TrainerCuda(mode);
@@ -198,12 +209,15 @@ TEST_P(GpuAgentDeathTest, AgentKilledMidOpReleasesTheStreamWithinASecond) {
     o.cuda_stream = s;
     outrider_op_t h = 0;
     void* p = reinterpret_cast<void*>(buf);
-    if (outrider_allreduce(c, p, p, (1 << 20) / 4, OUTRIDER_F32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK) return 89;
+    if (outrider_allreduce(c, p, p, (1 << 20) / 4, OUTRIDER_F32, OUTRIDER_SUM, &o, &h) !=
+        OUTRIDER_OK)
+      return 89;
     submitted.Send('s');
     // No call into the shim: the stream must go on by itself. Polled (1 ms), not synchronized:
     // a stream that never goes on fails the test instead of hanging it.
     uint64_t give_up = ipc::MonotonicNs() + uint64_t{10'000'000'000};
-    while (d.cuStreamQuery(s) == CUDA_ERROR_NOT_READY && ipc::MonotonicNs() < give_up) ipc::WaitReadable(-1, -1, 1);
+    while (d.cuStreamQuery(s) == CUDA_ERROR_NOT_READY && ipc::MonotonicNs() < give_up)
+      ipc::WaitReadable(-1, -1, 1);
     if (d.cuStreamQuery(s) != CUDA_SUCCESS) return 90;
     t->released_ns = ipc::MonotonicNs();
     released.Send('r');

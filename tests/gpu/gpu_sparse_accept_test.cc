@@ -6,6 +6,10 @@
 // Without a usable driver and GPU, or without the library, every test skips saying why. With
 // $OUTRIDER_CUDA_DRIVER and $OUTRIDER_GPU_SPARSE_LIBRARY naming the fake driver and the host
 // build, the same tests run without a GPU (CI keeps them working; their times mean nothing).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <thrust/system/cpp/execution_policy.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,10 +19,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <dlfcn.h>
-#include <gtest/gtest.h>
-#include <thrust/system/cpp/execution_policy.h>
 
 #include "agent/engine/sparse/rows.h"
 #include "agent/memory/gpu_sparse/coalesce_rows.h"
@@ -41,7 +41,8 @@ std::string LibraryPath() {
 std::string NoGpu() {
   const char* other = std::getenv("OUTRIDER_CUDA_DRIVER");
   if (other != nullptr && *other != '\0' && LibraryPath() == GPU_SPARSE_LIBRARY) {
-    return std::string("OUTRIDER_CUDA_DRIVER is set (") + other + "): the library's CUDA runtime needs the real driver";
+    return std::string("OUTRIDER_CUDA_DRIVER is set (") + other +
+           "): the library's CUDA runtime needs the real driver";
   }
   // Asked in a throwaway child: this process forks trainers, and CUDA is unusable in a child
   // forked after cuInit.
@@ -68,11 +69,13 @@ std::string LoadLibrary(Library* lib) {
   lib->values = reinterpret_cast<decltype(lib->values)>(::dlsym(h, "outrider_gpu_coalesce_values"));
   lib->free = reinterpret_cast<decltype(lib->free)>(::dlsym(h, "outrider_gpu_coalesce_free"));
   lib->error = reinterpret_cast<decltype(lib->error)>(::dlsym(h, "outrider_gpu_sparse_error"));
-  return lib->coalesce && lib->ids && lib->values && lib->free && lib->error ? "" : "the library lacks an entry";
+  return lib->coalesce && lib->ids && lib->values && lib->free && lib->error
+             ? ""
+             : "the library lacks an entry";
 }
 
-#define SKIP_WITHOUT_GPU_OR_LIBRARY(lib)                                                           \
-  if (std::string why = NoGpu(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;                  \
+#define SKIP_WITHOUT_GPU_OR_LIBRARY(lib)                                          \
+  if (std::string why = NoGpu(); !why.empty()) GTEST_SKIP() << "no GPU: " << why; \
   if (std::string why = LoadLibrary(&lib); !why.empty()) GTEST_SKIP() << "no library: " << why
 
 // Runs `body` in a forked child that reports its own failures: this process never initializes
@@ -109,7 +112,8 @@ Case<Id> MakeCase(uint64_t n, uint64_t dim, uint64_t distinct, bool sorted, uint
   std::mt19937_64 rng(seed);
   Case<Id> c{std::vector<Id>(n), std::vector<float>(n * dim), dim};
   for (uint64_t i = 0; i < n; ++i) c.ids[i] = static_cast<Id>(sorted ? i : rng() % distinct);
-  for (auto& v : c.vals) v = std::ldexp(static_cast<float>(rng() % 1000) - 500.0f, static_cast<int>(rng() % 40) - 20);
+  for (auto& v : c.vals)
+    v = std::ldexp(static_cast<float>(rng() % 1000) - 500.0f, static_cast<int>(rng() % 40) - 20);
   return c;
 }
 
@@ -124,13 +128,14 @@ double CheckOnGpu(const cuda::Driver& d, const Library& lib, const Case<Id>& c) 
   EXPECT_EQ(d.cuMemAlloc(&ids, n * sizeof(Id) + 8), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemAlloc(&vals, n * c.dim * 4 + 8), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemcpyHtoDAsync(ids, c.ids.data(), n * sizeof(Id), s), CUDA_SUCCESS);
-  if (c.dim > 0) EXPECT_EQ(d.cuMemcpyHtoDAsync(vals, c.vals.data(), n * c.dim * 4, s), CUDA_SUCCESS);
+  if (c.dim > 0)
+    EXPECT_EQ(d.cuMemcpyHtoDAsync(vals, c.vals.data(), n * c.dim * 4, s), CUDA_SUCCESS);
   EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
   uint64_t counts[2] = {~0ull, ~0ull};
   void* h = nullptr;
   auto t0 = std::chrono::steady_clock::now();
-  int rc = lib.coalesce(reinterpret_cast<void*>(ids), sizeof(Id), reinterpret_cast<const float*>(vals), n, c.dim, s,
-                        counts, &h);
+  int rc = lib.coalesce(reinterpret_cast<void*>(ids), sizeof(Id),
+                        reinterpret_cast<const float*>(vals), n, c.dim, s, counts, &h);
   EXPECT_EQ(rc, 0) << lib.error(rc);
   EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -139,18 +144,22 @@ double CheckOnGpu(const cuda::Driver& d, const Library& lib, const Case<Id>& c) 
   std::vector<float> want_vals(n * c.dim + 1);
   std::vector<uint64_t> scratch((gpu_sparse::ScratchBytes<Id>(n) + 7) / 8);
   gpu_sparse::CoalesceCounts want{};
-  gpu_sparse::CoalesceRows(thrust::cpp::par, c.ids.data(), c.vals.data(), n, c.dim, want_ids.data(), want_vals.data(),
-                           &want, scratch.data());
+  gpu_sparse::CoalesceRows(thrust::cpp::par, c.ids.data(), c.vals.data(), n, c.dim, want_ids.data(),
+                           want_vals.data(), &want, scratch.data());
   EXPECT_EQ(counts[0], want.unique);
   EXPECT_EQ(counts[1], want.moved);
   if (rc == 0 && counts[0] == want.unique) {
     std::vector<Id> got_ids(want.unique);
     std::vector<float> got_vals(want.unique * c.dim);
-    EXPECT_EQ(d.cuMemcpyDtoHAsync(got_ids.data(), lib.ids(h), got_ids.size() * sizeof(Id), s), CUDA_SUCCESS);
-    if (c.dim > 0) EXPECT_EQ(d.cuMemcpyDtoHAsync(got_vals.data(), lib.values(h), got_vals.size() * 4, s), CUDA_SUCCESS);
+    EXPECT_EQ(d.cuMemcpyDtoHAsync(got_ids.data(), lib.ids(h), got_ids.size() * sizeof(Id), s),
+              CUDA_SUCCESS);
+    if (c.dim > 0)
+      EXPECT_EQ(d.cuMemcpyDtoHAsync(got_vals.data(), lib.values(h), got_vals.size() * 4, s),
+                CUDA_SUCCESS);
     EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
     EXPECT_EQ(std::memcmp(got_ids.data(), want_ids.data(), got_ids.size() * sizeof(Id)), 0);
-    if (!got_vals.empty()) EXPECT_EQ(std::memcmp(got_vals.data(), want_vals.data(), got_vals.size() * 4), 0);
+    if (!got_vals.empty())
+      EXPECT_EQ(std::memcmp(got_vals.data(), want_vals.data(), got_vals.size() * 4), 0);
   }
   if (h != nullptr) lib.free(h, s);
   EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
@@ -195,9 +204,11 @@ TEST(GpuSparseAcceptTest, TimeOfCoalescingOnTheGpuBesideTheHostEngineSum) {
     auto t0 = std::chrono::steady_clock::now();
     agent::sparse::Rows sum = agent::sparse::Sum(parts, t);
     double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("gpu sparse coalesce: %llu rows x %llu f32 -> %zu unique: GPU %.3f ms, host engine %.3f ms\n",
-                static_cast<unsigned long long>(n), static_cast<unsigned long long>(dim), sum.ids.size(), gpu * 1e3,
-                host * 1e3);
+    std::printf(
+        "gpu sparse coalesce: %llu rows x %llu f32 -> %zu unique: GPU %.3f ms, host engine %.3f "
+        "ms\n",
+        static_cast<unsigned long long>(n), static_cast<unsigned long long>(dim), sum.ids.size(),
+        gpu * 1e3, host * 1e3);
   });
 }
 
@@ -215,7 +226,8 @@ TEST(GpuSparseAcceptTest, TheAgentCoalescesTwoTrainersRowsOnTheGpuWithRightResul
       auto d = cuda::Load();
       CUdevice dev = 0;
       CUcontext ctx = nullptr;
-      if (!d.ok() || (*d)->cuDeviceGet(&dev, 0) != CUDA_SUCCESS || (*d)->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+      if (!d.ok() || (*d)->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+          (*d)->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
           (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
         return 80;
       }

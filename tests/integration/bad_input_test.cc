@@ -129,7 +129,8 @@ TEST_F(BadInputTest, ReduceOpADtypeCannotTakeFailsTheOpNamingBoth) {
   e.reduce_op = static_cast<uint32_t>(ipc::ReduceOp::kMax);
   auto c = SubmitAndComplete(*raw, e);
   EXPECT_EQ(c.code, static_cast<int32_t>(Code::kInvalidArgument));
-  EXPECT_THAT(c.message, HasSubstr("reduce op max is not supported for c64: complex numbers have no order"));
+  EXPECT_THAT(c.message,
+              HasSubstr("reduce op max is not supported for c64: complex numbers have no order"));
   e.op_id = 2;
   e.dtype = static_cast<uint32_t>(ipc::DType::kBool);
   e.count = 64;
@@ -251,7 +252,8 @@ TEST_F(BadInputTest, WorldSizeBeyondTheLimitIsRefusedBeforeAnythingIsAllocated) 
   auto reply = (*raw)->Hello(h);
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kResourceExhausted));
-  EXPECT_THAT(reply->message, HasSubstr("world_size 2147483647 exceeds this agent's max_world_size 65536"));
+  EXPECT_THAT(reply->message,
+              HasSubstr("world_size 2147483647 exceeds this agent's max_world_size 65536"));
 }
 
 TEST_F(BadInputTest, WrongProtocolVersionIsRefusedNamingBothVersions) {
@@ -262,7 +264,8 @@ TEST_F(BadInputTest, WrongProtocolVersionIsRefusedNamingBothVersions) {
   auto reply = (*raw)->Hello(h);
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kProtocol));
-  EXPECT_THAT(reply->message, HasSubstr("protocol version " + std::to_string(ipc::kProtocolVersion + 7)));
+  EXPECT_THAT(reply->message,
+              HasSubstr("protocol version " + std::to_string(ipc::kProtocolVersion + 7)));
   EXPECT_THAT(reply->message, HasSubstr("speaks version " + std::to_string(ipc::kProtocolVersion)));
 }
 
@@ -304,7 +307,8 @@ TEST_F(BadInputTest, UnsealedRegionIsRefused) {
   int fd = ::memfd_create("unsealed", MFD_CLOEXEC);
   ASSERT_EQ(::ftruncate(fd, 4096), 0);
   ipc::RegisterRegion msg{};
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), 9);
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header),
+                     9);
   msg.bytes = 4096;
   ASSERT_TRUE((*raw)->channel().Send(&msg, sizeof(msg), &fd, 1).ok());
   ::close(fd);

@@ -37,16 +37,36 @@ void FillInput(uint8_t* p, size_t count, outrider_dtype_t t, int rank, uint32_t 
     float v = dist(gen);
     uint32_t bits = gen();
     switch (t) {
-      case OUTRIDER_F32: reinterpret_cast<float*>(p)[i] = v; break;
-      case OUTRIDER_F64: reinterpret_cast<double*>(p)[i] = v; break;
-      case OUTRIDER_F16: reinterpret_cast<uint16_t*>(p)[i] = agent::FloatToHalf(v); break;
-      case OUTRIDER_BF16: reinterpret_cast<uint16_t*>(p)[i] = agent::FloatToBFloat16(v); break;
-      case OUTRIDER_I32: reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v * 1000); break;
-      case OUTRIDER_I64: reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v * 1e6); break;
-      case OUTRIDER_U8: p[i] = static_cast<uint8_t>(bits); break;
-      case OUTRIDER_I8: reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(bits); break;
-      case OUTRIDER_I16: reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(bits); break;
-      case OUTRIDER_BOOL: p[i] = static_cast<uint8_t>(bits % 4 == 0 ? bits >> 8 : bits >> 8 & 1); break;
+      case OUTRIDER_F32:
+        reinterpret_cast<float*>(p)[i] = v;
+        break;
+      case OUTRIDER_F64:
+        reinterpret_cast<double*>(p)[i] = v;
+        break;
+      case OUTRIDER_F16:
+        reinterpret_cast<uint16_t*>(p)[i] = agent::FloatToHalf(v);
+        break;
+      case OUTRIDER_BF16:
+        reinterpret_cast<uint16_t*>(p)[i] = agent::FloatToBFloat16(v);
+        break;
+      case OUTRIDER_I32:
+        reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v * 1000);
+        break;
+      case OUTRIDER_I64:
+        reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v * 1e6);
+        break;
+      case OUTRIDER_U8:
+        p[i] = static_cast<uint8_t>(bits);
+        break;
+      case OUTRIDER_I8:
+        reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(bits);
+        break;
+      case OUTRIDER_I16:
+        reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(bits);
+        break;
+      case OUTRIDER_BOOL:
+        p[i] = static_cast<uint8_t>(bits % 4 == 0 ? bits >> 8 : bits >> 8 & 1);
+        break;
       case OUTRIDER_C64:
         reinterpret_cast<float*>(p)[2 * i] = v;
         reinterpret_cast<float*>(p)[2 * i + 1] = dist(gen);
@@ -80,7 +100,8 @@ class CollectivesTest : public ::testing::Test {
       }));
     }
     for (int r = 0; r < n; ++r) EXPECT_EQ(Reap(pids[r]), 0) << "client " << r;
-    for (int r = 0; r < n; ++r) EXPECT_EQ(results_->rc[r], OUTRIDER_OK) << "rank " << r << ": " << results_->error[r];
+    for (int r = 0; r < n; ++r)
+      EXPECT_EQ(results_->rc[r], OUTRIDER_OK) << "rank " << r << ": " << results_->error[r];
   }
 
   std::unique_ptr<harness::AgentProcess> agent_;
@@ -92,18 +113,21 @@ TEST_F(CollectivesTest, AllreduceMatchesReferenceForEveryDtypeAndOpOnEveryClient
   const size_t count = 1000;
   for (int dt = OUTRIDER_F32; dt <= OUTRIDER_C128; ++dt) {
     for (int op = OUTRIDER_SUM; op <= OUTRIDER_PROD; ++op) {
-      if (!agent::IsSupported(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op))) continue;
+      if (!agent::IsSupported(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op)))
+        continue;
       auto t = static_cast<outrider_dtype_t>(dt);
-      RunClients(n, "allreduce-" + std::to_string(dt) + "-" + std::to_string(op), [&](outrider_client_t* c, int r) {
-        size_t bytes = count * ElemSize(t);
-        auto* buf = static_cast<uint8_t*>(outrider_alloc(c, bytes));
-        FillInput(buf, count, t, r, 7);
-        outrider_op_t h;
-        int rc = outrider_allreduce(c, buf, buf, count, t, static_cast<outrider_redop_t>(op), nullptr, &h);
-        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
-        std::memcpy(results_->out[r], buf, bytes);
-        return rc;
-      });
+      RunClients(n, "allreduce-" + std::to_string(dt) + "-" + std::to_string(op),
+                 [&](outrider_client_t* c, int r) {
+                   size_t bytes = count * ElemSize(t);
+                   auto* buf = static_cast<uint8_t*>(outrider_alloc(c, bytes));
+                   FillInput(buf, count, t, r, 7);
+                   outrider_op_t h;
+                   int rc = outrider_allreduce(c, buf, buf, count, t,
+                                               static_cast<outrider_redop_t>(op), nullptr, &h);
+                   if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
+                   std::memcpy(results_->out[r], buf, bytes);
+                   return rc;
+                 });
       // Reference: the same inputs reduced in rank order.
       size_t bytes = count * ElemSize(t);
       std::vector<std::vector<uint8_t>> in(n, std::vector<uint8_t>(bytes));
@@ -114,9 +138,11 @@ TEST_F(CollectivesTest, AllreduceMatchesReferenceForEveryDtypeAndOpOnEveryClient
       }
       std::vector<uint8_t> want(bytes);
       void* outs[1] = {want.data()};
-      agent::ReduceInto(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op), ins.data(), n, outs, 1, count);
+      agent::ReduceInto(static_cast<ipc::DType>(dt), static_cast<ipc::ReduceOp>(op), ins.data(), n,
+                        outs, 1, count);
       for (int r = 0; r < n; ++r) {
-        EXPECT_EQ(std::memcmp(results_->out[r], want.data(), bytes), 0) << "dtype " << dt << " op " << op << " rank " << r;
+        EXPECT_EQ(std::memcmp(results_->out[r], want.data(), bytes), 0)
+            << "dtype " << dt << " op " << op << " rank " << r;
       }
     }
   }
@@ -136,9 +162,12 @@ TEST_F(CollectivesTest, AllreduceIsBitwiseIdenticalAcrossReruns) {
       std::memcpy(results_->out[r], buf, count * 2);
       return rc;
     });
-    for (int r = 1; r < n; ++r) EXPECT_EQ(std::memcmp(results_->out[0], results_->out[r], count * 2), 0);
-    if (run == 0) first.assign(results_->out[0], results_->out[0] + count * 2);
-    else EXPECT_EQ(std::memcmp(first.data(), results_->out[0], count * 2), 0);
+    for (int r = 1; r < n; ++r)
+      EXPECT_EQ(std::memcmp(results_->out[0], results_->out[r], count * 2), 0);
+    if (run == 0)
+      first.assign(results_->out[0], results_->out[0] + count * 2);
+    else
+      EXPECT_EQ(std::memcmp(first.data(), results_->out[0], count * 2), 0);
   }
 }
 
@@ -156,7 +185,8 @@ TEST_F(CollectivesTest, BroadcastCopiesRootBufferToEveryClient) {
   });
   for (int r = 0; r < n; ++r) {
     auto* got = reinterpret_cast<int32_t*>(results_->out[r]);
-    for (size_t i = 0; i < count; ++i) ASSERT_EQ(got[i], static_cast<int32_t>(i * 3)) << "rank " << r;
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(got[i], static_cast<int32_t>(i * 3)) << "rank " << r;
   }
 }
 
@@ -166,7 +196,8 @@ TEST_F(CollectivesTest, AllgatherConcatenatesInRankOrderAlsoInPlace) {
   for (bool in_place : {false, true}) {
     RunClients(n, in_place ? "ag-inplace" : "ag", [&](outrider_client_t* c, int r) {
       auto* recv = static_cast<int64_t*>(outrider_alloc(c, count * 8 * n));
-      int64_t* send = in_place ? recv + count * r : static_cast<int64_t*>(outrider_alloc(c, count * 8));
+      int64_t* send =
+          in_place ? recv + count * r : static_cast<int64_t*>(outrider_alloc(c, count * 8));
       for (size_t i = 0; i < count; ++i) send[i] = r * 100000 + static_cast<int64_t>(i);
       outrider_op_t h;
       int rc = outrider_allgather(c, send, recv, count, OUTRIDER_I64, nullptr, &h);
@@ -177,7 +208,8 @@ TEST_F(CollectivesTest, AllgatherConcatenatesInRankOrderAlsoInPlace) {
     for (int r = 0; r < n; ++r) {
       auto* got = reinterpret_cast<int64_t*>(results_->out[r]);
       for (int src = 0; src < n; ++src) {
-        for (size_t i = 0; i < count; ++i) ASSERT_EQ(got[src * count + i], src * 100000 + static_cast<int64_t>(i));
+        for (size_t i = 0; i < count; ++i)
+          ASSERT_EQ(got[src * count + i], src * 100000 + static_cast<int64_t>(i));
       }
     }
   }
@@ -198,7 +230,8 @@ TEST_F(CollectivesTest, ReduceScatterGivesEachRankItsReducedBlock) {
   });
   for (int r = 0; r < n; ++r) {
     auto* got = reinterpret_cast<double*>(results_->out[r]);
-    for (size_t i = 0; i < count; ++i) ASSERT_EQ(got[i], static_cast<double>(r * count + i) + (n - 1));
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(got[i], static_cast<double>(r * count + i) + (n - 1));
   }
 }
 
@@ -229,10 +262,12 @@ TEST_F(CollectivesTest, RanksMaySubmitDifferentKeysInDifferentOrders) {
     int rc;
     if (r == 0) {
       rc = outrider_allreduce(c, a, a, count, OUTRIDER_F32, OUTRIDER_SUM, &oa, &ha);
-      if (rc == OUTRIDER_OK) rc = outrider_allreduce(c, b, b, count, OUTRIDER_F32, OUTRIDER_SUM, &ob, &hb);
+      if (rc == OUTRIDER_OK)
+        rc = outrider_allreduce(c, b, b, count, OUTRIDER_F32, OUTRIDER_SUM, &ob, &hb);
     } else {
       rc = outrider_allreduce(c, b, b, count, OUTRIDER_F32, OUTRIDER_SUM, &ob, &hb);
-      if (rc == OUTRIDER_OK) rc = outrider_allreduce(c, a, a, count, OUTRIDER_F32, OUTRIDER_SUM, &oa, &ha);
+      if (rc == OUTRIDER_OK)
+        rc = outrider_allreduce(c, a, a, count, OUTRIDER_F32, OUTRIDER_SUM, &oa, &ha);
     }
     if (rc == OUTRIDER_OK) rc = outrider_wait(c, ha, 10000);
     if (rc == OUTRIDER_OK) rc = outrider_wait(c, hb, 10000);
@@ -255,7 +290,8 @@ TEST_F(CollectivesTest, JobsWithTheSameKeysAreIsolated) {
   for (int job = 0; job < 2; ++job) {
     for (int r = 0; r < n; ++r) {
       pids.push_back(Spawn([&, job, r] {
-        outrider_client_t* c = ConnectOrExit(agent_->socket_path(), "job" + std::to_string(job), r, n);
+        outrider_client_t* c =
+            ConnectOrExit(agent_->socket_path(), "job" + std::to_string(job), r, n);
         auto* buf = static_cast<int32_t*>(outrider_alloc(c, count * 4));
         for (size_t i = 0; i < count; ++i) buf[i] = (job + 1) * 1000 + r;
         outrider_op_t h;
@@ -284,7 +320,8 @@ TEST_F(CollectivesTest, ManyOpsInFlightCompleteInAnyWaitOrder) {
     std::vector<outrider_op_t> hs(ops);
     for (int i = 0; i < ops; ++i) {
       buf[i] = i + r;
-      int rc = outrider_allreduce(c, buf + i, buf + i, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &hs[i]);
+      int rc =
+          outrider_allreduce(c, buf + i, buf + i, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &hs[i]);
       if (rc != OUTRIDER_OK) return rc;
     }
     for (int i = ops; i-- > 0;) {
@@ -314,7 +351,8 @@ TEST_F(CollectivesTest, WaitEventReturnsOnCompletionsAndOnTheWakeFdAndTimesOutOt
     std::vector<outrider_op_t> hs(64);
     for (int i = 0; i < 64; ++i) {
       buf[i] = i + r;
-      int rc = outrider_allreduce(c, buf + i, buf + i, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &hs[i]);
+      int rc =
+          outrider_allreduce(c, buf + i, buf + i, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &hs[i]);
       if (rc != OUTRIDER_OK) return rc;
     }
     size_t left = hs.size();

@@ -86,7 +86,8 @@ TEST_F(CommTest, NodeLocalGroupsLeaveTheOtherNodeOut) {
     if (SumOver(c, g, r) != (r < 2 ? 1 : 5)) return 90;
     // Every rank has made its group and summed in it: each agent holds exactly its own node's.
     if (SumOver(c, OUTRIDER_COMM_WORLD, 1) != 4) return 91;
-    if (r == 0 && (JobsNamed(http[0], "bynode/") != 1 || JobsNamed(http[1], "bynode/") != 1)) return 92;
+    if (r == 0 && (JobsNamed(http[0], "bynode/") != 1 || JobsNamed(http[1], "bynode/") != 1))
+      return 92;
     if (SumOver(c, OUTRIDER_COMM_WORLD, 1) != 4) return 93;
     return outrider_comm_destroy(c, g);
   });
@@ -134,7 +135,8 @@ TEST_F(CommTest, RanksOutOfNodeOrderTranslateRootsAndRefuseRankOrderedOps) {
     if (b[0] != 8) return 91;  // world rank 1's value
     rc = outrider_allgather(c, b, b + 2, 1, OUTRIDER_I32, &o, &h);
     if (rc != OUTRIDER_ERR_FAILED_PRECONDITION) return 92;
-    if (std::string(outrider_last_error(c)).find("not in node order") == std::string::npos) return 93;
+    if (std::string(outrider_last_error(c)).find("not in node order") == std::string::npos)
+      return 93;
     return outrider_comm_destroy(c, g);
   });
 }
@@ -144,7 +146,8 @@ TEST_F(CommTest, SplitOfASplitOrdersByKey) {
   RunJob("nested", 2, 2, "tok", [](outrider_client_t* c, int r) {
     outrider_comm_t g, h;
     int rc = outrider_comm_split(c, OUTRIDER_COMM_WORLD, r % 2, r, &g);
-    if (rc == OUTRIDER_OK) rc = outrider_comm_split(c, g, 0, -r, &h);  // reversed: highest rank first
+    if (rc == OUTRIDER_OK)
+      rc = outrider_comm_split(c, g, 0, -r, &h);  // reversed: highest rank first
     if (rc != OUTRIDER_OK) return rc;
     if (outrider_comm_size(c, h) != 2 || outrider_comm_rank(c, h) != (r < 2 ? 1 : 0)) return 90;
     if (SumOver(c, h, r) != (r % 2 == 0 ? 2 : 4)) return 91;
@@ -153,7 +156,8 @@ TEST_F(CommTest, SplitOfASplitOrdersByKey) {
     rc = outrider_comm_split(c, OUTRIDER_COMM_WORLD, r == 0 ? 0 : -1, 0, &none);
     if (rc != OUTRIDER_OK) return rc;
     if ((r == 0) != (none != OUTRIDER_COMM_NULL)) return 92;
-    if (r == 0 && (SumOver(c, none, 5) != 5 || outrider_comm_destroy(c, none) != OUTRIDER_OK)) return 93;
+    if (r == 0 && (SumOver(c, none, 5) != 5 || outrider_comm_destroy(c, none) != OUTRIDER_OK))
+      return 93;
     rc = outrider_comm_destroy(c, h);
     return rc == OUTRIDER_OK ? outrider_comm_destroy(c, g) : rc;
   });
@@ -167,7 +171,8 @@ TEST_F(CommTest, GroupWithUnevenRanksPerNodeIsRefused) {
       outrider_comm_t g;
       int rc = outrider_comm_create(c, OUTRIDER_COMM_WORLD, members, 3, &g);
       if (rc != OUTRIDER_ERR_FAILED_PRECONDITION || g != OUTRIDER_COMM_NULL) return 90;
-      if (std::string(outrider_last_error(c)).find("node 0: 2, node 1: 1") == std::string::npos) return 91;
+      if (std::string(outrider_last_error(c)).find("node 0: 2, node 1: 1") == std::string::npos)
+        return 91;
     }
     // No rank leaves before every rank has joined (a job that lost a member refuses newcomers).
     return SumOver(c, OUTRIDER_COMM_WORLD, 1) == 4 ? 0 : 92;
@@ -179,28 +184,37 @@ TEST_F(CommTest, BadArgumentsAreRefusedNamingThem) {
   RunJob("badcomm", 1, 2, "tok", [](outrider_client_t* c, int r) {
     outrider_comm_t g;
     int dup[2] = {0, 0};
-    if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, dup, 2, &g) != OUTRIDER_ERR_INVALID_ARGUMENT) return 90;
+    if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, dup, 2, &g) != OUTRIDER_ERR_INVALID_ARGUMENT)
+      return 90;
     int outside[2] = {0, 5};
-    if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, outside, 2, &g) != OUTRIDER_ERR_INVALID_ARGUMENT) return 91;
+    if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, outside, 2, &g) !=
+        OUTRIDER_ERR_INVALID_ARGUMENT)
+      return 91;
     int other[1] = {1 - r};
-    if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, other, 1, &g) != OUTRIDER_ERR_INVALID_ARGUMENT) return 92;
+    if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, other, 1, &g) != OUTRIDER_ERR_INVALID_ARGUMENT)
+      return 92;
     if (outrider_comm_create(c, 77, other, 1, &g) != OUTRIDER_ERR_INVALID_ARGUMENT) return 93;
     if (outrider_comm_destroy(c, OUTRIDER_COMM_WORLD) != OUTRIDER_ERR_INVALID_ARGUMENT) return 94;
     if (outrider_comm_destroy(c, 77) != OUTRIDER_ERR_INVALID_ARGUMENT) return 95;
     auto* x = static_cast<int32_t*>(outrider_alloc(c, 4));
     outrider_op_options_t o = On(77);
     outrider_op_t h;
-    if (outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h) != OUTRIDER_ERR_INVALID_ARGUMENT) return 96;
-    if (std::string(outrider_last_error(c)).find("no communicator 77") == std::string::npos) return 97;
+    if (outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h) !=
+        OUTRIDER_ERR_INVALID_ARGUMENT)
+      return 96;
+    if (std::string(outrider_last_error(c)).find("no communicator 77") == std::string::npos)
+      return 97;
     // A pending op keeps its communicator: destroying it first is refused.
     int both[2] = {0, 1};
     if (outrider_comm_create(c, OUTRIDER_COMM_WORLD, both, 2, &g) != OUTRIDER_OK) return 98;
     o = On(g);
     if (r == 0) {
-      if (outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK) return 99;
+      if (outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK)
+        return 99;
       if (outrider_comm_destroy(c, g) != OUTRIDER_ERR_FAILED_PRECONDITION) return 100;
     } else {
-      if (outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK) return 101;
+      if (outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK)
+        return 101;
     }
     int rc = outrider_wait(c, h, 30000);
     return rc == OUTRIDER_OK ? outrider_comm_destroy(c, g) : rc;
@@ -232,21 +246,26 @@ TEST_F(CommTest, DestroyedGroupsLeaveNoStateAndCanBeMadeAgain) {
 
 TEST_F(CommTest, MemberDeathFailsTheGroupNamingTheRank) {
   StartAgents(2);
-  RunJob("death", 2, 1, "tok", [](outrider_client_t* c, int r) {
-    int both[2] = {0, 1};
-    outrider_comm_t g;
-    int rc = outrider_comm_create(c, OUTRIDER_COMM_WORLD, both, 2, &g);
-    if (rc != OUTRIDER_OK) return rc;
-    if (SumOver(c, g, 1) != 2) return 90;
-    if (r == 1) _exit(0);  // dies without a goodbye
-    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4));
-    outrider_op_options_t o = On(g);
-    outrider_op_t h;
-    rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h), &h);
-    if (rc != OUTRIDER_ERR_PEER_LOST) return 91;
-    std::string why = outrider_last_error(c);
-    return why.find("rank 1") != std::string::npos && why.find("death/") != std::string::npos ? 0 : 92;
-  }, /*expect_ok=*/false);
+  RunJob(
+      "death", 2, 1, "tok",
+      [](outrider_client_t* c, int r) {
+        int both[2] = {0, 1};
+        outrider_comm_t g;
+        int rc = outrider_comm_create(c, OUTRIDER_COMM_WORLD, both, 2, &g);
+        if (rc != OUTRIDER_OK) return rc;
+        if (SumOver(c, g, 1) != 2) return 90;
+        if (r == 1) _exit(0);  // dies without a goodbye
+        auto* x = static_cast<int32_t*>(outrider_alloc(c, 4));
+        outrider_op_options_t o = On(g);
+        outrider_op_t h;
+        rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, &o, &h), &h);
+        if (rc != OUTRIDER_ERR_PEER_LOST) return 91;
+        std::string why = outrider_last_error(c);
+        return why.find("rank 1") != std::string::npos && why.find("death/") != std::string::npos
+                   ? 0
+                   : 92;
+      },
+      /*expect_ok=*/false);
   EXPECT_EQ(results_->rc[0], 0) << results_->error[0];
 }
 

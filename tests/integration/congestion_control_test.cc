@@ -37,7 +37,8 @@ std::vector<std::string> CongestionControlOf(pid_t pid, const std::vector<uint16
       std::istringstream in(l);
       std::string state, rq, sq, local, peer;
       in >> state >> rq >> sq >> local >> peer;
-      mine = l.find(owner) != std::string::npos && std::find(skip.begin(), skip.end(), port(local)) == skip.end() &&
+      mine = l.find(owner) != std::string::npos &&
+             std::find(skip.begin(), skip.end(), port(local)) == skip.end() &&
              std::find(skip.begin(), skip.end(), port(peer)) == skip.end();
       continue;
     }
@@ -64,20 +65,23 @@ TEST_F(MultiNodeTest, AgentsGiveTheirConnectionsTheConfiguredCongestionControl) 
   std::vector<uint16_t> skip = ports_;
   skip.insert(skip.end(), http_ports_.begin(), http_ports_.end());
   for (int n = 0; n < 2; ++n) {
-    EXPECT_THAT(HttpGet(http_ports_[n], "/status"), HasSubstr("\"tcp_congestion_control\": \"reno\""));
+    EXPECT_THAT(HttpGet(http_ports_[n], "/status"),
+                HasSubstr("\"tcp_congestion_control\": \"reno\""));
     std::vector<std::string> names = CongestionControlOf(agents_[n]->pid(), skip);
-    EXPECT_GE(names.size(), 2u) << "agent " << n << ": the data plane's listener and a connection at least";
+    EXPECT_GE(names.size(), 2u) << "agent " << n
+                                << ": the data plane's listener and a connection at least";
     for (const std::string& name : names) EXPECT_EQ(name, "reno") << "agent " << n;
   }
 }
 
 TEST_F(MultiNodeTest, AnAgentGivenACongestionControlTheKernelLacksRefusesToStart) {
   harness::AgentProcessOptions o;
-  o.extra_args = {"--port", std::to_string(FreePort()), "--listen-address", "127.0.0.1",
-                  "--tcp-congestion-control", "no_such_cc"};
+  o.extra_args = {"--port",    std::to_string(FreePort()), "--listen-address",
+                  "127.0.0.1", "--tcp-congestion-control", "no_such_cc"};
   auto agent = harness::AgentProcess::Start(o);
   ASSERT_FALSE(agent.ok());
-  EXPECT_THAT(agent.status().message(), HasSubstr("TCP congestion control 'no_such_cc' is not in this kernel (available: "));
+  EXPECT_THAT(agent.status().message(),
+              HasSubstr("TCP congestion control 'no_such_cc' is not in this kernel (available: "));
 }
 
 }  // namespace

@@ -27,8 +27,12 @@ class DTypesTest : public MultiNodeTest {};
 // Rank r's element i: every byte value for u8 and i8 (sums and products wrap), bytes other than 0
 // and 1 for bool, small halves for c128 (so sums are exact in any order and avg divides by 4
 // exactly).
-uint8_t U8Input(int r, size_t i) { return static_cast<uint8_t>(i * 37 + static_cast<size_t>(r) * 101 + (i >> 3)); }
-uint8_t BoolInput(int r, size_t i) { return (i + static_cast<size_t>(r)) % 3 == 0 ? 0 : (r % 2 ? 0x10 : 1); }
+uint8_t U8Input(int r, size_t i) {
+  return static_cast<uint8_t>(i * 37 + static_cast<size_t>(r) * 101 + (i >> 3));
+}
+uint8_t BoolInput(int r, size_t i) {
+  return (i + static_cast<size_t>(r)) % 3 == 0 ? 0 : (r % 2 ? 0x10 : 1);
+}
 C128 C128Input(int r, size_t i) {
   return {(r + 1) * static_cast<double>(i % 7) + 0.5 * r, -static_cast<double>(i % 11) * (r + 2)};
 }
@@ -40,17 +44,26 @@ uint8_t U8Want(outrider_redop_t op, int world, size_t i) {
     uint8_t x = U8Input(r, i);
     switch (op) {
       case OUTRIDER_SUM:
-      case OUTRIDER_AVG: acc = static_cast<uint8_t>(acc + x); break;
-      case OUTRIDER_PROD: acc = static_cast<uint8_t>(acc * x); break;
-      case OUTRIDER_MIN: acc = std::min(acc, x); break;
-      case OUTRIDER_MAX: acc = std::max(acc, x); break;
+      case OUTRIDER_AVG:
+        acc = static_cast<uint8_t>(acc + x);
+        break;
+      case OUTRIDER_PROD:
+        acc = static_cast<uint8_t>(acc * x);
+        break;
+      case OUTRIDER_MIN:
+        acc = std::min(acc, x);
+        break;
+      case OUTRIDER_MAX:
+        acc = std::max(acc, x);
+        break;
     }
   }
   return op == OUTRIDER_AVG ? static_cast<uint8_t>(acc / world) : acc;
 }
 int8_t I8AvgWant(int world, size_t i) {
   int8_t sum = 0;
-  for (int r = 0; r < world; ++r) sum = static_cast<int8_t>(sum + static_cast<int8_t>(U8Input(r, i)));
+  for (int r = 0; r < world; ++r)
+    sum = static_cast<int8_t>(sum + static_cast<int8_t>(U8Input(r, i)));
   return static_cast<int8_t>(sum / world);  // truncates toward zero
 }
 uint8_t BoolWant(outrider_redop_t op, int world, size_t i) {
@@ -67,7 +80,8 @@ C128 C128Want(outrider_redop_t op, int world, size_t i) {
   return op == OUTRIDER_AVG ? sum / static_cast<double>(world) : sum;
 }
 
-// One case of an allreduce: its name (part of a job id), its dtype, element size, input and expected bytes of element i.
+// One case of an allreduce: its name (part of a job id), its dtype, element size, input and
+// expected bytes of element i.
 struct Case {
   const char* name;
   outrider_dtype_t dtype;
@@ -79,15 +93,20 @@ struct Case {
 
 std::vector<Case> AllreduceCases(int world) {
   std::vector<Case> cases;
-  const std::pair<outrider_redop_t, const char*> ops[] = {
-      {OUTRIDER_SUM, "u8-sum"}, {OUTRIDER_AVG, "u8-avg"}, {OUTRIDER_MIN, "u8-min"}, {OUTRIDER_MAX, "u8-max"},
-      {OUTRIDER_PROD, "u8-prod"}};
+  const std::pair<outrider_redop_t, const char*> ops[] = {{OUTRIDER_SUM, "u8-sum"},
+                                                          {OUTRIDER_AVG, "u8-avg"},
+                                                          {OUTRIDER_MIN, "u8-min"},
+                                                          {OUTRIDER_MAX, "u8-max"},
+                                                          {OUTRIDER_PROD, "u8-prod"}};
   for (auto [op, name] : ops) {
-    cases.push_back({name, OUTRIDER_U8, op, 1, [](int r, size_t i, uint8_t* o) { *o = U8Input(r, i); },
+    cases.push_back({name, OUTRIDER_U8, op, 1,
+                     [](int r, size_t i, uint8_t* o) { *o = U8Input(r, i); },
                      [op, world](size_t i, uint8_t* o) { *o = U8Want(op, world, i); }});
   }
-  cases.push_back({"i8-avg", OUTRIDER_I8, OUTRIDER_AVG, 1, [](int r, size_t i, uint8_t* o) { *o = U8Input(r, i); },
-                   [world](size_t i, uint8_t* o) { *o = static_cast<uint8_t>(I8AvgWant(world, i)); }});
+  cases.push_back(
+      {"i8-avg", OUTRIDER_I8, OUTRIDER_AVG, 1,
+       [](int r, size_t i, uint8_t* o) { *o = U8Input(r, i); },
+       [world](size_t i, uint8_t* o) { *o = static_cast<uint8_t>(I8AvgWant(world, i)); }});
   for (outrider_redop_t op : {OUTRIDER_SUM, OUTRIDER_PROD}) {
     cases.push_back({op == OUTRIDER_SUM ? "bool-or" : "bool-and", OUTRIDER_BOOL, op, 1,
                      [](int r, size_t i, uint8_t* o) { *o = BoolInput(r, i); },
@@ -123,7 +142,8 @@ TEST_F(DTypesTest, AllreduceOfU8I8BoolAndC128AcrossTwoNodesMatchesReference) {
                auto* buf = static_cast<uint8_t*>(outrider_alloc(c, count * k.elem));
                for (size_t i = 0; i < count; ++i) k.input(r, i, buf + i * k.elem);
                outrider_op_t h;
-               int rc = Wait(c, outrider_allreduce(c, buf, buf, count, k.dtype, k.op, nullptr, &h), &h);
+               int rc =
+                   Wait(c, outrider_allreduce(c, buf, buf, count, k.dtype, k.op, nullptr, &h), &h);
                std::memcpy(results_->out[r], buf, count * k.elem);
                return rc;
              });
@@ -167,7 +187,8 @@ TEST_F(DTypesTest, AllgatherOfU8AndC128AcrossTwoNodesDeliversEveryRanksElements)
                for (int src = 0; src < world; ++src) {
                  for (size_t i = 0; i < count; ++i) {
                    fill(src, i, want.data());
-                   if (std::memcmp(recv + (src * count + i) * g.elem, want.data(), g.elem) != 0) return 100 + src;
+                   if (std::memcmp(recv + (src * count + i) * g.elem, want.data(), g.elem) != 0)
+                     return 100 + src;
                  }
                }
                return 0;
@@ -194,7 +215,8 @@ TEST_F(DTypesTest, EveryDataMovingCollectiveMovesWholeElementsOnOneNode) {
     auto* s = static_cast<C128*>(outrider_alloc(c, count * 16 * n));
     auto* rs = static_cast<C128*>(outrider_alloc(c, count * 16));
     for (size_t i = 0; i < count * n; ++i) s[i] = C128Input(r, i);
-    rc = Wait(c, outrider_reduce_scatter(c, s, rs, count, OUTRIDER_C128, OUTRIDER_SUM, nullptr, &h), &h);
+    rc = Wait(c, outrider_reduce_scatter(c, s, rs, count, OUTRIDER_C128, OUTRIDER_SUM, nullptr, &h),
+              &h);
     if (rc != OUTRIDER_OK) return rc;
     for (size_t i = 0; i < count; ++i) {
       C128 want = 0;
@@ -216,7 +238,8 @@ TEST_F(DTypesTest, EveryDataMovingCollectiveMovesWholeElementsOnOneNode) {
       }
     }
     rc = Wait(c, outrider_alltoallv(c, s16, counts, r16, counts, OUTRIDER_I16, nullptr, &h), &h);
-    if (rc == OUTRIDER_OK) rc = Wait(c, outrider_alltoallv(c, s64, counts, r64, counts, OUTRIDER_C64, nullptr, &h), &h);
+    if (rc == OUTRIDER_OK)
+      rc = Wait(c, outrider_alltoallv(c, s64, counts, r64, counts, OUTRIDER_C64, nullptr, &h), &h);
     if (rc != OUTRIDER_OK) return rc;
     for (int i = 0, k = 0; i < n; ++i) {
       for (int64_t e = 0; e < counts[i]; ++e, ++k) {
@@ -238,12 +261,14 @@ TEST_F(DTypesTest, ShimRefusesWhatTheAgentWouldRefuseBeforeQueueingAnything) {
       outrider_redop_t op;
       const char* text;
     };
-    for (const Refused& f : {Refused{false, OUTRIDER_C64, OUTRIDER_MIN,
-                                     "INVALID_ARGUMENT: reduce op min is not supported for c64: complex numbers have no order"},
-                             Refused{false, OUTRIDER_C128, OUTRIDER_MAX, "reduce op max is not supported for c128"},
-                             Refused{true, OUTRIDER_C64, OUTRIDER_PROD, "reduce op prod is not supported for c64"},
-                             Refused{true, OUTRIDER_C128, OUTRIDER_MIN, "reduce op min is not supported for c128"},
-                             Refused{false, OUTRIDER_BOOL, OUTRIDER_AVG, "reduce op avg is not supported for bool"}}) {
+    for (const Refused& f :
+         {Refused{false, OUTRIDER_C64, OUTRIDER_MIN,
+                  "INVALID_ARGUMENT: reduce op min is not supported for c64: complex numbers have "
+                  "no order"},
+          Refused{false, OUTRIDER_C128, OUTRIDER_MAX, "reduce op max is not supported for c128"},
+          Refused{true, OUTRIDER_C64, OUTRIDER_PROD, "reduce op prod is not supported for c64"},
+          Refused{true, OUTRIDER_C128, OUTRIDER_MIN, "reduce op min is not supported for c128"},
+          Refused{false, OUTRIDER_BOOL, OUTRIDER_AVG, "reduce op avg is not supported for bool"}}) {
       outrider_op_t h = 77;
       int rc = f.scatter ? outrider_reduce_scatter(c, x, x + 64, 4, f.dtype, f.op, nullptr, &h)
                          : outrider_allreduce(c, x, x, 4, f.dtype, f.op, nullptr, &h);
@@ -256,19 +281,26 @@ TEST_F(DTypesTest, ShimRefusesWhatTheAgentWouldRefuseBeforeQueueingAnything) {
     // The client is fine: the same buffers reduce with the ops these dtypes take.
     outrider_op_t h;
     int rc = Wait(c, outrider_allreduce(c, x, x, 4, OUTRIDER_C64, OUTRIDER_AVG, nullptr, &h), &h);
-    if (rc == OUTRIDER_OK) rc = Wait(c, outrider_allreduce(c, x, x, 32, OUTRIDER_BOOL, OUTRIDER_MIN, nullptr, &h), &h);
+    if (rc == OUTRIDER_OK)
+      rc = Wait(c, outrider_allreduce(c, x, x, 32, OUTRIDER_BOOL, OUTRIDER_MIN, nullptr, &h), &h);
     return rc;
   });
 }
 
 TEST_F(DTypesTest, DtypeMismatchAcrossNodesNamesBothDtypes) {
   StartAgents(2);
-  RunJob("c-mismatch", 2, 1, "tok", [&](outrider_client_t* c, int r) {
-    auto* x = static_cast<uint8_t*>(outrider_alloc(c, 16 * 4));
-    outrider_op_t h;
-    return Wait(c, outrider_allreduce(c, x, x, r == 0 ? 4 : 2, r == 0 ? OUTRIDER_C64 : OUTRIDER_C128, OUTRIDER_SUM,
-                                      nullptr, &h), &h);
-  }, false);
+  RunJob(
+      "c-mismatch", 2, 1, "tok",
+      [&](outrider_client_t* c, int r) {
+        auto* x = static_cast<uint8_t*>(outrider_alloc(c, 16 * 4));
+        outrider_op_t h;
+        return Wait(
+            c,
+            outrider_allreduce(c, x, x, r == 0 ? 4 : 2, r == 0 ? OUTRIDER_C64 : OUTRIDER_C128,
+                               OUTRIDER_SUM, nullptr, &h),
+            &h);
+      },
+      false);
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
     EXPECT_THAT(results_->error[r], HasSubstr("c64"));

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
+#include "loaders/cuda/driver.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -25,12 +25,15 @@ inline const cuda::Driver& ChildCuda(const char* mode = "ipc") {
   auto d = cuda::Load();
   if (!d.ok()) std::_Exit(80);
   CUcontext ctx = nullptr;
-  if ((*d)->cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS || (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) std::_Exit(81);
+  if ((*d)->cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS ||
+      (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+    std::_Exit(81);
   return **d;
 }
 
 // An agent that loads the fake driver too (it inherits the environment): what gpu_mode ipc needs.
-inline std::unique_ptr<harness::AgentProcess> StartGpuAgent(std::vector<std::string> extra_args = {}) {
+inline std::unique_ptr<harness::AgentProcess> StartGpuAgent(
+    std::vector<std::string> extra_args = {}) {
   ::setenv("OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
   return StartAgent(std::move(extra_args));
 }
@@ -85,39 +88,47 @@ inline CUdeviceptr VmmSpan(const cuda::Driver& d) {
 // `expected(i, j)` of them. 0 once every block arrived right; the op's error code if it failed
 // (its text in *why); 60+ for a CUDA call that failed, 69 for a wrong element.
 using BlockCounts = std::function<int64_t(int from, int to)>;
-inline int DeviceAlltoallv(outrider_client_t* c, const cuda::Driver& d, CUstream s, int rank, int world,
-                           const BlockCounts& sent, const BlockCounts& expected, std::string* why) {
+inline int DeviceAlltoallv(outrider_client_t* c, const cuda::Driver& d, CUstream s, int rank,
+                           int world, const BlockCounts& sent, const BlockCounts& expected,
+                           std::string* why) {
   std::vector<int64_t> send_counts, recv_counts;
   std::vector<int32_t> out, in;
   for (int j = 0; j < world; ++j) {
     send_counts.push_back(sent(rank, j));
     recv_counts.push_back(expected(j, rank));
-    for (int64_t k = 0; k < send_counts.back(); ++k) out.push_back((4 * rank + j) * 1000000 + static_cast<int32_t>(k));
+    for (int64_t k = 0; k < send_counts.back(); ++k)
+      out.push_back((4 * rank + j) * 1000000 + static_cast<int32_t>(k));
   }
   int64_t incoming = 0;
   for (int64_t n : recv_counts) incoming += n;
   in.assign(static_cast<size_t>(incoming), -1);
   CUdeviceptr send = 0, recv = 0;
-  if (d.cuMemAlloc(&send, out.size() * 4 + 4) != CUDA_SUCCESS || d.cuMemAlloc(&recv, in.size() * 4 + 4) != CUDA_SUCCESS) return 60;
+  if (d.cuMemAlloc(&send, out.size() * 4 + 4) != CUDA_SUCCESS ||
+      d.cuMemAlloc(&recv, in.size() * 4 + 4) != CUDA_SUCCESS)
+    return 60;
   if (d.cuMemcpyHtoDAsync(send, out.data(), out.size() * 4, s) != CUDA_SUCCESS) return 61;
   if (d.cuMemcpyHtoDAsync(recv, in.data(), in.size() * 4, s) != CUDA_SUCCESS) return 62;
   outrider_op_options_t o;
   outrider_op_options_init(&o);
   o.cuda_stream = s;
   outrider_op_t h = 0;
-  int rc = outrider_alltoallv(c, reinterpret_cast<void*>(send), send_counts.data(), reinterpret_cast<void*>(recv),
-                              recv_counts.data(), OUTRIDER_I32, &o, &h);
+  int rc =
+      outrider_alltoallv(c, reinterpret_cast<void*>(send), send_counts.data(),
+                         reinterpret_cast<void*>(recv), recv_counts.data(), OUTRIDER_I32, &o, &h);
   if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 20000);
   if (rc != OUTRIDER_OK) {
     *why = outrider_last_error(c);
     return rc;
   }
-  if (d.cuMemcpyDtoHAsync(in.data(), recv, in.size() * 4, s) != CUDA_SUCCESS || d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 63;
+  if (d.cuMemcpyDtoHAsync(in.data(), recv, in.size() * 4, s) != CUDA_SUCCESS ||
+      d.cuStreamSynchronize(s) != CUDA_SUCCESS)
+    return 63;
   size_t at = 0;
   for (int i = 0; i < world; ++i) {
     for (int64_t k = 0; k < recv_counts[static_cast<size_t>(i)]; ++k, ++at) {
       if (in[at] != (4 * i + rank) * 1000000 + static_cast<int32_t>(k)) {
-        *why = "element " + std::to_string(k) + " from rank " + std::to_string(i) + " is " + std::to_string(in[at]);
+        *why = "element " + std::to_string(k) + " from rank " + std::to_string(i) + " is " +
+               std::to_string(in[at]);
         return 69;
       }
     }

@@ -2,10 +2,10 @@
 // path writes fences from a CUDA stream; here the test writes them): an op waits for its ready
 // fence before the agent reads its inputs, the agent signals done once the outputs are written,
 // and a fence that never becomes ready fails its op after the op timeout, signalled as well.
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cstring>
-
-#include <gtest/gtest.h>
 
 #include "tests/support/test_support.h"
 
@@ -41,11 +41,13 @@ struct OneRank {
 TEST(FenceTest, TheAgentReadsNothingBeforeTheReadyFenceAndSignalsDoneWithTheResult) {
   OneRank job;
   ASSERT_NE(job.region, 0u);
-  for (uint64_t i = 0; i < kCount; ++i) job.at(kSend)[i] = -1.0f;  // what a stream has not replaced yet
+  for (uint64_t i = 0; i < kCount; ++i)
+    job.at(kSend)[i] = -1.0f;  // what a stream has not replaced yet
   job.raw->Push(job.Entry(1, 9));
   // Not ready: the op does not complete (bounded look for an event that must not come).
   auto early = job.raw->NextCompletion(300);
-  EXPECT_EQ(early.status().code(), Code::kDeadlineExceeded) << (early.ok() ? "completed early" : early.status().ToString());
+  EXPECT_EQ(early.status().code(), Code::kDeadlineExceeded)
+      << (early.ok() ? "completed early" : early.status().ToString());
   EXPECT_EQ(std::atomic_ref<uint64_t>(job.raw->fence(9).done).load(), 0u);
   // The "stream" writes the inputs, then the ready fence.
   for (uint64_t i = 0; i < kCount; ++i) job.at(kSend)[i] = static_cast<float>(i);
@@ -55,7 +57,8 @@ TEST(FenceTest, TheAgentReadsNothingBeforeTheReadyFenceAndSignalsDoneWithTheResu
   EXPECT_EQ(done->code, 0) << done->message;
   EXPECT_EQ(std::atomic_ref<uint64_t>(job.raw->fence(9).done).load(std::memory_order_acquire), 1u);
   EXPECT_EQ(job.raw->fence(9).status, 0);
-  for (uint64_t i = 0; i < kCount; ++i) ASSERT_EQ(job.at(kRecv)[i], static_cast<float>(i)) << "element " << i;
+  for (uint64_t i = 0; i < kCount; ++i)
+    ASSERT_EQ(job.at(kRecv)[i], static_cast<float>(i)) << "element " << i;
 }
 
 TEST(FenceTest, AFenceThatNeverBecomesReadyFailsItsOpAfterTheOpTimeoutAndIsSignalled) {
@@ -65,7 +68,8 @@ TEST(FenceTest, AFenceThatNeverBecomesReadyFailsItsOpAfterTheOpTimeoutAndIsSigna
   auto c = job.raw->NextCompletion(10000);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->code, static_cast<int32_t>(Code::kDeadlineExceeded));
-  EXPECT_NE(std::string(c->message).find("was not ready within 300 ms"), std::string::npos) << c->message;
+  EXPECT_NE(std::string(c->message).find("was not ready within 300 ms"), std::string::npos)
+      << c->message;
   EXPECT_EQ(std::atomic_ref<uint64_t>(job.raw->fence(0).done).load(std::memory_order_acquire), 1u);
   EXPECT_EQ(job.raw->fence(0).status, static_cast<int32_t>(Code::kDeadlineExceeded));
   // The client goes on: an unfenced op behind it runs.

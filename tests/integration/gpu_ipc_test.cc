@@ -3,8 +3,9 @@
 // (cuMem allocations as fds, cudaMalloc allocations as legacy handles), the agent imports them
 // and copies through its own pinned buffers; ops are ordered on the caller's stream; a region
 // released while an op on it runs stays imported until the op is done; freed device memory is
-// released on request; a client's imports are closed when it goes, however it goes. (Agent death and disconnect with ops in flight, in both
-// modes: gpu_stream_release_test.cc.)
+// released on request; a client's imports are closed when it goes, however it goes. (Agent death
+// and disconnect with ops in flight, in both modes: gpu_stream_release_test.cc.)
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 
@@ -14,8 +15,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
@@ -27,7 +26,8 @@ namespace {
 
 constexpr uint64_t kCount = 4096;
 
-TEST(GpuIpcTest, AllreduceAndAllgatherOfCudaMallocAndCuMemBuffersRunOnTheAgentsImportsInStreamOrder) {
+TEST(GpuIpcTest,
+     AllreduceAndAllgatherOfCudaMallocAndCuMemBuffersRunOnTheAgentsImportsInStreamOrder) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
   std::vector<pid_t> pids;
@@ -64,9 +64,12 @@ TEST(GpuIpcTest, AllreduceAndAllgatherOfCudaMallocAndCuMemBuffersRunOnTheAgentsI
       if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
       for (uint64_t i = 0; i < kCount; ++i) {
         if (out[i] != static_cast<float>(3 * i)) return 92;
-        if (gathered[i] != static_cast<float>(3 * i) || gathered[kCount + i] != static_cast<float>(3 * i)) return 93;
+        if (gathered[i] != static_cast<float>(3 * i) ||
+            gathered[kCount + i] != static_cast<float>(3 * i))
+          return 93;
       }
-      if (outrider_wait(c, h1, 10000) != OUTRIDER_OK || outrider_wait(c, h2, 10000) != OUTRIDER_OK) return 94;
+      if (outrider_wait(c, h1, 10000) != OUTRIDER_OK || outrider_wait(c, h2, 10000) != OUTRIDER_OK)
+        return 94;
       outrider_disconnect(c);
       return 0;
     }));
@@ -131,7 +134,8 @@ TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
   for (bool killed : {false, true}) {
     pid_t child = Spawn([&] {
       const cuda::Driver& d = ChildCuda();
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), killed ? "gpu-killed" : "gpu-leaves", 0, 1);
+      outrider_client_t* c =
+          ConnectOrExit(agent->socket_path(), killed ? "gpu-killed" : "gpu-leaves", 0, 1);
       CUstream s = nullptr;
       if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
       CUdeviceptr legacy = 0;
@@ -141,8 +145,8 @@ TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
       outrider_op_options_init(&o);
       o.cuda_stream = s;
       outrider_op_t h = 0;
-      int rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(vmm), kCount, OUTRIDER_F32,
-                                  OUTRIDER_SUM, &o, &h);
+      int rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(vmm),
+                                  kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
       if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
       if (rc != OUTRIDER_OK) return rc;
       registered.Send('r');
@@ -188,8 +192,9 @@ TEST(GpuIpcTest, ReleasingFreedDeviceMemoryClosesTheImportsOfTheAllocationsInThe
     o.cuda_stream = s;
     outrider_op_t h = 0;
     // Both allocations at an offset: the range names the allocation, not the buffer.
-    int rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy + 256), reinterpret_cast<void*>(vmm + 512), 64, OUTRIDER_F32,
-                                OUTRIDER_SUM, &o, &h);
+    int rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy + 256),
+                                reinterpret_cast<void*>(vmm + 512), 64, OUTRIDER_F32, OUTRIDER_SUM,
+                                &o, &h);
     if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
     if (rc != OUTRIDER_OK) return rc;
     char ch;
@@ -198,11 +203,14 @@ TEST(GpuIpcTest, ReleasingFreedDeviceMemoryClosesTheImportsOfTheAllocationsInThe
     // Memory the client never used in an op: nothing to release.
     int host = 0;
     if (outrider_release_device_memory(c, &host, sizeof(host)) != OUTRIDER_OK) return 92;
-    if (outrider_release_device_memory(c, reinterpret_cast<void*>(legacy), kCount * 4) != OUTRIDER_OK) return 93;
+    if (outrider_release_device_memory(c, reinterpret_cast<void*>(legacy), kCount * 4) !=
+        OUTRIDER_OK)
+      return 93;
     step.Send('2');
     if (!next.Receive(&ch, 20000)) return 95;
     // Used again: registered again.
-    rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(legacy), 64, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+    rc = outrider_allreduce(c, reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(legacy), 64,
+                            OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
     if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
     if (rc != OUTRIDER_OK) return rc;
     step.Send('3');
@@ -214,7 +222,8 @@ TEST(GpuIpcTest, ReleasingFreedDeviceMemoryClosesTheImportsOfTheAllocationsInThe
   // this reads at once; the loop only bounds a failure).
   auto mappings = [&](int want) {
     uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
-    while (DeviceMappings(agent->pid()) != want && ipc::MonotonicNs() < deadline) ipc::WaitReadable(-1, -1, 10);
+    while (DeviceMappings(agent->pid()) != want && ipc::MonotonicNs() < deadline)
+      ipc::WaitReadable(-1, -1, 10);
     return DeviceMappings(agent->pid());
   };
   char ch;
@@ -222,7 +231,8 @@ TEST(GpuIpcTest, ReleasingFreedDeviceMemoryClosesTheImportsOfTheAllocationsInThe
   EXPECT_EQ(mappings(2), 2) << "both allocations imported";
   next.Send('n');
   ASSERT_TRUE(step.Receive(&ch, 20000));
-  EXPECT_EQ(DeviceMappings(agent->pid()), 1) << "the legacy allocation's import closed, the cuMem one kept";
+  EXPECT_EQ(DeviceMappings(agent->pid()), 1)
+      << "the legacy allocation's import closed, the cuMem one kept";
   next.Send('n');
   ASSERT_TRUE(step.Receive(&ch, 20000));
   EXPECT_EQ(DeviceMappings(agent->pid()), 2) << "the legacy allocation imported again";
@@ -302,7 +312,8 @@ TEST(GpuIpcTest, PinnedStagingMemoryIsGivenBackOnceIdle) {
     return rc;
   });
   ASSERT_EQ(Reap(child), 0);
-  // A gauge of the agent's /metrics, or -1 (asked at most every 20 ms: a gauge has no event to wait on).
+  // A gauge of the agent's /metrics, or -1 (asked at most every 20 ms: a gauge has no event to wait
+  // on).
   auto gauge = [&](const std::string& state) {
     ::poll(nullptr, 0, 20);
     std::string body = HttpFetch(http, "/metrics").body;
@@ -311,7 +322,8 @@ TEST(GpuIpcTest, PinnedStagingMemoryIsGivenBackOnceIdle) {
     return at == std::string::npos ? -1.0 : std::stod(body.substr(at + series.size()));
   };
   // Idle after the op (at least the 4 MiB it staged), then given back.
-  ASSERT_TRUE(WaitUntil([&] { return gauge("idle") >= 4 << 20; }, 10000)) << "idle " << gauge("idle");
+  ASSERT_TRUE(WaitUntil([&] { return gauge("idle") >= 4 << 20; }, 10000))
+      << "idle " << gauge("idle");
   EXPECT_EQ(gauge("in_use"), 0);
   EXPECT_TRUE(WaitUntil([&] { return gauge("idle") == 0; }, 15000)) << "idle " << gauge("idle");
 }
@@ -339,7 +351,8 @@ TEST(GpuIpcTest, AReplayedOrForgedLegacyHandleIsRefusedAsTheClientsError) {
     if (!reply.ok() || reply->code != 0) return 64;
     for (int attempt = 0; attempt < 3; ++attempt) {
       auto msg = ipc::RegisterRegion{};
-      ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), 10 + attempt);
+      ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion,
+                         sizeof(msg) - sizeof(msg.header), 10 + attempt);
       msg.bytes = 4096;
       msg.kind = static_cast<uint32_t>(ipc::RegionKind::kCudaIpc);
       CopyText(msg.device, sizeof(msg.device), (*devices)[0].uuid.c_str());
@@ -358,7 +371,9 @@ TEST(GpuIpcTest, AReplayedOrForgedLegacyHandleIsRefusedAsTheClientsError) {
   EXPECT_EQ(*codes[0], 0) << "the first registration of the handle";
   for (int i = 1; i < 3; ++i) {
     EXPECT_EQ(*codes[i], static_cast<int32_t>(Code::kInvalidArgument)) << said[i - 1]->s;
-    EXPECT_NE(std::string(said[i - 1]->s).find("the client's handle cannot be opened"), std::string::npos) << said[i - 1]->s;
+    EXPECT_NE(std::string(said[i - 1]->s).find("the client's handle cannot be opened"),
+              std::string::npos)
+        << said[i - 1]->s;
   }
 }
 
@@ -388,7 +403,8 @@ template <typename T>
 CUdeviceptr ToDevice(const cuda::Driver& d, const std::vector<T>& v, CUstream s) {
   CUdeviceptr p = 0;
   if (d.cuMemAlloc(&p, std::max<size_t>(v.size(), 1) * sizeof(T)) != CUDA_SUCCESS) std::_Exit(70);
-  if (!v.empty() && d.cuMemcpyHtoDAsync(p, v.data(), v.size() * sizeof(T), s) != CUDA_SUCCESS) std::_Exit(71);
+  if (!v.empty() && d.cuMemcpyHtoDAsync(p, v.data(), v.size() * sizeof(T), s) != CUDA_SUCCESS)
+    std::_Exit(71);
   if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) std::_Exit(74);
   return p;
 }
@@ -420,20 +436,26 @@ int EveryOpOnDeviceBuffers(const cuda::Driver& d, outrider_client_t* c, int r) {
   // 2: allgather of rank-valued blocks.
   CUdeviceptr ag_in = ToDevice(d, std::vector<int32_t>(n, r + 1), s);
   CUdeviceptr ag_out = ToDevice(d, std::vector<int32_t>(2 * n, -1), s);
-  if (outrider_allgather(c, Ptr(ag_in), Ptr(ag_out), n, OUTRIDER_I32, &o, &ops[1]) != OUTRIDER_OK) return 22;
+  if (outrider_allgather(c, Ptr(ag_in), Ptr(ag_out), n, OUTRIDER_I32, &o, &ops[1]) != OUTRIDER_OK)
+    return 22;
   // 3: reduce-scatter: element i of the input is i + r.
   std::vector<double> rs(2 * n);
   for (uint64_t i = 0; i < 2 * n; ++i) rs[i] = static_cast<double>(i + r);
   CUdeviceptr rs_in = ToDevice(d, rs, s);
   CUdeviceptr rs_out = ToDevice(d, std::vector<double>(n, -1), s);
-  if (outrider_reduce_scatter(c, Ptr(rs_in), Ptr(rs_out), n, OUTRIDER_F64, OUTRIDER_SUM, &o, &ops[2]) != OUTRIDER_OK) return 23;
+  if (outrider_reduce_scatter(c, Ptr(rs_in), Ptr(rs_out), n, OUTRIDER_F64, OUTRIDER_SUM, &o,
+                              &ops[2]) != OUTRIDER_OK)
+    return 23;
   // 4: alltoallv: rank r sends r + 1 + j elements (valued 10 r + j) to rank j.
   int64_t sc[2] = {r + 1, r + 2}, rc[2] = {1 + r, 2 + r};
   std::vector<float> a2a;
-  for (int j = 0; j < 2; ++j) a2a.insert(a2a.end(), static_cast<size_t>(sc[j]), static_cast<float>(10 * r + j));
+  for (int j = 0; j < 2; ++j)
+    a2a.insert(a2a.end(), static_cast<size_t>(sc[j]), static_cast<float>(10 * r + j));
   CUdeviceptr a2a_in = ToDevice(d, a2a, s);
   CUdeviceptr a2a_out = ToDevice(d, std::vector<float>(static_cast<size_t>(rc[0] + rc[1]), -1), s);
-  if (outrider_alltoallv(c, Ptr(a2a_in), sc, Ptr(a2a_out), rc, OUTRIDER_F32, &o, &ops[3]) != OUTRIDER_OK) return 24;
+  if (outrider_alltoallv(c, Ptr(a2a_in), sc, Ptr(a2a_out), rc, OUTRIDER_F32, &o, &ops[3]) !=
+      OUTRIDER_OK)
+    return 24;
   // 5: sparse allreduce: rank r has rows {r, 5} of a 10 x 4 table, valued r + 1.
   constexpr uint64_t dim = 4, cap = 10;
   CUdeviceptr ids = ToDevice(d, std::vector<int64_t>{r, 5}, s);
@@ -480,13 +502,16 @@ int EveryOpOnDeviceBuffers(const cuda::Driver& d, outrider_client_t* c, int r) {
   const int64_t want_ids[] = {0, 1, 5, -1};
   const float want_vals[] = {1, 2, 3, -1};
   for (size_t k = 0; k < 4; ++k) {
-    if (got_ids[k] != want_ids[k] || got_vals[k * dim] != want_vals[k] || got_vals[k * dim + dim - 1] != want_vals[k]) return 5;
+    if (got_ids[k] != want_ids[k] || got_vals[k * dim] != want_vals[k] ||
+        got_vals[k * dim + dim - 1] != want_vals[k])
+      return 5;
   }
   for (size_t k = 0; k < ops.size(); ++k) {
     outrider_op_result_t res;
     std::memset(&res, 0, sizeof(res));
     res.size = sizeof(res);
-    if (outrider_wait_result(c, ops[k], 10000, &res) != OUTRIDER_OK) return 30 + static_cast<int>(k);
+    if (outrider_wait_result(c, ops[k], 10000, &res) != OUTRIDER_OK)
+      return 30 + static_cast<int>(k);
     if (k == 4 && res.result_rows != 3) return 36;
   }
   return 0;

@@ -1,15 +1,15 @@
-// The agent's NCCL path across nodes (agent/engine/gpu/nccl_path.h): two agents on loopback, one per
-// emulated node, each with two fake GPUs of one fake machine (node 0 sees GPUs 0-1, node 1 GPUs
+// The agent's NCCL path across nodes (agent/engine/gpu/nccl_path.h): two agents on loopback, one
+// per emulated node, each with two fake GPUs of one fake machine (node 0 sees GPUs 0-1, node 1 GPUs
 // 2-3), trainers in gpu_mode ipc on them, the fake NCCL in the agents. The fake NCCL fails every
 // rank of a collective, naming both, when ranks launch different collectives at one position of
 // the order, instead of hanging as NCCL would: a launch order not agreed across agents fails these
 // tests loudly.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
@@ -46,7 +46,9 @@ class GpuNcclMultiNodeTest : public MultiNodeTest {
     ::setenv("OUTRIDER_FAKE_CUDA_VISIBLE", rank / kLocal == 0 ? "0,1" : "2,3", 1);
     const cuda::Driver& d = ChildCuda();
     CUcontext ctx = nullptr;
-    if (d.cuDevicePrimaryCtxRetain(&ctx, rank % kLocal) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) std::_Exit(70);
+    if (d.cuDevicePrimaryCtxRetain(&ctx, rank % kLocal) != CUDA_SUCCESS ||
+        d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+      std::_Exit(70);
     *driver = &d;
     return ConnectAt(rank / kLocal, 0, job, "nccl-token", rank, kWorld, kLocal);
   }
@@ -75,7 +77,8 @@ TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrder
     // The big bucket on one stream, the small one and a gather of it on another: neither waits
     // for the other, so each node's agent sees them in its own ranks' order.
     CUstream s = nullptr, t = nullptr;
-    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || d.cuStreamCreate(&t, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        d.cuStreamCreate(&t, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
       return 73;
     }
     auto fail = [&](int code) {
@@ -84,8 +87,10 @@ TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrder
     };
     for (int iteration = 0; iteration < 3; ++iteration) {
       std::vector<float> big(kBig), small(kSmall), gathered(kWorld * kSmall);
-      for (uint64_t i = 0; i < kBig; ++i) big[i] = static_cast<float>((rank + 1) * ((i + iteration) % 977));
-      for (uint64_t i = 0; i < kSmall; ++i) small[i] = static_cast<float>((rank + 1) * ((i + iteration) % 613));
+      for (uint64_t i = 0; i < kBig; ++i)
+        big[i] = static_cast<float>((rank + 1) * ((i + iteration) % 977));
+      for (uint64_t i = 0; i < kSmall; ++i)
+        small[i] = static_cast<float>((rank + 1) * ((i + iteration) % 613));
       CUdeviceptr a = Upload(d, s, big), b = Upload(d, t, small), g = 0;
       if (d.cuMemAlloc(&g, gathered.size() * 4) != CUDA_SUCCESS) return 74;
       outrider_op_t h[3] = {};
@@ -105,7 +110,9 @@ TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrder
         void* v = reinterpret_cast<void*>(b);
         int rc = outrider_allreduce(c, v, v, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]);
         o.key = outrider_key("gather");
-        return rc != OUTRIDER_OK ? rc : outrider_allgather(c, v, reinterpret_cast<void*>(g), kSmall, OUTRIDER_F32, &o, &h[2]);
+        return rc != OUTRIDER_OK ? rc
+                                 : outrider_allgather(c, v, reinterpret_cast<void*>(g), kSmall,
+                                                      OUTRIDER_F32, &o, &h[2]);
       };
       // Node 0's ranks submit the big bucket first, node 1's last.
       if (rank / kLocal == 0) {
@@ -138,16 +145,23 @@ TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrder
     return 0;
   });
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
-  EXPECT_THAT(agents_[0]->ReadLog(), HasSubstr("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
-  EXPECT_THAT(agents_[1]->ReadLog(), HasSubstr("job 'nccl-orders': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
+  EXPECT_THAT(agents_[0]->ReadLog(),
+              HasSubstr("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
+  EXPECT_THAT(agents_[1]->ReadLog(),
+              HasSubstr("job 'nccl-orders': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
 }
 
 // Alltoallv across nodes on the communicators, and counts that disagree between nodes failing
 // every rank alike before any launch (NCCL would hang or write past a buffer), so the next runs.
-TEST_F(GpuNcclMultiNodeTest, AlltoallvAcrossNodesRunsOnTheCommunicatorsAndDisagreeingCountsFailEveryRankFirst) {
+TEST_F(GpuNcclMultiNodeTest,
+       AlltoallvAcrossNodesRunsOnTheCommunicatorsAndDisagreeingCountsFailEveryRankFirst) {
   StartNcclAgents({"force", "force"});
-  BlockCounts counts = [](int i, int j) -> int64_t { return i == j ? 0 : 1000 * (1 + i + 3 * j) + 60000 * (i == 3); };
-  BlockCounts wrong = [&](int i, int j) -> int64_t { return i == 0 && j == 3 ? counts(i, j) + 5 : counts(i, j); };
+  BlockCounts counts = [](int i, int j) -> int64_t {
+    return i == j ? 0 : 1000 * (1 + i + 3 * j) + 60000 * (i == 3);
+  };
+  BlockCounts wrong = [&](int i, int j) -> int64_t {
+    return i == 0 && j == 3 ? counts(i, j) + 5 : counts(i, j);
+  };
   auto pids = SpawnRanks([&](int rank) {
     const cuda::Driver* dp = nullptr;
     outrider_client_t* c = ConnectGpuRank("nccl-a2a", rank, &dp);
@@ -158,8 +172,9 @@ TEST_F(GpuNcclMultiNodeTest, AlltoallvAcrossNodesRunsOnTheCommunicatorsAndDisagr
       bool disagree = round == 1;
       int rc = DeviceAlltoallv(c, *dp, s, rank, kWorld, counts, disagree ? wrong : counts, &why);
       bool right = disagree ? rc == OUTRIDER_ERR_MISMATCH &&
-                                  why.find("ranks 0-1 (node 0) sends 36000 elements to ranks 2-3 (node 1), which expects 36005") !=
-                                      std::string::npos
+                                  why.find(
+                                      "ranks 0-1 (node 0) sends 36000 elements to ranks 2-3 (node "
+                                      "1), which expects 36005") != std::string::npos
                             : rc == 0;
       if (!right) {
         std::fprintf(stderr, "rank %d, round %d: %d %s\n", rank, round, rc, why.c_str());
@@ -170,7 +185,8 @@ TEST_F(GpuNcclMultiNodeTest, AlltoallvAcrossNodesRunsOnTheCommunicatorsAndDisagr
     return 0;
   });
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
-  EXPECT_THAT(agents_[0]->ReadLog(), HasSubstr("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
+  EXPECT_THAT(agents_[0]->ReadLog(),
+              HasSubstr("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
 }
 
 // Split groups are jobs of their own to the agents: each gets its own communicators, on its
@@ -187,7 +203,8 @@ TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheW
     int rc = outrider_comm_split(c, OUTRIDER_COMM_WORLD, rank % 2, rank, &g);  // {0, 2} and {1, 3}
     if (rc != OUTRIDER_OK) return 72;
     for (int step = 0; step < 2; ++step) {
-      std::vector<float> mine(kSmall, static_cast<float>(rank + 1 + step)), got(kSmall), world(kSmall);
+      std::vector<float> mine(kSmall, static_cast<float>(rank + 1 + step)), got(kSmall),
+          world(kSmall);
       CUdeviceptr a = Upload(d, s, mine), b = Upload(d, s, mine);
       outrider_op_options_t o;
       outrider_op_options_init(&o);
@@ -196,11 +213,16 @@ TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheW
       o.comm = g;
       void* va = reinterpret_cast<void*>(a);
       void* vb = reinterpret_cast<void*>(b);
-      if (outrider_allreduce(c, va, va, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[0]) != OUTRIDER_OK) return 73;
+      if (outrider_allreduce(c, va, va, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[0]) !=
+          OUTRIDER_OK)
+        return 73;
       o.comm = OUTRIDER_COMM_WORLD;
-      if (outrider_allreduce(c, vb, vb, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]) != OUTRIDER_OK) return 74;
+      if (outrider_allreduce(c, vb, vb, kSmall, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]) !=
+          OUTRIDER_OK)
+        return 74;
       if (d.cuMemcpyDtoHAsync(got.data(), a, kSmall * 4, s) != CUDA_SUCCESS ||
-          d.cuMemcpyDtoHAsync(world.data(), b, kSmall * 4, s) != CUDA_SUCCESS || d.cuStreamSynchronize(s) != CUDA_SUCCESS) {
+          d.cuMemcpyDtoHAsync(world.data(), b, kSmall * 4, s) != CUDA_SUCCESS ||
+          d.cuStreamSynchronize(s) != CUDA_SUCCESS) {
         return 75;
       }
       for (outrider_op_t op : h) {
@@ -211,8 +233,10 @@ TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheW
       }
       float group_sum = static_cast<float>((rank % 2 == 0 ? 1 + 3 : 2 + 4) + 2 * step);
       float world_sum = static_cast<float>(10 + 4 * step);
-      if (got[0] != group_sum || got[kSmall - 1] != group_sum || world[0] != world_sum || world[kSmall - 1] != world_sum) {
-        std::fprintf(stderr, "rank %d: group %g (want %g), world %g (want %g)\n", rank, got[0], group_sum, world[0], world_sum);
+      if (got[0] != group_sum || got[kSmall - 1] != group_sum || world[0] != world_sum ||
+          world[kSmall - 1] != world_sum) {
+        std::fprintf(stderr, "rank %d: group %g (want %g), world %g (want %g)\n", rank, got[0],
+                     group_sum, world[0], world_sum);
         return 77;
       }
       (void)d.cuMemFree(a);
@@ -224,7 +248,8 @@ TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheW
   });
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = agents_[1]->ReadLog();
-  EXPECT_THAT(log, HasSubstr("job 'nccl-split': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
+  EXPECT_THAT(log,
+              HasSubstr("job 'nccl-split': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
   // Node 1 holds world ranks 2 and 3: group rank 1 of each group, on its own GPU.
   EXPECT_THAT(log, HasSubstr("NCCL communicators ready, ranks 1 of 2 on GPUs 0"));
   EXPECT_THAT(log, HasSubstr("NCCL communicators ready, ranks 1 of 2 on GPUs 1"));
@@ -239,14 +264,16 @@ TEST_F(GpuNcclMultiNodeTest, AgentsWithDifferentGpuNcclSettingsFailTheOpOnEveryR
     if (dp->cuMemAlloc(&p, 4096) != CUDA_SUCCESS) return 71;
     void* v = reinterpret_cast<void*>(p);
     outrider_op_t h = 0;
-    if (outrider_allreduce(c, v, v, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 72;
+    if (outrider_allreduce(c, v, v, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+      return 72;
     int rc = outrider_wait(c, h, 20000);
     std::string why = outrider_last_error(c);
     if (rc != OUTRIDER_ERR_MISMATCH) {
       std::fprintf(stderr, "rank %d: rc %d: %s\n", rank, rc, why.c_str());
       return 73;
     }
-    if (why.find("gpu_nccl") == std::string::npos || why.find("has GPU (NCCL)") == std::string::npos ||
+    if (why.find("gpu_nccl") == std::string::npos ||
+        why.find("has GPU (NCCL)") == std::string::npos ||
         why.find("has host") == std::string::npos) {
       std::fprintf(stderr, "rank %d: %s\n", rank, why.c_str());
       return 74;
@@ -268,7 +295,8 @@ TEST_F(GpuNcclMultiNodeTest, ARankThatDiesFailsTheOtherRanksOpsNamingIt) {
     void* v = reinterpret_cast<void*>(p);
     outrider_op_t h = 0;
     // One op on the communicators, then rank 3 dies and the others submit a second.
-    if (outrider_allreduce(c, v, v, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 72;
+    if (outrider_allreduce(c, v, v, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+      return 72;
     if (outrider_wait(c, h, 20000) != OUTRIDER_OK) return 73;
     if (rank == 3) {
       char ch;
@@ -278,7 +306,8 @@ TEST_F(GpuNcclMultiNodeTest, ARankThatDiesFailsTheOtherRanksOpsNamingIt) {
       std::_Exit(0);
     }
     first_done.Send('d');
-    if (outrider_allreduce(c, v, v, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 74;
+    if (outrider_allreduce(c, v, v, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+      return 74;
     int rc = outrider_wait(c, h, 20000);
     std::string why = outrider_last_error(c);
     if (rc != OUTRIDER_ERR_PEER_LOST || why.find("rank 3") == std::string::npos) {

@@ -1,16 +1,16 @@
-// The agent's NCCL path (agent/engine/gpu/nccl_path.h) against a real agent, with the fake CUDA driver
-// (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the agent:
-// dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
+// The agent's NCCL path (agent/engine/gpu/nccl_path.h) against a real agent, with the fake CUDA
+// driver (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the
+// agent: dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
 // communicators in stream order; alltoallv runs as sends and receives once its counts agree; two
 // ranks on one GPU run on the host engine, saying why; without MPS, `auto` keeps to the host engine
 // and says why.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
@@ -29,7 +29,8 @@ std::string ReadFile(const std::string& path) {
 }
 
 // An agent on a machine with two (fake) GPUs, its NCCL the fake one.
-std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode, std::vector<std::string> more = {}) {
+std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode,
+                                                      std::vector<std::string> more = {}) {
   ::setenv("OUTRIDER_FAKE_CUDA_DEVICES", "2", 1);
   ::setenv("OUTRIDER_NCCL_LIBRARY", FAKE_NCCL_LIBRARY, 1);
   ::setenv("CUDA_MPS_PIPE_DIRECTORY", "/nonexistent-outrider-mps", 1);
@@ -39,9 +40,12 @@ std::unique_ptr<harness::AgentProcess> StartNcclAgent(const std::string& mode, s
 }
 
 // In a child: GPU `gpu`'s primary context made current, then connected as `rank` of 2 in `job`.
-outrider_client_t* ConnectOnGpu(const cuda::Driver& d, const std::string& socket, const std::string& job, int rank, int gpu) {
+outrider_client_t* ConnectOnGpu(const cuda::Driver& d, const std::string& socket,
+                                const std::string& job, int rank, int gpu) {
   CUcontext ctx = nullptr;
-  if (d.cuDevicePrimaryCtxRetain(&ctx, gpu) != CUDA_SUCCESS || d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS) std::_Exit(50);
+  if (d.cuDevicePrimaryCtxRetain(&ctx, gpu) != CUDA_SUCCESS ||
+      d.cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+    std::_Exit(50);
   return ConnectOrExit(socket, job, rank, 2);
 }
 
@@ -53,9 +57,12 @@ int Trainer(const std::string& socket, const std::string& job, int rank, int gpu
   CUstream s = nullptr;
   if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 71;
   CUdeviceptr base = 0, gathered = 0;
-  if (d.cuMemAlloc(&base, 2 * kCount * 4) != CUDA_SUCCESS || d.cuMemAlloc(&gathered, 2 * kCount * 4) != CUDA_SUCCESS) return 72;
+  if (d.cuMemAlloc(&base, 2 * kCount * 4) != CUDA_SUCCESS ||
+      d.cuMemAlloc(&gathered, 2 * kCount * 4) != CUDA_SUCCESS)
+    return 72;
   CUdeviceptr buf = base + 4096;  // at an offset into the allocation
-  std::vector<float> in(kCount), reduced(kCount), bcast(kCount), all(2 * kCount), scattered(kCount / 2);
+  std::vector<float> in(kCount), reduced(kCount), bcast(kCount), all(2 * kCount),
+      scattered(kCount / 2);
   for (uint64_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((rank + 1) * (i % 977));
   if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 73;
   outrider_op_options_t o;
@@ -71,9 +78,12 @@ int Trainer(const std::string& socket, const std::string& job, int rank, int gpu
   // All on the stream, the host never waiting between them.
   if (outrider_allgather(c, p, g, kCount, OUTRIDER_F32, &o, &h[0]) != OUTRIDER_OK) return fail(74);
   if (d.cuMemcpyDtoHAsync(all.data(), gathered, 2 * kCount * 4, s) != CUDA_SUCCESS) return 75;
-  if (outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]) != OUTRIDER_OK) return fail(76);
+  if (outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[1]) != OUTRIDER_OK)
+    return fail(76);
   if (d.cuMemcpyDtoHAsync(reduced.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 77;
-  if (outrider_reduce_scatter(c, p, g, kCount / 2, OUTRIDER_F32, OUTRIDER_MAX, &o, &h[2]) != OUTRIDER_OK) return fail(78);
+  if (outrider_reduce_scatter(c, p, g, kCount / 2, OUTRIDER_F32, OUTRIDER_MAX, &o, &h[2]) !=
+      OUTRIDER_OK)
+    return fail(78);
   if (d.cuMemcpyDtoHAsync(scattered.data(), gathered, kCount / 2 * 4, s) != CUDA_SUCCESS) return 79;
   if (outrider_broadcast(c, p, kCount, OUTRIDER_F32, 1, &o, &h[3]) != OUTRIDER_OK) return fail(80);
   if (d.cuMemcpyDtoHAsync(bcast.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 81;
@@ -98,22 +108,29 @@ TEST(GpuNcclTest, DenseOpsOfTwoRanksOnTwoGpusRunOnTheAgentsNcclCommunicatorsInSt
   auto agent = StartNcclAgent("force");
   ASSERT_NE(agent, nullptr);
   std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-two", r, r); }));
+  for (int r = 0; r < 2; ++r)
+    pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-two", r, r); }));
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(log.find("gpu_nccl = force: dense GPU collectives"), std::string::npos) << log;
-  EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos)
+  EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"),
+            std::string::npos)
       << log;
 }
 
 // One launch of sends and receives per rank: blocks of every size (none, within one of the fake
 // NCCL's chunks, across several), and counts that disagree fail both ranks before any launch, so
 // the next alltoallv runs.
-TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCountsFailBeforeLaunch) {
+TEST(GpuNcclTest,
+     AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCountsFailBeforeLaunch) {
   auto agent = StartNcclAgent("force");
   ASSERT_NE(agent, nullptr);
-  BlockCounts counts = [](int i, int j) -> int64_t { return i == 0 && j == 0 ? 0 : 1000 + 150000 * (i + 2 * j); };
-  BlockCounts wrong = [&](int i, int j) -> int64_t { return i == 0 && j == 1 ? counts(i, j) - 1 : counts(i, j); };
+  BlockCounts counts = [](int i, int j) -> int64_t {
+    return i == 0 && j == 0 ? 0 : 1000 + 150000 * (i + 2 * j);
+  };
+  BlockCounts wrong = [&](int i, int j) -> int64_t {
+    return i == 0 && j == 1 ? counts(i, j) - 1 : counts(i, j);
+  };
   std::vector<pid_t> pids;
   for (int r = 0; r < 2; ++r) {
     pids.push_back(Spawn([&, r] {
@@ -129,13 +146,15 @@ TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCou
       }
       rc = DeviceAlltoallv(c, d, s, r, 2, counts, wrong, &why);
       if (rc != OUTRIDER_ERR_MISMATCH ||
-          why.find("local rank 0 sends 301000 elements to local rank 1, which expects 300999") == std::string::npos) {
+          why.find("local rank 0 sends 301000 elements to local rank 1, which expects 300999") ==
+              std::string::npos) {
         std::fprintf(stderr, "rank %d: disagreeing alltoallv: %d %s\n", r, rc, why.c_str());
         return 53;
       }
       rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
       if (rc != 0) {
-        std::fprintf(stderr, "rank %d: alltoallv after the disagreement: %d %s\n", r, rc, why.c_str());
+        std::fprintf(stderr, "rank %d: alltoallv after the disagreement: %d %s\n", r, rc,
+                     why.c_str());
         return 54;
       }
       outrider_disconnect(c);
@@ -144,7 +163,9 @@ TEST(GpuNcclTest, AlltoallvOfUnevenBlocksRunsOnTheCommunicatorsAndDisagreeingCou
   }
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = ReadFile(agent->log_path());
-  EXPECT_NE(log.find("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos) << log;
+  EXPECT_NE(log.find("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"),
+            std::string::npos)
+      << log;
 }
 
 // NCCL runs one rank per GPU: a job whose trainers share one runs its GPU collectives on the host
@@ -155,10 +176,12 @@ TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNa
   auto agent = StartNcclAgent("force", {"--op-timeout-ms", "1500"});
   ASSERT_NE(agent, nullptr);
   std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-shared", r, 0); }));
+  for (int r = 0; r < 2; ++r)
+    pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-shared", r, 0); }));
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = ReadFile(agent->log_path());
-  EXPECT_NE(log.find("job 'nccl-shared': local ranks 0 and 1 keep their buffers on GPU 0: its GPU collectives run on the "
+  EXPECT_NE(log.find("job 'nccl-shared': local ranks 0 and 1 keep their buffers on GPU 0: its GPU "
+                     "collectives run on the "
                      "host engine"),
             std::string::npos)
       << log;
@@ -179,10 +202,12 @@ TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNa
     if (d.cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) return 70;
     outrider_op_t h = 0;
     void* p = reinterpret_cast<void*>(buf);
-    if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK) return 71;
+    if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) != OUTRIDER_OK)
+      return 71;
     int rc = outrider_wait(c, h, 20000);
     std::string why = outrider_last_error(c);
-    if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED || why.find("local rank 1 submitted no op on GPU memory") == std::string::npos) {
+    if (rc != OUTRIDER_ERR_DEADLINE_EXCEEDED ||
+        why.find("local rank 1 submitted no op on GPU memory") == std::string::npos) {
       std::fprintf(stderr, "rc %d: %s\n", rc, why.c_str());
       return 72;
     }
@@ -194,10 +219,10 @@ TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNa
   EXPECT_EQ(Reap(silent), 0);
 }
 
-// Where a rank keeps its buffers counts from when its GPU op comes, not when it reaches the front of
-// the session's queue: rank 0 submits on a split group first and rank 1 on the world first (streams
-// of their own, so neither waits for the other), and neither op waits for the other to be known.
-// (The split itself is a host op: it tells neither job anything.)
+// Where a rank keeps its buffers counts from when its GPU op comes, not when it reaches the front
+// of the session's queue: rank 0 submits on a split group first and rank 1 on the world first
+// (streams of their own, so neither waits for the other), and neither op waits for the other to be
+// known. (The split itself is a host op: it tells neither job anything.)
 TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl) {
   auto agent = StartNcclAgent("force", {"--op-timeout-ms", "5000"});
   ASSERT_NE(agent, nullptr);
@@ -211,8 +236,8 @@ TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl
       CUstream on_group = nullptr, on_world = nullptr;
       CUdeviceptr a = 0, b = 0;
       if (d.cuStreamCreate(&on_group, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
-          d.cuStreamCreate(&on_world, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || d.cuMemAlloc(&a, 4096) != CUDA_SUCCESS ||
-          d.cuMemAlloc(&b, 4096) != CUDA_SUCCESS) {
+          d.cuStreamCreate(&on_world, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+          d.cuMemAlloc(&a, 4096) != CUDA_SUCCESS || d.cuMemAlloc(&b, 4096) != CUDA_SUCCESS) {
         return 52;
       }
       std::vector<float> ones(1024, static_cast<float>(r + 1)), got(1024), world(1024);
@@ -238,7 +263,8 @@ TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl
       }
       if (d.cuMemcpyDtoHAsync(got.data(), a, 4096, on_group) != CUDA_SUCCESS ||
           d.cuMemcpyDtoHAsync(world.data(), b, 4096, on_world) != CUDA_SUCCESS ||
-          d.cuStreamSynchronize(on_group) != CUDA_SUCCESS || d.cuStreamSynchronize(on_world) != CUDA_SUCCESS) {
+          d.cuStreamSynchronize(on_group) != CUDA_SUCCESS ||
+          d.cuStreamSynchronize(on_world) != CUDA_SUCCESS) {
         return 56;
       }
       if (got[0] != 3.0f || got[1023] != 3.0f || world[0] != 3.0f || world[1023] != 3.0f) return 57;
@@ -248,17 +274,23 @@ TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl
   }
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = ReadFile(agent->log_path());
-  EXPECT_NE(log.find("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"), std::string::npos) << log;
+  EXPECT_NE(log.find("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"),
+            std::string::npos)
+      << log;
 }
 
 TEST(GpuNcclTest, WithoutMpsAutoKeepsToTheHostEngineAndSaysWhy) {
   auto agent = StartNcclAgent("auto");
   ASSERT_NE(agent, nullptr);
   std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-auto", r, r); }));
+  for (int r = 0; r < 2; ++r)
+    pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-auto", r, r); }));
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
   std::string log = ReadFile(agent->log_path());
-  EXPECT_NE(log.find("gpu_nccl = auto: GPU collectives of gpu_mode ipc clients run on the host engine"), std::string::npos) << log;
+  EXPECT_NE(
+      log.find("gpu_nccl = auto: GPU collectives of gpu_mode ipc clients run on the host engine"),
+      std::string::npos)
+      << log;
   EXPECT_NE(log.find("MPS is not running"), std::string::npos) << log;
   EXPECT_EQ(log.find("NCCL communicators ready"), std::string::npos) << log;
 }

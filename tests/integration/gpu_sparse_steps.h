@@ -29,7 +29,9 @@ namespace sparse_steps {
 constexpr uint64_t kTableRows = 5000, kDim = 4, kNnz = 30000, kSteps = 3;
 
 // Rank r's rows at step s: unsorted ids with many repeats, small integer values (exact sums).
-inline int64_t IdOf(int r, uint64_t s, uint64_t i) { return static_cast<int64_t>((i * 7919 + 13 * r + s) % kTableRows); }
+inline int64_t IdOf(int r, uint64_t s, uint64_t i) {
+  return static_cast<int64_t>((i * 7919 + 13 * r + s) % kTableRows);
+}
 inline float ValueOf(int r, uint64_t i, uint64_t k) { return static_cast<float>(i % 10 + r + k); }
 
 // kSteps sparse allreduces of device rows by 2 ranks: 0 if every result was right, else the step
@@ -38,8 +40,10 @@ inline int SparseSteps(const cuda::Driver& d, outrider_client_t* c, int r) {
   CUstream st = nullptr;
   if (d.cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 60;
   CUdeviceptr ids = 0, vals = 0, out_ids = 0, out_vals = 0;
-  if (d.cuMemAlloc(&ids, kNnz * 8) != CUDA_SUCCESS || d.cuMemAlloc(&vals, kNnz * kDim * 4) != CUDA_SUCCESS ||
-      d.cuMemAlloc(&out_ids, kTableRows * 8) != CUDA_SUCCESS || d.cuMemAlloc(&out_vals, kTableRows * kDim * 4) != CUDA_SUCCESS) {
+  if (d.cuMemAlloc(&ids, kNnz * 8) != CUDA_SUCCESS ||
+      d.cuMemAlloc(&vals, kNnz * kDim * 4) != CUDA_SUCCESS ||
+      d.cuMemAlloc(&out_ids, kTableRows * 8) != CUDA_SUCCESS ||
+      d.cuMemAlloc(&out_vals, kTableRows * kDim * 4) != CUDA_SUCCESS) {
     return 61;
   }
   for (uint64_t s = 0; s < kSteps; ++s) {
@@ -78,8 +82,10 @@ inline int SparseSteps(const cuda::Driver& d, outrider_client_t* c, int r) {
     outrider_op_t h;
     outrider_op_result_t res;
     res.size = sizeof(res);
-    if (outrider_sparse_allreduce(c, &sp, &o, &h) != OUTRIDER_OK || outrider_wait_result(c, h, 20000, &res) != OUTRIDER_OK) {
-      std::fprintf(stderr, "step %llu: %s\n", static_cast<unsigned long long>(s), outrider_last_error(c));
+    if (outrider_sparse_allreduce(c, &sp, &o, &h) != OUTRIDER_OK ||
+        outrider_wait_result(c, h, 20000, &res) != OUTRIDER_OK) {
+      std::fprintf(stderr, "step %llu: %s\n", static_cast<unsigned long long>(s),
+                   outrider_last_error(c));
       return 10 + static_cast<int>(s);
     }
     if (res.result_rows != want.size()) return 40 + static_cast<int>(s);

@@ -3,11 +3,11 @@
 // CUDA driver's memory): the first op of a key is staged as it is, and once its rows were seen
 // unsorted the next ones are coalesced, with the same results; without the library every op is
 // staged as it is.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
@@ -40,9 +40,12 @@ TEST(GpuSparseTest, RowsSeenUnsortedAreCoalescedOnTheGpuFromTheNextOpOnWithTheSa
   ASSERT_NE(agent, nullptr);
   RunTwoRanks(*agent, "gpu-sparse-coalesce");
   std::string log = AgentLog(*agent);
-  EXPECT_NE(log.find("are coalesced there before they are copied (op 2: 30000 rows;"), std::string::npos)
-      << "the second op of each rank (its first was seen unsorted) is coalesced:\n" << log;
-  EXPECT_EQ(log.find("op 1: 30000 rows"), std::string::npos) << "the first is staged as it is:\n" << log;
+  EXPECT_NE(log.find("are coalesced there before they are copied (op 2: 30000 rows;"),
+            std::string::npos)
+      << "the second op of each rank (its first was seen unsorted) is coalesced:\n"
+      << log;
+  EXPECT_EQ(log.find("op 1: 30000 rows"), std::string::npos) << "the first is staged as it is:\n"
+                                                             << log;
 }
 
 TEST(GpuSparseTest, WithoutTheLibraryRowsAreStagedAsTheyAre) {

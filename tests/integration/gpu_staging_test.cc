@@ -2,12 +2,12 @@
 // fake CUDA driver (tests/fake_cuda/) in each trainer process: the op is ordered on the caller's
 // stream (work queued after it sees the result, with no host wait in between), results are those
 // of host buffers. (Agent death and disconnect with ops in flight: gpu_stream_release_test.cc.)
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
@@ -121,7 +121,9 @@ TEST_P(GpuNoContextTest, ADefaultStreamOpOnCuMemBuffersFromAThreadWithoutAContex
       if (d.cuMemcpyDtoHAsync(out.data(), span, 2 * n * 4, nullptr) != CUDA_SUCCESS) return 88;
       if (d.cuStreamSynchronize(nullptr) != CUDA_SUCCESS) return 88;
       for (uint64_t i = 0; i < 2 * n; ++i) {
-        bool in_op = i >= 1024 && i < 2 * n - 1024;  // the span's op starts 4096 bytes in and ends as far before its end
+        bool in_op =
+            i >= 1024 &&
+            i < 2 * n - 1024;  // the span's op starts 4096 bytes in and ends as far before its end
         float want = static_cast<float>((in_op ? 3 : r + 1) * (i % 1000));
         if (out[i] != want) return 89;
       }

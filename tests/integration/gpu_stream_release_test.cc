@@ -3,6 +3,7 @@
 // the stream go on with no call of the caller's (the shim's watchdog writes the done fence) and
 // the op fails UNAVAILABLE; a client that disconnects with an op in flight lets its stream go on,
 // and the agent closes its imports and serves the next job.
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -11,10 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
+#include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/support/test_support.h"
 
@@ -28,7 +27,8 @@ class GpuStreamReleaseTest : public ::testing::TestWithParam<const char*> {
   // Submits an allreduce of a device buffer (a cuMem allocation in ipc mode) as rank 0 of a job
   // of two whose rank 1 never comes, so the op waits in the agent; the stream then runs a host
   // function that sends 'r' on `released`.
-  int SubmitOrphan(const cuda::Driver& d, outrider_client_t* c, Pipe* released, CUstream* s, outrider_op_t* h) const {
+  int SubmitOrphan(const cuda::Driver& d, outrider_client_t* c, Pipe* released, CUstream* s,
+                   outrider_op_t* h) const {
     CUdeviceptr buf = 0;
     if (ipc_mode()) {
       buf = VmmAlloc(d);
@@ -49,7 +49,8 @@ class GpuStreamReleaseTest : public ::testing::TestWithParam<const char*> {
   }
 };
 
-TEST_P(GpuStreamReleaseTest, AnAgentKilledWhileAnOpWaitsLetsTheStreamGoOnWithoutAnyCallOfTheCaller) {
+TEST_P(GpuStreamReleaseTest,
+       AnAgentKilledWhileAnOpWaitsLetsTheStreamGoOnWithoutAnyCallOfTheCaller) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
   Pipe submitted, released, go;
@@ -75,7 +76,8 @@ TEST_P(GpuStreamReleaseTest, AnAgentKilledWhileAnOpWaitsLetsTheStreamGoOnWithout
   ::kill(agent->pid(), SIGKILL);
   // The shim's watchdog writes the done fence as soon as the socket hangs up.
   EXPECT_TRUE(released.Receive(&ch, 10000)) << "the stream still waits for the dead agent";
-  std::printf("%s: stream released %.1f ms after the agent's SIGKILL\n", GetParam(), (ipc::MonotonicNs() - killed) / 1e6);
+  std::printf("%s: stream released %.1f ms after the agent's SIGKILL\n", GetParam(),
+              (ipc::MonotonicNs() - killed) / 1e6);
   go.Send('g');
   EXPECT_EQ(Reap(child), 0);
 }
@@ -133,7 +135,8 @@ TEST_P(GpuStreamReleaseTest, AnOpSubmittedFromAThreadWithoutACurrentContextRunsO
     outrider_op_t h = 0;
     std::thread worker([&] {
       CUcontext none = nullptr;
-      if (d.cuCtxGetCurrent(&none) != CUDA_SUCCESS || none != nullptr) return;  // a fresh thread has none
+      if (d.cuCtxGetCurrent(&none) != CUDA_SUCCESS || none != nullptr)
+        return;  // a fresh thread has none
       outrider_op_options_t o;
       outrider_op_options_init(&o);
       o.cuda_stream = s;

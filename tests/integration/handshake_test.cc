@@ -1,6 +1,7 @@
 // Connections to the control socket that never say hello: they are closed at the handshake
 // deadline, never lock trainers out (they are not clients, and past a bound the oldest goes), and
 // an agent out of file descriptors pauses accepting instead of spinning a core.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -11,7 +12,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -30,7 +30,8 @@ UniqueFd Silent(const std::string& path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.data(), std::min(path.size(), sizeof(addr.sun_path) - 1));
-  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0) << std::strerror(errno);
+  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0)
+      << std::strerror(errno);
   return fd;
 }
 
@@ -100,7 +101,8 @@ TEST(HandshakeTest, SilentConnectionsCloseAtTheDeadlineAndNeverLockTrainersOut) 
   // gets in at once.
   EXPECT_EQ(TrainerRuns(agent->socket_path(), "after-silent"), 0);
   // Every silent connection is closed: the oldest to make room, the rest at their deadline.
-  for (size_t i = 0; i < silent.size(); ++i) ASSERT_TRUE(ClosedWithin(silent[i].get(), 10000)) << "connection " << i;
+  for (size_t i = 0; i < silent.size(); ++i)
+    ASSERT_TRUE(ClosedWithin(silent[i].get(), 10000)) << "connection " << i;
   EXPECT_NE(agent->ReadLog().find("no hello within handshake_timeout_ms=400"), std::string::npos);
 }
 
@@ -114,10 +116,12 @@ TEST(HandshakeTest, OutOfFileDescriptorsTheAgentPausesAcceptingInsteadOfSpinning
   rlimit lim{OpenFds(agent->pid()) + 6, old.rlim_max};
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &lim, nullptr), 0) << std::strerror(errno);
   std::vector<UniqueFd> silent;
-  for (int i = 0; i < 40; ++i) silent.push_back(Silent(agent->socket_path()));  // queued past the limit
+  for (int i = 0; i < 40; ++i)
+    silent.push_back(Silent(agent->socket_path()));  // queued past the limit
   // The agent says so once it hits the limit (an event in its log, waited for with a deadline).
   uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
-  while (agent->ReadLog().find("cannot accept connections") == std::string::npos && ipc::MonotonicNs() < deadline) {
+  while (agent->ReadLog().find("cannot accept connections") == std::string::npos &&
+         ipc::MonotonicNs() < deadline) {
     ::poll(nullptr, 0, 10);
   }
   ASSERT_NE(agent->ReadLog().find("cannot accept connections"), std::string::npos);
@@ -127,7 +131,8 @@ TEST(HandshakeTest, OutOfFileDescriptorsTheAgentPausesAcceptingInsteadOfSpinning
   ::poll(nullptr, 0, 500);
   uint64_t used = CpuTicks(agent->pid()) - before;
   long hz = ::sysconf(_SC_CLK_TCK);
-  EXPECT_LT(static_cast<double>(used) / static_cast<double>(hz), 0.2) << "the agent spins at the fd limit";
+  EXPECT_LT(static_cast<double>(used) / static_cast<double>(hz), 0.2)
+      << "the agent spins at the fd limit";
   // Once the silent ones are gone, the agent accepts again and serves a trainer.
   silent.clear();
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);

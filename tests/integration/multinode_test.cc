@@ -29,14 +29,17 @@ TEST_F(MultiNodeTest, AllreduceAcrossThreeNodesMatchesReferenceAndIsBitwiseEqual
   for (size_t count : {size_t{3}, size_t{100000}, size_t{700001}}) {  // direct, then ring (chunked)
     RunJob("ar-" + std::to_string(count), nodes, local, "tok", [&](outrider_client_t* c, int r) {
       auto* buf = static_cast<float*>(outrider_alloc(c, count * 4));
-      for (size_t i = 0; i < count; ++i) buf[i] = 0.25f * static_cast<float>((r + 1) * (i % 13 + 1)) + 1e-3f * r;
+      for (size_t i = 0; i < count; ++i)
+        buf[i] = 0.25f * static_cast<float>((r + 1) * (i % 13 + 1)) + 1e-3f * r;
       outrider_op_t h;
-      int rc = Wait(c, outrider_allreduce(c, buf, buf, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+      int rc = Wait(
+          c, outrider_allreduce(c, buf, buf, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
       std::memcpy(results_->out[r], buf, std::min(count * 4, kMaxBytes));
       return rc;
     });
     size_t bytes = std::min(count * 4, kMaxBytes);
-    for (int r = 1; r < world; ++r) EXPECT_EQ(std::memcmp(results_->out[0], results_->out[r], bytes), 0) << "rank " << r;
+    for (int r = 1; r < world; ++r)
+      EXPECT_EQ(std::memcmp(results_->out[0], results_->out[r], bytes), 0) << "rank " << r;
     auto* got = reinterpret_cast<float*>(results_->out[0]);
     for (size_t i = 0; i < bytes / 4; i += 997) {
       double want = 0;
@@ -55,9 +58,15 @@ TEST_F(MultiNodeTest, AvgMinMaxAndIntegerSumsAcrossNodes) {
     for (size_t k = 0; k < 300000; ++k) i[k] = static_cast<int64_t>(k) * (r + 1);
     outrider_op_t h;
     int rc = Wait(c, outrider_allreduce(c, f, f, 1, OUTRIDER_F32, OUTRIDER_AVG, nullptr, &h), &h);
-    if (rc == 0) rc = Wait(c, outrider_allreduce(c, f + 1, f + 1, 1, OUTRIDER_F32, OUTRIDER_MIN, nullptr, &h), &h);
-    if (rc == 0) rc = Wait(c, outrider_allreduce(c, f + 2, f + 2, 1, OUTRIDER_F32, OUTRIDER_MAX, nullptr, &h), &h);
-    if (rc == 0) rc = Wait(c, outrider_allreduce(c, i, i, 300000, OUTRIDER_I64, OUTRIDER_SUM, nullptr, &h), &h);
+    if (rc == 0)
+      rc = Wait(c, outrider_allreduce(c, f + 1, f + 1, 1, OUTRIDER_F32, OUTRIDER_MIN, nullptr, &h),
+                &h);
+    if (rc == 0)
+      rc = Wait(c, outrider_allreduce(c, f + 2, f + 2, 1, OUTRIDER_F32, OUTRIDER_MAX, nullptr, &h),
+                &h);
+    if (rc == 0)
+      rc =
+          Wait(c, outrider_allreduce(c, i, i, 300000, OUTRIDER_I64, OUTRIDER_SUM, nullptr, &h), &h);
     if (f[0] != 2.0f || f[1] != 1.0f || f[2] != 3.0f) return 101;
     for (size_t k = 0; k < 300000; k += 7) {
       if (i[k] != static_cast<int64_t>(k) * 6) {
@@ -83,12 +92,15 @@ TEST_F(MultiNodeTest, BroadcastAllgatherReduceScatterAndBarrierAcrossNodes) {
     outrider_op_t h;
     int rc = Wait(c, outrider_broadcast(c, b, count, OUTRIDER_I32, 3, nullptr, &h), &h);
     if (rc == 0) rc = Wait(c, outrider_allgather(c, s, g, count, OUTRIDER_I32, nullptr, &h), &h);
-    if (rc == 0) rc = Wait(c, outrider_reduce_scatter(c, s, rs, count, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+    if (rc == 0)
+      rc = Wait(
+          c, outrider_reduce_scatter(c, s, rs, count, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
     if (rc == 0) rc = Wait(c, outrider_barrier(c, nullptr, &h), &h);
     if (rc) return rc;
     for (size_t i = 0; i < count; ++i) {
       if (b[i] != static_cast<int32_t>(i)) return 101;
-      if (rs[i] != world * static_cast<int32_t>(r * count + i) + world * (world - 1) / 2) return 103;
+      if (rs[i] != world * static_cast<int32_t>(r * count + i) + world * (world - 1) / 2)
+        return 103;
     }
     for (int src = 0; src < world; ++src) {
       for (size_t i = 0; i < count; i += 101) {
@@ -101,15 +113,22 @@ TEST_F(MultiNodeTest, BroadcastAllgatherReduceScatterAndBarrierAcrossNodes) {
 
 TEST_F(MultiNodeTest, CountMismatchAcrossNodesFailsEveryRankNamingFieldAndRanks) {
   StartAgents(3);
-  RunJob("mismatch", 3, 1, "tok", [&](outrider_client_t* c, int r) {
-    auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
-    outrider_op_t h;
-    int rc = Wait(c, outrider_allreduce(c, x, x, r == 2 ? 64 : 32, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-    if (rc == OUTRIDER_OK) return 100;
-    // The next collective works again.
-    int again = Wait(c, outrider_allreduce(c, x, x, 8, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-    return again == OUTRIDER_OK ? rc : 200 + again;
-  }, false);
+  RunJob(
+      "mismatch", 3, 1, "tok",
+      [&](outrider_client_t* c, int r) {
+        auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
+        outrider_op_t h;
+        int rc = Wait(
+            c,
+            outrider_allreduce(c, x, x, r == 2 ? 64 : 32, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h),
+            &h);
+        if (rc == OUTRIDER_OK) return 100;
+        // The next collective works again.
+        int again =
+            Wait(c, outrider_allreduce(c, x, x, 8, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+        return again == OUTRIDER_OK ? rc : 200 + again;
+      },
+      false);
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
     EXPECT_THAT(results_->error[r], HasSubstr("count"));
@@ -119,14 +138,21 @@ TEST_F(MultiNodeTest, CountMismatchAcrossNodesFailsEveryRankNamingFieldAndRanks)
 
 TEST_F(MultiNodeTest, MismatchInsideOneNodeFailsTheOtherNodesRanksToo) {
   StartAgents(2);
-  RunJob("inner", 2, 2, "tok", [&](outrider_client_t* c, int r) {
-    auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
-    outrider_op_t h;
-    int rc = Wait(c, outrider_allreduce(c, x, x, r == 3 ? 64 : 32, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-    if (rc == OUTRIDER_OK) return 100;
-    int again = Wait(c, outrider_allreduce(c, x, x, 8, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-    return again == OUTRIDER_OK ? rc : 200 + again;
-  }, false);
+  RunJob(
+      "inner", 2, 2, "tok",
+      [&](outrider_client_t* c, int r) {
+        auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
+        outrider_op_t h;
+        int rc = Wait(
+            c,
+            outrider_allreduce(c, x, x, r == 3 ? 64 : 32, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h),
+            &h);
+        if (rc == OUTRIDER_OK) return 100;
+        int again =
+            Wait(c, outrider_allreduce(c, x, x, 8, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+        return again == OUTRIDER_OK ? rc : 200 + again;
+      },
+      false);
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
     EXPECT_THAT(results_->error[r], HasSubstr("rank 3 has 64"));
@@ -168,7 +194,8 @@ TEST_F(MultiNodeTest, SchedulingNeverChangesResults) {
   for (int mode = 0; mode < 3; ++mode) {
     agents_.clear();
     ports_.clear();
-    StartAgents(nodes, false, {"--scheduler", mode == 0 ? "fifo" : "priority", "--credit-window-bytes", "65536"});
+    StartAgents(nodes, false,
+                {"--scheduler", mode == 0 ? "fifo" : "priority", "--credit-window-bytes", "65536"});
     RunJob("sched-" + std::to_string(mode), nodes, local, "tok", [&](outrider_client_t* c, int r) {
       std::vector<float*> bufs;
       std::vector<outrider_op_t> ops(kOps + 1);
@@ -176,7 +203,8 @@ TEST_F(MultiNodeTest, SchedulingNeverChangesResults) {
       for (size_t i = 0; i <= kOps; ++i) {
         size_t n = i == kOps ? 7 : kCount;
         auto* b = static_cast<float*>(outrider_alloc(c, n * 4));
-        for (size_t k = 0; k < n; ++k) b[k] = 0.1f * static_cast<float>((r + 1) * (k % 97 + i)) + 1e-7f * static_cast<float>(k);
+        for (size_t k = 0; k < n; ++k)
+          b[k] = 0.1f * static_cast<float>((r + 1) * (k % 97 + i)) + 1e-7f * static_cast<float>(k);
         bufs.push_back(b);
         outrider_op_options_t o;
         outrider_op_options_init(&o);
@@ -197,7 +225,9 @@ TEST_F(MultiNodeTest, SchedulingNeverChangesResults) {
     });
     uint64_t h0;
     std::memcpy(&h0, results_->out[0], 8);
-    for (int r = 1; r < world; ++r) EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 8)) << "mode " << mode << " rank " << r;
+    for (int r = 1; r < world; ++r)
+      EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 8))
+          << "mode " << mode << " rank " << r;
     hash[mode] = h0;
   }
   EXPECT_EQ(hash[0], hash[1]);
@@ -206,11 +236,17 @@ TEST_F(MultiNodeTest, SchedulingNeverChangesResults) {
 
 TEST_F(MultiNodeTest, DtypeMismatchAcrossNodesFailsEveryRank) {
   StartAgents(3);
-  RunJob("dtype", 3, 1, "tok", [&](outrider_client_t* c, int r) {
-    auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
-    outrider_op_t h;
-    return Wait(c, outrider_allreduce(c, x, x, 16, r == 1 ? OUTRIDER_I32 : OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-  }, false);
+  RunJob(
+      "dtype", 3, 1, "tok",
+      [&](outrider_client_t* c, int r) {
+        auto* x = static_cast<float*>(outrider_alloc(c, 4 * 64));
+        outrider_op_t h;
+        return Wait(c,
+                    outrider_allreduce(c, x, x, 16, r == 1 ? OUTRIDER_I32 : OUTRIDER_F32,
+                                       OUTRIDER_SUM, nullptr, &h),
+                    &h);
+      },
+      false);
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_MISMATCH) << results_->error[r];
     EXPECT_THAT(results_->error[r], HasSubstr("dtype"));
@@ -220,11 +256,14 @@ TEST_F(MultiNodeTest, DtypeMismatchAcrossNodesFailsEveryRank) {
 TEST_F(MultiNodeTest, WrongJobTokenIsRefusedAndNamed) {
   StartAgents(2);
   token_breaker_ = 1;  // the rank on node 1 presents another token
-  RunJob("token", 2, 1, "secret", [&](outrider_client_t* c, int r) {
-    auto* x = static_cast<float*>(outrider_alloc(c, 4));
-    outrider_op_t h;
-    return Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
-  }, false);
+  RunJob(
+      "token", 2, 1, "secret",
+      [&](outrider_client_t* c, int r) {
+        auto* x = static_cast<float*>(outrider_alloc(c, 4));
+        outrider_op_t h;
+        return Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);
+      },
+      false);
   EXPECT_EQ(results_->rc[1], OUTRIDER_ERR_PERMISSION_DENIED) << results_->error[1];
   EXPECT_THAT(results_->error[1], HasSubstr("wrong job token"));
   EXPECT_NE(results_->rc[0], OUTRIDER_OK);
@@ -245,7 +284,8 @@ TEST_F(MultiNodeTest, TwoJobsShareTheAgentsAtOnce) {
         for (int step = 0; step < 20 && rc == 0; ++step) {
           for (int i = 0; i < 1000; ++i) x[i] = (job + 1) * 100 + r;
           outrider_op_t h;
-          rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+          rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h),
+                    &h);
           if (rc == 0 && x[999] != 2 * (job + 1) * 100 + 1) rc = 99;
         }
         other->rc[job * 2 + r] = rc;
@@ -288,7 +328,8 @@ TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
     if (r == 2) continue;
     EXPECT_EQ(status, 0);
     EXPECT_EQ(res->rc[r], OUTRIDER_ERR_PEER_LOST) << "rank " << r << ": " << res->error[r];
-    EXPECT_THAT(res->error[r], HasSubstr("rank 2 (node 2)"));  // lost, unreachable, or reported lost by a peer
+    EXPECT_THAT(res->error[r],
+                HasSubstr("rank 2 (node 2)"));  // lost, unreachable, or reported lost by a peer
   }
   // The survivors' agents keep serving: a new single-node job still works on node 0.
   pid_t p = Spawn([&] {
@@ -342,7 +383,8 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
         for (int i = 0; i < 1000; ++i) x[i] = step + r;
         x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
         outrider_op_t h;
-        rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+        rc =
+            Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
         if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
         if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
         if (x[0] != 0) break;
@@ -362,10 +404,12 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
   *stop_others = 1;
   EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];
   EXPECT_THAT(res->error[0], HasSubstr("rank 1 (local rank 0"));
-  std::printf("the survivor's error came %.2f ms after the kill\n", static_cast<double>(*failed_at_ns - killed_at_ns) / 1e6);
+  std::printf("the survivor's error came %.2f ms after the kill\n",
+              static_cast<double>(*failed_at_ns - killed_at_ns) / 1e6);
   // Far below the 3 s silence deadline the agents run with here.
-  EXPECT_LT(*failed_at_ns - killed_at_ns, 2'000'000'000u) << "the survivor learned of the death after "
-                                                           << (*failed_at_ns - killed_at_ns) / 1000000 << " ms";
+  EXPECT_LT(*failed_at_ns - killed_at_ns, 2'000'000'000u)
+      << "the survivor learned of the death after " << (*failed_at_ns - killed_at_ns) / 1000000
+      << " ms";
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(Reap(others[static_cast<size_t>(r)]), 0);
     EXPECT_EQ(res->rc[2 + r], 0) << "the other job, rank " << r;
@@ -387,7 +431,8 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
     outrider_client_t* c = ConnectOnePerNode("mid", "m", 1, 2);
     auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
     outrider_op_t h;
-    return Wait(c, outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h);  // killed first
+    return Wait(c, outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h),
+                &h);  // killed first
   });
   pid_t survivor = Spawn([&] {
     outrider_client_t* c = ConnectOnePerNode("mid", "m", 0, 2);
@@ -405,7 +450,8 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   // Node 1's agent has the instance started and waits for node 0 (bounded poll, 30 s).
   bool started = false;
   for (int i = 0; i < 300 && !started; ++i) {
-    started = HttpGet(http_ports_[1], "/status").find("contributions of rank 0 (node 0)") != std::string::npos;
+    started = HttpGet(http_ports_[1], "/status").find("contributions of rank 0 (node 0)") !=
+              std::string::npos;
     if (!started) ::usleep(100000);
   }
   ASSERT_TRUE(started) << HttpGet(http_ports_[1], "/status");
@@ -416,7 +462,8 @@ TEST_F(MultiNodeTest, TrainerKilledWhileItsNodeWaitsInAnInstanceFailsTheOtherNod
   // the dead rank's buffer, and node 0 its result.
   bool ended = false;
   for (int i = 0; i < 300 && !ended; ++i) {
-    ended = HttpGet(http_ports_[1], "/status").find("contributions of rank 0 (node 0)") == std::string::npos;
+    ended = HttpGet(http_ports_[1], "/status").find("contributions of rank 0 (node 0)") ==
+            std::string::npos;
     if (!ended) ::usleep(100000);
   }
   ASSERT_TRUE(ended) << HttpGet(http_ports_[1], "/status");
@@ -450,7 +497,8 @@ TEST_F(MultiNodeTest, TrainerKilledBeforeItsJobFormedFailsTheOtherNodesOnceItFor
     auto* x = static_cast<float*>(outrider_alloc(c, 4096));
     outrider_op_t h;
     int rc = outrider_allreduce(c, x, x, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-    if (rc == 0) rc = outrider_wait(c, h, 5000);  // the rendezvous timeout is 8 s, silence never comes
+    if (rc == 0)
+      rc = outrider_wait(c, h, 5000);  // the rendezvous timeout is 8 s, silence never comes
     results_->rc[0] = rc;
     CopyText(results_->error[0], 256, outrider_last_error(c));
     outrider_disconnect(c);
@@ -496,8 +544,10 @@ TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNami
   release.Send('e');
   EXPECT_EQ(Reap(stuck), 0);
   for (int r : {0, 1, 2}) {
-    EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_DEADLINE_EXCEEDED) << "rank " << r << ": " << results_->error[r];
-    EXPECT_THAT(results_->error[r], HasSubstr("waited 500 ms for rank 3 (local rank 1) to submit")) << "rank " << r;
+    EXPECT_EQ(results_->rc[r], OUTRIDER_ERR_DEADLINE_EXCEEDED)
+        << "rank " << r << ": " << results_->error[r];
+    EXPECT_THAT(results_->error[r], HasSubstr("waited 500 ms for rank 3 (local rank 1) to submit"))
+        << "rank " << r;
   }
 }
 

@@ -6,6 +6,7 @@
 // program runs as well without an agent; a program with NCCL linked in is told its calls cannot
 // be interposed.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,8 +16,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ipc/event_fd.h"
 #include "tests/support/multinode_fixture.h"
@@ -31,7 +30,8 @@ struct Ran {
 };
 
 // Runs `argv` with `env` added to this process's environment; its stderr is returned.
-Ran RunProgram(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env) {
+Ran RunProgram(const std::vector<std::string>& argv,
+               const std::vector<std::pair<std::string, std::string>>& env) {
   char path[] = "/tmp/outrider-nccl-preload-XXXXXX";
   int fd = ::mkstemp(path);
   pid_t pid = ::fork();
@@ -59,8 +59,9 @@ Ran RunProgram(const std::vector<std::string>& argv, const std::vector<std::pair
 
 // The sum of `series` over the lines of a /metrics body that carry every label in `labels`
 // (`name="value"`), and the distinct values of label `collect` among them.
-double Sum(const std::string& body, const std::string& series, const std::vector<std::string>& labels,
-           std::set<std::string>* collect_values = nullptr, const std::string& collect = "comm") {
+double Sum(const std::string& body, const std::string& series,
+           const std::vector<std::string>& labels, std::set<std::string>* collect_values = nullptr,
+           const std::string& collect = "comm") {
   double total = 0;
   std::istringstream lines(body);
   for (std::string line; std::getline(lines, line);) {
@@ -87,10 +88,14 @@ std::string AsanOptions() {
   return std::string(have != nullptr ? have : "") + ":verify_asan_link_order=0";
 }
 
-std::vector<std::pair<std::string, std::string>> AppEnv(const std::string& socket, const std::string& job) {
-  return {{"LD_PRELOAD", INTERPOSER_LIBRARY},         {"OUTRIDER_SOCKET", socket},
-          {"OUTRIDER_JOB_ID", job},                   {"OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER},
-          {"OUTRIDER_FAKE_CUDA_DEVICES", "2"},        {"ASAN_OPTIONS", AsanOptions()}};
+std::vector<std::pair<std::string, std::string>> AppEnv(const std::string& socket,
+                                                        const std::string& job) {
+  return {{"LD_PRELOAD", INTERPOSER_LIBRARY},
+          {"OUTRIDER_SOCKET", socket},
+          {"OUTRIDER_JOB_ID", job},
+          {"OUTRIDER_CUDA_DRIVER", FAKE_CUDA_DRIVER},
+          {"OUTRIDER_FAKE_CUDA_DEVICES", "2"},
+          {"ASAN_OPTIONS", AsanOptions()}};
 }
 
 TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) {
@@ -110,47 +115,65 @@ TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) 
   uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
   do {
     body = HttpGet(http, "/metrics");
-    if (Sum(body, "outrider_nccl_calls_total", with("recv")) >= 2 && Sum(body, "outrider_nccl_calls_total", with("allreduce")) >= 10) break;
+    if (Sum(body, "outrider_nccl_calls_total", with("recv")) >= 2 &&
+        Sum(body, "outrider_nccl_calls_total", with("allreduce")) >= 10)
+      break;
     ipc::WaitReadable(-1, -1, 20);
   } while (ipc::MonotonicNs() < deadline);
   std::set<std::string> comms;
-  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("allreduce"), &comms), 10) << body;  // 5 per rank
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("allreduce"), &comms), 10)
+      << body;  // 5 per rank
   EXPECT_EQ(comms.size(), 1u) << "both ranks name their communicator alike";
   EXPECT_EQ(Sum(body, "outrider_nccl_bytes_total", with("allreduce")), 8 * 4096 + 2 * 1024) << body;
-  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("allreduce")), 8) << "the captured ones have no time\n" << body;
-  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("broadcast")), 2) << "ncclBcast's own ncclBroadcast is not counted\n" << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("allreduce")), 8)
+      << "the captured ones have no time\n"
+      << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("broadcast")), 2)
+      << "ncclBcast's own ncclBroadcast is not counted\n"
+      << body;
   EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("broadcast")), 2) << body;
   EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("send")), 2) << body;
   EXPECT_EQ(Sum(body, "outrider_nccl_calls_total", with("recv")), 2) << body;
-  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("send")) + Sum(body, "outrider_nccl_timed_calls_total", with("recv")), 2)
-      << "a group is timed once per rank\n" << body;
+  EXPECT_EQ(Sum(body, "outrider_nccl_timed_calls_total", with("send")) +
+                Sum(body, "outrider_nccl_timed_calls_total", with("recv")),
+            2)
+      << "a group is timed once per rank\n"
+      << body;
   EXPECT_GT(Sum(body, "outrider_nccl_gpu_seconds_total", with("allreduce")), 0) << body;
 }
 
 // The offload tests' environment: torchrun's (the app gives each rank RANK and LOCAL_RANK), the
 // shim's GPU mode, and the offload asked for.
-std::vector<std::pair<std::string, std::string>> OffloadEnv(const std::string& socket, const std::string& job,
+std::vector<std::pair<std::string, std::string>> OffloadEnv(const std::string& socket,
+                                                            const std::string& job,
                                                             const std::string& spec) {
   auto env = AppEnv(socket, job);
-  env.insert(env.end(), {{"WORLD_SIZE", "2"}, {"LOCAL_WORLD_SIZE", "2"}, {"OUTRIDER_GPU_MODE", "staging"},
+  env.insert(env.end(), {{"WORLD_SIZE", "2"},
+                         {"LOCAL_WORLD_SIZE", "2"},
+                         {"OUTRIDER_GPU_MODE", "staging"},
                          {"OUTRIDER_NCCL_OFFLOAD", spec}});
   return env;
 }
 
 // Allreduces the agent ran for jobs whose id contains `job`.
 double AgentAllreduces(uint16_t http, const std::string& job) {
-  return Sum(HttpGet(http, "/metrics"), "outrider_ops_total", {job, "op=\"allreduce\"", "result=\"OK\""});
+  return Sum(HttpGet(http, "/metrics"), "outrider_ops_total",
+             {job, "op=\"allreduce\"", "result=\"OK\""});
 }
 
 TEST(NcclPreloadTest, OffloadedAllreducesRunThroughTheAgentOnTheStreamWithTheSameResults) {
   uint16_t http = FreePort();
   auto agent = StartAgent({"--http-port", std::to_string(http)});
   ASSERT_NE(agent, nullptr);
-  Ran app = RunProgram({NCCL_APP, "2", "--capture"}, OffloadEnv(agent->socket_path(), "nccl-offload", "allreduce>=1K"));
+  Ran app = RunProgram({NCCL_APP, "2", "--capture"},
+                       OffloadEnv(agent->socket_path(), "nccl-offload", "allreduce>=1K"));
   ASSERT_EQ(app.status, 0) << app.err;
   EXPECT_NE(app.err.find("offloading allreduce>=1K of communicator"), std::string::npos) << app.err;
-  EXPECT_NE(app.err.find("offload: calls under CUDA graph capture go to NCCL"), std::string::npos) << app.err;
-  EXPECT_NE(app.err.find("offload: a call of an NCCL dtype or reduce op the agent lacks goes to NCCL"), std::string::npos)
+  EXPECT_NE(app.err.find("offload: calls under CUDA graph capture go to NCCL"), std::string::npos)
+      << app.err;
+  EXPECT_NE(
+      app.err.find("offload: a call of an NCCL dtype or reduce op the agent lacks goes to NCCL"),
+      std::string::npos)
       << app.err;
   // Later calls reap the offloaded ones by their handles: each one is known and done.
   EXPECT_EQ(app.err.find("offload: an op failed"), std::string::npos) << app.err;
@@ -169,19 +192,26 @@ TEST(NcclPreloadTest, RanksWhosePlansDifferAllKeepToNccl) {
   ASSERT_EQ(app.status, 0) << app.err;
   size_t first = app.err.find("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ");
   ASSERT_NE(first, std::string::npos) << app.err;
-  EXPECT_NE(app.err.find("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ", first + 1), std::string::npos)
-      << "both ranks say so\n" << app.err;
-  EXPECT_EQ(AgentAllreduces(http, "nccl-differ-nccl-"), 2) << "the agreement only\n" << HttpGet(http, "/metrics");
+  EXPECT_NE(app.err.find("offload: the ranks' OUTRIDER_NCCL_OFFLOAD differ", first + 1),
+            std::string::npos)
+      << "both ranks say so\n"
+      << app.err;
+  EXPECT_EQ(AgentAllreduces(http, "nccl-differ-nccl-"), 2) << "the agreement only\n"
+                                                           << HttpGet(http, "/metrics");
 }
 
 TEST(NcclPreloadTest, ABadOffloadSpecIsNamedAndEveryCallGoesToNccl) {
-  Ran app = RunProgram({NCCL_APP, "2"}, OffloadEnv("/nonexistent/agent.sock", "nccl-bad", "allreduce>=lots"));
+  Ran app = RunProgram({NCCL_APP, "2"},
+                       OffloadEnv("/nonexistent/agent.sock", "nccl-bad", "allreduce>=lots"));
   EXPECT_EQ(app.status, 0) << app.err;
-  EXPECT_NE(app.err.find("OUTRIDER_NCCL_OFFLOAD='allreduce>=lots': 'lots' is not a size"), std::string::npos) << app.err;
+  EXPECT_NE(app.err.find("OUTRIDER_NCCL_OFFLOAD='allreduce>=lots': 'lots' is not a size"),
+            std::string::npos)
+      << app.err;
 }
 
 TEST(NcclPreloadTest, OffloadWithoutAnAgentSaysSoAndEveryCallGoesToNccl) {
-  Ran app = RunProgram({NCCL_APP, "2"}, OffloadEnv("/nonexistent/agent.sock", "nccl-unreachable", "allreduce"));
+  Ran app = RunProgram({NCCL_APP, "2"},
+                       OffloadEnv("/nonexistent/agent.sock", "nccl-unreachable", "allreduce"));
   EXPECT_EQ(app.status, 0) << app.err;
   EXPECT_NE(app.err.find("offload: cannot reach the agent"), std::string::npos) << app.err;
 }
@@ -193,9 +223,11 @@ TEST(NcclPreloadTest, WithoutAnAgentTheProgramRunsAsItWould) {
 }
 
 TEST(NcclPreloadTest, AProgramWithNcclLinkedInIsToldItsCallsCannotBeInterposed) {
-  Ran app = RunProgram({STATIC_NCCL_APP}, {{"LD_PRELOAD", INTERPOSER_LIBRARY}, {"ASAN_OPTIONS", AsanOptions()}});
+  Ran app = RunProgram({STATIC_NCCL_APP},
+                       {{"LD_PRELOAD", INTERPOSER_LIBRARY}, {"ASAN_OPTIONS", AsanOptions()}});
   EXPECT_EQ(app.status, 0) << app.err;
-  EXPECT_NE(app.err.find("NCCL is linked statically into " STATIC_NCCL_APP ": its calls cannot be interposed"),
+  EXPECT_NE(app.err.find("NCCL is linked statically into " STATIC_NCCL_APP
+                         ": its calls cannot be interposed"),
             std::string::npos)
       << app.err;
 }

@@ -5,6 +5,7 @@
 // stopped (in any order); a call without channel events is counted but not timed; the agent's
 // /metrics shows them under source="profiler".
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,8 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ipc/event_fd.h"
 #include "shim/nccl/profiler_abi.h"
@@ -86,11 +85,14 @@ int DrivePlugin() {
   return 0;
 }
 
-double Value(const std::string& body, const std::string& series, const std::string& comm, const std::string& op) {
+double Value(const std::string& body, const std::string& series, const std::string& comm,
+             const std::string& op) {
   std::istringstream lines(body);
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(series + "{", 0) == 0 && line.find("comm=\"" + comm + "\"") != std::string::npos &&
-        line.find("op=\"" + op + "\"") != std::string::npos && line.find("source=\"profiler\"") != std::string::npos &&
+    if (line.rfind(series + "{", 0) == 0 &&
+        line.find("comm=\"" + comm + "\"") != std::string::npos &&
+        line.find("op=\"" + op + "\"") != std::string::npos &&
+        line.find("source=\"profiler\"") != std::string::npos &&
         line.find("job=\"nccl-profiler\"") != std::string::npos) {
       return std::stod(line.substr(line.rfind(' ') + 1));
     }
@@ -119,7 +121,8 @@ TEST(NcclProfilerTest, CollectivesAreCountedAtStartAndTimedFromTheirKernelChanne
   EXPECT_EQ(Value(body, "outrider_nccl_calls_total", world, "allreduce"), 1) << body;
   EXPECT_EQ(Value(body, "outrider_nccl_bytes_total", world, "allreduce"), 4096) << body;
   EXPECT_EQ(Value(body, "outrider_nccl_timed_calls_total", world, "allreduce"), 1) << body;
-  EXPECT_DOUBLE_EQ(Value(body, "outrider_nccl_gpu_seconds_total", world, "allreduce"), 6000e-9) << body;
+  EXPECT_DOUBLE_EQ(Value(body, "outrider_nccl_gpu_seconds_total", world, "allreduce"), 6000e-9)
+      << body;
   EXPECT_EQ(Value(body, "outrider_nccl_calls_total", p2p, "send"), 1) << body;
   EXPECT_EQ(Value(body, "outrider_nccl_bytes_total", p2p, "send"), 1024) << body;
   EXPECT_EQ(Value(body, "outrider_nccl_timed_calls_total", p2p, "send"), 0) << body;
@@ -138,17 +141,20 @@ TEST(NcclProfilerTest, AOneRankCommunicatorIsSaidToGoUncountedOnce) {
     for (uint64_t comm : {0x1ull, 0x2ull}) {
       void* ctx = nullptr;
       int mask = 0;
-      if (v5->init(&ctx, comm, &mask, "solo", 1, 1, 0, nullptr) != 0 || v5->finalize(ctx) != 0) return 11;
+      if (v5->init(&ctx, comm, &mask, "solo", 1, 1, 0, nullptr) != 0 || v5->finalize(ctx) != 0)
+        return 11;
     }
     return 0;
   });
   ::close(err[1]);
   std::string said;
   char buf[4096];
-  for (ssize_t n; (n = ::read(err[0], buf, sizeof(buf))) > 0;) said.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof(buf))) > 0;)
+    said.append(buf, static_cast<size_t>(n));
   ::close(err[0]);
   ASSERT_EQ(Reap(child), 0);
-  size_t at = said.find("outrider-nccl-profiler: a communicator of one rank: NCCL reports none of its collectives");
+  size_t at = said.find(
+      "outrider-nccl-profiler: a communicator of one rank: NCCL reports none of its collectives");
   EXPECT_NE(at, std::string::npos) << said;
   EXPECT_EQ(said.find("one rank", said.find('\n', at)), std::string::npos) << "said once\n" << said;
 }

@@ -30,11 +30,14 @@ void Contribution(int r, uint64_t nnz, std::vector<int64_t>* ids, std::vector<fl
     if (i == 0) x = 0;
     if (i == 1) x = kRows - 1;
     ids->push_back(static_cast<int64_t>(x));
-    for (uint64_t k = 0; k < kDim; ++k) vals->push_back(static_cast<float>((r + 1) * (k + 1) + static_cast<int>(x % 5)));
+    for (uint64_t k = 0; k < kDim; ++k)
+      vals->push_back(static_cast<float>((r + 1) * (k + 1) + static_cast<int>(x % 5)));
   }
 }
 
-uint64_t Nnz(int r) { return r == 2 ? 0 : 300 + 50 * static_cast<uint64_t>(r); }  // rank 2 brings nothing
+uint64_t Nnz(int r) {
+  return r == 2 ? 0 : 300 + 50 * static_cast<uint64_t>(r);
+}  // rank 2 brings nothing
 
 // The reference union over `world` ranks: id -> summed row.
 std::map<int64_t, std::vector<float>> Reference(int world) {
@@ -54,8 +57,8 @@ std::map<int64_t, std::vector<float>> Reference(int world) {
 
 // Runs one sparse allreduce; checks it against the reference; stores (rows, fnv of the result)
 // in `out` so the parent can compare ranks bitwise.
-int SparseAllreduceAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, outrider_dtype_t id_dtype,
-                            uint8_t* out, std::string* why) {
+int SparseAllreduceAndCheck(outrider_client_t* c, int r, int world, uint32_t algo,
+                            outrider_dtype_t id_dtype, uint8_t* out, std::string* why) {
   std::vector<int64_t> ids;
   std::vector<float> vals;
   Contribution(r, Nnz(r), &ids, &vals);
@@ -95,7 +98,8 @@ int SparseAllreduceAndCheck(outrider_client_t* c, int r, int world, uint32_t alg
   if (rc != OUTRIDER_OK) return rc;
   auto ref = Reference(world);
   if (res.result_rows != ref.size()) {
-    *why = "result has " + std::to_string(res.result_rows) + " rows, reference " + std::to_string(ref.size());
+    *why = "result has " + std::to_string(res.result_rows) + " rows, reference " +
+           std::to_string(ref.size());
     return 99;
   }
   size_t i = 0;
@@ -109,7 +113,8 @@ int SparseAllreduceAndCheck(outrider_client_t* c, int r, int world, uint32_t alg
       std::memcpy(&got, out_ids + 8 * i, 8);
     }
     if (got != id || std::memcmp(out_vals + i * kDim, row.data(), kDim * 4) != 0) {
-      *why = "row " + std::to_string(i) + " differs from the reference (id " + std::to_string(got) + ")";
+      *why = "row " + std::to_string(i) + " differs from the reference (id " + std::to_string(got) +
+             ")";
       return 98;
     }
     ++i;
@@ -132,7 +137,8 @@ std::vector<int64_t> Demand(int r) {
 // A sparse allreduce with row demand: the demanded rows must be in the output when
 // outrider_wait_demand returns (sorted, first), the rest after them once the op completes, every
 // row as the reference has it.
-int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_t* out, std::string* why) {
+int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_t* out,
+                   std::string* why) {
   std::vector<int64_t> ids;
   std::vector<float> vals;
   Contribution(r, Nnz(r), &ids, &vals);
@@ -170,8 +176,8 @@ int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_
   }
   auto check_row = [&](size_t i, int64_t id) {
     if (out_ids[i] != id || std::memcmp(out_vals + i * kDim, ref[id].data(), kDim * 4) != 0) {
-      *why = "row " + std::to_string(i) + " is id " + std::to_string(out_ids[i]) + ", expected " + std::to_string(id) +
-             " with its reference values";
+      *why = "row " + std::to_string(i) + " is id " + std::to_string(out_ids[i]) + ", expected " +
+             std::to_string(id) + " with its reference values";
       return false;
     }
     return true;
@@ -181,7 +187,8 @@ int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_
   rc = outrider_wait_demand(c, h, 30000, &early);
   if (rc != OUTRIDER_OK) return rc;
   if (early.demand_rows != demanded.size()) {
-    *why = "wait_demand reported " + std::to_string(early.demand_rows) + " rows, expected " + std::to_string(demanded.size());
+    *why = "wait_demand reported " + std::to_string(early.demand_rows) + " rows, expected " +
+           std::to_string(demanded.size());
     return 97;
   }
   size_t i = 0;
@@ -193,8 +200,9 @@ int DemandAndCheck(outrider_client_t* c, int r, int world, uint32_t algo, uint8_
   rc = outrider_wait_result(c, h, 30000, &res);
   if (rc != OUTRIDER_OK) return rc;
   if (res.result_rows != ref.size() || res.demand_rows != demanded.size()) {
-    *why = "result has " + std::to_string(res.result_rows) + " rows (" + std::to_string(res.demand_rows) +
-           " demanded), reference " + std::to_string(ref.size()) + " (" + std::to_string(demanded.size()) + ")";
+    *why = "result has " + std::to_string(res.result_rows) + " rows (" +
+           std::to_string(res.demand_rows) + " demanded), reference " + std::to_string(ref.size()) +
+           " (" + std::to_string(demanded.size()) + ")";
     return 95;
   }
   i = 0;
@@ -222,7 +230,8 @@ TEST_F(SparseTest, DemandedRowsArriveFirstAndTheRestFollowsOnOneAndThreeNodes) {
       if (!why.empty()) CopyText(results_->error[r], 256, why.c_str());
       return rc;
     });
-    for (int r = 1; r < 6; ++r) EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 16)) << "rank " << r;
+    for (int r = 1; r < 6; ++r)
+      EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 16)) << "rank " << r;
   }
   RunJob("dm-single", 1, 3, "", [&](outrider_client_t* c, int r) {
     std::string why;
@@ -260,7 +269,8 @@ TEST_F(SparseTest, EveryAlgorithmAcrossThreeNodesMatchesReferenceBitwiseOnEveryR
       if (!why.empty()) CopyText(results_->error[r], 256, why.c_str());
       return rc;
     });
-    for (int r = 1; r < world; ++r) EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 20)) << "rank " << r;
+    for (int r = 1; r < world; ++r)
+      EXPECT_EQ(0, std::memcmp(results_->out[0], results_->out[r], 20)) << "rank " << r;
     uint32_t ran;
     std::memcpy(&ran, results_->out[0] + 16, 4);
     if (algo != OUTRIDER_SPARSE_AUTO) {
@@ -308,16 +318,20 @@ TEST_F(SparseTest, ShardedGradientsArriveSummedAtOwnersAndLookupsReturnOwnedRows
     size_t i = 0;
     for (const auto& [id, row] : ref) {
       if (static_cast<uint64_t>(id) < first || static_cast<uint64_t>(id) >= first + count) continue;
-      if (i >= res.result_rows || out_ids[i] != id || std::memcmp(out_vals + i * kDim, row.data(), kDim * 4) != 0) return 97;
+      if (i >= res.result_rows || out_ids[i] != id ||
+          std::memcmp(out_vals + i * kDim, row.data(), kDim * 4) != 0)
+        return 97;
       ++i;
     }
     if (i != res.result_rows) return 96;
     // The shard now holds id * 10 + k; every rank looks up rows owned by other ranks.
     auto* shard = static_cast<float*>(outrider_alloc(c, count * kDim * 4));
     for (uint64_t row = 0; row < count; ++row) {
-      for (uint64_t k = 0; k < kDim; ++k) shard[row * kDim + k] = static_cast<float>((first + row) * 10 + k);
+      for (uint64_t k = 0; k < kDim; ++k)
+        shard[row * kDim + k] = static_cast<float>((first + row) * 10 + k);
     }
-    std::vector<int64_t> want = {static_cast<int64_t>((first + kRows / 2) % kRows), 0, static_cast<int64_t>(kRows - 1), 7, 7};
+    std::vector<int64_t> want = {static_cast<int64_t>((first + kRows / 2) % kRows), 0,
+                                 static_cast<int64_t>(kRows - 1), 7, 7};
     auto* want_ids = static_cast<int64_t*>(outrider_alloc(c, want.size() * 8));
     auto* got = static_cast<float*>(outrider_alloc(c, want.size() * kDim * 4));
     std::memcpy(want_ids, want.data(), want.size() * 8);
@@ -335,7 +349,8 @@ TEST_F(SparseTest, ShardedGradientsArriveSummedAtOwnersAndLookupsReturnOwnedRows
     if (rc != OUTRIDER_OK) return rc;
     for (size_t j = 0; j < want.size(); ++j) {
       for (uint64_t k = 0; k < kDim; ++k) {
-        if (got[j * kDim + k] != static_cast<float>(static_cast<uint64_t>(want[j]) * 10 + k)) return 95;
+        if (got[j * kDim + k] != static_cast<float>(static_cast<uint64_t>(want[j]) * 10 + k))
+          return 95;
       }
     }
     return OUTRIDER_OK;
@@ -343,7 +358,8 @@ TEST_F(SparseTest, ShardedGradientsArriveSummedAtOwnersAndLookupsReturnOwnedRows
 }
 
 // Submits a sparse allreduce with a per-rank twist; returns rc and fills the error text.
-int SubmitTwisted(outrider_client_t* c, int r, uint64_t dim, int64_t bad_id, uint64_t cap, outrider_op_result_t* res) {
+int SubmitTwisted(outrider_client_t* c, int r, uint64_t dim, int64_t bad_id, uint64_t cap,
+                  outrider_op_result_t* res) {
   auto* ids = static_cast<int64_t*>(outrider_alloc(c, 3 * 8));
   auto* vals = static_cast<float*>(outrider_alloc(c, 3 * dim * 4));
   auto* oid = static_cast<int64_t*>(outrider_alloc(c, (cap + 1) * 8));
@@ -375,14 +391,19 @@ TEST_F(SparseTest, BadIdsDisagreeingDimAndSmallOutputsFailEveryRankClearlyAndThe
     res.size = sizeof(res);
     std::string log;
     // 1. Rank 3 sends an id past the table, rank 1 a negative one: everyone fails, naming them.
-    int rc = SubmitTwisted(c, r, kDim, r == 3 ? static_cast<int64_t>(kRows) : r == 1 ? -5 : 7, 64, &res);
+    int rc = SubmitTwisted(c, r, kDim,
+                           r == 3   ? static_cast<int64_t>(kRows)
+                           : r == 1 ? -5
+                                    : 7,
+                           64, &res);
     log += std::to_string(rc) + "|" + outrider_last_error(c) + "\n";
     // 2. Rank 2 disagrees on dim: a mismatch on every rank.
     rc = SubmitTwisted(c, r, r == 2 ? kDim + 1 : kDim, 8, 64, &res);
     log += std::to_string(rc) + "|" + outrider_last_error(c) + "\n";
     // 3. Rank 0's output is too small: only rank 0 fails, told how many rows it needs.
     rc = SubmitTwisted(c, r, kDim, 9, r == 0 ? 2 : 64, &res);
-    log += std::to_string(rc) + "|" + std::to_string(res.result_rows) + "|" + (rc ? outrider_last_error(c) : "") + "\n";
+    log += std::to_string(rc) + "|" + std::to_string(res.result_rows) + "|" +
+           (rc ? outrider_last_error(c) : "") + "\n";
     // 4. And the job still works.
     rc = SubmitTwisted(c, r, kDim, 10, 64, &res);
     log += std::to_string(rc) + "|" + std::to_string(res.result_rows) + "\n";
@@ -393,7 +414,8 @@ TEST_F(SparseTest, BadIdsDisagreeingDimAndSmallOutputsFailEveryRankClearlyAndThe
     std::string log(reinterpret_cast<char*>(results_->out[r]));
     SCOPED_TRACE("rank " + std::to_string(r) + ":\n" + log);
     EXPECT_THAT(log, HasSubstr(std::to_string(OUTRIDER_ERR_INVALID_ARGUMENT) + "|"));
-    EXPECT_THAT(log, ::testing::AnyOf(HasSubstr("rank 1 sent id -5"), HasSubstr("rank 3 sent id 5000")));
+    EXPECT_THAT(log,
+                ::testing::AnyOf(HasSubstr("rank 1 sent id -5"), HasSubstr("rank 3 sent id 5000")));
     EXPECT_THAT(log, HasSubstr(std::to_string(OUTRIDER_ERR_MISMATCH) + "|"));
     EXPECT_THAT(log, HasSubstr("disagree on dim"));
     // Ids 0..3, 100..103 and 9: 9 rows.
@@ -441,7 +463,8 @@ TEST_F(SparseTest, DenseOnATableTooLargeToHoldFailsEveryRankAndAutoPicksAnotherA
       res.size = sizeof(res);
       int rc = outrider_sparse_allreduce(c, &s, nullptr, &h);
       if (rc == OUTRIDER_OK) rc = outrider_wait_result(c, h, 30000, &res);
-      log += std::to_string(rc) + "|" + std::to_string(res.result_rows) + "|" + (rc ? outrider_last_error(c) : "") + "\n";
+      log += std::to_string(rc) + "|" + std::to_string(res.result_rows) + "|" +
+             (rc ? outrider_last_error(c) : "") + "\n";
     }
     CopyText(reinterpret_cast<char*>(results_->out[r]), 4096, log.c_str());
     return 0;

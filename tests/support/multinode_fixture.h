@@ -50,17 +50,20 @@ class MultiNodeTest : public ::testing::Test {
     ::setenv("UCX_TLS", "tcp", 0);
     ::setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
     for (int n = 0; n < nodes; ++n) {
-      std::vector<std::string> own = static_cast<size_t>(n) < extra_by_node.size() ? extra_by_node[static_cast<size_t>(n)]
-                                                                                  : std::vector<std::string>{};
+      std::vector<std::string> own = static_cast<size_t>(n) < extra_by_node.size()
+                                         ? extra_by_node[static_cast<size_t>(n)]
+                                         : std::vector<std::string>{};
       // A port free a moment ago may be taken (by a test running beside this one) before the agent
       // binds it: then again with other ports.
       Result<std::unique_ptr<harness::AgentProcess>> agent = Unavailable("not started");
       uint16_t port = 0, http_port = 0;
       for (int attempt = 0; attempt < 5; ++attempt) {
         port = FreePort();
-        std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address", "127.0.0.1"};
+        std::vector<std::string> args = {"--port", std::to_string(port), "--listen-address",
+                                         "127.0.0.1"};
         for (auto [flag, value] : {std::pair<std::string, std::string>{"--heartbeat-ms", "200"},
-                                   {"--peer-timeout-ms", "3000"}, {"--rendezvous-timeout-ms", "8000"}}) {
+                                   {"--peer-timeout-ms", "3000"},
+                                   {"--rendezvous-timeout-ms", "8000"}}) {
           if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
           args.push_back(flag);
           args.push_back(value);
@@ -94,13 +97,15 @@ class MultiNodeTest : public ::testing::Test {
     return ConnectAt(rank, 0, job, token, rank, world);
   }
   // The same with `local` ranks per node (at node rank / local's agent).
-  outrider_client_t* ConnectRank(const char* job, const char* token, int rank, int world, int local) {
+  outrider_client_t* ConnectRank(const char* job, const char* token, int rank, int world,
+                                 int local) {
     return ConnectAt(rank / local, 0, job, token, rank, world, local);
   }
   // The same at agent `agent`, the job's node 0 being at agent `root_agent`.
-  outrider_client_t* ConnectAt(int agent, int root_agent, const char* job, const char* token, int rank, int world,
-                               int local = 1) {
-    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[static_cast<size_t>(root_agent)])).c_str(), 1);
+  outrider_client_t* ConnectAt(int agent, int root_agent, const char* job, const char* token,
+                               int rank, int world, int local = 1) {
+    ::setenv("OUTRIDER_ROOT_ADDR",
+             ("127.0.0.1:" + std::to_string(ports_[static_cast<size_t>(root_agent)])).c_str(), 1);
     ::setenv("OUTRIDER_JOB_TOKEN", token, 1);
     outrider_connect_options_t o;
     outrider_connect_options_init(&o);
@@ -174,7 +179,8 @@ class MultiNodeTest : public ::testing::Test {
     }
     for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
     if (expect_ok) {
-      for (int r = 0; r < world; ++r) EXPECT_EQ(results_->rc[r], 0) << "rank " << r << ": " << results_->error[r];
+      for (int r = 0; r < world; ++r)
+        EXPECT_EQ(results_->rc[r], 0) << "rank " << r << ": " << results_->error[r];
     }
   }
 
@@ -204,7 +210,8 @@ inline HttpReply HttpFetch(uint16_t port, const std::string& path) {
     std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
       char buf[4096];
-      for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) out.append(buf, static_cast<size_t>(n));
+      for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;)
+        out.append(buf, static_cast<size_t>(n));
     }
   }
   ::close(fd);
@@ -216,9 +223,15 @@ inline HttpReply HttpFetch(uint16_t port, const std::string& path) {
   return reply;
 }
 // The body, or "" on any failure.
-inline std::string HttpGet(uint16_t port, const std::string& path) { return HttpFetch(port, path).body; }
-inline int HttpStatus(uint16_t port, const std::string& path) { return HttpFetch(port, path).status; }
+inline std::string HttpGet(uint16_t port, const std::string& path) {
+  return HttpFetch(port, path).body;
+}
+inline int HttpStatus(uint16_t port, const std::string& path) {
+  return HttpFetch(port, path).status;
+}
 
-inline int Wait(outrider_client_t* c, int rc, const outrider_op_t* h) { return rc == OUTRIDER_OK ? outrider_wait(c, *h, 30000) : rc; }
+inline int Wait(outrider_client_t* c, int rc, const outrider_op_t* h) {
+  return rc == OUTRIDER_OK ? outrider_wait(c, *h, 30000) : rc;
+}
 
 }  // namespace outrider::testing

@@ -3,13 +3,13 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,7 +78,8 @@ void* MapSharedAnon(size_t bytes) {
 }
 void UnmapShared(void* p, size_t bytes) { ::munmap(p, bytes); }
 
-outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& job, int rank, int size) {
+outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& job, int rank,
+                                 int size) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.socket_path = socket.c_str();
@@ -203,13 +204,15 @@ Result<ipc::HelloReply> RawClient::Hello(const ipc::HelloRequest& hello) {
   ipc::HelloReply reply{};
   std::vector<UniqueFd> fds;
   OUTRIDER_ASSIGN_OR_RETURN(size_t n, channel_.Recv(&reply, sizeof(reply), &fds, 5000));
-  if (n != sizeof(reply)) return Unavailable("no hello reply (got " + std::to_string(n) + " bytes)");
+  if (n != sizeof(reply))
+    return Unavailable("no hello reply (got " + std::to_string(n) + " bytes)");
   if (reply.code != 0 || fds.size() != 3) return reply;
   OUTRIDER_ASSIGN_OR_RETURN(control_, ipc::MapShared(fds[0].get(), reply.control_bytes));
   auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
   sq_idx_ = reinterpret_cast<ipc::RingIndices*>(control_.data() + h->sq_indices_offset);
   sq_ = ipc::RingProducer<ipc::SubmitEntry>(
-      sq_idx_, reinterpret_cast<ipc::SubmitEntry*>(control_.data() + h->sq_slots_offset), h->sq_entries);
+      sq_idx_, reinterpret_cast<ipc::SubmitEntry*>(control_.data() + h->sq_slots_offset),
+      h->sq_entries);
   cq_ = ipc::RingConsumer<ipc::CompletionEntry>(
       reinterpret_cast<ipc::RingIndices*>(control_.data() + h->cq_indices_offset),
       reinterpret_cast<ipc::CompletionEntry*>(control_.data() + h->cq_slots_offset), h->cq_entries);
@@ -222,7 +225,8 @@ Result<uint32_t> RawClient::RegisterRegion(size_t bytes) {
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd fd, ipc::CreateSealedMemfd("raw-region", bytes));
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping m, ipc::MapShared(fd.get(), bytes));
   ipc::RegisterRegion msg{};
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header), next_request_++);
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header),
+                     next_request_++);
   msg.bytes = bytes;
   int f = fd.get();
   OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg), &f, 1));
@@ -237,7 +241,8 @@ Result<uint32_t> RawClient::RegisterRegion(size_t bytes) {
 
 Status RawClient::ReleaseRegion(uint32_t id) {
   ipc::ReleaseRegion msg{};
-  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header), next_request_++);
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header),
+                     next_request_++);
   msg.region_id = id;
   OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg), nullptr, 0));
   ipc::RegionReply reply{};
@@ -263,7 +268,8 @@ Result<ipc::CompletionEntry> RawClient::NextCompletion(int timeout_ms) {
     uint64_t now = ipc::MonotonicNs();
     if (now >= deadline) return DeadlineExceeded("no completion");
     if (!cq_.PrepareSleep()) continue;
-    int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(), static_cast<int>((deadline - now) / 1000000 + 1));
+    int r = ipc::WaitReadable(cq_efd_.get(), channel_.fd(),
+                              static_cast<int>((deadline - now) / 1000000 + 1));
     cq_.FinishSleep();
     if (r == 1) ipc::DrainEventFd(cq_efd_.get());
     if (r == 2 && cq_.Empty()) return Unavailable("agent hung up");
@@ -280,8 +286,8 @@ Result<std::string> RawClient::AwaitGoodbye(int timeout_ms) {
   return std::string(bye.message);
 }
 
-Result<std::unique_ptr<RawClient>> JoinRawJob(const std::string& socket, const std::string& job, int rank, int size,
-                                              uint32_t* region) {
+Result<std::unique_ptr<RawClient>> JoinRawJob(const std::string& socket, const std::string& job,
+                                              int rank, int size, uint32_t* region) {
   OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<RawClient> raw, RawClient::Connect(socket));
   OUTRIDER_ASSIGN_OR_RETURN(ipc::HelloReply reply, raw->Hello(raw->MakeHello(job, rank, size)));
   if (reply.code != 0) return Status(static_cast<Code>(reply.code), reply.message);

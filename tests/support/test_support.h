@@ -70,7 +70,8 @@ SharedValue<T>::~SharedValue() {
 }
 
 // Child-side helpers (call only inside Spawn()ed processes: they _exit on failure).
-outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& job, int rank, int size);
+outrider_client_t* ConnectOrExit(const std::string& socket, const std::string& job, int rank,
+                                 int size);
 outrider_client_t* ConnectOrExitWith(const outrider_connect_options_t* options);
 
 // Copies a C string into a fixed buffer (NUL-terminated).
@@ -125,8 +126,8 @@ class RawClient {
 
 // A raw client of the agent at `socket` that joined `job` as rank `rank` of `size` and registered
 // one 4 KiB region (its id in *region).
-Result<std::unique_ptr<RawClient>> JoinRawJob(const std::string& socket, const std::string& job, int rank, int size,
-                                              uint32_t* region);
+Result<std::unique_ptr<RawClient>> JoinRawJob(const std::string& socket, const std::string& job,
+                                              int rank, int size, uint32_t* region);
 
 // A SubmitEntry for an f32 sum allreduce of `count` elements at `offset` of `region` (in place).
 ipc::SubmitEntry AllreduceEntry(uint64_t op_id, uint32_t region, uint64_t offset, uint64_t count);

@@ -1,6 +1,7 @@
 // FreshFileStore: FileStore paths, a freshness rule on reads and replacing writes.
 #include "fresh_file_store.h"
 
+#include <gloo/common/error.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,11 +13,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include <gloo/common/error.h>
-
 namespace outrider::baselines {
 
-FreshFileStore::FreshFileStore(const std::string& dir, std::chrono::system_clock::time_point not_before,
+FreshFileStore::FreshFileStore(const std::string& dir,
+                               std::chrono::system_clock::time_point not_before,
                                std::chrono::milliseconds timeout)
     : gloo::rendezvous::FileStore(dir), not_before_(not_before), timeout_(timeout) {}
 
@@ -46,7 +46,8 @@ std::vector<char> FreshFileStore::get(const std::string& key) {
   return data;
 }
 
-void FreshFileStore::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) {
+void FreshFileStore::wait(const std::vector<std::string>& keys,
+                          const std::chrono::milliseconds& timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (const auto& key : keys) {
     const std::string path = objectPath(key);

@@ -3,11 +3,11 @@
 // and prefix cannot feed stale addresses into this one.
 #pragma once
 
+#include <gloo/rendezvous/file_store.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
-
-#include <gloo/rendezvous/file_store.h>
 
 namespace outrider::baselines {
 
@@ -22,7 +22,8 @@ class FreshFileStore : public gloo::rendezvous::FileStore {
   void set(const std::string& key, const std::vector<char>& data) override;
   std::vector<char> get(const std::string& key) override;
   void wait(const std::vector<std::string>& keys) override { wait(keys, timeout_); }
-  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
+  void wait(const std::vector<std::string>& keys,
+            const std::chrono::milliseconds& timeout) override;
 
   // Unlinks the key files this instance wrote. Call once every rank has read them.
   void RemoveOwnKeys();

@@ -1,24 +1,6 @@
 // outrider-gloo-bench: the collectives of outrider-bench done by plain Gloo (TCP transport, options
 // API, f32 sum) between the same ranks, for `tools/outrider compare`. One process per rank, started
 // like torchrun; rank 0 prints nccl-tests columns and writes {"rows": [...], "env": {...}}.
-#include <sys/stat.h>
-#include <sys/socket.h>
-#include <sys/utsname.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <ctime>
-#include <fstream>
-#include <memory>
-#include <string>
-#include <vector>
-
-#include <CLI/CLI.hpp>
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
@@ -30,7 +12,24 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "fresh_file_store.h"
 #include "rank_env.h"
@@ -92,8 +91,8 @@ void Barrier(const std::shared_ptr<gloo::Context>& ctx) {
 // buffer (alltoall), or the buffer (allreduce, broadcast).
 class Collective {
  public:
-  Collective(const std::shared_ptr<gloo::Context>& ctx, const std::string& op, const std::string& algo,
-             size_t count, float* send, float* recv)
+  Collective(const std::shared_ptr<gloo::Context>& ctx, const std::string& op,
+             const std::string& algo, size_t count, float* send, float* recv)
       : op_(op), ar_(ctx), bc_(ctx), ag_(ctx), a2a_(ctx) {
     const size_t n = static_cast<size_t>(ctx->size);
     if (op == "allreduce") {
@@ -114,10 +113,14 @@ class Collective {
     }
   }
   void Run() {
-    if (op_ == "allreduce") gloo::allreduce(ar_);
-    else if (op_ == "broadcast") gloo::broadcast(bc_);
-    else if (op_ == "allgather") gloo::allgather(ag_);
-    else gloo::alltoall(a2a_);
+    if (op_ == "allreduce")
+      gloo::allreduce(ar_);
+    else if (op_ == "broadcast")
+      gloo::broadcast(bc_);
+    else if (op_ == "allgather")
+      gloo::allgather(ag_);
+    else
+      gloo::alltoall(a2a_);
   }
 
  private:
@@ -138,7 +141,7 @@ bool Check(const std::string& op, int n, size_t count, const float* recv) {
   const size_t chunk = std::max<size_t>(1, count / static_cast<size_t>(n));
   const size_t step = std::max<size_t>(1, count / 4096);
   for (size_t i = 0; i < count; i += step) {
-    float want = op == "allreduce" ? n * (n + 1) / 2.0f
+    float want = op == "allreduce"   ? n * (n + 1) / 2.0f
                  : op == "broadcast" ? 1.0f
                                      : static_cast<float>(i / chunk + 1);  // chunk i from rank i
     if (recv[i] != want) return false;
@@ -154,19 +157,28 @@ nlohmann::json EnvJson(const RankEnv& env, const std::string& iface) {
   time_t now = ::time(nullptr);
   char when[64];
   std::strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"host", host}, {"kernel", std::string(u.release)}, {"cpus", ::sysconf(_SC_NPROCESSORS_ONLN)},
-          {"date", when}, {"runner", "outrider-gloo-bench"},
-          {"gloo_version", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) +
-                               "." + std::to_string(GLOO_VERSION_PATCH)},
-          {"world_size", env.world_size}, {"nodes", env.nodes}, {"netns", env.netns}, {"iface", iface},
+  return {{"host", host},
+          {"kernel", std::string(u.release)},
+          {"cpus", ::sysconf(_SC_NPROCESSORS_ONLN)},
+          {"date", when},
+          {"runner", "outrider-gloo-bench"},
+          {"gloo_version", std::to_string(GLOO_VERSION_MAJOR) + "." +
+                               std::to_string(GLOO_VERSION_MINOR) + "." +
+                               std::to_string(GLOO_VERSION_PATCH)},
+          {"world_size", env.world_size},
+          {"nodes", env.nodes},
+          {"netns", env.netns},
+          {"iface", iface},
           {"master_addr", env.master_addr}};
 }
 
-std::shared_ptr<gloo::Context> Connect(const RankEnv& env, const Options& o, const std::string& iface,
+std::shared_ptr<gloo::Context> Connect(const RankEnv& env, const Options& o,
+                                       const std::string& iface,
                                        const std::chrono::system_clock::time_point& start) {
   std::string dir = o.store_dir;
   if (dir.empty()) {
-    dir = env.run_dir.empty() ? "/tmp/outrider-gloo-" + std::to_string(env.master_port) : env.run_dir + "/gloo-store";
+    dir = env.run_dir.empty() ? "/tmp/outrider-gloo-" + std::to_string(env.master_port)
+                              : env.run_dir + "/gloo-store";
   }
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     throw gloo::IoException("cannot create store dir " + dir + ": " + std::strerror(errno));
@@ -206,8 +218,8 @@ int Run(const RankEnv& env, const Options& o) {
   // Element counts per row; allgather and alltoall need a multiple of the rank count.
   const size_t granule = (o.op == "allgather" || o.op == "alltoall") ? static_cast<size_t>(n) : 1;
   std::vector<size_t> counts;
-  for (unsigned long long b = std::max<unsigned long long>(*mn, kElem); b <= *mx && counts.size() < 64;
-       b *= static_cast<unsigned long long>(o.factor)) {
+  for (unsigned long long b = std::max<unsigned long long>(*mn, kElem);
+       b <= *mx && counts.size() < 64; b *= static_cast<unsigned long long>(o.factor)) {
     size_t c = b / kElem / granule * granule;
     if (c > 0 && (counts.empty() || counts.back() != c)) counts.push_back(c);
   }
@@ -264,31 +276,53 @@ int Run(const RankEnv& env, const Options& o) {
 
   const bool is_ar = o.op == "allreduce";
   const nlohmann::json algo = is_ar ? nlohmann::json(o.algo) : nlohmann::json(nullptr);
-  const nlohmann::json rate = env.rate_gbit ? nlohmann::json(*env.rate_gbit) : nlohmann::json(nullptr);
-  std::printf("# outrider-gloo-bench %s: %d ranks, %d nodes, gloo TCP on %s%s\n", o.op.c_str(), n, env.nodes,
-              iface.c_str(), is_ar ? (", algorithm " + o.algo).c_str() : "");
-  std::printf("# %12s %12s %6s %6s %12s %12s %12s %8s\n", "size", "count", "type", "redop", "time(us)",
-              "algbw(GB/s)", "busbw(GB/s)", "check");
+  const nlohmann::json rate =
+      env.rate_gbit ? nlohmann::json(*env.rate_gbit) : nlohmann::json(nullptr);
+  std::printf("# outrider-gloo-bench %s: %d ranks, %d nodes, gloo TCP on %s%s\n", o.op.c_str(), n,
+              env.nodes, iface.c_str(), is_ar ? (", algorithm " + o.algo).c_str() : "");
+  std::printf("# %12s %12s %6s %6s %12s %12s %12s %8s\n", "size", "count", "type", "redop",
+              "time(us)", "algbw(GB/s)", "busbw(GB/s)", "check");
   nlohmann::json rows = nlohmann::json::array();
   int failures = 0;
   for (const auto& r : results) {
     double algbw = static_cast<double>(r.bytes) / (r.time_us * 1e3);
     double busbw = algbw * BusFactor(o.op, n);
     failures += !r.ok;
-    std::printf("  %12llu %12llu %6s %6s %12.1f %12.3f %12.3f %8s\n", static_cast<unsigned long long>(r.bytes),
-                static_cast<unsigned long long>(r.bytes / kElem), "f32", is_ar ? "sum" : "-", r.time_us, algbw,
-                busbw, r.ok ? "ok" : "WRONG");
-    rows.push_back({{"system", "gloo"}, {"op", o.op}, {"algo", algo}, {"bytes", r.bytes},
-                    {"count", r.bytes / kElem}, {"dtype", "f32"}, {"time_us", r.time_us},
-                    {"algbw_gbps", algbw}, {"busbw_gbps", busbw}, {"nodes", env.nodes}, {"ranks", n},
-                    {"rate_gbit", rate}, {"iters", r.iters}, {"check", r.ok}});
+    std::printf("  %12llu %12llu %6s %6s %12.1f %12.3f %12.3f %8s\n",
+                static_cast<unsigned long long>(r.bytes),
+                static_cast<unsigned long long>(r.bytes / kElem), "f32", is_ar ? "sum" : "-",
+                r.time_us, algbw, busbw, r.ok ? "ok" : "WRONG");
+    rows.push_back({{"system", "gloo"},
+                    {"op", o.op},
+                    {"algo", algo},
+                    {"bytes", r.bytes},
+                    {"count", r.bytes / kElem},
+                    {"dtype", "f32"},
+                    {"time_us", r.time_us},
+                    {"algbw_gbps", algbw},
+                    {"busbw_gbps", busbw},
+                    {"nodes", env.nodes},
+                    {"ranks", n},
+                    {"rate_gbit", rate},
+                    {"iters", r.iters},
+                    {"check", r.ok}});
   }
   if (o.latency_iters > 0 && is_ar) {
-    std::printf("#\n# 8-byte allreduce latency (rank 0, %d ops): p50 %.1f us  p99 %.1f us\n", o.latency_iters,
-                lat_p50, lat_p99);
-    rows.push_back({{"system", "gloo"}, {"op", "allreduce"}, {"algo", algo}, {"metric", "latency"},
-                    {"bytes", 8}, {"count", 2}, {"dtype", "f32"}, {"time_us", lat_p50}, {"p50_us", lat_p50},
-                    {"p99_us", lat_p99}, {"nodes", env.nodes}, {"ranks", n}, {"rate_gbit", rate},
+    std::printf("#\n# 8-byte allreduce latency (rank 0, %d ops): p50 %.1f us  p99 %.1f us\n",
+                o.latency_iters, lat_p50, lat_p99);
+    rows.push_back({{"system", "gloo"},
+                    {"op", "allreduce"},
+                    {"algo", algo},
+                    {"metric", "latency"},
+                    {"bytes", 8},
+                    {"count", 2},
+                    {"dtype", "f32"},
+                    {"time_us", lat_p50},
+                    {"p50_us", lat_p50},
+                    {"p99_us", lat_p99},
+                    {"nodes", env.nodes},
+                    {"ranks", n},
+                    {"rate_gbit", rate},
                     {"iters", o.latency_iters}});
   }
   if (!o.json_path.empty()) {
@@ -309,27 +343,35 @@ int Run(const RankEnv& env, const Options& o) {
 int main(int argc, char** argv) {
   using namespace outrider::baselines;
   Options o;
-  CLI::App app{"outrider-gloo-bench: Gloo collectives (TCP, f32 sum) between torchrun-style ranks; "
-               "rank 0 prints nccl-tests columns"};
+  CLI::App app{
+      "outrider-gloo-bench: Gloo collectives (TCP, f32 sum) between torchrun-style ranks; "
+      "rank 0 prints nccl-tests columns"};
   app.add_option("op", o.op, "allreduce, broadcast, allgather or alltoall")
       ->required()
       ->check(CLI::IsMember({"allreduce", "broadcast", "allgather", "alltoall"}));
-  app.add_option("--min-bytes,-b", o.min_bytes, "smallest message (K/M/G suffixes)")->capture_default_str();
+  app.add_option("--min-bytes,-b", o.min_bytes, "smallest message (K/M/G suffixes)")
+      ->capture_default_str();
   app.add_option("--max-bytes,-e", o.max_bytes, "largest message")->capture_default_str();
   app.add_option("--factor,-f", o.factor, "size multiplier between rows")->capture_default_str();
-  app.add_option("--iters,-n", o.iters, "timed iterations per size (0: 10..100 by size)")->capture_default_str();
-  app.add_option("--warmup,-w", o.warmup, "untimed iterations per size (-1: 1..5 by iters)")->capture_default_str();
+  app.add_option("--iters,-n", o.iters, "timed iterations per size (0: 10..100 by size)")
+      ->capture_default_str();
+  app.add_option("--warmup,-w", o.warmup, "untimed iterations per size (-1: 1..5 by iters)")
+      ->capture_default_str();
   app.add_option("--algo", o.algo, "allreduce algorithm")
       ->check(CLI::IsMember({"ring", "bcube"}))
       ->capture_default_str();
   app.add_option("--json", o.json_path, "rank 0 writes {\"rows\": [...], \"env\": {...}} here");
-  app.add_option("--latency-iters", o.latency_iters, "allreduce: also time this many 8-byte ops (p50, p99)")
+  app.add_option("--latency-iters", o.latency_iters,
+                 "allreduce: also time this many 8-byte ops (p50, p99)")
       ->capture_default_str();
-  app.add_option("--store-dir", o.store_dir,
-                 "rendezvous directory shared by all ranks (default: $OUTRIDER_RUN_DIR/gloo-store or "
-                 "/tmp/outrider-gloo-<MASTER_PORT>)");
-  app.add_option("--iface", o.iface, "network interface (default: eth0 if OUTRIDER_NETNS=1, else lo)");
-  app.add_option("--timeout-s", o.timeout_s, "rendezvous and per-operation timeout")->capture_default_str();
+  app.add_option(
+      "--store-dir", o.store_dir,
+      "rendezvous directory shared by all ranks (default: $OUTRIDER_RUN_DIR/gloo-store or "
+      "/tmp/outrider-gloo-<MASTER_PORT>)");
+  app.add_option("--iface", o.iface,
+                 "network interface (default: eth0 if OUTRIDER_NETNS=1, else lo)");
+  app.add_option("--timeout-s", o.timeout_s, "rendezvous and per-operation timeout")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   std::string error;

@@ -43,7 +43,8 @@ std::optional<RankEnv> ReadRankEnv(std::string* error) {
     std::string s = Get(v.name);
     if (s.empty() && !v.required) continue;
     if (!ParseInt(s, v.lo, v.hi, v.out)) {
-      *error = std::string(v.name) + (s.empty() ? " is not set" : " is not a valid number: '" + s + "'") +
+      *error = std::string(v.name) +
+               (s.empty() ? " is not set" : " is not a valid number: '" + s + "'") +
                " (start ranks with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT like torchrun)";
       return std::nullopt;
     }
@@ -78,10 +79,14 @@ std::optional<unsigned long long> ParseBytes(const std::string& text) {
   if (errno != 0 || end == text.c_str()) return std::nullopt;
   std::string suffix = end;
   unsigned long long mult = 1;
-  if (suffix == "K" || suffix == "k" || suffix == "KiB" || suffix == "KB") mult = 1ull << 10;
-  else if (suffix == "M" || suffix == "MiB" || suffix == "MB") mult = 1ull << 20;
-  else if (suffix == "G" || suffix == "GiB" || suffix == "GB") mult = 1ull << 30;
-  else if (!suffix.empty() && suffix != "B") return std::nullopt;
+  if (suffix == "K" || suffix == "k" || suffix == "KiB" || suffix == "KB")
+    mult = 1ull << 10;
+  else if (suffix == "M" || suffix == "MiB" || suffix == "MB")
+    mult = 1ull << 20;
+  else if (suffix == "G" || suffix == "GiB" || suffix == "GB")
+    mult = 1ull << 30;
+  else if (!suffix.empty() && suffix != "B")
+    return std::nullopt;
   return v * mult;
 }
 

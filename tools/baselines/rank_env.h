@@ -12,13 +12,13 @@ struct RankEnv {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 1;
-  std::string master_addr;    // MASTER_ADDR
-  int master_port = 0;        // MASTER_PORT
-  int nodes = 1;              // OUTRIDER_NODES, else world_size
+  std::string master_addr;          // MASTER_ADDR
+  int master_port = 0;              // MASTER_PORT
+  int nodes = 1;                    // OUTRIDER_NODES, else world_size
   std::optional<double> rate_gbit;  // OUTRIDER_RATE_GBIT; nullopt when unset, empty or not a number
-  bool netns = false;         // OUTRIDER_NETNS=1: each node in its own network namespace (eth0)
-  std::string job_id;         // OUTRIDER_JOB_ID, "" when unset
-  std::string run_dir;        // OUTRIDER_RUN_DIR, "" when unset
+  bool netns = false;   // OUTRIDER_NETNS=1: each node in its own network namespace (eth0)
+  std::string job_id;   // OUTRIDER_JOB_ID, "" when unset
+  std::string run_dir;  // OUTRIDER_RUN_DIR, "" when unset
 };
 
 // Reads the environment. On a missing or malformed variable returns nullopt and sets *error.

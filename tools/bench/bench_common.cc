@@ -17,7 +17,8 @@
 
 namespace outrider::bench {
 
-Result<std::unique_ptr<BenchAgent>> BenchAgent::Start(const CommonOptions& options, std::vector<std::string> agent_args) {
+Result<std::unique_ptr<BenchAgent>> BenchAgent::Start(const CommonOptions& options,
+                                                      std::vector<std::string> agent_args) {
   auto a = std::make_unique<BenchAgent>();
   if (!options.socket.empty()) {
     a->socket_ = options.socket;
@@ -34,7 +35,8 @@ Result<std::unique_ptr<BenchAgent>> BenchAgent::Start(const CommonOptions& optio
 std::string BenchAgent::Stop() {
   if (!agent_) return "";
   int status = agent_->Stop(SIGTERM);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "agent stopped cleanly (SIGTERM, exit 0)";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return "agent stopped cleanly (SIGTERM, exit 0)";
   return "agent ended badly (wait status " + std::to_string(status) + "):\n" + LogTail();
 }
 
@@ -76,9 +78,10 @@ Status RunRanks(int ranks, const std::function<int(int)>& fn) {
     --left;
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!ok && first.ok()) {
-      first = Internal("rank " + std::to_string(rank) +
-                       (WIFSIGNALED(status) ? " died of signal " + std::to_string(WTERMSIG(status))
-                                            : " exited with " + std::to_string(WEXITSTATUS(status))));
+      first =
+          Internal("rank " + std::to_string(rank) +
+                   (WIFSIGNALED(status) ? " died of signal " + std::to_string(WTERMSIG(status))
+                                        : " exited with " + std::to_string(WEXITSTATUS(status))));
       for (pid_t p : pids) {
         if (p > 0) ::kill(p, SIGKILL);
       }
@@ -98,7 +101,8 @@ void* MapSharedAnon(size_t bytes) {
 
 void UnmapShared(void* p, size_t bytes) { ::munmap(p, bytes); }
 
-outrider_client_t* ConnectRank(const std::string& socket, const std::string& job, int rank, int ranks) {
+outrider_client_t* ConnectRank(const std::string& socket, const std::string& job, int rank,
+                               int ranks) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.socket_path = socket.c_str();
@@ -162,10 +166,14 @@ Result<uint64_t> ParseBytes(const std::string& text) {
   }
   std::string suffix = text.substr(pos);
   uint64_t mult = 1;
-  if (suffix == "K" || suffix == "KiB" || suffix == "k") mult = 1ull << 10;
-  else if (suffix == "M" || suffix == "MiB") mult = 1ull << 20;
-  else if (suffix == "G" || suffix == "GiB") mult = 1ull << 30;
-  else if (!suffix.empty() && suffix != "B") return InvalidArgument("bad size suffix in '" + text + "' (use K, M or G)");
+  if (suffix == "K" || suffix == "KiB" || suffix == "k")
+    mult = 1ull << 10;
+  else if (suffix == "M" || suffix == "MiB")
+    mult = 1ull << 20;
+  else if (suffix == "G" || suffix == "GiB")
+    mult = 1ull << 30;
+  else if (!suffix.empty() && suffix != "B")
+    return InvalidArgument("bad size suffix in '" + text + "' (use K, M or G)");
   return uint64_t{v} * mult;
 }
 

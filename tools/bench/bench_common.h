@@ -8,10 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "outrider/outrider.h"
 #include "tools/harness/agent_process.h"
@@ -30,7 +29,8 @@ struct CommonOptions {
 class BenchAgent {
  public:
   // `agent_args`: flags for a private agent.
-  static Result<std::unique_ptr<BenchAgent>> Start(const CommonOptions& options, std::vector<std::string> agent_args = {});
+  static Result<std::unique_ptr<BenchAgent>> Start(const CommonOptions& options,
+                                                   std::vector<std::string> agent_args = {});
   const std::string& socket_path() const { return socket_; }
   // Stops a private agent with SIGTERM and describes how it ended ("" for an external agent).
   std::string Stop();
@@ -63,15 +63,18 @@ class Shared {
 void* MapSharedAnon(size_t bytes);
 void UnmapShared(void* p, size_t bytes);
 template <typename T>
-Shared<T>::Shared(size_t count) : p_(static_cast<T*>(MapSharedAnon(sizeof(T) * count))), bytes_(sizeof(T) * count) {}
+Shared<T>::Shared(size_t count)
+    : p_(static_cast<T*>(MapSharedAnon(sizeof(T) * count))), bytes_(sizeof(T) * count) {}
 template <typename T>
 Shared<T>::~Shared() {
   UnmapShared(p_, bytes_);
 }
 
 // Connects rank `rank` of `ranks` on this node to the agent, exiting the process on failure.
-outrider_client_t* ConnectRank(const std::string& socket, const std::string& job, int rank, int ranks);
-// Checks an outrider call inside a rank process; prints the client's last error and exits on failure.
+outrider_client_t* ConnectRank(const std::string& socket, const std::string& job, int rank,
+                               int ranks);
+// Checks an outrider call inside a rank process; prints the client's last error and exits on
+// failure.
 void Must(outrider_client_t* c, int rc, const char* what);
 
 double Median(std::vector<double> v);

@@ -15,7 +15,7 @@ struct CollectiveOptions {
   uint64_t min_bytes = 8;
   uint64_t max_bytes = uint64_t{64} << 20;
   int factor = 2;
-  int iters = 0;          // 0: by size
+  int iters = 0;  // 0: by size
   int warmup = 2;
   int latency_iters = 0;  // 8-byte allreduce round trips (p50/p99)
 };

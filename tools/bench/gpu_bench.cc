@@ -25,9 +25,9 @@ constexpr int kMaxRttIters = 2000;
 
 struct GpuSize {
   uint64_t bytes;
-  double host_us;                // allreduce of host buffers (submit -> completion)
-  double device_us[kMaxModes];   // allreduce of device buffers (submit -> stream synchronized)
-  double copy_us;                // plain pinned copy: device -> pinned host -> device, one stream
+  double host_us;               // allreduce of host buffers (submit -> completion)
+  double device_us[kMaxModes];  // allreduce of device buffers (submit -> stream synchronized)
+  double copy_us;               // plain pinned copy: device -> pinned host -> device, one stream
   int iters;
   int check_failed;
 };
@@ -38,8 +38,9 @@ struct GpuShared {
   double rtt_device_us[kMaxModes];
 };
 
-int RankMain(int rank, int mode_index, const std::string& socket, const std::string& job, const LocalOptions& o,
-             const GpuOptions& g, const std::vector<uint64_t>& sizes, GpuShared* out) {
+int RankMain(int rank, int mode_index, const std::string& socket, const std::string& job,
+             const LocalOptions& o, const GpuOptions& g, const std::vector<uint64_t>& sizes,
+             GpuShared* out) {
   ::setenv("OUTRIDER_GPU_MODE", g.modes[static_cast<size_t>(mode_index)].c_str(), 1);
   const cuda::Driver& d = RankCuda(g.gpu);
   outrider_client_t* c = ConnectRank(socket, job, rank, o.clients);
@@ -55,9 +56,11 @@ int RankMain(int rank, int mode_index, const std::string& socket, const std::str
     Must(c, outrider_region_create(c, o.max_bytes, &host_out), "region_create");
   }
   if (first && rank == 0) {
-    pinned = ::mmap(nullptr, o.max_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    pinned =
+        ::mmap(nullptr, o.max_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (pinned == MAP_FAILED) return 1;
-    Cu(d, d.cuMemHostRegister(pinned, o.max_bytes, 0), "pinning the baseline's host buffer (cuMemHostRegister)");
+    Cu(d, d.cuMemHostRegister(pinned, o.max_bytes, 0),
+       "pinning the baseline's host buffer (cuMemHostRegister)");
   }
   std::vector<float> fill(o.max_bytes / 4, static_cast<float>(rank + 1)), back(o.max_bytes / 4);
   const float sum = static_cast<float>(o.clients * (o.clients + 1) / 2);
@@ -67,8 +70,9 @@ int RankMain(int rank, int mode_index, const std::string& socket, const std::str
   outrider_op_t h = 0;
   auto device_op = [&](uint64_t count) {
     double t0 = NowUs();
-    Must(c, outrider_allreduce(c, reinterpret_cast<void*>(in), reinterpret_cast<void*>(res), count, OUTRIDER_F32, OUTRIDER_SUM,
-                               &opt, &h),
+    Must(c,
+         outrider_allreduce(c, reinterpret_cast<void*>(in), reinterpret_cast<void*>(res), count,
+                            OUTRIDER_F32, OUTRIDER_SUM, &opt, &h),
          "allreduce (device buffers)");
     Cu(d, d.cuStreamSynchronize(s), "cuStreamSynchronize");
     double t = NowUs() - t0;
@@ -77,7 +81,9 @@ int RankMain(int rank, int mode_index, const std::string& socket, const std::str
   };
   auto host_op = [&](uint64_t count) {
     double t0 = NowUs();
-    Must(c, outrider_allreduce(c, host_in, host_out, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), "allreduce (host buffers)");
+    Must(c,
+         outrider_allreduce(c, host_in, host_out, count, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h),
+         "allreduce (host buffers)");
     Must(c, outrider_wait(c, h, -1), "wait");
     return NowUs() - t0;
   };
@@ -99,7 +105,8 @@ int RankMain(int rank, int mode_index, const std::string& socket, const std::str
     (void)device_op(count);  // warm-up, and the result checked
     Cu(d, d.cuMemcpyDtoHAsync(back.data(), res, bytes, s), "cuMemcpyDtoHAsync");
     Cu(d, d.cuStreamSynchronize(s), "cuStreamSynchronize");
-    bool ok = std::all_of(back.begin(), back.begin() + static_cast<int64_t>(count), [&](float v) { return v == sum; });
+    bool ok = std::all_of(back.begin(), back.begin() + static_cast<int64_t>(count),
+                          [&](float v) { return v == sum; });
     if (first) {
       std::fill_n(static_cast<float*>(host_in), count, static_cast<float>(rank + 1));
       (void)host_op(count);
@@ -172,7 +179,8 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
     return 1;
   }
   if (g.gpu < 0 || g.gpu >= static_cast<int>(devices->size())) {
-    std::fprintf(stderr, "outrider-bench: --gpu %d: this machine has %zu GPU(s)\n", g.gpu, devices->size());
+    std::fprintf(stderr, "outrider-bench: --gpu %d: this machine has %zu GPU(s)\n", g.gpu,
+                 devices->size());
     return 2;
   }
   std::vector<uint64_t> sizes = GpuSizes(o, kMaxSizes);
@@ -185,18 +193,20 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
   for (size_t m = 0; m < g.modes.size(); ++m) {
     std::string job = "bench-gpu-" + std::to_string(::getpid()) + "-" + g.modes[m];
     Status st = RunRanks(o.clients, [&](int rank) {
-      return RankMain(rank, static_cast<int>(m), (*agent)->socket_path(), job, o, g, sizes, shared.get());
+      return RankMain(rank, static_cast<int>(m), (*agent)->socket_path(), job, o, g, sizes,
+                      shared.get());
     });
     if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: gpu_mode %s: %s\n%s", g.modes[m].c_str(), st.ToString().c_str(),
-                   (*agent)->LogTail().c_str());
+      std::fprintf(stderr, "outrider-bench: gpu_mode %s: %s\n%s", g.modes[m].c_str(),
+                   st.ToString().c_str(), (*agent)->LogTail().c_str());
       return 1;
     }
   }
   const GpuShared& r = *shared.get();
-  std::printf("# outrider-bench local --device cuda: %d clients on GPU %d (%s), agent at %s\n", o.clients, g.gpu,
-              cuda::LibraryName().c_str(), (*agent)->socket_path().c_str());
-  std::printf("# allreduce f32 sum; times are medians in us; device ops: submit -> stream synchronized\n");
+  std::printf("# outrider-bench local --device cuda: %d clients on GPU %d (%s), agent at %s\n",
+              o.clients, g.gpu, cuda::LibraryName().c_str(), (*agent)->socket_path().c_str());
+  std::printf(
+      "# allreduce f32 sum; times are medians in us; device ops: submit -> stream synchronized\n");
   std::printf("# %12s %10s", "size", "host");
   for (const std::string& m : g.modes) std::printf(" %10s", m.c_str());
   std::printf(" %10s %14s %6s\n", "copy", "staging_ratio", "check");
@@ -206,15 +216,17 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
     const GpuSize& s = r.sizes[i];
     failures += s.check_failed != 0;
     std::printf("  %12llu %10.1f", static_cast<unsigned long long>(s.bytes), s.host_us);
-    nlohmann::json row = {{"system", "outrider"}, {"op", "allreduce"}, {"device", "cuda"}, {"bytes", s.bytes},
-                          {"clients", o.clients}, {"iters", s.iters}, {"host_us", s.host_us},
-                          {"pinned_copy_us", s.copy_us}, {"check", s.check_failed == 0}};
+    nlohmann::json row = {
+        {"system", "outrider"}, {"op", "allreduce"},           {"device", "cuda"},
+        {"bytes", s.bytes},     {"clients", o.clients},        {"iters", s.iters},
+        {"host_us", s.host_us}, {"pinned_copy_us", s.copy_us}, {"check", s.check_failed == 0}};
     double ratio = 0;
     for (size_t m = 0; m < g.modes.size(); ++m) {
       std::printf(" %10.1f", s.device_us[m]);
       row[g.modes[m] + "_us"] = s.device_us[m];
       // What staging adds to the op (its two copies) against the same two copies done plainly.
-      if (g.modes[m] == "staging" && s.device_us[m] > s.host_us) ratio = s.copy_us / (s.device_us[m] - s.host_us);
+      if (g.modes[m] == "staging" && s.device_us[m] > s.host_us)
+        ratio = s.copy_us / (s.device_us[m] - s.host_us);
     }
     char ratio_text[32] = "-";
     if (ratio > 0) {
@@ -226,8 +238,9 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
   }
   if (o.rtt_iters > 0) {
     std::printf("#\n# 8-byte allreduce round trip (median, us): host %.1f", r.rtt_host_us);
-    nlohmann::json row = {{"system", "outrider"}, {"op", "allreduce"}, {"device", "cuda"}, {"metric", "rtt"}, {"bytes", 8},
-                          {"clients", o.clients}, {"host_us", r.rtt_host_us}};
+    nlohmann::json row = {{"system", "outrider"},    {"op", "allreduce"}, {"device", "cuda"},
+                          {"metric", "rtt"},         {"bytes", 8},        {"clients", o.clients},
+                          {"host_us", r.rtt_host_us}};
     for (size_t m = 0; m < g.modes.size(); ++m) {
       std::printf("  %s %.1f (fences)", g.modes[m].c_str(), r.rtt_device_us[m]);
       row[g.modes[m] + "_us"] = r.rtt_device_us[m];
@@ -235,15 +248,20 @@ int RunGpu(const CommonOptions& common, const LocalOptions& o, const GpuOptions&
     std::printf("\n");
     rows.push_back(row);
   }
-  std::printf("# copy: device -> pinned host -> device of the same size on one stream (the baseline, this run)\n"
-              "# staging_ratio = copy / (staging - host): the staging copies' speed against the plain pinned copy\n");
+  std::printf(
+      "# copy: device -> pinned host -> device of the same size on one stream (the baseline, this "
+      "run)\n"
+      "# staging_ratio = copy / (staging - host): the staging copies' speed against the plain "
+      "pinned copy\n");
   return FinishGpuRun(common, rows, failures);
 }
 
 #else
 
 int RunGpu(const CommonOptions&, const LocalOptions&, const GpuOptions&) {
-  std::fprintf(stderr, "outrider-bench: built without CUDA (OUTRIDER_WITH_CUDA=OFF): --device cuda is not available\n");
+  std::fprintf(stderr,
+               "outrider-bench: built without CUDA (OUTRIDER_WITH_CUDA=OFF): --device cuda is not "
+               "available\n");
   return 2;
 }
 

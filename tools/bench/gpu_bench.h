@@ -13,7 +13,7 @@
 namespace outrider::bench {
 
 struct GpuOptions {
-  int gpu = 0;                                         // the ordinal every rank uses
+  int gpu = 0;                                          // the ordinal every rank uses
   std::vector<std::string> modes = {"staging", "ipc"};  // gpu_modes to run, in order
 };
 

@@ -31,12 +31,14 @@ const cuda::Driver& RankCuda(int gpu) {
 
 int GpuIters(uint64_t bytes, int requested) {
   if (requested > 0) return std::min(requested, 1000);
-  return static_cast<int>(std::clamp<uint64_t>((uint64_t{1} << 30) / std::max<uint64_t>(bytes, 1), 5, 200));
+  return static_cast<int>(
+      std::clamp<uint64_t>((uint64_t{1} << 30) / std::max<uint64_t>(bytes, 1), 5, 200));
 }
 
 std::vector<uint64_t> GpuSizes(const LocalOptions& o, size_t max_sizes) {
   std::vector<uint64_t> sizes;
-  for (uint64_t s = std::max<uint64_t>(o.min_bytes, 4); s <= o.max_bytes && sizes.size() < max_sizes;
+  for (uint64_t s = std::max<uint64_t>(o.min_bytes, 4);
+       s <= o.max_bytes && sizes.size() < max_sizes;
        s *= static_cast<uint64_t>(std::max(o.factor, 2))) {
     sizes.push_back(s / 4 * 4);
   }

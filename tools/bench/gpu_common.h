@@ -4,9 +4,8 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "loaders/cuda/driver.h"
 #include "tools/bench/bench_common.h"

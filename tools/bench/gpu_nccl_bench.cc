@@ -12,10 +12,10 @@
 #include <cstring>
 #include <vector>
 
-#include "loaders/cuda/driver.h"
-#include "tools/bench/gpu_common.h"
-#include "loaders/nccl/library.h"
 #include "ipc/event_fd.h"
+#include "loaders/cuda/driver.h"
+#include "loaders/nccl/library.h"
+#include "tools/bench/gpu_common.h"
 
 namespace outrider::bench {
 
@@ -45,8 +45,8 @@ void Nc(const nccl::Nccl& n, ncclResult_t rc, const char* what, ncclComm_t comm 
   std::_Exit(1);
 }
 
-int RankMain(int rank, const std::string& socket, const std::string& job, const LocalOptions& o, const GpuOptions& g,
-             const std::vector<uint64_t>& sizes, NcclShared* shared) {
+int RankMain(int rank, const std::string& socket, const std::string& job, const LocalOptions& o,
+             const GpuOptions& g, const std::vector<uint64_t>& sizes, NcclShared* shared) {
   ::setenv("OUTRIDER_GPU_MODE", "ipc", 1);
   const cuda::Driver& d = RankCuda(g.gpu + rank);
   auto nccl_loaded = nccl::Load();
@@ -71,7 +71,8 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
   }
   ncclComm_t comm = nullptr;
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;  // blocking
-  Nc(n, n.ncclCommInitRankConfig(&comm, o.clients, shared->id, rank, &config), "ncclCommInitRankConfig");
+  Nc(n, n.ncclCommInitRankConfig(&comm, o.clients, shared->id, rank, &config),
+     "ncclCommInitRankConfig");
   outrider_client_t* c = ConnectRank(socket, job, rank, o.clients);
   CUstream s = nullptr;
   Cu(d, d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
@@ -86,16 +87,18 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
   outrider_op_t h = 0;
   auto direct_op = [&](uint64_t count) {
     double t0 = NowUs();
-    Nc(n, n.ncclAllReduce(reinterpret_cast<void*>(in), reinterpret_cast<void*>(res), count, ncclFloat32, ncclSum, comm,
-                          reinterpret_cast<cudaStream_t>(s)),
+    Nc(n,
+       n.ncclAllReduce(reinterpret_cast<void*>(in), reinterpret_cast<void*>(res), count,
+                       ncclFloat32, ncclSum, comm, reinterpret_cast<cudaStream_t>(s)),
        "ncclAllReduce", comm);
     Cu(d, d.cuStreamSynchronize(s), "cuStreamSynchronize");
     return NowUs() - t0;
   };
   auto agent_op = [&](uint64_t count) {
     double t0 = NowUs();
-    Must(c, outrider_allreduce(c, reinterpret_cast<void*>(in), reinterpret_cast<void*>(res), count, OUTRIDER_F32, OUTRIDER_SUM,
-                               &opt, &h),
+    Must(c,
+         outrider_allreduce(c, reinterpret_cast<void*>(in), reinterpret_cast<void*>(res), count,
+                            OUTRIDER_F32, OUTRIDER_SUM, &opt, &h),
          "allreduce (device buffers)");
     Cu(d, d.cuStreamSynchronize(s), "cuStreamSynchronize");
     double t = NowUs() - t0;
@@ -155,7 +158,9 @@ double BusBw(uint64_t bytes, double us, int ranks) {
 
 int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const GpuOptions& g) {
   if (!common.socket.empty()) {
-    std::fprintf(stderr, "--against-nccl starts an agent of its own (gpu_nccl = force): leave out --socket\n");
+    std::fprintf(
+        stderr,
+        "--against-nccl starts an agent of its own (gpu_nccl = force): leave out --socket\n");
     return 2;
   }
   if (o.op != "allreduce" || o.dtype != "f32" || o.redop != "sum") {
@@ -166,17 +171,21 @@ int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const 
   // in a child forked after cuInit.
   auto devices = cuda::ProbeDevices();
   if (!devices.ok()) {
-    std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n", devices.status().ToString().c_str());
+    std::fprintf(stderr, "outrider-bench: --device cuda needs a GPU: %s\n",
+                 devices.status().ToString().c_str());
     return 1;
   }
   auto n = nccl::Load();
   if (!n.ok()) {
-    std::fprintf(stderr, "outrider-bench: --against-nccl needs NCCL: %s\n", n.status().ToString().c_str());
+    std::fprintf(stderr, "outrider-bench: --against-nccl needs NCCL: %s\n",
+                 n.status().ToString().c_str());
     return 1;
   }
   int gpus = static_cast<int>(devices->size());
   if (o.clients < 1 || g.gpu < 0 || g.gpu + o.clients > gpus) {
-    std::fprintf(stderr, "--against-nccl runs one rank per GPU: %d rank(s) from GPU %d need %d GPUs, this machine has %d\n",
+    std::fprintf(stderr,
+                 "--against-nccl runs one rank per GPU: %d rank(s) from GPU %d need %d GPUs, this "
+                 "machine has %d\n",
                  o.clients, g.gpu, g.gpu + o.clients, gpus);
     return 2;
   }
@@ -192,45 +201,68 @@ int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& o, const 
     return RankMain(rank, (*agent)->socket_path(), job, o, g, sizes, shared.get());
   });
   if (!st.ok()) {
-    std::fprintf(stderr, "outrider-bench: %s\n%s", st.ToString().c_str(), (*agent)->LogTail().c_str());
+    std::fprintf(stderr, "outrider-bench: %s\n%s", st.ToString().c_str(),
+                 (*agent)->LogTail().c_str());
     return 1;
   }
   // The agent says when a job's ops run on its communicators: without that line they did not.
   if ((*agent)->Log().find("job '" + job + "': NCCL communicators ready") == std::string::npos) {
-    std::fprintf(stderr, "outrider-bench: the agent did not run the ops on its NCCL communicators:\n%s",
+    std::fprintf(stderr,
+                 "outrider-bench: the agent did not run the ops on its NCCL communicators:\n%s",
                  (*agent)->LogTail().c_str());
     return 1;
   }
   const NcclShared& r = *shared.get();
-  std::printf("# outrider-bench local --device cuda --against-nccl: %d ranks on GPUs %d-%d, NCCL %s (%s)\n", o.clients, g.gpu,
-              g.gpu + o.clients - 1, nccl::VersionString((*n)->version).c_str(), (*n)->library.c_str());
-  std::printf("# allreduce f32 sum, one rank per GPU; medians in us, submit -> stream synchronized; busbw in GB/s\n");
-  std::printf("# %12s %10s %10s %10s %10s %8s %6s\n", "size", "direct", "agent", "busbw_dir", "busbw_agt", "ratio", "check");
+  std::printf(
+      "# outrider-bench local --device cuda --against-nccl: %d ranks on GPUs %d-%d, NCCL %s (%s)\n",
+      o.clients, g.gpu, g.gpu + o.clients - 1, nccl::VersionString((*n)->version).c_str(),
+      (*n)->library.c_str());
+  std::printf(
+      "# allreduce f32 sum, one rank per GPU; medians in us, submit -> stream synchronized; busbw "
+      "in GB/s\n");
+  std::printf("# %12s %10s %10s %10s %10s %8s %6s\n", "size", "direct", "agent", "busbw_dir",
+              "busbw_agt", "ratio", "check");
   nlohmann::json rows = nlohmann::json::array();
   int failures = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     const NcclSize& s = r.sizes[i];
     failures += s.check_failed != 0;
     double ratio = s.direct_us > 0 ? s.agent_us / s.direct_us : 0;
-    double bw_direct = BusBw(s.bytes, s.direct_us, o.clients), bw_agent = BusBw(s.bytes, s.agent_us, o.clients);
-    std::printf("  %12llu %10.1f %10.1f %10.2f %10.2f %8.2f %6s\n", static_cast<unsigned long long>(s.bytes), s.direct_us,
-                s.agent_us, bw_direct, bw_agent, ratio,
-                s.check_failed == 1 ? "WRONG(direct)" : s.check_failed == 2 ? "WRONG(agent)" : "ok");
-    rows.push_back({{"system", "outrider"}, {"op", "allreduce"}, {"device", "cuda"}, {"against", "nccl"}, {"bytes", s.bytes},
-                    {"ranks", o.clients}, {"iters", s.iters}, {"direct_nccl_us", s.direct_us}, {"agent_nccl_us", s.agent_us},
-                    {"busbw_direct_gbs", bw_direct}, {"busbw_agent_gbs", bw_agent}, {"time_ratio", ratio},
+    double bw_direct = BusBw(s.bytes, s.direct_us, o.clients),
+           bw_agent = BusBw(s.bytes, s.agent_us, o.clients);
+    std::printf("  %12llu %10.1f %10.1f %10.2f %10.2f %8.2f %6s\n",
+                static_cast<unsigned long long>(s.bytes), s.direct_us, s.agent_us, bw_direct,
+                bw_agent, ratio,
+                s.check_failed == 1   ? "WRONG(direct)"
+                : s.check_failed == 2 ? "WRONG(agent)"
+                                      : "ok");
+    rows.push_back({{"system", "outrider"},
+                    {"op", "allreduce"},
+                    {"device", "cuda"},
+                    {"against", "nccl"},
+                    {"bytes", s.bytes},
+                    {"ranks", o.clients},
+                    {"iters", s.iters},
+                    {"direct_nccl_us", s.direct_us},
+                    {"agent_nccl_us", s.agent_us},
+                    {"busbw_direct_gbs", bw_direct},
+                    {"busbw_agent_gbs", bw_agent},
+                    {"time_ratio", ratio},
                     {"check", s.check_failed == 0}});
   }
-  std::printf("# direct: the ranks' own ncclAllReduce; agent: outrider_allreduce on the agent's communicators (this run)\n"
-              "# ratio = agent / direct time (the busbw ratio inverted)%s\n",
-              o.clients == 1 ? "; one rank: no bus bandwidth, the times alone compare" : "");
+  std::printf(
+      "# direct: the ranks' own ncclAllReduce; agent: outrider_allreduce on the agent's "
+      "communicators (this run)\n"
+      "# ratio = agent / direct time (the busbw ratio inverted)%s\n",
+      o.clients == 1 ? "; one rank: no bus bandwidth, the times alone compare" : "");
   return FinishGpuRun(common, rows, failures);
 }
 
 #else
 
 int RunGpuAgainstNccl(const CommonOptions&, const LocalOptions&, const GpuOptions&) {
-  std::fprintf(stderr, "outrider-bench: built without CUDA or NCCL: --against-nccl is not available\n");
+  std::fprintf(stderr,
+               "outrider-bench: built without CUDA or NCCL: --against-nccl is not available\n");
   return 2;
 }
 

@@ -12,6 +12,7 @@
 
 namespace outrider::bench {
 
-int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& local, const GpuOptions& gpu);
+int RunGpuAgainstNccl(const CommonOptions& common, const LocalOptions& local,
+                      const GpuOptions& gpu);
 
 }  // namespace outrider::bench

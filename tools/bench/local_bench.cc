@@ -20,8 +20,8 @@ constexpr int kMaxIters = 1000;
 
 struct SizeResult {
   uint64_t bytes;
-  double time_us;      // median over iterations, rank 0
-  double memcpy_us;    // one memcpy of `bytes`, median (allreduce >= 1 MiB only)
+  double time_us;    // median over iterations, rank 0
+  double memcpy_us;  // one memcpy of `bytes`, median (allreduce >= 1 MiB only)
   int iters;
   int check_failed;
 };
@@ -35,13 +35,14 @@ struct Shared0 {
 };
 
 const std::map<std::string, outrider_dtype_t> kDTypes = {
-    {"f32", OUTRIDER_F32}, {"f64", OUTRIDER_F64}, {"f16", OUTRIDER_F16},
-    {"bf16", OUTRIDER_BF16}, {"i32", OUTRIDER_I32}, {"i64", OUTRIDER_I64},
-    {"u8", OUTRIDER_U8},     {"i8", OUTRIDER_I8},   {"i16", OUTRIDER_I16},
-    {"bool", OUTRIDER_BOOL}, {"c64", OUTRIDER_C64}, {"c128", OUTRIDER_C128}};
-const std::map<std::string, outrider_redop_t> kRedops = {
-    {"sum", OUTRIDER_SUM}, {"avg", OUTRIDER_AVG}, {"min", OUTRIDER_MIN},
-    {"max", OUTRIDER_MAX}, {"prod", OUTRIDER_PROD}};
+    {"f32", OUTRIDER_F32}, {"f64", OUTRIDER_F64},   {"f16", OUTRIDER_F16}, {"bf16", OUTRIDER_BF16},
+    {"i32", OUTRIDER_I32}, {"i64", OUTRIDER_I64},   {"u8", OUTRIDER_U8},   {"i8", OUTRIDER_I8},
+    {"i16", OUTRIDER_I16}, {"bool", OUTRIDER_BOOL}, {"c64", OUTRIDER_C64}, {"c128", OUTRIDER_C128}};
+const std::map<std::string, outrider_redop_t> kRedops = {{"sum", OUTRIDER_SUM},
+                                                         {"avg", OUTRIDER_AVG},
+                                                         {"min", OUTRIDER_MIN},
+                                                         {"max", OUTRIDER_MAX},
+                                                         {"prod", OUTRIDER_PROD}};
 
 size_t ElemSize(outrider_dtype_t t) { return ipc::DTypeSize(static_cast<ipc::DType>(t)); }
 
@@ -51,16 +52,36 @@ void FillRankValue(void* p, uint64_t count, outrider_dtype_t t, int rank) {
   double v = rank + 1;
   for (uint64_t i = 0; i < count; ++i) {
     switch (t) {
-      case OUTRIDER_F32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
-      case OUTRIDER_F64: static_cast<double*>(p)[i] = v; break;
-      case OUTRIDER_I32: static_cast<int32_t*>(p)[i] = rank + 1; break;
-      case OUTRIDER_I64: static_cast<int64_t*>(p)[i] = rank + 1; break;
-      case OUTRIDER_F16: static_cast<uint16_t*>(p)[i] = 0x3c00; break;   // 1.0
-      case OUTRIDER_BF16: static_cast<uint16_t*>(p)[i] = 0x3f80; break;  // 1.0
-      case OUTRIDER_U8: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(rank + 1); break;
-      case OUTRIDER_I8: static_cast<int8_t*>(p)[i] = static_cast<int8_t>(rank + 1); break;
-      case OUTRIDER_I16: static_cast<int16_t*>(p)[i] = static_cast<int16_t>(rank + 1); break;
-      case OUTRIDER_BOOL: static_cast<uint8_t*>(p)[i] = 1; break;
+      case OUTRIDER_F32:
+        static_cast<float*>(p)[i] = static_cast<float>(v);
+        break;
+      case OUTRIDER_F64:
+        static_cast<double*>(p)[i] = v;
+        break;
+      case OUTRIDER_I32:
+        static_cast<int32_t*>(p)[i] = rank + 1;
+        break;
+      case OUTRIDER_I64:
+        static_cast<int64_t*>(p)[i] = rank + 1;
+        break;
+      case OUTRIDER_F16:
+        static_cast<uint16_t*>(p)[i] = 0x3c00;
+        break;  // 1.0
+      case OUTRIDER_BF16:
+        static_cast<uint16_t*>(p)[i] = 0x3f80;
+        break;  // 1.0
+      case OUTRIDER_U8:
+        static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(rank + 1);
+        break;
+      case OUTRIDER_I8:
+        static_cast<int8_t*>(p)[i] = static_cast<int8_t>(rank + 1);
+        break;
+      case OUTRIDER_I16:
+        static_cast<int16_t*>(p)[i] = static_cast<int16_t>(rank + 1);
+        break;
+      case OUTRIDER_BOOL:
+        static_cast<uint8_t*>(p)[i] = 1;
+        break;
       case OUTRIDER_C64:
         static_cast<float*>(p)[2 * i] = static_cast<float>(v);
         static_cast<float*>(p)[2 * i + 1] = -static_cast<float>(v);
@@ -100,14 +121,34 @@ bool CheckSum(const std::string& op, const void* recv, uint64_t count, outrider_
   for (uint64_t i = 0; i < count; i += step) {
     double got, want = sum;
     switch (t) {
-      case OUTRIDER_F32: got = static_cast<const float*>(recv)[i]; break;
-      case OUTRIDER_F64: got = static_cast<const double*>(recv)[i]; break;
-      case OUTRIDER_I32: got = static_cast<const int32_t*>(recv)[i]; break;
-      case OUTRIDER_I64: got = static_cast<double>(static_cast<const int64_t*>(recv)[i]); break;
-      case OUTRIDER_U8: got = static_cast<const uint8_t*>(recv)[i]; want = static_cast<uint8_t>(sum); break;
-      case OUTRIDER_I8: got = static_cast<const int8_t*>(recv)[i]; want = static_cast<int8_t>(sum); break;
-      case OUTRIDER_I16: got = static_cast<const int16_t*>(recv)[i]; want = static_cast<int16_t>(sum); break;
-      case OUTRIDER_BOOL: got = static_cast<const uint8_t*>(recv)[i]; want = 1; break;
+      case OUTRIDER_F32:
+        got = static_cast<const float*>(recv)[i];
+        break;
+      case OUTRIDER_F64:
+        got = static_cast<const double*>(recv)[i];
+        break;
+      case OUTRIDER_I32:
+        got = static_cast<const int32_t*>(recv)[i];
+        break;
+      case OUTRIDER_I64:
+        got = static_cast<double>(static_cast<const int64_t*>(recv)[i]);
+        break;
+      case OUTRIDER_U8:
+        got = static_cast<const uint8_t*>(recv)[i];
+        want = static_cast<uint8_t>(sum);
+        break;
+      case OUTRIDER_I8:
+        got = static_cast<const int8_t*>(recv)[i];
+        want = static_cast<int8_t>(sum);
+        break;
+      case OUTRIDER_I16:
+        got = static_cast<const int16_t*>(recv)[i];
+        want = static_cast<int16_t>(sum);
+        break;
+      case OUTRIDER_BOOL:
+        got = static_cast<const uint8_t*>(recv)[i];
+        want = 1;
+        break;
       case OUTRIDER_C64:
         got = static_cast<const float*>(recv)[2 * i];
         if (static_cast<const float*>(recv)[2 * i + 1] != -want) return false;
@@ -116,7 +157,8 @@ bool CheckSum(const std::string& op, const void* recv, uint64_t count, outrider_
         got = static_cast<const double*>(recv)[2 * i];
         if (static_cast<const double*>(recv)[2 * i + 1] != -want) return false;
         break;
-      default: return true;  // f16/bf16 inputs are all 1.0: checked by unit tests instead
+      default:
+        return true;  // f16/bf16 inputs are all 1.0: checked by unit tests instead
     }
     if (got != want) return false;
   }
@@ -178,7 +220,8 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
       memcpy_times.insert(memcpy_times.end(), after.begin(), after.end());
     }
     if (rank == 0) {
-      out->sizes[si] = SizeResult{bytes, Median(times), baseline ? Median(memcpy_times) : 0, iters, !ok};
+      out->sizes[si] =
+          SizeResult{bytes, Median(times), baseline ? Median(memcpy_times) : 0, iters, !ok};
     } else if (!ok) {
       out->sizes[si].check_failed = 1;
     }
@@ -191,7 +234,8 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
     Must(c, outrider_wait(c, h, -1), "wait");
     for (int i = 0; i < o.rtt_iters; ++i) {
       double t0 = NowUs();
-      Must(c, outrider_allreduce(c, send, recv, std::max<size_t>(1, 8 / elem), t, r, nullptr, &h), "allreduce");
+      Must(c, outrider_allreduce(c, send, recv, std::max<size_t>(1, 8 / elem), t, r, nullptr, &h),
+           "allreduce");
       Must(c, outrider_wait(c, h, -1), "wait");
       rtt.push_back(NowUs() - t0);
     }
@@ -226,7 +270,8 @@ int RunLocal(const CommonOptions& common, const LocalOptions& o) {
   }
   size_t elem = ElemSize(kDTypes.at(o.dtype));
   std::vector<uint64_t> sizes;
-  for (uint64_t s = std::max<uint64_t>(o.min_bytes, elem); s <= o.max_bytes && sizes.size() < kMaxSizes;
+  for (uint64_t s = std::max<uint64_t>(o.min_bytes, elem);
+       s <= o.max_bytes && sizes.size() < kMaxSizes;
        s *= static_cast<uint64_t>(std::max(o.factor, 2))) {
     sizes.push_back(s / elem * elem);
   }
@@ -246,12 +291,15 @@ int RunLocal(const CommonOptions& common, const LocalOptions& o) {
       return RankMain(rank, (*agent)->socket_path(), job, o, op, sizes, shared.get());
     });
     if (!st.ok()) {
-      std::fprintf(stderr, "outrider-bench: %s\n%s", st.ToString().c_str(), (*agent)->LogTail().c_str());
+      std::fprintf(stderr, "outrider-bench: %s\n%s", st.ToString().c_str(),
+                   (*agent)->LogTail().c_str());
       return 1;
     }
-    std::printf("#\n# op: %s  dtype: %s  redop: %s\n", op.c_str(), o.dtype.c_str(), o.redop.c_str());
+    std::printf("#\n# op: %s  dtype: %s  redop: %s\n", op.c_str(), o.dtype.c_str(),
+                o.redop.c_str());
     std::printf("# %12s %12s %6s %6s %12s %12s %12s %8s %s\n", "size", "count", "type", "redop",
-                "time(us)", "algbw(GB/s)", "busbw(GB/s)", "check", op == "allreduce" ? "traffic_ratio" : "");
+                "time(us)", "algbw(GB/s)", "busbw(GB/s)", "check",
+                op == "allreduce" ? "traffic_ratio" : "");
     for (size_t i = 0; i < sizes.size(); ++i) {
       const SizeResult& s = shared.get()->sizes[i];
       double algbw = static_cast<double>(s.bytes) / (s.time_us * 1e3);  // GB/s
@@ -265,13 +313,24 @@ int RunLocal(const CommonOptions& common, const LocalOptions& o) {
         std::snprintf(ratio, sizeof(ratio), "%.2f", traffic_ratio);
       }
       std::printf("  %12llu %12llu %6s %6s %12.1f %12.3f %12.3f %8s %s\n",
-                  static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.bytes / elem),
-                  o.dtype.c_str(), op == "allreduce" || op == "reduce_scatter" ? o.redop.c_str() : "-",
-                  s.time_us, algbw, busbw, ok ? "ok" : "WRONG", ratio);
-      nlohmann::json row = {{"system", "outrider"}, {"op", op}, {"algo", "local"}, {"bytes", s.bytes},
-                            {"count", s.bytes / elem}, {"dtype", o.dtype}, {"redop", o.redop},
-                            {"time_us", s.time_us}, {"algbw_gbps", algbw}, {"busbw_gbps", busbw},
-                            {"nodes", 1}, {"clients", o.clients}, {"iters", s.iters}, {"check", ok}};
+                  static_cast<unsigned long long>(s.bytes),
+                  static_cast<unsigned long long>(s.bytes / elem), o.dtype.c_str(),
+                  op == "allreduce" || op == "reduce_scatter" ? o.redop.c_str() : "-", s.time_us,
+                  algbw, busbw, ok ? "ok" : "WRONG", ratio);
+      nlohmann::json row = {{"system", "outrider"},
+                            {"op", op},
+                            {"algo", "local"},
+                            {"bytes", s.bytes},
+                            {"count", s.bytes / elem},
+                            {"dtype", o.dtype},
+                            {"redop", o.redop},
+                            {"time_us", s.time_us},
+                            {"algbw_gbps", algbw},
+                            {"busbw_gbps", busbw},
+                            {"nodes", 1},
+                            {"clients", o.clients},
+                            {"iters", s.iters},
+                            {"check", ok}};
       if (s.memcpy_us > 0) {
         row["memcpy_us"] = s.memcpy_us;
         row["traffic_ratio"] = traffic_ratio;
@@ -279,17 +338,28 @@ int RunLocal(const CommonOptions& common, const LocalOptions& o) {
       rows.push_back(row);
     }
     if (shared.get()->rtt_done) {
-      std::printf("#\n# 8-byte %s round trip (submit -> completion, rank 0, %d ops): p50 %.1f us  p99 %.1f us\n",
-                  op.c_str(), o.rtt_iters, shared.get()->rtt_p50_us, shared.get()->rtt_p99_us);
-      rows.push_back({{"system", "outrider"}, {"op", op}, {"algo", "local"}, {"metric", "rtt"},
-                      {"bytes", 8}, {"time_us", shared.get()->rtt_p50_us},
-                      {"rtt_p50_us", shared.get()->rtt_p50_us}, {"rtt_p99_us", shared.get()->rtt_p99_us},
-                      {"nodes", 1}, {"clients", o.clients}, {"iters", o.rtt_iters}});
+      std::printf(
+          "#\n# 8-byte %s round trip (submit -> completion, rank 0, %d ops): p50 %.1f us  p99 %.1f "
+          "us\n",
+          op.c_str(), o.rtt_iters, shared.get()->rtt_p50_us, shared.get()->rtt_p99_us);
+      rows.push_back({{"system", "outrider"},
+                      {"op", op},
+                      {"algo", "local"},
+                      {"metric", "rtt"},
+                      {"bytes", 8},
+                      {"time_us", shared.get()->rtt_p50_us},
+                      {"rtt_p50_us", shared.get()->rtt_p50_us},
+                      {"rtt_p99_us", shared.get()->rtt_p99_us},
+                      {"nodes", 1},
+                      {"clients", o.clients},
+                      {"iters", o.rtt_iters}});
     }
   }
   if (o.op == "allreduce") {
-    std::printf("# traffic_ratio = allreduce time / (%d x memcpy of the same size), memcpy measured in this run\n",
-                o.clients);
+    std::printf(
+        "# traffic_ratio = allreduce time / (%d x memcpy of the same size), memcpy measured in "
+        "this run\n",
+        o.clients);
   }
   if (!WriteJsonOrSay(common, rows)) return 1;
   if (failures) {

@@ -17,7 +17,7 @@ struct LocalOptions {
   std::string op = "allreduce";  // allreduce, broadcast, allgather, reduce_scatter, all
   std::string dtype = "f32";
   std::string redop = "sum";
-  int iters = 0;          // 0: by size
+  int iters = 0;  // 0: by size
   int rtt_iters = 20000;
   bool check = true;
 };

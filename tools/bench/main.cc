@@ -1,31 +1,36 @@
 // outrider-bench: benchmarks of the agent in nccl-tests style. Every mode accepts --json FILE
 // and writes {"rows": [...], "env": {...}}.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 
 #include "tools/bench/collective_bench.h"
 #include "tools/bench/gpu_bench.h"
 #include "tools/bench/gpu_nccl_bench.h"
 #include "tools/bench/local_bench.h"
+#include "tools/bench/schedule_bench.h"
 #include "tools/bench/sparse_bench.h"
 #include "tools/bench/step_bench.h"
-#include "tools/bench/schedule_bench.h"
 #include "tools/bench/train_bench.h"
 
 using namespace outrider::bench;
 
 int main(int argc, char** argv) {
-  CLI::App app{"outrider-bench: benchmarks of outrider-agent (nccl-tests style tables; --json FILE for scripts)"};
+  CLI::App app{
+      "outrider-bench: benchmarks of outrider-agent (nccl-tests style tables; --json FILE for "
+      "scripts)"};
   app.require_subcommand(1);
   CommonOptions common;
   auto add_common = [&](CLI::App* sub) {
-    sub->add_option("--socket", common.socket, "use the agent at this socket instead of starting a private one");
-    sub->add_option("--json", common.json_path, "also write results as JSON {\"rows\": [...], \"env\": {...}}");
+    sub->add_option("--socket", common.socket,
+                    "use the agent at this socket instead of starting a private one");
+    sub->add_option("--json", common.json_path,
+                    "also write results as JSON {\"rows\": [...], \"env\": {...}}");
     sub->add_flag("--verbose", common.verbose, "debug logging in the private agent");
     sub->add_flag("--trace", common.trace,
-                  "after each size, print where this node's agent spent the ops' time (medians of its per-op traces "
-                  "in /status: wire, credit wait, local reduce, reduce, copy, write-back, page faults, private memory)");
+                  "after each size, print where this node's agent spent the ops' time (medians of "
+                  "its per-op traces "
+                  "in /status: wire, credit wait, local reduce, reduce, copy, write-back, page "
+                  "faults, private memory)");
     sub->add_option("--http-url", common.http_url,
                     "the agent's HTTP listener for --trace (default: $OUTRIDER_HTTP_URL, else "
                     "http://127.0.0.1:$OUTRIDER_HTTP_PORT, else port 9750)");
@@ -33,33 +38,49 @@ int main(int argc, char** argv) {
 
   LocalOptions local;
   std::string min_bytes = "8", max_bytes = "256M";
-  CLI::App* l = app.add_subcommand("local", "single-node collectives across L local clients: size sweep, 8-byte round trip, memcpy traffic ratio");
+  CLI::App* l = app.add_subcommand("local",
+                                   "single-node collectives across L local clients: size sweep, "
+                                   "8-byte round trip, memcpy traffic ratio");
   add_common(l);
-  l->add_option("--clients,-n", local.clients, "client processes on this node")->capture_default_str();
-  l->add_option("--min-bytes,-b", min_bytes, "smallest message (K/M/G suffixes)")->capture_default_str();
+  l->add_option("--clients,-n", local.clients, "client processes on this node")
+      ->capture_default_str();
+  l->add_option("--min-bytes,-b", min_bytes, "smallest message (K/M/G suffixes)")
+      ->capture_default_str();
   l->add_option("--max-bytes,-e", max_bytes, "largest message")->capture_default_str();
   l->add_option("--factor,-f", local.factor, "size multiplier between rows")->capture_default_str();
-  l->add_option("--op", local.op, "allreduce, broadcast, allgather, reduce_scatter or all")->capture_default_str();
-  l->add_option("--dtype", local.dtype, "f32 f64 f16 bf16 i32 i64 u8 i8 i16 bool c64 c128")->capture_default_str();
+  l->add_option("--op", local.op, "allreduce, broadcast, allgather, reduce_scatter or all")
+      ->capture_default_str();
+  l->add_option("--dtype", local.dtype, "f32 f64 f16 bf16 i32 i64 u8 i8 i16 bool c64 c128")
+      ->capture_default_str();
   l->add_option("--redop", local.redop, "sum avg min max prod")->capture_default_str();
-  l->add_option("--iters", local.iters, "timed iterations per size (0: by size, 10..1000)")->capture_default_str();
-  l->add_option("--rtt-iters", local.rtt_iters, "8-byte round trips to time (0: skip)")->capture_default_str();
+  l->add_option("--iters", local.iters, "timed iterations per size (0: by size, 10..1000)")
+      ->capture_default_str();
+  l->add_option("--rtt-iters", local.rtt_iters, "8-byte round trips to time (0: skip)")
+      ->capture_default_str();
   std::string device = "host";
   l->add_option("--device", device,
-                "host: buffers in shared memory; cuda: device buffers on one GPU, allreduce f32 in each gpu_mode against "
+                "host: buffers in shared memory; cuda: device buffers on one GPU, allreduce f32 in "
+                "each gpu_mode against "
                 "host buffers and a plain pinned copy in the same run, plus the fence round trip")
       ->check(CLI::IsMember({"host", "cuda"}))
       ->capture_default_str();
   GpuOptions gpu;
-  l->add_option("--gpu", gpu.gpu, "--device cuda: the GPU (ordinal) every rank uses")->capture_default_str();
-  l->add_option("--gpu-modes", gpu.modes, "--device cuda: gpu_modes to run (staging, ipc)")->delimiter(',')->capture_default_str();
+  l->add_option("--gpu", gpu.gpu, "--device cuda: the GPU (ordinal) every rank uses")
+      ->capture_default_str();
+  l->add_option("--gpu-modes", gpu.modes, "--device cuda: gpu_modes to run (staging, ipc)")
+      ->delimiter(',')
+      ->capture_default_str();
   bool against_nccl = false;
-  l->add_flag("--against-nccl", against_nccl,
-              "--device cuda: allreduce on the agent's own NCCL communicators (gpu_mode ipc, gpu_nccl = force) against "
-              "the ranks calling NCCL themselves, in the same run; one rank per GPU, from --gpu on");
+  l->add_flag(
+      "--against-nccl", against_nccl,
+      "--device cuda: allreduce on the agent's own NCCL communicators (gpu_mode ipc, gpu_nccl = "
+      "force) against "
+      "the ranks calling NCCL themselves, in the same run; one rank per GPU, from --gpu on");
 
   TrainOptions train;
-  CLI::App* t = app.add_subcommand("train", "training-like loop (broadcast, bucketed async allreduce, allgather, barrier) with verified results");
+  CLI::App* t = app.add_subcommand("train",
+                                   "training-like loop (broadcast, bucketed async allreduce, "
+                                   "allgather, barrier) with verified results");
   add_common(t);
   t->add_option("--clients,-n", train.clients, "trainer processes")->capture_default_str();
   t->add_option("--steps", train.steps, "training steps")->capture_default_str();
@@ -69,15 +90,23 @@ int main(int argc, char** argv) {
   std::string coll_min = "8", coll_max = "64M";
   std::vector<CLI::App*> colls;
   for (const char* name : {"allreduce", "broadcast", "allgather", "reducescatter", "alltoall"}) {
-    CLI::App* sub = app.add_subcommand(name, std::string(name) + " across the ranks of a job started by a launcher (tools/outrider run): one rank per process, torchrun environment");
+    CLI::App* sub = app.add_subcommand(
+        name, std::string(name) +
+                  " across the ranks of a job started by a launcher (tools/outrider run): one rank "
+                  "per process, torchrun environment");
     add_common(sub);
-    sub->add_option("--min-bytes,-b", coll_min, "smallest message (K/M/G suffixes)")->capture_default_str();
+    sub->add_option("--min-bytes,-b", coll_min, "smallest message (K/M/G suffixes)")
+        ->capture_default_str();
     sub->add_option("--max-bytes,-e", coll_max, "largest message")->capture_default_str();
-    sub->add_option("--factor,-f", coll.factor, "size multiplier between rows")->capture_default_str();
-    sub->add_option("--iters", coll.iters, "timed iterations per size (0: by size)")->capture_default_str();
+    sub->add_option("--factor,-f", coll.factor, "size multiplier between rows")
+        ->capture_default_str();
+    sub->add_option("--iters", coll.iters, "timed iterations per size (0: by size)")
+        ->capture_default_str();
     sub->add_option("--warmup", coll.warmup, "untimed iterations per size")->capture_default_str();
     if (std::string(name) == "allreduce") {
-      sub->add_option("--latency-iters", coll.latency_iters, "also time this many 8-byte allreduces (p50/p99)")->capture_default_str();
+      sub->add_option("--latency-iters", coll.latency_iters,
+                      "also time this many 8-byte allreduces (p50/p99)")
+          ->capture_default_str();
     }
     colls.push_back(sub);
   }
@@ -87,41 +116,77 @@ int main(int argc, char** argv) {
     add_common(sub);
     sub->add_option("--rows", sparse.rows, "embedding table rows")->capture_default_str();
     sub->add_option("--dim", sparse.dim, "values per row (f32)")->capture_default_str();
-    sub->add_option("--density", sparse.density, "distinct rows each rank touches, as a fraction of the table")->capture_default_str();
-    sub->add_option("--zipf", sparse.zipf, "Zipf exponent of row popularity (row 0 most popular)")->capture_default_str();
-    sub->add_option("--seed", sparse.seed, "id stream seed (same seed, same ids)")->capture_default_str();
-    sub->add_option("--block-rows", sparse.block_rows, "the agents' --sparse-block-rows")->capture_default_str();
-    sub->add_option("--chunk-bytes", sparse.chunk_bytes, "the agents' --ring-chunk-bytes")->capture_default_str();
+    sub->add_option("--density", sparse.density,
+                    "distinct rows each rank touches, as a fraction of the table")
+        ->capture_default_str();
+    sub->add_option("--zipf", sparse.zipf, "Zipf exponent of row popularity (row 0 most popular)")
+        ->capture_default_str();
+    sub->add_option("--seed", sparse.seed, "id stream seed (same seed, same ids)")
+        ->capture_default_str();
+    sub->add_option("--block-rows", sparse.block_rows, "the agents' --sparse-block-rows")
+        ->capture_default_str();
+    sub->add_option("--chunk-bytes", sparse.chunk_bytes, "the agents' --ring-chunk-bytes")
+        ->capture_default_str();
   };
-  CLI::App* sp = app.add_subcommand("sparse", "sparse embedding-gradient allreduce per algorithm across the ranks of a job started by a launcher (tools/outrider run): time, wire bytes, simulator prediction and bound");
+  CLI::App* sp = app.add_subcommand(
+      "sparse",
+      "sparse embedding-gradient allreduce per algorithm across the ranks of a job started by a "
+      "launcher (tools/outrider run): time, wire bytes, simulator prediction and bound");
   add_sparse(sp);
-  sp->add_option("--algos", sparse.algos, "algorithms to run, in order (allgather balanced block dense auto)")->delimiter(',')->capture_default_str();
-  sp->add_option("--iters", sparse.iters, "timed ops per algorithm (median reported)")->capture_default_str();
+  sp->add_option("--algos", sparse.algos,
+                 "algorithms to run, in order (allgather balanced block dense auto)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sp->add_option("--iters", sparse.iters, "timed ops per algorithm (median reported)")
+      ->capture_default_str();
   sp->add_option("--warmup", sparse.warmup, "untimed ops per algorithm")->capture_default_str();
-  sp->add_option("--turn-ms", sparse.turn_ms, "each turn of an algorithm runs as many ops as its slowest warm-up op (on any rank) fits in this many ms, up to 64 (0: one); medians then rest on more ops of the cheap algorithms")->capture_default_str();
-  CLI::App* sim = app.add_subcommand("sparse-sim", "wire bytes per node of every sparse algorithm at any node count, from the same id streams and encodings as the agents, next to the bounds");
+  sp->add_option(
+        "--turn-ms", sparse.turn_ms,
+        "each turn of an algorithm runs as many ops as its slowest warm-up op (on any rank) fits "
+        "in this many ms, up to 64 (0: one); medians then rest on more ops of the cheap algorithms")
+      ->capture_default_str();
+  CLI::App* sim =
+      app.add_subcommand("sparse-sim",
+                         "wire bytes per node of every sparse algorithm at any node count, from "
+                         "the same id streams and encodings as the agents, next to the bounds");
   add_sparse(sim);
-  sim->add_option("--nodes", sparse.sim_nodes, "node counts to simulate")->delimiter(',')->capture_default_str();
+  sim->add_option("--nodes", sparse.sim_nodes, "node counts to simulate")
+      ->delimiter(',')
+      ->capture_default_str();
   sim->add_option("--local", sparse.sim_local, "ranks per node")->capture_default_str();
 
   StepOptions step;
   std::vector<std::string> step_buckets;
-  CLI::App* st = app.add_subcommand("step", "training steps across the ranks of a launched job: dense buckets + a sparse embedding gradient, its sync by auto, allgather and dense allreduce side by side (the demo)");
+  CLI::App* st = app.add_subcommand(
+      "step",
+      "training steps across the ranks of a launched job: dense buckets + a sparse embedding "
+      "gradient, its sync by auto, allgather and dense allreduce side by side (the demo)");
   add_common(st);
   st->add_option("--rows", step.rows, "embedding table rows")->capture_default_str();
   st->add_option("--dim", step.dim, "values per row (f32)")->capture_default_str();
-  st->add_option("--density", step.density, "distinct rows each rank touches per step, as a fraction")->capture_default_str();
+  st->add_option("--density", step.density,
+                 "distinct rows each rank touches per step, as a fraction")
+      ->capture_default_str();
   st->add_option("--steps", step.steps, "timed steps per mode")->capture_default_str();
   st->add_option("--buckets", step_buckets, "dense bucket sizes (K/M suffixes)")->delimiter(',');
-  st->add_option("--modes", step.modes, "sparse sync modes: auto, allgather, dense")->delimiter(',')->capture_default_str();
+  st->add_option("--modes", step.modes, "sparse sync modes: auto, allgather, dense")
+      ->delimiter(',')
+      ->capture_default_str();
 
   ScheduleOptions sched;
-  CLI::App* sc = app.add_subcommand("schedule", "training-step replay across the ranks of a launched job: when the next forward pass gets its gradients, FIFO against the priority scheduler");
+  CLI::App* sc =
+      app.add_subcommand("schedule",
+                         "training-step replay across the ranks of a launched job: when the next "
+                         "forward pass gets its gradients, FIFO against the priority scheduler");
   add_common(sc);
-  sc->add_option("--rounds", sched.rounds, "interleaved rounds (medians reported)")->capture_default_str();
-  sc->add_option("--backward-ms", sched.backward_ms, "simulated backward compute per layer")->capture_default_str();
-  sc->add_option("--forward-ms", sched.forward_ms, "simulated forward compute per layer")->capture_default_str();
-  sc->add_option("--buckets-mib", sched.buckets_mib, "dense bucket sizes in MiB, first layer first")->delimiter(',');
+  sc->add_option("--rounds", sched.rounds, "interleaved rounds (medians reported)")
+      ->capture_default_str();
+  sc->add_option("--backward-ms", sched.backward_ms, "simulated backward compute per layer")
+      ->capture_default_str();
+  sc->add_option("--forward-ms", sched.forward_ms, "simulated forward compute per layer")
+      ->capture_default_str();
+  sc->add_option("--buckets-mib", sched.buckets_mib, "dense bucket sizes in MiB, first layer first")
+      ->delimiter(',');
 
   CLI11_PARSE(app, argc, argv);
   if (sc->parsed()) return RunSchedule(common, sched);
@@ -165,7 +230,8 @@ int main(int argc, char** argv) {
     }
     local.min_bytes = *mn;
     local.max_bytes = *mx;
-    if (device == "cuda") return against_nccl ? RunGpuAgainstNccl(common, local, gpu) : RunGpu(common, local, gpu);
+    if (device == "cuda")
+      return against_nccl ? RunGpuAgainstNccl(common, local, gpu) : RunGpu(common, local, gpu);
     if (against_nccl) {
       std::fprintf(stderr, "--against-nccl needs --device cuda\n");
       return 2;

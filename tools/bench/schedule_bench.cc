@@ -32,8 +32,8 @@ enum class Mode { kFifo, kPriority, kDemand };
 }  // namespace
 
 int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
-  if (o.rounds < 1 || o.backward_ms < 0 || o.forward_ms < 0 || o.buckets_mib.empty() || o.rows == 0 || o.dim == 0 || o.density <= 0 ||
-      o.density > 1) {
+  if (o.rounds < 1 || o.backward_ms < 0 || o.forward_ms < 0 || o.buckets_mib.empty() ||
+      o.rows == 0 || o.dim == 0 || o.density <= 0 || o.density > 1) {
     std::fprintf(stderr, "outrider-bench: bad schedule options\n");
     return 2;
   }
@@ -51,8 +51,10 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
     std::fill_n(buckets[k], (o.buckets_mib[k] << 20) / 4, 1.0f);
     total += o.buckets_mib[k] << 20;
   }
-  uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, 1.05).Draw(nnz, 1, rank), o.rows, o.dim, world);
+  uint64_t nnz = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  SparseGradient g =
+      MakeSparseGradient(c, ZipfTable(o.rows, 1.05).Draw(nnz, 1, rank), o.rows, o.dim, world);
   std::fill_n(g.values, g.ids.size() * o.dim, 1.0f);
   // The next batch's rows (same law, next draw): what the forward pass after this step looks up.
   std::vector<int64_t> next = ZipfTable(o.rows, 1.05).Draw(nnz, 2, rank);
@@ -94,8 +96,9 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
       outrider_op_options_init(&opts);
       opts.key = outrider_key(("bucket" + std::to_string(k)).c_str());
       opts.priority = prio;
-      Must(c, outrider_allreduce(c, buckets[k], buckets[k], (o.buckets_mib[k] << 20) / 4, OUTRIDER_F32, OUTRIDER_SUM,
-                                 &opts, &h[k]),
+      Must(c,
+           outrider_allreduce(c, buckets[k], buckets[k], (o.buckets_mib[k] << 20) / 4, OUTRIDER_F32,
+                              OUTRIDER_SUM, &opts, &h[k]),
            "allreduce");
     }
     SleepUntilUs(t0 + static_cast<double>(nb + 1) * back_us);
@@ -148,29 +151,39 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   outrider_disconnect(c);
   if (rank != 0) return wrong ? 1 : 0;
   double a = Median(alone), ad = Median(alone_demand);
-  std::printf("# outrider-bench schedule: %d ranks on %d nodes; %zu buckets (%s) produced over a %.0f ms backward pass, then a "
-              "%llu x %llu sparse embedding gradient; forward %.0f ms per layer; medians of %d interleaved rounds\n",
-              world, nodes, nb, FormatBytes(total).c_str(), o.backward_ms * static_cast<double>(nb + 1),
-              static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim), o.forward_ms, o.rounds);
+  std::printf(
+      "# outrider-bench schedule: %d ranks on %d nodes; %zu buckets (%s) produced over a %.0f ms "
+      "backward pass, then a "
+      "%llu x %llu sparse embedding gradient; forward %.0f ms per layer; medians of %d interleaved "
+      "rounds\n",
+      world, nodes, nb, FormatBytes(total).c_str(), o.backward_ms * static_cast<double>(nb + 1),
+      static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim), o.forward_ms,
+      o.rounds);
   std::printf("# embedding alone: %.1f us (its demanded rows alone: %.1f us)\n", a, ad);
-  std::printf("# demand = priority + the next batch's rows demanded; its first_ready is when those rows are in\n");
-  std::printf("# %-9s %14s %16s %14s %18s\n", "algo", "iteration(us)", "first_ready(us)", "first/alone", "first/demand_alone");
+  std::printf(
+      "# demand = priority + the next batch's rows demanded; its first_ready is when those rows "
+      "are in\n");
+  std::printf("# %-9s %14s %16s %14s %18s\n", "algo", "iteration(us)", "first_ready(us)",
+              "first/alone", "first/demand_alone");
   nlohmann::json rows = nlohmann::json::array();
   const char* names[3] = {"fifo", "priority", "demand"};
   for (int m = 0; m < 3; ++m) {
     double t = Median(it[m]), f = Median(first[m]);
-    std::printf("  %-9s %14.1f %16.1f %14.2f %18s\n", names[m], t, f, f / a, m == 2 ? std::to_string(f / ad).substr(0, 4).c_str() : "-");
-    nlohmann::json row = {{"system", "outrider"}, {"op", "train_step"}, {"algo", names[m]}, {"bytes", total}, {"time_us", t},
-                          {"iteration_us", t}, {"first_ready_us", f}, {"standalone_us", a},
-                          {"first_ready_over_standalone", f / a}, {"nodes", nodes}, {"ranks", world}, {"rounds", o.rounds}};
+    std::printf("  %-9s %14.1f %16.1f %14.2f %18s\n", names[m], t, f, f / a,
+                m == 2 ? std::to_string(f / ad).substr(0, 4).c_str() : "-");
+    nlohmann::json row = {
+        {"system", "outrider"}, {"op", "train_step"}, {"algo", names[m]},
+        {"bytes", total},       {"time_us", t},       {"iteration_us", t},
+        {"first_ready_us", f},  {"standalone_us", a}, {"first_ready_over_standalone", f / a},
+        {"nodes", nodes},       {"ranks", world},     {"rounds", o.rounds}};
     if (m == 2) {
       row["demand_standalone_us"] = ad;
       row["first_ready_over_demand_standalone"] = f / ad;
     }
     rows.push_back(row);
   }
-  std::printf("  iteration speed-up over fifo: priority %.2fx, demand %.2fx\n", Median(it[0]) / Median(it[1]),
-              Median(it[0]) / Median(it[2]));
+  std::printf("  iteration speed-up over fifo: priority %.2fx, demand %.2fx\n",
+              Median(it[0]) / Median(it[1]), Median(it[0]) / Median(it[2]));
   if (!WriteJsonOrSay(common, rows)) return 1;
   return wrong ? 1 : 0;
 }

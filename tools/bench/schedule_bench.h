@@ -19,10 +19,11 @@ struct ScheduleOptions {
   int rounds = 3;
   double backward_ms = 40;  // simulated compute per layer: backward takes about twice the forward
   double forward_ms = 20;
-  uint64_t rows = 200000;   // embedding table
+  uint64_t rows = 200000;  // embedding table
   uint64_t dim = 64;
   double density = 0.01;
-  std::vector<uint64_t> buckets_mib = {30, 30, 16, 16, 16, 12, 12, 12, 12, 12, 10, 10, 10, 10, 8, 8, 8, 8, 8, 8};
+  std::vector<uint64_t> buckets_mib = {30, 30, 16, 16, 16, 12, 12, 12, 12, 12,
+                                       10, 10, 10, 10, 8,  8,  8,  8,  8,  8};
 };
 
 int RunSchedule(const CommonOptions& common, const ScheduleOptions& options);

@@ -41,7 +41,8 @@ struct Stats {
 
 // How many ops fit each algorithm's turn: `turn_ms` over its slowest warm-up op on any rank
 // (agreed by an allreduce, so every rank runs the same ops), at least 1 and at most 64.
-std::vector<int> OpsPerTurn(outrider_client_t* c, const std::vector<double>& warm_us, double turn_ms) {
+std::vector<int> OpsPerTurn(outrider_client_t* c, const std::vector<double>& warm_us,
+                            double turn_ms) {
   size_t n = warm_us.size();
   void* buf;
   Must(c, outrider_region_create(c, 2 * 8 * n, &buf), "region_create");
@@ -53,7 +54,8 @@ std::vector<int> OpsPerTurn(outrider_client_t* c, const std::vector<double>& war
   Must(c, outrider_wait(c, h, 600000), "wait");
   std::vector<int> reps(n);
   for (size_t a = 0; a < n; ++a) {
-    reps[a] = static_cast<int>(std::clamp<int64_t>(std::llround(turn_ms * 1000.0 / static_cast<double>(out[a])), 1, 64));
+    reps[a] = static_cast<int>(
+        std::clamp<int64_t>(std::llround(turn_ms * 1000.0 / static_cast<double>(out[a])), 1, 64));
   }
   Must(c, outrider_region_release(c, buf), "region_release");
   return reps;
@@ -73,21 +75,29 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     return 2;
   }
   if (o.turn_ms < 0 || (o.turn_ms > 0 && o.warmup < 1)) {
-    std::fprintf(stderr, "outrider-bench: --turn-ms must be >= 0 and needs --warmup >= 1 (the warm-up op sizes the turns)\n");
+    std::fprintf(stderr,
+                 "outrider-bench: --turn-ms must be >= 0 and needs --warmup >= 1 (the warm-up op "
+                 "sizes the turns)\n");
     return 2;
   }
   outrider_client_t* c = ConnectLaunched(common);
   if (c == nullptr) return 1;
-  const int rank = outrider_rank(c), world = outrider_world_size(c), local = outrider_local_world_size(c);
+  const int rank = outrider_rank(c), world = outrider_world_size(c),
+            local = outrider_local_world_size(c);
   const int nodes = std::max(1, world / std::max(1, local));
   const double rate = EnvDouble("OUTRIDER_RATE_GBIT", 0);
-  const uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, o.zipf).Draw(nnz, o.seed, rank), o.rows, o.dim, world);
+  const uint64_t nnz = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, o.zipf).Draw(nnz, o.seed, rank),
+                                        o.rows, o.dim, world);
   for (size_t i = 0; i < g.ids.size(); ++i) {
-    for (uint64_t k = 0; k < o.dim; ++k) g.values[i * o.dim + k] = 0.25f * static_cast<float>((g.ids[i] + static_cast<int64_t>(k)) % 7 + rank);
+    for (uint64_t k = 0; k < o.dim; ++k)
+      g.values[i * o.dim + k] =
+          0.25f * static_cast<float>((g.ids[i] + static_cast<int64_t>(k)) % 7 + rank);
   }
   void* stats_buf;
-  Must(c, outrider_region_create(c, sizeof(Stats) * (static_cast<size_t>(world) + 1), &stats_buf), "region_create");
+  Must(c, outrider_region_create(c, sizeof(Stats) * (static_cast<size_t>(world) + 1), &stats_buf),
+       "region_create");
   SimConfig sc;
   sc.rows = o.rows;
   sc.dim = o.dim;
@@ -101,14 +111,18 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   SimResult sim;
   if (rank == 0) sim = Simulate(sc, ZipfSource(sc));
   if (rank == 0) {
-    std::printf("# outrider-bench sparse: %d ranks on %d nodes, table %llu x %llu f32 (%s), %llu rows per rank "
-                "(Zipf %.2f)%s\n", world, nodes, static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
-                FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf,
-                rate > 0 ? (", links " + std::to_string(rate).substr(0, 4) + " Gbit/s").c_str() : "");
-    std::printf("# union %llu rows (density %.4f per node, %.4f union)\n", static_cast<unsigned long long>(sim.union_rows),
-                sim.density, sim.union_density);
-    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %6s\n", "algo", "ran", "time(us)", "wire_sent(B)",
-                "sim_sent(B)", "bound(B)", "w/bound", "sim_err", "t/link", "check");
+    std::printf(
+        "# outrider-bench sparse: %d ranks on %d nodes, table %llu x %llu f32 (%s), %llu rows per "
+        "rank "
+        "(Zipf %.2f)%s\n",
+        world, nodes, static_cast<unsigned long long>(o.rows),
+        static_cast<unsigned long long>(o.dim), FormatBytes(o.rows * o.dim * 4).c_str(),
+        static_cast<unsigned long long>(nnz), o.zipf,
+        rate > 0 ? (", links " + std::to_string(rate).substr(0, 4) + " Gbit/s").c_str() : "");
+    std::printf("# union %llu rows (density %.4f per node, %.4f union)\n",
+                static_cast<unsigned long long>(sim.union_rows), sim.density, sim.union_density);
+    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %6s\n", "algo", "ran", "time(us)",
+                "wire_sent(B)", "sim_sent(B)", "bound(B)", "w/bound", "sim_err", "t/link", "check");
   }
   nlohmann::json rows = nlohmann::json::array();
   // Algorithms take turns op by op (interleaved), so drift on a shared machine hits all alike, in
@@ -148,7 +162,8 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
         // The last op's result is the one checked; hashing every op's would hold a core between ops
         // while other nodes' agents still finish theirs.
         if (i + 1 == o.warmup + o.iters && r + 1 == reps[a]) {
-          hashes[a] = ipc::Fnv1a(g.out_values, res.result_rows * o.dim * 4) ^ ipc::Fnv1a(g.out_ids, res.result_rows * 8);
+          hashes[a] = ipc::Fnv1a(g.out_values, res.result_rows * o.dim * 4) ^
+                      ipc::Fnv1a(g.out_ids, res.result_rows * 8);
           hashed[a] = 1;
         }
       }
@@ -164,13 +179,15 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     const std::string& name = o.algos[a];
     const outrider_op_result_t& res = last[a];
     // Every algorithm must give the same bits.
-    bool ok = hashed[a] && hashed[0] && hashes[a] == hashes[0] && res.result_rows == last[0].result_rows;
+    bool ok =
+        hashed[a] && hashed[0] && hashes[a] == hashes[0] && res.result_rows == last[0].result_rows;
     failures += !ok;
     // Per-rank wire statistics of the algorithm's last op, gathered to every rank.
     auto* st = static_cast<Stats*>(stats_buf);
     st[world] = Stats{res.wire_bytes_sent, res.wire_bytes_recv, res.predicted_bytes, res.algo};
     outrider_op_t h;
-    Must(c, outrider_allgather(c, &st[world], st, sizeof(Stats) / 8, OUTRIDER_I64, nullptr, &h), "allgather");
+    Must(c, outrider_allgather(c, &st[world], st, sizeof(Stats) / 8, OUTRIDER_I64, nullptr, &h),
+         "allgather");
     Must(c, outrider_wait(c, h, 600000), "wait");
     if (rank != 0) continue;
     uint64_t max_sent = 0, max_recv = 0, max_pred = 0;
@@ -184,20 +201,43 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     double t = Median(times[a]);
     double sim_sent = sa ? static_cast<double>(sa->max_sent) : 0;
     double bound = sa ? sa->bound : 0;
-    double sim_err = max_sent > 0 ? std::abs(sim_sent - static_cast<double>(max_sent)) / static_cast<double>(max_sent) : 0;
-    double link_us = rate > 0 ? static_cast<double>(std::max(max_sent, max_recv)) * 8.0 / (rate * 1e3) : 0;
+    double sim_err = max_sent > 0 ? std::abs(sim_sent - static_cast<double>(max_sent)) /
+                                        static_cast<double>(max_sent)
+                                  : 0;
+    double link_us =
+        rate > 0 ? static_cast<double>(std::max(max_sent, max_recv)) * 8.0 / (rate * 1e3) : 0;
     std::printf("  %-10s %-10s %12.1f %14llu %14.0f %14.0f %8.3f %8.4f %10.3f %6s\n", name.c_str(),
-                std::string(ipc::SparseAlgoName(ran)).c_str(), t, static_cast<unsigned long long>(max_sent), sim_sent, bound,
-                bound > 0 ? static_cast<double>(max_sent) / bound : 0, sim_err, link_us > 0 ? t / link_us : 0, ok ? "ok" : "WRONG");
-    nlohmann::json row = {{"system", "outrider"}, {"op", "sparse_allreduce"}, {"algo", name},
-                          {"algo_ran", std::string(ipc::SparseAlgoName(ran))}, {"bytes", o.rows * o.dim * 4},
-                          {"rows", o.rows}, {"dim", o.dim}, {"nnz_per_rank", nnz}, {"zipf", o.zipf},
-                          {"density", sim.density}, {"union_rows", sim.union_rows}, {"union_density", sim.union_density},
-                          {"time_us", t}, {"wire_bytes_sent", max_sent}, {"wire_bytes_recv", max_recv},
-                          {"predicted_bytes", max_pred}, {"sim_wire_bytes_sent", sim_sent}, {"sim_error", sim_err},
-                          {"bound_bytes", bound}, {"wire_over_bound", bound > 0 ? static_cast<double>(max_sent) / bound : 0},
-                          {"nodes", nodes}, {"ranks", world}, {"iters", o.iters}, {"ops_per_turn", reps[a]},
-                          {"op_times_us", times[a]}, {"check", ok}};
+                std::string(ipc::SparseAlgoName(ran)).c_str(), t,
+                static_cast<unsigned long long>(max_sent), sim_sent, bound,
+                bound > 0 ? static_cast<double>(max_sent) / bound : 0, sim_err,
+                link_us > 0 ? t / link_us : 0, ok ? "ok" : "WRONG");
+    nlohmann::json row = {
+        {"system", "outrider"},
+        {"op", "sparse_allreduce"},
+        {"algo", name},
+        {"algo_ran", std::string(ipc::SparseAlgoName(ran))},
+        {"bytes", o.rows * o.dim * 4},
+        {"rows", o.rows},
+        {"dim", o.dim},
+        {"nnz_per_rank", nnz},
+        {"zipf", o.zipf},
+        {"density", sim.density},
+        {"union_rows", sim.union_rows},
+        {"union_density", sim.union_density},
+        {"time_us", t},
+        {"wire_bytes_sent", max_sent},
+        {"wire_bytes_recv", max_recv},
+        {"predicted_bytes", max_pred},
+        {"sim_wire_bytes_sent", sim_sent},
+        {"sim_error", sim_err},
+        {"bound_bytes", bound},
+        {"wire_over_bound", bound > 0 ? static_cast<double>(max_sent) / bound : 0},
+        {"nodes", nodes},
+        {"ranks", world},
+        {"iters", o.iters},
+        {"ops_per_turn", reps[a]},
+        {"op_times_us", times[a]},
+        {"check", ok}};
     row["rate_gbit"] = rate > 0 ? nlohmann::json(rate) : nlohmann::json(nullptr);
     if (link_us > 0) {
       row["link_time_us"] = link_us;
@@ -213,7 +253,9 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   outrider_disconnect(c);
   if (rank == 0 && !WriteJsonOrSay(common, rows)) return 1;
   if (failures > 0) {
-    std::fprintf(stderr, "outrider-bench: rank %d: %d algorithms gave results that differ from the first\n", rank, failures);
+    std::fprintf(stderr,
+                 "outrider-bench: rank %d: %d algorithms gave results that differ from the first\n",
+                 rank, failures);
     return 1;
   }
   return 0;
@@ -225,12 +267,17 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
     return 2;
   }
   nlohmann::json rows = nlohmann::json::array();
-  uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  std::printf("# outrider-bench sparse-sim: table %llu x %llu f32 (%s), %llu rows per rank (Zipf %.2f), %d rank(s) per node\n",
-              static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
-              FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf, o.sim_local);
+  uint64_t nnz = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  std::printf(
+      "# outrider-bench sparse-sim: table %llu x %llu f32 (%s), %llu rows per rank (Zipf %.2f), %d "
+      "rank(s) per node\n",
+      static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
+      FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf,
+      o.sim_local);
   std::printf("# per-node bytes sent (max over nodes); bound: docs/design.md, sparse gradients\n");
-  std::printf("# %6s %10s %10s %-10s %16s %16s %8s\n", "nodes", "d", "d_union", "algo", "max_sent(B)", "bound(B)", "sent/bnd");
+  std::printf("# %6s %10s %10s %-10s %16s %16s %8s\n", "nodes", "d", "d_union", "algo",
+              "max_sent(B)", "bound(B)", "sent/bnd");
   for (int n : o.sim_nodes) {
     if (n < 1) continue;
     SimConfig sc;
@@ -246,14 +293,26 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
     SimResult r = Simulate(sc, ZipfSource(sc));
     for (const SimAlgo& s : r.algos) {
       std::string name(ipc::SparseAlgoName(s.algo));
-      if (s.algo == ipc::SparseAlgo::kAuto) name += "=" + std::string(ipc::SparseAlgoName(r.auto_choice));
-      std::printf("  %6d %10.5f %10.5f %-10s %16llu %16.0f %8.3f\n", n, r.density, r.union_density, name.c_str(),
-                  static_cast<unsigned long long>(s.max_sent), s.bound, s.bound > 0 ? static_cast<double>(s.max_sent) / s.bound : 0);
-      rows.push_back({{"system", "outrider-sim"}, {"op", "sparse_allreduce"}, {"algo", std::string(ipc::SparseAlgoName(s.algo))},
-                      {"auto_choice", std::string(ipc::SparseAlgoName(r.auto_choice))}, {"bytes", o.rows * o.dim * 4},
-                      {"nodes", n}, {"ranks_per_node", o.sim_local}, {"nnz_per_rank", nnz}, {"density", r.density},
-                      {"union_density", r.union_density}, {"union_rows", r.union_rows}, {"time_us", nullptr},
-                      {"wire_bytes_sent", s.max_sent}, {"wire_bytes_recv", s.max_recv}, {"mean_bytes_sent", s.mean_sent},
+      if (s.algo == ipc::SparseAlgo::kAuto)
+        name += "=" + std::string(ipc::SparseAlgoName(r.auto_choice));
+      std::printf("  %6d %10.5f %10.5f %-10s %16llu %16.0f %8.3f\n", n, r.density, r.union_density,
+                  name.c_str(), static_cast<unsigned long long>(s.max_sent), s.bound,
+                  s.bound > 0 ? static_cast<double>(s.max_sent) / s.bound : 0);
+      rows.push_back({{"system", "outrider-sim"},
+                      {"op", "sparse_allreduce"},
+                      {"algo", std::string(ipc::SparseAlgoName(s.algo))},
+                      {"auto_choice", std::string(ipc::SparseAlgoName(r.auto_choice))},
+                      {"bytes", o.rows * o.dim * 4},
+                      {"nodes", n},
+                      {"ranks_per_node", o.sim_local},
+                      {"nnz_per_rank", nnz},
+                      {"density", r.density},
+                      {"union_density", r.union_density},
+                      {"union_rows", r.union_rows},
+                      {"time_us", nullptr},
+                      {"wire_bytes_sent", s.max_sent},
+                      {"wire_bytes_recv", s.max_recv},
+                      {"mean_bytes_sent", s.mean_sent},
                       {"bound_bytes", s.bound}});
     }
   }

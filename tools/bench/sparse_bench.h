@@ -24,8 +24,8 @@ struct SparseOptions {
   // Each algorithm's turn runs ops back to back for about this long (0: one op per turn), so a
   // 7 ms op is timed as often as a 200 ms one fills the same slice of time.
   double turn_ms = 0;
-  uint64_t block_rows = 8;         // must match the agents' sparse_block_rows
-  uint64_t chunk_bytes = 1 << 20;  // must match the agents' ring_chunk_bytes
+  uint64_t block_rows = 8;                              // must match the agents' sparse_block_rows
+  uint64_t chunk_bytes = 1 << 20;                       // must match the agents' ring_chunk_bytes
   std::vector<int> sim_nodes = {4, 16, 64, 256, 1024};  // sparse-sim only
   int sim_local = 1;
 };

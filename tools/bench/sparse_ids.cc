@@ -31,7 +31,8 @@ std::vector<int64_t> ZipfTable::Draw(uint64_t count, uint64_t seed, int rank) co
   // dense configurations finish (they then cover the head and a contiguous tail).
   uint64_t budget = 64 * count + 1024;
   for (uint64_t d = 0; ids.size() < count && d < budget; ++d) {
-    auto id = static_cast<uint64_t>(std::lower_bound(cdf_.begin(), cdf_.end(), u(rng)) - cdf_.begin());
+    auto id =
+        static_cast<uint64_t>(std::lower_bound(cdf_.begin(), cdf_.end(), u(rng)) - cdf_.begin());
     if (id >= rows) id = rows - 1;
     if (!seen[id]) {
       seen[id] = 1;
@@ -48,16 +49,20 @@ std::vector<int64_t> ZipfTable::Draw(uint64_t count, uint64_t seed, int rank) co
   return ids;
 }
 
-SparseGradient MakeSparseGradient(outrider_client_t* c, std::vector<int64_t> ids, uint64_t rows, uint64_t dim, int world) {
+SparseGradient MakeSparseGradient(outrider_client_t* c, std::vector<int64_t> ids, uint64_t rows,
+                                  uint64_t dim, int world) {
   SparseGradient g;
   g.rows = rows;
   g.dim = dim;
   g.capacity = std::min<uint64_t>(rows, ids.size() * static_cast<uint64_t>(world));
   void *in_ids, *values, *out_values;
   Must(c, outrider_region_create(c, std::max<size_t>(8, ids.size() * 8), &in_ids), "region_create");
-  Must(c, outrider_region_create(c, std::max<size_t>(4, ids.size() * dim * 4), &values), "region_create");
-  Must(c, outrider_region_create(c, std::max<uint64_t>(8, g.capacity * 8), &g.out_ids), "region_create");
-  Must(c, outrider_region_create(c, std::max<uint64_t>(4, g.capacity * dim * 4), &out_values), "region_create");
+  Must(c, outrider_region_create(c, std::max<size_t>(4, ids.size() * dim * 4), &values),
+       "region_create");
+  Must(c, outrider_region_create(c, std::max<uint64_t>(8, g.capacity * 8), &g.out_ids),
+       "region_create");
+  Must(c, outrider_region_create(c, std::max<uint64_t>(4, g.capacity * dim * 4), &out_values),
+       "region_create");
   g.in_ids = static_cast<int64_t*>(in_ids);
   g.values = static_cast<float*>(values);
   g.out_values = static_cast<float*>(out_values);

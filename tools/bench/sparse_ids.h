@@ -36,6 +36,7 @@ struct SparseGradient {
   // Arguments for outrider_sparse_allreduce with `algo`.
   outrider_sparse_t Args(uint32_t algo) const;
 };
-SparseGradient MakeSparseGradient(outrider_client_t* c, std::vector<int64_t> ids, uint64_t rows, uint64_t dim, int world);
+SparseGradient MakeSparseGradient(outrider_client_t* c, std::vector<int64_t> ids, uint64_t rows,
+                                  uint64_t dim, int world);
 
 }  // namespace outrider::bench

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "agent/net/peer_protocol.h"
 #include "agent/engine/sparse/codec.h"
 #include "agent/engine/sparse/cost_model.h"
 #include "agent/engine/sparse/exchange.h"
+#include "agent/net/peer_protocol.h"
 #include "tools/bench/sparse_ids.h"
 
 namespace outrider::bench {
@@ -22,14 +22,20 @@ IdSource ZipfSource(const SimConfig& c) {
   return ids;
 }
 
-double Bound(SparseAlgo algo, int nodes, double m, double d, double du, double eps, double bd, double bdu) {
+double Bound(SparseAlgo algo, int nodes, double m, double d, double du, double eps, double bd,
+             double bdu) {
   double n = nodes;
   switch (algo) {
-    case SparseAlgo::kAllgather: return (n - 1) * d * m * (1 + eps);
-    case SparseAlgo::kBalanced: return (n - 1) / n * (d * m * (1 + eps) + du * m);
-    case SparseAlgo::kBlock: return (n - 1) / n * (bd * m + bdu * m);
-    case SparseAlgo::kDense: return 2 * (n - 1) / n * m;
-    case SparseAlgo::kAuto: break;
+    case SparseAlgo::kAllgather:
+      return (n - 1) * d * m * (1 + eps);
+    case SparseAlgo::kBalanced:
+      return (n - 1) / n * (d * m * (1 + eps) + du * m);
+    case SparseAlgo::kBlock:
+      return (n - 1) / n * (bd * m + bdu * m);
+    case SparseAlgo::kDense:
+      return 2 * (n - 1) / n * m;
+    case SparseAlgo::kAuto:
+      break;
   }
   return 0;
 }
@@ -59,14 +65,19 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   res.union_rows = uni.size();
   // Announcements carry each node's id quantiles (allgather's ranges are cut where they agree).
   std::vector<std::vector<uint64_t>> quantiles;
-  for (const auto& v : node) quantiles.push_back(agent::sparse::IdQuantiles(v, agent::sparse::kAllgatherRanges));
+  for (const auto& v : node)
+    quantiles.push_back(agent::sparse::IdQuantiles(v, agent::sparse::kAllgatherRanges));
   auto announce_of = [&](int i) {
-    return sizeof(agent::PeerHeader) + sizeof(agent::SparseAnnounce) + 8 * quantiles[static_cast<size_t>(i)].size();
+    return sizeof(agent::PeerHeader) + sizeof(agent::SparseAnnounce) +
+           8 * quantiles[static_cast<size_t>(i)].size();
   };
-  auto wire = [&](uint64_t payload) { return agent::sparse::WireBytes(payload, c.chunk_bytes, sizeof(agent::PeerHeader)); };
+  auto wire = [&](uint64_t payload) {
+    return agent::sparse::WireBytes(payload, c.chunk_bytes, sizeof(agent::PeerHeader));
+  };
   auto blocks_of = [&](const std::vector<uint64_t>& v) {
     uint64_t n = 0;
-    for (size_t i = 0; i < v.size(); ++i) n += i == 0 || v[i] / c.block_rows != v[i - 1] / c.block_rows;
+    for (size_t i = 0; i < v.size(); ++i)
+      n += i == 0 || v[i] / c.block_rows != v[i - 1] / c.block_rows;
     return n;
   };
   auto start = [&](SparseAlgo a) {
@@ -88,15 +99,17 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     s.recv[static_cast<size_t>(to)] += bytes;
   };
   std::vector<SimAlgo> algos;
-  std::vector<uint64_t> starts = agent::sparse::MergeQuantiles(quantiles);  // as the agents agree them
-  {  // allgather: one message per agreed id range
+  std::vector<uint64_t> starts =
+      agent::sparse::MergeQuantiles(quantiles);  // as the agents agree them
+  {                                              // allgather: one message per agreed id range
     SimAlgo s = start(SparseAlgo::kAllgather);
     std::vector<IdRange> ranges = agent::sparse::RangesFrom(starts, c.rows);
     for (int i = 0; i < N; ++i) {
       const std::vector<uint64_t>& v = node[static_cast<size_t>(i)];
       uint64_t b = 0;
       for (const IdRange& r : ranges) {
-        uint64_t n = static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), r.hi) - std::lower_bound(v.begin(), v.end(), r.lo));
+        uint64_t n = static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), r.hi) -
+                                           std::lower_bound(v.begin(), v.end(), r.lo));
         b += wire(agent::sparse::RangeMessageBytes(n, r, t));
       }
       for (int j = 0; j < N; ++j) {
@@ -115,8 +128,12 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
       for (uint64_t id : node[static_cast<size_t>(i)]) ++share[static_cast<size_t>(part.owner(id))];
       for (int j = 0; j < N; ++j) {
         if (j == i) continue;
-        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kSparse, share[static_cast<size_t>(j)], IdRange{0, c.rows}, t, c.block_rows)));
-        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kSparse, owned[static_cast<size_t>(i)], IdRange{0, c.rows}, t, c.block_rows)));
+        add(s, i, j,
+            wire(agent::sparse::EncodedBytes(Encoding::kSparse, share[static_cast<size_t>(j)],
+                                             IdRange{0, c.rows}, t, c.block_rows)));
+        add(s, i, j,
+            wire(agent::sparse::EncodedBytes(Encoding::kSparse, owned[static_cast<size_t>(i)],
+                                             IdRange{0, c.rows}, t, c.block_rows)));
       }
     }
     algos.push_back(s);
@@ -128,7 +145,8 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     auto count_blocks = [&](const std::vector<uint64_t>& v, std::vector<uint64_t>* per_owner) {
       per_owner->assign(static_cast<size_t>(N), 0);
       for (size_t k = 0; k < v.size(); ++k) {
-        if (k == 0 || v[k] / c.block_rows != v[k - 1] / c.block_rows) ++(*per_owner)[static_cast<size_t>(part.owner(v[k]))];
+        if (k == 0 || v[k] / c.block_rows != v[k - 1] / c.block_rows)
+          ++(*per_owner)[static_cast<size_t>(part.owner(v[k]))];
       }
     };
     std::vector<uint64_t> owned;
@@ -139,8 +157,12 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
       for (uint64_t b : share) node_blocks_total += b;
       for (int j = 0; j < N; ++j) {
         if (j == i) continue;
-        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kBlocks, share[static_cast<size_t>(j)], part.range(j), t, c.block_rows)));
-        add(s, i, j, wire(agent::sparse::EncodedBytes(Encoding::kBlocks, owned[static_cast<size_t>(i)], part.range(i), t, c.block_rows)));
+        add(s, i, j,
+            wire(agent::sparse::EncodedBytes(Encoding::kBlocks, share[static_cast<size_t>(j)],
+                                             part.range(j), t, c.block_rows)));
+        add(s, i, j,
+            wire(agent::sparse::EncodedBytes(Encoding::kBlocks, owned[static_cast<size_t>(i)],
+                                             part.range(i), t, c.block_rows)));
       }
     }
     algos.push_back(s);
@@ -151,8 +173,12 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     for (int i = 0; i < N; ++i) {
       for (int j = 0; j < N; ++j) {
         if (j == i) continue;
-        add(s, i, j, agent::sparse::DenseRangeWireBytes(part.range(j), t, c.chunk_bytes, sizeof(agent::PeerHeader)));
-        add(s, i, j, agent::sparse::DenseRangeWireBytes(part.range(i), t, c.chunk_bytes, sizeof(agent::PeerHeader)));
+        add(s, i, j,
+            agent::sparse::DenseRangeWireBytes(part.range(j), t, c.chunk_bytes,
+                                               sizeof(agent::PeerHeader)));
+        add(s, i, j,
+            agent::sparse::DenseRangeWireBytes(part.range(i), t, c.chunk_bytes,
+                                               sizeof(agent::PeerHeader)));
       }
     }
     algos.push_back(s);
@@ -164,11 +190,14 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   in.ctx.range_starts = starts;
   uint64_t sum_nnz = 0;
   for (int i = 0; i < N; ++i) {
-    in.nodes.push_back({node[static_cast<size_t>(i)].size(), blocks_of(node[static_cast<size_t>(i)])});
+    in.nodes.push_back(
+        {node[static_cast<size_t>(i)].size(), blocks_of(node[static_cast<size_t>(i)])});
     sum_nnz += node[static_cast<size_t>(i)].size();
   }
   if (sum_nnz > 0) in.union_ratio = static_cast<double>(uni.size()) / static_cast<double>(sum_nnz);
-  if (node_blocks_total > 0) in.block_union_ratio = static_cast<double>(union_blocks) / static_cast<double>(node_blocks_total);
+  if (node_blocks_total > 0)
+    in.block_union_ratio =
+        static_cast<double>(union_blocks) / static_cast<double>(node_blocks_total);
   in.chunk_bytes = c.chunk_bytes;
   in.chunk_overhead = sizeof(agent::PeerHeader);
   res.auto_choice = agent::sparse::Choose(in).algo;
@@ -186,7 +215,8 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   res.union_density = static_cast<double>(uni.size()) / static_cast<double>(c.rows);
   double eps = 4.0 / static_cast<double>(t.row_bytes());
   double blocks_space = static_cast<double>((c.rows + c.block_rows - 1) / c.block_rows);
-  double bd = static_cast<double>(node_blocks_total) / N / blocks_space, bdu = static_cast<double>(union_blocks) / blocks_space;
+  double bd = static_cast<double>(node_blocks_total) / N / blocks_space,
+         bdu = static_cast<double>(union_blocks) / blocks_space;
   for (SimAlgo& s : algos) {
     s.max_sent = *std::max_element(s.sent.begin(), s.sent.end());
     s.max_recv = *std::max_element(s.recv.begin(), s.recv.end());

@@ -18,11 +18,11 @@ struct SimConfig {
   uint64_t dim = 128;
   ipc::DType dtype = ipc::DType::kF32;
   int nodes = 4;
-  int local = 1;             // ranks per node
+  int local = 1;  // ranks per node
   uint64_t per_rank_nnz = 10000;
   double zipf_s = 1.05;
   uint64_t seed = 1;
-  uint64_t block_rows = 8;   // the agents' sparse_block_rows
+  uint64_t block_rows = 8;         // the agents' sparse_block_rows
   uint64_t chunk_bytes = 1 << 20;  // the agents' ring_chunk_bytes
 };
 
@@ -31,15 +31,15 @@ struct SimAlgo {
   std::vector<uint64_t> sent, recv;  // per node, headers and announcements included
   uint64_t max_sent = 0, max_recv = 0;
   double mean_sent = 0;
-  double bound = 0;                  // per node, docs/design.md#sparse-embedding-gradients
+  double bound = 0;  // per node, docs/design.md#sparse-embedding-gradients
 };
 
 struct SimResult {
   std::vector<uint64_t> node_nnz;  // rows per node contribution
   uint64_t union_rows = 0;
-  double density = 0;        // mean node nnz / rows
+  double density = 0;  // mean node nnz / rows
   double union_density = 0;
-  std::vector<SimAlgo> algos;      // allgather, balanced, block, dense, then auto (what it picks)
+  std::vector<SimAlgo> algos;  // allgather, balanced, block, dense, then auto (what it picks)
   ipc::SparseAlgo auto_choice = ipc::SparseAlgo::kAllgather;
 };
 
@@ -48,7 +48,7 @@ using IdSource = std::vector<std::vector<int64_t>>;
 IdSource ZipfSource(const SimConfig& c);
 SimResult Simulate(const SimConfig& c, const IdSource& ids);
 // docs/design.md#sparse-embedding-gradients lower bound per node for `algo` (bytes).
-double Bound(ipc::SparseAlgo algo, int nodes, double table_bytes, double d, double d_union, double eps,
-             double block_d, double block_d_union);
+double Bound(ipc::SparseAlgo algo, int nodes, double table_bytes, double d, double d_union,
+             double eps, double block_d, double block_d_union);
 
 }  // namespace outrider::bench

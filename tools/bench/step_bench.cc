@@ -20,9 +20,12 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
   if (c == nullptr) return 1;
   const int rank = outrider_rank(c), world = outrider_world_size(c);
   const int nodes = std::max(1, world / std::max(1, outrider_local_world_size(c)));
-  uint64_t nnz = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
-  SparseGradient g = MakeSparseGradient(c, ZipfTable(o.rows, o.zipf).Draw(nnz, 1, rank), o.rows, o.dim, world);
-  std::fill_n(g.values, g.ids.size() * o.dim, 1.0f);  // each row sums to the count of ranks that touched it
+  uint64_t nnz = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
+  SparseGradient g =
+      MakeSparseGradient(c, ZipfTable(o.rows, o.zipf).Draw(nnz, 1, rank), o.rows, o.dim, world);
+  std::fill_n(g.values, g.ids.size() * o.dim,
+              1.0f);  // each row sums to the count of ranks that touched it
   const std::vector<int64_t>& ids = g.ids;
   // The dense path takes the table as a dense gradient (zeros outside the rank's rows).
   void* table = nullptr;
@@ -34,16 +37,21 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
     buckets.push_back(p);
   }
   if (rank == 0) {
-    std::printf("# outrider-bench step: %d ranks on %d nodes; per step %zu dense buckets (%s) + an embedding "
-                "gradient of %llu x %llu f32 (%s), %llu rows per rank (Zipf %.2f)\n",
-                world, nodes, o.buckets.size(), [&] {
-                  uint64_t t = 0;
-                  for (uint64_t b : o.buckets) t += b;
-                  return FormatBytes(t);
-                }().c_str(),
-                static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
-                FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf);
-    std::printf("# %-12s %-10s %14s %14s %16s %8s\n", "sparse sync", "ran", "step(us)", "vs auto", "sparse wire(B)", "check");
+    std::printf(
+        "# outrider-bench step: %d ranks on %d nodes; per step %zu dense buckets (%s) + an "
+        "embedding "
+        "gradient of %llu x %llu f32 (%s), %llu rows per rank (Zipf %.2f)\n",
+        world, nodes, o.buckets.size(),
+        [&] {
+          uint64_t t = 0;
+          for (uint64_t b : o.buckets) t += b;
+          return FormatBytes(t);
+        }()
+            .c_str(),
+        static_cast<unsigned long long>(o.rows), static_cast<unsigned long long>(o.dim),
+        FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf);
+    std::printf("# %-12s %-10s %14s %14s %16s %8s\n", "sparse sync", "ran", "step(us)", "vs auto",
+                "sparse wire(B)", "check");
   }
   nlohmann::json rows = nlohmann::json::array();
   double auto_time = 0;
@@ -63,7 +71,10 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
         outrider_op_options_t opts;
         outrider_op_options_init(&opts);
         opts.key = outrider_key(("bucket" + std::to_string(b)).c_str());
-        Must(c, outrider_allreduce(c, buckets[b], buckets[b], o.buckets[b] / 4, OUTRIDER_F32, OUTRIDER_SUM, &opts, &h), "allreduce");
+        Must(c,
+             outrider_allreduce(c, buckets[b], buckets[b], o.buckets[b] / 4, OUTRIDER_F32,
+                                OUTRIDER_SUM, &opts, &h),
+             "allreduce");
         ops.push_back(h);
       }
       outrider_op_options_t eo;
@@ -75,11 +86,13 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
         auto* t = static_cast<float*>(table);
         std::memset(t, 0, o.rows * o.dim * 4);
         for (int64_t id : ids) std::fill_n(t + static_cast<uint64_t>(id) * o.dim, o.dim, 1.0f);
-        Must(c, outrider_allreduce(c, t, t, o.rows * o.dim, OUTRIDER_F32, OUTRIDER_SUM, &eo, &h), "allreduce");
+        Must(c, outrider_allreduce(c, t, t, o.rows * o.dim, OUTRIDER_F32, OUTRIDER_SUM, &eo, &h),
+             "allreduce");
         for (outrider_op_t op : ops) Must(c, outrider_wait(c, op, 600000), "wait");
         Must(c, outrider_wait(c, h, 600000), "wait");
       } else {
-        outrider_sparse_t sp = g.Args(mode == "auto" ? OUTRIDER_SPARSE_AUTO : OUTRIDER_SPARSE_ALLGATHER);
+        outrider_sparse_t sp =
+            g.Args(mode == "auto" ? OUTRIDER_SPARSE_AUTO : OUTRIDER_SPARSE_ALLGATHER);
         Must(c, outrider_sparse_allreduce(c, &sp, &eo, &h), "sparse_allreduce");
         for (outrider_op_t op : ops) Must(c, outrider_wait(c, op, 600000), "wait");
         Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
@@ -87,11 +100,13 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
         wire = res.wire_bytes_sent;
       }
       if (s > 0) times.push_back(NowUs() - t0);
-      for (size_t b = 0; b < buckets.size(); ++b) wrong += buckets[b][0] != static_cast<float>(world);
+      for (size_t b = 0; b < buckets.size(); ++b)
+        wrong += buckets[b][0] != static_cast<float>(world);
       if (mode != "dense") {
         // Every row of the union sums to the number of ranks that touched it: between 1 and world.
         const float* v = g.out_values;
-        for (uint64_t r = 0; r < res.result_rows; r += std::max<uint64_t>(1, res.result_rows / 64)) {
+        for (uint64_t r = 0; r < res.result_rows;
+             r += std::max<uint64_t>(1, res.result_rows / 64)) {
           wrong += v[r * o.dim] < 1.0f || v[r * o.dim] > static_cast<float>(world);
         }
       }
@@ -99,12 +114,22 @@ int RunStep(const CommonOptions& common, const StepOptions& o) {
     double t = Median(times);
     if (mode == "auto" || auto_time == 0) auto_time = auto_time == 0 ? t : auto_time;
     if (rank == 0) {
-      std::string ran_name = mode == "dense" ? "ring" : std::string(ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(ran)));
-      std::printf("  %-12s %-10s %14.1f %13.2fx %16s %8s\n", mode.c_str(), ran_name.c_str(), t, t / auto_time,
-                  mode == "dense" ? "-" : std::to_string(wire).c_str(), wrong ? "WRONG" : "ok");
-      rows.push_back({{"system", "outrider"}, {"op", "train_step"}, {"algo", mode}, {"algo_ran", ran_name},
-                      {"bytes", o.rows * o.dim * 4}, {"time_us", t}, {"nodes", nodes}, {"ranks", world},
-                      {"steps", o.steps}, {"check", wrong == 0}});
+      std::string ran_name =
+          mode == "dense" ? "ring"
+                          : std::string(ipc::SparseAlgoName(static_cast<ipc::SparseAlgo>(ran)));
+      std::printf("  %-12s %-10s %14.1f %13.2fx %16s %8s\n", mode.c_str(), ran_name.c_str(), t,
+                  t / auto_time, mode == "dense" ? "-" : std::to_string(wire).c_str(),
+                  wrong ? "WRONG" : "ok");
+      rows.push_back({{"system", "outrider"},
+                      {"op", "train_step"},
+                      {"algo", mode},
+                      {"algo_ran", ran_name},
+                      {"bytes", o.rows * o.dim * 4},
+                      {"time_us", t},
+                      {"nodes", nodes},
+                      {"ranks", world},
+                      {"steps", o.steps},
+                      {"check", wrong == 0}});
     }
   }
   outrider_disconnect(c);

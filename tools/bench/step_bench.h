@@ -18,7 +18,8 @@ struct StepOptions {
   uint64_t dim = 64;
   double density = 0.01;
   double zipf = 1.05;
-  std::vector<uint64_t> buckets = {uint64_t{4} << 20, uint64_t{2} << 20, uint64_t{1} << 20, uint64_t{1} << 20};
+  std::vector<uint64_t> buckets = {uint64_t{4} << 20, uint64_t{2} << 20, uint64_t{1} << 20,
+                                   uint64_t{1} << 20};
   int steps = 6;
   std::vector<std::string> modes = {"auto", "allgather", "dense"};
 };

@@ -52,24 +52,29 @@ Result<nlohmann::json> FetchAgentJson(const std::string& url_in, const std::stri
   ::freeaddrinfo(ai);
   if (!connected) {
     if (fd >= 0) ::close(fd);
-    return Unavailable("cannot reach the agent's HTTP listener at " + url + " (is it started with --http-port?)");
+    return Unavailable("cannot reach the agent's HTTP listener at " + url +
+                       " (is it started with --http-port?)");
   }
   std::string req = "GET " + path + " HTTP/1.0\r\nHost: " + host + "\r\n\r\n", resp;
   bool sent = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
   char buf[65536];
-  for (ssize_t n; sent && (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) resp.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; sent && (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;)
+    resp.append(buf, static_cast<size_t>(n));
   ::close(fd);
   size_t body = resp.find("\r\n\r\n");
-  if (!sent || body == std::string::npos || resp.compare(0, 12, "HTTP/1.1 200") != 0 && resp.compare(0, 12, "HTTP/1.0 200") != 0) {
+  if (!sent || body == std::string::npos ||
+      resp.compare(0, 12, "HTTP/1.1 200") != 0 && resp.compare(0, 12, "HTTP/1.0 200") != 0) {
     return Unavailable("the agent at " + url + " did not answer " + path + " with 200");
   }
-  nlohmann::json j = nlohmann::json::parse(resp.begin() + static_cast<long>(body + 4), resp.end(), nullptr, false);
-  if (j.is_discarded()) return Unavailable("the agent at " + url + " answered " + path + " with malformed JSON");
+  nlohmann::json j =
+      nlohmann::json::parse(resp.begin() + static_cast<long>(body + 4), resp.end(), nullptr, false);
+  if (j.is_discarded())
+    return Unavailable("the agent at " + url + " answered " + path + " with malformed JSON");
   return j;
 }
 
-nlohmann::json SummarizeTraces(const nlohmann::json& status, const std::string& op, uint64_t count, size_t n,
-                               uint64_t key) {
+nlohmann::json SummarizeTraces(const nlohmann::json& status, const std::string& op, uint64_t count,
+                               size_t n, uint64_t key) {
   const char* job = std::getenv("OUTRIDER_JOB_ID");
   char key_text[24];
   std::snprintf(key_text, sizeof(key_text), "0x%016llx", static_cast<unsigned long long>(key));
@@ -94,8 +99,9 @@ nlohmann::json SummarizeTraces(const nlohmann::json& status, const std::string& 
     return MedianOf(std::move(v));
   };
   nlohmann::json s = {{"ops", ops.size()}};
-  for (const char* k : {"duration_ms", "agreed_ms", "first_send_ms", "last_send_ms", "first_recv_ms", "last_recv_ms", "chunks_recv",
-                        "page_faults", "private_peak_bytes"}) {
+  for (const char* k :
+       {"duration_ms", "agreed_ms", "first_send_ms", "last_send_ms", "first_recv_ms",
+        "last_recv_ms", "chunks_recv", "page_faults", "private_peak_bytes"}) {
     s[k] = med([k](const nlohmann::json& t) { return t.value(k, 0.0); });
   }
   nlohmann::json busy = nlohmann::json::object();
@@ -110,16 +116,21 @@ std::string FormatTrace(const nlohmann::json& s) {
   char line[512];
   const nlohmann::json& b = s["busy_ms"];
   std::snprintf(line, sizeof(line),
-                "%.2f ms: agreed %.2f, first recv %.2f, last recv %.2f, last send done %.2f | wire %.2f, credit wait %.2f, local reduce %.2f, "
-                "reduce %.2f, copy %.2f, write-back %.2f | %.0f faults, agent private %.0f MiB (median of %d ops)",
-                s.value("duration_ms", 0.0), s.value("agreed_ms", 0.0), s.value("first_recv_ms", 0.0),
-                s.value("last_recv_ms", 0.0), s.value("last_send_ms", 0.0), b.value("wire", 0.0), b.value("credit_wait", 0.0), b.value("local_reduce", 0.0),
-                b.value("reduce", 0.0), b.value("copy", 0.0), b.value("write_back", 0.0), s.value("page_faults", 0.0),
+                "%.2f ms: agreed %.2f, first recv %.2f, last recv %.2f, last send done %.2f | wire "
+                "%.2f, credit wait %.2f, local reduce %.2f, "
+                "reduce %.2f, copy %.2f, write-back %.2f | %.0f faults, agent private %.0f MiB "
+                "(median of %d ops)",
+                s.value("duration_ms", 0.0), s.value("agreed_ms", 0.0),
+                s.value("first_recv_ms", 0.0), s.value("last_recv_ms", 0.0),
+                s.value("last_send_ms", 0.0), b.value("wire", 0.0), b.value("credit_wait", 0.0),
+                b.value("local_reduce", 0.0), b.value("reduce", 0.0), b.value("copy", 0.0),
+                b.value("write_back", 0.0), s.value("page_faults", 0.0),
                 s.value("private_peak_bytes", 0.0) / (1 << 20), s.value("ops", 0));
   return line;
 }
 
-nlohmann::json TraceLastOps(const std::string& url, const std::string& op, uint64_t count, size_t n, uint64_t key) {
+nlohmann::json TraceLastOps(const std::string& url, const std::string& op, uint64_t count, size_t n,
+                            uint64_t key) {
   Result<nlohmann::json> st = FetchAgentJson(url, "/status");
   if (!st.ok()) {
     std::fprintf(stderr, "outrider-bench: --trace: %s\n", st.status().message().c_str());
@@ -127,7 +138,10 @@ nlohmann::json TraceLastOps(const std::string& url, const std::string& op, uint6
   }
   nlohmann::json s = SummarizeTraces(*st, op, count, n, key);
   if (s.is_null()) {
-    std::fprintf(stderr, "outrider-bench: --trace: the agent's recent ops hold no finished %s with a trace\n", op.c_str());
+    std::fprintf(
+        stderr,
+        "outrider-bench: --trace: the agent's recent ops hold no finished %s with a trace\n",
+        op.c_str());
     return nullptr;
   }
   std::printf("#   trace (this node's agent) %s\n", FormatTrace(s).c_str());

@@ -3,9 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/status.h"
 
@@ -19,14 +18,15 @@ Result<nlohmann::json> FetchAgentJson(const std::string& url, const std::string&
 // unless 0) of
 // $OUTRIDER_JOB_ID's job (any job when unset) that carry a trace: duration, milestones, busy
 // time per kind, page faults and private memory peak; null if none matched.
-nlohmann::json SummarizeTraces(const nlohmann::json& status, const std::string& op, uint64_t count, size_t n,
-                               uint64_t key = 0);
+nlohmann::json SummarizeTraces(const nlohmann::json& status, const std::string& op, uint64_t count,
+                               size_t n, uint64_t key = 0);
 
 // "duration 4.1 ms | wire 3.9 | reduce 0.8 | ..." for the table's trace line.
 std::string FormatTrace(const nlohmann::json& summary);
 
 // Fetches, summarizes and prints one trace line ("# trace ..."); returns the summary (null on
 // failure, said on stderr).
-nlohmann::json TraceLastOps(const std::string& url, const std::string& op, uint64_t count, size_t n, uint64_t key = 0);
+nlohmann::json TraceLastOps(const std::string& url, const std::string& op, uint64_t count, size_t n,
+                            uint64_t key = 0);
 
 }  // namespace outrider::bench

@@ -46,16 +46,19 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
   // Initial parameters: rank 0's values win everywhere.
   for (size_t i = 0; i < params.size(); ++i) {
     uint64_t n = bucket_bytes[i] / 4;
-    for (uint64_t k = 0; k < n; ++k) params[i][k] = rank == 0 ? static_cast<float>(k % 1000) * 0.001f : -1.0f;
+    for (uint64_t k = 0; k < n; ++k)
+      params[i][k] = rank == 0 ? static_cast<float>(k % 1000) * 0.001f : -1.0f;
     outrider_op_t h;
     double t0 = NowUs();
     Must(c, outrider_broadcast(c, params[i], n, OUTRIDER_F32, 0, nullptr, &h), "broadcast");
     Must(c, outrider_wait(c, h, 60000), "wait(broadcast)");
     if (record) Record(out->series[kBroadcast], bucket_bytes[i], NowUs() - t0);
-    for (uint64_t k = 0; k < n; k += 997) wrong += params[i][k] != static_cast<float>(k % 1000) * 0.001f;
+    for (uint64_t k = 0; k < n; k += 997)
+      wrong += params[i][k] != static_cast<float>(k % 1000) * 0.001f;
   }
   auto* loss = static_cast<float*>(outrider_alloc(c, sizeof(float)));
-  auto* losses = static_cast<float*>(outrider_alloc(c, sizeof(float) * static_cast<size_t>(o.clients)));
+  auto* losses =
+      static_cast<float*>(outrider_alloc(c, sizeof(float) * static_cast<size_t>(o.clients)));
   std::vector<outrider_op_t> handles(bucket_bytes.size());
   std::vector<double> started(bucket_bytes.size());
   const int L = o.clients;
@@ -72,7 +75,9 @@ int RankMain(int rank, const std::string& socket, const std::string& job, const 
       std::snprintf(name, sizeof(name), "bucket%zu", j);
       opts.key = outrider_key(name);
       started[j] = NowUs();
-      Must(c, outrider_allreduce(c, grads[j], grads[j], n, OUTRIDER_F32, OUTRIDER_AVG, &opts, &handles[j]),
+      Must(c,
+           outrider_allreduce(c, grads[j], grads[j], n, OUTRIDER_F32, OUTRIDER_AVG, &opts,
+                              &handles[j]),
            "allreduce");
     }
     for (size_t j = bucket_bytes.size(); j-- > 0;) {
@@ -128,8 +133,10 @@ int RunTrain(const CommonOptions& common, const TrainOptions& o) {
   }
   uint64_t step_bytes = 0;
   for (uint64_t b : bucket_bytes) step_bytes += b;
-  std::printf("# outrider-bench train: %d trainer processes, %d steps, %zu gradient buckets (%s per step)\n",
-              o.clients, o.steps, bucket_bytes.size(), FormatBytes(step_bytes).c_str());
+  std::printf(
+      "# outrider-bench train: %d trainer processes, %d steps, %zu gradient buckets (%s per "
+      "step)\n",
+      o.clients, o.steps, bucket_bytes.size(), FormatBytes(step_bytes).c_str());
   Shared<TrainShared> shared(1);
   std::string job = "train-" + std::to_string(::getpid());
   double t0 = NowUs();
@@ -138,30 +145,42 @@ int RunTrain(const CommonOptions& common, const TrainOptions& o) {
   });
   double total_s = (NowUs() - t0) / 1e6;
   if (!st.ok()) {
-    std::fprintf(stderr, "outrider-bench: %s\n%s", st.ToString().c_str(), (*agent)->LogTail().c_str());
+    std::fprintf(stderr, "outrider-bench: %s\n%s", st.ToString().c_str(),
+                 (*agent)->LogTail().c_str());
     return 1;
   }
   int wrong = 0;
   for (int r = 0; r < o.clients; ++r) wrong += shared.get()->wrong[r];
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("\n  %-10s %7s %12s %10s %10s %12s\n", "op", "calls", "bytes/call", "p50 (ms)", "p99 (ms)",
-              "algbw (GB/s)");
+  std::printf("\n  %-10s %7s %12s %10s %10s %12s\n", "op", "calls", "bytes/call", "p50 (ms)",
+              "p99 (ms)", "algbw (GB/s)");
   for (int k = 0; k < kNumKinds; ++k) {
     const Series& s = shared.get()->series[k];
     if (s.n == 0) continue;
     std::vector<double> v(s.us, s.us + s.n);
     double p50 = Median(v), p99 = Percentile(v, 99);
-    double mean_bytes = static_cast<double>(k == kAllreduce || k == kBroadcast ? step_bytes / bucket_bytes.size() : s.bytes);
+    double mean_bytes = static_cast<double>(
+        k == kAllreduce || k == kBroadcast ? step_bytes / bucket_bytes.size() : s.bytes);
     double algbw = (k == kStep || k == kBarrier) ? 0 : mean_bytes / (p50 * 1e3);
     char bw[32] = "-";
     if (algbw > 0) std::snprintf(bw, sizeof(bw), "%.3g", algbw);
-    std::string per_call = k == kStep ? FormatBytes(step_bytes) : k == kBarrier ? "-" : FormatBytes(static_cast<uint64_t>(mean_bytes));
-    std::printf("  %-10s %7d %12s %10.3f %10.3f %12s\n", kKindNames[k], s.n, per_call.c_str(), p50 / 1e3, p99 / 1e3, bw);
-    rows.push_back({{"system", "outrider"}, {"op", kKindNames[k]}, {"algo", "local"},
+    std::string per_call = k == kStep      ? FormatBytes(step_bytes)
+                           : k == kBarrier ? "-"
+                                           : FormatBytes(static_cast<uint64_t>(mean_bytes));
+    std::printf("  %-10s %7d %12s %10.3f %10.3f %12s\n", kKindNames[k], s.n, per_call.c_str(),
+                p50 / 1e3, p99 / 1e3, bw);
+    rows.push_back({{"system", "outrider"},
+                    {"op", kKindNames[k]},
+                    {"algo", "local"},
                     {"bytes", k == kStep ? step_bytes : static_cast<uint64_t>(mean_bytes)},
-                    {"time_us", p50}, {"p99_us", p99}, {"calls", s.n}, {"nodes", 1}, {"clients", o.clients}});
+                    {"time_us", p50},
+                    {"p99_us", p99},
+                    {"calls", s.n},
+                    {"nodes", 1},
+                    {"clients", o.clients}});
   }
-  std::printf("\n  results verified on every rank: %s; wall time %.2f s\n", wrong == 0 ? "all correct" : "MISMATCHES", total_s);
+  std::printf("\n  results verified on every rank: %s; wall time %.2f s\n",
+              wrong == 0 ? "all correct" : "MISMATCHES", total_s);
   std::string stopped = (*agent)->Stop();
   if (!stopped.empty()) std::printf("  %s\n", stopped.c_str());
   if (!WriteJsonOrSay(common, rows)) return 1;

@@ -14,10 +14,10 @@
 namespace outrider::harness {
 
 struct AgentProcessOptions {
-  std::string binary;                   // "" = outrider-agent next to this executable
-  std::string socket_path;              // "" = <fresh temp dir>/agent.sock
+  std::string binary;       // "" = outrider-agent next to this executable
+  std::string socket_path;  // "" = <fresh temp dir>/agent.sock
   std::vector<std::string> extra_args;
-  std::string log_path;                 // "" = <temp dir>/agent.log
+  std::string log_path;  // "" = <temp dir>/agent.log
   int ready_timeout_ms = 10000;
 };
 

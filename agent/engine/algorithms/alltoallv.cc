@@ -30,7 +30,8 @@ AlltoallvCounts CountsWith(const std::vector<const ValidatedOp*>& ops, size_t m)
 
 }  // namespace
 
-AlltoallvAgreement::AlltoallvAgreement(const std::vector<const ValidatedOp*>& ops, const Topology& topo) {
+AlltoallvAgreement::AlltoallvAgreement(const std::vector<const ValidatedOp*>& ops,
+                                       const Topology& topo) {
   size_t N = static_cast<size_t>(topo.nodes), L = ops.size(), me = static_cast<size_t>(topo.me);
   for (size_t m = 0; m < N; ++m) counts.push_back(CountsWith(ops, m));
   // The finer check here names the ranks.
@@ -38,8 +39,9 @@ AlltoallvAgreement::AlltoallvAgreement(const std::vector<const ValidatedOp*>& op
     for (size_t j = 0; j < L; ++j) {
       size_t gi = me * L + i, gj = me * L + j;
       if (ops[j]->recv_counts[gi] != ops[i]->send_counts[gj]) {
-        local_detail = "rank " + std::to_string(gi) + " sends " + std::to_string(ops[i]->send_counts[gj]) +
-                       " elements to rank " + std::to_string(gj) + ", which expects " +
+        local_detail = "rank " + std::to_string(gi) + " sends " +
+                       std::to_string(ops[i]->send_counts[gj]) + " elements to rank " +
+                       std::to_string(gj) + ", which expects " +
                        std::to_string(ops[j]->recv_counts[gi]);
         break;
       }
@@ -47,15 +49,18 @@ AlltoallvAgreement::AlltoallvAgreement(const std::vector<const ValidatedOp*>& op
   }
 }
 
-Status AlltoallvAgreement::Check(const std::vector<std::vector<uint8_t>>& payloads, const Topology& topo) const {
-  size_t N = static_cast<size_t>(topo.nodes), me = static_cast<size_t>(topo.me), table = N * sizeof(AlltoallvCounts);
+Status AlltoallvAgreement::Check(const std::vector<std::vector<uint8_t>>& payloads,
+                                 const Topology& topo) const {
+  size_t N = static_cast<size_t>(topo.nodes), me = static_cast<size_t>(topo.me),
+         table = N * sizeof(AlltoallvCounts);
   std::vector<std::vector<AlltoallvCounts>> tables(N);
   for (size_t n = 0; n < N; ++n) {
     if (n == me) {
       tables[n] = counts;
       continue;
     }
-    if (payloads[n].size() < table) return ProtocolError("peer sent an alltoallv payload without its counts");
+    if (payloads[n].size() < table)
+      return ProtocolError("peer sent an alltoallv payload without its counts");
     tables[n].resize(N);
     std::memcpy(tables[n].data(), payloads[n].data(), table);
   }
@@ -64,18 +69,21 @@ Status AlltoallvAgreement::Check(const std::vector<std::vector<uint8_t>>& payloa
       const AlltoallvCounts& s = tables[a][b];  // a's ranks to b's, as a says
       const AlltoallvCounts& r = tables[b][a];  // the same, as b says
       if (s.sent == r.expected && s.sent_hash == r.expected_hash) continue;
-      std::string from = topo.DescribeNode(static_cast<int>(a)), to = topo.DescribeNode(static_cast<int>(b));
+      std::string from = topo.DescribeNode(static_cast<int>(a)),
+                  to = topo.DescribeNode(static_cast<int>(b));
       if (a == b) {
         std::string detail = a == me && !local_detail.empty() ? " (" + local_detail + ")" : "";
-        return Mismatch("alltoallv counts disagree among " + from + ": its ranks send each other " + std::to_string(s.sent) +
-                        " elements, and expect " + std::to_string(r.expected) +
+        return Mismatch("alltoallv counts disagree among " + from + ": its ranks send each other " +
+                        std::to_string(s.sent) + " elements, and expect " +
+                        std::to_string(r.expected) +
                         (s.sent == r.expected ? ", but not in the same blocks" : "") + detail);
       }
       if (s.sent != r.expected) {
-        return Mismatch("alltoallv counts disagree: " + from + " sends " + std::to_string(s.sent) + " elements to " + to +
-                        ", which expects " + std::to_string(r.expected));
+        return Mismatch("alltoallv counts disagree: " + from + " sends " + std::to_string(s.sent) +
+                        " elements to " + to + ", which expects " + std::to_string(r.expected));
       }
-      return Mismatch("alltoallv counts disagree: " + from + " sends " + to + " the " + std::to_string(s.sent) +
+      return Mismatch("alltoallv counts disagree: " + from + " sends " + to + " the " +
+                      std::to_string(s.sent) +
                       " elements it expects, but not in the blocks its ranks expect");
     }
   }
@@ -102,7 +110,8 @@ void Alltoallv::Prepare(std::function<void()> ready) {
       for (size_t j = 0; j < L; ++j) {
         size_t gj = m * L + j;
         uint64_t len = static_cast<uint64_t>(ops[i]->send_counts[gj]) * elem;
-        pairs.push_back({out.Sub(at, len), ops[i]->send.Sub(BlockOffset(ops[i]->send_counts, gj, elem), len)});
+        pairs.push_back(
+            {out.Sub(at, len), ops[i]->send.Sub(BlockOffset(ops[i]->send_counts, gj, elem), len)});
         at += len;
       }
     }
@@ -122,7 +131,8 @@ void Alltoallv::Agreed() {
   if (Status st = agreement_->Check(c_.data, topo_); !st.ok()) return Complete(st);
   for (size_t n = 0; n < N; ++n) {
     if (n != me && c_.data[n].size() - table != agreement_->counts[n].expected * elem) {
-      return Complete(ProtocolError("peer sent an alltoallv payload that does not match its counts"));
+      return Complete(
+          ProtocolError("peer sent an alltoallv payload that does not match its counts"));
     }
   }
   std::vector<CopyPair> pairs;
@@ -142,7 +152,8 @@ void Alltoallv::Agreed() {
       size_t gi = n * L + i;
       for (size_t j = 0; j < L; ++j) {
         uint64_t len = static_cast<uint64_t>(c_.ops[j]->recv_counts[gi]) * elem;
-        pairs.push_back({c_.ops[j]->recv.Sub(BlockOffset(c_.ops[j]->recv_counts, gi, elem), len), in.Sub(at, len)});
+        pairs.push_back({c_.ops[j]->recv.Sub(BlockOffset(c_.ops[j]->recv_counts, gi, elem), len),
+                         in.Sub(at, len)});
         at += len;
       }
     }

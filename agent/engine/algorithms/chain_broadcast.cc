@@ -25,8 +25,8 @@ void ChainBroadcast::Agreed() {
 void ChainBroadcast::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   uint32_t N = static_cast<uint32_t>(topo_.nodes);
   uint64_t offset = h.offset;
-  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || h.step >= 2 * (N - 1) || offset > buf_.length ||
-      len > buf_.length - offset) {
+  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || h.step >= 2 * (N - 1) ||
+      offset > buf_.length || len > buf_.length - offset) {
     return Complete(ProtocolError("peer sent a ring chunk outside the buffer"));
   }
   if (Status st = CheckRingChunk(offset, len, op().dtype); !st.ok()) return Complete(st);
@@ -39,7 +39,8 @@ void ChainBroadcast::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
 
 void ChainBroadcast::Arrived() {
   if (c_.done) return;
-  if (chunks_left_ == 0) return Complete(ProtocolError("peer sent more broadcast chunks than the buffer holds"));
+  if (chunks_left_ == 0)
+    return Complete(ProtocolError("peer sent more broadcast chunks than the buffer holds"));
   if (--chunks_left_ > 0) return;
   std::vector<CopyPair> rest;
   for (size_t l = 1; l < local(); ++l) rest.push_back({c_.ops[l]->recv, buf_});
@@ -47,7 +48,9 @@ void ChainBroadcast::Arrived() {
 }
 
 BufferSpan ChainBroadcast::RecvBuffer(const PeerHeader& h, size_t len) {
-  if (h.offset > buf_.length || len > buf_.length - h.offset || !CheckRingChunk(h.offset, len, op().dtype).ok()) return {};
+  if (h.offset > buf_.length || len > buf_.length - h.offset ||
+      !CheckRingChunk(h.offset, len, op().dtype).ok())
+    return {};
   return buf_.Sub(h.offset, len);
 }
 

@@ -14,8 +14,8 @@ void Direct::Prepare(std::function<void()> ready) {
     case OpKind::kAllreduce:
       bytes_ = o.recv.length;
       partial_.resize(bytes_);
-      return Reduce({BufferSpan::Host(partial_.data(), bytes_)}, std::move(sends), PartialOp(o.reduce_op), std::move(ready),
-                    OpTrace::kLocalReduce);
+      return Reduce({BufferSpan::Host(partial_.data(), bytes_)}, std::move(sends),
+                    PartialOp(o.reduce_op), std::move(ready), OpTrace::kLocalReduce);
     case OpKind::kAllgather:
       // The node's share (every local rank's block, in rank order) goes into every local output
       // now; that share is the contribution.
@@ -24,8 +24,8 @@ void Direct::Prepare(std::function<void()> ready) {
     case OpKind::kReduceScatter:
       bytes_ = o.recv.length * L;  // the slice each node owns
       partial_.resize(o.send.length);
-      return Reduce({BufferSpan::Host(partial_.data(), partial_.size())}, std::move(sends), PartialOp(o.reduce_op),
-                    std::move(ready), OpTrace::kLocalReduce);
+      return Reduce({BufferSpan::Host(partial_.data(), partial_.size())}, std::move(sends),
+                    PartialOp(o.reduce_op), std::move(ready), OpTrace::kLocalReduce);
     case OpKind::kBroadcast:
       bytes_ = o.recv.length;
       if (o.root / topo_.local_size != topo_.me) return ready();
@@ -39,11 +39,17 @@ void Direct::Prepare(std::function<void()> ready) {
 BufferSpan Direct::Contribution(int node) const {
   const ValidatedOp& o = op();
   switch (o.kind) {
-    case OpKind::kAllreduce: return BufferSpan::Host(partial_.data(), bytes_);
-    case OpKind::kAllgather: return o.recv.Sub(static_cast<uint64_t>(topo_.me) * bytes_, bytes_);
-    case OpKind::kReduceScatter: return BufferSpan::Host(partial_.data(), partial_.size()).Sub(static_cast<uint64_t>(node) * bytes_, bytes_);
-    case OpKind::kBroadcast: return o.root / topo_.local_size == topo_.me ? o.recv : BufferSpan{};
-    default: return {};
+    case OpKind::kAllreduce:
+      return BufferSpan::Host(partial_.data(), bytes_);
+    case OpKind::kAllgather:
+      return o.recv.Sub(static_cast<uint64_t>(topo_.me) * bytes_, bytes_);
+    case OpKind::kReduceScatter:
+      return BufferSpan::Host(partial_.data(), partial_.size())
+          .Sub(static_cast<uint64_t>(node) * bytes_, bytes_);
+    case OpKind::kBroadcast:
+      return o.root / topo_.local_size == topo_.me ? o.recv : BufferSpan{};
+    default:
+      return {};
   }
 }
 
@@ -83,7 +89,8 @@ void Direct::Agreed() {
       std::vector<CopyPair> pairs;
       for (size_t n = 0; n < N; ++n) {
         if (n == me) continue;
-        for (size_t l = 0; l < L; ++l) pairs.push_back({c_.ops[l]->recv.Sub(n * bytes_, bytes_), from(n)});
+        for (size_t l = 0; l < L; ++l)
+          pairs.push_back({c_.ops[l]->recv.Sub(n * bytes_, bytes_), from(n)});
       }
       return CompleteAfter(std::move(pairs));
     }
@@ -96,7 +103,8 @@ void Direct::Agreed() {
       return Reduce({result}, std::move(in), PartialOp(o.reduce_op), [this, result, world] {
         uint64_t slice = op().recv.length;
         std::vector<CopyPair> pairs;
-        for (size_t l = 0; l < local(); ++l) pairs.push_back({c_.ops[l]->recv, result.Sub(l * slice, slice)});
+        for (size_t l = 0; l < local(); ++l)
+          pairs.push_back({c_.ops[l]->recv, result.Sub(l * slice, slice)});
         if (op().reduce_op != ipc::ReduceOp::kAvg) return CompleteAfter(std::move(pairs));
         Divide(result, world, [this, pairs] { CompleteAfter(pairs); });
       });
@@ -106,7 +114,8 @@ void Direct::Agreed() {
       if (root_node == topo_.me) return Complete(Status::Ok());
       if (!SizeOk(root_node)) return;
       std::vector<CopyPair> pairs;
-      for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, from(static_cast<size_t>(root_node))});
+      for (const ValidatedOp* x : c_.ops)
+        pairs.push_back({x->recv, from(static_cast<size_t>(root_node))});
       return CompleteAfter(std::move(pairs));
     }
     default:  // barrier
@@ -115,4 +124,3 @@ void Direct::Agreed() {
 }
 
 }  // namespace outrider::agent
-

@@ -24,9 +24,9 @@ class Direct final : public Algorithm {
   // Every other node did.
   bool OtherSizesOk();
 
-  uint64_t bytes_ = 0;              // each node's share
-  std::vector<uint8_t> partial_;    // allreduce: this node's sum; reduce-scatter: its local sums
-  std::vector<uint8_t> result_;     // reduce-scatter: the node's slice, reduced across nodes
+  uint64_t bytes_ = 0;            // each node's share
+  std::vector<uint8_t> partial_;  // allreduce: this node's sum; reduce-scatter: its local sums
+  std::vector<uint8_t> result_;   // reduce-scatter: the node's slice, reduced across nodes
 };
 
 }  // namespace outrider::agent

@@ -14,12 +14,14 @@ void GatherRing::Agreed() {
   chunks_left_ = static_cast<uint64_t>(topo_.nodes - 1) * ((share_ + chunk - 1) / chunk);
   uint64_t base = static_cast<uint64_t>(topo_.me) * share_;
   for (uint64_t off = 0; off < share_ && !c_.done; off += chunk) {
-    Send(topo_.next(), {.offset = base + off}, op().recv.Sub(base + off, std::min(chunk, share_ - off)));
+    Send(topo_.next(), {.offset = base + off},
+         op().recv.Sub(base + off, std::min(chunk, share_ - off)));
   }
 }
 
 bool GatherRing::Inside(uint64_t offset, uint64_t len) const {
-  uint64_t total = share_ * static_cast<uint64_t>(topo_.nodes), own = static_cast<uint64_t>(topo_.me) * share_;
+  uint64_t total = share_ * static_cast<uint64_t>(topo_.nodes),
+           own = static_cast<uint64_t>(topo_.me) * share_;
   return offset <= total && len <= total - offset && !(offset < own + share_ && offset + len > own);
 }
 
@@ -28,7 +30,8 @@ void GatherRing::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= N - 1) {
     return Complete(ProtocolError("peer sent a bad allgather chunk"));
   }
-  if (!Inside(h.offset, len)) return Complete(ProtocolError("peer sent an allgather chunk outside the buffer"));
+  if (!Inside(h.offset, len))
+    return Complete(ProtocolError("peer sent an allgather chunk outside the buffer"));
   if (Status st = CheckRingChunk(h.offset, len, op().dtype); !st.ok()) return Complete(st);
   BufferSpan dst = op().recv.Sub(h.offset, len);
   uint64_t offset = h.offset;
@@ -40,7 +43,8 @@ void GatherRing::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
 
 void GatherRing::Arrived() {
   if (c_.done) return;
-  if (chunks_left_ == 0) return Complete(ProtocolError("peer sent more allgather chunks than expected"));
+  if (chunks_left_ == 0)
+    return Complete(ProtocolError("peer sent more allgather chunks than expected"));
   if (--chunks_left_ > 0) return;
   std::vector<CopyPair> rest;
   for (size_t l = 1; l < local(); ++l) {

@@ -34,7 +34,8 @@ void RingAllreduce::Agreed() {
   cursor_ = seg_[r] / slice_;
   for (uint64_t off = seg_[r]; off < seg_[r + 1] && !c_.done; off += chunk) {
     uint64_t len = std::min(chunk, seg_[r + 1] - off);
-    EnsureLocal(off, len, [this, off, len] { Send(topo_.next(), {.offset = off}, input_.Sub(off, len)); });
+    EnsureLocal(off, len,
+                [this, off, len] { Send(topo_.next(), {.offset = off}, input_.Sub(off, len)); });
   }
   if (!c_.done && chunks_left_ == 0) Complete(Status::Ok());
 }
@@ -42,8 +43,8 @@ void RingAllreduce::Agreed() {
 void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   uint32_t N = static_cast<uint32_t>(topo_.nodes), step = h.step;
   uint64_t offset = h.offset;
-  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= 2 * (N - 1) || offset > buf_.length ||
-      len > buf_.length - offset) {
+  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || step >= 2 * (N - 1) ||
+      offset > buf_.length || len > buf_.length - offset) {
     return Complete(ProtocolError("peer sent a ring chunk outside the buffer"));
   }
   if (Status st = CheckRingChunk(offset, len, op().dtype); !st.ok()) return Complete(st);
@@ -54,16 +55,19 @@ void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len
     // while the rest is still on the wire.
     if (step < N - 2) return Arrived();
     std::vector<CopyPair> out;
-    for (size_t l = 1; l < local(); ++l) out.push_back({c_.ops[l]->recv.Sub(offset, dst.length), dst});
+    for (size_t l = 1; l < local(); ++l)
+      out.push_back({c_.ops[l]->recv.Sub(offset, dst.length), dst});
     if (out.empty()) return Arrived();
-    Copy(std::move(out), [this] { Arrived(); }, OpTrace::kWriteBack);
+    Copy(
+        std::move(out), [this] { Arrived(); }, OpTrace::kWriteBack);
   };
   if (step >= N - 1) return Copy({{dst, in}}, forward);  // allgather: the chunk is final
   EnsureLocal(offset, len, [this, dst, in, offset, len, step, N, forward] {
-    Reduce({dst}, {in, input_.Sub(offset, len)}, PartialOp(op().reduce_op), [this, dst, step, N, forward] {
-      if (step != N - 2 || op().reduce_op != ipc::ReduceOp::kAvg) return forward();
-      Divide(dst, static_cast<int64_t>(N) * topo_.local_size, forward);
-    });
+    Reduce({dst}, {in, input_.Sub(offset, len)}, PartialOp(op().reduce_op),
+           [this, dst, step, N, forward] {
+             if (step != N - 2 || op().reduce_op != ipc::ReduceOp::kAvg) return forward();
+             Divide(dst, static_cast<int64_t>(N) * topo_.local_size, forward);
+           });
   });
 }
 
@@ -76,8 +80,8 @@ void RingAllreduce::Arrived() {
 BufferSpan RingAllreduce::RecvBuffer(const PeerHeader& h, size_t len) {
   // Allgather-phase chunks are final: they land in the node buffer directly.
   uint32_t N = static_cast<uint32_t>(topo_.nodes);
-  if (h.step < N - 1 || h.step >= 2 * (N - 1) || h.offset > buf_.length || len > buf_.length - h.offset ||
-      !CheckRingChunk(h.offset, len, op().dtype).ok()) {
+  if (h.step < N - 1 || h.step >= 2 * (N - 1) || h.offset > buf_.length ||
+      len > buf_.length - h.offset || !CheckRingChunk(h.offset, len, op().dtype).ok()) {
     return {};
   }
   return buf_.Sub(h.offset, len);
@@ -96,15 +100,18 @@ void RingAllreduce::ReduceSlice(uint64_t s, Then then) {
   uint64_t off = s * slice_, len = std::min(slice_, buf_.length - off);
   std::vector<BufferSpan> in;
   for (const ValidatedOp* x : c_.ops) in.push_back(x->send.Sub(off, len));
-  Reduce({buf_.Sub(off, len)}, std::move(in), PartialOp(op().reduce_op), [this, s, then = std::move(then)] {
-    slices_[s] = kReduced;
-    --slices_left_;
-    if (then) then();
-    auto waiters = waiting_.extract(s);
-    if (!waiters.empty()) {
-      for (Then& w : waiters.mapped()) w();
-    }
-  }, OpTrace::kLocalReduce);
+  Reduce(
+      {buf_.Sub(off, len)}, std::move(in), PartialOp(op().reduce_op),
+      [this, s, then = std::move(then)] {
+        slices_[s] = kReduced;
+        --slices_left_;
+        if (then) then();
+        auto waiters = waiting_.extract(s);
+        if (!waiters.empty()) {
+          for (Then& w : waiters.mapped()) w();
+        }
+      },
+      OpTrace::kLocalReduce);
 }
 
 void RingAllreduce::EnsureLocal(uint64_t offset, uint64_t len, Then then) {

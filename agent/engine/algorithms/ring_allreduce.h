@@ -33,13 +33,13 @@ class RingAllreduce final : public Algorithm {
 
   BufferSpan buf_;    // the node buffer: local rank 0's recv
   BufferSpan input_;  // this node's contribution: local rank 0's send, or buf_ once reduced locally
-  uint64_t slice_ = 0;                // bytes per local-reduction slice (= chunk)
-  std::vector<uint64_t> seg_;         // ring segment boundaries in bytes (N + 1 entries)
+  uint64_t slice_ = 0;         // bytes per local-reduction slice (= chunk)
+  std::vector<uint64_t> seg_;  // ring segment boundaries in bytes (N + 1 entries)
   uint64_t chunks_left_ = 0;
   enum : uint8_t { kIdle, kRunning, kReduced };
-  std::vector<uint8_t> slices_;       // deferred local reduction, per slice (several local ranks)
+  std::vector<uint8_t> slices_;  // deferred local reduction, per slice (several local ranks)
   uint64_t slices_left_ = 0;
-  uint64_t cursor_ = 0;               // Pump walks backwards from here: the order the ring needs
+  uint64_t cursor_ = 0;  // Pump walks backwards from here: the order the ring needs
   std::map<uint64_t, std::vector<Then>> waiting_;  // callers of a slice still being reduced
 };
 

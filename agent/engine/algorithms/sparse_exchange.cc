@@ -16,9 +16,10 @@ namespace {
 
 // Messages of one batch go out in ring order: the next node first, this node's predecessor last.
 void RingOrder(std::vector<sparse::Outgoing>* out, int me, int nodes) {
-  std::stable_sort(out->begin(), out->end(), [&](const sparse::Outgoing& a, const sparse::Outgoing& b) {
-    return (a.node - me + nodes) % nodes < (b.node - me + nodes) % nodes;
-  });
+  std::stable_sort(out->begin(), out->end(),
+                   [&](const sparse::Outgoing& a, const sparse::Outgoing& b) {
+                     return (a.node - me + nodes) % nodes < (b.node - me + nodes) % nodes;
+                   });
 }
 
 }  // namespace
@@ -29,7 +30,8 @@ std::string_view SparseExchange::label() const {
 
 void SparseExchange::Prepare(std::function<void()> ready) {
   const ValidatedOp& o = op();
-  ctx_ = sparse::MakeContext(o, topo_.nodes, topo_.me, topo_.local_size, options_.sparse_block_rows);
+  ctx_ =
+      sparse::MakeContext(o, topo_.nodes, topo_.me, topo_.local_size, options_.sparse_block_rows);
   SparseAnnounce a{};
   a.rows = o.rows;
   a.block_rows = options_.sparse_block_rows;
@@ -59,14 +61,17 @@ void SparseExchange::Prepare(std::function<void()> ready) {
   c_.trace.End(OpTrace::kLocalReduce, local_done_ns_);
   // Where this node would cut its rows into allgather's ranges; every node merges everyone's.
   std::vector<uint64_t> quantiles;
-  if (o.kind == ipc::OpKind::kSparseAllreduce) quantiles = sparse::IdQuantiles(mine_.ids, sparse::kAllgatherRanges);
+  if (o.kind == ipc::OpKind::kSparseAllreduce)
+    quantiles = sparse::IdQuantiles(mine_.ids, sparse::kAllgatherRanges);
   a.demand_n = demand_.size();
   a.quantile_n = static_cast<uint32_t>(quantiles.size());
   auto& own = c_.data[static_cast<size_t>(topo_.me)];
   own.resize(sizeof(a) + 8 * (demand_.size() + quantiles.size()));
   std::memcpy(own.data(), &a, sizeof(a));
   if (!demand_.empty()) std::memcpy(own.data() + sizeof(a), demand_.data(), 8 * demand_.size());
-  if (!quantiles.empty()) std::memcpy(own.data() + sizeof(a) + 8 * demand_.size(), quantiles.data(), 8 * quantiles.size());
+  if (!quantiles.empty())
+    std::memcpy(own.data() + sizeof(a) + 8 * demand_.size(), quantiles.data(),
+                8 * quantiles.size());
   ready();
 }
 
@@ -83,7 +88,8 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
   for (size_t n = 0; n < N; ++n) {
     const auto& d = c_.data[n];
     SparseAnnounce& a = an[n];
-    if (d.size() < sizeof(SparseAnnounce)) return ProtocolError("peer sent a malformed sparse announcement");
+    if (d.size() < sizeof(SparseAnnounce))
+      return ProtocolError("peer sent a malformed sparse announcement");
     std::memcpy(&a, d.data(), sizeof(SparseAnnounce));
     if (a.demand_n > o.rows || a.quantile_n >= sparse::kAllgatherRanges ||
         d.size() != sizeof(SparseAnnounce) + 8 * (a.demand_n + a.quantile_n)) {
@@ -91,34 +97,42 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
     }
     size_t at = demand->size();
     demand->resize(at + a.demand_n);
-    if (a.demand_n > 0) std::memcpy(demand->data() + at, d.data() + sizeof(SparseAnnounce), 8 * a.demand_n);
+    if (a.demand_n > 0)
+      std::memcpy(demand->data() + at, d.data() + sizeof(SparseAnnounce), 8 * a.demand_n);
     quantiles[n].resize(a.quantile_n);
-    if (a.quantile_n > 0) std::memcpy(quantiles[n].data(), d.data() + sizeof(SparseAnnounce) + 8 * a.demand_n, 8 * a.quantile_n);
+    if (a.quantile_n > 0)
+      std::memcpy(quantiles[n].data(), d.data() + sizeof(SparseAnnounce) + 8 * a.demand_n,
+                  8 * a.quantile_n);
     for (size_t i = 0; i < quantiles[n].size(); ++i) {
-      if (quantiles[n][i] == 0 || quantiles[n][i] >= o.rows || (i > 0 && quantiles[n][i] <= quantiles[n][i - 1])) {
+      if (quantiles[n][i] == 0 || quantiles[n][i] >= o.rows ||
+          (i > 0 && quantiles[n][i] <= quantiles[n][i - 1])) {
         return ProtocolError("peer sent a malformed sparse announcement (quantiles)");
       }
     }
   }
   ctx_.range_starts = sparse::MergeQuantiles(quantiles);
-  std::string what = std::string(ipc::OpKindName(o.kind)) + " " + c_.Name() + " in job '" + topo_.job_id + "'";
+  std::string what =
+      std::string(ipc::OpKindName(o.kind)) + " " + c_.Name() + " in job '" + topo_.job_id + "'";
   // A node whose local part failed (a bad id, say) fails the op everywhere, with its reason.
   for (size_t n = 0; n < N; ++n) {
     SparseAnnounce& a = an[n];
     if (a.code == 0) continue;
     a.message[sizeof(a.message) - 1] = '\0';
     Code code = a.code > 0 && a.code <= kMaxCode ? static_cast<Code>(a.code) : Code::kInternal;
-    return Status(code, what + " failed on " + topo_.DescribeNode(static_cast<int>(n)) + ": " + a.message);
+    return Status(
+        code, what + " failed on " + topo_.DescribeNode(static_cast<int>(n)) + ": " + a.message);
   }
   for (size_t n = 1; n < N; ++n) {
     if (an[n].block_rows != an[0].block_rows) {
-      return Mismatch(what + ": agents disagree on sparse_block_rows (" + topo_.DescribeNode(0) + ": " +
-                      std::to_string(an[0].block_rows) + ", " + topo_.DescribeNode(static_cast<int>(n)) + ": " +
+      return Mismatch(what + ": agents disagree on sparse_block_rows (" + topo_.DescribeNode(0) +
+                      ": " + std::to_string(an[0].block_rows) + ", " +
+                      topo_.DescribeNode(static_cast<int>(n)) + ": " +
                       std::to_string(an[n].block_rows) + ")");
     }
   }
   // This node's announcement (with its demand ids and quantiles) went to every other node.
-  uint64_t announce_bytes = (N - 1) * (sizeof(PeerHeader) + c_.data[static_cast<size_t>(topo_.me)].size());
+  uint64_t announce_bytes =
+      (N - 1) * (sizeof(PeerHeader) + c_.data[static_cast<size_t>(topo_.me)].size());
   for (const SparseAnnounce& a : an) {
     sum_nnz_ += a.nnz;
     sum_blocks_ += a.blocks;
@@ -137,12 +151,17 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
     in.chunk_bytes = options_.chunk_bytes;
     in.chunk_overhead = sizeof(PeerHeader);
     auto requested = static_cast<ipc::SparseAlgo>(o.algo);
-    if (requested == ipc::SparseAlgo::kDense && !sparse::DenseFits(ctx_.table.rows, ctx_.table.dim)) {
-      return ResourceExhausted(what + ": the dense algorithm holds the whole " + std::to_string(ctx_.table.rows) + " x " +
-                               std::to_string(ctx_.table.dim) + " table at every agent, more than its limit of " +
-                               std::to_string(sparse::kMaxDenseTableBytes >> 30) + " GiB of f32 sums; use auto or another algorithm");
+    if (requested == ipc::SparseAlgo::kDense &&
+        !sparse::DenseFits(ctx_.table.rows, ctx_.table.dim)) {
+      return ResourceExhausted(what + ": the dense algorithm holds the whole " +
+                               std::to_string(ctx_.table.rows) + " x " +
+                               std::to_string(ctx_.table.dim) +
+                               " table at every agent, more than its limit of " +
+                               std::to_string(sparse::kMaxDenseTableBytes >> 30) +
+                               " GiB of f32 sums; use auto or another algorithm");
     }
-    sparse::Prediction p = requested == ipc::SparseAlgo::kAuto ? sparse::Choose(in) : sparse::Predict(requested, in);
+    sparse::Prediction p =
+        requested == ipc::SparseAlgo::kAuto ? sparse::Choose(in) : sparse::Predict(requested, in);
     algo_ = p.algo;
     predicted_bytes_ = p.sent[static_cast<size_t>(topo_.me)] + announce_bytes;
     exchange_ = sparse::MakeReplicated(algo_, ctx_);
@@ -152,7 +171,8 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
   } else {
     std::vector<const ValidatedOp*> ops = c_.ops;
     sparse::Context ctx = ctx_;
-    exchange_ = sparse::MakeLookup(ctx_, [ops, ctx](uint64_t id, float* dst) { sparse::ReadShardRow(ops, ctx, id, dst); });
+    exchange_ = sparse::MakeLookup(
+        ctx_, [ops, ctx](uint64_t id, float* dst) { sparse::ReadShardRow(ops, ctx, id, dst); });
     predicted_bytes_ = announce_bytes;
   }
   return Status::Ok();
@@ -164,7 +184,8 @@ void SparseExchange::Agreed() {
   if (!st.ok()) return Complete(st);
   std::sort(demand.begin(), demand.end());
   demand.erase(std::unique(demand.begin(), demand.end()), demand.end());
-  if (!demand.empty() && demand.back() >= op().rows) return Complete(ProtocolError("peer demanded a row outside the table"));
+  if (!demand.empty() && demand.back() >= op().rows)
+    return Complete(ProtocolError("peer demanded a row outside the table"));
   demand_ = std::move(demand);
   if (!demand_.empty()) {
     // The demanded rows run first, as their own exchange (dense would send the whole table
@@ -175,7 +196,8 @@ void SparseExchange::Agreed() {
     // A few rows: allgather sends them as one range.
     sparse::Context few = ctx_;
     few.range_starts.clear();
-    first_ = sparse::MakeReplicated(algo_ == ipc::SparseAlgo::kDense ? ipc::SparseAlgo::kBalanced : algo_, few);
+    first_ = sparse::MakeReplicated(
+        algo_ == ipc::SparseAlgo::kDense ? ipc::SparseAlgo::kBalanced : algo_, few);
     std::vector<sparse::Outgoing> out;
     first_->Start(std::move(first), &out);
     Queue(std::move(out), true);
@@ -186,7 +208,9 @@ void SparseExchange::Agreed() {
   c_.trace.End(OpTrace::kCopy, ipc::MonotonicNs());
   if (op().kind != ipc::OpKind::kSparseAllreduce) {
     // Shard and lookup send their first phase now; that is this node's prediction.
-    for (const auto& m : out) predicted_bytes_ += sparse::WireBytes(m.bytes->size(), options_.chunk_bytes, sizeof(PeerHeader));
+    for (const auto& m : out)
+      predicted_bytes_ +=
+          sparse::WireBytes(m.bytes->size(), options_.chunk_bytes, sizeof(PeerHeader));
   }
   Queue(std::move(out), false);
   PumpSends();
@@ -207,7 +231,8 @@ void SparseExchange::Queue(std::vector<sparse::Outgoing> out, bool demanded) {
     } while (off < size);
   }
   // The messages' chunks take turns (see queue_).
-  std::stable_sort(batch.begin(), batch.end(), [](const Chunk& a, const Chunk& b) { return a.offset < b.offset; });
+  std::stable_sort(batch.begin(), batch.end(),
+                   [](const Chunk& a, const Chunk& b) { return a.offset < b.offset; });
   for (Chunk& ch : batch) (demanded ? urgent_ : queue_).push_back(std::move(ch));
 }
 
@@ -233,8 +258,13 @@ void SparseExchange::PumpSends() {
     ++chunks_in_flight_;
     const std::vector<uint8_t>& msg = *ch.msg;
     Send(ch.node,
-         {.type = PeerMsg::kSparse, .step = ch.phase, .offset = ch.offset, .message_bytes = msg.size(),
-          .message_index = ch.index, .urgent = ch.phase >= kDemandPhase, .keep = std::move(ch.msg)},
+         {.type = PeerMsg::kSparse,
+          .step = ch.phase,
+          .offset = ch.offset,
+          .message_bytes = msg.size(),
+          .message_index = ch.index,
+          .urgent = ch.phase >= kDemandPhase,
+          .keep = std::move(ch.msg)},
          BufferSpan::Host(msg.data() + ch.offset, ch.len));
   }
   pumping_ = false;
@@ -248,14 +278,17 @@ void SparseExchange::OnSent(const PeerHeader& h, bool ok) {
 
 void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
   uint64_t total = h.message_bytes;
-  if (h.type != static_cast<uint16_t>(PeerMsg::kSparse) || total > ipc::kMaxOpBytes || h.offset > total ||
-      len > total - h.offset || h.step > kDemandPhase + 1) {
+  if (h.type != static_cast<uint16_t>(PeerMsg::kSparse) || total > ipc::kMaxOpBytes ||
+      h.offset > total || len > total - h.offset || h.step > kDemandPhase + 1) {
     return Complete(ProtocolError("peer sent a sparse chunk outside its message"));
   }
   // No encoding of this table is larger (every row with an 8-byte id and f32 values, a bitmap,
   // headers): a peer cannot make this node reserve more than the op could need.
-  uint64_t most = ctx_.table.rows * (8 + 4 * std::max<uint64_t>(ctx_.table.dim, 1)) + ctx_.table.rows / 8 + 4096;
-  if (total > most) return Complete(ProtocolError("peer announced a sparse message larger than this op can produce"));
+  uint64_t most = ctx_.table.rows * (8 + 4 * std::max<uint64_t>(ctx_.table.dim, 1)) +
+                  ctx_.table.rows / 8 + 4096;
+  if (total > most)
+    return Complete(
+        ProtocolError("peer announced a sparse message larger than this op can produce"));
   auto key = std::make_tuple(h.from_node, h.step, h.sent_before);
   auto [it, fresh] = assembling_.try_emplace(key);
   Assembly& a = it->second;
@@ -263,12 +296,14 @@ void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
   if (a.total != total) return Complete(ProtocolError("peer changed a sparse message's length"));
   a.got += len;
   if (a.got > total) return Complete(ProtocolError("peer sent more sparse bytes than announced"));
-  if (a.got == total && a.offsets.empty()) {  // the whole message in one chunk: delivered where it lies
+  if (a.got == total &&
+      a.offsets.empty()) {  // the whole message in one chunk: delivered where it lies
     assembling_.erase(it);
     Deliver(h.from_node, h.step, data, len);
     return MaybeFinish();
   }
-  if (len > 0 && !a.offsets.insert(h.offset).second) return Complete(ProtocolError("peer sent a sparse chunk twice"));
+  if (len > 0 && !a.offsets.insert(h.offset).second)
+    return Complete(ProtocolError("peer sent a sparse chunk twice"));
   // Each chunk goes straight to its place in the message (chunks may come in any order). The
   // message's buffer is taken with its first chunk: a header announcing a large message costs
   // nothing until bytes come, and the sender's credit window bounds how many come ahead.
@@ -285,10 +320,12 @@ void SparseExchange::OnChunk(const PeerHeader& h, const uint8_t* data, size_t le
 
 void SparseExchange::Deliver(int from, uint32_t phase, const uint8_t* msg, size_t len) {
   bool demanded = phase >= kDemandPhase;
-  if (demanded && !first_) return Complete(ProtocolError("peer sent demanded rows of an op without demand"));
+  if (demanded && !first_)
+    return Complete(ProtocolError("peer sent demanded rows of an op without demand"));
   sparse::Exchange& ex = demanded ? *first_ : *exchange_;
   std::vector<sparse::Outgoing> out;
-  c_.trace.Begin(OpTrace::kReduce, ipc::MonotonicNs());  // decoding, summing and encoding what follows
+  c_.trace.Begin(OpTrace::kReduce,
+                 ipc::MonotonicNs());  // decoding, summing and encoding what follows
   Status st = ex.OnMessage(from, demanded ? phase - kDemandPhase : phase, msg, len, &out);
   c_.trace.End(OpTrace::kReduce, ipc::MonotonicNs());
   if (!st.ok()) return Complete(st.Annotate("from " + topo_.DescribeNode(from)));
@@ -309,7 +346,8 @@ void SparseExchange::DeliverReady() {
   if (written_.empty()) written_.assign(c_.ops.size(), Status::Ok());
   for (size_t l = 0; l < c_.ops.size(); ++l) {
     if (written_[l].ok()) {
-      written_[l] = sparse::WriteOutput(exchange_->result(), delivered_, ready, ctx_.table, *c_.ops[l], delivered_);
+      written_[l] = sparse::WriteOutput(exchange_->result(), delivered_, ready, ctx_.table,
+                                        *c_.ops[l], delivered_);
     }
   }
   delivered_ = ready;
@@ -336,8 +374,11 @@ void SparseExchange::MaybeFinish() {
     reports_.assign(c_.ops.size(), OpReport{});
     for (size_t l = 0; l < reports_.size(); ++l) {
       reports_[l].result_rows = result.size();
-      // A rank whose output was too small for some rows is too small for all: writes nothing, says how many.
-      reports_[l].status = written_[l].ok() ? Status::Ok() : sparse::WriteOutput(result, 0, result.size(), ctx_.table, *c_.ops[l]);
+      // A rank whose output was too small for some rows is too small for all: writes nothing, says
+      // how many.
+      reports_[l].status =
+          written_[l].ok() ? Status::Ok()
+                           : sparse::WriteOutput(result, 0, result.size(), ctx_.table, *c_.ops[l]);
     }
   } else {
     c_.trace.Begin(OpTrace::kWriteBack, exchanged_ns);
@@ -346,14 +387,17 @@ void SparseExchange::MaybeFinish() {
   }
   for (size_t l = 0; l < reports_.size(); ++l) {
     OpReport& r = reports_[l];
-    if (l < first_reports_.size() && !first_reports_[l].status.ok()) r.status = first_reports_[l].status;
+    if (l < first_reports_.size() && !first_reports_[l].status.ok())
+      r.status = first_reports_[l].status;
     r.demand_rows = first_rows_;
   }
-  Logger("engine")->debug("job '{}' {} seq {}: {} rows, {} -> {} bytes; local part {} us, agreement {} us, exchange {} us, "
-                          "delivery {} us", topo_.job_id, ipc::SparseAlgoName(algo_), c_.seq, first_rows_ + result.size(),
-                          c_.wire_sent, c_.wire_recv, (local_done_ns_ - c_.started_ns) / 1000,
-                          (c_.agreed_ns - local_done_ns_) / 1000, (exchanged_ns - c_.agreed_ns) / 1000,
-                          (ipc::MonotonicNs() - exchanged_ns) / 1000);
+  Logger("engine")->debug(
+      "job '{}' {} seq {}: {} rows, {} -> {} bytes; local part {} us, agreement {} us, exchange {} "
+      "us, "
+      "delivery {} us",
+      topo_.job_id, ipc::SparseAlgoName(algo_), c_.seq, first_rows_ + result.size(), c_.wire_sent,
+      c_.wire_recv, (local_done_ns_ - c_.started_ns) / 1000, (c_.agreed_ns - local_done_ns_) / 1000,
+      (exchanged_ns - c_.agreed_ns) / 1000, (ipc::MonotonicNs() - exchanged_ns) / 1000);
   Learn(result);
   Complete(Status::Ok());
 }
@@ -365,7 +409,9 @@ void SparseExchange::Learn(const sparse::Rows& result) {
   }
   if (op().kind != ipc::OpKind::kSparseAllreduce) return;
   SparseShared::History& h = shared_.history[c_.key];
-  if (sum_nnz_ > 0) h.union_ratio = static_cast<double>(first_rows_ + result.size()) / static_cast<double>(sum_nnz_);
+  if (sum_nnz_ > 0)
+    h.union_ratio =
+        static_cast<double>(first_rows_ + result.size()) / static_cast<double>(sum_nnz_);
   if (sum_blocks_ > 0) {
     uint64_t blocks = sparse::CountBlocks(result, 0, result.size(), ctx_.block_rows);
     if (first_) blocks += sparse::CountBlocks(first_->result(), 0, first_rows_, ctx_.block_rows);
@@ -378,8 +424,11 @@ void SparseExchange::Learn(const sparse::Rows& result) {
       shared_.density = m.SparseDensity(label);
       shared_.efficiency = m.WireEfficiency(label);
     }
-    shared_.density->Set(static_cast<double>(first_rows_ + result.size()) / static_cast<double>(ctx_.table.rows));
-    if (c_.wire_sent > 0) shared_.efficiency->Set(static_cast<double>(predicted_bytes_) / static_cast<double>(c_.wire_sent));
+    shared_.density->Set(static_cast<double>(first_rows_ + result.size()) /
+                         static_cast<double>(ctx_.table.rows));
+    if (c_.wire_sent > 0)
+      shared_.efficiency->Set(static_cast<double>(predicted_bytes_) /
+                              static_cast<double>(c_.wire_sent));
   }
 }
 

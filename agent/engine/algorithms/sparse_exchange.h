@@ -38,7 +38,8 @@ inline constexpr uint32_t kDemandPhase = 2;
 // Thread-safety: loop thread only.
 class SparseExchange final : public Algorithm {
  public:
-  SparseExchange(Collective& c, const AlgorithmDeps& deps) : Algorithm(c, deps), shared_(*deps.sparse) {}
+  SparseExchange(Collective& c, const AlgorithmDeps& deps)
+      : Algorithm(c, deps), shared_(*deps.sparse) {}
   std::string_view label() const override;
   void Prepare(std::function<void()> ready) override;
   BufferSpan Contribution(int node) const override;
@@ -85,14 +86,16 @@ class SparseExchange final : public Algorithm {
   struct Assembly {
     uint64_t total = 0;  // the message's length, as its first chunk announced it
     uint64_t got = 0;
-    std::unique_ptr<uint8_t[]> whole;  // `total` bytes, each chunk copied in at its offset as it arrives
-    std::set<uint64_t> offsets;        // of the chunks so far
+    std::unique_ptr<uint8_t[]>
+        whole;                   // `total` bytes, each chunk copied in at its offset as it arrives
+    std::set<uint64_t> offsets;  // of the chunks so far
   };
-  std::map<std::tuple<int, uint32_t, uint64_t>, Assembly> assembling_;  // (from, phase, message index)
-  std::map<std::pair<int, uint32_t>, uint64_t> queued_messages_;       // (to, phase): messages queued
-  std::vector<OpReport> reports_;  // by local rank, once delivered
-  size_t delivered_ = 0;            // DeliverReady: leading result rows in the clients' outputs
-  std::vector<Status> written_;     // DeliverReady: by local rank, how writing them went
+  std::map<std::tuple<int, uint32_t, uint64_t>, Assembly>
+      assembling_;                                                // (from, phase, message index)
+  std::map<std::pair<int, uint32_t>, uint64_t> queued_messages_;  // (to, phase): messages queued
+  std::vector<OpReport> reports_;                                 // by local rank, once delivered
+  size_t delivered_ = 0;         // DeliverReady: leading result rows in the clients' outputs
+  std::vector<Status> written_;  // DeliverReady: by local rank, how writing them went
   // Chunks go out a few at a time. The chunks of one batch of messages take turns (the first chunk
   // of every message, destinations in ring order from the next node, then every second chunk...):
   // nodes drift apart, and one message after another would then leave some receivers idle while

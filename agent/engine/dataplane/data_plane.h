@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "agent/memory/buffer_span.h"
-#include "ipc/protocol.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent {
 
@@ -42,7 +42,9 @@ class DataPlane {
   // correct either way. True if anything ran.
   virtual bool Poll() = 0;
 
-  void Copy(const BufferSpan& dst, const BufferSpan& src, Done done) { Copy({{dst, src}}, std::move(done)); }
+  void Copy(const BufferSpan& dst, const BufferSpan& src, Done done) {
+    Copy({{dst, src}}, std::move(done));
+  }
 };
 
 }  // namespace outrider::agent

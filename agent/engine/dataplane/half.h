@@ -42,7 +42,8 @@ inline uint16_t FloatToHalfBits(float f) {
   // the mantissa correctly bumps the exponent (up to Inf for values in [65520, 65536)).
   const uint32_t normal = (ua + ((15u - 127u) << 23) + 0xfffu + ((ua >> 13) & 1u)) >> 13;
   // |f| < 2^-14 (half subnormal or zero): adding 0.5f puts the half's ulp (2^-24) at the float's
-  // last mantissa bit, so the FPU does the round-to-nearest-even; a carry yields the smallest normal.
+  // last mantissa bit, so the FPU does the round-to-nearest-even; a carry yields the smallest
+  // normal.
   const uint32_t subnormal = std::bit_cast<uint32_t>(std::bit_cast<float>(ua) + 0.5f) - 0x3f000000u;
   uint32_t bits = Select(Mask(a >= 0x47800000), special, normal);
   bits = Select(Mask(a < 0x38800000), subnormal, bits);

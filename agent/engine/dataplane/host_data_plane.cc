@@ -37,8 +37,8 @@ void HostDataPlane::Copy(std::vector<CopyPair> pairs, Done done) {
   if (done) done(Status::Ok());
 }
 
-void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::DType dtype,
-                           ipc::ReduceOp op, Done done) {
+void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs,
+                           ipc::DType dtype, ipc::ReduceOp op, Done done) {
   OUTRIDER_CHECK(!srcs.empty());
   uint64_t bytes = srcs[0].length, elem = ipc::DTypeSize(dtype);
   if (bytes == 0) {  // nothing to reduce: empty spans may sit anywhere, off their alignment too
@@ -81,7 +81,7 @@ void HostDataPlane::Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan>
   }
   if (bytes > 0) {
     ReduceInto(dtype, op, in, static_cast<int>(srcs.size()), out, static_cast<int>(dsts.size()),
-                       bytes / elem);
+               bytes / elem);
   }
   if (done) done(Status::Ok());
 }

@@ -11,8 +11,8 @@ class HostDataPlane : public DataPlane {
  public:
   bool Reaches(const BufferSpan& span) const override { return span.host(); }
   void Copy(std::vector<CopyPair> pairs, Done done) override;
-  void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::DType dtype, ipc::ReduceOp op,
-              Done done) override;
+  void Reduce(std::vector<BufferSpan> dsts, std::vector<BufferSpan> srcs, ipc::DType dtype,
+              ipc::ReduceOp op, Done done) override;
   void Divide(BufferSpan dst, ipc::DType dtype, int64_t divisor, Done done) override;
   bool Poll() override { return false; }
   using DataPlane::Copy;

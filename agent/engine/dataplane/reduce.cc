@@ -253,8 +253,9 @@ OUTRIDER_MULTIVERSION void ReduceTyped(const void* const* inputs, int num_inputs
 
 #if OUTRIDER_X86_DISPATCH
 // F16C converts 8 halves per instruction, several times cheaper than the bit manipulation; every
-// x86-64 CPU since Ivy Bridge / Piledriver has it (with AVX, which is all the f32 math here needs). The rounding is the same IEEE round-to-nearest-even as half.h, so results
-// match bitwise; only NaN payloads may differ (cvtps2ph keeps them, half.h does not).
+// x86-64 CPU since Ivy Bridge / Piledriver has it (with AVX, which is all the f32 math here needs).
+// The rounding is the same IEEE round-to-nearest-even as half.h, so results match bitwise; only NaN
+// payloads may differ (cvtps2ph keeps them, half.h does not).
 #define OUTRIDER_F16C __attribute__((target("avx,f16c")))
 using F32x8 = float __attribute__((vector_size(32)));
 
@@ -281,8 +282,8 @@ OUTRIDER_F16C OUTRIDER_INLINE F32x8 ApplyVec(F32x8 acc, F32x8 x) {
 // Same fold order as ReduceTyped. Chunks of 512 elements keep the accumulator in L1 and stream
 // all inputs together.
 template <typename Op>
-OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs,
-                                  void* const* outputs, int num_outputs, size_t count) {
+OUTRIDER_F16C void ReduceHalfF16C(const void* const* inputs, int num_inputs, void* const* outputs,
+                                  int num_outputs, size_t count) {
   constexpr size_t kChunkVecs = 64;
   if (num_outputs == 0) return;
   F32x8 acc[kChunkVecs];
@@ -360,11 +361,6 @@ void ReduceDType(ReduceOp op, const void* const* inputs, int num_inputs, void* c
   OUTRIDER_CHECK(false && "unreachable: op validated by IsSupported");
 }
 
-template <typename T>
-void DivideTruncating(T* p, size_t count, int64_t n) {
-  for (size_t i = 0; i < count; ++i) p[i] = static_cast<T>(int64_t{p[i]} / n);
-}
-
 }  // namespace
 
 bool IsSupported(DType dtype, ReduceOp op) { return ipc::ReduceRefusal(dtype, op).empty(); }
@@ -409,33 +405,6 @@ void ReduceInto(DType dtype, ReduceOp op, const void* const* inputs, int num_inp
       return ReduceDType<F64>(op, inputs, num_inputs, outputs, num_outputs, 2 * count);
   }
   OUTRIDER_CHECK(false && "unreachable: dtype validated by IsSupported");
-}
-
-void DivideInPlace(DType t, void* data, size_t count, int64_t n) {
-  switch (t) {
-    case DType::kF32: for (size_t i = 0; i < count; ++i) static_cast<float*>(data)[i] /= static_cast<float>(n); break;
-    case DType::kF64: for (size_t i = 0; i < count; ++i) static_cast<double*>(data)[i] /= static_cast<double>(n); break;
-    case DType::kI32: for (size_t i = 0; i < count; ++i) static_cast<int32_t*>(data)[i] /= static_cast<int32_t>(n); break;
-    case DType::kI64: for (size_t i = 0; i < count; ++i) static_cast<int64_t*>(data)[i] /= n; break;
-    case DType::kF16:
-      for (size_t i = 0; i < count; ++i) {
-        uint16_t* h = static_cast<uint16_t*>(data) + i;
-        *h = FloatToHalf(HalfToFloat(*h) / static_cast<float>(n));
-      }
-      break;
-    case DType::kBF16:
-      for (size_t i = 0; i < count; ++i) {
-        uint16_t* h = static_cast<uint16_t*>(data) + i;
-        *h = FloatToBFloat16(BFloat16ToFloat(*h) / static_cast<float>(n));
-      }
-      break;
-    case DType::kU8: DivideTruncating(static_cast<uint8_t*>(data), count, n); break;
-    case DType::kI8: DivideTruncating(static_cast<int8_t*>(data), count, n); break;
-    case DType::kI16: DivideTruncating(static_cast<int16_t*>(data), count, n); break;
-    case DType::kC64: return DivideInPlace(DType::kF32, data, 2 * count, n);
-    case DType::kC128: return DivideInPlace(DType::kF64, data, 2 * count, n);
-    case DType::kBool: OUTRIDER_CHECK(false && "bool has no average: refused by IsSupported");
-  }
 }
 
 float HalfToFloat(uint16_t h) { return half::HalfBitsToFloat(h); }

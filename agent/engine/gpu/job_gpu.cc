@@ -10,11 +10,16 @@
 
 namespace outrider::agent {
 
-JobGpu::JobGpu(const std::string& job_id, int world_size, int local_size, const EngineOptions& engine)
-    : job_id_(job_id), world_size_(world_size), engine_(engine), first_memory_(static_cast<size_t>(local_size), -2) {}
+JobGpu::JobGpu(const std::string& job_id, int world_size, int local_size,
+               const EngineOptions& engine)
+    : job_id_(job_id),
+      world_size_(world_size),
+      engine_(engine),
+      first_memory_(static_cast<size_t>(local_size), -2) {}
 
 JobGpu::~JobGpu() {
-  if (nccl_ != nullptr) nccl_->Abandon();  // its instances, in the job's group, may remain: they find nothing to drop
+  if (nccl_ != nullptr)
+    nccl_->Abandon();  // its instances, in the job's group, may remain: they find nothing to drop
 }
 
 NcclPath* JobGpu::Path(NodeGroup* group) {
@@ -27,9 +32,12 @@ NcclPath* JobGpu::Path(NodeGroup* group) {
   int node = 0;
   if (group != nullptr) {
     node = group->node_rank();
-    links.send_id = [group](const std::string& id) { group->SendToOthers(PeerMsg::kNcclId, 0, 0, id); };
+    links.send_id = [group](const std::string& id) {
+      group->SendToOthers(PeerMsg::kNcclId, 0, 0, id);
+    };
     links.send_ticket = [group](uint64_t key, uint64_t seq, const NcclTicket& t) {
-      group->SendToOthers(PeerMsg::kNcclTicket, key, seq, std::string(reinterpret_cast<const char*>(&t), sizeof(t)));
+      group->SendToOthers(PeerMsg::kNcclTicket, key, seq,
+                          std::string(reinterpret_cast<const char*>(&t), sizeof(t)));
     };
   }
   nccl_ = std::make_unique<NcclPath>(job_id_, node, world_size_, options, std::move(links));
@@ -44,8 +52,8 @@ Status JobGpu::OnMessage(NodeGroup* group, const PeerHeader& h, const uint8_t* d
     return Status::Ok();
   }
   if (len != sizeof(NcclTicket)) {
-    return ProtocolError("job '" + job_id_ + "': node 0's agent sent an NCCL launch ticket of " + std::to_string(len) +
-                         " bytes");
+    return ProtocolError("job '" + job_id_ + "': node 0's agent sent an NCCL launch ticket of " +
+                         std::to_string(len) + " bytes");
   }
   NcclTicket t;
   std::memcpy(&t, data, sizeof(t));
@@ -66,9 +74,11 @@ void JobGpu::NoteFirstMemory(int local_rank, int device) {
       if (first_memory_[a] != first_memory_[b]) continue;
       sharing_ = Sharing::kShared;
       if (!engine_.gpu_nccl) return;  // nothing would run on NCCL anyway
-      Logger("engine")->info("job '{}': local ranks {} and {} keep their buffers on GPU {}: its GPU collectives run on the "
-                             "host engine through the agent's pinned buffers (the agent's NCCL runs one rank per GPU)",
-                             job_id_, a, b, first_memory_[a]);
+      Logger("engine")->info(
+          "job '{}': local ranks {} and {} keep their buffers on GPU {}: its GPU collectives run "
+          "on the "
+          "host engine through the agent's pinned buffers (the agent's NCCL runs one rank per GPU)",
+          job_id_, a, b, first_memory_[a]);
       return;
     }
   }
@@ -77,9 +87,12 @@ void JobGpu::NoteFirstMemory(int local_rank, int device) {
 GpuRoute JobGpu::RouteOf(const ValidatedOp& op, ipc::GpuMode mode) const {
   if (!engine_.gpu_nccl || mode != ipc::GpuMode::kIpc || !NcclEligible(op)) return GpuRoute::kHost;
   switch (sharing_) {
-    case Sharing::kUnknown: return GpuRoute::kNotYet;
-    case Sharing::kShared: return GpuRoute::kHost;
-    case Sharing::kOwn: return GpuRoute::kNccl;
+    case Sharing::kUnknown:
+      return GpuRoute::kNotYet;
+    case Sharing::kShared:
+      return GpuRoute::kHost;
+    case Sharing::kOwn:
+      return GpuRoute::kNccl;
   }
   return GpuRoute::kHost;
 }

@@ -21,9 +21,11 @@ class NodeGroup;
 
 // Where an op on GPU memory runs (docs/design.md#gpu-path).
 enum class GpuRoute {
-  kHost,    // its session copies it through the agent's pinned buffers (gpu/staging.h), the host engine runs it
+  kHost,    // its session copies it through the agent's pinned buffers (gpu/staging.h), the host
+            // engine runs it
   kNccl,    // the job's NCCL path runs it on the GPU memory itself
-  kNotYet,  // held: not every local rank's first GPU op has come, so whether they share a GPU is unknown
+  kNotYet,  // held: not every local rank's first GPU op has come, so whether they share a GPU is
+            // unknown
 };
 
 // Thread-safety: loop thread only (its job's).

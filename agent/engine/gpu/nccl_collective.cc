@@ -6,11 +6,14 @@
 namespace outrider::agent {
 
 NcclCollective::~NcclCollective() {
-  path_->Drop(c_.key, c_.seq, c_.done && !c_.result.ok() ? c_.result : Cancelled(c_.Name() + " ended before it ran"));
+  path_->Drop(
+      c_.key, c_.seq,
+      c_.done && !c_.result.ok() ? c_.result : Cancelled(c_.Name() + " ended before it ran"));
 }
 
 void NcclCollective::Prepare(std::function<void()> ready) {
-  if (op().kind == ipc::OpKind::kAlltoallv) counts_ = std::make_unique<AlltoallvAgreement>(c_.ops, topo_);
+  if (op().kind == ipc::OpKind::kAlltoallv)
+    counts_ = std::make_unique<AlltoallvAgreement>(c_.ops, topo_);
   path_->Add(c_.key, c_.seq, c_.ops, c_.priority, [this](const Status& st) {
     if (!c_.done) Complete(st);
   });

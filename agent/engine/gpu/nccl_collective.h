@@ -18,7 +18,8 @@ class NcclPath;
 // Thread-safety: loop thread only.
 class NcclCollective final : public Algorithm {
  public:
-  NcclCollective(Collective& c, const AlgorithmDeps& deps, NcclPath* path) : Algorithm(c, deps), path_(path) {}
+  NcclCollective(Collective& c, const AlgorithmDeps& deps, NcclPath* path)
+      : Algorithm(c, deps), path_(path) {}
   ~NcclCollective() override;  // an instance that never ran leaves the path
   std::string_view label() const override { return "nccl"; }
   void Prepare(std::function<void()> ready) override;
@@ -26,7 +27,7 @@ class NcclCollective final : public Algorithm {
   void Agreed() override;
 
  private:
-  NcclPath* path_;  // the job's; outlives its instances
+  NcclPath* path_;                              // the job's; outlives its instances
   std::unique_ptr<AlltoallvAgreement> counts_;  // alltoallv only
 };
 

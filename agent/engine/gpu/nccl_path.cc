@@ -7,13 +7,13 @@
 #include <utility>
 
 #include "agent/engine/collective.h"
+#include "agent/engine/gpu/nccl_types.h"
 #include "agent/log.h"
 #include "agent/memory/cuda_memory.h"
-#include "agent/engine/gpu/nccl_types.h"
 #include "agent/sched/urgency.h"
+#include "ipc/event_fd.h"
 #include "loaders/cuda/driver.h"
 #include "loaders/nccl/library.h"
-#include "ipc/event_fd.h"
 
 namespace outrider::agent {
 
@@ -33,22 +33,29 @@ using nccl_types::RedOpOf;
 
 bool NcclEligible(const ValidatedOp& op) {
   if (op.kind == ipc::OpKind::kAlltoallv) {  // moves bytes: any dtype
-    return (op.recv.on_device() || op.send.on_device()) && (op.recv.empty() || op.recv.on_device()) &&
-           (op.send.empty() || op.send.on_device());
+    return (op.recv.on_device() || op.send.on_device()) &&
+           (op.recv.empty() || op.recv.on_device()) && (op.send.empty() || op.send.on_device());
   }
   ncclDataType_t t;
   if (!DtypeOf(op.dtype, &t)) return false;
   switch (op.kind) {
     case ipc::OpKind::kAllreduce:
     case ipc::OpKind::kAllgather:
-    case ipc::OpKind::kReduceScatter: return op.recv.on_device() && (op.send.empty() || op.send.on_device());
-    case ipc::OpKind::kBroadcast: return op.recv.on_device() || op.send.on_device();
-    default: return false;
+    case ipc::OpKind::kReduceScatter:
+      return op.recv.on_device() && (op.send.empty() || op.send.on_device());
+    case ipc::OpKind::kBroadcast:
+      return op.recv.on_device() || op.send.on_device();
+    default:
+      return false;
   }
 }
 
 NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
-    : job_id_(std::move(job_id)), node_(node), world_(world), options_(options), links_(std::move(links)) {}
+    : job_id_(std::move(job_id)),
+      node_(node),
+      world_(world),
+      options_(options),
+      links_(std::move(links)) {}
 
 NcclPath::~NcclPath() {
   if (counted_busy_) --busy_paths_;
@@ -62,7 +69,8 @@ NcclPath::~NcclPath() {
   }
 }
 
-void NcclPath::Add(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops, int32_t priority, Done done) {
+void NcclPath::Add(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops,
+                   int32_t priority, Done done) {
   if (state_ == State::kFailed) return done(failed_);
   Item item;
   if (ops[0]->kind == ipc::OpKind::kAlltoallv) {  // one launch of send/receive pairs
@@ -98,7 +106,8 @@ std::set<std::tuple<int32_t, uint64_t, NcclPath::InstanceId>>::iterator NcclPath
   for (auto it = ready_.begin(); it != ready_.end(); ++it) {
     const Item& item = items_.at(std::get<2>(*it));
     int64_t urgency = Urgency(item.priority, item.ready_ns, now, options_.aging_ns);
-    if (best == ready_.end() || urgency < best_urgency || (urgency == best_urgency && item.ready < items_.at(std::get<2>(*best)).ready)) {
+    if (best == ready_.end() || urgency < best_urgency ||
+        (urgency == best_urgency && item.ready < items_.at(std::get<2>(*best)).ready)) {
       best = it;
       best_urgency = urgency;
     }
@@ -123,8 +132,9 @@ void NcclPath::Drop(uint64_t key, uint64_t seq, const Status& why) {
 void NcclPath::OnId(const uint8_t* data, size_t len) {
   if (root() || !id_.empty()) return;
   if (len != sizeof(ncclUniqueId)) {
-    return FailAll(Internal("job '" + job_id_ + "': node 0's agent sent an NCCL unique id of " + std::to_string(len) +
-                            " bytes, not " + std::to_string(sizeof(ncclUniqueId))));
+    return FailAll(Internal("job '" + job_id_ + "': node 0's agent sent an NCCL unique id of " +
+                            std::to_string(len) + " bytes, not " +
+                            std::to_string(sizeof(ncclUniqueId))));
   }
   id_.assign(reinterpret_cast<const char*>(data), len);
 }
@@ -132,8 +142,9 @@ void NcclPath::OnId(const uint8_t* data, size_t len) {
 void NcclPath::OnTicket(uint64_t key, uint64_t seq, const NcclTicket& t) {
   if (root() || state_ == State::kFailed) return;
   if (t.number < next_launch_ || t.count == 0) {
-    return FailAll(Internal("job '" + job_id_ + "': node 0's agent sent NCCL launch ticket " + std::to_string(t.number) +
-                            " out of order (next is " + std::to_string(next_launch_) + ")"));
+    return FailAll(Internal("job '" + job_id_ + "': node 0's agent sent NCCL launch ticket " +
+                            std::to_string(t.number) + " out of order (next is " +
+                            std::to_string(next_launch_) + ")"));
   }
   tickets_[t.number] = {{key, seq}, t};
   CountBusy();
@@ -150,7 +161,9 @@ void NcclPath::FailAll(const Status& why) {
   if (state_ != State::kFailed) {
     failed_ = why;
     state_ = State::kFailed;
-    if (!comms_.empty()) Logger("engine")->warn("job '{}': its NCCL communicators failed: {}", job_id_, why.ToString());
+    if (!comms_.empty())
+      Logger("engine")->warn("job '{}': its NCCL communicators failed: {}", job_id_,
+                             why.ToString());
     if (auto n = nccl::Load(); n.ok()) {
       for (void*& c : comms_) {
         if (c != nullptr) (void)(*n)->ncclCommAbort(Comm(c));
@@ -197,7 +210,8 @@ bool NcclPath::PumpOnce() {
   if (state_ == State::kInit && comms_.empty()) {
     if (id_.empty()) {  // waits for node 0's id
       if (ipc::MonotonicNs() < init_deadline_ns_) return worked;
-      FailAll(DeadlineExceeded("job '" + job_id_ + "': node 0's agent sent no NCCL unique id within " +
+      FailAll(DeadlineExceeded("job '" + job_id_ +
+                               "': node 0's agent sent no NCCL unique id within " +
                                std::to_string(options_.init_timeout_ns / 1'000'000) + " ms"));
       return true;
     }
@@ -217,7 +231,8 @@ bool NcclPath::PumpOnce() {
     }
     if (starting) {
       if (ipc::MonotonicNs() < init_deadline_ns_) return worked;
-      FailAll(DeadlineExceeded("job '" + job_id_ + "': its NCCL communicators did not start within " +
+      FailAll(DeadlineExceeded("job '" + job_id_ +
+                               "': its NCCL communicators did not start within " +
                                std::to_string(options_.init_timeout_ns / 1'000'000) + " ms"));
       return true;
     }
@@ -227,7 +242,8 @@ bool NcclPath::PumpOnce() {
       gpus += (r == 0 ? "" : ",") + std::to_string(devices_[r]);
       ranks += (r == 0 ? "" : ",") + std::to_string(ranks_[r]);
     }
-    Logger("engine")->info("job '{}': NCCL communicators ready, ranks {} of {} on GPUs {}", job_id_, ranks, world_, gpus);
+    Logger("engine")->info("job '{}': NCCL communicators ready, ranks {} of {} on GPUs {}", job_id_,
+                           ranks, world_, gpus);
     worked = true;
   }
   if (root()) HandOutTickets();
@@ -258,7 +274,8 @@ bool NcclPath::PumpOnce() {
     auto cuda = CudaMemory::Get();
     while (!flight_.empty()) {
       bool done = true;
-      for (auto [stream, ticket] : flight_.front().tickets) done = done && (*cuda)->Done(stream, ticket);
+      for (auto [stream, ticket] : flight_.front().tickets)
+        done = done && (*cuda)->Done(stream, ticket);
       if (!done) break;
       InFlight f = std::move(flight_.front());
       flight_.pop_front();
@@ -280,9 +297,17 @@ bool NcclPath::PumpOnce() {
 }
 
 nlohmann::json NcclPath::StatusJson() const {
-  const char* state = state_ == State::kNone ? "none" : state_ == State::kInit ? "starting" : state_ == State::kReady ? "ready" : "failed";
-  nlohmann::json j = {{"state", state}, {"devices", devices_}, {"ranks", ranks_}, {"launched", launched_},
-                      {"completed", completed_}, {"waiting", items_.size()}, {"in_flight", flight_.size()},
+  const char* state = state_ == State::kNone    ? "none"
+                      : state_ == State::kInit  ? "starting"
+                      : state_ == State::kReady ? "ready"
+                                                : "failed";
+  nlohmann::json j = {{"state", state},
+                      {"devices", devices_},
+                      {"ranks", ranks_},
+                      {"launched", launched_},
+                      {"completed", completed_},
+                      {"waiting", items_.size()},
+                      {"in_flight", flight_.size()},
                       {"next_launch", next_launch_}};
   if (!failed_.ok()) j["error"] = failed_.ToString();
   return j;
@@ -292,7 +317,11 @@ nlohmann::json NcclPath::StatusJson() const {
 
 bool NcclEligible(const ValidatedOp&) { return false; }
 NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
-    : job_id_(std::move(job_id)), node_(node), world_(world), options_(options), links_(std::move(links)) {}
+    : job_id_(std::move(job_id)),
+      node_(node),
+      world_(world),
+      options_(options),
+      links_(std::move(links)) {}
 NcclPath::~NcclPath() {
   if (counted_busy_) --busy_paths_;
 }

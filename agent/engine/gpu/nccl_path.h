@@ -29,13 +29,12 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/engine/gpu/nccl_policy.h"
 #include "agent/engine/op.h"
@@ -64,7 +63,8 @@ class NcclPath {
     uint64_t init_timeout_ns = 60'000'000'000;
     uint64_t chunk_bytes = uint64_t{32} << 20;
     uint64_t aging_ns = 100'000'000;  // a ready instance gains a priority level per this; 0 = none
-    std::function<uint64_t()> clock;  // for the aging (tests use a fake one); empty: the monotonic clock
+    std::function<uint64_t()>
+        clock;  // for the aging (tests use a fake one); empty: the monotonic clock
   };
   // Messages to the job's other nodes' agents (node 0 sends both; unused with one node).
   struct Links {
@@ -84,7 +84,8 @@ class NcclPath {
   // Every local rank submitted instance (key, seq): `ops` by local rank (all NcclEligible, agreed
   // among them, valid until `done` runs or Drop). It launches once its tickets come: at node 0
   // after Agreed.
-  void Add(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops, int32_t priority, Done done);
+  void Add(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops, int32_t priority,
+           Done done);
   // Node 0: every node added the instance, alike. (Other nodes ignore it.)
   void Agreed(uint64_t key, uint64_t seq);
   // The instance failed before it could run (its nodes disagreed, a node aborted it): forgotten,
@@ -113,13 +114,13 @@ class NcclPath {
     std::vector<const ValidatedOp*> ops;
     Done done;
     int32_t priority = 0;
-    uint64_t count = 0;      // elements the tickets cover (alltoallv: 1, its one launch)
+    uint64_t count = 0;       // elements the tickets cover (alltoallv: 1, its one launch)
     uint64_t unit_bytes = 0;  // bytes of one of them
-    uint64_t ticketed = 0;   // node 0: elements handed out
-    uint64_t completed = 0;  // elements whose chunks finished here
-    bool in_order = false;   // some chunk of it has a ticket
-    uint64_t ready = 0;      // node 0: its place in ready_ (0: not there yet)
-    uint64_t ready_ns = 0;   // node 0: when it became ready
+    uint64_t ticketed = 0;    // node 0: elements handed out
+    uint64_t completed = 0;   // elements whose chunks finished here
+    bool in_order = false;    // some chunk of it has a ticket
+    uint64_t ready = 0;       // node 0: its place in ready_ (0: not there yet)
+    uint64_t ready_ns = 0;    // node 0: when it became ready
   };
   struct InFlight {
     InstanceId id;
@@ -158,7 +159,7 @@ class NcclPath {
   // readiness).
   std::set<std::tuple<int32_t, uint64_t, InstanceId>>::iterator MostUrgent();
   uint64_t Now() const;
-  uint64_t ready_count_ = 0;  // instances that became ready so far
+  uint64_t ready_count_ = 0;       // instances that became ready so far
   uint64_t unfinished_bytes_ = 0;  // node 0: bytes of chunks with a ticket, not finished here
   std::map<uint64_t, std::pair<InstanceId, NcclTicket>> tickets_;  // by number, not launched yet
   uint64_t next_ticket_ = 0;  // node 0: the next number to hand out

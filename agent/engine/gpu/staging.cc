@@ -15,7 +15,8 @@ namespace {
 // Sparse ops whose rows can be coalesced on the GPU: one f32 row per id (or ids alone), both in
 // GPU memory that no output of the op shares.
 bool Coalescible(const ValidatedOp& op) {
-  if (op.kind != ipc::OpKind::kSparseAllreduce && op.kind != ipc::OpKind::kSparseShard) return false;
+  if (op.kind != ipc::OpKind::kSparseAllreduce && op.kind != ipc::OpKind::kSparseShard)
+    return false;
   if (op.dtype != ipc::DType::kF32 || op.nnz == 0 || !op.ids.on_device()) return false;
   if (op.count > 0 && (!op.send.on_device() || op.send.device != op.ids.device)) return false;
   for (const BufferSpan* out : {&op.recv, &op.out_ids, &op.demand}) {
@@ -56,7 +57,8 @@ std::shared_ptr<const void> Staging::HoldPinned(CudaMemory::Pinned p) {
   return std::shared_ptr<const void>(p.data, [cuda, p](const void*) { cuda->GivePinned(p); });
 }
 
-Staging::Shadow* Staging::NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st) {
+Staging::Shadow* Staging::NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes,
+                                    Status* st) {
   auto pinned = cuda_->TakePinned(bytes);
   if (!pinned.ok()) {
     *st = pinned.status();
@@ -93,22 +95,25 @@ bool Staging::StartCoalesce(const ValidatedOp& op, Staged* s) {
   if (st.ok()) {
     c.counts = *counts;
     c.stream = *stream;
-    st = c.lib->Check(c.lib->coalesce(reinterpret_cast<const void*>(op.ids.address), c.id_bytes,
-                                      reinterpret_cast<const float*>(op.send.address), c.nnz, c.dim, c.stream,
-                                      reinterpret_cast<uint64_t*>(c.counts.data), &c.handle),
-                      "coalescing sparse rows on the GPU");
+    st = c.lib->Check(
+        c.lib->coalesce(reinterpret_cast<const void*>(op.ids.address), c.id_bytes,
+                        reinterpret_cast<const float*>(op.send.address), c.nnz, c.dim, c.stream,
+                        reinterpret_cast<uint64_t*>(c.counts.data), &c.handle),
+        "coalescing sparse rows on the GPU");
   }
   if (!st.ok()) {
     if (counts.ok()) cuda_->GivePinned(*counts);
     coalesce_off_ = true;
-    Logger("control")->warn("sparse rows on GPU {} are copied as they are from now on: {}", op.ids.device, st.message());
+    Logger("control")->warn("sparse rows on GPU {} are copied as they are from now on: {}",
+                            op.ids.device, st.message());
     return false;
   }
   c.counts_hold = HoldPinned(c.counts);
   if (!said_coalescing_) {
     said_coalescing_ = true;
-    Logger("control")->info("sparse rows on GPU {} are coalesced there before they are copied (op {}: {} rows; {})",
-                            op.ids.device, op.op_id, op.nnz, c.lib->library);
+    Logger("control")->info(
+        "sparse rows on GPU {} are coalesced there before they are copied (op {}: {} rows; {})",
+        op.ids.device, op.op_id, op.nnz, c.lib->library);
   }
   s->coalesce = std::move(c);
   return true;
@@ -120,15 +125,17 @@ Status Staging::CopyCoalesced(Staged* s) {
   std::memcpy(counts, c.counts.data, sizeof(counts));
   uint64_t unique = counts[0], moved = counts[1];
   if (unique == 0 || unique > c.nnz) {
-    return Internal("op " + std::to_string(s->device_op.op_id) + ": the GPU coalesced " + std::to_string(c.nnz) +
-                    " rows into " + std::to_string(unique));
+    return Internal("op " + std::to_string(s->device_op.op_id) + ": the GPU coalesced " +
+                    std::to_string(c.nnz) + " rows into " + std::to_string(unique));
   }
-  seen_[s->device_op.key] = Seen{moved == 0 && unique == c.nnz, static_cast<double>(unique) / static_cast<double>(c.nnz)};
+  seen_[s->device_op.key] =
+      Seen{moved == 0 && unique == c.nnz, static_cast<double>(unique) / static_cast<double>(c.nnz)};
   if (Metrics().enabled()) {
     Metrics().gpu_sparse_coalesced_in->Inc(static_cast<double>(c.nnz));
     Metrics().gpu_sparse_coalesced_out->Inc(static_cast<double>(unique));
   }
-  uint64_t id_bytes = unique * static_cast<uint64_t>(c.id_bytes), value_bytes = unique * c.dim * sizeof(float);
+  uint64_t id_bytes = unique * static_cast<uint64_t>(c.id_bytes),
+           value_bytes = unique * c.dim * sizeof(float);
   BufferSpan ids{MemoryKind::kCudaFd, s->device, c.lib->coalesce_ids(c.handle), id_bytes};
   BufferSpan values{MemoryKind::kCudaFd, s->device, c.lib->coalesce_values(c.handle), value_bytes};
   Status st;
@@ -158,7 +165,8 @@ void Staging::FreeCoalesced(Staged* s) {
 void Staging::NoteStaged(const Staged& s) {
   const ValidatedOp& op = s.device_op;
   if (!Coalescible(op) || s.coalesce) return;
-  if (seen_.size() >= 4096 && seen_.find(op.key) == seen_.end()) seen_.clear();  // keys are a model's tables: few
+  if (seen_.size() >= 4096 && seen_.find(op.key) == seen_.end())
+    seen_.clear();  // keys are a model's tables: few
   if (Metrics().enabled()) Metrics().gpu_sparse_as_is->Inc(static_cast<double>(op.nnz));
   const auto* ids = reinterpret_cast<const uint8_t*>(s.host_op.ids.address);
   Seen& seen = seen_[op.key];
@@ -260,11 +268,13 @@ Result<const ValidatedOp*> Staging::Ready(uint64_t op_id) {
   return &s.host_op;
 }
 
-bool Staging::Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report) {
+bool Staging::Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+                     const OpReport* report) {
   auto it = ops_.find(op_id);
   if (it == ops_.end()) return false;
   Staged& s = it->second;
-  s.completion = Completion{op_id, status, seq, agent_ns, report != nullptr ? std::optional<OpReport>(*report) : std::nullopt};
+  s.completion = Completion{op_id, status, seq, agent_ns,
+                            report != nullptr ? std::optional<OpReport>(*report) : std::nullopt};
   if (s.phase == Phase::kCoalesce || s.phase == Phase::kCopyIn) {
     // Failed before it started (the session is closing): the copies in may still run.
     cuda_->Drain();
@@ -278,9 +288,10 @@ bool Staging::Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_
   }
   auto ticket = cuda_->Enqueue(s.device, copies);
   if (!ticket.ok()) {
-    s.completion.status = Status(ticket.status().code(), "op " + std::to_string(op_id) +
-                                                             ": copying its result back to the GPU: " +
-                                                             ticket.status().message());
+    s.completion.status =
+        Status(ticket.status().code(),
+               "op " + std::to_string(op_id) +
+                   ": copying its result back to the GPU: " + ticket.status().message());
     cuda_->Drain();
     s.ticket = 0;
   } else {

@@ -40,7 +40,8 @@ class Staging {
   Result<const ValidatedOp*> Ready(uint64_t op_id);
   // The engine finished `op_id`. One of these: its outputs are being copied back (true), and
   // TakeFinished hands the completion on once they are there. Else false.
-  bool Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns, const OpReport* report);
+  bool Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
+              const OpReport* report);
 
   struct Completion {
     uint64_t op_id;
@@ -70,11 +71,12 @@ class Staging {
     double unique_ratio = 1;
   };
   struct Shadow {
-    BufferSpan device;          // the client's GPU memory
-    CudaMemory::Pinned host;    // the agent's copy of it
-    std::shared_ptr<const void> hold;  // gives `host` back once neither this nor the engine's op uses it
-    bool in;                    // copied in before the op
-    bool out;                   // copied back after it
+    BufferSpan device;        // the client's GPU memory
+    CudaMemory::Pinned host;  // the agent's copy of it
+    std::shared_ptr<const void>
+        hold;  // gives `host` back once neither this nor the engine's op uses it
+    bool in;   // copied in before the op
+    bool out;  // copied back after it
   };
   struct Staged {
     Phase phase = Phase::kCopyIn;

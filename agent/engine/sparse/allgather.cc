@@ -17,17 +17,20 @@ namespace {
 class AllgatherExchange : public Exchange {
  public:
   explicit AllgatherExchange(const Context& c)
-      : c_(c), ranges_(RangesFrom(c.range_starts, c.table.rows)),
+      : c_(c),
+        ranges_(RangesFrom(c.range_starts, c.table.rows)),
         parts_(ranges_.size(), std::vector<std::optional<Rows>>(static_cast<size_t>(c.nodes))),
-        got_(ranges_.size(), 0), sums_(ranges_.size()) {}
+        got_(ranges_.size(), 0),
+        sums_(ranges_.size()) {}
 
   void Start(Rows mine, std::vector<Outgoing>*) override {
     mine_ = std::move(mine);
     ends_.reserve(ranges_.size());
     size_t i = 0;
     for (size_t k = 0; k < ranges_.size(); ++k) {
-      size_t end = static_cast<size_t>(std::lower_bound(mine_.ids.begin() + static_cast<long>(i), mine_.ids.end(),
-                                                        ranges_[k].hi) - mine_.ids.begin());
+      size_t end = static_cast<size_t>(std::lower_bound(mine_.ids.begin() + static_cast<long>(i),
+                                                        mine_.ids.end(), ranges_[k].hi) -
+                                       mine_.ids.begin());
       ends_.push_back(end);
       i = end;
     }
@@ -44,7 +47,8 @@ class AllgatherExchange : public Exchange {
     if (c_.nodes == 1 || next_ == ranges_.size()) return;
     size_t k = next_++;
     size_t begin = k == 0 ? 0 : ends_[k - 1];
-    auto bytes = Share(EncodeTrailed(Encoding::kSparse, mine_, begin, ends_[k], ranges_[k], c_.table, c_.block_rows, k));
+    auto bytes = Share(EncodeTrailed(Encoding::kSparse, mine_, begin, ends_[k], ranges_[k],
+                                     c_.table, c_.block_rows, k));
     for (int n = 0; n < c_.nodes; ++n) {
       if (n != c_.me) out->push_back({n, 0, bytes});
     }
@@ -53,15 +57,20 @@ class AllgatherExchange : public Exchange {
 
   size_t ready_rows() const override { return result_.size(); }  // whole ranges, in order
 
-  Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>*) override {
-    if (phase != 0) return ProtocolError("sparse allgather: unexpected phase " + std::to_string(phase));
+  Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len,
+                   std::vector<Outgoing>*) override {
+    if (phase != 0)
+      return ProtocolError("sparse allgather: unexpected phase " + std::to_string(phase));
     OUTRIDER_ASSIGN_OR_RETURN(uint64_t k, ReadTrailer(data, len, 0, "sparse allgather"));
     auto f = static_cast<size_t>(from);
-    if (k >= ranges_.size()) return ProtocolError("sparse allgather: a range this op does not have");
-    if (got_[k] == c_.nodes || parts_[k][f].has_value()) return ProtocolError("sparse allgather: a node sent a range twice");
+    if (k >= ranges_.size())
+      return ProtocolError("sparse allgather: a range this op does not have");
+    if (got_[k] == c_.nodes || parts_[k][f].has_value())
+      return ProtocolError("sparse allgather: a node sent a range twice");
     // (This node's own part is taken from mine_ only when the range is summed: parts_[k][me] stays
     // empty until then, and no peer is this node.)
-    OUTRIDER_ASSIGN_OR_RETURN(Rows rows, Decode(data, len - kTrailerBytes, ranges_[k], c_.table, c_.block_rows));
+    OUTRIDER_ASSIGN_OR_RETURN(
+        Rows rows, Decode(data, len - kTrailerBytes, ranges_[k], c_.table, c_.block_rows));
     parts_[k][f] = std::move(rows);
     Arrived(static_cast<size_t>(k));
     return Status::Ok();
@@ -75,7 +84,8 @@ class AllgatherExchange : public Exchange {
     if (++got_[k] < c_.nodes) return;
     size_t begin = k == 0 ? 0 : ends_[k - 1];
     Rows& own = parts_[k][Me()].emplace();
-    own.ids.assign(mine_.ids.begin() + static_cast<long>(begin), mine_.ids.begin() + static_cast<long>(ends_[k]));
+    own.ids.assign(mine_.ids.begin() + static_cast<long>(begin),
+                   mine_.ids.begin() + static_cast<long>(ends_[k]));
     own.vals.assign(mine_.vals.begin() + static_cast<long>(begin * c_.table.dim),
                     mine_.vals.begin() + static_cast<long>(ends_[k] * c_.table.dim));
     sums_.Complete(k, &parts_[k], c_.table, &result_);
@@ -90,16 +100,17 @@ class AllgatherExchange : public Exchange {
   Context c_;
   std::vector<IdRange> ranges_;
   Rows mine_;
-  std::vector<size_t> ends_;                            // by range: where its rows of mine_ end
+  std::vector<size_t> ends_;                             // by range: where its rows of mine_ end
   std::vector<std::vector<std::optional<Rows>>> parts_;  // range -> node -> its rows
-  std::vector<int> got_;                                // range -> parts here (summed at N)
-  RangeResult sums_;                                    // the ranges' sums, into result_ in order
-  size_t next_ = 0;                                     // the next range to send
+  std::vector<int> got_;                                 // range -> parts here (summed at N)
+  RangeResult sums_;                                     // the ranges' sums, into result_ in order
+  size_t next_ = 0;                                      // the next range to send
 };
 
 }  // namespace
 
-void RangeResult::Complete(size_t k, std::vector<std::optional<Rows>>* parts, const Table& t, Rows* result) {
+void RangeResult::Complete(size_t k, std::vector<std::optional<Rows>>* parts, const Table& t,
+                           Rows* result) {
   OUTRIDER_CHECK(k < waiting_.size() && !completed_[k]);
   completed_[k] = true;
   if (k != appended_) {
@@ -152,6 +163,8 @@ uint64_t RangeMessageBytes(uint64_t n, IdRange range, const Table& t) {
   return EncodedBytes(Encoding::kSparse, n, range, t, 8) + kTrailerBytes;
 }
 
-std::unique_ptr<Exchange> MakeAllgather(const Context& c) { return std::make_unique<AllgatherExchange>(c); }
+std::unique_ptr<Exchange> MakeAllgather(const Context& c) {
+  return std::make_unique<AllgatherExchange>(c);
+}
 
 }  // namespace outrider::agent::sparse

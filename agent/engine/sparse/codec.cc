@@ -20,9 +20,13 @@ uint64_t IdWidth(uint64_t range) { return range <= (uint64_t{1} << 32) ? 4 : 8; 
 uint64_t BitmapBytes(uint64_t bits) { return (bits + 7) / 8; }
 uint64_t ListBytes(uint64_t n, uint64_t range) { return n * IdWidth(range); }
 bool UseBitmap(uint64_t n, uint64_t range) { return BitmapBytes(range) < ListBytes(n, range); }
-uint64_t IdBytes(uint64_t n, uint64_t range) { return std::min(BitmapBytes(range), ListBytes(n, range)); }
+uint64_t IdBytes(uint64_t n, uint64_t range) {
+  return std::min(BitmapBytes(range), ListBytes(n, range));
+}
 
-uint64_t BlockCount(IdRange range, uint64_t block_rows) { return (range.size() + block_rows - 1) / block_rows; }
+uint64_t BlockCount(IdRange range, uint64_t block_rows) {
+  return (range.size() + block_rows - 1) / block_rows;
+}
 
 // Writes `ids` (offsets inside a range of `space` values, sorted) as list or bitmap.
 void PutIds(const std::vector<uint64_t>& offs, uint64_t space, std::vector<uint8_t>* out) {
@@ -50,7 +54,8 @@ Status GetIds(const uint8_t*& p, const uint8_t* end, uint64_t n, uint64_t space,
   offs->clear();
   if (bitmap) {
     uint64_t bytes = BitmapBytes(space);
-    if (static_cast<uint64_t>(end - p) < bytes) return ProtocolError("sparse payload: bitmap truncated");
+    if (static_cast<uint64_t>(end - p) < bytes)
+      return ProtocolError("sparse payload: bitmap truncated");
     for (uint64_t b = 0; b < bytes; ++b) {
       for (uint8_t byte = p[b]; byte != 0; byte &= byte - 1) {
         uint64_t o = b * 8 + static_cast<uint64_t>(__builtin_ctz(byte));
@@ -59,16 +64,19 @@ Status GetIds(const uint8_t*& p, const uint8_t* end, uint64_t n, uint64_t space,
       }
     }
     p += bytes;
-    if (offs->size() != n) return ProtocolError("sparse payload: bitmap count disagrees with its header");
+    if (offs->size() != n)
+      return ProtocolError("sparse payload: bitmap count disagrees with its header");
     return Status::Ok();
   }
   uint64_t w = IdWidth(space);
-  if (n > static_cast<uint64_t>(end - p) / w) return ProtocolError("sparse payload: id list truncated");
+  if (n > static_cast<uint64_t>(end - p) / w)
+    return ProtocolError("sparse payload: id list truncated");
   offs->resize(n);
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t v = 0;
     std::memcpy(&v, p + w * i, w);
-    if (v >= space || (i > 0 && v <= (*offs)[i - 1])) return ProtocolError("sparse payload: ids out of order or range");
+    if (v >= space || (i > 0 && v <= (*offs)[i - 1]))
+      return ProtocolError("sparse payload: ids out of order or range");
     (*offs)[i] = v;
   }
   p += n * w;
@@ -79,11 +87,13 @@ Status GetIds(const uint8_t*& p, const uint8_t* end, uint64_t n, uint64_t space,
 
 uint64_t CountBlocks(const Rows& r, size_t begin, size_t end, uint64_t block_rows) {
   uint64_t n = 0;
-  for (size_t i = begin; i < end; ++i) n += i == begin || r.ids[i] / block_rows != r.ids[i - 1] / block_rows;
+  for (size_t i = begin; i < end; ++i)
+    n += i == begin || r.ids[i] / block_rows != r.ids[i - 1] / block_rows;
   return n;
 }
 
-uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t, uint64_t block_rows) {
+uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t,
+                      uint64_t block_rows) {
   switch (enc) {
     case Encoding::kSparse:
       return kWireHeaderBytes + IdBytes(n, range.size()) + n * t.row_bytes();
@@ -100,21 +110,24 @@ uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t, u
 namespace {
 
 // The encoding followed by `tail_bytes` zero bytes, reserved up front where the size is known.
-std::vector<uint8_t> EncodeWithTail(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range,
-                                    const Table& t, uint64_t block_rows, size_t tail_bytes) {
+std::vector<uint8_t> EncodeWithTail(Encoding enc, const Rows& r, size_t begin, size_t end,
+                                    IdRange range, const Table& t, uint64_t block_rows,
+                                    size_t tail_bytes) {
   std::vector<uint8_t> out(kWireHeaderBytes);
   WireHeader h{};
   uint64_t rb = t.row_bytes();
   std::vector<uint64_t> offs;
   if (enc == Encoding::kSparse) {
-    h.format = static_cast<uint32_t>(UseBitmap(end - begin, range.size()) ? Format::kBitmap : Format::kList);
+    h.format = static_cast<uint32_t>(UseBitmap(end - begin, range.size()) ? Format::kBitmap
+                                                                          : Format::kList);
     h.count = end - begin;
     for (size_t i = begin; i < end; ++i) offs.push_back(r.ids[i] - range.lo);
     PutIds(offs, range.size(), &out);
     size_t at = out.size();
     out.reserve(at + h.count * rb + tail_bytes);
     out.resize(at + h.count * rb);
-    if (h.count > 0) StoreValues(t, r.vals.data() + begin * t.dim, h.count * t.dim, out.data() + at);
+    if (h.count > 0)
+      StoreValues(t, r.vals.data() + begin * t.dim, h.count * t.dim, out.data() + at);
   } else if (enc == Encoding::kBlocks) {
     // Blocks are aligned to the range start; the last one may be short (padded with zero rows).
     h.format = static_cast<uint32_t>(Format::kBlocks);
@@ -124,7 +137,8 @@ std::vector<uint8_t> EncodeWithTail(Encoding enc, const Rows& r, size_t begin, s
       if (offs.empty() || offs.back() != b) offs.push_back(b);
     }
     h.count = offs.size();
-    h.id_format = static_cast<uint32_t>(UseBitmap(offs.size(), nblocks) ? Format::kBitmap : Format::kList);
+    h.id_format =
+        static_cast<uint32_t>(UseBitmap(offs.size(), nblocks) ? Format::kBitmap : Format::kList);
     PutIds(offs, nblocks, &out);
     size_t mask_bytes = BitmapBytes(block_rows), block_bytes = mask_bytes + block_rows * rb;
     size_t at = out.size();
@@ -153,32 +167,37 @@ std::vector<uint8_t> EncodeWithTail(Encoding enc, const Rows& r, size_t begin, s
     }
   }
   std::memcpy(out.data(), &h, sizeof(h));
-  out.resize(out.size() + tail_bytes, 0);  // in the capacity reserved above (sparse, dense), else grows once
+  out.resize(out.size() + tail_bytes,
+             0);  // in the capacity reserved above (sparse, dense), else grows once
   return out;
 }
 
 }  // namespace
 
-std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                            uint64_t block_rows) {
+std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range,
+                            const Table& t, uint64_t block_rows) {
   return EncodeWithTail(enc, r, begin, end, range, t, block_rows, 0);
 }
 
-std::vector<uint8_t> EncodeTrailed(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                                   uint64_t block_rows, uint64_t trailer) {
+std::vector<uint8_t> EncodeTrailed(Encoding enc, const Rows& r, size_t begin, size_t end,
+                                   IdRange range, const Table& t, uint64_t block_rows,
+                                   uint64_t trailer) {
   std::vector<uint8_t> m = EncodeWithTail(enc, r, begin, end, range, t, block_rows, kTrailerBytes);
   std::memcpy(m.data() + m.size() - kTrailerBytes, &trailer, kTrailerBytes);
   return m;
 }
 
-Result<uint64_t> ReadTrailer(const uint8_t* data, size_t len, size_t min_encoding, std::string_view what) {
-  if (len < min_encoding + kTrailerBytes) return ProtocolError(std::string(what) + ": message shorter than its framing");
+Result<uint64_t> ReadTrailer(const uint8_t* data, size_t len, size_t min_encoding,
+                             std::string_view what) {
+  if (len < min_encoding + kTrailerBytes)
+    return ProtocolError(std::string(what) + ": message shorter than its framing");
   uint64_t trailer = 0;
   std::memcpy(&trailer, data + len - kTrailerBytes, kTrailerBytes);
   return trailer;
 }
 
-Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table& t, uint64_t block_rows) {
+Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table& t,
+                    uint64_t block_rows) {
   if (len < sizeof(WireHeader)) return ProtocolError("sparse payload shorter than its header");
   WireHeader h;
   std::memcpy(&h, data, sizeof(h));
@@ -190,8 +209,10 @@ Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table&
   auto format = static_cast<Format>(h.format);
   if (format == Format::kList || format == Format::kBitmap) {
     if (h.count > range.size()) return ProtocolError("sparse payload: more rows than its range");
-    OUTRIDER_RETURN_IF_ERROR(GetIds(p, end, h.count, range.size(), format == Format::kBitmap, &offs));
-    if (static_cast<uint64_t>(end - p) != h.count * rb) return ProtocolError("sparse payload: value bytes disagree with the row count");
+    OUTRIDER_RETURN_IF_ERROR(
+        GetIds(p, end, h.count, range.size(), format == Format::kBitmap, &offs));
+    if (static_cast<uint64_t>(end - p) != h.count * rb)
+      return ProtocolError("sparse payload: value bytes disagree with the row count");
     r.ids.resize(h.count);
     for (uint64_t i = 0; i < h.count; ++i) r.ids[i] = range.lo + offs[i];
     r.vals.resize(h.count * t.dim);
@@ -202,10 +223,12 @@ Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table&
     uint64_t nblocks = BlockCount(range, block_rows);
     if (h.count > nblocks) return ProtocolError("sparse payload: more blocks than its range");
     auto idf = static_cast<Format>(h.id_format);
-    if (idf != Format::kList && idf != Format::kBitmap) return ProtocolError("sparse payload: unknown block id format");
+    if (idf != Format::kList && idf != Format::kBitmap)
+      return ProtocolError("sparse payload: unknown block id format");
     OUTRIDER_RETURN_IF_ERROR(GetIds(p, end, h.count, nblocks, idf == Format::kBitmap, &offs));
     uint64_t mask_bytes = BitmapBytes(block_rows), block_bytes = mask_bytes + block_rows * rb;
-    if (static_cast<uint64_t>(end - p) != h.count * block_bytes) return ProtocolError("sparse payload: block bytes disagree with the block count");
+    if (static_cast<uint64_t>(end - p) != h.count * block_bytes)
+      return ProtocolError("sparse payload: block bytes disagree with the block count");
     for (uint64_t k = 0; k < h.count; ++k) {
       const uint8_t* blk = p + k * block_bytes;
       for (uint64_t j = 0; j < block_rows; ++j) {
@@ -222,7 +245,8 @@ Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table&
   }
   if (format == Format::kDense) {
     uint64_t mask_bytes = BitmapBytes(range.size());
-    if (static_cast<uint64_t>(end - p) != mask_bytes + range.size() * rb) return ProtocolError("sparse payload: dense range has the wrong size");
+    if (static_cast<uint64_t>(end - p) != mask_bytes + range.size() * rb)
+      return ProtocolError("sparse payload: dense range has the wrong size");
     OUTRIDER_RETURN_IF_ERROR(GetIds(p, end, h.count, range.size(), true, &offs));
     r.ids.resize(offs.size());
     r.vals.resize(offs.size() * t.dim);

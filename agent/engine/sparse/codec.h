@@ -30,20 +30,23 @@ inline constexpr uint64_t kWireHeaderBytes = 16;
 // Exact encoded size of `n` rows (kBlocks: `n` non-zero blocks) in `range`.
 uint64_t EncodedBytes(Encoding enc, uint64_t n, IdRange range, const Table& t, uint64_t block_rows);
 // Encodes rows [begin, end) of `r`, whose ids must lie in `range`.
-std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                            uint64_t block_rows);
+std::vector<uint8_t> Encode(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range,
+                            const Table& t, uint64_t block_rows);
 // Decodes a peer's encoding; anything inconsistent with `range` and `t` is a protocol error.
-Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table& t, uint64_t block_rows);
+Result<Rows> Decode(const uint8_t* data, size_t len, IdRange range, const Table& t,
+                    uint64_t block_rows);
 
 // Streamed messages carry a u64 after their encoding, which says what part of the op they are (a
 // range's index, a block's first row): [encoding][u64 trailer].
 inline constexpr uint64_t kTrailerBytes = 8;
 // Encode, with `trailer` after it (written in the same buffer, not copied again).
-std::vector<uint8_t> EncodeTrailed(Encoding enc, const Rows& r, size_t begin, size_t end, IdRange range, const Table& t,
-                                   uint64_t block_rows, uint64_t trailer);
+std::vector<uint8_t> EncodeTrailed(Encoding enc, const Rows& r, size_t begin, size_t end,
+                                   IdRange range, const Table& t, uint64_t block_rows,
+                                   uint64_t trailer);
 // A message's trailer; its encoding is the first len - kTrailerBytes bytes. Fails (a protocol
 // error naming `what`) when the message is too short to hold a trailer after `min_encoding` bytes.
-Result<uint64_t> ReadTrailer(const uint8_t* data, size_t len, size_t min_encoding, std::string_view what);
+Result<uint64_t> ReadTrailer(const uint8_t* data, size_t len, size_t min_encoding,
+                             std::string_view what);
 // Non-zero blocks among rows [begin, end) of `r` (ids sorted).
 uint64_t CountBlocks(const Rows& r, size_t begin, size_t end, uint64_t block_rows);
 

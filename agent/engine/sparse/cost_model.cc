@@ -21,9 +21,11 @@ uint64_t WireBytes(uint64_t payload, uint64_t chunk_bytes, uint64_t chunk_overhe
   return payload + pieces * chunk_overhead;
 }
 
-uint64_t DenseRangeWireBytes(IdRange range, const Table& t, uint64_t chunk_bytes, uint64_t chunk_overhead) {
+uint64_t DenseRangeWireBytes(IdRange range, const Table& t, uint64_t chunk_bytes,
+                             uint64_t chunk_overhead) {
   uint64_t bytes = 0;
-  for (const IdRange& b : DenseBlocks(range, t)) bytes += WireBytes(DenseBlockMessageBytes(b, t), chunk_bytes, chunk_overhead);
+  for (const IdRange& b : DenseBlocks(range, t))
+    bytes += WireBytes(DenseBlockMessageBytes(b, t), chunk_bytes, chunk_overhead);
   return bytes;
 }
 
@@ -35,7 +37,9 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
   p.algo = algo;
   p.sent.assign(N, 0);
   p.recv.assign(N, 0);
-  auto wire = [&](uint64_t payload) { return WireBytes(payload, in.chunk_bytes, in.chunk_overhead); };
+  auto wire = [&](uint64_t payload) {
+    return WireBytes(payload, in.chunk_bytes, in.chunk_overhead);
+  };
   auto add = [&](size_t from, size_t to, uint64_t bytes) {
     p.sent[from] += bytes;
     p.recv[to] += bytes;
@@ -69,12 +73,15 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
       break;
     }
     case ipc::SparseAlgo::kBalanced: {
-      double u = in.union_ratio >= 0 ? std::min(rows, in.union_ratio * total_nnz) : IndependentUnion(nnz, rows);
+      double u = in.union_ratio >= 0 ? std::min(rows, in.union_ratio * total_nnz)
+                                     : IndependentUnion(nnz, rows);
       auto per_owner_u = static_cast<uint64_t>(std::llround(u / static_cast<double>(N)));
       for (size_t i = 0; i < N; ++i) {
         auto share = static_cast<uint64_t>(std::llround(nnz[i] / static_cast<double>(N)));
-        uint64_t b0 = wire(EncodedBytes(Encoding::kSparse, share, IdRange{0, t.rows}, t, c.block_rows));
-        uint64_t b1 = wire(EncodedBytes(Encoding::kSparse, per_owner_u, IdRange{0, t.rows}, t, c.block_rows));
+        uint64_t b0 =
+            wire(EncodedBytes(Encoding::kSparse, share, IdRange{0, t.rows}, t, c.block_rows));
+        uint64_t b1 =
+            wire(EncodedBytes(Encoding::kSparse, per_owner_u, IdRange{0, t.rows}, t, c.block_rows));
         for (size_t j = 0; j < N; ++j) {
           if (j == i) continue;
           add(i, j, b0);
@@ -94,10 +101,13 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
         for (size_t j = 0; j < N; ++j) {
           if (j == i) continue;
           IdRange rj = part.range(static_cast<int>(j)), ri = part.range(static_cast<int>(i));
-          double fj = static_cast<double>(rj.size()) / rows, fi = static_cast<double>(ri.size()) / rows;
+          double fj = static_cast<double>(rj.size()) / rows,
+                 fi = static_cast<double>(ri.size()) / rows;
           auto share = static_cast<uint64_t>(std::llround(blocks[i] * fj));
           add(i, j, wire(EncodedBytes(Encoding::kBlocks, share, rj, t, c.block_rows)));
-          add(i, j, wire(EncodedBytes(Encoding::kBlocks, static_cast<uint64_t>(std::llround(ub * fi)), ri, t, c.block_rows)));
+          add(i, j,
+              wire(EncodedBytes(Encoding::kBlocks, static_cast<uint64_t>(std::llround(ub * fi)), ri,
+                                t, c.block_rows)));
         }
       }
       break;
@@ -107,8 +117,12 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
       for (size_t i = 0; i < N; ++i) {
         for (size_t j = 0; j < N; ++j) {
           if (j == i) continue;
-          add(i, j, DenseRangeWireBytes(part.range(static_cast<int>(j)), t, in.chunk_bytes, in.chunk_overhead));
-          add(i, j, DenseRangeWireBytes(part.range(static_cast<int>(i)), t, in.chunk_bytes, in.chunk_overhead));
+          add(i, j,
+              DenseRangeWireBytes(part.range(static_cast<int>(j)), t, in.chunk_bytes,
+                                  in.chunk_overhead));
+          add(i, j,
+              DenseRangeWireBytes(part.range(static_cast<int>(i)), t, in.chunk_bytes,
+                                  in.chunk_overhead));
         }
       }
       break;
@@ -122,8 +136,11 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
   // block send whole messages in two phases, and an owner sums only once every share is in. Their
   // bytes cost more time: 1.33x, 1.15x and 1.09x allgather's time per byte at 1 %, 10 % and 50 %
   // rows per rank (4 nodes at 2 Gbit/s, 1M x 128 f32).
-  double per_byte = algo == ipc::SparseAlgo::kBalanced || algo == ipc::SparseAlgo::kBlock ? kWholeMessageCost : 1.0;
-  p.seconds = per_byte * static_cast<double>(busiest) / in.link_bytes_per_s + phases * in.phase_latency_s;
+  double per_byte = algo == ipc::SparseAlgo::kBalanced || algo == ipc::SparseAlgo::kBlock
+                        ? kWholeMessageCost
+                        : 1.0;
+  p.seconds =
+      per_byte * static_cast<double>(busiest) / in.link_bytes_per_s + phases * in.phase_latency_s;
   return p;
 }
 
@@ -134,7 +151,8 @@ bool DenseFits(uint64_t rows, uint64_t dim) {
 Prediction Choose(const CostInputs& in) {
   Prediction best;
   bool first = true;
-  for (auto a : {ipc::SparseAlgo::kAllgather, ipc::SparseAlgo::kBalanced, ipc::SparseAlgo::kBlock, ipc::SparseAlgo::kDense}) {
+  for (auto a : {ipc::SparseAlgo::kAllgather, ipc::SparseAlgo::kBalanced, ipc::SparseAlgo::kBlock,
+                 ipc::SparseAlgo::kDense}) {
     if (a == ipc::SparseAlgo::kDense && !DenseFits(in.ctx.table.rows, in.ctx.table.dim)) continue;
     Prediction p = Predict(a, in);
     if (first || p.seconds < best.seconds) best = std::move(p);
@@ -151,10 +169,13 @@ CoalescePrediction ChooseCoalesce(const CoalesceInputs& in, const CoalesceRates&
   bool sorted = !in.seen || in.strictly_increasing;
   double ratio = in.seen ? std::clamp(in.unique_ratio, 0.0, 1.0) : 1.0;
   double host_sort_s = sorted || in.nnz < 2 ? 0 : rates.host_sort_ns * 1e-9 * n * std::log2(n);
-  p.staged_s = n * row_bytes / rates.pcie_bytes_per_s + host_sort_s + n * value_bytes / rates.host_sum_bytes_per_s;
+  p.staged_s = n * row_bytes / rates.pcie_bytes_per_s + host_sort_s +
+               n * value_bytes / rates.host_sum_bytes_per_s;
   double unique = n * ratio;
-  p.coalesced_s = rates.gpu_launch_s + n / rates.gpu_keys_per_s + 2 * n * value_bytes / rates.gpu_bytes_per_s +
-                  unique * row_bytes / rates.pcie_bytes_per_s + unique * value_bytes / rates.host_sum_bytes_per_s;
+  p.coalesced_s = rates.gpu_launch_s + n / rates.gpu_keys_per_s +
+                  2 * n * value_bytes / rates.gpu_bytes_per_s +
+                  unique * row_bytes / rates.pcie_bytes_per_s +
+                  unique * value_bytes / rates.host_sum_bytes_per_s;
   p.on_gpu = in.nnz > 0 && p.coalesced_s < p.staged_s;
   return p;
 }

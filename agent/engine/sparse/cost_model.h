@@ -18,14 +18,14 @@ struct NodeAnnounce {
 };
 
 struct CostInputs {
-  Context ctx;                       // me is irrelevant
-  std::vector<NodeAnnounce> nodes;   // by node
-  double union_ratio = -1;           // observed union rows / sum of nnz on earlier steps; < 0: none
-  double block_union_ratio = -1;     // the same for non-zero blocks
-  double link_bytes_per_s = 250e6;   // per node link
-  uint64_t chunk_bytes = 1 << 20;    // messages travel in chunks of this size...
-  uint64_t chunk_overhead = 88;      // ...each with this many header bytes
-  double phase_latency_s = 200e-6;   // one message round
+  Context ctx;                      // me is irrelevant
+  std::vector<NodeAnnounce> nodes;  // by node
+  double union_ratio = -1;          // observed union rows / sum of nnz on earlier steps; < 0: none
+  double block_union_ratio = -1;    // the same for non-zero blocks
+  double link_bytes_per_s = 250e6;  // per node link
+  uint64_t chunk_bytes = 1 << 20;   // messages travel in chunks of this size...
+  uint64_t chunk_overhead = 88;     // ...each with this many header bytes
+  double phase_latency_s = 200e-6;  // one message round
 };
 
 struct Prediction {
@@ -38,7 +38,8 @@ struct Prediction {
 uint64_t WireBytes(uint64_t payload, uint64_t chunk_bytes, uint64_t chunk_overhead);
 // Bytes on the wire of an owner range under `dense`: one message per block (DenseBlocks), each cut
 // in chunks.
-uint64_t DenseRangeWireBytes(IdRange range, const Table& t, uint64_t chunk_bytes, uint64_t chunk_overhead);
+uint64_t DenseRangeWireBytes(IdRange range, const Table& t, uint64_t chunk_bytes,
+                             uint64_t chunk_overhead);
 Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in);
 // The algorithm with the lowest predicted time (ties: the earlier in allgather, balanced,
 // block, dense).
@@ -63,22 +64,22 @@ bool DenseFits(uint64_t rows, uint64_t dim);
 // earlier op of the same key: until one was seen, rows are staged as they are.
 struct CoalesceInputs {
   uint64_t nnz = 0;
-  uint64_t dim = 0;       // f32 values per row
+  uint64_t dim = 0;  // f32 values per row
   uint64_t id_bytes = 8;
-  bool seen = false;                 // an earlier op of the key was observed, and:
-  bool strictly_increasing = true;   // its ids were sorted without repeats (nothing to gain)
-  double unique_ratio = 1;           // its unique rows / nnz
+  bool seen = false;                // an earlier op of the key was observed, and:
+  bool strictly_increasing = true;  // its ids were sorted without repeats (nothing to gain)
+  double unique_ratio = 1;          // its unique rows / nnz
 };
 // The rates it assumes. The GPU's are conservative for a data-centre GPU (sorting 64-bit keys
 // with 32-bit values goes at several G keys/s on an A100 or H100); the host's are this project's
 // machines' (sorting (id, index) pairs: 3-11 ns per n log2 n).
 struct CoalesceRates {
-  double pcie_bytes_per_s = 20e9;      // pinned copies, one direction
-  double gpu_launch_s = 100e-6;        // the library's launches plus one extra stream round trip
-  double gpu_keys_per_s = 1e9;         // stable sort, scans
-  double gpu_bytes_per_s = 1e12;       // reading and writing the rows
-  double host_sort_ns = 8;             // per n log2 n
-  double host_sum_bytes_per_s = 4e9;   // summing rows
+  double pcie_bytes_per_s = 20e9;     // pinned copies, one direction
+  double gpu_launch_s = 100e-6;       // the library's launches plus one extra stream round trip
+  double gpu_keys_per_s = 1e9;        // stable sort, scans
+  double gpu_bytes_per_s = 1e12;      // reading and writing the rows
+  double host_sort_ns = 8;            // per n log2 n
+  double host_sum_bytes_per_s = 4e9;  // summing rows
 };
 struct CoalescePrediction {
   bool on_gpu = false;

@@ -26,7 +26,8 @@ uint64_t BlockRows(const Table& t) {
 
 class DenseExchange : public Exchange {
  public:
-  explicit DenseExchange(const Context& c) : c_(c), part_(RangePartitioning(c, 8)), block_rows_(BlockRows(c.table)) {
+  explicit DenseExchange(const Context& c)
+      : c_(c), part_(RangePartitioning(c, 8)), block_rows_(BlockRows(c.table)) {
     auto N = static_cast<size_t>(c.nodes);
     for (int n = 0; n < c.nodes; ++n) {
       blocks_.push_back(DenseBlocks(part_.range(n), c.table));
@@ -51,7 +52,8 @@ class DenseExchange : public Exchange {
     for (size_t k = 0; k < own.size(); ++k) {
       size_t end = RowAt(own[k].hi, i);
       Rows& p = pieces_[k][Me()].emplace();
-      p.ids.assign(mine_.ids.begin() + static_cast<long>(i), mine_.ids.begin() + static_cast<long>(end));
+      p.ids.assign(mine_.ids.begin() + static_cast<long>(i),
+                   mine_.ids.begin() + static_cast<long>(end));
       p.vals.assign(mine_.vals.begin() + static_cast<long>(i * c_.table.dim),
                     mine_.vals.begin() + static_cast<long>(end * c_.table.dim));
       i = end;
@@ -72,19 +74,23 @@ class DenseExchange : public Exchange {
     }
   }
 
-  Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>* out) override {
+  Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len,
+                   std::vector<Outgoing>* out) override {
     if (phase > 1) return ProtocolError("sparse dense: unexpected phase " + std::to_string(phase));
-    OUTRIDER_ASSIGN_OR_RETURN(uint64_t first, ReadTrailer(data, len, kWireHeaderBytes, "sparse dense"));
+    OUTRIDER_ASSIGN_OR_RETURN(uint64_t first,
+                              ReadTrailer(data, len, kWireHeaderBytes, "sparse dense"));
     auto owner = static_cast<size_t>(phase == 0 ? c_.me : from);
     IdRange range = part_.range(static_cast<int>(owner));
     const std::vector<IdRange>& blocks = blocks_[owner];
     uint64_t k = first >= range.lo ? (first - range.lo) / block_rows_ : blocks.size();
-    if (k >= blocks.size() || blocks[k].lo != first) return ProtocolError("sparse dense: a block that is not one of the owner's");
+    if (k >= blocks.size() || blocks[k].lo != first)
+      return ProtocolError("sparse dense: a block that is not one of the owner's");
     if (phase == 0 ? got_[k] == c_.nodes || pieces_[k][static_cast<size_t>(from)].has_value()
                    : results_[owner][k].has_value()) {
       return ProtocolError("sparse dense: a node sent a block twice");
     }
-    OUTRIDER_ASSIGN_OR_RETURN(Rows rows, Decode(data, len - kTrailerBytes, blocks[k], c_.table, c_.block_rows));
+    OUTRIDER_ASSIGN_OR_RETURN(
+        Rows rows, Decode(data, len - kTrailerBytes, blocks[k], c_.table, c_.block_rows));
     if (phase == 0) {
       pieces_[k][static_cast<size_t>(from)] = std::move(rows);
       Arrived(k, out);
@@ -100,8 +106,9 @@ class DenseExchange : public Exchange {
   size_t Me() const { return static_cast<size_t>(c_.me); }
   // Index of the first of this node's rows with id >= `id`, searching from `from`.
   size_t RowAt(uint64_t id, size_t from = 0) const {
-    return static_cast<size_t>(std::lower_bound(mine_.ids.begin() + static_cast<long>(from), mine_.ids.end(), id) -
-                               mine_.ids.begin());
+    return static_cast<size_t>(
+        std::lower_bound(mine_.ids.begin() + static_cast<long>(from), mine_.ids.end(), id) -
+        mine_.ids.begin());
   }
   std::vector<uint8_t> Message(const Rows& r, size_t begin, size_t end, IdRange block) const {
     return EncodeTrailed(Encoding::kDense, r, begin, end, block, c_.table, c_.block_rows, block.lo);
@@ -144,12 +151,12 @@ class DenseExchange : public Exchange {
   Partitioning part_;
   uint64_t block_rows_;
   Rows mine_;
-  std::vector<std::vector<IdRange>> blocks_;               // by owner
-  std::vector<std::vector<std::optional<Rows>>> pieces_;   // owned block -> node -> its piece
-  std::vector<int> got_;                                   // owned block -> pieces here (summed at N)
+  std::vector<std::vector<IdRange>> blocks_;              // by owner
+  std::vector<std::vector<std::optional<Rows>>> pieces_;  // owned block -> node -> its piece
+  std::vector<int> got_;  // owned block -> pieces here (summed at N)
   std::vector<std::vector<std::optional<Rows>>> results_;  // owner -> block -> the summed rows
-  std::vector<size_t> next_block_, cursor_;                // by owner: next block to send, its first row of mine_
-  size_t remaining_ = 0;                                   // blocks without their sum here
+  std::vector<size_t> next_block_, cursor_;  // by owner: next block to send, its first row of mine_
+  size_t remaining_ = 0;                     // blocks without their sum here
 };
 
 }  // namespace
@@ -157,7 +164,8 @@ class DenseExchange : public Exchange {
 std::vector<IdRange> DenseBlocks(IdRange range, const Table& t) {
   uint64_t b = BlockRows(t);
   std::vector<IdRange> out;
-  for (uint64_t lo = range.lo; lo < range.hi; lo += b) out.push_back({lo, std::min(range.hi, lo + b)});
+  for (uint64_t lo = range.lo; lo < range.hi; lo += b)
+    out.push_back({lo, std::min(range.hi, lo + b)});
   return out;
 }
 

@@ -44,7 +44,8 @@ class Exchange {
   // This node's contribution (coalesced). Appends the messages to send.
   virtual void Start(Rows mine, std::vector<Outgoing>* out) = 0;
   // One whole message from `from`; a malformed one is a protocol error.
-  virtual Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>* out) = 0;
+  virtual Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len,
+                           std::vector<Outgoing>* out) = 0;
   // Appends messages this node held back (an exchange that streams makes its messages as the
   // sender is ready for them, so they never exist all at once); appends nothing once none are
   // left. The caller pulls whenever everything appended so far is on its way.
@@ -91,7 +92,8 @@ std::unique_ptr<Exchange> MakeLookup(const Context& c, ShardReader read);
 
 // The two-phase owner scheme behind balanced, block and shard, in whole messages: rows go to their
 // owner, owners sum them, and (replicated) send the reduced rows back to every node.
-std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc, bool return_phase);
+std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc,
+                                          bool return_phase);
 
 // allgather streams id ranges: every node cuts its rows at the same ids (Context::range_starts)
 // and sends range k to every other node as a message of its own ([sparse encoding][u64 k]); a
@@ -118,7 +120,7 @@ class RangeResult {
  private:
   std::vector<std::optional<Rows>> waiting_;  // range -> its rows, until they join the result
   std::vector<bool> completed_;
-  size_t appended_ = 0;                       // ranges in the result
+  size_t appended_ = 0;  // ranges in the result
 };
 
 // Bytes of allgather's message for `n` rows in `range`: [sparse encoding][u64 range index].

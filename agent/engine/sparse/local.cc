@@ -25,7 +25,8 @@ Result<Rows> CombineLocal(const std::vector<const ValidatedOp*>& ops, const Cont
   for (size_t l = 0; l < ops.size(); ++l) {
     ValidatedOp o = *ops[l];
     if (t.dim == 0) o.count = 0;
-    OUTRIDER_ASSIGN_OR_RETURN(inputs[l], ReadInput(o, t, c.me * c.local_size + static_cast<int>(l)));
+    OUTRIDER_ASSIGN_OR_RETURN(inputs[l],
+                              ReadInput(o, t, c.me * c.local_size + static_cast<int>(l)));
   }
   // One client whose ids are sorted without repeats (as many trainers send them): its rows are the
   // sum already.
@@ -38,7 +39,8 @@ Result<Rows> CombineLocal(const std::vector<const ValidatedOp*>& ops, const Cont
   return Sum(parts, t);
 }
 
-Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*>& ops, const Context& c) {
+Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*>& ops,
+                                            const Context& c) {
   Table ids_only = c.table;
   ids_only.dim = 0;
   std::vector<uint64_t> all;
@@ -57,7 +59,8 @@ Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*
   return all;
 }
 
-void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, uint64_t id, float* dst) {
+void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, uint64_t id,
+                  float* dst) {
   int world = c.nodes * c.local_size;
   int rank = ShardOwnerRank(id, c.table.rows, world, ipc::ShardScheme::kRange);
   const ValidatedOp& o = *ops[static_cast<size_t>(rank - c.me * c.local_size)];
@@ -65,8 +68,8 @@ void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, 
   LoadValues(c.table, HostBytes(o.send) + row * c.table.row_bytes(), c.table.dim, dst);
 }
 
-std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops, const Context& c,
-                              size_t out_row) {
+std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops,
+                              const Context& c, size_t out_row) {
   std::vector<OpReport> reports(ops.size());
   ipc::OpKind kind = ops[0]->kind;
   int world = c.nodes * c.local_size;
@@ -80,9 +83,12 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
     } else if (kind == ipc::OpKind::kSparseShard) {
       auto scheme = static_cast<ipc::ShardScheme>(o.algo);
       if (scheme == ipc::ShardScheme::kRange) {
-        uint64_t lo = ipc::ShardFirstRow(c.table.rows, world, rank), hi = ipc::ShardFirstRow(c.table.rows, world, rank + 1);
-        auto b = static_cast<size_t>(std::lower_bound(result.ids.begin(), result.ids.end(), lo) - result.ids.begin());
-        auto e = static_cast<size_t>(std::lower_bound(result.ids.begin(), result.ids.end(), hi) - result.ids.begin());
+        uint64_t lo = ipc::ShardFirstRow(c.table.rows, world, rank),
+                 hi = ipc::ShardFirstRow(c.table.rows, world, rank + 1);
+        auto b = static_cast<size_t>(std::lower_bound(result.ids.begin(), result.ids.end(), lo) -
+                                     result.ids.begin());
+        auto e = static_cast<size_t>(std::lower_bound(result.ids.begin(), result.ids.end(), hi) -
+                                     result.ids.begin());
         rep.result_rows = e - b;
         rep.status = WriteOutput(result, b, e, c.table, o);
       } else {
@@ -90,7 +96,8 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
         for (size_t i = 0; i < result.size(); ++i) {
           if (ShardOwnerRank(result.ids[i], c.table.rows, world, scheme) != rank) continue;
           mine.ids.push_back(result.ids[i]);
-          mine.vals.insert(mine.vals.end(), result.row(i, c.table.dim), result.row(i, c.table.dim) + c.table.dim);
+          mine.vals.insert(mine.vals.end(), result.row(i, c.table.dim),
+                           result.row(i, c.table.dim) + c.table.dim);
         }
         rep.result_rows = mine.size();
         rep.status = WriteOutput(mine, 0, mine.size(), c.table, o);
@@ -112,18 +119,21 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
         auto it = std::lower_bound(result.ids.begin(), result.ids.end(), id);
         if (it == result.ids.end() || *it != id) {
           // The client changed its ids while the op ran: its own fault, nobody else's.
-          rep.status = InvalidArgument("sparse_lookup: rank " + std::to_string(rank) + " changed its ids during the op");
+          rep.status = InvalidArgument("sparse_lookup: rank " + std::to_string(rank) +
+                                       " changed its ids during the op");
           break;
         }
         size_t k = static_cast<size_t>(it - result.ids.begin());
-        StoreValues(c.table, result.row(k, c.table.dim), c.table.dim, HostBytes(o.recv) + i * c.table.row_bytes());
+        StoreValues(c.table, result.row(k, c.table.dim), c.table.dim,
+                    HostBytes(o.recv) + i * c.table.row_bytes());
       }
     }
   }
   return reports;
 }
 
-std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, int local_size, Status* overall) {
+std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, int local_size,
+                                   Status* overall) {
   Context c = MakeContext(*ops[0], 1, 0, local_size, 8);
   Result<Rows> mine = CombineLocal(ops, c);
   if (!mine.ok()) {
@@ -134,7 +144,8 @@ std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, i
   if (ops[0]->kind == ipc::OpKind::kSparseLookup) {
     Rows& r = *mine;
     r.vals.resize(r.size() * c.table.dim);
-    for (size_t i = 0; i < r.size(); ++i) ReadShardRow(ops, c, r.ids[i], r.vals.data() + i * c.table.dim);
+    for (size_t i = 0; i < r.size(); ++i)
+      ReadShardRow(ops, c, r.ids[i], r.vals.data() + i * c.table.dim);
   }
   std::vector<OpReport> reports;
   if (ops[0]->kind == ipc::OpKind::kSparseAllreduce) {

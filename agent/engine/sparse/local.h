@@ -17,14 +17,17 @@ Context MakeContext(const ValidatedOp& o, int nodes, int me, int local_size, uin
 // sorted unique ids the local clients ask for (values empty).
 Result<Rows> CombineLocal(const std::vector<const ValidatedOp*>& ops, const Context& c);
 // Sparse allreduce: the sorted unique ids the local clients demand (checked against the table).
-Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*>& ops, const Context& c);
+Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*>& ops,
+                                            const Context& c);
 // Writes the node's result to each local client; one report per local rank. Allreduce writes
 // from output row `out_row` on (the demanded rows went before) and reports out_row + rows.
-std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops, const Context& c,
-                              size_t out_row = 0);
+std::vector<OpReport> Deliver(const Rows& result, const std::vector<const ValidatedOp*>& ops,
+                              const Context& c, size_t out_row = 0);
 // Copies an owned row of a range-sharded table out of the owning local client's shard.
-void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, uint64_t id, float* dst);
+void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, uint64_t id,
+                  float* dst);
 // A whole single-node sparse op.
-std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, int local_size, Status* overall);
+std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, int local_size,
+                                   Status* overall);
 
 }  // namespace outrider::agent::sparse

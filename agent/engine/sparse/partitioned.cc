@@ -11,9 +11,14 @@ namespace {
 class PartitionedExchange : public Exchange {
  public:
   PartitionedExchange(const Context& c, Partitioning p, Encoding enc, bool return_phase)
-      : c_(c), p_(std::move(p)), enc_(enc), return_phase_(return_phase),
-        shares_(static_cast<size_t>(c.nodes)), owned_(static_cast<size_t>(c.nodes)),
-        got_share_(static_cast<size_t>(c.nodes), false), got_owned_(static_cast<size_t>(c.nodes), false) {}
+      : c_(c),
+        p_(std::move(p)),
+        enc_(enc),
+        return_phase_(return_phase),
+        shares_(static_cast<size_t>(c.nodes)),
+        owned_(static_cast<size_t>(c.nodes)),
+        got_share_(static_cast<size_t>(c.nodes), false),
+        got_owned_(static_cast<size_t>(c.nodes), false) {}
 
   void Start(Rows mine, std::vector<Outgoing>* out) override {
     std::vector<Rows> split(static_cast<size_t>(c_.nodes));
@@ -21,13 +26,18 @@ class PartitionedExchange : public Exchange {
       size_t begin = 0;
       for (int n = 0; n < c_.nodes; ++n) {
         uint64_t hi = p_.range(n).hi;
-        size_t end = static_cast<size_t>(std::lower_bound(mine.ids.begin() + static_cast<long>(begin), mine.ids.end(), hi) - mine.ids.begin());
+        size_t end = static_cast<size_t>(
+            std::lower_bound(mine.ids.begin() + static_cast<long>(begin), mine.ids.end(), hi) -
+            mine.ids.begin());
         if (n != c_.me) {
-          out->push_back({n, 0, Share(Encode(enc_, mine, begin, end, p_.range(n), c_.table, c_.block_rows))});
+          out->push_back(
+              {n, 0, Share(Encode(enc_, mine, begin, end, p_.range(n), c_.table, c_.block_rows))});
         } else {
-          split[static_cast<size_t>(n)].ids.assign(mine.ids.begin() + static_cast<long>(begin), mine.ids.begin() + static_cast<long>(end));
-          split[static_cast<size_t>(n)].vals.assign(mine.vals.begin() + static_cast<long>(begin * c_.table.dim),
-                                                    mine.vals.begin() + static_cast<long>(end * c_.table.dim));
+          split[static_cast<size_t>(n)].ids.assign(mine.ids.begin() + static_cast<long>(begin),
+                                                   mine.ids.begin() + static_cast<long>(end));
+          split[static_cast<size_t>(n)].vals.assign(
+              mine.vals.begin() + static_cast<long>(begin * c_.table.dim),
+              mine.vals.begin() + static_cast<long>(end * c_.table.dim));
         }
         begin = end;
       }
@@ -35,12 +45,14 @@ class PartitionedExchange : public Exchange {
       for (size_t i = 0; i < mine.size(); ++i) {
         Rows& s = split[static_cast<size_t>(p_.owner(mine.ids[i]))];
         s.ids.push_back(mine.ids[i]);
-        s.vals.insert(s.vals.end(), mine.row(i, c_.table.dim), mine.row(i, c_.table.dim) + c_.table.dim);
+        s.vals.insert(s.vals.end(), mine.row(i, c_.table.dim),
+                      mine.row(i, c_.table.dim) + c_.table.dim);
       }
       for (int n = 0; n < c_.nodes; ++n) {
         if (n == c_.me) continue;
         const Rows& s = split[static_cast<size_t>(n)];
-        out->push_back({n, 0, Share(Encode(enc_, s, 0, s.size(), p_.range(n), c_.table, c_.block_rows))});
+        out->push_back(
+            {n, 0, Share(Encode(enc_, s, 0, s.size(), p_.range(n), c_.table, c_.block_rows))});
       }
     }
     shares_[static_cast<size_t>(c_.me)] = std::move(split[static_cast<size_t>(c_.me)]);
@@ -49,23 +61,29 @@ class PartitionedExchange : public Exchange {
     MaybeReduce(out);
   }
 
-  Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len, std::vector<Outgoing>* out) override {
+  Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len,
+                   std::vector<Outgoing>* out) override {
     auto f = static_cast<size_t>(from);
     if (phase == 0) {
       if (got_share_[f]) return ProtocolError("sparse: a node sent its share twice");
-      OUTRIDER_ASSIGN_OR_RETURN(shares_[f], Decode(data, len, p_.range(c_.me), c_.table, c_.block_rows));
+      OUTRIDER_ASSIGN_OR_RETURN(shares_[f],
+                                Decode(data, len, p_.range(c_.me), c_.table, c_.block_rows));
       for (uint64_t id : shares_[f].ids) {
-        if (p_.owner(id) != c_.me) return ProtocolError("sparse: a node sent rows this node does not own");
+        if (p_.owner(id) != c_.me)
+          return ProtocolError("sparse: a node sent rows this node does not own");
       }
       got_share_[f] = true;
       MaybeReduce(out);
       return Status::Ok();
     }
-    if (phase != 1 || !return_phase_) return ProtocolError("sparse: unexpected phase " + std::to_string(phase));
+    if (phase != 1 || !return_phase_)
+      return ProtocolError("sparse: unexpected phase " + std::to_string(phase));
     if (got_owned_[f]) return ProtocolError("sparse: an owner sent its rows twice");
-    OUTRIDER_ASSIGN_OR_RETURN(owned_[f], Decode(data, len, p_.range(from), c_.table, c_.block_rows));
+    OUTRIDER_ASSIGN_OR_RETURN(owned_[f],
+                              Decode(data, len, p_.range(from), c_.table, c_.block_rows));
     for (uint64_t id : owned_[f].ids) {
-      if (p_.owner(id) != from) return ProtocolError("sparse: an owner returned rows it does not own");
+      if (p_.owner(id) != from)
+        return ProtocolError("sparse: an owner returned rows it does not own");
     }
     got_owned_[f] = true;
     MaybeFinish();
@@ -74,7 +92,8 @@ class PartitionedExchange : public Exchange {
 
  private:
   void MaybeReduce(std::vector<Outgoing>* out) {
-    if (!started_ || reduced_ || std::count(got_share_.begin(), got_share_.end(), true) != c_.nodes) return;
+    if (!started_ || reduced_ || std::count(got_share_.begin(), got_share_.end(), true) != c_.nodes)
+      return;
     reduced_ = true;
     std::vector<const Rows*> parts;
     for (const Rows& s : shares_) parts.push_back(&s);
@@ -85,7 +104,8 @@ class PartitionedExchange : public Exchange {
       done_ = true;
       return;
     }
-    auto bytes = Share(Encode(enc_, mine, 0, mine.size(), p_.range(c_.me), c_.table, c_.block_rows));
+    auto bytes =
+        Share(Encode(enc_, mine, 0, mine.size(), p_.range(c_.me), c_.table, c_.block_rows));
     for (int n = 0; n < c_.nodes; ++n) {
       if (n != c_.me) out->push_back({n, 1, bytes});
     }
@@ -95,7 +115,8 @@ class PartitionedExchange : public Exchange {
   }
 
   void MaybeFinish() {
-    if (done_ || !reduced_ || std::count(got_owned_.begin(), got_owned_.end(), true) != c_.nodes) return;
+    if (done_ || !reduced_ || std::count(got_owned_.begin(), got_owned_.end(), true) != c_.nodes)
+      return;
     if (p_.contiguous) {
       for (Rows& o : owned_) {
         result_.ids.insert(result_.ids.end(), o.ids.begin(), o.ids.end());
@@ -126,8 +147,12 @@ class PartitionedExchange : public Exchange {
 Partitioning HashPartitioning(const Context& c) {
   int n = c.nodes;
   uint64_t rows = c.table.rows;
-  return Partitioning{[n](uint64_t id) { return static_cast<int>(RowHash(id) % static_cast<uint64_t>(n)); },
-                      [rows](int) { return IdRange{0, rows}; }, false};
+  return Partitioning{
+      [n](uint64_t id) { return static_cast<int>(RowHash(id) % static_cast<uint64_t>(n)); },
+      [rows](int) {
+        return IdRange{0, rows};
+      },
+      false};
 }
 
 Partitioning RangePartitioning(const Context& c, uint64_t align) {
@@ -138,17 +163,23 @@ Partitioning RangePartitioning(const Context& c, uint64_t align) {
   return Partitioning{[=](uint64_t id) {
                         // Owner of unit u is the largest node whose first unit is <= u.
                         uint64_t u = id / align;
-                        int node = static_cast<int>(static_cast<unsigned __int128>(u) * static_cast<unsigned>(n) / units);
+                        int node = static_cast<int>(static_cast<unsigned __int128>(u) *
+                                                    static_cast<unsigned>(n) / units);
                         while (node + 1 < n && ipc::ShardFirstRow(units, n, node + 1) <= u) ++node;
                         while (node > 0 && ipc::ShardFirstRow(units, n, node) > u) --node;
                         return node;
                       },
-                      [=](int node) { return IdRange{first(node), first(node + 1)}; }, true};
+                      [=](int node) {
+                        return IdRange{first(node), first(node + 1)};
+                      },
+                      true};
 }
 
 int ShardOwnerRank(uint64_t id, uint64_t rows, int world_size, ipc::ShardScheme scheme) {
-  if (scheme == ipc::ShardScheme::kHash) return static_cast<int>(RowHash(id) % static_cast<uint64_t>(world_size));
-  int r = static_cast<int>(static_cast<unsigned __int128>(id) * static_cast<unsigned>(world_size) / rows);
+  if (scheme == ipc::ShardScheme::kHash)
+    return static_cast<int>(RowHash(id) % static_cast<uint64_t>(world_size));
+  int r = static_cast<int>(static_cast<unsigned __int128>(id) * static_cast<unsigned>(world_size) /
+                           rows);
   while (r + 1 < world_size && ipc::ShardFirstRow(rows, world_size, r + 1) <= id) ++r;
   while (r > 0 && ipc::ShardFirstRow(rows, world_size, r) > id) --r;
   return r;
@@ -158,15 +189,18 @@ Partitioning ShardPartitioning(const Context& c, ipc::ShardScheme scheme) {
   int world = c.nodes * c.local_size, L = c.local_size;
   uint64_t rows = c.table.rows;
   auto owner = [=](uint64_t id) { return ShardOwnerRank(id, rows, world, scheme) / L; };
-  if (scheme == ipc::ShardScheme::kHash) return Partitioning{owner, [rows](int) { return IdRange{0, rows}; }, false};
+  if (scheme == ipc::ShardScheme::kHash)
+    return Partitioning{owner, [rows](int) { return IdRange{0, rows}; }, false};
   return Partitioning{owner,
                       [=](int node) {
-                        return IdRange{ipc::ShardFirstRow(rows, world, node * L), ipc::ShardFirstRow(rows, world, (node + 1) * L)};
+                        return IdRange{ipc::ShardFirstRow(rows, world, node * L),
+                                       ipc::ShardFirstRow(rows, world, (node + 1) * L)};
                       },
                       true};
 }
 
-std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc, bool return_phase) {
+std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc,
+                                          bool return_phase) {
   return std::make_unique<PartitionedExchange>(c, std::move(p), enc, return_phase);
 }
 
@@ -176,11 +210,16 @@ std::unique_ptr<Exchange> MakeShard(const Context& c, ipc::ShardScheme scheme) {
 
 std::unique_ptr<Exchange> MakeReplicated(ipc::SparseAlgo algo, const Context& c) {
   switch (algo) {
-    case ipc::SparseAlgo::kAllgather: return MakeAllgather(c);
-    case ipc::SparseAlgo::kBalanced: return MakeBalanced(c);
-    case ipc::SparseAlgo::kBlock: return MakeBlock(c);
-    case ipc::SparseAlgo::kDense: return MakeDense(c);
-    case ipc::SparseAlgo::kAuto: break;
+    case ipc::SparseAlgo::kAllgather:
+      return MakeAllgather(c);
+    case ipc::SparseAlgo::kBalanced:
+      return MakeBalanced(c);
+    case ipc::SparseAlgo::kBlock:
+      return MakeBlock(c);
+    case ipc::SparseAlgo::kDense:
+      return MakeDense(c);
+    case ipc::SparseAlgo::kAuto:
+      break;
   }
   OUTRIDER_CHECK(!"MakeReplicated needs a concrete algorithm (auto is resolved by the cost model)");
   return nullptr;

@@ -57,7 +57,7 @@ void RoundTo(const Table& t, Values* vals, size_t from) {
   for (size_t i = from; i < vals->size(); ++i) {
     float& v = (*vals)[i];
     v = t.dtype == ipc::DType::kF16 ? HalfToFloat(FloatToHalf(v))
-                                     : BFloat16ToFloat(FloatToBFloat16(v));
+                                    : BFloat16ToFloat(FloatToBFloat16(v));
   }
 }
 
@@ -75,9 +75,10 @@ Result<Rows> ReadInput(const ValidatedOp& op, const Table& t, int rank) {
   }
   for (uint64_t i = 0; i < op.nnz; ++i) {
     if (r.ids[i] >= t.rows) {  // negative ids wrap to huge values
-      return InvalidArgument(std::string(ipc::OpKindName(op.kind)) + ": rank " + std::to_string(rank) + " sent id " +
-                             std::to_string(static_cast<int64_t>(r.ids[i])) + " at position " + std::to_string(i) +
-                             ", outside the table's rows [0, " + std::to_string(t.rows) + ")");
+      return InvalidArgument(
+          std::string(ipc::OpKindName(op.kind)) + ": rank " + std::to_string(rank) + " sent id " +
+          std::to_string(static_cast<int64_t>(r.ids[i])) + " at position " + std::to_string(i) +
+          ", outside the table's rows [0, " + std::to_string(t.rows) + ")");
     }
   }
   r.vals.resize(op.nnz * t.dim);
@@ -128,7 +129,8 @@ void MergeSum(std::span<const Rows* const> parts, const Table& t, Rows* out_rows
 }
 
 bool AllStrictlyIncreasing(std::span<const Rows* const> parts) {
-  return std::all_of(parts.begin(), parts.end(), [](const Rows* p) { return StrictlyIncreasing(*p); });
+  return std::all_of(parts.begin(), parts.end(),
+                     [](const Rows* p) { return StrictlyIncreasing(*p); });
 }
 
 // MergeSum, with what it appended rounded to the table dtype (one part: nothing was summed).
@@ -167,7 +169,8 @@ Rows Sum(std::span<const Rows* const> parts, const Table& t) {
   for (uint32_t p = 0; p < parts.size(); ++p) {
     for (uint64_t i = 0; i < parts[p]->size(); ++i) refs.push_back({parts[p]->ids[i], p, 0, i});
   }
-  std::stable_sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.id < b.id; });
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const Ref& a, const Ref& b) { return a.id < b.id; });
   Rows out;
   size_t unique = 0;
   for (size_t i = 0; i < refs.size(); ++i) unique += i == 0 || refs[i].id != refs[i - 1].id;
@@ -196,13 +199,15 @@ void SumParts(std::vector<std::optional<Rows>>* parts, const Table& t, Rows* out
   for (auto& p : *parts) p.reset();
 }
 
-Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op, size_t out_row) {
+Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op,
+                   size_t out_row) {
   size_t n = end - begin;
   if (out_row + n > op.capacity) {
     size_t need = out_row + n;
-    return OutputTooSmall(std::string(ipc::OpKindName(op.kind)) + ": the result has " + std::to_string(need) +
-                          " rows but the output holds " + std::to_string(op.capacity) + "; give it at least " +
-                          std::to_string(need) + " rows (" + std::to_string(need * t.row_bytes()) + " value bytes)");
+    return OutputTooSmall(
+        std::string(ipc::OpKindName(op.kind)) + ": the result has " + std::to_string(need) +
+        " rows but the output holds " + std::to_string(op.capacity) + "; give it at least " +
+        std::to_string(need) + " rows (" + std::to_string(need * t.row_bytes()) + " value bytes)");
   }
   uint64_t id_size = ipc::DTypeSize(op.id_dtype);
   uint8_t* ids = HostBytes(op.out_ids) + out_row * id_size;
@@ -214,11 +219,14 @@ Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, cons
   } else if (n > 0) {
     if (n > 0) std::memcpy(ids, r.ids.data() + begin, 8 * n);
   }
-  if (n > 0) StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim, HostBytes(op.recv) + out_row * t.row_bytes());
+  if (n > 0)
+    StoreValues(t, r.vals.data() + begin * t.dim, n * t.dim,
+                HostBytes(op.recv) + out_row * t.row_bytes());
   return Status::Ok();
 }
 
-void SplitByDemand(Rows all, std::span<const uint64_t> demand, uint64_t dim, Rows* demanded, Rows* rest) {
+void SplitByDemand(Rows all, std::span<const uint64_t> demand, uint64_t dim, Rows* demanded,
+                   Rows* rest) {
   *demanded = Rows{};
   *rest = Rows{};
   size_t d = 0;

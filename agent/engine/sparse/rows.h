@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "agent/engine/op.h"
-#include "ipc/protocol.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent::sparse {
 
 struct Table {
-  uint64_t rows = 0;  // ids lie in [0, rows)
-  uint64_t dim = 0;   // values per row
+  uint64_t rows = 0;                    // ids lie in [0, rows)
+  uint64_t dim = 0;                     // values per row
   ipc::DType dtype = ipc::DType::kF32;  // f32, f16 or bf16
   uint64_t row_bytes() const { return dim * ipc::DTypeSize(dtype); }
 };
@@ -81,10 +81,12 @@ void SumParts(std::vector<std::optional<Rows>>* parts, const Table& t, Rows* out
 void RoundTo(const Table& t, Values* vals, size_t from = 0);
 // Writes rows [begin, end) of `r` to a client's out_ids/out values from output row `out_row` on
 // (or fails with OutputTooSmall naming the rows needed, writing nothing).
-Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op, size_t out_row = 0);
+Status WriteOutput(const Rows& r, size_t begin, size_t end, const Table& t, const ValidatedOp& op,
+                   size_t out_row = 0);
 // Splits a row set (sorted ids) into the rows whose ids are in `demand` (sorted, unique) and the
 // others; both keep their order.
-void SplitByDemand(Rows all, std::span<const uint64_t> demand, uint64_t dim, Rows* demanded, Rows* rest);
+void SplitByDemand(Rows all, std::span<const uint64_t> demand, uint64_t dim, Rows* demanded,
+                   Rows* rest);
 // Converts `n` f32 values to the table dtype at `dst` / back.
 void StoreValues(const Table& t, const float* src, size_t n, uint8_t* dst);
 void LoadValues(const Table& t, const uint8_t* src, size_t n, float* dst);

@@ -9,16 +9,16 @@
 // Thread-safety: none of its own; one call per stream at a time.
 #pragma once
 
-#include <cstdint>
-
+#include <thrust/copy.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
-#include <thrust/copy.h>
 #include <thrust/transform.h>
 #include <thrust/transform_scan.h>
+
+#include <cstdint>
 
 #if defined(__CUDACC__)
 #define OUTRIDER_HD __host__ __device__
@@ -45,7 +45,9 @@ namespace detail {
 template <class Id>
 struct HeadFlag {  // 1 at the first position of each run of equal sorted ids
   const Id* keys;
-  OUTRIDER_HD uint32_t operator()(uint64_t i) const { return i == 0 || keys[i] != keys[i - 1] ? 1u : 0u; }
+  OUTRIDER_HD uint32_t operator()(uint64_t i) const {
+    return i == 0 || keys[i] != keys[i - 1] ? 1u : 0u;
+  }
 };
 
 struct MovedFlag {  // 1 where the sorted position holds another position's row
@@ -69,7 +71,8 @@ struct SumRun {  // thread (i, k): if i starts a run, out[run][k] = sum of the r
     if (k == 0) out_ids[u] = keys[i];
     if (dim == 0) return;
     float acc = vals[uint64_t{perm[i]} * dim + k];
-    for (uint64_t j = i + 1; j < nnz && keys[j] == keys[i]; ++j) acc += vals[uint64_t{perm[j]} * dim + k];
+    for (uint64_t j = i + 1; j < nnz && keys[j] == keys[i]; ++j)
+      acc += vals[uint64_t{perm[j]} * dim + k];
     out_vals[u * dim + k] = acc;
   }
 };
@@ -100,8 +103,9 @@ struct WriteNone {
 // for nnz rows), *counts (device memory) the number of unique rows and of moved positions.
 // nnz < 2^32. The sums add in the host engine's order, so they are bitwise its sums.
 template <class Policy, class Id>
-void CoalesceRows(const Policy& policy, const Id* ids, const float* vals, uint64_t nnz, uint64_t dim, Id* out_ids,
-                  float* out_vals, CoalesceCounts* counts, void* scratch) {
+void CoalesceRows(const Policy& policy, const Id* ids, const float* vals, uint64_t nnz,
+                  uint64_t dim, Id* out_ids, float* out_vals, CoalesceCounts* counts,
+                  void* scratch) {
   auto* keys = static_cast<Id*>(scratch);
   auto* perm = reinterpret_cast<uint32_t*>(keys + nnz);
   uint32_t* run = perm + nnz;  // later: the moved-position scan, once the sums are written
@@ -113,12 +117,15 @@ void CoalesceRows(const Policy& policy, const Id* ids, const float* vals, uint64
   thrust::copy(policy, ids, ids + nnz, keys);
   thrust::sequence(policy, perm, perm + nnz, 0u);
   thrust::stable_sort_by_key(policy, keys, keys + nnz, perm);
-  thrust::transform_inclusive_scan(policy, pos, pos + nnz, run, detail::HeadFlag<Id>{keys}, thrust::plus<uint32_t>());
+  thrust::transform_inclusive_scan(policy, pos, pos + nnz, run, detail::HeadFlag<Id>{keys},
+                                   thrust::plus<uint32_t>());
   uint64_t threads = dim == 0 ? nnz : nnz * dim;
-  thrust::for_each(policy, pos, pos + threads, detail::SumRun<Id>{keys, perm, run, vals, out_ids, out_vals, nnz, dim});
+  thrust::for_each(policy, pos, pos + threads,
+                   detail::SumRun<Id>{keys, perm, run, vals, out_ids, out_vals, nnz, dim});
   thrust::for_each(policy, pos, pos + 1, detail::WriteUnique{run, nnz, counts});
   // `run` is free again once the sums are written (stream order): it takes the moved positions.
-  thrust::transform_inclusive_scan(policy, pos, pos + nnz, run, detail::MovedFlag{perm}, thrust::plus<uint32_t>());
+  thrust::transform_inclusive_scan(policy, pos, pos + nnz, run, detail::MovedFlag{perm},
+                                   thrust::plus<uint32_t>());
   thrust::for_each(policy, pos, pos + 1, detail::WriteMoved{run, nnz, counts});
 }
 

@@ -21,8 +21,8 @@ int outrider_gpu_sparse_abi(void);
 // the number of rows that moved (0 iff the ids were strictly increasing) as two uint64_t into
 // `counts_host` (pinned host memory). *handle names the result until outrider_gpu_coalesce_free.
 // 0, or an error code (outrider_gpu_sparse_error); nothing is queued after an error.
-int outrider_gpu_coalesce(const void* ids, int id_bytes, const float* values, uint64_t nnz, uint64_t dim, void* stream,
-                          uint64_t* counts_host, void** handle);
+int outrider_gpu_coalesce(const void* ids, int id_bytes, const float* values, uint64_t nnz,
+                          uint64_t dim, void* stream, uint64_t* counts_host, void** handle);
 // The device addresses of the coalesced ids and rows (room for nnz of each).
 uint64_t outrider_gpu_coalesce_ids(void* handle);
 uint64_t outrider_gpu_coalesce_values(void* handle);

@@ -2,11 +2,11 @@
 // The fake CUDA driver's device memory is host memory in the agent's process, so this runs the
 // real algorithm on it; the "stream" is ignored (the work is done when the call returns, which
 // the agent's stream order allows: it calls once the op's inputs are ready).
+#include <thrust/system/cpp/execution_policy.h>
+
 #include <cstring>
 #include <new>
 #include <vector>
-
-#include <thrust/system/cpp/execution_policy.h>
 
 #include "agent/memory/gpu_sparse/coalesce_rows.h"
 #include "agent/memory/gpu_sparse/gpu_sparse_abi.h"
@@ -21,13 +21,15 @@ struct Result {
 };
 
 template <class Id>
-void Run(const Id* ids, const float* values, uint64_t nnz, uint64_t dim, uint64_t* counts_host, Result* r) {
+void Run(const Id* ids, const float* values, uint64_t nnz, uint64_t dim, uint64_t* counts_host,
+         Result* r) {
   r->ids.resize(nnz == 0 ? 1 : nnz);
   r->values.resize(nnz * dim == 0 ? 1 : nnz * dim);
   std::vector<uint64_t> scratch((outrider::gpu_sparse::ScratchBytes<Id>(nnz) + 7) / 8);
   CoalesceCounts counts{};
-  outrider::gpu_sparse::CoalesceRows(thrust::cpp::par, ids, values, nnz, dim, reinterpret_cast<Id*>(r->ids.data()),
-                                     r->values.data(), &counts, scratch.data());
+  outrider::gpu_sparse::CoalesceRows(thrust::cpp::par, ids, values, nnz, dim,
+                                     reinterpret_cast<Id*>(r->ids.data()), r->values.data(),
+                                     &counts, scratch.data());
   std::memcpy(counts_host, &counts, sizeof(counts));
 }
 
@@ -35,12 +37,17 @@ void Run(const Id* ids, const float* values, uint64_t nnz, uint64_t dim, uint64_
 
 extern "C" {
 
-__attribute__((visibility("default"))) int outrider_gpu_sparse_abi(void) { return OUTRIDER_GPU_SPARSE_ABI; }
+__attribute__((visibility("default"))) int outrider_gpu_sparse_abi(void) {
+  return OUTRIDER_GPU_SPARSE_ABI;
+}
 
-__attribute__((visibility("default"))) int outrider_gpu_coalesce(const void* ids, int id_bytes, const float* values,
-                                                                 uint64_t nnz, uint64_t dim, void*,
-                                                                 uint64_t* counts_host, void** handle) {
-  if (handle == nullptr || counts_host == nullptr || (id_bytes != 4 && id_bytes != 8) || nnz >= (uint64_t{1} << 32)) {
+__attribute__((visibility("default"))) int outrider_gpu_coalesce(const void* ids, int id_bytes,
+                                                                 const float* values, uint64_t nnz,
+                                                                 uint64_t dim, void*,
+                                                                 uint64_t* counts_host,
+                                                                 void** handle) {
+  if (handle == nullptr || counts_host == nullptr || (id_bytes != 4 && id_bytes != 8) ||
+      nnz >= (uint64_t{1} << 32)) {
     return -1;
   }
   auto* r = new (std::nothrow) Result;
@@ -72,7 +79,8 @@ __attribute__((visibility("default"))) void outrider_gpu_coalesce_free(void* han
 }
 
 __attribute__((visibility("default"))) const char* outrider_gpu_sparse_error(int code) {
-  if (code == -1) return "invalid argument (id size not 4 or 8, 2^32 rows or more, or a null pointer)";
+  if (code == -1)
+    return "invalid argument (id size not 4 or 8, 2^32 rows or more, or a null pointer)";
   return code == 2 ? "out of memory" : "unknown error";
 }
 

@@ -42,9 +42,11 @@ Result<PeerId> FakeTransport::Connect(const std::string& remote_address) {
 
 Status FakeTransport::Send(PeerId peer, const void* header, size_t header_len, const void* data,
                            size_t len, SendDone done) {
-  if (net_ == nullptr || connected_.count(peer) == 0) return PeerLost("peer agent is not connected");
+  if (net_ == nullptr || connected_.count(peer) == 0)
+    return PeerLost("peer agent is not connected");
   int to = static_cast<int>(peer);
-  if (net_->Broken(index_, to)) return PeerLost("link to fake:" + std::to_string(to) + " is broken");
+  if (net_->Broken(index_, to))
+    return PeerLost("link to fake:" + std::to_string(to) + " is broken");
   FakeNetwork::Event e{false, index_, to, {}, {}, std::move(done)};
   const auto* h = static_cast<const uint8_t*>(header);
   e.header.assign(h, h + header_len);
@@ -101,8 +103,9 @@ bool FakeNetwork::Step() {
 }
 
 bool FakeNetwork::StepLink(int from, int to) {
-  auto it = std::find_if(queue_.begin(), queue_.end(),
-                         [&](const Event& e) { return !e.is_error && e.from == from && e.to == to; });
+  auto it = std::find_if(queue_.begin(), queue_.end(), [&](const Event& e) {
+    return !e.is_error && e.from == from && e.to == to;
+  });
   if (it == queue_.end()) return false;
   Event e = std::move(*it);
   queue_.erase(it);
@@ -121,7 +124,8 @@ void FakeNetwork::Process(Event e) {
   }
   if (e.is_error) {
     FakeTransport* at = Endpoint(e.to);
-    if (at != nullptr && at->connected_.count(static_cast<PeerId>(e.from)) != 0 && at->callbacks_.on_peer_error) {
+    if (at != nullptr && at->connected_.count(static_cast<PeerId>(e.from)) != 0 &&
+        at->callbacks_.on_peer_error) {
       at->callbacks_.on_peer_error(static_cast<PeerId>(e.from),
                                    PeerLost("link to fake:" + std::to_string(e.from) + " broke"));
     }
@@ -147,7 +151,8 @@ void FakeNetwork::Process(Event e) {
   if (!e.payload.empty() && to->callbacks_.recv_buffer) {
     target = to->callbacks_.recv_buffer(e.header.data(), e.header.size(), e.payload.size());
     if (target.data != nullptr && land_later_) {
-      queue_.push_back({false, e.from, e.to, std::move(e.header), std::move(e.payload), nullptr, true, std::move(target)});
+      queue_.push_back({false, e.from, e.to, std::move(e.header), std::move(e.payload), nullptr,
+                        true, std::move(target)});
       return;
     }
     if (target.data != nullptr) {

@@ -27,7 +27,8 @@ class FakeNetwork;
 // Thread-safety: the thread that drives its FakeNetwork only.
 class FakeTransport : public Transport {
  public:
-  ~FakeTransport() override;  // detaches: messages still queued to it are failed, its own sends' done never run
+  ~FakeTransport()
+      override;  // detaches: messages still queued to it are failed, its own sends' done never run
 
   int index() const { return index_; }
   const std::string& address() const override { return address_; }
@@ -121,8 +122,8 @@ class FakeNetwork {
     std::vector<uint8_t> header;
     std::vector<uint8_t> payload;
     Transport::SendDone done;
-    bool lands = false;   // the bytes of a message whose buffer was taken earlier (LandLater)
-    RecvTarget landing;   // that buffer, held until they have landed and on_message returned
+    bool lands = false;  // the bytes of a message whose buffer was taken earlier (LandLater)
+    RecvTarget landing;  // that buffer, held until they have landed and on_message returned
   };
   // Delivers (or reports) one event taken off the queue.
   void Process(Event e);

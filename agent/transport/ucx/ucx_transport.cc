@@ -1,11 +1,11 @@
 // UCX active-message transport with event-driven progress.
 #include "agent/transport/ucx/ucx_transport.h"
-#include "agent/transport/ucx/ucx_transport_factory.h"
 
 #include <cstdlib>
 #include <cstring>
 
 #include "agent/log.h"
+#include "agent/transport/ucx/ucx_transport_factory.h"
 
 namespace outrider::agent {
 namespace {
@@ -36,13 +36,21 @@ UcxTransport::UcxTransport(Callbacks callbacks) : callbacks_(std::move(callbacks
 Status UcxStatus(const std::string& what, ucs_status_t status) {
   std::string m = what + ": " + ucs_status_string(status);
   switch (status) {
-    case UCS_OK: return Status::Ok();
-    case UCS_ERR_NO_MEMORY: return ResourceExhausted(m);
-    case UCS_ERR_CONNECTION_RESET: case UCS_ERR_ENDPOINT_TIMEOUT: case UCS_ERR_UNREACHABLE:
-    case UCS_ERR_REJECTED: return PeerLost(m);
-    case UCS_ERR_TIMED_OUT: return DeadlineExceeded(m);
-    case UCS_ERR_CANCELED: return Cancelled(m);
-    default: return Unavailable(m);
+    case UCS_OK:
+      return Status::Ok();
+    case UCS_ERR_NO_MEMORY:
+      return ResourceExhausted(m);
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED:
+      return PeerLost(m);
+    case UCS_ERR_TIMED_OUT:
+      return DeadlineExceeded(m);
+    case UCS_ERR_CANCELED:
+      return Cancelled(m);
+    default:
+      return Unavailable(m);
   }
 }
 
@@ -73,12 +81,15 @@ void ConfigureUcxEnvironment(bool zero_copy) {
   // across 4 unshaped namespaces on 2 cores took 1.4-1.7x as long; on 2 Gbit/s links, as long).
   // (UCX_TCP_MAX_IOV=0 would switch TCP zero-copy off alone, but UCX 1.13 then refuses its own
   // short sends that carry a header.)
-  for (auto [name, value] : {std::pair{"UCX_ZCOPY_THRESH", "inf"}, std::pair{"UCX_TCP_PUT_ENABLE", "n"}}) {
+  for (auto [name, value] :
+       {std::pair{"UCX_ZCOPY_THRESH", "inf"}, std::pair{"UCX_TCP_PUT_ENABLE", "n"}}) {
     if (zero_copy) break;
     if (const char* own = std::getenv(name); own != nullptr && std::string(own) != value) {
-      Logger("transport")->warn("{}={} ignored: the agent sends without zero-copy ({}={}), whose error path in UCX's "
-                                "TCP transport can abort the agent when a peer dies",
-                                name, own, name, value);
+      Logger("transport")
+          ->warn(
+              "{}={} ignored: the agent sends without zero-copy ({}={}), whose error path in UCX's "
+              "TCP transport can abort the agent when a peer dies",
+              name, own, name, value);
     }
     ::setenv(name, value, 1);
   }
@@ -90,8 +101,9 @@ void ConfigureUcxEnvironment(bool zero_copy) {
   }
 }
 
-Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks, std::string tcp_congestion_control,
-                                                          bool zero_copy) {
+Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks,
+                                                           std::string tcp_congestion_control,
+                                                           bool zero_copy) {
   OUTRIDER_RETURN_IF_ERROR(ValidateCongestionControlName(tcp_congestion_control));
   auto t = std::unique_ptr<UcxTransport>(new UcxTransport(std::move(callbacks)));
   ConfigureUcxEnvironment(zero_copy);
@@ -212,7 +224,8 @@ void UcxTransport::Disconnect(PeerId id) {
 
 void UcxTransport::OnSendDone(void* request, ucs_status_t status, void* user_data) {
   auto* req = static_cast<SendRequest*>(user_data);
-  req->owner->send_done_.emplace_back(std::move(req->done), UcxStatus("sending to a peer agent", status));
+  req->owner->send_done_.emplace_back(std::move(req->done),
+                                      UcxStatus("sending to a peer agent", status));
   delete req;
   ucp_request_free(request);
 }
@@ -221,15 +234,17 @@ Status UcxTransport::Send(PeerId peer_id, const void* header, size_t header_len,
                           size_t len, SendDone done) {
   auto it = peers_.find(peer_id);
   if (it == peers_.end() || it->second->failed) return PeerLost("peer agent is not connected");
-  auto* req = new SendRequest{this, std::vector<uint8_t>(static_cast<const uint8_t*>(header),
-                                                         static_cast<const uint8_t*>(header) + header_len),
-                              std::move(done)};
+  auto* req =
+      new SendRequest{this,
+                      std::vector<uint8_t>(static_cast<const uint8_t*>(header),
+                                           static_cast<const uint8_t*>(header) + header_len),
+                      std::move(done)};
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = &UcxTransport::OnSendDone;
   p.user_data = req;
-  ucs_status_ptr_t r = ucp_am_send_nbx(it->second->ep, kAmId, req->header.data(), header_len,
-                                       data, len, &p);
+  ucs_status_ptr_t r =
+      ucp_am_send_nbx(it->second->ep, kAmId, req->header.data(), header_len, data, len, &p);
   if (r == nullptr) {  // completed in place; the callback does not run
     send_done_.emplace_back(std::move(req->done), Status::Ok());
     delete req;
@@ -257,7 +272,9 @@ ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t
   auto* req = new RecvRequest{self, Delivery{}};
   req->delivery.header.assign(h, h + header_length);
   req->delivery.len = length;
-  RecvTarget target = self->callbacks_.recv_buffer ? self->callbacks_.recv_buffer(h, header_length, length) : RecvTarget{};
+  RecvTarget target = self->callbacks_.recv_buffer
+                          ? self->callbacks_.recv_buffer(h, header_length, length)
+                          : RecvTarget{};
   uint8_t* dst = target.data;
   req->delivery.keep = std::move(target.keep);
   if (dst == nullptr) {
@@ -274,7 +291,8 @@ ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t
     self->deliveries_.push_back(std::move(req->delivery));
     delete req;
   } else if (UCS_PTR_IS_ERR(r)) {
-    Logger("transport")->error("receiving a rendezvous message failed: {}", ucs_status_string(UCS_PTR_STATUS(r)));
+    Logger("transport")
+        ->error("receiving a rendezvous message failed: {}", ucs_status_string(UCS_PTR_STATUS(r)));
     delete req;
   }
   return UCS_OK;
@@ -285,7 +303,8 @@ void UcxTransport::OnRecvDone(void* request, ucs_status_t status, size_t, void* 
   if (status == UCS_OK) {
     req->owner->deliveries_.push_back(std::move(req->delivery));
   } else {
-    Logger("transport")->error("receiving a rendezvous message failed: {}", ucs_status_string(status));
+    Logger("transport")
+        ->error("receiving a rendezvous message failed: {}", ucs_status_string(status));
   }
   delete req;
   ucp_request_free(request);
@@ -325,8 +344,10 @@ bool UcxTransport::Arm() {
 }
 
 TransportFactory UcxTransportFactory(std::string tcp_congestion_control, bool zero_copy) {
-  return [tcp_congestion_control, zero_copy](Transport::Callbacks callbacks) -> Result<std::unique_ptr<Transport>> {
-    OUTRIDER_ASSIGN_OR_RETURN(auto ucx, UcxTransport::Create(std::move(callbacks), tcp_congestion_control, zero_copy));
+  return [tcp_congestion_control,
+          zero_copy](Transport::Callbacks callbacks) -> Result<std::unique_ptr<Transport>> {
+    OUTRIDER_ASSIGN_OR_RETURN(
+        auto ucx, UcxTransport::Create(std::move(callbacks), tcp_congestion_control, zero_copy));
     return std::unique_ptr<Transport>(std::move(ucx));
   };
 }

@@ -28,9 +28,10 @@ class UcxTransport : public Transport {
   // `tcp_congestion_control`: the algorithm of its TCP connections, or "system" (the kernel's
   // default). An algorithm the kernel lacks is an error; one it does not permit the agent is
   // logged, and the connections keep the kernel's default.
-  static Result<std::unique_ptr<UcxTransport>> Create(Callbacks callbacks,
-                                                      std::string tcp_congestion_control = std::string(kKernelCongestionControl),
-                                                      bool zero_copy = false);
+  static Result<std::unique_ptr<UcxTransport>> Create(
+      Callbacks callbacks,
+      std::string tcp_congestion_control = std::string(kKernelCongestionControl),
+      bool zero_copy = false);
   ~UcxTransport() override;
 
   const std::string& address() const override { return address_; }

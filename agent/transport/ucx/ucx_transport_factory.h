@@ -10,8 +10,10 @@
 namespace outrider::agent {
 
 // Creates a UcxTransport (one UCX worker) per call, whose TCP connections use congestion control
-// `tcp_congestion_control` ("system": the kernel's default); `zero_copy`: see ConfigureUcxEnvironment.
-TransportFactory UcxTransportFactory(std::string tcp_congestion_control = std::string(kKernelCongestionControl),
-                                     bool zero_copy = false);
+// `tcp_congestion_control` ("system": the kernel's default); `zero_copy`: see
+// ConfigureUcxEnvironment.
+TransportFactory UcxTransportFactory(
+    std::string tcp_congestion_control = std::string(kKernelCongestionControl),
+    bool zero_copy = false);
 
 }  // namespace outrider::agent

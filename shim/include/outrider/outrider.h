@@ -33,8 +33,8 @@ enum {
   OUTRIDER_ERR_PERMISSION_DENIED = 9,
   OUTRIDER_ERR_PROTOCOL = 10,
   OUTRIDER_ERR_CANCELLED = 11,
-  OUTRIDER_ERR_OUTPUT_TOO_SMALL = 12  /* result larger than the output buffer: nothing written;
-                                       outrider_op_result_t.result_rows says how many rows */
+  OUTRIDER_ERR_OUTPUT_TOO_SMALL = 12 /* result larger than the output buffer: nothing written;
+                                      outrider_op_result_t.result_rows says how many rows */
 };
 
 /* Element types: torch's float32, float64, float16, bfloat16, int32, int64, uint8, int8, int16,
@@ -85,15 +85,15 @@ typedef struct outrider_client outrider_client_t;
 typedef uint64_t outrider_op_t;
 
 typedef struct {
-  uint32_t size;              /* sizeof(outrider_connect_options_t) */
-  const char* socket_path;    /* NULL: $OUTRIDER_SOCKET, else the agent's default path */
-  const char* job_id;         /* NULL: $OUTRIDER_JOB_ID, else $TORCHELASTIC_RUN_ID, else "default" */
-  int32_t rank;               /* -1: $RANK (default 0) */
-  int32_t world_size;         /* -1: $WORLD_SIZE (default 1) */
-  int32_t local_rank;         /* -1: $LOCAL_RANK (default: rank) */
-  int32_t local_world_size;   /* -1: $LOCAL_WORLD_SIZE (default: world_size) */
-  uint64_t arena_bytes;       /* 0: $OUTRIDER_ARENA_BYTES, else 256 MiB; 0 there: no arena */
-  int32_t timeout_ms;         /* connect/handshake deadline; 0: 5000 */
+  uint32_t size;            /* sizeof(outrider_connect_options_t) */
+  const char* socket_path;  /* NULL: $OUTRIDER_SOCKET, else the agent's default path */
+  const char* job_id;       /* NULL: $OUTRIDER_JOB_ID, else $TORCHELASTIC_RUN_ID, else "default" */
+  int32_t rank;             /* -1: $RANK (default 0) */
+  int32_t world_size;       /* -1: $WORLD_SIZE (default 1) */
+  int32_t local_rank;       /* -1: $LOCAL_RANK (default: rank) */
+  int32_t local_world_size; /* -1: $LOCAL_WORLD_SIZE (default: world_size) */
+  uint64_t arena_bytes;     /* 0: $OUTRIDER_ARENA_BYTES, else 256 MiB; 0 there: no arena */
+  int32_t timeout_ms;       /* connect/handshake deadline; 0: 5000 */
 } outrider_connect_options_t;
 
 /* A communicator: a group of the job's ranks with collectives of its own (see
@@ -103,9 +103,9 @@ typedef uint32_t outrider_comm_t;
 #define OUTRIDER_COMM_NULL ((outrider_comm_t)0xffffffffu) /* no communicator (split color < 0) */
 
 typedef struct {
-  uint32_t size;     /* sizeof(outrider_op_options_t) */
-  uint64_t key;      /* names the collective across ranks; 0: one key per op kind */
-  int32_t priority;  /* lower = sooner; 0 default */
+  uint32_t size;        /* sizeof(outrider_op_options_t) */
+  uint64_t key;         /* names the collective across ranks; 0: one key per op kind */
+  int32_t priority;     /* lower = sooner; 0 default */
   outrider_comm_t comm; /* the ranks that take part, and whose numbering root and blocks use;
                            OUTRIDER_COMM_WORLD (default): the whole job (API version 2) */
   void* cuda_stream;    /* a CUstream (API version 3): where an op on device buffers is ordered
@@ -150,8 +150,8 @@ OUTRIDER_EXPORT int outrider_local_world_size(const outrider_client_t* client);
 /* Collective over `parent`: every rank of it calls with a color; ranks with the same color >= 0
  * form a new communicator, ranked by (key, rank in parent). A negative color joins none and
  * gives OUTRIDER_COMM_NULL. */
-OUTRIDER_EXPORT int outrider_comm_split(outrider_client_t* client, outrider_comm_t parent, int color,
-                                        int key, outrider_comm_t* comm);
+OUTRIDER_EXPORT int outrider_comm_split(outrider_client_t* client, outrider_comm_t parent,
+                                        int color, int key, outrider_comm_t* comm);
 /* Called by the members only: rank i of the new communicator is rank ranks[i] of `parent`.
  * Members must create communicators of the same list in the same order. No communication. */
 OUTRIDER_EXPORT int outrider_comm_create(outrider_client_t* client, outrider_comm_t parent,
@@ -171,18 +171,20 @@ OUTRIDER_EXPORT void outrider_free(outrider_client_t* client, void* ptr);
 OUTRIDER_EXPORT int outrider_region_create(outrider_client_t* client, size_t bytes, void** base);
 /* Registers a memfd the caller created (sealed against shrink and grow, or sealable: the shim
  * adds the seals) and maps it at *base. The caller keeps its fd. */
-OUTRIDER_EXPORT int outrider_region_register_fd(outrider_client_t* client, int memfd,
-                                                size_t bytes, void** base);
+OUTRIDER_EXPORT int outrider_region_register_fd(outrider_client_t* client, int memfd, size_t bytes,
+                                                void** base);
 /* Releases a region from outrider_region_create / _register_fd (no op on it may be pending). */
 OUTRIDER_EXPORT int outrider_region_release(outrider_client_t* client, void* base);
 /* GPU memory [ptr, ptr + bytes) is being (or was) given back to CUDA: the agent closes its
  * imports (gpu_mode ipc) of the GPU allocations that start inside it. Call it from an allocator's
  * free hook; ops queued on them must be done. Memory the client never used in an op: a no-op. */
-OUTRIDER_EXPORT int outrider_release_device_memory(outrider_client_t* client, const void* ptr, size_t bytes);
+OUTRIDER_EXPORT int outrider_release_device_memory(outrider_client_t* client, const void* ptr,
+                                                   size_t bytes);
 
-/* Collectives over the ranks of the job (or of the communicator in opts->comm). Every pointer must lie inside memory from
- * outrider_alloc or a region. `opts` may be NULL. Returns once the op is queued; *op is the
- * handle to wait on. Results are bitwise identical on every rank and across reruns. */
+/* Collectives over the ranks of the job (or of the communicator in opts->comm). Every pointer must
+ * lie inside memory from outrider_alloc or a region. `opts` may be NULL. Returns once the op is
+ * queued; *op is the handle to wait on. Results are bitwise identical on every rank and across
+ * reruns. */
 OUTRIDER_EXPORT uint64_t outrider_key(const char* name); /* 64-bit hash of a tensor name */
 OUTRIDER_EXPORT int outrider_allreduce(outrider_client_t* client, const void* send, void* recv,
                                        uint64_t count, outrider_dtype_t dtype,
@@ -198,9 +200,9 @@ OUTRIDER_EXPORT int outrider_allgather(outrider_client_t* client, const void* se
                                        uint64_t count, outrider_dtype_t dtype,
                                        const outrider_op_options_t* opts, outrider_op_t* op);
 /* `send` holds recv_count * world_size elements; rank r receives reduced block r. */
-OUTRIDER_EXPORT int outrider_reduce_scatter(outrider_client_t* client, const void* send,
-                                            void* recv, uint64_t recv_count,
-                                            outrider_dtype_t dtype, outrider_redop_t redop,
+OUTRIDER_EXPORT int outrider_reduce_scatter(outrider_client_t* client, const void* send, void* recv,
+                                            uint64_t recv_count, outrider_dtype_t dtype,
+                                            outrider_redop_t redop,
                                             const outrider_op_options_t* opts, outrider_op_t* op);
 /* Rank i sends send_counts[j] elements to rank j and receives recv_counts[j] from rank j
  * (world_size entries each). Blocks are packed in rank order in `send` and `recv`; every
@@ -217,24 +219,24 @@ OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_o
  * A rank's contribution is `nnz` ids (I32 or I64, duplicates allowed and summed) and `nnz * dim`
  * values (F32, F16 or BF16; F16/BF16 are summed in f32 and rounded once per node and once at the
  * end). `ids`, `values`, `out_ids` and `out_values` lie in shared memory (outrider_alloc or a
- * region) or in device memory (ordered on opts->cuda_stream). The result holds at most `capacity` rows: ids in `out_ids` (id_dtype), values in
- * `out_values` (capacity * dim). A result that does not fit fails the op on that rank with
- * OUTRIDER_ERR_OUTPUT_TOO_SMALL and the needed row count in outrider_op_result_t.result_rows;
- * nothing is truncated. Sizing the output for the whole table is safe: memfd pages cost memory
- * only once written. */
+ * region) or in device memory (ordered on opts->cuda_stream). The result holds at most `capacity`
+ * rows: ids in `out_ids` (id_dtype), values in `out_values` (capacity * dim). A result that does
+ * not fit fails the op on that rank with OUTRIDER_ERR_OUTPUT_TOO_SMALL and the needed row count in
+ * outrider_op_result_t.result_rows; nothing is truncated. Sizing the output for the whole table is
+ * safe: memfd pages cost memory only once written. */
 typedef struct {
-  uint32_t size;               /* sizeof(outrider_sparse_t) */
-  uint64_t rows;               /* table rows: ids lie in [0, rows) */
-  uint64_t dim;                /* values per row */
-  outrider_dtype_t dtype;      /* values */
-  outrider_dtype_t id_dtype;   /* ids and out_ids */
+  uint32_t size;             /* sizeof(outrider_sparse_t) */
+  uint64_t rows;             /* table rows: ids lie in [0, rows) */
+  uint64_t dim;              /* values per row */
+  outrider_dtype_t dtype;    /* values */
+  outrider_dtype_t id_dtype; /* ids and out_ids */
   const void* ids;
   const void* values;
   uint64_t nnz;
   void* out_ids;
   void* out_values;
-  uint64_t capacity;           /* rows that out_ids / out_values hold */
-  uint32_t algo;               /* allreduce: outrider_sparse_algo_t; shard, lookup: outrider_shard_scheme_t */
+  uint64_t capacity; /* rows that out_ids / out_values hold */
+  uint32_t algo;     /* allreduce: outrider_sparse_algo_t; shard, lookup: outrider_shard_scheme_t */
   /* Allreduce only, optional: row demand. The ids (id_dtype, shared memory, duplicates allowed)
    * this rank's next forward pass needs. The demanded rows of every rank are exchanged ahead of
    * the rest of the op (and of lower-priority traffic), written to the output first, and
@@ -266,23 +268,25 @@ OUTRIDER_EXPORT void outrider_shard_range(uint64_t rows, int world_size, int ran
 
 /* What a finished op reported beyond its status. */
 typedef struct {
-  uint32_t size;             /* sizeof(outrider_op_result_t) */
-  uint64_t result_rows;      /* sparse: rows in the result (or needed, on OUTPUT_TOO_SMALL) */
-  uint32_t algo;             /* sparse allreduce: the outrider_sparse_algo_t that ran */
-  uint64_t predicted_bytes;  /* sparse: this node's inter-node bytes as the cost model predicted */
-  uint64_t wire_bytes_sent;  /* sparse: this node's inter-node bytes for the op (payload + headers) */
+  uint32_t size;            /* sizeof(outrider_op_result_t) */
+  uint64_t result_rows;     /* sparse: rows in the result (or needed, on OUTPUT_TOO_SMALL) */
+  uint32_t algo;            /* sparse allreduce: the outrider_sparse_algo_t that ran */
+  uint64_t predicted_bytes; /* sparse: this node's inter-node bytes as the cost model predicted */
+  uint64_t
+      wire_bytes_sent; /* sparse: this node's inter-node bytes for the op (payload + headers) */
   uint64_t wire_bytes_recv;
-  uint64_t agent_ns;         /* time in the agent from the first rank's submission to completion */
-  uint64_t demand_rows;      /* sparse allreduce with demand: the leading result rows that were demanded */
+  uint64_t agent_ns; /* time in the agent from the first rank's submission to completion */
+  uint64_t
+      demand_rows; /* sparse allreduce with demand: the leading result rows that were demanded */
 } outrider_op_result_t;
 
 /* outrider_wait that also fills `result` (may be NULL) once the op finished, also on failure. */
 OUTRIDER_EXPORT int outrider_wait_result(outrider_client_t* client, outrider_op_t op,
                                          int64_t timeout_ms, outrider_op_result_t* result);
 
-/* Sparse allreduce with row demand: waits up to timeout_ms (-1: no limit; 0: only looks) until the demanded
- * rows are in out_ids/out_values[0, result->demand_rows) (result may be NULL; result_rows then
- * counts just those rows). The rest of the op is still running: the handle stays valid and
+/* Sparse allreduce with row demand: waits up to timeout_ms (-1: no limit; 0: only looks) until the
+ * demanded rows are in out_ids/out_values[0, result->demand_rows) (result may be NULL; result_rows
+ * then counts just those rows). The rest of the op is still running: the handle stays valid and
  * outrider_wait / outrider_wait_result must still follow. Returns OUTRIDER_OK once the rows are
  * there (also when the op already finished successfully), the op's error if it failed first,
  * or OUTRIDER_ERR_DEADLINE_EXCEEDED. Ops without demand report their rows only when done. */

@@ -1,12 +1,11 @@
 // Specification of the agent configuration's errors: bad TOML, flags and values, each naming the
 // parameter and where its value came from; and allowed_uids in its three forms.
-#include "agent/config.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "agent/config.h"
 #include "tests/unit/agent/config_fixture.h"
 
 namespace outrider::agent {

@@ -1,12 +1,11 @@
 // Specification of --help, --version and --print-config-table: every parameter is listed with its
 // flag, environment variable and config key, and these answer even when other inputs are bad.
-#include "agent/config.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "agent/config.h"
 #include "ipc/defaults.h"
 #include "tests/unit/agent/config_fixture.h"
 
@@ -23,10 +22,10 @@ TEST_F(ConfigTest, HelpListsEveryFlagWithItsEnvVarAndConfigKey) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->help_requested);
   const std::string& h = r->help_text;
-  for (const char* flag : {"--socket ", "--socket-group", "--allowed-uids", "--log-level",
-                           "--sq-entries", "--max-clients", "--max-regions-per-client",
-                           "--max-region-bytes", "--op-timeout-ms", "--spin-us", "--config ",
-                           "--ready-fd", "--help", "--version", "--print-config-table"}) {
+  for (const char* flag :
+       {"--socket ", "--socket-group", "--allowed-uids", "--log-level", "--sq-entries",
+        "--max-clients", "--max-regions-per-client", "--max-region-bytes", "--op-timeout-ms",
+        "--spin-us", "--config ", "--ready-fd", "--help", "--version", "--print-config-table"}) {
     EXPECT_TRUE(Contains(h, flag));
   }
   EXPECT_TRUE(Contains(h, "env OUTRIDER_SQ_ENTRIES"));
@@ -59,10 +58,10 @@ TEST_F(ConfigTest, PrintConfigTableReturnsTheMarkdownTable) {
 TEST(ParameterTableTest, ListsEveryDocumentedParameterButNotReadyFd) {
   std::string t = ParameterTableMarkdown();
   EXPECT_TRUE(Contains(t, "| Parameter | Flag | Environment | Config key | Default | Unit |"));
-  for (const char* key : {"`socket`", "`socket_group`", "`allowed_uids`", "`log_level`",
-                          "`sq_entries`", "`max_clients`", "`max_regions_per_client`",
-                          "`max_region_bytes`", "`op_timeout_ms`", "`spin_us`",
-                          "`OUTRIDER_CONFIG`"}) {
+  for (const char* key :
+       {"`socket`", "`socket_group`", "`allowed_uids`", "`log_level`", "`sq_entries`",
+        "`max_clients`", "`max_regions_per_client`", "`max_region_bytes`", "`op_timeout_ms`",
+        "`spin_us`", "`OUTRIDER_CONFIG`"}) {
     EXPECT_TRUE(Contains(t, key));
   }
   EXPECT_EQ(t.find("ready_fd"), std::string::npos);

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "ipc/defaults.h"
-
 #include "tests/unit/agent/config_fixture.h"
 
 namespace outrider::agent {
@@ -177,9 +176,9 @@ TEST_F(ConfigTest, ReadyFdIsNotReadFromTheEnvironment) {
 }
 
 TEST_F(ConfigTest, NetworkParametersSetTheNetworkOptions) {
-  Result<LoadedConfig> r =
-      Load({"--port", "1234", "--listen-address", "10.0.0.1", "--heartbeat-ms", "200",
-            "--peer-timeout-ms", "2000", "--rendezvous-timeout-ms", "3000", "--tcp-congestion-control", "reno"});
+  Result<LoadedConfig> r = Load({"--port", "1234", "--listen-address", "10.0.0.1", "--heartbeat-ms",
+                                 "200", "--peer-timeout-ms", "2000", "--rendezvous-timeout-ms",
+                                 "3000", "--tcp-congestion-control", "reno"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const NetworkOptions& n = r->options.network;
   EXPECT_EQ(n.port, 1234);
@@ -189,7 +188,8 @@ TEST_F(ConfigTest, NetworkParametersSetTheNetworkOptions) {
   EXPECT_EQ(n.rendezvous_timeout_ms, 3000u);
   EXPECT_EQ(n.tcp_congestion_control, "reno");
   EXPECT_EQ(LoadError({"--tcp-congestion-control", "Reno"}),
-            "tcp_congestion_control must be `system` or an algorithm's name (1-15 of a-z, 0-9, _), got 'Reno' (set by "
+            "tcp_congestion_control must be `system` or an algorithm's name (1-15 of a-z, 0-9, _), "
+            "got 'Reno' (set by "
             "flag --tcp-congestion-control)");
 }
 
@@ -204,8 +204,8 @@ TEST_F(ConfigTest, EngineParametersSetTheEngineOptions) {
 }
 
 TEST_F(ConfigTest, SchedulerParametersSetTheSchedulerOptions) {
-  Result<LoadedConfig> r =
-      Load({"--scheduler", "fifo", "--credit-window-bytes", "8192", "--aging-ms", "7", "--solo-window-bytes", "16384"});
+  Result<LoadedConfig> r = Load({"--scheduler", "fifo", "--credit-window-bytes", "8192",
+                                 "--aging-ms", "7", "--solo-window-bytes", "16384"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const SchedulerOptions& s = r->options.network.scheduler;
   EXPECT_FALSE(s.priority);

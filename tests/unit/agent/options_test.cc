@@ -107,9 +107,9 @@ TEST(AgentOptionsTest, ValidatesTheSessionLimitsInside) {
 
 TEST(AgentOptionsTest, ReportsTheFirstBadParameterInTableOrder) {
   AgentOptions o = ValidOptions();
-  o.http_port = 70000;                     // after the network's rows
-  o.network.scheduler.window_bytes = 1;    // last of the network's rows
-  o.engine.sparse_block_rows = 0;  // before the scheduler's rows
+  o.http_port = 70000;                   // after the network's rows
+  o.network.scheduler.window_bytes = 1;  // last of the network's rows
+  o.engine.sparse_block_rows = 0;        // before the scheduler's rows
   EXPECT_EQ(o.Validate().message(), "sparse_block_rows must be in [1, 4096], got 0");
 }
 
@@ -232,8 +232,10 @@ TEST(NetworkOptionsTest, TcpCongestionControlIsANameOrSystem) {
   }
   for (const char* bad : {"", "Cubic", "cu bic", "../cubic", "a_name_of_16_chr"}) {
     o.tcp_congestion_control = bad;
-    EXPECT_EQ(o.Validate().message(), "tcp_congestion_control must be `system` or an algorithm's name (1-15 of a-z, "
-                                      "0-9, _), got '" + std::string(bad) + "'");
+    EXPECT_EQ(o.Validate().message(),
+              "tcp_congestion_control must be `system` or an algorithm's name (1-15 of a-z, "
+              "0-9, _), got '" +
+                  std::string(bad) + "'");
   }
 }
 

@@ -24,7 +24,8 @@ TEST(StatusTest, DefaultIsOk) {
 TEST(StatusTest, OkToStringIsOk) { EXPECT_EQ(Status::Ok().ToString(), "OK"); }
 
 TEST(StatusTest, ToStringIsCodeNameColonMessage) {
-  EXPECT_EQ(PeerLost("local rank 1 disconnected").ToString(), "PEER_LOST: local rank 1 disconnected");
+  EXPECT_EQ(PeerLost("local rank 1 disconnected").ToString(),
+            "PEER_LOST: local rank 1 disconnected");
   EXPECT_EQ(InvalidArgument("bad").ToString(), "INVALID_ARGUMENT: bad");
   EXPECT_EQ(DeadlineExceeded("slow").ToString(), "DEADLINE_EXCEEDED: slow");
 }
@@ -150,11 +151,21 @@ TEST(ResultTest, RvalueValueMovesOutMoveOnlyTypes) {
 
 TEST(ResultDeathTest, ConstructingFromOkStatusAborts) {
   // An OK status carries no value: that is a programming error, not a condition.
-  EXPECT_DEATH({ Result<int> r(Status::Ok()); (void)r; }, "CHECK failed");
+  EXPECT_DEATH(
+      {
+        Result<int> r(Status::Ok());
+        (void)r;
+      },
+      "CHECK failed");
 }
 
 TEST(ResultDeathTest, ValueOfErrorAborts) {
-  EXPECT_DEATH({ Result<int> r(Internal("x")); (void)r.value(); }, "CHECK failed");
+  EXPECT_DEATH(
+      {
+        Result<int> r(Internal("x"));
+        (void)r.value();
+      },
+      "CHECK failed");
 }
 
 // ---- Propagation macros ----

@@ -181,7 +181,8 @@ TEST(RingTest, ConcurrentProducerAndConsumerDeliverEveryEntryInOrder) {
       // Count instead of EXPECTing per entry: one bug would otherwise print a million lines.
       if (e.seq != want.seq || e.payload[0] != want.payload[0] || e.payload[1] != want.payload[1] ||
           e.payload[2] != want.payload[2]) {
-        if (mismatches++ == 0) ADD_FAILURE() << "first mismatch at seq " << received << ": got " << e.seq;
+        if (mismatches++ == 0)
+          ADD_FAILURE() << "first mismatch at seq " << received << ": got " << e.seq;
       }
       ++received;
       stalled = 0;

@@ -1,11 +1,11 @@
-// loaders/cuda/driver.h against the fake driver (tests/fake_cuda/): loading and its errors, GPUs named
-// by UUID whatever their ordinal, and what the GPU protocol relies on: a stream that waits on a
-// fence in registered host memory and writes its own, pointer attributes, legacy IPC (refused in
+// loaders/cuda/driver.h against the fake driver (tests/fake_cuda/): loading and its errors, GPUs
+// named by UUID whatever their ordinal, and what the GPU protocol relies on: a stream that waits on
+// a fence in registered host memory and writes its own, pointer attributes, legacy IPC (refused in
 // the exporting process, once per importing process, an offset into the allocation) and VMM
 // allocations exported as file descriptors, between real processes (tests/fake_cuda/peer.cc).
-#include "loaders/cuda/driver.h"
-
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,8 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include <dlfcn.h>
-#include <gtest/gtest.h>
+#include "loaders/cuda/driver.h"
 
 namespace outrider::cuda {
 namespace {
@@ -54,8 +53,10 @@ std::pair<int, std::string> Peer(std::vector<std::string> args, std::vector<std:
   // Everything the child needs is built before fork (this process runs threads).
   std::vector<std::string> vars = {std::string("OUTRIDER_CUDA_DRIVER=") + FAKE_CUDA_DRIVER};
   for (std::string& kv : env) {
-    if (kv.rfind("OUTRIDER_CUDA_DRIVER=", 0) == 0) vars[0] = kv;
-    else vars.push_back(kv);
+    if (kv.rfind("OUTRIDER_CUDA_DRIVER=", 0) == 0)
+      vars[0] = kv;
+    else
+      vars.push_back(kv);
   }
   std::vector<char*> envp;
   for (std::string& kv : vars) envp.push_back(kv.data());
@@ -95,7 +96,8 @@ TEST(CudaDriver, LoadsTheLibraryTheEnvironmentNamesAndResolvesEveryEntry) {
 TEST(CudaDriver, EntriesComeAtTheAbiOfTheVersionAskedForAndTheTableAsksForItsPrototypes) {
   const Driver& d = D();
   Current(d);
-  using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  using GetProcAddress =
+      CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
   void* lib = ::dlopen(FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(lib, nullptr);
   auto get = reinterpret_cast<GetProcAddress>(::dlsym(lib, "cuGetProcAddress_v2"));
@@ -103,7 +105,8 @@ TEST(CudaDriver, EntriesComeAtTheAbiOfTheVersionAskedForAndTheTableAsksForItsPro
   auto at = [&](const char* name, int version) {
     void* fn = nullptr;
     CUdriverProcAddressQueryResult found{};
-    return get(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS ? fn : nullptr;
+    return get(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS ? fn
+                                                                                        : nullptr;
   };
   void* old_ctx = at("cuStreamGetCtx", 9020);
   void* new_ctx = at("cuStreamGetCtx", 13000);
@@ -113,7 +116,8 @@ TEST(CudaDriver, EntriesComeAtTheAbiOfTheVersionAskedForAndTheTableAsksForItsPro
   EXPECT_EQ(reinterpret_cast<void*>(d.cuStreamGetCtx), old_ctx);
   CUcontext ctx = nullptr;
   CUgreenCtx green = reinterpret_cast<CUgreenCtx>(0x1);
-  ASSERT_EQ(reinterpret_cast<PFN_cuStreamGetCtx_v12050>(new_ctx)(nullptr, &ctx, &green), CUDA_SUCCESS);
+  ASSERT_EQ(reinterpret_cast<PFN_cuStreamGetCtx_v12050>(new_ctx)(nullptr, &ctx, &green),
+            CUDA_SUCCESS);
   EXPECT_NE(ctx, nullptr);
   EXPECT_EQ(green, nullptr);  // the three-argument ABI wrote its third argument
   EXPECT_EQ(reinterpret_cast<void*>(d.cuCtxGetDevice), at("cuCtxGetDevice", 2000));
@@ -136,12 +140,15 @@ TEST(CudaDriver, AMissingLibraryOrAnUnusableDriverIsUnavailableAndSaysWhy) {
 TEST(CudaDriver, NamesGpusByUuidWhateverTheirOrdinal) {
   auto [rc, all] = Peer({"devices"}, {"OUTRIDER_FAKE_CUDA_DEVICES=3"});
   ASSERT_EQ(rc, 0) << all;
-  auto [rc2, some] = Peer({"devices"}, {"OUTRIDER_FAKE_CUDA_DEVICES=3", "OUTRIDER_FAKE_CUDA_VISIBLE=2,0"});
+  auto [rc2, some] =
+      Peer({"devices"}, {"OUTRIDER_FAKE_CUDA_DEVICES=3", "OUTRIDER_FAKE_CUDA_VISIBLE=2,0"});
   ASSERT_EQ(rc2, 0) << some;
   std::regex line(R"((\d) (GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\n)");
   std::vector<std::string> uuids, visible;
-  for (std::sregex_iterator it(all.begin(), all.end(), line), end; it != end; ++it) uuids.push_back((*it)[2]);
-  for (std::sregex_iterator it(some.begin(), some.end(), line), end; it != end; ++it) visible.push_back((*it)[2]);
+  for (std::sregex_iterator it(all.begin(), all.end(), line), end; it != end; ++it)
+    uuids.push_back((*it)[2]);
+  for (std::sregex_iterator it(some.begin(), some.end(), line), end; it != end; ++it)
+    visible.push_back((*it)[2]);
   ASSERT_EQ(uuids.size(), 3u) << all;
   EXPECT_NE(uuids[0], uuids[1]);
   EXPECT_NE(uuids[1], uuids[2]);
@@ -202,8 +209,8 @@ TEST(CudaDriver, AChildForkedAfterCuInitCannotUseCudaAndLoadSaysWhy) {
     ::close(pipe_fds[0]);
     int n = 0;
     auto again = Load();
-    std::string out = std::to_string(d.cuDeviceGetCount(&n)) + " " + std::to_string(d.cuInit(0)) + " " +
-                      (again.ok() ? std::string("ok") : again.status().ToString());
+    std::string out = std::to_string(d.cuDeviceGetCount(&n)) + " " + std::to_string(d.cuInit(0)) +
+                      " " + (again.ok() ? std::string("ok") : again.status().ToString());
     (void)!::write(pipe_fds[1], out.data(), out.size());
     ::_exit(0);
   }
@@ -211,8 +218,12 @@ TEST(CudaDriver, AChildForkedAfterCuInitCannotUseCudaAndLoadSaysWhy) {
   std::string text = ReadToEnd(pipe_fds[0]);
   ::waitpid(pid, nullptr, 0);
   std::string not_initialized = std::to_string(CUDA_ERROR_NOT_INITIALIZED);
-  EXPECT_EQ(text.rfind(not_initialized + " " + not_initialized + " FAILED_PRECONDITION: CUDA was initialized before this "
-                                                                  "process was forked", 0), 0u) << text;
+  EXPECT_EQ(text.rfind(not_initialized + " " + not_initialized +
+                           " FAILED_PRECONDITION: CUDA was initialized before this "
+                           "process was forked",
+                       0),
+            0u)
+      << text;
   int n = 0;
   EXPECT_EQ(d.cuDeviceGetCount(&n), CUDA_SUCCESS) << "the parent still can";
 }
@@ -221,10 +232,14 @@ TEST(CudaDriver, AChildForkedAfterCuInitCannotUseCudaAndLoadSaysWhy) {
 TEST(CudaDriver, ProbingForGpusLeavesTheProcessFreeToForkWorkersThatUseCuda) {
   auto [rc, out] = Peer({"probe"}, {"OUTRIDER_FAKE_CUDA_DEVICES=2"});
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_TRUE(std::regex_search(out, std::regex("^0 GPU-[0-9a-f-]{36}\n1 GPU-[0-9a-f-]{36}\nok\n$"))) << out;
+  EXPECT_TRUE(
+      std::regex_search(out, std::regex("^0 GPU-[0-9a-f-]{36}\n1 GPU-[0-9a-f-]{36}\nok\n$")))
+      << out;
   auto [bad, why] = Peer({"probe"}, {"OUTRIDER_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
   EXPECT_EQ(bad, 1);
-  EXPECT_NE(why.find("FAIL UNAVAILABLE: no CUDA driver: cannot load /nonexistent/libcuda.so.1"), std::string::npos) << why;
+  EXPECT_NE(why.find("FAIL UNAVAILABLE: no CUDA driver: cannot load /nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << why;
 }
 
 // As the real driver: work on the default stream goes to the calling thread's context, so a
@@ -240,7 +255,8 @@ TEST(CudaDriver, TheDefaultStreamNeedsAContextAndACuMemMappingBelongsToNone) {
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = 0;
   size_t bytes = 0;
-  ASSERT_EQ(d.cuMemGetAllocationGranularity(&bytes, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemGetAllocationGranularity(&bytes, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+            CUDA_SUCCESS);
   CUmemGenericAllocationHandle h = 0;
   CUdeviceptr vmm = 0;
   ASSERT_EQ(d.cuMemCreate(&h, bytes, &prop, 0), CUDA_SUCCESS);
@@ -252,14 +268,16 @@ TEST(CudaDriver, TheDefaultStreamNeedsAContextAndACuMemMappingBelongsToNone) {
   ASSERT_EQ(d.cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, vmm), CUDA_SUCCESS);
   EXPECT_EQ(ctx, nullptr);
   int ordinal = -1;
-  ASSERT_EQ(d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, vmm), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, vmm),
+            CUDA_SUCCESS);
   EXPECT_EQ(ordinal, 0);
   std::vector<CUresult> got;
   std::thread([&] {
     uint64_t word = 0;
     got.push_back(d.cuMemcpyDtoHAsync(&word, old_style, 8, nullptr));
     got.push_back(d.cuMemcpyDtoHAsync(&word, old_style, 8, CU_STREAM_PER_THREAD));
-    got.push_back(d.cuLaunchHostFunc(nullptr, [](void*) {}, nullptr));
+    got.push_back(d.cuLaunchHostFunc(
+        nullptr, [](void*) {}, nullptr));
     got.push_back(d.cuStreamSynchronize(nullptr));
     CUcontext primary = nullptr;
     got.push_back(d.cuDevicePrimaryCtxRetain(&primary, ordinal));
@@ -268,8 +286,9 @@ TEST(CudaDriver, TheDefaultStreamNeedsAContextAndACuMemMappingBelongsToNone) {
     got.push_back(d.cuStreamSynchronize(nullptr));
     got.push_back(d.cuCtxPopCurrent(nullptr));
   }).join();
-  EXPECT_EQ(got, (std::vector<CUresult>{CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_CONTEXT,
-                                        CUDA_ERROR_INVALID_CONTEXT, CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS,
+  EXPECT_EQ(got, (std::vector<CUresult>{CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_CONTEXT,
+                                        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_CONTEXT,
+                                        CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS,
                                         CUDA_SUCCESS}));
   EXPECT_EQ(d.cuMemUnmap(vmm, bytes), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemAddressFree(vmm, bytes), CUDA_SUCCESS);
@@ -285,24 +304,30 @@ TEST(CudaDriver, PointerAttributesNameTheAllocationAndItsKind) {
   unsigned int type = 0;
   CUdeviceptr start = 0;
   size_t size = 0;
-  ASSERT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dev + 100), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dev + 100),
+            CUDA_SUCCESS);
   EXPECT_EQ(type, CU_MEMORYTYPE_DEVICE);
-  ASSERT_EQ(d.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, dev + 100), CUDA_SUCCESS);
-  ASSERT_EQ(d.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, dev + 100), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, dev + 100),
+            CUDA_SUCCESS);
+  ASSERT_EQ(d.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, dev + 100),
+            CUDA_SUCCESS);
   EXPECT_EQ(start, dev);
   EXPECT_EQ(size, size_t{1} << 16);
   std::vector<uint8_t> host(256);
-  EXPECT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(host.data())),
+  EXPECT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                    reinterpret_cast<CUdeviceptr>(host.data())),
             CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(d.cuMemHostRegister(host.data(), host.size(), 0), CUDA_SUCCESS);
-  ASSERT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(host.data() + 8)),
+  ASSERT_EQ(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                    reinterpret_cast<CUdeviceptr>(host.data() + 8)),
             CUDA_SUCCESS);
   EXPECT_EQ(type, CU_MEMORYTYPE_HOST);
   EXPECT_EQ(d.cuMemHostUnregister(host.data()), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
   Status s = Check(d, CUDA_ERROR_INVALID_VALUE, "cuSomething");
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
-  EXPECT_NE(s.message().find("cuSomething: CUDA_ERROR_INVALID_VALUE"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cuSomething: CUDA_ERROR_INVALID_VALUE"), std::string::npos)
+      << s.message();
 }
 
 TEST(CudaDriver, ALegacyHandleOpensInAnotherProcessOnlyAndOnlyOnceThere) {
@@ -318,7 +343,8 @@ TEST(CudaDriver, ALegacyHandleOpensInAnotherProcessOnlyAndOnlyOnceThere) {
   CUipcMemHandle h{};
   ASSERT_EQ(d.cuIpcGetMemHandle(&h, dev), CUDA_SUCCESS);
   CUdeviceptr mine = 0;
-  EXPECT_EQ(d.cuIpcOpenMemHandle(&mine, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(d.cuIpcOpenMemHandle(&mine, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_CONTEXT);
   std::string hex;
   char byte[3];
   for (char c : h.reserved) {
@@ -332,7 +358,8 @@ TEST(CudaDriver, ALegacyHandleOpensInAnotherProcessOnlyAndOnlyOnceThere) {
   ASSERT_EQ(d.cuMemcpyDtoHAsync(after.data(), dev, kBytes, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
   for (size_t i = 0; i < kBytes; ++i) {
-    uint8_t want = i >= kOffset && i < kOffset + kRange ? static_cast<uint8_t>(~Pattern(i - kOffset)) : 0xee;
+    uint8_t want =
+        i >= kOffset && i < kOffset + kRange ? static_cast<uint8_t>(~Pattern(i - kOffset)) : 0xee;
     ASSERT_EQ(after[i], want) << "byte " << i;
   }
   EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
@@ -347,7 +374,8 @@ TEST(CudaDriver, AVmmAllocationCrossesToAnotherProcessAsAFileDescriptor) {
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = 0;
   size_t gran = 0;
-  ASSERT_EQ(d.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+            CUDA_SUCCESS);
   size_t bytes = gran;
   CUmemGenericAllocationHandle h = 0;
   ASSERT_EQ(d.cuMemCreate(&h, bytes, &prop, 0), CUDA_SUCCESS);
@@ -363,7 +391,8 @@ TEST(CudaDriver, AVmmAllocationCrossesToAnotherProcessAsAFileDescriptor) {
   ASSERT_EQ(d.cuMemcpyHtoDAsync(p, host.data(), bytes, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
   int fd = -1;
-  ASSERT_EQ(d.cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            CUDA_SUCCESS);
   ASSERT_GE(fd, 0);
   ::fcntl(fd, F_SETFD, 0);  // the peer inherits it, as it would receive it over SCM_RIGHTS
   auto [rc, out] = Peer({"vmm", std::to_string(fd), std::to_string(bytes)});
@@ -372,7 +401,8 @@ TEST(CudaDriver, AVmmAllocationCrossesToAnotherProcessAsAFileDescriptor) {
   std::vector<uint8_t> after(bytes);
   ASSERT_EQ(d.cuMemcpyDtoHAsync(after.data(), p, bytes, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
-  for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(after[i], static_cast<uint8_t>(~Pattern(i))) << "byte " << i;
+  for (size_t i = 0; i < bytes; ++i)
+    ASSERT_EQ(after[i], static_cast<uint8_t>(~Pattern(i))) << "byte " << i;
   EXPECT_EQ(d.cuMemUnmap(p, bytes), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemAddressFree(p, bytes), CUDA_SUCCESS);
   // A reservation twice the size, half of it mapped: freed whole only once that half is unmapped.

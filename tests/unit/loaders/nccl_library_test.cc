@@ -1,6 +1,6 @@
-// NCCL loaded at run time (loaders/nccl/library.h). RealNccl.*: the toolkit's libnccl.so.2 on a machine
-// without a GPU (or with one). FakeNccl.*: the fake NCCL the agent's tests run on, ranks as threads
-// of this process on the fake driver's GPUs (OUTRIDER_FAKE_CUDA_DEVICES=4).
+// NCCL loaded at run time (loaders/nccl/library.h). RealNccl.*: the toolkit's libnccl.so.2 on a
+// machine without a GPU (or with one). FakeNccl.*: the fake NCCL the agent's tests run on, ranks as
+// threads of this process on the fake driver's GPUs (OUTRIDER_FAKE_CUDA_DEVICES=4).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -55,7 +55,8 @@ TEST(RealNccl, LoadsReadsItsVersionMakesAnIdAndSaysWhyACommunicatorCannotStart) 
   Status s = Check(n, rc, "ncclCommInitRankConfig", comm);
   EXPECT_FALSE(s.ok());
   // NCCL names the CUDA failure: no driver, or no device.
-  EXPECT_NE(s.message().find("ncclCommInitRankConfig: unhandled cuda error"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("ncclCommInitRankConfig: unhandled cuda error"), std::string::npos)
+      << s.message();
   EXPECT_NE(s.message().find("Cuda failure"), std::string::npos) << s.message();
 }
 
@@ -143,7 +144,8 @@ class FakeNccl : public ::testing::Test {
 TEST_F(FakeNccl, EveryCollectiveMatchesItsDefinitionAcrossChunks) {
   constexpr int kRanks = 3;
   constexpr size_t kCount = 300000;  // 1.2 MB of floats: more than one chunk of the segment
-  std::vector<std::vector<float>> gathered(kRanks), reduced(kRanks), scattered(kRanks), broadcast(kRanks);
+  std::vector<std::vector<float>> gathered(kRanks), reduced(kRanks), scattered(kRanks),
+      broadcast(kRanks);
   Ranks({0, 1, 2}, [&](int r, Rank& rank, ncclComm_t comm) {
     std::vector<float> mine(kCount * kRanks);
     for (size_t i = 0; i < mine.size(); ++i) mine[i] = static_cast<float>((i % 1000) * (r + 1));
@@ -151,21 +153,25 @@ TEST_F(FakeNccl, EveryCollectiveMatchesItsDefinitionAcrossChunks) {
     CUdeviceptr out = rank.Upload(std::vector<float>(kCount * kRanks, -1.0f));
     // One group: every launch of this thread goes at ncclGroupEnd.
     ASSERT_EQ(nccl_->ncclGroupStart(), ncclSuccess);
-    ASSERT_EQ(nccl_->ncclAllReduce(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out), kCount, ncclFloat32,
-                                   ncclSum, comm, reinterpret_cast<cudaStream_t>(rank.stream)),
+    ASSERT_EQ(nccl_->ncclAllReduce(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out),
+                                   kCount, ncclFloat32, ncclSum, comm,
+                                   reinterpret_cast<cudaStream_t>(rank.stream)),
               ncclSuccess);
     ASSERT_EQ(nccl_->ncclGroupEnd(), ncclSuccess);
     reduced[r] = rank.Download(out, kCount);
-    ASSERT_EQ(nccl_->ncclBroadcast(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out), kCount, ncclFloat32, 1,
-                                   comm, reinterpret_cast<cudaStream_t>(rank.stream)),
-              ncclSuccess);
+    ASSERT_EQ(
+        nccl_->ncclBroadcast(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out), kCount,
+                             ncclFloat32, 1, comm, reinterpret_cast<cudaStream_t>(rank.stream)),
+        ncclSuccess);
     broadcast[r] = rank.Download(out, kCount);
-    ASSERT_EQ(nccl_->ncclAllGather(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out), kCount, ncclFloat32, comm,
-                                   reinterpret_cast<cudaStream_t>(rank.stream)),
-              ncclSuccess);
+    ASSERT_EQ(
+        nccl_->ncclAllGather(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out), kCount,
+                             ncclFloat32, comm, reinterpret_cast<cudaStream_t>(rank.stream)),
+        ncclSuccess);
     gathered[r] = rank.Download(out, kCount * kRanks);
-    ASSERT_EQ(nccl_->ncclReduceScatter(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out), kCount, ncclFloat32,
-                                       ncclMax, comm, reinterpret_cast<cudaStream_t>(rank.stream)),
+    ASSERT_EQ(nccl_->ncclReduceScatter(reinterpret_cast<void*>(in), reinterpret_cast<void*>(out),
+                                       kCount, ncclFloat32, ncclMax, comm,
+                                       reinterpret_cast<cudaStream_t>(rank.stream)),
               ncclSuccess);
     scattered[r] = rank.Download(out, kCount);
     ncclResult_t async = ncclInternalError;
@@ -177,8 +183,10 @@ TEST_F(FakeNccl, EveryCollectiveMatchesItsDefinitionAcrossChunks) {
       float v = static_cast<float>(i % 1000);
       ASSERT_EQ(reduced[r][i], v * 6) << r << " " << i;
       ASSERT_EQ(broadcast[r][i], v * 2) << r << " " << i;
-      for (int q = 0; q < kRanks; ++q) ASSERT_EQ(gathered[r][q * kCount + i], v * (q + 1)) << r << " " << i;
-      ASSERT_EQ(scattered[r][i], static_cast<float>(((r * kCount + i) % 1000) * kRanks)) << r << " " << i;
+      for (int q = 0; q < kRanks; ++q)
+        ASSERT_EQ(gathered[r][q * kCount + i], v * (q + 1)) << r << " " << i;
+      ASSERT_EQ(scattered[r][i], static_cast<float>(((r * kCount + i) % 1000) * kRanks))
+          << r << " " << i;
     }
   }
 }
@@ -191,7 +199,9 @@ TEST_F(FakeNccl, RanksThatLaunchInDifferentOrdersAllFailNamingBothInsteadOfHangi
     void* p = reinterpret_cast<void*>(buf);
     // Rank 0: allreduce then broadcast; rank 1 the other way round. The second launch may
     // already see the communicator failed by the first.
-    auto second = [](ncclResult_t rc) { EXPECT_TRUE(rc == ncclSuccess || rc == ncclInvalidUsage) << rc; };
+    auto second = [](ncclResult_t rc) {
+      EXPECT_TRUE(rc == ncclSuccess || rc == ncclInvalidUsage) << rc;
+    };
     if (r == 0) {
       ASSERT_EQ(nccl_->ncclAllReduce(p, p, 64, ncclFloat32, ncclSum, comm, s), ncclSuccess);
       second(nccl_->ncclBroadcast(p, p, 64, ncclFloat32, 0, comm, s));
@@ -216,7 +226,8 @@ TEST_F(FakeNccl, RanksThatLaunchInDifferentOrdersAllFailNamingBothInsteadOfHangi
 
 TEST_F(FakeNccl, TwoRanksOnOneGpuFailInit) {
   std::vector<ncclResult_t> init;
-  Ranks({2, 2}, [](int, Rank&, ncclComm_t) { ADD_FAILURE() << "init succeeded"; }, &init);
+  Ranks(
+      {2, 2}, [](int, Rank&, ncclComm_t) { ADD_FAILURE() << "init succeeded"; }, &init);
   EXPECT_EQ(init, (std::vector<ncclResult_t>{ncclInvalidUsage, ncclInvalidUsage}));
 }
 
@@ -225,7 +236,8 @@ TEST_F(FakeNccl, AbortReleasesACollectiveWaitingForAPeerThatNeverLaunches) {
     if (r == 1) return;  // never launches
     CUdeviceptr buf = rank.Upload(std::vector<float>(16, 1.0f));
     void* p = reinterpret_cast<void*>(buf);
-    ASSERT_EQ(nccl_->ncclAllReduce(p, p, 16, ncclFloat32, ncclSum, comm, reinterpret_cast<cudaStream_t>(rank.stream)),
+    ASSERT_EQ(nccl_->ncclAllReduce(p, p, 16, ncclFloat32, ncclSum, comm,
+                                   reinterpret_cast<cudaStream_t>(rank.stream)),
               ncclSuccess);
     EXPECT_EQ(rank.d.cuStreamQuery(rank.stream), CUDA_ERROR_NOT_READY);
     // The aborting thread does not own the stream: NCCL's abort may come from anywhere.
@@ -238,7 +250,8 @@ TEST_F(FakeNccl, AbortReleasesACollectiveWaitingForAPeerThatNeverLaunches) {
 TEST_F(FakeNccl, AnInitFailureIsAnAsyncError) {
   ::setenv("OUTRIDER_FAKE_NCCL_INIT_FAIL", "1", 1);
   std::vector<ncclResult_t> init;
-  Ranks({0}, [](int, Rank&, ncclComm_t) {}, &init);
+  Ranks(
+      {0}, [](int, Rank&, ncclComm_t) {}, &init);
   ::unsetenv("OUTRIDER_FAKE_NCCL_INIT_FAIL");
   EXPECT_EQ(init, std::vector<ncclResult_t>{ncclSystemError});
 }

@@ -10,7 +10,9 @@
 namespace outrider::metrics {
 namespace {
 
-bool Has(const std::string& text, const std::string& line) { return text.find(line) != std::string::npos; }
+bool Has(const std::string& text, const std::string& line) {
+  return text.find(line) != std::string::npos;
+}
 
 TEST(RegistryTest, CounterFamilyWritesHelpTypeAndLabelledSamples) {
   Registry r;
@@ -96,8 +98,9 @@ TEST(RegistryTest, ProcessCollectorReportsThisProcess) {
   Registry r;
   AddProcessCollector(&r);
   std::string t = r.Serialize();
-  for (const char* name : {"process_cpu_seconds_total ", "process_resident_memory_bytes ", "process_open_fds ",
-                           "process_max_fds ", "process_start_time_seconds ", "process_virtual_memory_bytes "}) {
+  for (const char* name :
+       {"process_cpu_seconds_total ", "process_resident_memory_bytes ", "process_open_fds ",
+        "process_max_fds ", "process_start_time_seconds ", "process_virtual_memory_bytes "}) {
     EXPECT_TRUE(Has(t, std::string("\n") + name)) << name;
   }
 }

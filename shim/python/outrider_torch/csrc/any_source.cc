@@ -35,11 +35,16 @@ std::map<AnySource*, std::weak_ptr<AnySource>>& Registry() {
 
 }  // namespace
 
-AnySource::AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout)
-    : store_(std::move(store)), rank_(rank), size_(size), timeout_(timeout), enabled_(store_ && AnySourceWanted()) {}
+AnySource::AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
+                     std::chrono::milliseconds timeout)
+    : store_(std::move(store)),
+      rank_(rank),
+      size_(size),
+      timeout_(timeout),
+      enabled_(store_ && AnySourceWanted()) {}
 
-std::shared_ptr<AnySource> AnySource::Create(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
-                                             std::chrono::milliseconds timeout) {
+std::shared_ptr<AnySource> AnySource::Create(c10::intrusive_ptr<c10d::Store> store, int rank,
+                                             int size, std::chrono::milliseconds timeout) {
   std::shared_ptr<AnySource> a(new AnySource(std::move(store), rank, size, timeout));
   std::lock_guard<std::mutex> l(RegistryMutex());
   Registry().emplace(a.get(), a);
@@ -73,7 +78,7 @@ void AnySource::Stop() {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
   }
-  cv_.notify_all();  // a resolver between two looks at the bell sees stop_ at once
+  cv_.notify_all();      // a resolver between two looks at the bell sees stop_ at once
   GilReleased unlocked;  // the threads complete works, whose callbacks take the GIL
   // A second Stop() meanwhile waits here, so that it too returns only once the threads are gone.
   std::lock_guard<std::mutex> joining(join_mu_);
@@ -88,7 +93,8 @@ void AnySource::Stop() {
 }
 
 std::string AnySource::CountKey(int dst, int tag, int src) const {
-  return "outrider/anysrc/" + std::to_string(dst) + "/" + std::to_string(tag) + "/" + std::to_string(src);
+  return "outrider/anysrc/" + std::to_string(dst) + "/" + std::to_string(tag) + "/" +
+         std::to_string(src);
 }
 
 std::string AnySource::BellKey(int dst, int tag) const {
@@ -123,7 +129,9 @@ void AnySource::Announce() {
       // Only an any-source receive on `dst` misses it (and times out); say so once.
       if (!announce_error_reported_) {
         announce_error_reported_ = true;
-        std::fprintf(stderr, "outrider: cannot count a send in the store for any-source receives: %s\n", e.what());
+        std::fprintf(stderr,
+                     "outrider: cannot count a send in the store for any-source receives: %s\n",
+                     e.what());
       }
     }
   }
@@ -148,7 +156,8 @@ void AnySource::Recv(int src, int tag, std::function<void()> post) {
   cv_.notify_all();
 }
 
-void AnySource::RecvAny(int tag, std::function<void(int src)> post, std::function<void(std::exception_ptr)> fail) {
+void AnySource::RecvAny(int tag, std::function<void(int src)> post,
+                        std::function<void(std::exception_ptr)> fail) {
   {
     std::lock_guard<std::mutex> l(mu_);
     ++looking_[tag];
@@ -195,8 +204,9 @@ int AnySource::FindSender(int tag) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_) {
-        throw std::runtime_error("outrider: the process group was shut down (destroyed, or the process exits) while "
-                                 "recv (any source) waited for a sender");
+        throw std::runtime_error(
+            "outrider: the process group was shut down (destroyed, or the process exits) while "
+            "recv (any source) waited for a sender");
       }
     }
     // The bell goes first: a send counted after the look below rings it again.
@@ -229,7 +239,8 @@ int AnySource::FindSender(int tag) {
       }
       if (store_->check({bell})) break;
       if (std::chrono::steady_clock::now() >= deadline) {
-        throw std::runtime_error("outrider: recv (any source) Timed out after " + std::to_string(timeout_.count()) +
+        throw std::runtime_error("outrider: recv (any source) Timed out after " +
+                                 std::to_string(timeout_.count()) +
                                  " ms waiting for a sender (the process group's timeout)");
       }
     }

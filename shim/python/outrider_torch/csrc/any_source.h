@@ -15,8 +15,6 @@
 // earlier any-source receive of its tag is still looking for its sender waits behind it.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
-
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -27,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <utility>
 
 namespace outrider::torch_backend {
@@ -36,8 +35,8 @@ class AnySource {
   // `store` is the group's own (prefixed) store; `rank`/`size` are group ranks; `timeout` bounds
   // the wait of an any-source receive for its sender. Shared, so that StopAll can hold one while
   // its group is destroyed.
-  static std::shared_ptr<AnySource> Create(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
-                                           std::chrono::milliseconds timeout);
+  static std::shared_ptr<AnySource> Create(c10::intrusive_ptr<c10d::Store> store, int rank,
+                                           int size, std::chrono::milliseconds timeout);
   ~AnySource();
   AnySource(const AnySource&) = delete;
   AnySource& operator=(const AnySource&) = delete;
@@ -61,10 +60,12 @@ class AnySource {
   void Recv(int src, int tag, std::function<void()> post);
   // An any-source receive of `tag`: once a sender with a message this rank has not received yet is
   // known, runs post(src); `fail` gets why none was found (timeout, store failure, shutdown).
-  void RecvAny(int tag, std::function<void(int src)> post, std::function<void(std::exception_ptr)> fail);
+  void RecvAny(int tag, std::function<void(int src)> post,
+               std::function<void(std::exception_ptr)> fail);
 
  private:
-  AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout);
+  AnySource(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
+            std::chrono::milliseconds timeout);
   std::string CountKey(int dst, int tag, int src) const;
   std::string BellKey(int dst, int tag) const;
   void Announce();  // thread: counts sends in the store
@@ -79,15 +80,16 @@ class AnySource {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;                                     // guarded by mu_
-  std::deque<std::pair<int, int>> sends_;                 // guarded by mu_: (dst, tag) to count
-  std::deque<std::function<void()>> resolves_;            // guarded by mu_: in the order made
-  std::map<int, int> looking_;                            // guarded by mu_: any-source receives pending, by tag
-  std::map<std::pair<int, int>, int64_t> received_;       // guarded by mu_: receives posted, by (tag, src)
-  std::map<int, int> next_src_;                           // resolver only: where the search starts, by tag
-  std::thread announcer_, resolver_;                      // guarded by mu_: started on first use
-  std::mutex join_mu_;                                    // held by the Stop() that joins them
-  bool announce_error_reported_ = false;                  // announcer only
+  bool stop_ = false;                           // guarded by mu_
+  std::deque<std::pair<int, int>> sends_;       // guarded by mu_: (dst, tag) to count
+  std::deque<std::function<void()>> resolves_;  // guarded by mu_: in the order made
+  std::map<int, int> looking_;  // guarded by mu_: any-source receives pending, by tag
+  std::map<std::pair<int, int>, int64_t>
+      received_;                          // guarded by mu_: receives posted, by (tag, src)
+  std::map<int, int> next_src_;           // resolver only: where the search starts, by tag
+  std::thread announcer_, resolver_;      // guarded by mu_: started on first use
+  std::mutex join_mu_;                    // held by the Stop() that joins them
+  bool announce_error_reported_ = false;  // announcer only
 };
 
 }  // namespace outrider::torch_backend

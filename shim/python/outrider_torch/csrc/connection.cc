@@ -1,12 +1,11 @@
 // The process's connection to its agent and its worker thread (see connection.h).
 #include "shim/python/outrider_torch/csrc/connection.h"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <c10/core/Event.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -38,9 +37,13 @@ std::vector<c10::Device> FutureDevices(const std::optional<c10::Stream>& stream)
 
 }  // namespace
 
-OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::optional<c10::Stream> stream)
-    : Work(rank, type), outputs_(std::move(outputs)), stream_(stream),
-      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()), FutureDevices(stream))) {}
+OutriderWork::OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
+                           std::optional<c10::Stream> stream)
+    : Work(rank, type),
+      outputs_(std::move(outputs)),
+      stream_(stream),
+      future_(c10::make_intrusive<c10::ivalue::Future>(
+          c10::ListType::create(c10::TensorType::get()), FutureDevices(stream))) {}
 
 void OutriderWork::Finish(std::exception_ptr error) {
   if (finished_.exchange(true)) return;  // once: a later call (a racing failure path) is dropped
@@ -105,7 +108,8 @@ Connection::Connection(int rank, int size) : rank_(rank), size_(size) {
   o.world_size = size;
   int rc = outrider_connect(&o, &client_);
   if (rc != OUTRIDER_OK) {
-    ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") + outrider_last_error(nullptr));
+    ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") +
+                      outrider_last_error(nullptr));
   }
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) {
@@ -142,7 +146,9 @@ std::shared_ptr<Connection> Connection::Current() {
 }
 
 std::shared_ptr<Connection> Connection::Open(int rank, int size) {
-  if (std::shared_ptr<Connection> open = Current(); open && open->rank_ == rank && open->size_ == size) return open;
+  if (std::shared_ptr<Connection> open = Current();
+      open && open->rank_ == rank && open->size_ == size)
+    return open;
   auto conn = std::make_shared<Connection>(rank, size);
   std::lock_guard<std::mutex> l(g_connection_mu);
   g_connection = conn;
@@ -163,18 +169,22 @@ void Connection::ReleaseShared(const Buffer& b) {
     }
     // Queued, not waited for: a tensor's deleter must not wait on the worker (which may be
     // running a future's callback that waits for what the deleting thread holds).
-    auto work = c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
-    Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0), [this, b](Request&) { Release(b); });
+    auto work =
+        c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
+    Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0),
+            [this, b](Request&) { Release(b); });
   } catch (...) {  // the connection is closing: its client unmaps the memory anyway
   }
 }
 
 void Connection::Call(std::function<void()> f) {
-  if (std::this_thread::get_id() == worker_.get_id()) {  // a completion's callback: waiting would deadlock
+  if (std::this_thread::get_id() ==
+      worker_.get_id()) {  // a completion's callback: waiting would deadlock
     f();
     return;
   }
-  auto work = c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
+  auto work =
+      c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
   Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0), [f](Request&) { f(); });
   GilReleased unlocked;
   work->wait();
@@ -198,7 +208,8 @@ void Connection::DropIdleComms(const std::deque<Request>& inflight) {
   }
   std::vector<outrider_comm_t> busy;
   for (outrider_comm_t c : drops) {
-    bool used = std::any_of(inflight.begin(), inflight.end(), [c](const Request& r) { return r.comm == c; });
+    bool used = std::any_of(inflight.begin(), inflight.end(),
+                            [c](const Request& r) { return r.comm == c; });
     if (used) {
       busy.push_back(c);
     } else {
@@ -213,7 +224,8 @@ void Connection::DropIdleComms(const std::deque<Request>& inflight) {
 
 void Connection::Check(int rc, const char* what) {
   if (rc != OUTRIDER_OK) {
-    ThrowBackendError(std::string("outrider: ") + what + " failed (" + outrider_error_string(rc) + "): " + outrider_last_error(client_));
+    ThrowBackendError(std::string("outrider: ") + what + " failed (" + outrider_error_string(rc) +
+                      "): " + outrider_last_error(client_));
   }
 }
 
@@ -250,8 +262,8 @@ void Connection::Release(const Buffer& b) {
   }
 }
 
-void Connection::Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
-                         std::function<void(Request&)> prepare) {
+void Connection::Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm,
+                         std::chrono::milliseconds timeout, std::function<void(Request&)> prepare) {
   {
     std::lock_guard<std::mutex> l(mu_);
     if (stop_) ThrowBackendError("outrider: the process group is shutting down");
@@ -265,7 +277,8 @@ void Connection::Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t 
   Wake();
 }
 
-void Connection::EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
+void Connection::EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm,
+                                std::chrono::milliseconds timeout,
                                 std::function<void(Request&)> prepare) {
   auto submitted = std::make_shared<std::promise<void>>();
   std::future<void> ready = submitted->get_future();
@@ -306,7 +319,8 @@ bool Connection::Start(Request& r, const std::function<void(Request&)>& prepare)
     r.work->Finish(nullptr);
     return false;
   }
-  r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout : std::chrono::steady_clock::time_point::max();
+  r.deadline = r.timeout.count() > 0 ? std::chrono::steady_clock::now() + r.timeout
+                                     : std::chrono::steady_clock::time_point::max();
   return true;
 }
 
@@ -320,7 +334,8 @@ void Connection::Loop() {
       std::unique_lock<std::mutex> l(mu_);
       for (Request& r : started_inline_) inflight.push_back(std::move(r));
       started_inline_.clear();
-      if (inflight.empty()) cv_.wait(l, [&] { return stop_ || !incoming_.empty() || !drops_.empty(); });
+      if (inflight.empty())
+        cv_.wait(l, [&] { return stop_ || !incoming_.empty() || !drops_.empty(); });
       if (stop_ && incoming_.empty() && inflight.empty()) return;
       incoming.swap(incoming_);
       stopping = stop_;
@@ -328,7 +343,8 @@ void Connection::Loop() {
     DropIdleComms(inflight);
     // Before new ops: a freed segment's address may come back in one as new memory.
     for (auto [addr, bytes] : TakeDeviceFrees()) {
-      (void)outrider_release_device_memory(client_, reinterpret_cast<const void*>(addr), bytes);  // the shim re-checks on use
+      (void)outrider_release_device_memory(client_, reinterpret_cast<const void*>(addr),
+                                           bytes);  // the shim re-checks on use
     }
     if (stopping) {
       if (!shutdown_at) shutdown_at = std::chrono::steady_clock::now() + kShutdownGrace;
@@ -370,9 +386,13 @@ void Connection::Loop() {
         // the shim no longer knows.
         progressed = true;
         for (void* p : it->in_place) AbandonShared(p);  // nor is their memory
-        std::string why = rc != OUTRIDER_OK ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
-                          : stopping        ? std::string("outrider: the process group was destroyed while the collective ran")
-                                            : "outrider: Timed out after " + std::to_string(it->timeout.count()) + " ms waiting for the collective (the process group's timeout)";
+        std::string why =
+            rc != OUTRIDER_OK
+                ? std::string("outrider: collective failed: ") + outrider_last_error(client_)
+            : stopping
+                ? std::string("outrider: the process group was destroyed while the collective ran")
+                : "outrider: Timed out after " + std::to_string(it->timeout.count()) +
+                      " ms waiting for the collective (the process group's timeout)";
         it->work->Finish(BackendError(why));
         it = inflight.erase(it);
       } else {
@@ -382,12 +402,14 @@ void Connection::Loop() {
     if (!progressed && !inflight.empty()) {
       // Nothing moved: sleep until a completion comes in, an op is queued (Wake), or the first
       // op's deadline. A failed wait (the agent is gone) shows in the ops' results next round.
-      auto first = std::min_element(inflight.begin(), inflight.end(), [](const Request& a, const Request& b) {
-                     return a.deadline < b.deadline;
-                   })->deadline;
+      auto first = std::min_element(
+                       inflight.begin(), inflight.end(),
+                       [](const Request& a, const Request& b) { return a.deadline < b.deadline; })
+                       ->deadline;
       int64_t wait_ms = -1;
       if (first != std::chrono::steady_clock::time_point::max()) {
-        auto left = std::chrono::ceil<std::chrono::milliseconds>(first - std::chrono::steady_clock::now());
+        auto left =
+            std::chrono::ceil<std::chrono::milliseconds>(first - std::chrono::steady_clock::now());
         wait_ms = std::max<int64_t>(0, left.count());
       }
       (void)outrider_wait_event(client_, wake_fd_, wait_ms);
@@ -406,7 +428,8 @@ void Connection::Wake() {
 void Connection::Finish(Request& r, int rc, const outrider_op_result_t& res) {
   std::exception_ptr error;
   if (rc != OUTRIDER_OK) {
-    error = BackendError(std::string("outrider: collective failed (") + outrider_error_string(rc) + "): " + outrider_last_error(client_));
+    error = BackendError(std::string("outrider: collective failed (") + outrider_error_string(rc) +
+                         "): " + outrider_last_error(client_));
   } else {
     try {
       if (r.on_demand) r.on_demand(res);  // finished before its demanded rows were noticed

@@ -4,8 +4,7 @@
 // rest on the worker only.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/Types.hpp>
-#include <torch/csrc/distributed/c10d/Work.hpp>
+#include <c10/core/Stream.h>
 
 #include <atomic>
 #include <chrono>
@@ -19,9 +18,9 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
 #include <vector>
-
-#include <c10/core/Stream.h>
 
 #include "outrider/outrider.h"
 #include "shim/python/outrider_torch/csrc/torch_compat.h"
@@ -31,7 +30,8 @@ namespace outrider::torch_backend {
 class OutriderWork : public c10d::Work {
  public:
   // `stream`: the GPU stream an op on device tensors is ordered on (the caller's current one).
-  OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::optional<c10::Stream> stream = std::nullopt);
+  OutriderWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
+               std::optional<c10::Stream> stream = std::nullopt);
   std::vector<at::Tensor> result() override { return outputs_; }
   // Waits for the op; for one on a GPU stream, the caller's current stream then also waits for
   // everything the op queued on its stream (the result's copy back included).
@@ -103,13 +103,13 @@ class Connection {
   // tensors can keep it open past its process groups), else a new one.
   static std::shared_ptr<Connection> Open(int rank, int size);
 
-  void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
-               std::function<void(Request&)> prepare);
+  void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm,
+               std::chrono::milliseconds timeout, std::function<void(Request&)> prepare);
   // Enqueue, then waits until the worker has submitted the op (rethrows why it could not): an op
   // on a GPU stream must take its place on the stream before the caller queues more work there.
   // From the worker itself (a future's callback) the op is prepared and submitted inline.
-  void EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm, std::chrono::milliseconds timeout,
-                      std::function<void(Request&)> prepare);
+  void EnqueueOrdered(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm,
+                      std::chrono::milliseconds timeout, std::function<void(Request&)> prepare);
   // Runs `f` on the worker thread and waits for it; rethrows what it threw.
   void Call(std::function<void()> f);
   // Leaves `comm` once no op on it is in flight.
@@ -147,10 +147,11 @@ class Connection {
   std::condition_variable cv_;
   // Guarded by mu_: requests and how to prepare them (on the worker).
   std::deque<std::pair<Request, std::function<void(Request&)>>> incoming_;
-  std::vector<outrider_comm_t> drops_;  // guarded by mu_
-  bool stop_ = false;                   // guarded by mu_
+  std::vector<outrider_comm_t> drops_;         // guarded by mu_
+  bool stop_ = false;                          // guarded by mu_
   std::multimap<size_t, void*> free_regions_;  // worker only
-  std::vector<Request> started_inline_;        // worker only: submitted from a callback, not yet in flight
+  std::vector<Request>
+      started_inline_;  // worker only: submitted from a callback, not yet in flight
 };
 
 }  // namespace outrider::torch_backend

@@ -11,7 +11,8 @@ namespace outrider::torch_backend {
 // these while they wait. Nothing happens where the GIL is not held or Python is gone.
 class GilReleased {
  public:
-  GilReleased() : state_(Py_IsInitialized() && PyGILState_Check() ? PyEval_SaveThread() : nullptr) {}
+  GilReleased()
+      : state_(Py_IsInitialized() && PyGILState_Check() ? PyEval_SaveThread() : nullptr) {}
   ~GilReleased() {
     if (state_ != nullptr) PyEval_RestoreThread(state_);
   }

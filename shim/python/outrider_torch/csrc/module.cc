@@ -15,7 +15,8 @@ using outrider::torch_backend::SparseWork;
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Outrider torch.distributed backend";
-  py::module::import("torch.distributed");  // registers the base classes (ProcessGroup, Backend, Work)
+  py::module::import(
+      "torch.distributed");  // registers the base classes (ProcessGroup, Backend, Work)
   // What this extension was built against: __init__.py registers the backend accordingly and
   // refuses another PyTorch.
   m.attr("torch_version") = TORCH_VERSION;
@@ -31,26 +32,37 @@ PYBIND11_MODULE(_C, m) {
            "Blocks until the demanded rows are summed; returns them (coalesced sparse COO tensor).")
       .def("wait_rest", &SparseWork::WaitRest, py::call_guard<py::gil_scoped_release>(),
            "Blocks until the op is done; returns the rows the demand did not name.");
-  py::class_<ProcessGroupOutrider, outrider::torch_backend::TorchBase, c10::intrusive_ptr<ProcessGroupOutrider>>(
-      m, "ProcessGroupOutrider")
+  py::class_<ProcessGroupOutrider, outrider::torch_backend::TorchBase,
+             c10::intrusive_ptr<ProcessGroupOutrider>>(m, "ProcessGroupOutrider")
       .def("set_demand", &ProcessGroupOutrider::SetDemand, py::arg("ids"),
-           "Row ids (int64 tensor) the next forward pass needs: the next sparse allreduce sends their rows first.")
-      .def("sparse_allreduce", &ProcessGroupOutrider::SparseAllreduce, py::arg("tensor"), py::arg("demand") = py::none(),
-           "Sums a sparse COO tensor over all ranks; the rows named by `demand` (ids) arrive first: "
-           "returns a SparseWork (wait_demanded, then wait_rest).")
+           "Row ids (int64 tensor) the next forward pass needs: the next sparse allreduce sends "
+           "their rows first.")
+      .def(
+          "sparse_allreduce", &ProcessGroupOutrider::SparseAllreduce, py::arg("tensor"),
+          py::arg("demand") = py::none(),
+          "Sums a sparse COO tensor over all ranks; the rows named by `demand` (ids) arrive first: "
+          "returns a SparseWork (wait_demanded, then wait_rest).")
       .def("set_sparse_algo", &ProcessGroupOutrider::SetSparseAlgo, py::arg("algo"),
            "Sparse allreduce algorithm: 0 auto, 1 allgather, 2 balanced, 3 block, 4 dense.")
       .def_property_readonly("last_sparse_algo", &ProcessGroupOutrider::last_sparse_algo,
                              "The algorithm the agent ran for the last sparse allreduce.");
-  m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("store"), py::arg("ranks"), py::arg("job_rank"), py::arg("job_size"),
-        py::arg("rank"), py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
-        "Creates a group of the job's ranks `ranks` (members only) over the process's connection to its agent.");
+  m.def("create_group", &ProcessGroupOutrider::CreateGroup, py::arg("store"), py::arg("ranks"),
+        py::arg("job_rank"), py::arg("job_size"), py::arg("rank"), py::arg("size"),
+        py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
+        "Creates a group of the job's ranks `ranks` (members only) over the process's connection "
+        "to its agent.");
 #if OUTRIDER_TORCH_BACKEND_API
   py::class_<outrider::torch_backend::OutriderProcessGroup, c10d::ProcessGroup,
-             c10::intrusive_ptr<outrider::torch_backend::OutriderProcessGroup>>(m, "OutriderProcessGroup");
-  m.def("wrap_group", [](const c10::intrusive_ptr<c10d::Store>& store, const c10::intrusive_ptr<ProcessGroupOutrider>& backend) {
-    return c10::make_intrusive<outrider::torch_backend::OutriderProcessGroup>(store, backend);
-  }, py::arg("store"), py::arg("backend"), "The torch.distributed ProcessGroup of an outrider backend (2.x).");
+             c10::intrusive_ptr<outrider::torch_backend::OutriderProcessGroup>>(
+      m, "OutriderProcessGroup");
+  m.def(
+      "wrap_group",
+      [](const c10::intrusive_ptr<c10d::Store>& store,
+         const c10::intrusive_ptr<ProcessGroupOutrider>& backend) {
+        return c10::make_intrusive<outrider::torch_backend::OutriderProcessGroup>(store, backend);
+      },
+      py::arg("store"), py::arg("backend"),
+      "The torch.distributed ProcessGroup of an outrider backend (2.x).");
 #endif
   m.def(
       "shutdown",
@@ -58,22 +70,33 @@ PYBIND11_MODULE(_C, m) {
         // Any-source receives still looking for a sender fail first, then the connection's ops
         // finish or fail: every work completes while the interpreter can run its callbacks.
         outrider::torch_backend::AnySource::StopAll();
-        if (std::shared_ptr<outrider::torch_backend::Connection> c = outrider::torch_backend::Connection::Current()) c->Stop();
+        if (std::shared_ptr<outrider::torch_backend::Connection> c =
+                outrider::torch_backend::Connection::Current())
+          c->Stop();
       },
-      "Stops this process's any-source receives and its connection to the agent (registered with atexit).");
-  m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"), py::call_guard<py::gil_scoped_release>(),
-        "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the friendly form).");
+      "Stops this process's any-source receives and its connection to the agent (registered with "
+      "atexit).");
+  m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"),
+        py::call_guard<py::gil_scoped_release>(),
+        "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the "
+        "friendly form).");
   m.def("set_shared_allocation", &outrider::torch_backend::SetSharedAllocation, py::arg("on"),
-        "Routes this thread's CPU tensor allocations to shared memory (or not); returns the previous setting.");
-  m.def("copy_counters", [] {
-    const auto& c = outrider::torch_backend::Copies();
-    py::dict d;
-    d["bytes_in"] = c.bytes_in.load();
-    d["bytes_out"] = c.bytes_out.load();
-    d["tensors_staged"] = c.tensors_staged.load();
-    d["tensors_in_place"] = c.tensors_in_place.load();
-    return d;
-  }, "What the backend copied between tensors and shared memory so far, and the tensors it used in place.");
-  m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
-        py::call_guard<py::gil_scoped_release>(), "Creates an outrider process group (torch.distributed backend factory).");
+        "Routes this thread's CPU tensor allocations to shared memory (or not); returns the "
+        "previous setting.");
+  m.def(
+      "copy_counters",
+      [] {
+        const auto& c = outrider::torch_backend::Copies();
+        py::dict d;
+        d["bytes_in"] = c.bytes_in.load();
+        d["bytes_out"] = c.bytes_out.load();
+        d["tensors_staged"] = c.tensors_staged.load();
+        d["tensors_in_place"] = c.tensors_in_place.load();
+        return d;
+      },
+      "What the backend copied between tensors and shared memory so far, and the tensors it used "
+      "in place.");
+  m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"),
+        py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
+        "Creates an outrider process group (torch.distributed backend factory).");
 }

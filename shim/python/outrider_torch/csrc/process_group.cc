@@ -12,9 +12,12 @@
 namespace outrider::torch_backend {
 
 ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm,
-                                           c10::intrusive_ptr<c10d::Store> store, int rank, int size,
-                                           std::chrono::milliseconds timeout)
-    : BackendBase(rank, size), conn_(std::move(conn)), comm_(comm), timeout_(timeout),
+                                           c10::intrusive_ptr<c10d::Store> store, int rank,
+                                           int size, std::chrono::milliseconds timeout)
+    : BackendBase(rank, size),
+      conn_(std::move(conn)),
+      comm_(comm),
+      timeout_(timeout),
       any_source_(AnySource::Create(std::move(store), rank, size, timeout)) {
   InitBackend();
 }
@@ -36,24 +39,29 @@ ProcessGroupOutrider::~ProcessGroupOutrider() {
   for (outrider_comm_t c : comms) conn_->DropComm(c);
 }
 
-c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                                                                      const std::chrono::duration<float>& timeout) {
+c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(
+    const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+    const std::chrono::duration<float>& timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-  return c10::make_intrusive<ProcessGroupOutrider>(Connection::Open(rank, size), OUTRIDER_COMM_WORLD, store, rank, size, ms);
+  return c10::make_intrusive<ProcessGroupOutrider>(Connection::Open(rank, size),
+                                                   OUTRIDER_COMM_WORLD, store, rank, size, ms);
 }
 
-c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(const c10::intrusive_ptr<c10d::Store>& store,
-                                                                           const std::vector<int>& ranks, int job_rank,
-                                                                           int job_size, int rank, int size,
-                                                                           const std::chrono::duration<float>& timeout) {
-  if (static_cast<int>(ranks.size()) != size || rank < 0 || rank >= size || ranks[static_cast<size_t>(rank)] != job_rank) {
-    Throw("new group: rank " + std::to_string(rank) + " of " + std::to_string(size) + " does not match its member list");
+c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(
+    const c10::intrusive_ptr<c10d::Store>& store, const std::vector<int>& ranks, int job_rank,
+    int job_size, int rank, int size, const std::chrono::duration<float>& timeout) {
+  if (static_cast<int>(ranks.size()) != size || rank < 0 || rank >= size ||
+      ranks[static_cast<size_t>(rank)] != job_rank) {
+    Throw("new group: rank " + std::to_string(rank) + " of " + std::to_string(size) +
+          " does not match its member list");
   }
   std::shared_ptr<Connection> conn = Connection::Current();
   if (!conn || conn->rank() != job_rank) conn = Connection::Open(job_rank, job_size);
   outrider_comm_t comm = OUTRIDER_COMM_NULL;
   conn->Call([&] {
-    conn->Check(outrider_comm_create(conn->client(), OUTRIDER_COMM_WORLD, ranks.data(), size, &comm), "creating the group");
+    conn->Check(
+        outrider_comm_create(conn->client(), OUTRIDER_COMM_WORLD, ranks.data(), size, &comm),
+        "creating the group");
   });
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, store, rank, size, ms);
@@ -68,8 +76,8 @@ outrider_op_options_t ProcessGroupOutrider::Options(int32_t priority, uint64_t k
   return o;
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
-                                                             std::function<void(Request&)> prepare) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(
+    c10d::OpType type, std::vector<at::Tensor> outputs, std::function<void(Request&)> prepare) {
   auto work = c10::make_intrusive<OutriderWork>(getRank(), type, std::move(outputs));
   if (type != c10d::OpType::SEND) seq_++;  // collectives only (receives do not come here)
   EnqueueWork(work, std::move(prepare));

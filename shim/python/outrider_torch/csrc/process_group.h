@@ -9,10 +9,6 @@
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
-#include <torch/csrc/distributed/c10d/Types.hpp>
-#include <torch/csrc/distributed/c10d/Work.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -25,6 +21,9 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
 #include <vector>
 
 #include "outrider/outrider.h"
@@ -65,48 +64,61 @@ class SparseWork : public OutriderWork {
 class ProcessGroupOutrider : public BackendBase {
  public:
   // `store` is the group's own store (for receives from any source; may be null).
-  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, c10::intrusive_ptr<c10d::Store> store, int rank,
-                       int size, std::chrono::milliseconds timeout);
-  // Leaves the group's communicators (its own and its point-to-point pairs) once their ops are done.
+  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm,
+                       c10::intrusive_ptr<c10d::Store> store, int rank, int size,
+                       std::chrono::milliseconds timeout);
+  // Leaves the group's communicators (its own and its point-to-point pairs) once their ops are
+  // done.
   ~ProcessGroupOutrider() override;
 
   // The factory torch.distributed.Backend.register_backend gets (the same arguments in 1.13 and
   // 2.x), for the default group: the whole job.
-  static c10::intrusive_ptr<ProcessGroupOutrider> Create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                                                         const std::chrono::duration<float>& timeout);
+  static c10::intrusive_ptr<ProcessGroupOutrider> Create(
+      const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+      const std::chrono::duration<float>& timeout);
   // Any other group: `ranks` are its members' ranks in the job (in group rank order); the job has
   // `job_size` ranks of which this process is `job_rank`. Members only.
-  static c10::intrusive_ptr<ProcessGroupOutrider> CreateGroup(const c10::intrusive_ptr<c10d::Store>& store,
-                                                              const std::vector<int>& ranks, int job_rank, int job_size,
-                                                              int rank, int size, const std::chrono::duration<float>& timeout);
+  static c10::intrusive_ptr<ProcessGroupOutrider> CreateGroup(
+      const c10::intrusive_ptr<c10d::Store>& store, const std::vector<int>& ranks, int job_rank,
+      int job_size, int rank, int size, const std::chrono::duration<float>& timeout);
 
   const std::string getBackendName() const override { return "outrider"; }
 
   // The collectives and barriers (process_group_collectives.cc; alltoall, gather and scatter in
   // process_group_alltoall.cc), then the point-to-point ops (process_group_p2p.cc).
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                     const c10d::AllreduceCoalescedOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
+      std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
+                                        const c10d::ReduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                           std::vector<at::Tensor>& inputs,
                                            const c10d::AllgatherOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
                                                  const c10d::AllgatherOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
                                                      std::vector<at::Tensor>& inputs,
                                                      const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                        std::vector<at::Tensor>& inputs,
                                         const c10d::GatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                         std::vector<std::vector<at::Tensor>>& inputs,
                                          const c10d::ScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
+                                                std::vector<std::vector<at::Tensor>>& inputs,
                                                 const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                      const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_splits,
-                                               std::vector<int64_t>& input_splits, const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
+      at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<int64_t>& output_splits,
+                                               std::vector<int64_t>& input_splits,
+                                               const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs,
+                                          std::vector<at::Tensor>& inputs,
                                           const c10d::AllToAllOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
@@ -114,7 +126,8 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
   // What 2.1 and later call for sparse CUDA tensors (sparse CPU ones come through allreduce).
-  c10::intrusive_ptr<c10d::Work> allreduce_sparse(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override {
+  c10::intrusive_ptr<c10d::Work> allreduce_sparse(std::vector<at::Tensor>& tensors,
+                                                  const c10d::AllreduceOptions& opts) override {
     return allreduce(tensors, opts);
   }
 #endif
@@ -145,35 +158,45 @@ class ProcessGroupOutrider : public BackendBase {
   }
   // Options naming this group's communicator.
   outrider_op_options_t Options(int32_t priority = 0, uint64_t key = 0) const;
-  // Gathers `in` from every rank into shared memory; `copy_out` gets the gathered bytes (rank order).
-  c10::intrusive_ptr<c10d::Work> EnqueueAllgather(c10d::OpType type, at::Tensor in, std::vector<at::Tensor> outputs,
+  // Gathers `in` from every rank into shared memory; `copy_out` gets the gathered bytes (rank
+  // order).
+  c10::intrusive_ptr<c10d::Work> EnqueueAllgather(c10d::OpType type, at::Tensor in,
+                                                  std::vector<at::Tensor> outputs,
                                                   std::function<void(void*)> copy_out);
   // Alltoallv of the packed `ins` (send_counts[r] elements to rank r); `outs` unpacked from the
   // received blocks (recv_counts[r] from rank r), in order. Counts in elements of `dtype`.
-  c10::intrusive_ptr<c10d::Work> EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins, std::vector<at::Tensor> outs,
-                                                 std::vector<int64_t> send_counts, std::vector<int64_t> recv_counts,
+  c10::intrusive_ptr<c10d::Work> EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins,
+                                                 std::vector<at::Tensor> outs,
+                                                 std::vector<int64_t> send_counts,
+                                                 std::vector<int64_t> recv_counts,
                                                  outrider_dtype_t dtype);
   // ---- Ops on CUDA tensors (process_group_cuda.cc) ----
   // Work for an op on tensors of CUDA `device`, ordered on the caller's current stream there.
-  c10::intrusive_ptr<OutriderWork> StreamWork(c10d::OpType type, std::vector<at::Tensor> outputs, c10::Device device);
+  c10::intrusive_ptr<OutriderWork> StreamWork(c10d::OpType type, std::vector<at::Tensor> outputs,
+                                              c10::Device device);
   // Submits `work`'s op on its stream: `call` runs on the worker with the options (cuda_stream
   // set) and the handle to fill, then `copy_out` (may be empty) queues the result's copies into
   // the caller's tensors on the stream, before the op can complete; this returns once both ran
   // (EnqueueOrdered). Work queued on the stream after the call sees the result.
   using StreamCall = std::function<int(outrider_op_options_t*, outrider_op_t*)>;
-  void SubmitOnStream(const c10::intrusive_ptr<OutriderWork>& work, outrider_op_options_t opts, const char* what,
-                      StreamCall call, std::function<void()> copy_out);
+  void SubmitOnStream(const c10::intrusive_ptr<OutriderWork>& work, outrider_op_options_t opts,
+                      const char* what, StreamCall call, std::function<void()> copy_out);
   // StreamWork + SubmitOnStream; counts a collective in the sequence number.
-  c10::intrusive_ptr<c10d::Work> EnqueueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs, c10::Device device,
-                                                 outrider_op_options_t opts, const char* what, StreamCall call,
+  c10::intrusive_ptr<c10d::Work> EnqueueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs,
+                                                 c10::Device device, outrider_op_options_t opts,
+                                                 const char* what, StreamCall call,
                                                  std::function<void()> copy_out);
   // Gathers `in` from every rank into `outputs` (consecutive elements of the rank-ordered result).
-  c10::intrusive_ptr<c10d::Work> AllgatherOnStream(c10d::OpType type, c10::Device device, at::Tensor in, outrider_dtype_t dtype,
+  c10::intrusive_ptr<c10d::Work> AllgatherOnStream(c10d::OpType type, c10::Device device,
+                                                   at::Tensor in, outrider_dtype_t dtype,
                                                    std::vector<at::Tensor> outputs);
   // EnqueueAlltoall's counterpart: `ins` packed, `outs` unpacked on the stream.
-  c10::intrusive_ptr<c10d::Work> AlltoallOnStream(c10d::OpType type, c10::Device device, std::vector<at::Tensor> ins,
-                                                  std::vector<at::Tensor> outs, std::vector<int64_t> send_counts,
-                                                  std::vector<int64_t> recv_counts, outrider_dtype_t dtype);
+  c10::intrusive_ptr<c10d::Work> AlltoallOnStream(c10d::OpType type, c10::Device device,
+                                                  std::vector<at::Tensor> ins,
+                                                  std::vector<at::Tensor> outs,
+                                                  std::vector<int64_t> send_counts,
+                                                  std::vector<int64_t> recv_counts,
+                                                  outrider_dtype_t dtype);
   // ---- Point-to-point (process_group_p2p.cc) ----
   // A broadcast in the two-rank communicator of this rank and `peer` (made on first use; the
   // worker thread only), rooted at the sender, keyed by the tag. Checks `t` and `peer`, and
@@ -187,7 +210,8 @@ class ProcessGroupOutrider : public BackendBase {
   };
   PairRoute Route(const at::Tensor& t, int peer, int tag, bool sending);
   // PairOp for a CUDA tensor, submitted on `work`'s stream.
-  void PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag, bool sending);
+  void PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag,
+                    bool sending);
   outrider_comm_t PairComm(int peer);
   // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
   struct SparseResult {
@@ -205,8 +229,10 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> AllreduceSparse(at::Tensor t);
   // Queues a sparse allreduce of `t`; `demanded` (may be null) gets the demanded rows as soon as
   // they are in, `done` the whole result.
-  void EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
-                     std::function<void(const SparseResult&)> demanded, std::function<void(const SparseResult&)> done);
+  void EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand,
+                     c10::intrusive_ptr<OutriderWork> work,
+                     std::function<void(const SparseResult&)> demanded,
+                     std::function<void(const SparseResult&)> done);
   // Priority of the next allreduce. Ops match across ranks by kind and order (so ranks that
   // disagree on a shape get an error, not a hang); their priority follows the agent's default
   // policy, computed here because every allreduce shares one key: within an iteration (which
@@ -219,8 +245,9 @@ class ProcessGroupOutrider : public BackendBase {
   std::chrono::milliseconds timeout_;
   std::mutex mu_;
   std::optional<at::Tensor> demand_;  // guarded by mu_
-  std::set<std::string> iteration_;    // guarded by mu_: allreduce shapes of the current iteration
-  std::map<int, outrider_comm_t> pairs_;  // worker thread only: point-to-point communicators by peer
+  std::set<std::string> iteration_;   // guarded by mu_: allreduce shapes of the current iteration
+  std::map<int, outrider_comm_t>
+      pairs_;  // worker thread only: point-to-point communicators by peer
   std::shared_ptr<AnySource> any_source_;
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};

@@ -13,40 +13,49 @@
 
 namespace outrider::torch_backend {
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall_base(at::Tensor& output, at::Tensor& input,
-                                                                   std::vector<int64_t>& output_splits,
-                                                                   std::vector<int64_t>& input_splits, const c10d::AllToAllOptions&) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall_base(
+    at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_splits,
+    std::vector<int64_t>& input_splits, const c10d::AllToAllOptions&) {
   CheckDense(input, "alltoall_base");
   CheckDense(output, "alltoall_base");
   outrider_dtype_t dtype = DType(input);
-  if (output.scalar_type() != input.scalar_type()) Throw("alltoall_base: input and output dtypes differ");
-  if (input.dim() == 0 || output.dim() == 0) Throw("alltoall_base: tensors need at least one dimension");
+  if (output.scalar_type() != input.scalar_type())
+    Throw("alltoall_base: input and output dtypes differ");
+  if (input.dim() == 0 || output.dim() == 0)
+    Throw("alltoall_base: tensors need at least one dimension");
   const int world = getSize();
   auto splits = [&](std::vector<int64_t> s, const at::Tensor& t, const char* which) {
     int64_t rows = t.size(0);
     if (s.empty()) {
-      if (rows % world != 0) Throw(std::string("alltoall_base: ") + which + " has " + std::to_string(rows) + " rows, not divisible by " + std::to_string(world));
+      if (rows % world != 0)
+        Throw(std::string("alltoall_base: ") + which + " has " + std::to_string(rows) +
+              " rows, not divisible by " + std::to_string(world));
       s.assign(static_cast<size_t>(world), rows / world);
     }
-    if (s.size() != static_cast<size_t>(world)) Throw(std::string("alltoall_base: ") + which + " split sizes need " + std::to_string(world) + " entries");
+    if (s.size() != static_cast<size_t>(world))
+      Throw(std::string("alltoall_base: ") + which + " split sizes need " + std::to_string(world) +
+            " entries");
     int64_t sum = 0;
     for (int64_t x : s) {
       if (x < 0) Throw(std::string("alltoall_base: negative ") + which + " split size");
       sum += x;
     }
-    if (sum != rows) Throw(std::string("alltoall_base: ") + which + " split sizes add up to " + std::to_string(sum) + ", not " + std::to_string(rows));
+    if (sum != rows)
+      Throw(std::string("alltoall_base: ") + which + " split sizes add up to " +
+            std::to_string(sum) + ", not " + std::to_string(rows));
     int64_t row_elems = rows > 0 ? t.numel() / rows : 0;
     for (int64_t& x : s) x *= row_elems;
     return s;
   };
   std::vector<int64_t> send_counts = splits(input_splits, input, "input");
   std::vector<int64_t> recv_counts = splits(output_splits, output, "output");
-  return EnqueueAlltoall(c10d::OpType::ALLTOALL_BASE, {input}, {output}, send_counts, recv_counts, dtype);
+  return EnqueueAlltoall(c10d::OpType::ALLTOALL_BASE, {input}, {output}, send_counts, recv_counts,
+                         dtype);
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpType type, std::vector<at::Tensor> ins,
-                                                                     std::vector<at::Tensor> outs, std::vector<int64_t> send_counts,
-                                                                     std::vector<int64_t> recv_counts, outrider_dtype_t dtype) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(
+    c10d::OpType type, std::vector<at::Tensor> ins, std::vector<at::Tensor> outs,
+    std::vector<int64_t> send_counts, std::vector<int64_t> recv_counts, outrider_dtype_t dtype) {
   std::vector<at::Tensor> all = ins;
   all.insert(all.end(), outs.begin(), outs.end());
   if (auto dev = CudaDevice(all, c10d::opTypeToString(type).c_str())) {
@@ -62,7 +71,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpTyp
     r.submit = [this, s, g, dtype, send_counts, recv_counts] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_alltoallv(conn_->client(), s.ptr, send_counts.data(), g.ptr, recv_counts.data(), dtype, &o, &h),
+      conn_->Check(outrider_alltoallv(conn_->client(), s.ptr, send_counts.data(), g.ptr,
+                                      recv_counts.data(), dtype, &o, &h),
                    "alltoall");
       return h;
     };
@@ -70,19 +80,21 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAlltoall(c10d::OpTyp
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall(std::vector<at::Tensor>& outputs,
+                                                              std::vector<at::Tensor>& inputs,
                                                               const c10d::AllToAllOptions&) {
   const size_t world = static_cast<size_t>(getSize());
   if (inputs.size() != world || outputs.size() != world) {
-    Throw("alltoall needs " + std::to_string(world) + " input and output tensors, got " + std::to_string(inputs.size()) +
-          " and " + std::to_string(outputs.size()));
+    Throw("alltoall needs " + std::to_string(world) + " input and output tensors, got " +
+          std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
   }
   outrider_dtype_t dtype = DType(inputs[0]);
   std::vector<int64_t> send_counts, recv_counts;
   for (size_t k = 0; k < world; ++k) {
     CheckDense(inputs[k], "alltoall");
     CheckDense(outputs[k], "alltoall");
-    if (inputs[k].scalar_type() != inputs[0].scalar_type() || outputs[k].scalar_type() != inputs[0].scalar_type()) {
+    if (inputs[k].scalar_type() != inputs[0].scalar_type() ||
+        outputs[k].scalar_type() != inputs[0].scalar_type()) {
       Throw("alltoall: every input and output tensor must have one dtype");
     }
     send_counts.push_back(inputs[k].numel());
@@ -91,13 +103,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::alltoall(std::vector<at::Te
   return EnqueueAlltoall(c10d::OpType::ALLTOALL, inputs, outputs, send_counts, recv_counts, dtype);
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                                            std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(
+    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::GatherOptions& opts) {
   CheckOne(inputs, "gather");
   at::Tensor in = inputs[0];
   CheckDense(in, "gather");
   const int world = getSize(), root = static_cast<int>(opts.rootRank);
-  if (root < 0 || root >= world) Throw("gather: root rank " + std::to_string(root) + " is not in the group");
+  if (root < 0 || root >= world)
+    Throw("gather: root rank " + std::to_string(root) + " is not in the group");
   std::vector<at::Tensor> outs;
   if (getRank() == root) {
     if (outputs.size() != 1 || outputs[0].size() != static_cast<size_t>(world)) {
@@ -106,7 +120,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(std::vector<std::vec
     outs = outputs[0];
     for (const at::Tensor& o : outs) {
       CheckDense(o, "gather");
-      if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type()) Throw("gather: output tensors must match the input's size and dtype");
+      if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type())
+        Throw("gather: output tensors must match the input's size and dtype");
     }
   } else if (!outputs.empty() && !outputs[0].empty()) {
     Throw("gather: only the root passes output tensors");
@@ -118,14 +133,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::gather(std::vector<std::vec
   return EnqueueAlltoall(c10d::OpType::GATHER, {in}, outs, send, recv, DType(in));
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(std::vector<at::Tensor>& outputs,
-                                                             std::vector<std::vector<at::Tensor>>& inputs,
-                                                             const c10d::ScatterOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(
+    std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+    const c10d::ScatterOptions& opts) {
   CheckOne(outputs, "scatter");
   at::Tensor out = outputs[0];
   CheckDense(out, "scatter");
   const int world = getSize(), root = static_cast<int>(opts.rootRank);
-  if (root < 0 || root >= world) Throw("scatter: root rank " + std::to_string(root) + " is not in the group");
+  if (root < 0 || root >= world)
+    Throw("scatter: root rank " + std::to_string(root) + " is not in the group");
   std::vector<at::Tensor> ins;
   if (getRank() == root) {
     if (inputs.size() != 1 || inputs[0].size() != static_cast<size_t>(world)) {
@@ -134,7 +150,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(std::vector<at::Ten
     ins = inputs[0];
     for (const at::Tensor& i : ins) {
       CheckDense(i, "scatter");
-      if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type()) Throw("scatter: input tensors must match the output's size and dtype");
+      if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type())
+        Throw("scatter: input tensors must match the output's size and dtype");
     }
   } else if (!inputs.empty() && !inputs[0].empty()) {
     Throw("scatter: only the root passes input tensors");

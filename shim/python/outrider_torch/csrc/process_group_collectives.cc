@@ -14,20 +14,23 @@
 
 namespace outrider::torch_backend {
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::Tensor>& tensors,
+                                                               const c10d::BroadcastOptions& opts) {
   CheckOne(tensors, "broadcast");
   at::Tensor t = tensors[0];
   CheckDense(t, "broadcast");
   outrider_dtype_t dtype = DType(t);
   if (opts.rootTensor != 0) Throw("broadcast: rootTensor must be 0");
-  if (opts.rootRank < 0 || opts.rootRank >= getSize()) Throw("broadcast: root rank " + std::to_string(opts.rootRank) + " is not in the group");
+  if (opts.rootRank < 0 || opts.rootRank >= getSize())
+    Throw("broadcast: root rank " + std::to_string(opts.rootRank) + " is not in the group");
   int root = static_cast<int>(opts.rootRank);
   if (auto dev = CudaDevice({t}, "broadcast")) {
     at::Tensor buf = Dense(t);
     return EnqueueOnStream(
         c10d::OpType::BROADCAST, {t}, *dev, Options(), "broadcast",
         [this, buf, dtype, root](outrider_op_options_t* o, outrider_op_t* h) {
-          return outrider_broadcast(conn_->client(), buf.data_ptr(), static_cast<uint64_t>(buf.numel()), dtype, root, o, h);
+          return outrider_broadcast(conn_->client(), buf.data_ptr(),
+                                    static_cast<uint64_t>(buf.numel()), dtype, root, o, h);
         },
         CopyInto(buf, t));
   }
@@ -36,13 +39,16 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::broadcast(std::vector<at::T
     r.submit = [this, p, t, dtype, root] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_broadcast(conn_->client(), p, static_cast<uint64_t>(t.numel()), dtype, root, &o, &h), "broadcast");
+      conn_->Check(outrider_broadcast(conn_->client(), p, static_cast<uint64_t>(t.numel()), dtype,
+                                      root, &o, &h),
+                   "broadcast");
       return h;
     };
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::Tensor>& tensors,
+                                                               const c10d::AllreduceOptions& opts) {
   CheckOne(tensors, "allreduce");
   at::Tensor t = tensors[0];
   if (t.is_sparse()) {
@@ -52,14 +58,16 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
   CheckDense(t, "allreduce");
   outrider_dtype_t dtype = DType(t);
   outrider_redop_t redop = RedOp(opts.reduceOp);
-  int32_t priority = NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
+  int32_t priority =
+      NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
   if (auto dev = CudaDevice({t}, "allreduce")) {
     at::Tensor buf = Dense(t);
     return EnqueueOnStream(
         c10d::OpType::ALLREDUCE, {t}, *dev, Options(priority), "allreduce",
         [this, buf, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
           void* p = buf.data_ptr();
-          return outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(buf.numel()), dtype, redop, o, h);
+          return outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(buf.numel()),
+                                    dtype, redop, o, h);
         },
         CopyInto(buf, t));
   }
@@ -68,14 +76,17 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
     r.submit = [this, p, t, dtype, redop, priority] {
       outrider_op_options_t o = Options(priority);
       outrider_op_t h = 0;
-      conn_->Check(outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "allreduce");
+      conn_->Check(outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(t.numel()),
+                                      dtype, redop, &o, &h),
+                   "allreduce");
       return h;
     };
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                                               std::vector<at::Tensor>& inputs, const c10d::AllgatherOptions&) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(
+    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions&) {
   CheckOne(inputs, "allgather");
   at::Tensor in = inputs[0];
   CheckDense(in, "allgather");
@@ -85,11 +96,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
   std::vector<at::Tensor> outs = outputs[0];
   for (const at::Tensor& o : outs) {
     CheckDense(o, "allgather");
-    if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type()) Throw("allgather: output tensors must match the input's size and dtype");
+    if (o.numel() != in.numel() || o.scalar_type() != in.scalar_type())
+      Throw("allgather: output tensors must match the input's size and dtype");
   }
   std::vector<at::Tensor> all = outs;
   all.push_back(in);
-  if (auto dev = CudaDevice(all, "allgather")) return AllgatherOnStream(c10d::OpType::ALLGATHER, *dev, in, DType(in), outs);
+  if (auto dev = CudaDevice(all, "allgather"))
+    return AllgatherOnStream(c10d::OpType::ALLGATHER, *dev, in, DType(in), outs);
   size_t n = in.nbytes();
   return EnqueueAllgather(c10d::OpType::ALLGATHER, in, outs, [outs, n](void* gathered) mutable {
     for (size_t k = 0; k < outs.size(); ++k) {
@@ -98,8 +111,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather(std::vector<std::
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor& output, at::Tensor& input,
-                                                                     const c10d::AllgatherOptions&) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(
+    at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions&) {
   CheckDense(input, "_allgather_base");
   CheckDense(output, "_allgather_base");
   if (output.numel() != input.numel() * getSize() || output.scalar_type() != input.scalar_type()) {
@@ -109,32 +122,34 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_allgather_base(at::Tensor&
   if (auto dev = CudaDevice({input, output}, "_allgather_base")) {
     return AllgatherOnStream(c10d::OpType::_ALLGATHER_BASE, *dev, input, DType(input), {out});
   }
-  return EnqueueAllgather(c10d::OpType::_ALLGATHER_BASE, input, {out}, [out](void* gathered) mutable {
-    CopyBack(gathered, out);
-  });
+  return EnqueueAllgather(c10d::OpType::_ALLGATHER_BASE, input, {out},
+                          [out](void* gathered) mutable { CopyBack(gathered, out); });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAllgather(c10d::OpType type, at::Tensor in,
-                                                                      std::vector<at::Tensor> outputs,
-                                                                      std::function<void(void*)> copy_out) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::EnqueueAllgather(
+    c10d::OpType type, at::Tensor in, std::vector<at::Tensor> outputs,
+    std::function<void(void*)> copy_out) {
   outrider_dtype_t dtype = DType(in);
   return Enqueue(type, std::move(outputs), [this, in, dtype, copy_out](Request& r) {
-    Buffer s = conn_->Acquire(in.nbytes()), g = conn_->Acquire(in.nbytes() * static_cast<size_t>(getSize()));
+    Buffer s = conn_->Acquire(in.nbytes()),
+           g = conn_->Acquire(in.nbytes() * static_cast<size_t>(getSize()));
     r.buffers = {s, g};
     CopyIn(in, s.ptr);
     r.submit = [this, s, g, in, dtype] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_allgather(conn_->client(), s.ptr, g.ptr, static_cast<uint64_t>(in.numel()), dtype, &o, &h), "allgather");
+      conn_->Check(outrider_allgather(conn_->client(), s.ptr, g.ptr,
+                                      static_cast<uint64_t>(in.numel()), dtype, &o, &h),
+                   "allgather");
       return h;
     };
     r.complete = [g, copy_out](const outrider_op_result_t&) { copy_out(g.ptr); };
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<at::Tensor>& outputs,
-                                                                    std::vector<std::vector<at::Tensor>>& inputs,
-                                                                    const c10d::ReduceScatterOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(
+    std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+    const c10d::ReduceScatterOptions& opts) {
   CheckOne(outputs, "reduce_scatter");
   at::Tensor out = outputs[0];
   CheckDense(out, "reduce_scatter");
@@ -146,7 +161,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
   std::vector<at::Tensor> ins = inputs[0];
   for (const at::Tensor& i : ins) {
     CheckDense(i, "reduce_scatter");
-    if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type()) Throw("reduce_scatter: input tensors must match the output's size and dtype");
+    if (i.numel() != out.numel() || i.scalar_type() != out.scalar_type())
+      Throw("reduce_scatter: input tensors must match the output's size and dtype");
   }
   std::vector<at::Tensor> all = ins;
   all.push_back(out);
@@ -155,8 +171,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
     return EnqueueOnStream(
         c10d::OpType::REDUCE_SCATTER, {out}, *dev, Options(), "reduce_scatter",
         [this, send, recv, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
-          return outrider_reduce_scatter(conn_->client(), send.data_ptr(), recv.data_ptr(), static_cast<uint64_t>(recv.numel()),
-                                         dtype, redop, o, h);
+          return outrider_reduce_scatter(conn_->client(), send.data_ptr(), recv.data_ptr(),
+                                         static_cast<uint64_t>(recv.numel()), dtype, redop, o, h);
         },
         CopyInto(recv, out));
   }
@@ -168,22 +184,26 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce_scatter(std::vector<
     r.submit = [this, s, g, out, dtype, redop] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_reduce_scatter(conn_->client(), s.ptr, g.ptr, static_cast<uint64_t>(out.numel()), dtype, redop, &o, &h),
-            "reduce_scatter");
+      conn_->Check(
+          outrider_reduce_scatter(conn_->client(), s.ptr, g.ptr, static_cast<uint64_t>(out.numel()),
+                                  dtype, redop, &o, &h),
+          "reduce_scatter");
       return h;
     };
     r.complete = CopyOut(g.ptr, out);
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tensor>& tensors,
+                                                            const c10d::ReduceOptions& opts) {
   CheckOne(tensors, "reduce");
   at::Tensor t = tensors[0];
   CheckDense(t, "reduce");
   outrider_dtype_t dtype = DType(t);
   outrider_redop_t redop = RedOp(opts.reduceOp);
   const int root = static_cast<int>(opts.rootRank);
-  if (root < 0 || root >= getSize()) Throw("reduce: root rank " + std::to_string(root) + " is not in the group");
+  if (root < 0 || root >= getSize())
+    Throw("reduce: root rank " + std::to_string(root) + " is not in the group");
   bool is_root = getRank() == root;
   if (auto dev = CudaDevice({t}, "reduce")) {
     at::Tensor in = Dense(t);
@@ -191,7 +211,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tens
     return EnqueueOnStream(
         c10d::OpType::REDUCE, {t}, *dev, Options(), "reduce",
         [this, in, out, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
-          return outrider_allreduce(conn_->client(), in.data_ptr(), out.data_ptr(), static_cast<uint64_t>(in.numel()), dtype, redop, o, h);
+          return outrider_allreduce(conn_->client(), in.data_ptr(), out.data_ptr(),
+                                    static_cast<uint64_t>(in.numel()), dtype, redop, o, h);
         },
         is_root ? CopyInto(in, t) : nullptr);
   }
@@ -207,18 +228,21 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::reduce(std::vector<at::Tens
     r.submit = [this, in, out, t, dtype, redop] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_allreduce(conn_->client(), in.ptr, out, static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h), "reduce");
+      conn_->Check(outrider_allreduce(conn_->client(), in.ptr, out,
+                                      static_cast<uint64_t>(t.numel()), dtype, redop, &o, &h),
+                   "reduce");
       return h;
     };
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                                         const c10d::AllreduceCoalescedOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(
+    std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) {
   if (tensors.empty()) Throw("allreduce_coalesced needs at least one tensor");
   for (const at::Tensor& t : tensors) {
     CheckDense(t, "allreduce_coalesced");
-    if (t.scalar_type() != tensors[0].scalar_type()) Throw("allreduce_coalesced: every tensor must have one dtype");
+    if (t.scalar_type() != tensors[0].scalar_type())
+      Throw("allreduce_coalesced: every tensor must have one dtype");
   }
   outrider_dtype_t dtype = DType(tensors[0]);
   outrider_redop_t redop = RedOp(opts.reduceOp);
@@ -229,7 +253,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(std::ve
         c10d::OpType::ALLREDUCE_COALESCED, ts, *dev, Options(), "allreduce_coalesced",
         [this, packed, dtype, redop](outrider_op_options_t* o, outrider_op_t* h) {
           void* p = packed.data_ptr();
-          return outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(packed.numel()), dtype, redop, o, h);
+          return outrider_allreduce(conn_->client(), p, p, static_cast<uint64_t>(packed.numel()),
+                                    dtype, redop, o, h);
         },
         [packed, ts]() mutable { Unpack(packed, ts); });
   }
@@ -246,26 +271,32 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce_coalesced(std::ve
     r.submit = [this, b, count, dtype, redop] {
       outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, count, dtype, redop, &o, &h), "allreduce_coalesced");
+      conn_->Check(outrider_allreduce(conn_->client(), b.ptr, b.ptr, count, dtype, redop, &o, &h),
+                   "allreduce_coalesced");
       return h;
     };
     r.complete = [b, ts](const outrider_op_result_t&) mutable { UnpackOut(b.ptr, ts); };
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
-                                                                         std::vector<at::Tensor>& inputs, const c10d::AllgatherOptions&) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(
+    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions&) {
   const size_t world = static_cast<size_t>(getSize());
   if (inputs.empty()) Throw("allgather_coalesced needs at least one input tensor");
-  if (outputs.size() != world) Throw("allgather_coalesced needs " + std::to_string(world) + " output lists");
+  if (outputs.size() != world)
+    Throw("allgather_coalesced needs " + std::to_string(world) + " output lists");
   for (const at::Tensor& t : inputs) {
     CheckDense(t, "allgather_coalesced");
-    if (t.scalar_type() != inputs[0].scalar_type()) Throw("allgather_coalesced: every tensor must have one dtype");
+    if (t.scalar_type() != inputs[0].scalar_type())
+      Throw("allgather_coalesced: every tensor must have one dtype");
   }
   for (const auto& list : outputs) {
-    if (list.size() != inputs.size()) Throw("allgather_coalesced: each output list must match the inputs");
+    if (list.size() != inputs.size())
+      Throw("allgather_coalesced: each output list must match the inputs");
     for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].numel() != inputs[i].numel() || list[i].scalar_type() != inputs[i].scalar_type()) {
+      if (list[i].numel() != inputs[i].numel() ||
+          list[i].scalar_type() != inputs[i].scalar_type()) {
         Throw("allgather_coalesced: output tensors must match the inputs' sizes and dtype");
       }
     }
@@ -283,17 +314,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allgather_coalesced(std::ve
     return AllgatherOnStream(c10d::OpType::ALLGATHER_COALESCED, *dev, packed, DType(packed), all);
   }
   size_t n = packed.nbytes();
-  return EnqueueAllgather(c10d::OpType::ALLGATHER_COALESCED, packed, all, [outs, n](void* gathered) mutable {
-    for (size_t r = 0; r < outs.size(); ++r) UnpackOut(static_cast<uint8_t*>(gathered) + r * n, outs[r]);
-  });
+  return EnqueueAllgather(c10d::OpType::ALLGATHER_COALESCED, packed, all,
+                          [outs, n](void* gathered) mutable {
+                            for (size_t r = 0; r < outs.size(); ++r)
+                              UnpackOut(static_cast<uint8_t*>(gathered) + r * n, outs[r]);
+                          });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                                          const c10d::ReduceScatterOptions& opts) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::_reduce_scatter_base(
+    at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) {
   CheckDense(input, "_reduce_scatter_base");
   CheckDense(output, "_reduce_scatter_base");
   if (input.numel() != output.numel() * getSize() || input.scalar_type() != output.scalar_type()) {
-    Throw("_reduce_scatter_base: input must hold world_size x output elements of the output's dtype");
+    Throw(
+        "_reduce_scatter_base: input must hold world_size x output elements of the output's dtype");
   }
   std::vector<at::Tensor> outs = {output};
   std::vector<std::vector<at::Tensor>> ins = {input.reshape({-1}).chunk(getSize())};
@@ -304,7 +338,8 @@ void ProcessGroupOutrider::monitoredBarrier(const c10d::BarrierOptions& opts, bo
   auto work = barrier(opts);
   auto limit = opts.timeout.count() > 0 ? opts.timeout : timeout_;
   if (!work->wait(std::chrono::duration_cast<std::chrono::milliseconds>(limit))) {
-    Throw("monitored barrier: not every rank arrived within " + std::to_string(limit.count()) + " ms");
+    Throw("monitored barrier: not every rank arrived within " + std::to_string(limit.count()) +
+          " ms");
   }
 }
 

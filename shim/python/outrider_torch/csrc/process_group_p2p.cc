@@ -23,24 +23,29 @@ outrider_comm_t ProcessGroupOutrider::PairComm(int peer) {
   if (it != pairs_.end()) return it->second;
   int ranks[2] = {std::min(getRank(), peer), std::max(getRank(), peer)};
   outrider_comm_t c = OUTRIDER_COMM_NULL;
-  conn_->Check(outrider_comm_create(conn_->client(), comm_, ranks, 2, &c), "connecting the pair for send/recv");
+  conn_->Check(outrider_comm_create(conn_->client(), comm_, ranks, 2, &c),
+               "connecting the pair for send/recv");
   pairs_.emplace(peer, c);
   return c;
 }
 
-ProcessGroupOutrider::PairRoute ProcessGroupOutrider::Route(const at::Tensor& t, int peer, int tag, bool sending) {
+ProcessGroupOutrider::PairRoute ProcessGroupOutrider::Route(const at::Tensor& t, int peer, int tag,
+                                                            bool sending) {
   const char* what = sending ? "send" : "recv";
   CheckDense(t, what);
-  if (peer < 0 || peer >= getSize()) Throw(std::string(what) + ": rank " + std::to_string(peer) + " is not in the group");
+  if (peer < 0 || peer >= getSize())
+    Throw(std::string(what) + ": rank " + std::to_string(peer) + " is not in the group");
   if (peer == getRank()) Throw(std::string(what) + ": a rank cannot " + what + " to itself");
   // The sender's rank in the pair is the root; the key names the direction and the tag, so
   // messages each way and of each tag match in the order they were sent.
   int root = sending ? (getRank() < peer ? 0 : 1) : (peer < getRank() ? 0 : 1);
-  uint64_t key = outrider_key(("outrider.p2p/" + std::to_string(root) + "/" + std::to_string(tag)).c_str());
+  uint64_t key =
+      outrider_key(("outrider.p2p/" + std::to_string(root) + "/" + std::to_string(tag)).c_str());
   return PairRoute{DType(t), root, key};
 }
 
-void ProcessGroupOutrider::PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag, bool sending) {
+void ProcessGroupOutrider::PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t,
+                                        int peer, int tag, bool sending) {
   c10::StreamGuard on_stream(*work->stream());  // a receive may be posted from another thread
   PairRoute route = Route(t, peer, tag, sending);
   at::Tensor buf = Dense(t);
@@ -48,12 +53,15 @@ void ProcessGroupOutrider::PairOnStream(const c10::intrusive_ptr<OutriderWork>& 
       work, Options(0, route.key), sending ? "send" : "recv",
       [this, buf, peer, route](outrider_op_options_t* o, outrider_op_t* h) {
         o->comm = PairComm(peer);  // on the worker, which owns the pair map
-        return outrider_broadcast(conn_->client(), buf.data_ptr(), static_cast<uint64_t>(buf.numel()), route.dtype, route.root, o, h);
+        return outrider_broadcast(conn_->client(), buf.data_ptr(),
+                                  static_cast<uint64_t>(buf.numel()), route.dtype, route.root, o,
+                                  h);
       },
       sending ? nullptr : CopyInto(buf, t));
 }
 
-std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int peer, int tag, bool sending) {
+std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int peer, int tag,
+                                                           bool sending) {
   auto [dtype, root, key] = Route(t, peer, tag, sending);
   return [this, t, dtype, peer, key, root, sending](Request& r) {
     outrider_comm_t pair = PairComm(peer);
@@ -64,7 +72,8 @@ std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int pee
       outrider_op_options_t o = Options(0, key);
       o.comm = pair;
       outrider_op_t h = 0;
-      conn_->Check(outrider_broadcast(conn_->client(), b.ptr, static_cast<uint64_t>(t.numel()), dtype, root, &o, &h),
+      conn_->Check(outrider_broadcast(conn_->client(), b.ptr, static_cast<uint64_t>(t.numel()),
+                                      dtype, root, &o, &h),
                    "send/recv");
       return h;
     };
@@ -72,7 +81,8 @@ std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int pee
   };
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor>& tensors, int dst,
+                                                          int tag) {
   CheckOne(tensors, "send");
   c10::intrusive_ptr<c10d::Work> work;
   if (tensors[0].is_cuda()) {
@@ -86,7 +96,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor
   return work;
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor>& tensors, int src, int tag) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor>& tensors, int src,
+                                                          int tag) {
   CheckOne(tensors, "recv");
   at::Tensor t = tensors[0];
   if (t.is_cuda()) {
@@ -105,7 +116,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor
     return work;
   }
   auto prepare = PairOp(t, src, tag, false);
-  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECV, std::vector<at::Tensor>{t});
+  auto work =
+      c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECV, std::vector<at::Tensor>{t});
   work->set_source_rank(src);
   any_source_->Recv(src, tag, [this, work, prepare] {
     try {
@@ -117,16 +129,23 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor
   return work;
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<at::Tensor>& tensors,
+                                                                   int tag) {
   CheckOne(tensors, "recv");
   at::Tensor t = tensors[0];
   CheckDense(t, "recv");
   (void)DType(t);
-  if (t.is_cuda()) Throw("recv without a source rank takes CPU tensors only: name the sender (src=...) of a CUDA tensor");
+  if (t.is_cuda())
+    Throw(
+        "recv without a source rank takes CPU tensors only: name the sender (src=...) of a CUDA "
+        "tensor");
   if (!any_source_->enabled()) {
-    Throw("recv without a source rank is turned off (OUTRIDER_TORCH_ANY_SOURCE=0): name the sender (src=...)");
+    Throw(
+        "recv without a source rank is turned off (OUTRIDER_TORCH_ANY_SOURCE=0): name the sender "
+        "(src=...)");
   }
-  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECVANYSOURCE, std::vector<at::Tensor>{t});
+  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECVANYSOURCE,
+                                                std::vector<at::Tensor>{t});
   any_source_->RecvAny(
       tag,
       [this, work, t, tag](int src) {

@@ -17,7 +17,8 @@ namespace outrider::torch_backend {
 namespace {
 
 // Any COO tensor as one with a single sparse dimension: coalesced (sorted, no repeats), its sparse
-// dimensions folded into one row-major row index, which keeps the order. UnfoldSparseDims undoes it.
+// dimensions folded into one row-major row index, which keeps the order. UnfoldSparseDims undoes
+// it.
 at::Tensor FoldSparseDims(const at::Tensor& t) {
   at::Tensor c = t.is_coalesced() ? t : t.coalesce();
   int64_t sd = c.sparse_dim();
@@ -31,7 +32,8 @@ at::Tensor FoldSparseDims(const at::Tensor& t) {
     }
     rows *= c.size(d);
   }
-  at::Tensor stride = at::tensor(strides, at::TensorOptions().dtype(at::kLong)).to(c.device()).view({sd, 1});
+  at::Tensor stride =
+      at::tensor(strides, at::TensorOptions().dtype(at::kLong)).to(c.device()).view({sd, 1});
   at::Tensor row = (c._indices() * stride).sum(0, /*keepdim=*/true);
   std::vector<int64_t> shape{rows};
   for (int64_t d = sd; d < c.dim(); ++d) shape.push_back(c.size(d));
@@ -48,7 +50,8 @@ at::Tensor UnfoldSparseDims(const at::Tensor& rows, const at::Tensor& like) {
     idx[static_cast<size_t>(d)] = row.remainder(like.size(d));
     row = row.div(like.size(d), "floor");
   }
-  return at::_sparse_coo_tensor_unsafe(at::stack(idx), rows._values(), like.sizes(), like.options())._coalesced_(true);
+  return at::_sparse_coo_tensor_unsafe(at::stack(idx), rows._values(), like.sizes(), like.options())
+      ._coalesced_(true);
 }
 
 }  // namespace
@@ -59,10 +62,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::AllreduceSparse(at::Tensor 
     std::lock_guard<std::mutex> l(mu_);
     demand.swap(demand_);
   }
-  if (demand && t.sparse_dim() != 1) Throw("allreduce: row demand needs a tensor with one sparse dimension (rows)");
+  if (demand && t.sparse_dim() != 1)
+    Throw("allreduce: row demand needs a tensor with one sparse dimension (rows)");
   std::optional<c10::Stream> stream;
   if (t.is_cuda()) stream = CurrentStream(t.device());
-  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{t}, stream);
+  auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE,
+                                                std::vector<at::Tensor>{t}, stream);
   // The whole result replaces the tensor (sorted unique ids: demanded rows are merged back in).
   EnqueueSparse(FoldSparseDims(t), demand, work, nullptr, [t, work](const SparseResult& r) mutable {
     at::Tensor out = r.Rows(0, r.total);
@@ -78,31 +83,43 @@ at::Tensor ProcessGroupOutrider::SparseResult::Rows(int64_t begin, int64_t end) 
   int64_t n = end - begin;
   if (device_ids.defined()) {  // views of the result on the GPU
     at::Tensor idx = device_ids.narrow(0, begin, n).view({1, n});
-    return at::_sparse_coo_tensor_unsafe(idx, device_values.narrow(0, begin, n), like.sizes(), like.options())._coalesced_(true);
+    return at::_sparse_coo_tensor_unsafe(idx, device_values.narrow(0, begin, n), like.sizes(),
+                                         like.options())
+        ._coalesced_(true);
   }
-  at::Tensor idx = at::from_blob(static_cast<int64_t*>(ids) + begin, {1, n}, at::TensorOptions().dtype(at::kLong)).clone();
+  at::Tensor idx = at::from_blob(static_cast<int64_t*>(ids) + begin, {1, n},
+                                 at::TensorOptions().dtype(at::kLong))
+                       .clone();
   std::vector<int64_t> shape = like.sizes().vec();
   shape.erase(shape.begin());
   int64_t row_elems = 1;
   for (int64_t d : shape) row_elems *= d;
   shape.insert(shape.begin(), n);
-  at::Tensor v = at::from_blob(static_cast<uint8_t*>(values) + begin * row_elems * like.element_size(), shape,
-                               like.options().layout(at::kStrided)).clone();
+  at::Tensor v =
+      at::from_blob(static_cast<uint8_t*>(values) + begin * row_elems * like.element_size(), shape,
+                    like.options().layout(at::kStrided))
+          .clone();
   Copies().bytes_out += idx.nbytes() + v.nbytes();
   // Each part is sorted by id without repeats.
   return at::_sparse_coo_tensor_unsafe(idx, v, like.sizes(), like.options())._coalesced_(true);
 }
 
-void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand, c10::intrusive_ptr<OutriderWork> work,
+void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor> demand,
+                                         c10::intrusive_ptr<OutriderWork> work,
                                          std::function<void(const SparseResult&)> demanded,
                                          std::function<void(const SparseResult&)> done) {
-  if (!t.device().is_cpu() && !t.is_cuda()) Throw("sparse allreduce: tensors must be on the CPU or a CUDA device, not " + t.device().str());
+  if (!t.device().is_cpu() && !t.is_cuda())
+    Throw("sparse allreduce: tensors must be on the CPU or a CUDA device, not " + t.device().str());
   if (!t.is_sparse()) Throw("sparse allreduce needs a sparse COO tensor");
-  if (t.sparse_dim() != 1) Throw("sparse allreduce: tensors must have one sparse dimension (rows), got " + std::to_string(t.sparse_dim()));
+  if (t.sparse_dim() != 1)
+    Throw("sparse allreduce: tensors must have one sparse dimension (rows), got " +
+          std::to_string(t.sparse_dim()));
   if (!t.is_coalesced()) t = t.coalesce();  // ids sorted, without repeats
   at::ScalarType st = t.scalar_type();
-  if (st != at::kFloat && st != at::kHalf && st != at::kBFloat16) Throw("sparse allreduce: values must be float32, float16 or bfloat16");
-  if (demand && (demand->is_sparse() || (demand->scalar_type() != at::kLong && demand->scalar_type() != at::kInt))) {
+  if (st != at::kFloat && st != at::kHalf && st != at::kBFloat16)
+    Throw("sparse allreduce: values must be float32, float16 or bfloat16");
+  if (demand && (demand->is_sparse() ||
+                 (demand->scalar_type() != at::kLong && demand->scalar_type() != at::kInt))) {
     Throw("sparse allreduce: demand ids must be a dense int64 or int32 tensor");
   }
   outrider_dtype_t dtype = DType(t);
@@ -110,12 +127,15 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
   uint64_t dim = 1;
   for (int64_t d = 1; d < t.dim(); ++d) dim *= static_cast<uint64_t>(t.size(d));
   uint32_t algo = sparse_algo_;
-  int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype));
+  int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) +
+                                  "/" + std::to_string(dtype));
   seq_++;
-  if (demand) demand = demand->to(at::kCPU).to(at::kLong).contiguous();  // demand ids travel in host memory
+  if (demand)
+    demand = demand->to(at::kCPU).to(at::kLong).contiguous();  // demand ids travel in host memory
   // Demand ids into shared memory (worker).
   // The op's description: rows in at ids/values, the result out at out_ids/out_values.
-  auto describe = [rows, dim, dtype, algo](void* ids, void* values, uint64_t nnz, void* out_ids, void* out_values) {
+  auto describe = [rows, dim, dtype, algo](void* ids, void* values, uint64_t nnz, void* out_ids,
+                                           void* out_values) {
     outrider_sparse_t s;
     outrider_sparse_init(&s);
     s.rows = rows;
@@ -151,34 +171,47 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
     shape[0] = static_cast<int64_t>(rows);
     at::Tensor oi = at::empty({static_cast<int64_t>(rows)}, idx.options());
     at::Tensor ov = at::empty(shape, vals.options());
-    outrider_sparse_t s = describe(idx.data_ptr(), vals.data_ptr(), static_cast<uint64_t>(idx.numel()), oi.data_ptr(), ov.data_ptr());
+    outrider_sparse_t s =
+        describe(idx.data_ptr(), vals.data_ptr(), static_cast<uint64_t>(idx.numel()), oi.data_ptr(),
+                 ov.data_ptr());
     outrider_op_options_t o = Options(priority);
     o.cuda_stream = NativeStream(*stream);
     c10::Stream on = *stream;
-    conn_->EnqueueOrdered(work, comm_, timeout_, [this, s, o, on, t, idx, vals, oi, ov, stage_demand, demanded, done](Request& r) mutable {
-      stage_demand(r, s);
-      r.submit = [this, s, o] {
-        outrider_op_t h = 0;
-        conn_->Check(outrider_sparse_allreduce(conn_->client(), &s, &o, &h), "sparse allreduce");
-        return h;
-      };
-      r.complete = [this, on, t, idx, vals, oi, ov, demanded, done](const outrider_op_result_t& res) {
-        c10::StreamGuard on_op_stream(on);  // what the result's users queue follows the op
-        last_sparse_algo_ = res.algo;
-        SparseResult result{oi.data_ptr(), ov.data_ptr(), t, static_cast<int64_t>(res.result_rows),
-                            static_cast<int64_t>(res.demand_rows), oi, ov};
-        if (demanded) demanded(result);
-        done(result);
-      };
-    });
+    conn_->EnqueueOrdered(
+        work, comm_, timeout_,
+        [this, s, o, on, t, idx, vals, oi, ov, stage_demand, demanded, done](Request& r) mutable {
+          stage_demand(r, s);
+          r.submit = [this, s, o] {
+            outrider_op_t h = 0;
+            conn_->Check(outrider_sparse_allreduce(conn_->client(), &s, &o, &h),
+                         "sparse allreduce");
+            return h;
+          };
+          r.complete = [this, on, t, idx, vals, oi, ov, demanded,
+                        done](const outrider_op_result_t& res) {
+            c10::StreamGuard on_op_stream(on);  // what the result's users queue follows the op
+            last_sparse_algo_ = res.algo;
+            SparseResult result{oi.data_ptr(),
+                                ov.data_ptr(),
+                                t,
+                                static_cast<int64_t>(res.result_rows),
+                                static_cast<int64_t>(res.demand_rows),
+                                oi,
+                                ov};
+            if (demanded) demanded(result);
+            done(result);
+          };
+        });
     return;
   }
-  EnqueueWork(work, [this, t, rows, dim, describe, stage_demand, priority, demanded, done](Request& r) mutable {
+  EnqueueWork(work, [this, t, rows, dim, describe, stage_demand, priority, demanded,
+                     done](Request& r) mutable {
     at::Tensor idx = t._indices().select(0, 0).contiguous();
     at::Tensor vals = t._values().contiguous();
     uint64_t nnz = static_cast<uint64_t>(idx.numel());
     size_t elem = static_cast<size_t>(vals.element_size());
-    Buffer ib = conn_->Acquire(nnz * 8), vb = conn_->Acquire(nnz * dim * elem), oi = conn_->Acquire(rows * 8), ov = conn_->Acquire(rows * dim * elem);
+    Buffer ib = conn_->Acquire(nnz * 8), vb = conn_->Acquire(nnz * dim * elem),
+           oi = conn_->Acquire(rows * 8), ov = conn_->Acquire(rows * dim * elem);
     r.buffers = {ib, vb, oi, ov};
     Copies().tensors_staged++;
     Copies().bytes_in += nnz * 8 + nnz * dim * elem;
@@ -195,9 +228,16 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
       return h;
     };
     auto result = [oi, ov, t](const outrider_op_result_t& res) {
-      return SparseResult{oi.ptr, ov.ptr, t, static_cast<int64_t>(res.result_rows), static_cast<int64_t>(res.demand_rows), at::Tensor(), at::Tensor()};
+      return SparseResult{oi.ptr,
+                          ov.ptr,
+                          t,
+                          static_cast<int64_t>(res.result_rows),
+                          static_cast<int64_t>(res.demand_rows),
+                          at::Tensor(),
+                          at::Tensor()};
     };
-    if (demanded) r.on_demand = [demanded, result](const outrider_op_result_t& res) { demanded(result(res)); };
+    if (demanded)
+      r.on_demand = [demanded, result](const outrider_op_result_t& res) { demanded(result(res)); };
     r.complete = [this, done, result](const outrider_op_result_t& res) {
       last_sparse_algo_ = res.algo;
       done(result(res));
@@ -205,10 +245,12 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
   });
 }
 
-c10::intrusive_ptr<SparseWork> ProcessGroupOutrider::SparseAllreduce(at::Tensor t, std::optional<at::Tensor> demand) {
+c10::intrusive_ptr<SparseWork> ProcessGroupOutrider::SparseAllreduce(
+    at::Tensor t, std::optional<at::Tensor> demand) {
   std::optional<c10::Stream> stream;
   if (t.is_cuda()) stream = CurrentStream(t.device());
-  auto work = c10::make_intrusive<SparseWork>(getRank(), c10d::OpType::ALLREDUCE, std::vector<at::Tensor>{}, stream);
+  auto work = c10::make_intrusive<SparseWork>(getRank(), c10d::OpType::ALLREDUCE,
+                                              std::vector<at::Tensor>{}, stream);
   SparseWork* w = work.get();
   EnqueueSparse(
       t, demand, work, [w](const SparseResult& r) { w->SetDemanded(r.Rows(0, r.demanded)); },
@@ -237,7 +279,8 @@ at::Tensor SparseWork::WaitDemanded() {
     std::unique_lock<std::mutex> l(m_);
     c_.wait(l, [&] { return demanded_.has_value() || finished_; });
   }
-  if (stream()) wait();  // on the GPU they come with the rest: the caller's stream waits for its copy back
+  if (stream())
+    wait();  // on the GPU they come with the rest: the caller's stream waits for its copy back
   {
     std::lock_guard<std::mutex> l(m_);
     if (demanded_) return *demanded_;
@@ -254,7 +297,8 @@ at::Tensor SparseWork::WaitRest() {
 
 void ProcessGroupOutrider::SetDemand(at::Tensor ids) {
   if (ids.is_sparse() || !ids.device().is_cpu()) Throw("demand ids must be a dense CPU tensor");
-  if (ids.scalar_type() != at::kLong && ids.scalar_type() != at::kInt) Throw("demand ids must be int64 or int32");
+  if (ids.scalar_type() != at::kLong && ids.scalar_type() != at::kInt)
+    Throw("demand ids must be int64 or int32");
   std::lock_guard<std::mutex> l(mu_);
   demand_ = ids.flatten().to(at::kLong).clone();
 }

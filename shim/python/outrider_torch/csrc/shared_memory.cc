@@ -30,7 +30,8 @@ std::map<uintptr_t, Block> g_blocks;  // by start address; guarded by g_blocks_m
 // connection still referenced here stays open until the process ends.
 auto* g_reaped = new std::vector<std::shared_ptr<Connection>>();  // guarded by g_blocks_mu
 
-std::atomic<c10::DeleterFnPtr> g_fallback_deleter{nullptr};  // the CPU allocator's own, set once with it
+std::atomic<c10::DeleterFnPtr> g_fallback_deleter{
+    nullptr};  // the CPU allocator's own, set once with it
 
 thread_local bool t_shared_allocation = false;
 
@@ -60,7 +61,8 @@ void FreeBlock(void* p) noexcept {
       std::lock_guard<std::mutex> l(g_blocks_mu);
       auto it = g_blocks.find(reinterpret_cast<uintptr_t>(p));
       if (it == g_blocks.end()) {
-        // Not ours: the CPU allocator's raw allocation (the routing allocator's raw deleter is this).
+        // Not ours: the CPU allocator's raw allocation (the routing allocator's raw deleter is
+        // this).
         if (c10::DeleterFnPtr d = g_fallback_deleter.load()) d(p);
         return;
       }
@@ -109,14 +111,19 @@ class RoutingAllocator final : public c10::Allocator {
 
   c10::DataPtr allocate(size_t n) OUTRIDER_ALLOCATE_CONST override {
     if (t_shared_allocation && n > 0) {
-      if (std::shared_ptr<Connection> conn = Connection::Current()) return AllocateBlock(std::move(conn), n);
+      if (std::shared_ptr<Connection> conn = Connection::Current())
+        return AllocateBlock(std::move(conn), n);
     }
     return fallback_->allocate(n);
   }
   // Both kinds of memory free through FreeBlock; raw allocation works as the fallback's does.
-  c10::DeleterFnPtr raw_deleter() const override { return g_fallback_deleter.load() != nullptr ? &FreeBlock : nullptr; }
+  c10::DeleterFnPtr raw_deleter() const override {
+    return g_fallback_deleter.load() != nullptr ? &FreeBlock : nullptr;
+  }
 #if OUTRIDER_ALLOCATOR_2_3
-  void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
 #endif
 
  private:
@@ -132,12 +139,16 @@ CopyCounters& Copies() {
 
 at::Tensor SharedBytes(size_t bytes) {
   std::shared_ptr<Connection> conn = Connection::Current();
-  if (!conn) throw std::runtime_error("outrider: shared memory needs an outrider process group (init_process_group first)");
-  if (bytes == 0) throw std::runtime_error("outrider: a shared-memory tensor needs at least one byte");
+  if (!conn)
+    throw std::runtime_error(
+        "outrider: shared memory needs an outrider process group (init_process_group first)");
+  if (bytes == 0)
+    throw std::runtime_error("outrider: a shared-memory tensor needs at least one byte");
   c10::DataPtr data = AllocateBlock(std::move(conn), bytes);
   void* p = data.release_context();  // FreeBlock(p) frees it again, when the tensor's storage goes
   try {
-    return at::from_blob(p, {static_cast<int64_t>(bytes)}, &FreeBlock, at::TensorOptions().dtype(at::kByte));
+    return at::from_blob(p, {static_cast<int64_t>(bytes)}, &FreeBlock,
+                         at::TensorOptions().dtype(at::kByte));
   } catch (...) {
     FreeBlock(p);
     throw;
@@ -154,8 +165,9 @@ bool SetSharedAllocation(bool on) {
     c10::SetAllocator(c10::DeviceType::CPU, routing);
   });
   if (on && c10::GetAllocator(c10::DeviceType::CPU) != routing) {
-    throw std::runtime_error("outrider: another CPU allocator took precedence (registered with a higher priority): "
-                             "tensors cannot be routed to shared memory; use outrider_torch.empty()");
+    throw std::runtime_error(
+        "outrider: another CPU allocator took precedence (registered with a higher priority): "
+        "tensors cannot be routed to shared memory; use outrider_torch.empty()");
   }
   bool previous = t_shared_allocation;
   t_shared_allocation = on;
@@ -168,8 +180,8 @@ void AbandonShared(const void* p) {
 }
 
 void* SharedData(const Connection& conn, const at::Tensor& t) {
-  if (!t.defined() || t.is_sparse() || !t.device().is_cpu() || !t.is_contiguous() || t.numel() == 0 || t.is_conj() ||
-      t.is_neg()) {
+  if (!t.defined() || t.is_sparse() || !t.device().is_cpu() || !t.is_contiguous() ||
+      t.numel() == 0 || t.is_conj() || t.is_neg()) {
     return nullptr;  // a lazy conjugate or negation is resolved by staging's copy
   }
   std::lock_guard<std::mutex> l(g_blocks_mu);

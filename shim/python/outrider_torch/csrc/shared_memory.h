@@ -18,10 +18,10 @@ class Connection;
 // What the backend copied between tensors and shared memory since the process started, and how
 // many tensors it handed to the agent in place instead. Any thread.
 struct CopyCounters {
-  std::atomic<uint64_t> bytes_in{0};           // tensors -> staging buffers
-  std::atomic<uint64_t> bytes_out{0};          // staging buffers -> tensors
-  std::atomic<uint64_t> tensors_staged{0};     // tensors that went through a staging buffer
-  std::atomic<uint64_t> tensors_in_place{0};   // tensors the agent used where they lie
+  std::atomic<uint64_t> bytes_in{0};          // tensors -> staging buffers
+  std::atomic<uint64_t> bytes_out{0};         // staging buffers -> tensors
+  std::atomic<uint64_t> tensors_staged{0};    // tensors that went through a staging buffer
+  std::atomic<uint64_t> tensors_in_place{0};  // tensors the agent used where they lie
 };
 CopyCounters& Copies();
 

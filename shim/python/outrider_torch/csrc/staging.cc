@@ -9,7 +9,9 @@ namespace outrider::torch_backend {
 namespace {
 
 // A view of shared memory shaped like `like` (contiguous).
-at::Tensor View(void* p, const at::Tensor& like) { return at::from_blob(p, like.sizes(), like.options().layout(at::kStrided)); }
+at::Tensor View(void* p, const at::Tensor& like) {
+  return at::from_blob(p, like.sizes(), like.options().layout(at::kStrided));
+}
 
 }  // namespace
 
@@ -44,7 +46,8 @@ std::function<void(const outrider_op_result_t&)> CopyOut(void* p, at::Tensor t) 
   return [p, t](const outrider_op_result_t&) mutable { CopyBack(p, t); };
 }
 
-Staged Stage(Connection& conn, Request& r, const at::Tensor& t, std::function<void(const outrider_op_result_t&)>* copy_back) {
+Staged Stage(Connection& conn, Request& r, const at::Tensor& t,
+             std::function<void(const outrider_op_result_t&)>* copy_back) {
   if (void* p = SharedData(conn, t)) {
     Copies().tensors_in_place++;
     r.in_place.push_back(p);

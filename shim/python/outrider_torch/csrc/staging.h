@@ -33,6 +33,7 @@ struct Staged {
 // `t` itself when it lies in the connection's shared memory: the agent works on it in place.
 // Otherwise a staging buffer (released with the request) holding a copy of `t`; then
 // `*copy_back`, if given, becomes a completion copying the result back into `t`.
-Staged Stage(Connection& conn, Request& r, const at::Tensor& t, std::function<void(const outrider_op_result_t&)>* copy_back);
+Staged Stage(Connection& conn, Request& r, const at::Tensor& t,
+             std::function<void(const outrider_op_result_t&)>* copy_back);
 
 }  // namespace outrider::torch_backend

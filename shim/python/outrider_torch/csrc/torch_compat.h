@@ -75,7 +75,8 @@ class BackendBase : public TorchBase {
 // DDP's logging data and ProcessGroup.name()); collectives reach the backend the same way.
 class OutriderProcessGroup : public c10d::ProcessGroup {
  public:
-  OutriderProcessGroup(c10::intrusive_ptr<c10d::Store> store, const c10::intrusive_ptr<c10d::Backend>& backend)
+  OutriderProcessGroup(c10::intrusive_ptr<c10d::Store> store,
+                       const c10::intrusive_ptr<c10d::Backend>& backend)
       : c10d::ProcessGroup(std::move(store), backend->getRank(), backend->getSize()) {
     setBackend(c10::DeviceType::CPU, BackendType::CUSTOM, backend);
     setBackend(c10::DeviceType::CUDA, BackendType::CUSTOM, backend);
@@ -84,7 +85,9 @@ class OutriderProcessGroup : public c10d::ProcessGroup {
   const std::string getBackendName() const override { return "outrider"; }
   // torch's ProcessGroup answers these only for the backends it knows.
   void setSequenceNumberForGroup() override { getDefaultBackend()->setSequenceNumberForGroup(); }
-  uint64_t getSequenceNumberForGroup() override { return getDefaultBackend()->getSequenceNumberForGroup(); }
+  uint64_t getSequenceNumberForGroup() override {
+    return getDefaultBackend()->getSequenceNumberForGroup();
+  }
 };
 #endif
 

@@ -7,8 +7,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
-#include <exception>
 #include <cstdio>
+#include <exception>
 
 #include "shim/python/outrider_torch/csrc/cuda_ops.h"
 
@@ -24,13 +24,17 @@ bool HookCudaAllocator() {
   try {
     alloc::attachAllocatorTraceTracker([](const alloc::TraceEntry& e) {
       // Called under the allocator's lock: note the range, nothing more.
-      if (e.action_ == alloc::TraceEntry::SEGMENT_FREE || e.action_ == alloc::TraceEntry::SEGMENT_UNMAP) {
+      if (e.action_ == alloc::TraceEntry::SEGMENT_FREE ||
+          e.action_ == alloc::TraceEntry::SEGMENT_UNMAP) {
         NoteDeviceFree(static_cast<uintptr_t>(e.addr_), static_cast<size_t>(e.size_));
       }
     });
     return true;
-  } catch (const std::exception& e) {  // an allocator without the hook (a pluggable one, cudaMallocAsync)
-    std::fprintf(stderr, "outrider: GPU memory PyTorch frees stays imported by the agent until the process leaves: %s\n",
+  } catch (const std::exception&
+               e) {  // an allocator without the hook (a pluggable one, cudaMallocAsync)
+    std::fprintf(stderr,
+                 "outrider: GPU memory PyTorch frees stays imported by the agent until the process "
+                 "leaves: %s\n",
                  e.what());
     return false;
   }

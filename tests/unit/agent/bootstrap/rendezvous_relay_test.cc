@@ -35,11 +35,13 @@ struct Relay {
     size_t answered = 0;
     std::vector<std::unique_ptr<RendezvousClient>> clients;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      clients.push_back(std::make_unique<RendezvousClient>(
-          loop.get(), shape, nodes[i], root, "node" + std::to_string(nodes[i]), 5000, [&, i](Result<NodeTable> t) {
-            got[i] = std::move(t);
-            if (++answered == nodes.size()) loop->Stop();
-          }));
+      clients.push_back(std::make_unique<RendezvousClient>(loop.get(), shape, nodes[i], root,
+                                                           "node" + std::to_string(nodes[i]), 5000,
+                                                           [&, i](Result<NodeTable> t) {
+                                                             got[i] = std::move(t);
+                                                             if (++answered == nodes.size())
+                                                               loop->Stop();
+                                                           }));
     }
     loop->Run(Idle());
     return got;
@@ -61,7 +63,8 @@ TEST(RendezvousRelayTest, RefusesANodeZeroWithAnImpossibleShape) {
   JobShape shape{"job/00000000000000bb", "tok", 1 << 30, 1};
   std::vector<Result<NodeTable>> got = relay.JoinAll(shape, {0});
   ASSERT_FALSE(got[0].ok());
-  EXPECT_NE(got[0].status().message().find("cannot meet here"), std::string::npos) << got[0].status().ToString();
+  EXPECT_NE(got[0].status().message().find("cannot meet here"), std::string::npos)
+      << got[0].status().ToString();
 }
 
 TEST(RendezvousRelayTest, RefusesJoinersWhoseTokenDiffersFromNodeZeros) {
@@ -81,7 +84,8 @@ TEST(RendezvousRelayTest, RefusesJoinersWhoseTokenDiffersFromNodeZeros) {
   RendezvousClient one(relay.loop.get(), bad, 1, relay.root, "node1", 1500, done(1));
   relay.loop->Run(Idle());
   ASSERT_FALSE(got[1].ok());
-  EXPECT_NE(got[1].status().message().find("wrong job token"), std::string::npos) << got[1].status().ToString();
+  EXPECT_NE(got[1].status().message().find("wrong job token"), std::string::npos)
+      << got[1].status().ToString();
   EXPECT_FALSE(got[0].ok());  // node 1 never joined with the right token: node 0 times out
 }
 

@@ -23,19 +23,21 @@ using ipc::SubmitEntry;
 
 constexpr uint32_t kRegion = 1;
 constexpr uint32_t kOtherRegion = 2;
-constexpr uint32_t kHugeRegion = 3;   // claims more bytes than it has: pointers are never touched
+constexpr uint32_t kHugeRegion = 3;  // claims more bytes than it has: pointers are never touched
 constexpr uint64_t kRegionBytes = 4096;
 constexpr int kLocalRank = 1;
 constexpr int kLocalSize = 4;
-constexpr uint64_t kCount = 16;        // f32 elements
+constexpr uint64_t kCount = 16;  // f32 elements
 constexpr uint64_t kBytes = kCount * 4;
 
 class EntryValidatorTest : public ::testing::Test {
  protected:
   EntryValidatorTest() : buffer_(kRegionBytes), other_(kRegionBytes) {
     regions_[kRegion] = Region{kRegion, BufferSpan::Host(buffer_.data(), kRegionBytes), nullptr};
-    regions_[kOtherRegion] = Region{kOtherRegion, BufferSpan::Host(other_.data(), kRegionBytes), nullptr};
-    regions_[kHugeRegion] = Region{kHugeRegion, BufferSpan::Host(buffer_.data(), uint64_t{1} << 42), nullptr};
+    regions_[kOtherRegion] =
+        Region{kOtherRegion, BufferSpan::Host(other_.data(), kRegionBytes), nullptr};
+    regions_[kHugeRegion] =
+        Region{kHugeRegion, BufferSpan::Host(buffer_.data(), uint64_t{1} << 42), nullptr};
   }
 
   Result<ValidatedOp> Validate(const SubmitEntry& e) {
@@ -78,7 +80,9 @@ SubmitEntry Entry(OpKind kind, uint64_t count, BufferRef send, BufferRef recv) {
 }
 
 // A valid out-of-place allreduce: send at 0, recv at 1024.
-SubmitEntry Allreduce() { return Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(1024, kBytes)); }
+SubmitEntry Allreduce() {
+  return Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(1024, kBytes));
+}
 SubmitEntry Barrier() { return Entry(OpKind::kBarrier, 0, BufferRef{}, BufferRef{}); }
 SubmitEntry Broadcast(int32_t root) {
   SubmitEntry e = Entry(OpKind::kBroadcast, kCount, Buf(0, kBytes), Buf(0, kBytes));
@@ -86,10 +90,12 @@ SubmitEntry Broadcast(int32_t root) {
   return e;
 }
 SubmitEntry Allgather(uint64_t send_off, uint64_t recv_off) {
-  return Entry(OpKind::kAllgather, kCount, Buf(send_off, kBytes), Buf(recv_off, kBytes * kLocalSize));
+  return Entry(OpKind::kAllgather, kCount, Buf(send_off, kBytes),
+               Buf(recv_off, kBytes * kLocalSize));
 }
 SubmitEntry ReduceScatter(uint64_t send_off, uint64_t recv_off) {
-  return Entry(OpKind::kReduceScatter, kCount, Buf(send_off, kBytes * kLocalSize), Buf(recv_off, kBytes));
+  return Entry(OpKind::kReduceScatter, kCount, Buf(send_off, kBytes * kLocalSize),
+               Buf(recv_off, kBytes));
 }
 
 TEST_F(EntryValidatorTest, AcceptsOutOfPlaceAllreduce) {
@@ -149,8 +155,8 @@ SubmitEntry As(SubmitEntry e, DType dtype, uint64_t elem, ReduceOp op = ReduceOp
   return e;
 }
 
-constexpr ReduceOp kEveryReduceOp[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMin, ReduceOp::kMax,
-                                       ReduceOp::kProd};
+constexpr ReduceOp kEveryReduceOp[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMin,
+                                       ReduceOp::kMax, ReduceOp::kProd};
 
 TEST_F(EntryValidatorTest, AcceptsSmallIntegersForEveryReduceOp) {
   for (auto [dtype, elem] : {std::pair{DType::kU8, 1}, {DType::kI8, 1}, {DType::kI16, 2}}) {
@@ -170,9 +176,11 @@ TEST_F(EntryValidatorTest, AcceptsBoolForEveryReduceOpButAvg) {
     auto r = Validate(As(Allreduce(), DType::kBool, 1, op));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
   }
-  ExpectRejected(As(Allreduce(), DType::kBool, 1, ReduceOp::kAvg),
-                 "reduce op avg is not supported for bool: the average of booleans is not a boolean");
-  ExpectRejected(As(ReduceScatter(0, 2048), DType::kBool, 1, ReduceOp::kAvg), "reduce op avg is not supported for bool");
+  ExpectRejected(
+      As(Allreduce(), DType::kBool, 1, ReduceOp::kAvg),
+      "reduce op avg is not supported for bool: the average of booleans is not a boolean");
+  ExpectRejected(As(ReduceScatter(0, 2048), DType::kBool, 1, ReduceOp::kAvg),
+                 "reduce op avg is not supported for bool");
 }
 
 TEST_F(EntryValidatorTest, AcceptsComplexSumAndAvgOnly) {
@@ -183,9 +191,12 @@ TEST_F(EntryValidatorTest, AcceptsComplexSumAndAvgOnly) {
         EXPECT_TRUE(r.ok()) << r.status().ToString();
       }
       ExpectRejected(As(e, dtype, elem, ReduceOp::kMin),
-                     std::string("reduce op min is not supported for ") + name + ": complex numbers have no order");
-      ExpectRejected(As(e, dtype, elem, ReduceOp::kMax), std::string("reduce op max is not supported for ") + name);
-      ExpectRejected(As(e, dtype, elem, ReduceOp::kProd), std::string("reduce op prod is not supported for ") + name);
+                     std::string("reduce op min is not supported for ") + name +
+                         ": complex numbers have no order");
+      ExpectRejected(As(e, dtype, elem, ReduceOp::kMax),
+                     std::string("reduce op max is not supported for ") + name);
+      ExpectRejected(As(e, dtype, elem, ReduceOp::kProd),
+                     std::string("reduce op prod is not supported for ") + name);
     }
   }
 }
@@ -274,19 +285,21 @@ TEST_F(EntryValidatorTest, RejectsCountWhoseByteSizeOverflows) {
   SubmitEntry e = Allreduce();
   e.dtype = static_cast<uint32_t>(DType::kF64);
   e.count = (uint64_t{1} << 61) + 1;  // * 8 wraps to 8
-  e.send.length = e.recv.length = 8;   // what a wrapped product would expect
+  e.send.length = e.recv.length = 8;  // what a wrapped product would expect
   ExpectRejected(e, "count");
 }
 
 TEST_F(EntryValidatorTest, RejectsOpLargerThanMaxOpBytes) {
-  SubmitEntry e = Entry(OpKind::kAllreduce, ipc::kMaxOpBytes / 4 + 1, Buf(0, ipc::kMaxOpBytes + 4, kHugeRegion),
-                        Buf(ipc::kMaxOpBytes + 4, ipc::kMaxOpBytes + 4, kHugeRegion));
+  SubmitEntry e =
+      Entry(OpKind::kAllreduce, ipc::kMaxOpBytes / 4 + 1, Buf(0, ipc::kMaxOpBytes + 4, kHugeRegion),
+            Buf(ipc::kMaxOpBytes + 4, ipc::kMaxOpBytes + 4, kHugeRegion));
   ExpectRejected(e, "count");
 }
 
 TEST_F(EntryValidatorTest, AcceptsOpOfExactlyMaxOpBytes) {
-  SubmitEntry e = Entry(OpKind::kAllreduce, ipc::kMaxOpBytes / 4, Buf(0, ipc::kMaxOpBytes, kHugeRegion),
-                        Buf(ipc::kMaxOpBytes, ipc::kMaxOpBytes, kHugeRegion));
+  SubmitEntry e =
+      Entry(OpKind::kAllreduce, ipc::kMaxOpBytes / 4, Buf(0, ipc::kMaxOpBytes, kHugeRegion),
+            Buf(ipc::kMaxOpBytes, ipc::kMaxOpBytes, kHugeRegion));
   auto r = Validate(e);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->send.length, ipc::kMaxOpBytes);
@@ -428,7 +441,8 @@ TEST_F(EntryValidatorTest, AcceptsAdjacentDisjointBuffersInTheSameRegion) {
 }
 
 TEST_F(EntryValidatorTest, AcceptsBuffersInDifferentRegions) {
-  auto r = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
+  auto r =
+      Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->send.address, reinterpret_cast<uint64_t>(buffer_.data()));
   EXPECT_EQ(r->recv.address, reinterpret_cast<uint64_t>(other_.data()));
@@ -449,7 +463,8 @@ TEST_F(EntryValidatorTest, AcceptedOpHoldsEachRegionItNamesOnce) {
   auto same = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(1024, kBytes)));
   ASSERT_TRUE(same.ok()) << same.status().ToString();
   EXPECT_EQ(import.use_count(), 3);  // the table's, ours and the op's single hold
-  auto two = Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
+  auto two =
+      Validate(Entry(OpKind::kAllreduce, kCount, Buf(0, kBytes), Buf(0, kBytes, kOtherRegion)));
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(import.use_count(), 4);
   EXPECT_EQ(regions_[kOtherRegion].import.use_count(), 2);
@@ -491,8 +506,8 @@ SubmitEntry Sparse() {
   e.count = 2;
   e.rows = 100;
   e.id_dtype = static_cast<uint32_t>(DType::kI64);
-  e.aux = Buf(0, 4 * 8);           // ids
-  e.send = Buf(64, 4 * 2 * 4);     // values
+  e.aux = Buf(0, 4 * 8);        // ids
+  e.send = Buf(64, 4 * 2 * 4);  // values
   e.out_ids = Buf(128, 8 * 8);
   e.recv = Buf(256, 8 * 2 * 4);
   return e;
@@ -540,8 +555,12 @@ TEST_F(EntryValidatorTest, RejectsSparseBadDtypesAlgorithmsAndShapes) {
 }
 
 TEST_F(EntryValidatorTest, RejectsSparseValuesAndIdsOfEveryOtherDtypeNamingIt) {
-  for (auto [dtype, name] : {std::pair{DType::kU8, "u8"}, {DType::kI8, "i8"}, {DType::kI16, "i16"},
-                             {DType::kBool, "bool"}, {DType::kC64, "c64"}, {DType::kC128, "c128"}}) {
+  for (auto [dtype, name] : {std::pair{DType::kU8, "u8"},
+                             {DType::kI8, "i8"},
+                             {DType::kI16, "i16"},
+                             {DType::kBool, "bool"},
+                             {DType::kC64, "c64"},
+                             {DType::kC128, "c128"}}) {
     for (OpKind kind : {OpKind::kSparseAllreduce, OpKind::kSparseShard, OpKind::kSparseLookup}) {
       SubmitEntry e = Sparse();
       e.kind = static_cast<uint32_t>(kind);

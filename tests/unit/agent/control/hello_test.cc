@@ -61,7 +61,8 @@ TEST(HelloTest, RoundsARequestedRingUpToAPowerOfTwoWithinItsLimits) {
 
 TEST(HelloTest, RefusesAMessageShorterThanAHeader) {
   uint8_t bytes[8] = {};
-  ExpectRefused(ParseHello(bytes, sizeof(bytes), {}), Code::kProtocol, "shorter than a message header");
+  ExpectRefused(ParseHello(bytes, sizeof(bytes), {}), Code::kProtocol,
+                "shorter than a message header");
 }
 
 TEST(HelloTest, RefusesBadMagicNamingIt) {
@@ -73,7 +74,8 @@ TEST(HelloTest, RefusesBadMagicNamingIt) {
 TEST(HelloTest, RefusesAnotherProtocolVersionNamingBoth) {
   ipc::HelloRequest h = ValidHello();
   h.header.version = ipc::kProtocolVersion + 1;
-  ExpectRefused(Parse(h), Code::kProtocol, "this agent speaks version " + std::to_string(ipc::kProtocolVersion));
+  ExpectRefused(Parse(h), Code::kProtocol,
+                "this agent speaks version " + std::to_string(ipc::kProtocolVersion));
 }
 
 TEST(HelloTest, RefusesAnotherTypeOrSize) {
@@ -81,8 +83,8 @@ TEST(HelloTest, RefusesAnotherTypeOrSize) {
   h.header.type = static_cast<uint16_t>(ipc::MsgType::kGoodbye);
   ExpectRefused(Parse(h), Code::kProtocol, "first message must be a hello");
   h = ValidHello();
-  ExpectRefused(ParseHello(reinterpret_cast<const uint8_t*>(&h), sizeof(h) - 1, {}), Code::kProtocol,
-                "first message must be a hello of 240 bytes");
+  ExpectRefused(ParseHello(reinterpret_cast<const uint8_t*>(&h), sizeof(h) - 1, {}),
+                Code::kProtocol, "first message must be a hello of 240 bytes");
 }
 
 TEST(HelloTest, RefusesAnEmptyUnterminatedOrUnprintableJobId) {
@@ -110,7 +112,8 @@ TEST(HelloTest, RefusesRanksOutsideTheJob) {
 TEST(HelloTest, RefusesAJobLargerThanMaxWorldSize) {
   ControlServerOptions options;
   options.max_world_size = 4;
-  ExpectRefused(Parse(ValidHello(), options), Code::kResourceExhausted, "world_size 8 exceeds this agent's max_world_size 4");
+  ExpectRefused(Parse(ValidHello(), options), Code::kResourceExhausted,
+                "world_size 8 exceeds this agent's max_world_size 4");
 }
 
 ClientIdentity JobMember() {

@@ -16,7 +16,8 @@
 namespace outrider::agent {
 namespace {
 
-std::vector<uint8_t> Datagram(const std::string& job, std::vector<uint32_t> ops, uint64_t comm = 0xc0ffee) {
+std::vector<uint8_t> Datagram(const std::string& job, std::vector<uint32_t> ops,
+                              uint64_t comm = 0xc0ffee) {
   ipc::NcclStatsHeader h{};
   h.magic = ipc::kNcclTelemetryMagic;
   h.version = ipc::kNcclTelemetryVersion;
@@ -38,7 +39,9 @@ std::vector<uint8_t> Datagram(const std::string& job, std::vector<uint32_t> ops,
   return out;
 }
 
-Status Parse(const std::vector<uint8_t>& d) { return ParseNcclTelemetry(d.data(), d.size()).status(); }
+Status Parse(const std::vector<uint8_t>& d) {
+  return ParseNcclTelemetry(d.data(), d.size()).status();
+}
 
 TEST(NcclTelemetryParseTest, TakesAWellFormedDatagramWithItsJobAndRecords) {
   std::vector<uint8_t> d = Datagram("train-1", {0, 3});
@@ -51,17 +54,19 @@ TEST(NcclTelemetryParseTest, TakesAWellFormedDatagramWithItsJobAndRecords) {
 }
 
 TEST(NcclTelemetryParseTest, RefusesJobNamesThatAreNotPrintableAscii) {
-  for (std::string job : {std::string("a\rb"), std::string("a\nb"), std::string("caf\xc3\xa9"), std::string("\xff\xfe"),
-                          std::string("two words")}) {
+  for (std::string job : {std::string("a\rb"), std::string("a\nb"), std::string("caf\xc3\xa9"),
+                          std::string("\xff\xfe"), std::string("two words")}) {
     Status st = Parse(Datagram(job, {0}));
     EXPECT_EQ(st.code(), Code::kInvalidArgument) << "job " << job;
-    EXPECT_NE(st.message().find("job name must be printable ASCII"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("job name must be printable ASCII"), std::string::npos)
+        << st.message();
   }
 }
 
 TEST(NcclTelemetryParseTest, RefusesNoRecordsTooManyAndUnknownOnes) {
   EXPECT_EQ(Parse(Datagram("j", {})).code(), Code::kInvalidArgument);
-  EXPECT_EQ(Parse(Datagram("j", std::vector<uint32_t>(ipc::kNumNcclOps + 1, 0))).code(), Code::kInvalidArgument);
+  EXPECT_EQ(Parse(Datagram("j", std::vector<uint32_t>(ipc::kNumNcclOps + 1, 0))).code(),
+            Code::kInvalidArgument);
   Status st = Parse(Datagram("j", {0, ipc::kNumNcclOps}));
   EXPECT_EQ(st.code(), Code::kInvalidArgument);
   EXPECT_NE(st.message().find("unknown op"), std::string::npos) << st.message();
@@ -97,8 +102,9 @@ class NcclTelemetrySinkTest : public ::testing::Test {
     std::string path = dir_ + "/agent.sock.nccl";
     std::memcpy(addr.sun_path, path.data(), path.size());
     for (const auto& d : datagrams) {
-      ASSERT_EQ(::sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
-                static_cast<ssize_t>(d.size()));
+      ASSERT_EQ(
+          ::sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+          static_cast<ssize_t>(d.size()));
     }
     ::close(fd);
     uint64_t want = sink_->accepted() + sink_->rejected() + datagrams.size();
@@ -126,15 +132,17 @@ TEST_F(NcclTelemetrySinkTest, CountsADatagramWholeOrNotAtAllAndCountsRejections)
   std::string before = Metrics().registry().Serialize();
   double rejected = Value(before, "outrider_nccl_telemetry_datagrams_total{result=\"rejected\"}");
   // The first record is fine, the second is not: nothing of the datagram may count.
-  Send({Datagram("whole-or-none", {0, 99}), Datagram("bad\rname", {0}), Datagram("whole-or-none", {}),
-        Datagram("counted", {1})});
+  Send({Datagram("whole-or-none", {0, 99}), Datagram("bad\rname", {0}),
+        Datagram("whole-or-none", {}), Datagram("counted", {1})});
   EXPECT_EQ(sink_->rejected(), 3u);
   EXPECT_EQ(sink_->accepted(), 1u);
   std::string after = Metrics().registry().Serialize();
-  EXPECT_EQ(after.find("whole-or-none"), std::string::npos) << "a refused datagram's records were counted";
+  EXPECT_EQ(after.find("whole-or-none"), std::string::npos)
+      << "a refused datagram's records were counted";
   EXPECT_EQ(after.find("bad\r"), std::string::npos);
   EXPECT_NE(after.find("outrider_nccl_calls_total{job=\"counted\""), std::string::npos);
-  EXPECT_EQ(Value(after, "outrider_nccl_telemetry_datagrams_total{result=\"rejected\"}"), rejected + 3);
+  EXPECT_EQ(Value(after, "outrider_nccl_telemetry_datagrams_total{result=\"rejected\"}"),
+            rejected + 3);
 }
 
 }  // namespace

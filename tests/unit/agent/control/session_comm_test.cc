@@ -78,7 +78,8 @@ TEST_F(SessionCommTest, RefusesOpsOnACommunicatorTheClientDoesNotHave) {
   auto done = PopCompletions();
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].code, static_cast<int32_t>(Code::kInvalidArgument));
-  EXPECT_NE(std::string(done[0].message).find("communicator 5"), std::string::npos) << done[0].message;
+  EXPECT_NE(std::string(done[0].message).find("communicator 5"), std::string::npos)
+      << done[0].message;
 }
 
 TEST_F(SessionCommTest, RefusesDestroyingACommunicatorWithOpsInFlight) {
@@ -89,7 +90,8 @@ TEST_F(SessionCommTest, RefusesDestroyingACommunicatorWithOpsInFlight) {
   e.comm = reply->region_id;
   Submit(e);
   std::vector<std::pair<Member*, uint64_t>> held;
-  session_->DrainSubmissions([&](Member* m, const ValidatedOp& op) { held.emplace_back(m, op.op_id); });
+  session_->DrainSubmissions(
+      [&](Member* m, const ValidatedOp& op) { held.emplace_back(m, op.op_id); });
   ASSERT_EQ(held.size(), 1u);
   auto refused = Destroy(reply->region_id);
   ASSERT_TRUE(refused);
@@ -107,7 +109,8 @@ TEST_F(SessionCommTest, RefusesJoiningTheSameCommunicatorTwiceAndUnknownDestroys
   auto again = Create(1, 2);  // the same key: the same communicator, as another of its ranks
   ASSERT_TRUE(again);
   EXPECT_EQ(again->code, static_cast<int32_t>(Code::kFailedPrecondition));
-  EXPECT_NE(std::string(again->message).find("already a member"), std::string::npos) << again->message;
+  EXPECT_NE(std::string(again->message).find("already a member"), std::string::npos)
+      << again->message;
   auto unknown = Destroy(99);
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->code, static_cast<int32_t>(Code::kInvalidArgument));
@@ -122,7 +125,8 @@ TEST_F(SessionCommTest, TheAgentWideBoundCountsEveryMembershipAndFreesOnDestroy)
   auto second = Create(0, 1, 8);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->code, static_cast<int32_t>(Code::kResourceExhausted));
-  EXPECT_NE(std::string(second->message).find("max_communicators=1"), std::string::npos) << second->message;
+  EXPECT_NE(std::string(second->message).find("max_communicators=1"), std::string::npos)
+      << second->message;
   auto destroyed = Destroy(first->region_id);
   ASSERT_TRUE(destroyed && destroyed->code == 0);
   EXPECT_EQ(comms_in_use_, 0u);

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -38,7 +37,9 @@ inline constexpr int kNoHangMs = 30'000;
 
 // Runs `op` as a one-rank allreduce does: the result is the input. The only place these tests
 // touch the memory a ValidatedOp names.
-inline void RunOneRankAllreduce(const ValidatedOp& op) { HostDataPlane().Copy(op.recv, op.send, nullptr); }
+inline void RunOneRankAllreduce(const ValidatedOp& op) {
+  HostDataPlane().Copy(op.recv, op.send, nullptr);
+}
 
 // An unsealed memfd that still allows sealing: what a careless or hostile client might pass.
 inline UniqueFd UnsealedMemfd(size_t bytes) {
@@ -92,8 +93,8 @@ class SessionTest : public ::testing::Test {
     ASSERT_TRUE(agent_view.ok()) << agent_view.status().ToString();
     auto client_view = ipc::MapShared(control_fd->get(), layout_.total_bytes);
     ASSERT_TRUE(client_view.ok()) << client_view.status().ToString();
-    ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries, kRingEntries,
-                           layout_);
+    ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries,
+                           kRingEntries, layout_);
     control_ = std::move(*client_view);
     sq_ = ipc::RingProducer<ipc::SubmitEntry>(
         SqIndices(), reinterpret_cast<ipc::SubmitEntry*>(control_.data() + layout_.sq_slots_offset),

@@ -28,7 +28,9 @@ class SessionRefusalTest : public SessionTest {
     session_.reset();
   }
   Session::OpSink ToJob() {
-    return [this](Member* m, const ValidatedOp& op) { jobs_.Find(m->identity().job_id)->Submit(m, op); };
+    return [this](Member* m, const ValidatedOp& op) {
+      jobs_.Find(m->identity().job_id)->Submit(m, op);
+    };
   }
   // The completions of `n` ops, running the job's local work until they came.
   std::vector<ipc::CompletionEntry> Completions(size_t n) {
@@ -49,7 +51,7 @@ TEST_F(SessionRefusalTest, ARefusedEntryBehindAWaitingOpTakesTheKeysNextSequence
   uint32_t region = RegisterRegion();
   ipc::SubmitEntry waits = Fenced(Allreduce(1, region), 4);
   ipc::SubmitEntry bad = Allreduce(2, region);
-  bad.key = waits.key;      // the same collective key
+  bad.key = waits.key;        // the same collective key
   bad.send.length = 1 << 30;  // leaves the region: refused
   Submit(waits);
   Submit(bad);
@@ -85,7 +87,8 @@ TEST_F(SessionRefusalTest, AClientFloodingRefusedOpsBehindAWaitingOneIsCutOff) {
     session_->DrainSubmissions(ToJob());
   }
   ASSERT_TRUE(session_->closed()) << "refusals queued without bound behind a waiting op";
-  EXPECT_EQ(session_->close_reason().code(), Code::kResourceExhausted) << session_->close_reason().ToString();
+  EXPECT_EQ(session_->close_reason().code(), Code::kResourceExhausted)
+      << session_->close_reason().ToString();
 }
 
 TEST_F(SessionRefusalTest, AMessageWhoseBodyBytesDisagreeWithWhatCameClosesTheSession) {

@@ -2,11 +2,11 @@
 // channel, one control segment mapped twice (the agent's view and the client's), real eventfds and
 // memfd regions. Covers region registration and its limits, submission draining and validation,
 // completions (wakeups, overflow, partial), and every way a session closes.
-#include "tests/unit/agent/control/session_fixture.h"
+#include <gtest/gtest.h>
 
 #include <atomic>
 
-#include <gtest/gtest.h>
+#include "tests/unit/agent/control/session_fixture.h"
 
 namespace outrider::agent {
 namespace {
@@ -135,7 +135,8 @@ TEST_F(SessionTest, OpsBeyondTheCqCapacityInFlightAreRefusedUntilOneCompletes) {
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_EQ(refused[0].op_id, kRingEntries + 1);
   EXPECT_EQ(refused[0].code, static_cast<int32_t>(Code::kResourceExhausted));
-  EXPECT_NE(std::string(refused[0].message).find("in flight"), std::string::npos) << refused[0].message;
+  EXPECT_NE(std::string(refused[0].message).find("in flight"), std::string::npos)
+      << refused[0].message;
   CompleteOk(1);
   Submit(Allreduce(kRingEntries + 2, region));
   EXPECT_EQ(Drain().size(), 1u);
@@ -204,7 +205,8 @@ TEST_F(SessionTest, AFencedOpWithAnIdOf2To63OrMoreStillWaitsForItsFence) {
 
 TEST_F(SessionTest, AReadyFenceOfAnEarlierOpInTheSlotDoesNotStartALaterOne) {
   uint32_t region = RegisterRegion();
-  std::atomic_ref<uint64_t>(Fence(5).ready).store(4, std::memory_order_release);  // op 4 used slot 5 before
+  std::atomic_ref<uint64_t>(Fence(5).ready)
+      .store(4, std::memory_order_release);  // op 4 used slot 5 before
   Submit(Fenced(Allreduce(9, region), 5));
   EXPECT_TRUE(Drain().empty());
   std::vector<uint64_t> started;
@@ -223,7 +225,8 @@ TEST_F(SessionTest, CompletingAFencedOpSignalsItsDoneFenceWithTheStatus) {
   std::atomic_ref<uint64_t>(Fence(0).ready).store(1, std::memory_order_release);
   std::atomic_ref<uint64_t>(Fence(1).ready).store(2, std::memory_order_release);
   std::vector<Member*> members;
-  ASSERT_TRUE(session_->ReleaseFenced([&](Member* m, const ValidatedOp&) { members.push_back(m); }, ipc::MonotonicNs(), 0));
+  ASSERT_TRUE(session_->ReleaseFenced([&](Member* m, const ValidatedOp&) { members.push_back(m); },
+                                      ipc::MonotonicNs(), 0));
   ASSERT_EQ(members.size(), 2u);
   EXPECT_EQ(Fence(0).done, 0u);  // not before the op completes
   members[0]->Complete(1, Status::Ok(), 1, 0);
@@ -268,7 +271,8 @@ TEST_F(SessionTest, AFenceNeverReadyFailsItsOpAfterTheTimeoutAndTheOpsBehindItGo
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].op_id, 1u);
   EXPECT_EQ(failed[0].code, static_cast<int32_t>(Code::kDeadlineExceeded));
-  EXPECT_NE(std::string(failed[0].message).find("fence (slot 2) was not ready within 1000 ms"), std::string::npos)
+  EXPECT_NE(std::string(failed[0].message).find("fence (slot 2) was not ready within 1000 ms"),
+            std::string::npos)
       << failed[0].message;
   EXPECT_EQ(std::atomic_ref<uint64_t>(Fence(2).done).load(), 1u);
   EXPECT_EQ(Fence(2).status, static_cast<int32_t>(Code::kDeadlineExceeded));
@@ -283,7 +287,8 @@ TEST_F(SessionTest, ClosingASessionDropsTheOpsWaitingForAFence) {
   EXPECT_FALSE(session_->has_fenced_waits());
   std::atomic_ref<uint64_t>(Fence(0).ready).store(1, std::memory_order_release);
   bool started = false;
-  EXPECT_FALSE(session_->ReleaseFenced([&](Member*, const ValidatedOp&) { started = true; }, ipc::MonotonicNs(), 0));
+  EXPECT_FALSE(session_->ReleaseFenced([&](Member*, const ValidatedOp&) { started = true; },
+                                       ipc::MonotonicNs(), 0));
   EXPECT_FALSE(started);
 }
 

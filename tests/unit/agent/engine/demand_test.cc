@@ -20,7 +20,7 @@ namespace {
 
 constexpr uint64_t kRows = 100000;
 constexpr uint64_t kDim = 16;
-constexpr uint64_t kNnz = 20000;   // ids 0..kNnz-1 on both nodes: ~1.3 MB per message
+constexpr uint64_t kNnz = 20000;  // ids 0..kNnz-1 on both nodes: ~1.3 MB per message
 constexpr uint64_t kChunk = 64 << 10;
 
 struct Node {
@@ -49,29 +49,36 @@ struct Wire {
 // sparse chunks are counted, and the group gets the message.
 Transport::Callbacks Deliver(Wire& w, int me) {
   Transport::Callbacks cb;
-  cb.on_message = [&w, me](const uint8_t* header, size_t header_len, const uint8_t* data, size_t len) {
+  cb.on_message = [&w, me](const uint8_t* header, size_t header_len, const uint8_t* data,
+                           size_t len) {
     ASSERT_EQ(header_len, sizeof(PeerHeader));
     PeerHeader h;
     std::memcpy(&h, header, sizeof(h));
     Node& to = w.nodes[static_cast<size_t>(me)];
-    if (IsScheduledChunk(h.type)) w.nodes[static_cast<size_t>(1 - me)].sched->Done(PeerId(me), sizeof(PeerHeader) + len);
+    if (IsScheduledChunk(h.type))
+      w.nodes[static_cast<size_t>(1 - me)].sched->Done(PeerId(me), sizeof(PeerHeader) + len);
     if (h.type == static_cast<uint16_t>(PeerMsg::kSparse)) ++to.chunks_in;
     to.group->OnMessage(h, data, len);
   };
   return cb;
 }
 
-float Value(int node, uint64_t id, uint64_t j) { return static_cast<float>((id * 7 + j) % 13) * 0.25f + static_cast<float>(node); }
+float Value(int node, uint64_t id, uint64_t j) {
+  return static_cast<float>((id * 7 + j) % 13) * 0.25f + static_cast<float>(node);
+}
 
 // Runs one sparse allreduce (allgather) over two nodes, `demanded` ids demanded by node 1.
-void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacity = kNnz, bool run = true) {
+void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacity = kNnz,
+           bool run = true) {
   for (int n = 0; n < 2; ++n) {
     Node& x = w.nodes[static_cast<size_t>(n)];
     x.port = w.net.Attach(Deliver(w, n));
-    x.sched = std::make_unique<SendScheduler>(SchedulerOptions{true, 2 * kChunk, 100'000'000}, [&w] { return w.now; });
+    x.sched = std::make_unique<SendScheduler>(SchedulerOptions{true, 2 * kChunk, 100'000'000},
+                                              [&w] { return w.now; });
     x.group = std::make_unique<NodeGroup>(
         Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
-        [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>* reports, const OpTrace&) {
+        [&x](uint64_t, uint64_t, const Status& st, std::string_view,
+             const std::vector<OpReport>* reports, const OpTrace&) {
           x.done = true;
           x.result = st;
           if (reports != nullptr) x.report = (*reports)[0];
@@ -112,7 +119,8 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
   }
   w.nodes[0].group->SetPeers({0, 1});
   w.nodes[1].group->SetPeers({0, 1});
-  for (int n = 0; n < 2; ++n) w.nodes[static_cast<size_t>(n)].group->Start(5, 0, {&w.nodes[static_cast<size_t>(n)].op});
+  for (int n = 0; n < 2; ++n)
+    w.nodes[static_cast<size_t>(n)].group->Start(5, 0, {&w.nodes[static_cast<size_t>(n)].op});
   if (run) w.net.RunUntilIdle(100000);
 }
 
@@ -149,7 +157,8 @@ TEST(RowDemandTest, DemandedRowsOvertakeTheRestOfTheOpAndResultsStayBitwiseEqual
     EXPECT_EQ(d.report.demand_rows, 4u);
     EXPECT_EQ(d.report.result_rows, kNnz);
     // Demanded rows first (sorted), then the rest (sorted).
-    EXPECT_EQ(std::vector<int64_t>(d.out_ids.begin(), d.out_ids.begin() + 4), (std::vector<int64_t>{19990, 19995, 19997, 19999}));
+    EXPECT_EQ(std::vector<int64_t>(d.out_ids.begin(), d.out_ids.begin() + 4),
+              (std::vector<int64_t>{19990, 19995, 19997, 19999}));
     EXPECT_EQ(d.out_ids[4], 0);
     EXPECT_EQ(d.out_ids.back(), 19998);
     // Same bits per row.
@@ -212,7 +221,8 @@ TEST(RowDemandTest, WithoutDemandAnOutputTooSmallFailsThatRankNamingEveryRowItNe
   const OpReport& r = w.nodes[1].report;
   EXPECT_EQ(r.status.code(), Code::kOutputTooSmall) << r.status.ToString();
   EXPECT_EQ(r.result_rows, kNnz);
-  EXPECT_NE(r.status.message().find("the result has " + std::to_string(kNnz) + " rows"), std::string::npos)
+  EXPECT_NE(r.status.message().find("the result has " + std::to_string(kNnz) + " rows"),
+            std::string::npos)
       << r.status.ToString();
 }
 

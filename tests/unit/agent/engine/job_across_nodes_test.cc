@@ -345,11 +345,17 @@ TEST(JobAcrossNodesTest, ARefusedOpFailsTheInstanceOnEveryNodeAndTheKeysNextInst
     }
     agents.Deliver();
     agents.table(1).Find("job")->Refuse(
-        m[3], Job::RefusedOp{.key = 7, .op_id = 1, .kind = ipc::OpKind::kAllreduce, .dtype = ipc::DType::kF32, .count = count},
+        m[3],
+        Job::RefusedOp{.key = 7,
+                       .op_id = 1,
+                       .kind = ipc::OpKind::kAllreduce,
+                       .dtype = ipc::DType::kF32,
+                       .count = count},
         InvalidArgument("send and recv buffers overlap without being the op's in-place layout"));
     agents.Deliver();
     EXPECT_TRUE(FailedWith(m[3], 1, Code::kInvalidArgument, "overlap"));
-    for (int r = 0; r < 3; ++r) EXPECT_TRUE(FailedWith(m[r], 1, Code::kInvalidArgument, "rank 3's op was refused"));
+    for (int r = 0; r < 3; ++r)
+      EXPECT_TRUE(FailedWith(m[r], 1, Code::kInvalidArgument, "rank 3's op was refused"));
     // The next instance of key 7: rank r contributes r + 1 everywhere.
     std::vector<std::unique_ptr<Op>> next;
     for (int r = 0; r < 4; ++r) {
@@ -360,7 +366,8 @@ TEST(JobAcrossNodesTest, ARefusedOpFailsTheInstanceOnEveryNodeAndTheKeysNextInst
     agents.Deliver();
     for (int r = 0; r < 4; ++r) {
       ASSERT_TRUE(Succeeded(m[r], 2));
-      EXPECT_EQ(next[static_cast<size_t>(r)]->recv, std::vector<float>(count, 10.0f)) << "rank " << r;
+      EXPECT_EQ(next[static_cast<size_t>(r)]->recv, std::vector<float>(count, 10.0f))
+          << "rank " << r;
     }
   }
 }

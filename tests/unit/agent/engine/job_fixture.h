@@ -33,7 +33,8 @@ class FakeMember : public Member {
   }
   const ClientIdentity& identity() const override { return id_; }
   ClientIdentity& mutable_identity() { return id_; }
-  void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t, const OpReport*) override {
+  void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t,
+                const OpReport*) override {
     completions.push_back({op_id, status, seq});
   }
   void Partial(uint64_t, uint64_t, uint64_t, const OpReport&) override { ++partials; }
@@ -85,7 +86,9 @@ class JobTest : public ::testing::Test {
     }
   }
   FakeMember& m(int r) { return *members_[static_cast<size_t>(r)]; }
-  void Submit(int r, const ValidatedOp& op) { job_->Submit(members_[static_cast<size_t>(r)].get(), op); }
+  void Submit(int r, const ValidatedOp& op) {
+    job_->Submit(members_[static_cast<size_t>(r)].get(), op);
+  }
   void ExpectOk(int r, uint64_t op_id, uint64_t seq) {
     const FakeMember::Completion* c = m(r).Of(op_id);
     ASSERT_NE(c, nullptr) << "rank " << r << " op " << op_id;

@@ -19,14 +19,18 @@ namespace outrider::agent {
 namespace {
 
 Job::RefusedOp Refused(uint64_t op_id, uint64_t key) {
-  return Job::RefusedOp{.key = key, .op_id = op_id, .kind = OpKind::kAllreduce, .dtype = DType::kF32, .count = 2};
+  return Job::RefusedOp{
+      .key = key, .op_id = op_id, .kind = OpKind::kAllreduce, .dtype = DType::kF32, .count = 2};
 }
 
-const Status kOverlap = InvalidArgument("send and recv buffers overlap without being the op's in-place layout");
+const Status kOverlap =
+    InvalidArgument("send and recv buffers overlap without being the op's in-place layout");
 
 class JobRefusalTest : public JobTest {
  protected:
-  void Refuse(int r, uint64_t op_id, uint64_t key) { job_->Refuse(&m(r), Refused(op_id, key), kOverlap); }
+  void Refuse(int r, uint64_t op_id, uint64_t key) {
+    job_->Refuse(&m(r), Refused(op_id, key), kOverlap);
+  }
   // The refusing rank gets its own reason; the others the collective's failure naming it.
   void ExpectRefused(int r, uint64_t op_id, int refuser, uint64_t seq) {
     const FakeMember::Completion* c = m(r).Of(op_id);
@@ -51,7 +55,8 @@ TEST_F(JobRefusalTest, ARefusalBeforeTheOthersFailsEveryRankAndTheNextOpOfTheKey
   EXPECT_EQ(a0.recv, (std::vector<float>{-1, -1}));  // nothing ran
   EXPECT_EQ(job_->pending_count(), 0u);
   std::vector<Buffers> next;
-  for (uint64_t r = 0; r < 3; ++r) next.push_back(Allreduce(2, 7, {10.0f * static_cast<float>(r + 1), 1}));
+  for (uint64_t r = 0; r < 3; ++r)
+    next.push_back(Allreduce(2, 7, {10.0f * static_cast<float>(r + 1), 1}));
   for (int r = 0; r < 3; ++r) Submit(r, next[static_cast<size_t>(r)].op);
   for (int r = 0; r < 3; ++r) {
     ExpectOk(r, 2, 1);
@@ -90,7 +95,9 @@ TEST_F(JobRefusalTest, ARefusalOfALeftJobCompletesWithItsOwnReason) {
 // Every rank runs the same program (a sequence of keys); each of its ops is refused with some
 // probability, on that rank alone. Ranks submit in a random interleaving. The op of rank r at
 // position i of key k carries value Value(r, k, i), so a result names the ops that made it.
-float Value(int rank, uint64_t key, int index) { return static_cast<float>((rank + 1) * 1000 + key * 100 + index); }
+float Value(int rank, uint64_t key, int index) {
+  return static_cast<float>((rank + 1) * 1000 + key * 100 + index);
+}
 
 TEST_F(JobRefusalTest, NoRankEverGetsOkWithAResultOtherThanTheSumOfTheMatchingOps) {
   constexpr int kRanks = 4;
@@ -112,7 +119,8 @@ TEST_F(JobRefusalTest, NoRankEverGetsOkWithAResultOtherThanTheSumOfTheMatchingOp
     // Position i's index among the program's ops of the same key (its instance).
     std::vector<int> index(kOpsPerRank);
     std::map<uint64_t, int> seen;
-    for (int i = 0; i < kOpsPerRank; ++i) index[static_cast<size_t>(i)] = seen[program[static_cast<size_t>(i)]]++;
+    for (int i = 0; i < kOpsPerRank; ++i)
+      index[static_cast<size_t>(i)] = seen[program[static_cast<size_t>(i)]]++;
     // buffers[r][i], kept alive until the job is done with them.
     std::vector<std::vector<std::unique_ptr<Buffers>>> buffers(kRanks);
     std::vector<int> next(kRanks, 0);
@@ -123,7 +131,8 @@ TEST_F(JobRefusalTest, NoRankEverGetsOkWithAResultOtherThanTheSumOfTheMatchingOp
       int i = next[static_cast<size_t>(r)]++;
       uint64_t key = program[static_cast<size_t>(i)];
       uint64_t op_id = static_cast<uint64_t>(i + 1);
-      auto b = std::make_unique<Buffers>(Allreduce(op_id, key, {Value(r, key, index[static_cast<size_t>(i)]), 1}));
+      auto b = std::make_unique<Buffers>(
+          Allreduce(op_id, key, {Value(r, key, index[static_cast<size_t>(i)]), 1}));
       if (refused[static_cast<size_t>(r)][static_cast<size_t>(i)]) {
         Refuse(r, op_id, key);
       } else {
@@ -144,11 +153,14 @@ TEST_F(JobRefusalTest, NoRankEverGetsOkWithAResultOtherThanTheSumOfTheMatchingOp
         ASSERT_NE(c, nullptr) << "rank " << r << " position " << i << " never completed";
         EXPECT_EQ(c->seq, static_cast<uint64_t>(index[static_cast<size_t>(i)]));
         if (any_refused) {
-          EXPECT_FALSE(c->status.ok()) << "rank " << r << " position " << i << ": OK although a rank's op was refused";
+          EXPECT_FALSE(c->status.ok())
+              << "rank " << r << " position " << i << ": OK although a rank's op was refused";
           continue;
         }
-        ASSERT_TRUE(c->status.ok()) << "rank " << r << " position " << i << ": " << c->status.ToString();
-        EXPECT_EQ(buffers[static_cast<size_t>(r)][static_cast<size_t>(i)]->recv, (std::vector<float>{sum, kRanks}))
+        ASSERT_TRUE(c->status.ok())
+            << "rank " << r << " position " << i << ": " << c->status.ToString();
+        EXPECT_EQ(buffers[static_cast<size_t>(r)][static_cast<size_t>(i)]->recv,
+                  (std::vector<float>{sum, kRanks}))
             << "rank " << r << " position " << i << ": OK with the wrong data";
       }
     }

@@ -63,12 +63,14 @@ TEST(JobTableTest, ARankJoiningACommunicatorThatEndedBeforeItJoinedIsToldAtOnce)
   JobTable table;
   auto first = CommMember("job/0000000000000007", 0, 2);
   ASSERT_TRUE(table.Join(first.get()).ok());
-  table.Leave(first.get(), PeerLost("rank 0 destroyed communicator 'job/0000000000000007'"), /*orderly=*/true);
+  table.Leave(first.get(), PeerLost("rank 0 destroyed communicator 'job/0000000000000007'"),
+              /*orderly=*/true);
   EXPECT_EQ(table.Find("job/0000000000000007"), nullptr);
   auto late = CommMember("job/0000000000000007", 1, 2);
   Status st = table.Join(late.get());
   EXPECT_EQ(st.code(), Code::kFailedPrecondition) << st.ToString();
-  EXPECT_NE(st.message().find("ended before local rank 1 joined it"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("ended before local rank 1 joined it"), std::string::npos)
+      << st.message();
   EXPECT_NE(st.message().find("destroyed communicator"), std::string::npos) << st.message();
   // Its former member creating it again makes a new communicator, which the other rank joins.
   auto again = CommMember("job/0000000000000007", 0, 2);

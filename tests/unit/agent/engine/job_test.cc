@@ -20,8 +20,10 @@ namespace {
 TEST_F(JobTest, MatchesSubmissionsByKeyAndSequenceWhateverOrderRanksSubmitIn) {
   Make(2);
   // Rank 0 submits key 1 twice then key 2; rank 1 submits key 2 first, then key 1 twice.
-  Buffers a0 = Allreduce(1, 1, {1, 2}), a1 = Allreduce(2, 1, {10, 20}), a2 = Allreduce(3, 2, {100, 200});
-  Buffers b0 = Allreduce(4, 2, {1000, 2000}), b1 = Allreduce(5, 1, {3, 4}), b2 = Allreduce(6, 1, {30, 40});
+  Buffers a0 = Allreduce(1, 1, {1, 2}), a1 = Allreduce(2, 1, {10, 20}),
+          a2 = Allreduce(3, 2, {100, 200});
+  Buffers b0 = Allreduce(4, 2, {1000, 2000}), b1 = Allreduce(5, 1, {3, 4}),
+          b2 = Allreduce(6, 1, {30, 40});
   Submit(0, a0.op);
   Submit(0, a1.op);
   Submit(0, a2.op);
@@ -53,7 +55,8 @@ struct DisagreementCase {
   std::string says;                          // what the error must contain
 };
 
-class JobDisagreementTest : public JobTest, public ::testing::WithParamInterface<DisagreementCase> {};
+class JobDisagreementTest : public JobTest,
+                            public ::testing::WithParamInterface<DisagreementCase> {};
 
 TEST_P(JobDisagreementTest, FailsEveryRankNamingBothLocalRanksAndTheFieldAndLaterArrivalsAtOnce) {
   Make(3);
@@ -75,7 +78,8 @@ TEST_P(JobDisagreementTest, FailsEveryRankNamingBothLocalRanksAndTheFieldAndLate
   const FakeMember::Completion* late = m(2).Of(3);
   ASSERT_NE(late, nullptr);
   EXPECT_EQ(late->status.code(), Code::kMismatch);
-  EXPECT_NE(late->status.message().find(GetParam().says), std::string::npos) << late->status.message();
+  EXPECT_NE(late->status.message().find(GetParam().says), std::string::npos)
+      << late->status.message();
   EXPECT_EQ(job_->pending_count(), 0u);
   EXPECT_EQ(ops[0].recv, (std::vector<float>(4, -1.0f)));  // nothing ran
 }
@@ -87,7 +91,8 @@ INSTANTIATE_TEST_SUITE_P(
                          "disagree on count: local rank 0 has 4, local rank 1 has 3"},
         DisagreementCase{"Dtype", OpKind::kAllreduce, [](ValidatedOp& o) { o.dtype = DType::kI32; },
                          "disagree on dtype: local rank 0 has "},
-        DisagreementCase{"ReduceOp", OpKind::kAllreduce, [](ValidatedOp& o) { o.reduce_op = ReduceOp::kMax; },
+        DisagreementCase{"ReduceOp", OpKind::kAllreduce,
+                         [](ValidatedOp& o) { o.reduce_op = ReduceOp::kMax; },
                          "disagree on reduce op: local rank 0 has "},
         DisagreementCase{"Root", OpKind::kBroadcast, [](ValidatedOp& o) { o.root = 2; },
                          "disagree on root: local rank 0 has 0, local rank 1 has 2"}),
@@ -108,7 +113,8 @@ TEST_F(JobTest, ExpireOpsFailsAnInstanceWaitingPastTheTimeoutNamingTheMissingRan
     const FakeMember::Completion* c = m(r).Of(static_cast<uint64_t>(r + 1));
     ASSERT_NE(c, nullptr) << "rank " << r;
     EXPECT_EQ(c->status.code(), Code::kDeadlineExceeded) << c->status.ToString();
-    EXPECT_NE(c->status.message().find("for local rank 1 to submit"), std::string::npos) << c->status.message();
+    EXPECT_NE(c->status.message().find("for local rank 1 to submit"), std::string::npos)
+        << c->status.message();
   }
   // The late rank fails at once instead of waiting again.
   Submit(1, b1.op);
@@ -127,7 +133,8 @@ TEST_F(JobTest, RemovedMemberFailsPendingOpsWithPeerLostAndLaterSubmissionsAtOnc
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status.code(), Code::kPeerLost) << c->status.ToString();
   EXPECT_NE(c->status.message().find("local rank 1"), std::string::npos) << c->status.message();
-  EXPECT_NE(c->status.message().find("connection closed"), std::string::npos) << c->status.message();
+  EXPECT_NE(c->status.message().find("connection closed"), std::string::npos)
+      << c->status.message();
   Submit(0, later.op);
   const FakeMember::Completion* d = m(0).Of(2);
   ASSERT_NE(d, nullptr);
@@ -158,7 +165,8 @@ TEST_F(JobTest, MultiNodeJobWithoutANetworkIsRefused) {
   FakeMember first(0, 2, 4);
   Status st = job_->AddMember(&first);
   EXPECT_EQ(st.code(), Code::kFailedPrecondition) << st.ToString();
-  EXPECT_NE(st.message().find("spans 2 nodes, but this agent runs without an agent port"), std::string::npos)
+  EXPECT_NE(st.message().find("spans 2 nodes, but this agent runs without an agent port"),
+            std::string::npos)
       << st.message();
   EXPECT_EQ(job_->member_count(), 0u);
 }
@@ -191,7 +199,8 @@ TEST_F(JobTest, AllgatherPlacesEveryRanksBlockInRankOrder) {
   for (int r = 0; r < 3; ++r) Submit(r, b[static_cast<size_t>(r)].op);
   for (int r = 0; r < 3; ++r) {
     ExpectOk(r, static_cast<uint64_t>(r + 1), 0);
-    EXPECT_EQ(b[static_cast<size_t>(r)].recv, (std::vector<float>{0, 0, 1, 10, 2, 20})) << "rank " << r;
+    EXPECT_EQ(b[static_cast<size_t>(r)].recv, (std::vector<float>{0, 0, 1, 10, 2, 20}))
+        << "rank " << r;
   }
 }
 
@@ -199,7 +208,8 @@ TEST_F(JobTest, BroadcastCopiesTheRootsBufferToEveryRank) {
   Make(3);
   std::vector<Buffers> b;
   for (uint64_t r = 0; r < 3; ++r) {
-    b.push_back(Allreduce(r + 1, 1, r == 2 ? std::vector<float>{7, 8, 9} : std::vector<float>{-1, -1, -1}));
+    b.push_back(
+        Allreduce(r + 1, 1, r == 2 ? std::vector<float>{7, 8, 9} : std::vector<float>{-1, -1, -1}));
     ValidatedOp& o = b.back().op;
     o.kind = OpKind::kBroadcast;
     o.root = 2;
@@ -226,7 +236,8 @@ TEST_F(JobTest, AlltoallvDeliversUnevenBlocksInSenderOrder) {
     for (size_t j = 0; j < 3; ++j) {
       o.send_counts.push_back(count(i, j));
       o.recv_counts.push_back(count(j, i));
-      b[i].send.insert(b[i].send.end(), static_cast<size_t>(count(i, j)), static_cast<float>(10 * i + j));
+      b[i].send.insert(b[i].send.end(), static_cast<size_t>(count(i, j)),
+                       static_cast<float>(10 * i + j));
       in += static_cast<size_t>(count(j, i));
     }
     b[i].recv.assign(in, -1.0f);
@@ -237,7 +248,8 @@ TEST_F(JobTest, AlltoallvDeliversUnevenBlocksInSenderOrder) {
   for (size_t j = 0; j < 3; ++j) {
     ExpectOk(static_cast<int>(j), j + 1, 0);
     std::vector<float> want;
-    for (size_t i = 0; i < 3; ++i) want.insert(want.end(), static_cast<size_t>(count(i, j)), static_cast<float>(10 * i + j));
+    for (size_t i = 0; i < 3; ++i)
+      want.insert(want.end(), static_cast<size_t>(count(i, j)), static_cast<float>(10 * i + j));
     EXPECT_EQ(b[j].recv, want) << "rank " << j;
   }
 }
@@ -251,11 +263,14 @@ TEST_F(JobTest, TheFirstMemberSetsTheJobsGpuModeAndAMemberInAnotherModeIsRefused
   ASSERT_TRUE(job_->AddMember(&m0).ok());
   Status st = job_->AddMember(&m1);
   EXPECT_EQ(st.code(), Code::kFailedPrecondition);
-  EXPECT_NE(st.message().find("gpu_mode ipc, this client says staging"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("gpu_mode ipc, this client says staging"), std::string::npos)
+      << st.message();
   EXPECT_EQ(job_->StatusJson()["gpu_mode"], "ipc");
   std::string text = Metrics().registry().Serialize();
-  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"ipc\"} 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"staging\"} 0"), std::string::npos);
+  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"ipc\"} 1"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"staging\"} 0"),
+            std::string::npos);
   m1.mutable_identity().gpu_mode = ipc::GpuMode::kIpc;
   EXPECT_TRUE(job_->AddMember(&m1).ok());
 }

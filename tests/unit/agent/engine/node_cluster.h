@@ -41,10 +41,10 @@ class NodeCluster {
       Node& x = *nodes_[static_cast<size_t>(n)];
       x.port = net_.Attach(Callbacks(n));
       x.group = std::make_unique<NodeGroup>(
-          Topology{"job", nodes, n, local_size}, /*job_hash=*/7, /*self_hash=*/static_cast<uint64_t>(100 + n),
-          x.port.get(), &x.plane,
-          [&x](uint64_t key, uint64_t seq, const Status& st, std::string_view algo, const std::vector<OpReport>*,
-               const OpTrace& trace) {
+          Topology{"job", nodes, n, local_size}, /*job_hash=*/7,
+          /*self_hash=*/static_cast<uint64_t>(100 + n), x.port.get(), &x.plane,
+          [&x](uint64_t key, uint64_t seq, const Status& st, std::string_view algo,
+               const std::vector<OpReport>*, const OpTrace& trace) {
             NodeDone& d = x.done[{key, seq}];
             d.status = st;
             d.algo = std::string(algo);
@@ -58,7 +58,8 @@ class NodeCluster {
     for (int n = 0; n < nodes; ++n) {
       for (int m = 0; m < nodes; ++m) {
         if (m == n) continue;
-        Result<PeerId> peer = nodes_[static_cast<size_t>(n)]->port->Connect(FakeNetwork::Address(m));
+        Result<PeerId> peer =
+            nodes_[static_cast<size_t>(n)]->port->Connect(FakeNetwork::Address(m));
         EXPECT_TRUE(peer.ok() && *peer == static_cast<PeerId>(m)) << peer.status().ToString();
       }
       group(n).SetPeers(peers);
@@ -94,7 +95,8 @@ class NodeCluster {
 
   Transport::Callbacks Callbacks(int me) {
     Transport::Callbacks cb;
-    cb.on_message = [this, me](const uint8_t* header, size_t header_len, const uint8_t* data, size_t len) {
+    cb.on_message = [this, me](const uint8_t* header, size_t header_len, const uint8_t* data,
+                               size_t len) {
       group(me).OnMessage(Decode(header, header_len), data, len);
     };
     cb.recv_buffer = [this, me](const uint8_t* header, size_t header_len, size_t len) {
@@ -104,7 +106,8 @@ class NodeCluster {
     cb.on_peer_error = [this, me](PeerId peer, const Status& why) {
       NodeGroup& g = group(me);
       int node = g.NodeOfPeer(peer);
-      if (node >= 0) g.FailAll(PeerLost(g.DescribeNode(node) + " of job 'job' is lost: " + why.message()));
+      if (node >= 0)
+        g.FailAll(PeerLost(g.DescribeNode(node) + " of job 'job' is lost: " + why.message()));
     };
     return cb;
   }

@@ -255,7 +255,8 @@ TEST(NodeDepartureTest, NodeThatFinishedItsPartAndLeftInOrderLetsTheOthersComple
 // finished every instance it contributed to: the others complete those, and fail only what still
 // misses its contribution, naming the earlier failure. A node that gave up with that failure left
 // instances half done: the others fail every one they still run.
-TEST(NodeDepartureTest, NodeThatLeftAfterAnEarlierFailureFailsOnlyWhatMissesItsContributionUnlessItGaveUp) {
+TEST(NodeDepartureTest,
+     NodeThatLeftAfterAnEarlierFailureFailsOnlyWhatMissesItsContributionUnlessItGaveUp) {
   for (bool gave_up : {false, true}) {
     SCOPED_TRACE(gave_up ? "gave up" : "left in order");
     NodeCluster c(kNodes, 1, kSmall);
@@ -293,11 +294,14 @@ TEST(NodeDepartureTest, NodeThatLeftAfterAnEarlierFailureFailsOnlyWhatMissesItsC
       const NodeDone* d = c.done(n, kKey, 0);
       ASSERT_NE(d, nullptr) << "node " << n << " waits for " << c.group(n).WaitingFor(kKey, 0);
       bool doomed = gave_up && std::find(waited.begin(), waited.end(), n) != waited.end();
-      EXPECT_EQ(d->status.code(), doomed ? Code::kMismatch : Code::kOk) << "node " << n << ": " << d->status.ToString();
+      EXPECT_EQ(d->status.code(), doomed ? Code::kMismatch : Code::kOk)
+          << "node " << n << ": " << d->status.ToString();
       const NodeDone* missing = c.done(n, kKey, 1);
-      ASSERT_NE(missing, nullptr) << "node " << n << " waits for " << c.group(n).WaitingFor(kKey, 1);
+      ASSERT_NE(missing, nullptr) << "node " << n << " waits for "
+                                  << c.group(n).WaitingFor(kKey, 1);
       EXPECT_EQ(missing->status.code(), Code::kMismatch) << missing->status.ToString();
-      EXPECT_TRUE(Contains(missing->status, "seq 7: ranks disagree on count")) << missing->status.message();
+      EXPECT_TRUE(Contains(missing->status, "seq 7: ranks disagree on count"))
+          << missing->status.message();
     }
   }
 }
@@ -314,7 +318,8 @@ TEST(NodeDepartureTest, InstanceFinishedHereWithSendsOnTheWayKeepsItsResultWhenT
   }
   ASSERT_EQ(c.done(0, kKey, 0), nullptr);
   ASSERT_EQ(c.group(0).WaitingFor(kKey, 0), "sends to finish");
-  c.group(0).FailAll(PeerLost("rank 1 (local rank 0, pid 7) of job 'job' left: client closed its connection"));
+  c.group(0).FailAll(
+      PeerLost("rank 1 (local rank 0, pid 7) of job 'job' left: client closed its connection"));
   const NodeDone* d = c.done(0, kKey, 0);
   ASSERT_NE(d, nullptr) << "node 0 still waits for " << c.group(0).WaitingFor(kKey, 0);
   EXPECT_TRUE(d->status.ok()) << d->status.ToString();

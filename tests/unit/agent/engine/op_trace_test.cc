@@ -21,9 +21,9 @@ TEST(OpTraceTest, OverlappingPiecesOfOneKindCountTheirUnionOnce) {
   t.End(OpTrace::kReduce, 1030);
   t.Begin(OpTrace::kReduce, 1100);
   t.End(OpTrace::kReduce, 1105);
-  t.Begin(OpTrace::kWire, 1000);    // another kind overlaps freely
+  t.Begin(OpTrace::kWire, 1000);  // another kind overlaps freely
   t.End(OpTrace::kWire, 1200);
-  t.End(OpTrace::kCopy, 1300);      // an end without a begin changes nothing
+  t.End(OpTrace::kCopy, 1300);  // an end without a begin changes nothing
   t.Finish(1400);
   EXPECT_EQ(t.busy_ns(OpTrace::kReduce), 25u);
   EXPECT_EQ(t.busy_ns(OpTrace::kWire), 200u);
@@ -51,7 +51,8 @@ TEST(OpTraceTest, FinishClosesKindsStillOpenAndMilestonesAreRelativeToStart) {
   EXPECT_EQ(j["chunks_recv"].get<uint64_t>(), 2u);
   EXPECT_DOUBLE_EQ(j["busy_ms"]["wire"].get<double>(), 6.0);
   EXPECT_DOUBLE_EQ(j["busy_ms"]["credit_wait"].get<double>(), 4.0);
-  for (const char* k : {"local_reduce", "reduce", "copy", "write_back"}) EXPECT_DOUBLE_EQ(j["busy_ms"][k].get<double>(), 0.0) << k;
+  for (const char* k : {"local_reduce", "reduce", "copy", "write_back"})
+    EXPECT_DOUBLE_EQ(j["busy_ms"][k].get<double>(), 0.0) << k;
 }
 
 TEST(OpTraceTest, PrivateMemoryCountsAnonymousPagesThisProcessTouches) {
@@ -70,7 +71,8 @@ TEST(OpTraceTest, RingAllreduceLeavesATraceOfItsChunksAndWorkOnEveryNode) {
   constexpr int kNodes = 3, kLocal = 2;
   constexpr uint64_t kCount = 10007;  // 3 ring segments of ~13 KiB: 4 chunks each
   NodeCluster c(kNodes, kLocal, options);
-  std::vector<std::vector<float>> send(kNodes * kLocal, std::vector<float>(kCount, 1.5f)), recv = send;
+  std::vector<std::vector<float>> send(kNodes * kLocal, std::vector<float>(kCount, 1.5f)),
+      recv = send;
   std::vector<ValidatedOp> ops(kNodes * kLocal);
   for (size_t r = 0; r < ops.size(); ++r) {
     ValidatedOp& o = ops[r];
@@ -95,7 +97,9 @@ TEST(OpTraceTest, RingAllreduceLeavesATraceOfItsChunksAndWorkOnEveryNode) {
     EXPECT_GT(d->trace.busy_ns(OpTrace::kReduce), 0u) << "node " << n;
     EXPECT_GT(d->trace.busy_ns(OpTrace::kWriteBack), 0u) << "node " << n;  // local rank 1's copy
     EXPECT_GE(d->trace.duration_ns(), d->trace.busy_ns(OpTrace::kReduce)) << "node " << n;
-    EXPECT_TRUE(j.contains("agreed_ms") && j.contains("first_send_ms") && j.contains("last_recv_ms")) << j.dump();
+    EXPECT_TRUE(j.contains("agreed_ms") && j.contains("first_send_ms") &&
+                j.contains("last_recv_ms"))
+        << j.dump();
   }
   for (const auto& r : recv) EXPECT_EQ(r[kCount - 1], 1.5f * kNodes * kLocal);
 }

@@ -37,7 +37,7 @@ TEST_F(PinnedPoolTest, ReusesAnIdleBufferOfTheSameSize) {
   auto a = pool.Take(100 << 10);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->bytes, 128u << 10);  // a power of two
-  a->data[0] = 7;  // the memory is usable
+  a->data[0] = 7;                   // the memory is usable
   pool.Give(*a, 0);
   auto b = pool.Take(70 << 10);
   ASSERT_TRUE(b.ok());
@@ -80,7 +80,8 @@ TEST_F(PinnedPoolTest, StaysUnderItsBoundGivingIdleBuffersOfOtherSizesBackFirst)
   auto c = pool.Take(4 << 20);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), Code::kResourceExhausted);
-  EXPECT_NE(c.status().message().find("gpu_pinned_max_bytes=8388608"), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("gpu_pinned_max_bytes=8388608"), std::string::npos)
+      << c.status().message();
   // Idle buffers of another size make room.
   pool.Give(*b, 0);
   pool.Give(*a, 0);

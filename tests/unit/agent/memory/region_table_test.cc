@@ -56,7 +56,8 @@ TEST(RegionTableTest, RefusesASizeOtherThanTheMemfds) {
   RegionTable t(4, 1 << 20);
   auto id = t.ImportHost(Sealed(4096), 8192);
   ASSERT_FALSE(id.ok());
-  EXPECT_NE(id.status().message().find("memfd is 4096 bytes"), std::string::npos) << id.status().message();
+  EXPECT_NE(id.status().message().find("memfd is 4096 bytes"), std::string::npos)
+      << id.status().message();
 }
 
 TEST(RegionTableTest, RefusesAnythingButExactlyOneFd) {

@@ -85,7 +85,8 @@ class NetworkTest : public ::testing::Test {
   }
 
   std::unique_ptr<Network> Make(FakeEvents* events) {
-    auto net = Network::Create(loop_.get(), events, options_, fake_.Factory(), [this] { return now_; });
+    auto net =
+        Network::Create(loop_.get(), events, options_, fake_.Factory(), [this] { return now_; });
     EXPECT_TRUE(net.ok()) << net.status().ToString();
     return net.ok() ? std::move(net).value() : nullptr;
   }
@@ -110,7 +111,9 @@ class NetworkTest : public ::testing::Test {
 
   // b sends raw header bytes and a payload to a.
   void SendToA(const void* header, size_t header_len, const std::vector<uint8_t>& payload = {}) {
-    ASSERT_TRUE(b_->transport()->Send(to_a_, header, header_len, payload.data(), payload.size(), nullptr).ok());
+    ASSERT_TRUE(b_->transport()
+                    ->Send(to_a_, header, header_len, payload.data(), payload.size(), nullptr)
+                    .ok());
   }
 
   uint64_t now_ = 1000 * kMs;
@@ -146,14 +149,16 @@ TEST_F(NetworkTest, NoHeartbeatBeforeTheIntervalPassed) {
 }
 
 TEST_F(NetworkTest, NoHeartbeatsAfterRelease) {
-  std::vector<PeerId> peers = a_->ConnectNodes({a_->transport()->address(), b_->transport()->address()}, 0).value();
+  std::vector<PeerId> peers =
+      a_->ConnectNodes({a_->transport()->address(), b_->transport()->address()}, 0).value();
   a_->Release(peers, 0);
   a_->Tick(now_);
   EXPECT_EQ(fake_.queued(), 0u);
 }
 
 TEST_F(NetworkTest, ReleasedPeerIsNotWatched) {
-  std::vector<PeerId> peers = a_->ConnectNodes({a_->transport()->address(), b_->transport()->address()}, 0).value();
+  std::vector<PeerId> peers =
+      a_->ConnectNodes({a_->transport()->address(), b_->transport()->address()}, 0).value();
   a_->Release(peers, 0);
   a_->Tick(now_ + 3 * kPeerTimeoutMs * kMs);
   EXPECT_TRUE(events_a_.lost.empty());
@@ -163,7 +168,8 @@ TEST_F(NetworkTest, ReleasedPeerIsNotWatched) {
 TEST_F(NetworkTest, HeartbeatKeepsPeerAlive) {
   ConnectBoth();
   uint64_t start = now_;
-  for (uint64_t t = start; t <= start + 3 * kPeerTimeoutMs * kMs; t += kHeartbeatMs * kMs) TickBoth(t);
+  for (uint64_t t = start; t <= start + 3 * kPeerTimeoutMs * kMs; t += kHeartbeatMs * kMs)
+    TickBoth(t);
   EXPECT_TRUE(events_a_.lost.empty());
   EXPECT_TRUE(events_b_.lost.empty());
   EXPECT_EQ(a_->peers_up(), 1u);
@@ -175,13 +181,15 @@ TEST_F(NetworkTest, PeerSilentPastDeadlineIsLost) {
   uint64_t start = now_;
   for (uint64_t t = start; t <= start + kPeerTimeoutMs * kMs; t += kHeartbeatMs * kMs) {
     TickBoth(t);
-    ASSERT_TRUE(events_a_.lost.empty()) << "lost before the deadline, at +" << (t - start) / kMs << " ms";
+    ASSERT_TRUE(events_a_.lost.empty())
+        << "lost before the deadline, at +" << (t - start) / kMs << " ms";
   }
   TickBoth(start + (kPeerTimeoutMs + kHeartbeatMs) * kMs);
   ASSERT_EQ(events_a_.lost.size(), 1u);
   EXPECT_EQ(events_a_.lost[0].first, to_b_);
   EXPECT_EQ(events_a_.lost[0].second.code(), Code::kPeerLost);
-  EXPECT_NE(events_a_.lost[0].second.message().find(std::to_string(kPeerTimeoutMs) + " ms"), std::string::npos)
+  EXPECT_NE(events_a_.lost[0].second.message().find(std::to_string(kPeerTimeoutMs) + " ms"),
+            std::string::npos)
       << events_a_.lost[0].second.message();
   EXPECT_EQ(a_->peers_lost(), 1u);
   EXPECT_EQ(a_->peers_up(), 0u);
@@ -288,7 +296,8 @@ TEST_F(NetworkTest, CreditReturnedForScheduledChunk) {
   std::vector<uint8_t> payload(1000, 5);
   uint64_t bytes = sizeof(PeerHeader) + payload.size();
   b_->scheduler()->Enqueue(to_a_, 0, kJob, bytes, [&] {
-    ASSERT_TRUE(b_->transport()->Send(to_a_, &h, sizeof(h), payload.data(), payload.size(), nullptr).ok());
+    ASSERT_TRUE(
+        b_->transport()->Send(to_a_, &h, sizeof(h), payload.data(), payload.size(), nullptr).ok());
   });
   ASSERT_EQ(b_->scheduler()->in_flight(to_a_), bytes);
   fake_.RunUntilIdle();  // the chunk to a, then a's credit back to b

@@ -19,7 +19,8 @@ struct FakeLink {
   std::vector<std::string> sent;  // names, in send order
   std::vector<std::string> in_flight;
   std::unique_ptr<SendScheduler> s;
-  explicit FakeLink(SchedulerOptions o) : s(std::make_unique<SendScheduler>(o, [this] { return now; })) {}
+  explicit FakeLink(SchedulerOptions o)
+      : s(std::make_unique<SendScheduler>(o, [this] { return now; })) {}
   void Add(const std::string& name, int32_t priority, uint64_t job = 1, uint64_t bytes = kChunk) {
     s->Enqueue(kPeer, priority, job, bytes, [this, name] {
       sent.push_back(name);

@@ -4,6 +4,7 @@
 #include "agent/transport/tcp_congestion.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -17,8 +18,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "agent/transport/ucx/ucx_transport.h"
 #include "ipc/unique_fd.h"
@@ -109,7 +108,8 @@ TEST(TcpCongestionTest, SetsEverySocketAndAcceptedConnectionsInheritTheListeners
   Result<int> changed = SetTcpCongestionControlOnOwnSockets(kTarget);
   ASSERT_TRUE(changed.ok()) << changed.status().ToString();
   EXPECT_EQ(*changed, 3);
-  for (int fd : {l.listener.get(), l.client.get(), l.accepted.get()}) EXPECT_EQ(Algorithm(fd), kTarget);
+  for (int fd : {l.listener.get(), l.client.get(), l.accepted.get()})
+    EXPECT_EQ(Algorithm(fd), kTarget);
   // Set already: nothing to change.
   changed = SetTcpCongestionControlOnOwnSockets(kTarget);
   ASSERT_TRUE(changed.ok());
@@ -126,8 +126,9 @@ TEST(TcpCongestionTest, AnAlgorithmTheKernelLacksIsInvalid) {
   Result<int> r = SetTcpCongestionControlOnOwnSockets("no_such_cc");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(r.status().message(), "TCP congestion control 'no_such_cc' is not in this kernel (available: " +
-                                      ProcLine("/proc/sys/net/ipv4/tcp_available_congestion_control") + ")");
+  EXPECT_EQ(r.status().message(),
+            "TCP congestion control 'no_such_cc' is not in this kernel (available: " +
+                ProcLine("/proc/sys/net/ipv4/tcp_available_congestion_control") + ")");
   EXPECT_EQ(Algorithm(l.client.get()), KernelDefault());
 }
 
@@ -198,9 +199,11 @@ TEST_F(UcxCongestionTest, AnAlgorithmTheKernelLacksFailsCreation) {
 // An algorithm the kernel has but does not allow this process: the transport is created, logs the
 // refusal and keeps the kernel's default. Run in a child that drops CAP_NET_ADMIN.
 TEST_F(UcxCongestionTest, AnAlgorithmNotPermittedKeepsTheKernelsDefault) {
-  std::vector<std::string> allowed = Words(ProcLine("/proc/sys/net/ipv4/tcp_allowed_congestion_control"));
+  std::vector<std::string> allowed =
+      Words(ProcLine("/proc/sys/net/ipv4/tcp_allowed_congestion_control"));
   std::string refused;
-  for (const std::string& name : Words(ProcLine("/proc/sys/net/ipv4/tcp_available_congestion_control"))) {
+  for (const std::string& name :
+       Words(ProcLine("/proc/sys/net/ipv4/tcp_available_congestion_control"))) {
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) refused = name;
   }
   if (refused.empty()) GTEST_SKIP() << "every available algorithm is allowed to every process here";

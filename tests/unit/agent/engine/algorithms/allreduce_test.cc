@@ -25,7 +25,8 @@ void CheckAllreduce(int nodes, int local, uint64_t count, ReduceOp op, std::stri
   c.Run();
   ExpectDoneEverywhere(c, algo);
   std::vector<uint8_t> want = ReferenceAllreduce<T>(nodes * local, count, op);
-  for (size_t r = 0; r < ranks.size(); ++r) ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
+  for (size_t r = 0; r < ranks.size(); ++r)
+    ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
 }
 
 TEST(DirectAllreduceTest, SumsSmallBuffersBitwiseEqualOnEveryRank) {
@@ -79,7 +80,8 @@ TEST(RingAllreduceTest, PumpReducesLocalInputsSliceBySliceBeforeTheRingMoves) {
   c.Run();
   ExpectDoneEverywhere(c, "ring");
   std::vector<uint8_t> want = ReferenceAllreduce<float>(6, kLargeCount, ReduceOp::kSum);
-  for (size_t r = 0; r < ranks.size(); ++r) ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
+  for (size_t r = 0; r < ranks.size(); ++r)
+    ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
 }
 
 TEST(RingAllreduceTest, PumpBetweenDeliveriesGivesTheSameResult) {
@@ -94,7 +96,8 @@ TEST(RingAllreduceTest, PumpBetweenDeliveriesGivesTheSameResult) {
   EXPECT_GT(pumped, 0u);
   ExpectDoneEverywhere(c, "ring");
   std::vector<uint8_t> want = ReferenceAllreduce<float>(6, kLargeCount, ReduceOp::kAvg);
-  for (size_t r = 0; r < ranks.size(); ++r) ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
+  for (size_t r = 0; r < ranks.size(); ++r)
+    ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
 }
 
 TEST(RingAllreduceTest, BrokenLinkMidRingFailsTheInstanceInsteadOfHanging) {
@@ -110,7 +113,8 @@ TEST(RingAllreduceTest, BrokenLinkMidRingFailsTheInstanceInsteadOfHanging) {
   ExpectFailedEverywhere(c, Code::kPeerLost, {});
 }
 
-TEST(RingAllreduceTest, AChunkStillLandingWhenTheInstanceFailsKeepsTheClientsRegionMappedUntilItHasLanded) {
+TEST(RingAllreduceTest,
+     AChunkStillLandingWhenTheInstanceFailsKeepsTheClientsRegionMappedUntilItHasLanded) {
   NodeCluster c(2, 1, kSmall);
   c.net().LandLater();  // as a rendezvous transfer: the buffer is taken first, the bytes land later
   std::vector<Rank> ranks = Allreduce<float>(2, kLargeCount, ReduceOp::kSum);

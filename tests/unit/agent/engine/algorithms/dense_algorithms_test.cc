@@ -42,12 +42,17 @@ void CheckBroadcast(uint64_t count, std::string_view algo) {
   StartAll(c, 2, ranks);
   c.Run();
   ExpectDoneEverywhere(c, algo);
-  for (size_t r = 0; r < ranks.size(); ++r) ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
+  for (size_t r = 0; r < ranks.size(); ++r)
+    ExpectBitwiseEqual(ranks[r].recv, want, "rank " + std::to_string(r));
 }
 
-TEST(BroadcastTest, SmallBufferFromARootOnAnotherNodeReachesEveryRank) { CheckBroadcast(kSmallCount, "direct"); }
+TEST(BroadcastTest, SmallBufferFromARootOnAnotherNodeReachesEveryRank) {
+  CheckBroadcast(kSmallCount, "direct");
+}
 
-TEST(BroadcastTest, LargeBufferTravelsTheChainFromTheRootsNodeToEveryRank) { CheckBroadcast(kLargeCount, "chain"); }
+TEST(BroadcastTest, LargeBufferTravelsTheChainFromTheRootsNodeToEveryRank) {
+  CheckBroadcast(kLargeCount, "chain");
+}
 
 TEST(BroadcastTest, ChainChunkOffItsElementBoundariesFailsTheInstanceNamingIt) {
   NodeCluster c(2, 1, kSmall);
@@ -89,16 +94,23 @@ void CheckAllgather(uint64_t block, bool in_place, std::string_view algo) {
   for (int r = 0; r < 6; ++r) {
     for (uint64_t i = 0; i < block; ++i) want.push_back(Value<float>(r, i));
   }
-  for (size_t r = 0; r < ranks.size(); ++r) ExpectBitwiseEqual(ranks[r].recv, Bytes(want), "rank " + std::to_string(r));
+  for (size_t r = 0; r < ranks.size(); ++r)
+    ExpectBitwiseEqual(ranks[r].recv, Bytes(want), "rank " + std::to_string(r));
 }
 
 TEST(AllgatherTest, SmallBlocksReachEveryRankInRankOrder) { CheckAllgather(40, false, "direct"); }
 
-TEST(AllgatherTest, SmallBlocksInPlaceReachEveryRankInRankOrder) { CheckAllgather(40, true, "direct"); }
+TEST(AllgatherTest, SmallBlocksInPlaceReachEveryRankInRankOrder) {
+  CheckAllgather(40, true, "direct");
+}
 
-TEST(AllgatherTest, LargeBlocksTravelTheRingToEveryRankInRankOrder) { CheckAllgather(1001, false, "ring"); }
+TEST(AllgatherTest, LargeBlocksTravelTheRingToEveryRankInRankOrder) {
+  CheckAllgather(1001, false, "ring");
+}
 
-TEST(AllgatherTest, LargeBlocksInPlaceTravelTheRingToEveryRankInRankOrder) { CheckAllgather(1001, true, "ring"); }
+TEST(AllgatherTest, LargeBlocksInPlaceTravelTheRingToEveryRankInRankOrder) {
+  CheckAllgather(1001, true, "ring");
+}
 
 TEST(AllgatherTest, RingChunkOffItsElementBoundariesFailsTheInstanceNamingIt) {
   NodeCluster c(2, 1, kSmall);
@@ -133,8 +145,11 @@ TEST(ReduceScatterTest, EachRankGetsItsSliceReducedOverEveryRank) {
 TEST(BarrierTest, CompletesOnNoNodeUntilEveryNodeArrived) {
   NodeCluster c(3, 2, kSmall);
   std::vector<Rank> ranks(6);
-  for (size_t r = 0; r < 6; ++r) ranks[r].op = Op(static_cast<int>(r), OpKind::kBarrier, DType::kF32, 0);
-  for (int n = 0; n < 2; ++n) c.group(n).Start(1, 0, {&ranks[static_cast<size_t>(2 * n)].op, &ranks[static_cast<size_t>(2 * n + 1)].op});
+  for (size_t r = 0; r < 6; ++r)
+    ranks[r].op = Op(static_cast<int>(r), OpKind::kBarrier, DType::kF32, 0);
+  for (int n = 0; n < 2; ++n)
+    c.group(n).Start(
+        1, 0, {&ranks[static_cast<size_t>(2 * n)].op, &ranks[static_cast<size_t>(2 * n + 1)].op});
   c.Run();
   for (int n = 0; n < 3; ++n) EXPECT_EQ(c.done(n, 1, 0), nullptr) << "node " << n;
   c.group(2).Start(1, 0, {&ranks[4].op, &ranks[5].op});
@@ -158,7 +173,8 @@ std::vector<Rank> Alltoallv(size_t world) {
     for (size_t j = 0; j < world; ++j) {
       x.op.send_counts.push_back(Count(i, j));
       x.op.recv_counts.push_back(Count(j, i));
-      for (int64_t k = 0; k < Count(i, j); ++k) out.push_back(static_cast<int32_t>(1000 * i + 100 * j + static_cast<size_t>(k)));
+      for (int64_t k = 0; k < Count(i, j); ++k)
+        out.push_back(static_cast<int32_t>(1000 * i + 100 * j + static_cast<size_t>(k)));
       in += static_cast<uint64_t>(Count(j, i));
     }
     x.send = Bytes(out);
@@ -178,7 +194,8 @@ TEST(AlltoallvTest, UnevenBlocksReachEveryRankInSenderOrder) {
   for (size_t j = 0; j < 6; ++j) {
     std::vector<int32_t> want;
     for (size_t i = 0; i < 6; ++i) {
-      for (int64_t k = 0; k < Count(i, j); ++k) want.push_back(static_cast<int32_t>(1000 * i + 100 * j + static_cast<size_t>(k)));
+      for (int64_t k = 0; k < Count(i, j); ++k)
+        want.push_back(static_cast<int32_t>(1000 * i + 100 * j + static_cast<size_t>(k)));
     }
     ExpectBitwiseEqual(ranks[j].recv, Bytes(want), "rank " + std::to_string(j));
   }
@@ -193,7 +210,8 @@ TEST(AlltoallvTest, CountDisagreementBetweenNodesFailsEveryRankNamingBothSides) 
   ranks[1].op.send = BufferSpan::Host(ranks[1].send.data(), ranks[1].send.size());
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
+  ExpectFailedEverywhere(c, Code::kMismatch,
+                         {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
 }
 
 // Rank `from` sends rank `to` `delta` elements more than it expects (its send buffer follows).
@@ -209,11 +227,13 @@ void SendMore(std::vector<Rank>& ranks, size_t from, size_t to, int64_t delta) {
 TEST(AlltoallvTest, CountDisagreementBetweenTwoNodesFailsTheThirdNodeToo) {
   NodeCluster c(3, 2, kSmall);
   std::vector<Rank> ranks = Alltoallv(6);
-  // Rank 1 (node 0) sends rank 2 (node 1) one element more than rank 2 expects; node 2 agrees with both.
+  // Rank 1 (node 0) sends rank 2 (node 1) one element more than rank 2 expects; node 2 agrees with
+  // both.
   SendMore(ranks, 1, 2, 1);
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
+  ExpectFailedEverywhere(c, Code::kMismatch,
+                         {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
 }
 
 TEST(AlltoallvTest, CountDisagreementInsideOneNodeFailsEveryNode) {
@@ -223,8 +243,11 @@ TEST(AlltoallvTest, CountDisagreementInsideOneNodeFailsEveryNode) {
   SendMore(ranks, 2, 3, 1);
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree among ranks 2-3 (node 1)"});
-  EXPECT_NE(c.done(1, 1, 0)->status.message().find("rank 2 sends 1 elements to rank 3, which expects 0"), std::string::npos)
+  ExpectFailedEverywhere(c, Code::kMismatch,
+                         {"alltoallv counts disagree among ranks 2-3 (node 1)"});
+  EXPECT_NE(
+      c.done(1, 1, 0)->status.message().find("rank 2 sends 1 elements to rank 3, which expects 0"),
+      std::string::npos)
       << c.done(1, 1, 0)->status.message();
 }
 
@@ -237,7 +260,8 @@ TEST(AlltoallvTest, PerRankCountsThatDisagreeInEqualTotalsFailEveryNodeInsteadOf
   SendMore(ranks, 0, 3, -1);
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
+  ExpectFailedEverywhere(c, Code::kMismatch,
+                         {"alltoallv counts disagree", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
 }
 
 // ---- Agreement between nodes, departures ----
@@ -248,7 +272,9 @@ TEST(NodeAgreementTest, NodesDisagreeingOnCountFailEverywhereNamingTheField) {
   for (size_t r = 4; r < 6; ++r) ranks[r].op.count = kSmallCount - 1;
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"disagree on count", "ranks 0-1 (node 0) has 100", "ranks 4-5 (node 2) has 99"});
+  ExpectFailedEverywhere(
+      c, Code::kMismatch,
+      {"disagree on count", "ranks 0-1 (node 0) has 100", "ranks 4-5 (node 2) has 99"});
 }
 
 TEST(NodeAgreementTest, NodesDisagreeingOnDtypeFailEverywhereNamingTheField) {
@@ -257,7 +283,8 @@ TEST(NodeAgreementTest, NodesDisagreeingOnDtypeFailEverywhereNamingTheField) {
   for (size_t r = 2; r < 4; ++r) ranks[r].op.dtype = DType::kI32;
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"disagree on dtype", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
+  ExpectFailedEverywhere(c, Code::kMismatch,
+                         {"disagree on dtype", "ranks 0-1 (node 0)", "ranks 2-3 (node 1)"});
 }
 
 TEST(NodeAgreementTest, NodesDisagreeingOnRootFailEverywhereNamingTheField) {
@@ -266,7 +293,9 @@ TEST(NodeAgreementTest, NodesDisagreeingOnRootFailEverywhereNamingTheField) {
   for (size_t r = 4; r < 6; ++r) ranks[r].op.root = 2;
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"disagree on root", "ranks 0-1 (node 0) has 3", "ranks 4-5 (node 2) has 2"});
+  ExpectFailedEverywhere(
+      c, Code::kMismatch,
+      {"disagree on root", "ranks 0-1 (node 0) has 3", "ranks 4-5 (node 2) has 2"});
 }
 
 TEST(NodeAgreementTest, AgentsWithDifferentDirectMaxBytesFailTheAllreduceNamingTheSetting) {
@@ -277,9 +306,10 @@ TEST(NodeAgreementTest, AgentsWithDifferentDirectMaxBytesFailTheAllreduceNamingT
   std::vector<Rank> ranks = Allreduce<float>(6, kLargeCount, ReduceOp::kSum);
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"disagree on algorithm (the agents' direct_max_bytes differ)",
-                                              "ranks 0-1 (node 0) has a ring or chain",
-                                              "ranks 4-5 (node 2) has the direct exchange"});
+  ExpectFailedEverywhere(
+      c, Code::kMismatch,
+      {"disagree on algorithm (the agents' direct_max_bytes differ)",
+       "ranks 0-1 (node 0) has a ring or chain", "ranks 4-5 (node 2) has the direct exchange"});
 }
 
 TEST(NodeAgreementTest, AgentsWithDifferentDirectMaxBytesFailTheBroadcastToo) {
@@ -289,14 +319,17 @@ TEST(NodeAgreementTest, AgentsWithDifferentDirectMaxBytesFailTheBroadcastToo) {
   std::vector<Rank> ranks = Broadcast(4, kLargeCount, 3);
   StartAll(c, 2, ranks);
   c.Run();
-  ExpectFailedEverywhere(c, Code::kMismatch, {"direct_max_bytes differ", "ranks 0-1 (node 0) has the direct exchange",
-                                              "ranks 2-3 (node 1) has a ring or chain"});
+  ExpectFailedEverywhere(c, Code::kMismatch,
+                         {"direct_max_bytes differ", "ranks 0-1 (node 0) has the direct exchange",
+                          "ranks 2-3 (node 1) has a ring or chain"});
 }
 
 TEST(NodeDepartureTest, NodeThatLeftFailsInstancesStillMissingItsContribution) {
   NodeCluster c(3, 2, kSmall);
   std::vector<Rank> ranks = Allreduce<float>(6, kSmallCount, ReduceOp::kSum);
-  for (int n = 0; n < 2; ++n) c.group(n).Start(1, 0, {&ranks[static_cast<size_t>(2 * n)].op, &ranks[static_cast<size_t>(2 * n + 1)].op});
+  for (int n = 0; n < 2; ++n)
+    c.group(n).Start(
+        1, 0, {&ranks[static_cast<size_t>(2 * n)].op, &ranks[static_cast<size_t>(2 * n + 1)].op});
   c.Run();
   ASSERT_EQ(c.done(0, 1, 0), nullptr);
   c.group(2).SayJobLeft();
@@ -305,7 +338,8 @@ TEST(NodeDepartureTest, NodeThatLeftFailsInstancesStillMissingItsContribution) {
     const NodeDone* d = c.done(n, 1, 0);
     ASSERT_NE(d, nullptr) << "node " << n;
     EXPECT_EQ(d->status.code(), Code::kPeerLost) << d->status.ToString();
-    EXPECT_NE(d->status.message().find("ranks 4-5 (node 2) left job 'job'"), std::string::npos) << d->status.message();
+    EXPECT_NE(d->status.message().find("ranks 4-5 (node 2) left job 'job'"), std::string::npos)
+        << d->status.message();
   }
 }
 
@@ -318,7 +352,8 @@ TEST(NodeDepartureTest, InstanceStartedAfterANodeLeftFailsAtOnce) {
   const NodeDone* d = c.done(0, 1, 0);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->status.code(), Code::kPeerLost) << d->status.ToString();
-  EXPECT_NE(d->status.message().find("ranks 4-5 (node 2) left"), std::string::npos) << d->status.message();
+  EXPECT_NE(d->status.message().find("ranks 4-5 (node 2) left"), std::string::npos)
+      << d->status.message();
 }
 
 }  // namespace

@@ -21,8 +21,9 @@ using ipc::ReduceOp;
 // Large ops take the ring: small thresholds give several chunks per ring segment, and the counts
 // below split unevenly into segments and chunks.
 inline const EngineOptions kSmall{.direct_max_bytes = 1024, .chunk_bytes = 4096};
-inline constexpr uint64_t kSmallCount = 100;    // 400 bytes: direct
-inline constexpr uint64_t kLargeCount = 10007;  // 40028 bytes: 3 ring segments of ~13 KiB, 4 chunks each
+inline constexpr uint64_t kSmallCount = 100;  // 400 bytes: direct
+inline constexpr uint64_t kLargeCount =
+    10007;  // 40028 bytes: 3 ring segments of ~13 KiB, 4 chunks each
 
 // One rank's op and its memory.
 struct Rank {
@@ -51,13 +52,16 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
 }
 
 // Bitwise comparison that names the first differing byte.
-inline void ExpectBitwiseEqual(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, const std::string& what) {
+inline void ExpectBitwiseEqual(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
+                               const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   auto diff = std::mismatch(got.begin(), got.end(), want.begin());
-  EXPECT_TRUE(diff.first == got.end()) << what << ": first difference at byte " << (diff.first - got.begin());
+  EXPECT_TRUE(diff.first == got.end())
+      << what << ": first difference at byte " << (diff.first - got.begin());
 }
 
-inline void StartAll(NodeCluster& c, int local, std::vector<Rank>& ranks, uint64_t key = 1, uint64_t seq = 0) {
+inline void StartAll(NodeCluster& c, int local, std::vector<Rank>& ranks, uint64_t key = 1,
+                     uint64_t seq = 0) {
   for (int n = 0; n < c.nodes(); ++n) {
     std::vector<const ValidatedOp*> ops;
     for (int l = 0; l < local; ++l) ops.push_back(&ranks[static_cast<size_t>(n * local + l)].op);
@@ -65,7 +69,8 @@ inline void StartAll(NodeCluster& c, int local, std::vector<Rank>& ranks, uint64
   }
 }
 
-inline void ExpectDoneEverywhere(const NodeCluster& c, std::string_view algo, uint64_t key = 1, uint64_t seq = 0) {
+inline void ExpectDoneEverywhere(const NodeCluster& c, std::string_view algo, uint64_t key = 1,
+                                 uint64_t seq = 0) {
   for (int n = 0; n < c.nodes(); ++n) {
     const NodeDone* d = c.done(n, key, seq);
     ASSERT_NE(d, nullptr) << "node " << n << " never finished";
@@ -76,12 +81,15 @@ inline void ExpectDoneEverywhere(const NodeCluster& c, std::string_view algo, ui
 }
 
 // Every node finished (key, seq) with `code`, its message containing each of `parts`.
-inline void ExpectFailedEverywhere(const NodeCluster& c, Code code, const std::vector<std::string>& parts, uint64_t key = 1) {
+inline void ExpectFailedEverywhere(const NodeCluster& c, Code code,
+                                   const std::vector<std::string>& parts, uint64_t key = 1) {
   for (int n = 0; n < c.nodes(); ++n) {
     const NodeDone* d = c.done(n, key, 0);
     ASSERT_NE(d, nullptr) << "node " << n << " never finished";
     EXPECT_EQ(d->status.code(), code) << "node " << n << ": " << d->status.ToString();
-    for (const std::string& p : parts) EXPECT_NE(d->status.message().find(p), std::string::npos) << "node " << n << ": " << d->status.message();
+    for (const std::string& p : parts)
+      EXPECT_NE(d->status.message().find(p), std::string::npos)
+          << "node " << n << ": " << d->status.message();
     EXPECT_EQ(d->calls, 1) << "node " << n;
   }
 }
@@ -146,7 +154,8 @@ std::vector<uint8_t> ReferenceAllreduce(int world, uint64_t count, ReduceOp op) 
   std::vector<T> out(count);
   for (uint64_t i = 0; i < count; ++i) {
     T acc = Value<T>(0, i);
-    for (int r = 1; r < world; ++r) acc = op == ReduceOp::kMax ? std::max(acc, Value<T>(r, i)) : acc + Value<T>(r, i);
+    for (int r = 1; r < world; ++r)
+      acc = op == ReduceOp::kMax ? std::max(acc, Value<T>(r, i)) : acc + Value<T>(r, i);
     if (op == ReduceOp::kAvg) acc /= static_cast<T>(world);
     out[i] = acc;
   }

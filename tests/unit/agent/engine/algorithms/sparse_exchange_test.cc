@@ -4,14 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <optional>
-
 #include <cstring>
+#include <optional>
 #include <vector>
 
-#include "tests/unit/agent/engine/node_cluster.h"
 #include "agent/engine/sparse/codec.h"
 #include "ipc/defaults.h"
+#include "tests/unit/agent/engine/node_cluster.h"
 
 namespace outrider::agent {
 namespace {
@@ -138,13 +137,15 @@ TEST_F(SparseExchangeTest, MessagesWhoseChunksArriveLastFirstAreAssembled) {
   rows.ids = {1, 5, 9};
   rows.vals.assign(r1.vals.begin(), r1.vals.end());
   std::vector<uint64_t> q = sparse::IdQuantiles(rows.ids, sparse::kAllgatherRanges);
-  std::vector<sparse::IdRange> ranges = sparse::RangesFrom(sparse::MergeQuantiles({q, q}), table.rows);
+  std::vector<sparse::IdRange> ranges =
+      sparse::RangesFrom(sparse::MergeQuantiles({q, q}), table.rows);
   ASSERT_GT(ranges.size(), 1u);
   size_t begin = 0;
   for (uint64_t k = 0; k < ranges.size(); ++k) {
     size_t end = begin;
     while (end < rows.size() && rows.ids[end] < ranges[k].hi) ++end;
-    std::vector<uint8_t> msg = sparse::EncodeTrailed(sparse::Encoding::kSparse, rows, begin, end, ranges[k], table, 8, k);
+    std::vector<uint8_t> msg =
+        sparse::EncodeTrailed(sparse::Encoding::kSparse, rows, begin, end, ranges[k], table, 8, k);
     begin = end;
     PeerHeader second = h, first = h;
     first.message_bytes = second.message_bytes = msg.size();

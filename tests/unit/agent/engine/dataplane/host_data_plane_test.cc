@@ -45,8 +45,8 @@ TEST(HostDataPlaneTest, ReducesIntoEveryDestinationInSourceOrder) {
   HostDataPlane plane;
   std::vector<float> a{1, 2}, b{10, 20}, c{100, 200}, out1(2), out2(2);
   bool done = false;
-  plane.Reduce({Span(out1), Span(out2)}, {Span(a), Span(b), Span(c)}, ipc::DType::kF32, ipc::ReduceOp::kSum,
-               [&](const Status& s) { done = s.ok(); });
+  plane.Reduce({Span(out1), Span(out2)}, {Span(a), Span(b), Span(c)}, ipc::DType::kF32,
+               ipc::ReduceOp::kSum, [&](const Status& s) { done = s.ok(); });
   EXPECT_TRUE(done);
   EXPECT_EQ(out1, (std::vector<float>{111, 222}));
   EXPECT_EQ(out2, out1);
@@ -76,10 +76,12 @@ TEST(HostDataPlaneTest, ReducesAndDividesSpansOffTheirElementAlignment) {
   const float a[3] = {1, 2, 3}, b[3] = {10, 20, 30};
   std::memcpy(raw_a.data() + 2, a, sizeof(a));
   std::memcpy(raw_b.data() + 2, b, sizeof(b));
-  BufferSpan sa = BufferSpan::Host(raw_a.data() + 2, 12), sb = BufferSpan::Host(raw_b.data() + 2, 12);
+  BufferSpan sa = BufferSpan::Host(raw_a.data() + 2, 12),
+             sb = BufferSpan::Host(raw_b.data() + 2, 12);
   BufferSpan out = BufferSpan::Host(raw_out.data() + 2, 12);
   bool done = false;
-  plane.Reduce({out}, {sa, sb}, ipc::DType::kF32, ipc::ReduceOp::kSum, [&](const Status& s) { done = s.ok(); });
+  plane.Reduce({out}, {sa, sb}, ipc::DType::kF32, ipc::ReduceOp::kSum,
+               [&](const Status& s) { done = s.ok(); });
   EXPECT_TRUE(done);
   plane.Divide(out, ipc::DType::kF32, 11, nullptr);
   float got[3];
@@ -97,18 +99,21 @@ TEST(HostDataPlaneTest, ReducesAndDividesComplexSpansAlignedOnlyForTheirParts) {
   for (size_t off : {size_t{8}, size_t{1}}) {
     std::memcpy(a + off, pa, sizeof(pa));
     std::memcpy(b + off, pb, sizeof(pb));
-    BufferSpan sa = BufferSpan::Host(a + off, 48), sb = BufferSpan::Host(b + off, 48), so = BufferSpan::Host(out + off, 48);
+    BufferSpan sa = BufferSpan::Host(a + off, 48), sb = BufferSpan::Host(b + off, 48),
+               so = BufferSpan::Host(out + off, 48);
     plane.Reduce({so}, {sa, sb}, ipc::DType::kC128, ipc::ReduceOp::kSum, nullptr);
     plane.Divide(so, ipc::DType::kC128, 2, nullptr);
     double got[6];
     std::memcpy(got, out + off, sizeof(got));
-    EXPECT_EQ(std::vector<double>(got, got + 6), (std::vector<double>{2, 0, 1, 2, 1, 0})) << "offset " << off;
+    EXPECT_EQ(std::vector<double>(got, got + 6), (std::vector<double>{2, 0, 1, 2, 1, 0}))
+        << "offset " << off;
   }
   const float fa[] = {1, -2, 3, 4}, fb[] = {3, 2, -1, 0};
   std::memcpy(a + 4, fa, sizeof(fa));
   std::memcpy(b + 4, fb, sizeof(fb));
-  plane.Reduce({BufferSpan::Host(out + 4, 16)}, {BufferSpan::Host(a + 4, 16), BufferSpan::Host(b + 4, 16)},
-               ipc::DType::kC64, ipc::ReduceOp::kAvg, nullptr);
+  plane.Reduce({BufferSpan::Host(out + 4, 16)},
+               {BufferSpan::Host(a + 4, 16), BufferSpan::Host(b + 4, 16)}, ipc::DType::kC64,
+               ipc::ReduceOp::kAvg, nullptr);
   float got[4];
   std::memcpy(got, out + 4, sizeof(got));
   EXPECT_EQ(std::vector<float>(got, got + 4), (std::vector<float>{2, 0, 1, 2}));
@@ -119,7 +124,8 @@ TEST(HostDataPlaneTest, ReducesAndDividesEmptySpansOffTheirElementAlignmentToNot
   std::vector<uint8_t> raw(8, 0x5a);
   BufferSpan odd = BufferSpan::Host(raw.data() + 1, 0);
   bool done = false;
-  plane.Reduce({odd}, {odd, odd}, ipc::DType::kF32, ipc::ReduceOp::kSum, [&](const Status& s) { done = s.ok(); });
+  plane.Reduce({odd}, {odd, odd}, ipc::DType::kF32, ipc::ReduceOp::kSum,
+               [&](const Status& s) { done = s.ok(); });
   EXPECT_TRUE(done);
   done = false;
   plane.Divide(odd, ipc::DType::kF32, 3, [&](const Status& s) { done = s.ok(); });

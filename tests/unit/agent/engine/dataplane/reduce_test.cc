@@ -23,15 +23,15 @@ namespace {
 using ipc::DType;
 using ipc::ReduceOp;
 
-constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16,
-                                DType::kI32, DType::kI64, DType::kU8,  DType::kI8,
+constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64,  DType::kF16, DType::kBF16,
+                                DType::kI32, DType::kI64,  DType::kU8,  DType::kI8,
                                 DType::kI16, DType::kBool, DType::kC64, DType::kC128};
 constexpr ReduceOp kAllOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMin, ReduceOp::kMax,
                                 ReduceOp::kProd};
 
 // Local names: the test must not depend on ipc/protocol.cc.
 const char* Name(DType d) {
-  static const char* const kNames[] = {"F32", "F64", "F16",  "BF16", "I32", "I64",
+  static const char* const kNames[] = {"F32", "F64", "F16", "BF16", "I32", "I64",
                                        "U8",  "I8",  "I16", "Bool", "C64", "C128"};
   return kNames[static_cast<int>(d)];
 }
@@ -66,7 +66,8 @@ bool BFloat16IsNaN(uint16_t b) { return (b & 0x7f80u) == 0x7f80u && (b & 0x007fu
 // Per-dtype reference: storage type S, accumulator A, conversions and random values. Floats are
 // mostly small (so sums and products stay meaningful) with ~1/64 arbitrary bit patterns, which
 // brings in NaN, Inf, subnormals and huge values.
-template <DType D> struct Ref;
+template <DType D>
+struct Ref;
 template <typename S, typename A>
 struct FloatRefBase {
   using Storage = S;
@@ -86,9 +87,12 @@ struct FloatRefBase {
     return std::uniform_real_distribution<S>(-4, 4)(rng);
   }
 };
-template <> struct Ref<DType::kF32> : FloatRefBase<float, float> {};
-template <> struct Ref<DType::kF64> : FloatRefBase<double, double> {};
-template <> struct Ref<DType::kF16> {
+template <>
+struct Ref<DType::kF32> : FloatRefBase<float, float> {};
+template <>
+struct Ref<DType::kF64> : FloatRefBase<double, double> {};
+template <>
+struct Ref<DType::kF16> {
   using Storage = uint16_t;
   using Acc = float;
   static bool IsNaN(uint16_t v) { return HalfIsNaN(v); }
@@ -100,7 +104,8 @@ template <> struct Ref<DType::kF16> {
     return RefFloatToHalf(std::uniform_real_distribution<float>(-4, 4)(rng));
   }
 };
-template <> struct Ref<DType::kBF16> {
+template <>
+struct Ref<DType::kBF16> {
   using Storage = uint16_t;
   using Acc = float;
   static bool IsNaN(uint16_t v) { return BFloat16IsNaN(v); }
@@ -122,12 +127,18 @@ struct IntRefBase {
   static S Store(S a) { return a; }
   static S Random(std::mt19937_64& rng) { return static_cast<S>(rng()); }  // full range: wraps
 };
-template <> struct Ref<DType::kI32> : IntRefBase<int32_t> {};
-template <> struct Ref<DType::kI64> : IntRefBase<int64_t> {};
-template <> struct Ref<DType::kU8> : IntRefBase<uint8_t> {};
-template <> struct Ref<DType::kI8> : IntRefBase<int8_t> {};
-template <> struct Ref<DType::kI16> : IntRefBase<int16_t> {};
-template <> struct Ref<DType::kBool> {
+template <>
+struct Ref<DType::kI32> : IntRefBase<int32_t> {};
+template <>
+struct Ref<DType::kI64> : IntRefBase<int64_t> {};
+template <>
+struct Ref<DType::kU8> : IntRefBase<uint8_t> {};
+template <>
+struct Ref<DType::kI8> : IntRefBase<int8_t> {};
+template <>
+struct Ref<DType::kI16> : IntRefBase<int16_t> {};
+template <>
+struct Ref<DType::kBool> {
   using Storage = uint8_t;
   using Acc = bool;
   static bool IsNaN(uint8_t) { return false; }
@@ -148,10 +159,14 @@ struct ComplexRefBase {
   static constexpr DType kPart = Part;
   static Acc Load(Storage v) { return v; }
   static Storage Store(Acc a) { return a; }
-  static Storage Random(std::mt19937_64& rng) { return {Ref<Part>::Random(rng), Ref<Part>::Random(rng)}; }
+  static Storage Random(std::mt19937_64& rng) {
+    return {Ref<Part>::Random(rng), Ref<Part>::Random(rng)};
+  }
 };
-template <> struct Ref<DType::kC64> : ComplexRefBase<float, DType::kF32> {};
-template <> struct Ref<DType::kC128> : ComplexRefBase<double, DType::kF64> {};
+template <>
+struct Ref<DType::kC64> : ComplexRefBase<float, DType::kF32> {};
+template <>
+struct Ref<DType::kC128> : ComplexRefBase<double, DType::kF64> {};
 
 template <typename A>
 constexpr bool kIsComplex = false;
@@ -169,16 +184,22 @@ A RefApply(ReduceOp op, A acc, A x) {
   } else if constexpr (std::is_integral_v<A>) {
     switch (op) {
       case ReduceOp::kSum:
-      case ReduceOp::kAvg: return static_cast<A>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(x));
-      case ReduceOp::kProd: return static_cast<A>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(x));
-      case ReduceOp::kMin: return x < acc ? x : acc;
-      case ReduceOp::kMax: return x > acc ? x : acc;
+      case ReduceOp::kAvg:
+        return static_cast<A>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(x));
+      case ReduceOp::kProd:
+        return static_cast<A>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(x));
+      case ReduceOp::kMin:
+        return x < acc ? x : acc;
+      case ReduceOp::kMax:
+        return x > acc ? x : acc;
     }
   } else {
     switch (op) {
       case ReduceOp::kSum:
-      case ReduceOp::kAvg: return acc + x;
-      case ReduceOp::kProd: return acc * x;
+      case ReduceOp::kAvg:
+        return acc + x;
+      case ReduceOp::kProd:
+        return acc * x;
       case ReduceOp::kMin:
         if (std::isnan(acc) || std::isnan(x)) return std::numeric_limits<A>::quiet_NaN();
         return x < acc ? x : acc;
@@ -224,8 +245,8 @@ template <DType D>
         return ::testing::AssertionFailure() << "signaling NaN at element " << j;
       }
       if (!both_nan && std::memcmp(&got[j], &want[j], sizeof(got[j])) != 0) {
-        return ::testing::AssertionFailure() << "element " << j << ": got " << +got[j]
-                                             << ", want " << +want[j];
+        return ::testing::AssertionFailure()
+               << "element " << j << ": got " << +got[j] << ", want " << +want[j];
       }
     }
     return ::testing::AssertionSuccess();
@@ -245,7 +266,8 @@ template <DType D>
   using S = typename Ref<D>::Storage;
   std::mt19937_64 rng(count * 131 + num_inputs * 7 + static_cast<int>(op));
   std::vector<std::vector<S>> in(num_inputs, std::vector<S>(count + 1));
-  for (auto& v : in) for (auto& x : v) x = Ref<D>::Random(rng);
+  for (auto& v : in)
+    for (auto& x : v) x = Ref<D>::Random(rng);
   const std::vector<S> want = Reference<D>(op, in, 1, count);
   std::vector<const void*> in_ptrs;
   for (auto& v : in) in_ptrs.push_back(v.data() + 1);
@@ -274,18 +296,30 @@ template <DType D>
 ::testing::AssertionResult CheckCase(DType dtype, ReduceOp op, int num_inputs, size_t count,
                                      Outputs mode) {
   switch (dtype) {
-    case DType::kF32: return CheckCase<DType::kF32>(op, num_inputs, count, mode);
-    case DType::kF64: return CheckCase<DType::kF64>(op, num_inputs, count, mode);
-    case DType::kF16: return CheckCase<DType::kF16>(op, num_inputs, count, mode);
-    case DType::kBF16: return CheckCase<DType::kBF16>(op, num_inputs, count, mode);
-    case DType::kI32: return CheckCase<DType::kI32>(op, num_inputs, count, mode);
-    case DType::kI64: return CheckCase<DType::kI64>(op, num_inputs, count, mode);
-    case DType::kU8: return CheckCase<DType::kU8>(op, num_inputs, count, mode);
-    case DType::kI8: return CheckCase<DType::kI8>(op, num_inputs, count, mode);
-    case DType::kI16: return CheckCase<DType::kI16>(op, num_inputs, count, mode);
-    case DType::kBool: return CheckCase<DType::kBool>(op, num_inputs, count, mode);
-    case DType::kC64: return CheckCase<DType::kC64>(op, num_inputs, count, mode);
-    case DType::kC128: return CheckCase<DType::kC128>(op, num_inputs, count, mode);
+    case DType::kF32:
+      return CheckCase<DType::kF32>(op, num_inputs, count, mode);
+    case DType::kF64:
+      return CheckCase<DType::kF64>(op, num_inputs, count, mode);
+    case DType::kF16:
+      return CheckCase<DType::kF16>(op, num_inputs, count, mode);
+    case DType::kBF16:
+      return CheckCase<DType::kBF16>(op, num_inputs, count, mode);
+    case DType::kI32:
+      return CheckCase<DType::kI32>(op, num_inputs, count, mode);
+    case DType::kI64:
+      return CheckCase<DType::kI64>(op, num_inputs, count, mode);
+    case DType::kU8:
+      return CheckCase<DType::kU8>(op, num_inputs, count, mode);
+    case DType::kI8:
+      return CheckCase<DType::kI8>(op, num_inputs, count, mode);
+    case DType::kI16:
+      return CheckCase<DType::kI16>(op, num_inputs, count, mode);
+    case DType::kBool:
+      return CheckCase<DType::kBool>(op, num_inputs, count, mode);
+    case DType::kC64:
+      return CheckCase<DType::kC64>(op, num_inputs, count, mode);
+    case DType::kC128:
+      return CheckCase<DType::kC128>(op, num_inputs, count, mode);
   }
   return ::testing::AssertionFailure() << "unknown dtype";
 }
@@ -334,15 +368,16 @@ std::vector<std::tuple<DType, ReduceOp>> DocumentedPairs() {
   return pairs;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllDTypesAndOps, ReduceAllPairsTest, ::testing::ValuesIn(DocumentedPairs()),
-    [](const auto& info) {
-      return std::string(Name(std::get<0>(info.param))) + "_" + Name(std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllDTypesAndOps, ReduceAllPairsTest,
+                         ::testing::ValuesIn(DocumentedPairs()), [](const auto& info) {
+                           return std::string(Name(std::get<0>(info.param))) + "_" +
+                                  Name(std::get<1>(info.param));
+                         });
 
 TEST(ReduceTest, SupportsTheDocumentedPairsAndNothingOutsideTheEnums) {
   for (DType d : kAllDTypes) {
-    for (ReduceOp op : kAllOps) EXPECT_EQ(IsSupported(d, op), DocumentedPair(d, op)) << Name(d) << " " << Name(op);
+    for (ReduceOp op : kAllOps)
+      EXPECT_EQ(IsSupported(d, op), DocumentedPair(d, op)) << Name(d) << " " << Name(op);
   }
   EXPECT_FALSE(IsSupported(static_cast<DType>(ipc::kNumDTypes), ReduceOp::kSum));
   EXPECT_FALSE(IsSupported(DType::kF32, static_cast<ReduceOp>(ipc::kNumReduceOps)));
@@ -493,21 +528,29 @@ TEST(ReduceTest, SmallIntegerSumAndProdWrapAround) {
   using U8s = std::vector<uint8_t>;
   using I8s = std::vector<int8_t>;
   using I16s = std::vector<int16_t>;
-  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kSum, {{255, 200, 3}, {1, 100, 4}}), (U8s{0, 44, 7}));
-  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kProd, {{16, 255, 3}, {16, 255, 4}}), (U8s{0, 1, 12}));
-  EXPECT_EQ(ReduceVectors<int8_t>(DType::kI8, ReduceOp::kSum, {{127, -128, -3}, {1, -1, 4}}), (I8s{-128, 127, 1}));
-  EXPECT_EQ(ReduceVectors<int8_t>(DType::kI8, ReduceOp::kProd, {{-128, 64, -3}, {-1, 2, 4}}), (I8s{-128, -128, -12}));
-  EXPECT_EQ(ReduceVectors<int16_t>(DType::kI16, ReduceOp::kSum, {{32767, -32768}, {1, -1}}), (I16s{-32768, 32767}));
+  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kSum, {{255, 200, 3}, {1, 100, 4}}),
+            (U8s{0, 44, 7}));
+  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kProd, {{16, 255, 3}, {16, 255, 4}}),
+            (U8s{0, 1, 12}));
+  EXPECT_EQ(ReduceVectors<int8_t>(DType::kI8, ReduceOp::kSum, {{127, -128, -3}, {1, -1, 4}}),
+            (I8s{-128, 127, 1}));
+  EXPECT_EQ(ReduceVectors<int8_t>(DType::kI8, ReduceOp::kProd, {{-128, 64, -3}, {-1, 2, 4}}),
+            (I8s{-128, -128, -12}));
+  EXPECT_EQ(ReduceVectors<int16_t>(DType::kI16, ReduceOp::kSum, {{32767, -32768}, {1, -1}}),
+            (I16s{-32768, 32767}));
   // (-1) * (-1) as unsigned 16-bit values promoted to int would overflow int (UB): 1 it is.
-  EXPECT_EQ(ReduceVectors<int16_t>(DType::kI16, ReduceOp::kProd, {{-1, -32768, 300}, {-1, -1, 300}}),
-            (I16s{1, -32768, 24464}));  // 90000 - 65536
+  EXPECT_EQ(
+      ReduceVectors<int16_t>(DType::kI16, ReduceOp::kProd, {{-1, -32768, 300}, {-1, -1, 300}}),
+      (I16s{1, -32768, 24464}));  // 90000 - 65536
 }
 
 TEST(ReduceTest, SmallIntegerMinMaxCompareAsTheirSignedness) {
   using U8s = std::vector<uint8_t>;
   using I8s = std::vector<int8_t>;
-  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kMin, {{0, 255, 128}, {1, 254, 127}}), (U8s{0, 254, 127}));
-  EXPECT_EQ(ReduceVectors<int8_t>(DType::kI8, ReduceOp::kMax, {{-1, -128, 5}, {-2, 127, 5}}), (I8s{-1, 127, 5}));
+  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kMin, {{0, 255, 128}, {1, 254, 127}}),
+            (U8s{0, 254, 127}));
+  EXPECT_EQ(ReduceVectors<int8_t>(DType::kI8, ReduceOp::kMax, {{-1, -128, 5}, {-2, 127, 5}}),
+            (I8s{-1, 127, 5}));
 }
 
 TEST(ReduceTest, SmallIntegerAvgDividesWrappedSumTruncatingTowardZero) {
@@ -520,7 +563,8 @@ TEST(ReduceTest, SmallIntegerAvgDividesWrappedSumTruncatingTowardZero) {
   EXPECT_EQ(ReduceVectors<uint8_t>(DType::kU8, ReduceOp::kAvg, {{255, 7, 200}, {1, 0, 100}}),
             (U8s{0, 3, 22}));  // 256 wraps to 0; 300 to 44
   // 3 * 32767 wraps to 32765; -1 / 3 is 0.
-  EXPECT_EQ(ReduceVectors<int16_t>(DType::kI16, ReduceOp::kAvg, {{-7, 32767, -1}, {0, 32767, 0}, {0, 32767, 0}}),
+  EXPECT_EQ(ReduceVectors<int16_t>(DType::kI16, ReduceOp::kAvg,
+                                   {{-7, 32767, -1}, {0, 32767, 0}, {0, 32767, 0}}),
             (I16s{-2, 10921, 0}));
 }
 
@@ -532,16 +576,19 @@ TEST(ReduceTest, BoolReadsAnyNonzeroByteAsTrueAndWritesZeroOrOne) {
   EXPECT_EQ(ReduceVectors<uint8_t>(DType::kBool, ReduceOp::kProd, in), (Bytes{0, 0, 0, 1, 1, 1}));
   EXPECT_EQ(ReduceVectors<uint8_t>(DType::kBool, ReduceOp::kMin, in), (Bytes{0, 0, 0, 1, 1, 1}));
   // One input: the bytes are normalized too.
-  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kBool, ReduceOp::kSum, {{0, 2, 0xff, 1}}), (Bytes{0, 1, 1, 1}));
+  EXPECT_EQ(ReduceVectors<uint8_t>(DType::kBool, ReduceOp::kSum, {{0, 2, 0xff, 1}}),
+            (Bytes{0, 1, 1, 1}));
 }
 
 TEST(ReduceTest, ComplexSumAndAvgActOnEachPart) {
   using C64 = std::complex<float>;
   using C128 = std::complex<double>;
-  EXPECT_EQ(ReduceVectors<C64>(DType::kC64, ReduceOp::kSum, {{{1, -3}, {2.5f, 7}}, {{2, 4}, {0.5f, -1}}}),
-            (std::vector<C64>{{3, 1}, {3, 6}}));
-  EXPECT_EQ(ReduceVectors<C64>(DType::kC64, ReduceOp::kAvg, {{{1, -3}, {2.5f, 7}}, {{2, 4}, {0.5f, -1}}}),
-            (std::vector<C64>{{1.5f, 0.5f}, {1.5f, 3}}));
+  EXPECT_EQ(
+      ReduceVectors<C64>(DType::kC64, ReduceOp::kSum, {{{1, -3}, {2.5f, 7}}, {{2, 4}, {0.5f, -1}}}),
+      (std::vector<C64>{{3, 1}, {3, 6}}));
+  EXPECT_EQ(
+      ReduceVectors<C64>(DType::kC64, ReduceOp::kAvg, {{{1, -3}, {2.5f, 7}}, {{2, 4}, {0.5f, -1}}}),
+      (std::vector<C64>{{1.5f, 0.5f}, {1.5f, 3}}));
   EXPECT_EQ(ReduceVectors<C128>(DType::kC128, ReduceOp::kAvg, {{{1, -3}}, {{2, 4}}, {{0, 2}}}),
             (std::vector<C128>{{1, 1}}));
   // Each part is divided and rounded alone.

@@ -1,6 +1,7 @@
-// The NCCL path's launch order (agent/engine/gpu/nccl_path.h) in one process, on the fake CUDA driver
-// and the fake NCCL: a job of one rank on GPU 0, its instances cut into chunks, tickets handed out
-// most urgent first (priorities aged by the wait), at most two chunks' bytes of them unfinished.
+// The NCCL path's launch order (agent/engine/gpu/nccl_path.h) in one process, on the fake CUDA
+// driver and the fake NCCL: a job of one rank on GPU 0, its instances cut into chunks, tickets
+// handed out most urgent first (priorities aged by the wait), at most two chunks' bytes of them
+// unfinished.
 #include "agent/engine/gpu/nccl_path.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +10,8 @@
 #include <vector>
 
 #include "agent/memory/cuda_memory.h"
-#include "loaders/cuda/driver.h"
 #include "ipc/event_fd.h"
+#include "loaders/cuda/driver.h"
 
 namespace outrider::agent {
 namespace {
@@ -52,8 +53,11 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   ASSERT_TRUE(CudaMemory::Get().ok()) << CudaMemory::Get().status().ToString();
   std::vector<std::pair<uint64_t, NcclTicket>> tickets;  // (key, ticket) in the order handed out
   NcclPath::Links links;
-  links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket& t) { tickets.emplace_back(key, t); };
-  NcclPath path("order", /*node=*/0, /*world=*/1, {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}}, links);
+  links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket& t) {
+    tickets.emplace_back(key, t);
+  };
+  NcclPath path("order", /*node=*/0, /*world=*/1,
+                {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}}, links);
   path.SetRanks({0});
   ValidatedOp big = Allreduce(d, 1, 16 * kChunk / 4);  // 16 chunks
   ValidatedOp urgent = Allreduce(d, 2, 100);
@@ -64,7 +68,8 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   });
   path.Agreed(1, 0);
   uint64_t deadline = ipc::MonotonicNs() + uint64_t{10'000'000'000};
-  while (tickets.empty() && ipc::MonotonicNs() < deadline) path.Pump();  // communicator start, first tickets
+  while (tickets.empty() && ipc::MonotonicNs() < deadline)
+    path.Pump();  // communicator start, first tickets
   // A pump hands out tickets up to the window (two chunks), and once more after completions: at
   // most four, however fast the chunks finish; without the window all sixteen would go at once.
   size_t before = tickets.size();
@@ -78,7 +83,8 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   while (path.busy() && ipc::MonotonicNs() < deadline) path.Pump();
   ASSERT_FALSE(path.busy()) << path.StatusJson().dump();
   ASSERT_EQ(tickets.size(), 17u);
-  EXPECT_EQ(tickets[before].first, 2u);  // the next ticket, ahead of the big instance's remaining chunks
+  EXPECT_EQ(tickets[before].first,
+            2u);  // the next ticket, ahead of the big instance's remaining chunks
   EXPECT_EQ(tickets[before].second.count, 100u);
   for (size_t i = 0; i < tickets.size(); ++i) EXPECT_EQ(tickets[i].second.number, i);
   uint64_t covered = 0;  // the big instance's chunks cover it once, in order
@@ -92,7 +98,8 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
   EXPECT_EQ(finished, (std::vector<uint64_t>{2, 1}));  // before the big one's last chunk
   // One rank: the sum is the rank's own values.
   std::vector<float> out(big.count);
-  ASSERT_EQ(d.cuMemcpyDtoHAsync(out.data(), big.recv.address, big.recv.length, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuMemcpyDtoHAsync(out.data(), big.recv.address, big.recv.length, nullptr),
+            CUDA_SUCCESS);
   ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
   for (uint64_t i = 0; i < big.count; ++i) ASSERT_EQ(out[i], static_cast<float>(i % 251)) << i;
 }
@@ -109,9 +116,11 @@ TEST(NcclPathTest, AnInstanceReadyForLongGoesAheadOfAFreshMoreUrgentOneUnlessAgi
     std::vector<uint64_t> keys;  // by ticket
     NcclPath::Links links;
     links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket&) { keys.push_back(key); };
-    NcclPath path("aging", 0, 1, {uint64_t{10'000'000'000}, kChunk, aging_ns, [&] { return now; }}, links);
+    NcclPath path("aging", 0, 1, {uint64_t{10'000'000'000}, kChunk, aging_ns, [&] { return now; }},
+                  links);
     path.SetRanks({0});
-    ValidatedOp low = Allreduce(d, 1, kChunk / 4), first = Allreduce(d, 2, 2 * kChunk / 4), fresh = Allreduce(d, 3, 2 * kChunk / 4);
+    ValidatedOp low = Allreduce(d, 1, kChunk / 4), first = Allreduce(d, 2, 2 * kChunk / 4),
+                fresh = Allreduce(d, 3, 2 * kChunk / 4);
     int done = 0;
     auto finish = [&](const Status& st) {
       EXPECT_TRUE(st.ok()) << st.ToString();
@@ -131,7 +140,8 @@ TEST(NcclPathTest, AnInstanceReadyForLongGoesAheadOfAFreshMoreUrgentOneUnlessAgi
     ASSERT_EQ(done, 3) << path.StatusJson().dump();
     // The urgent one ready since 0 first (its two chunks fill the window), then the low one ahead
     // of the fresh urgent one: 10 - 15 levels against 0.
-    EXPECT_EQ(keys, aging_ns ? (std::vector<uint64_t>{2, 2, 1, 3, 3}) : (std::vector<uint64_t>{2, 2, 3, 3, 1}));
+    EXPECT_EQ(keys, aging_ns ? (std::vector<uint64_t>{2, 2, 1, 3, 3})
+                             : (std::vector<uint64_t>{2, 2, 3, 3, 1}));
   }
 }
 
@@ -150,7 +160,8 @@ TEST(NcclPathTest, AnInstanceDroppedAfterItsLaunchWasOrderedFailsTheRestNamingWh
   path.Drop(1, 0, Mismatch("node 1 disagrees"));
   EXPECT_EQ(a_done.message(), "not run");  // the dropped one's owner knows already
   EXPECT_EQ(b_done.code(), Code::kMismatch);
-  EXPECT_NE(b_done.message().find("failed after its NCCL launch was ordered"), std::string::npos) << b_done.ToString();
+  EXPECT_NE(b_done.message().find("failed after its NCCL launch was ordered"), std::string::npos)
+      << b_done.ToString();
   EXPECT_NE(b_done.message().find("node 1 disagrees"), std::string::npos) << b_done.ToString();
   // Later instances fail at once with the same error.
   Status c_done;

@@ -1,12 +1,11 @@
 // Coalescing a rank's sparse rows (agent/memory/gpu_sparse/coalesce_rows.h) on Thrust's host
 // backend, against the host engine's sum: the same algorithm runs on the GPU's backend.
 #include <gtest/gtest.h>
+#include <thrust/system/cpp/execution_policy.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
-
-#include <thrust/system/cpp/execution_policy.h>
 
 #include "agent/engine/sparse/rows.h"
 #include "agent/memory/gpu_sparse/coalesce_rows.h"
@@ -24,15 +23,16 @@ struct Coalesced {
 };
 
 template <class Id>
-Coalesced<Id> CoalesceOnHost(const std::vector<Id>& ids, const std::vector<float>& vals, uint64_t dim) {
+Coalesced<Id> CoalesceOnHost(const std::vector<Id>& ids, const std::vector<float>& vals,
+                             uint64_t dim) {
   uint64_t n = ids.size();
   Coalesced<Id> c;
   c.ids.assign(n + 1, Id{-7});
   c.vals.assign(n * dim + 1, -7.0f);
   std::vector<uint64_t> scratch((gpu_sparse::ScratchBytes<Id>(n) + 7) / 8);
   c.counts = CoalesceCounts{99, 99};
-  gpu_sparse::CoalesceRows(thrust::cpp::par, ids.data(), vals.data(), n, dim, c.ids.data(), c.vals.data(), &c.counts,
-                           scratch.data());
+  gpu_sparse::CoalesceRows(thrust::cpp::par, ids.data(), vals.data(), n, dim, c.ids.data(),
+                           c.vals.data(), &c.counts, scratch.data());
   return c;
 }
 
@@ -56,7 +56,9 @@ TEST(CoalesceRowsTest, SumsRepeatedIdsInOrderBitwiseAsTheHostEngineDoes) {
       std::vector<float> vals(n * dim);
       for (auto& id : ids) id = static_cast<int64_t>(rng() % (n / 4 + 1));  // many repeats
       // Values of very different magnitudes: any other order of addition rounds differently.
-      for (auto& v : vals) v = std::ldexp(static_cast<float>(rng() % 1000) - 500.0f, static_cast<int>(rng() % 40) - 20);
+      for (auto& v : vals)
+        v = std::ldexp(static_cast<float>(rng() % 1000) - 500.0f,
+                       static_cast<int>(rng() % 40) - 20);
       Rows want = HostSum(ids, vals, dim);
       auto got = CoalesceOnHost(ids, vals, dim);
       ASSERT_EQ(got.counts.unique, want.ids.size()) << "n " << n << " dim " << dim;
@@ -64,7 +66,10 @@ TEST(CoalesceRowsTest, SumsRepeatedIdsInOrderBitwiseAsTheHostEngineDoes) {
       for (size_t u = 0; u < want.ids.size(); ++u) {
         ASSERT_EQ(static_cast<uint64_t>(got.ids[u]), want.ids[u]) << u;
         if (dim > 0) {
-          ASSERT_EQ(std::memcmp(got.vals.data() + u * dim, want.vals.data() + u * dim, dim * sizeof(float)), 0) << "row " << u;
+          ASSERT_EQ(std::memcmp(got.vals.data() + u * dim, want.vals.data() + u * dim,
+                                dim * sizeof(float)),
+                    0)
+              << "row " << u;
         }
       }
       EXPECT_EQ(got.ids[want.ids.size()], -7) << "wrote past the unique rows";
@@ -76,7 +81,8 @@ TEST(CoalesceRowsTest, StrictlyIncreasingIdsMoveNothingAndRepeatsOrDisorderAreCo
   auto sorted = CoalesceOnHost<int32_t>({1, 4, 9}, {1, 2, 3}, 1);
   EXPECT_EQ(sorted.counts.unique, 3u);
   EXPECT_EQ(sorted.counts.moved, 0u);
-  auto repeated = CoalesceOnHost<int32_t>({1, 4, 4, 9}, {1, 2, 3, 4}, 1);  // sorted, but 4 twice: nothing moves
+  auto repeated =
+      CoalesceOnHost<int32_t>({1, 4, 4, 9}, {1, 2, 3, 4}, 1);  // sorted, but 4 twice: nothing moves
   EXPECT_EQ(repeated.counts.unique, 3u);
   EXPECT_EQ(repeated.counts.moved, 0u);
   EXPECT_EQ(repeated.vals[1], 5.0f);
@@ -85,7 +91,8 @@ TEST(CoalesceRowsTest, StrictlyIncreasingIdsMoveNothingAndRepeatsOrDisorderAreCo
   EXPECT_EQ(swapped.counts.moved, 2u);
   EXPECT_EQ(swapped.ids[0], 1);
   EXPECT_EQ(swapped.vals[0], 1.0f);
-  auto negative = CoalesceOnHost<int64_t>({3, -2, 3}, {1, 5, 2}, 1);  // signed order: the host rejects -2 later
+  auto negative =
+      CoalesceOnHost<int64_t>({3, -2, 3}, {1, 5, 2}, 1);  // signed order: the host rejects -2 later
   EXPECT_EQ(negative.counts.unique, 2u);
   EXPECT_EQ(negative.ids[0], -2);
   EXPECT_EQ(negative.vals[1], 3.0f);

@@ -18,10 +18,13 @@ namespace outrider::agent::sparse::harness {
 
 using ipc::SparseAlgo;
 
-inline Table MakeTable(uint64_t rows, uint64_t dim, ipc::DType dtype = ipc::DType::kF32) { return Table{rows, dim, dtype}; }
+inline Table MakeTable(uint64_t rows, uint64_t dim, ipc::DType dtype = ipc::DType::kF32) {
+  return Table{rows, dim, dtype};
+}
 
 // Rows with integer values (exact in every dtype for small sums), possibly duplicated ids.
-inline Rows RandomRows(std::mt19937_64& rng, const Table& t, size_t n, uint64_t max_id, bool zipf = false) {
+inline Rows RandomRows(std::mt19937_64& rng, const Table& t, size_t n, uint64_t max_id,
+                       bool zipf = false) {
   Rows r;
   std::uniform_int_distribution<uint64_t> id(0, max_id - 1);
   std::uniform_int_distribution<int> val(-4, 4);
@@ -40,7 +43,8 @@ inline Rows Coalesce(const Rows& r, const Table& t) {
 }
 
 // Dense reference: sum per id over all inputs (doubles; exact for these integers).
-inline std::map<uint64_t, std::vector<double>> Reference(const std::vector<Rows>& in, const Table& t) {
+inline std::map<uint64_t, std::vector<double>> Reference(const std::vector<Rows>& in,
+                                                         const Table& t) {
   std::map<uint64_t, std::vector<double>> ref;
   for (const Rows& r : in) {
     for (size_t i = 0; i < r.size(); ++i) {
@@ -79,7 +83,8 @@ struct Net {
 };
 
 // Runs one exchange per node to completion; returns each node's result.
-inline std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex, std::vector<Rows> mine, Net* net) {
+inline std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex,
+                                std::vector<Rows> mine, Net* net) {
   int n = static_cast<int>(ex.size());
   net->sent.assign(static_cast<size_t>(n), 0);
   auto post = [&](int from, std::vector<Outgoing>& out) {
@@ -105,7 +110,8 @@ inline std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex
     }
     Net::Msg m = std::move(net->queue.front());
     net->queue.pop_front();
-    Status st = ex[static_cast<size_t>(m.to)]->OnMessage(m.from, m.phase, m.bytes.data(), m.bytes.size(), &out);
+    Status st = ex[static_cast<size_t>(m.to)]->OnMessage(m.from, m.phase, m.bytes.data(),
+                                                         m.bytes.size(), &out);
     EXPECT_TRUE(st.ok()) << st.ToString();
     post(m.to, out);
   }
@@ -119,7 +125,8 @@ inline std::vector<Rows> RunAll(const std::vector<std::unique_ptr<Exchange>>& ex
 
 // Runs `algo` on each node's rows (coalesced first), with `starts` as the agreed id ranges
 // (Context::range_starts; empty: one range).
-inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>& node_rows, const Table& t, Net* net,
+inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>& node_rows,
+                                       const Table& t, Net* net,
                                        const std::vector<uint64_t>& starts = {}) {
   int n = static_cast<int>(node_rows.size());
   std::vector<std::unique_ptr<Exchange>> ex;
@@ -135,7 +142,8 @@ inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>&
 inline void ExpectBitwiseEqual(const Rows& a, const Rows& b) {
   ASSERT_EQ(a.ids, b.ids);
   ASSERT_EQ(a.vals.size(), b.vals.size());
-  if (!a.vals.empty()) ASSERT_EQ(0, std::memcmp(a.vals.data(), b.vals.data(), a.vals.size() * sizeof(float)));
+  if (!a.vals.empty())
+    ASSERT_EQ(0, std::memcmp(a.vals.data(), b.vals.data(), a.vals.size() * sizeof(float)));
 }
 
 // The id ranges nodes with these (coalesced) rows agree from their quantiles, as the agents do.

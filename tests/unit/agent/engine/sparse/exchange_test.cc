@@ -1,6 +1,8 @@
 // Sparse exchanges driven in process (nodes as objects, a FIFO as the network): every algorithm
 // against a dense reference, bitwise equality across nodes and algorithms, and the codec's size
 // accounting against what it actually encodes.
+#include "agent/engine/sparse/exchange.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,7 +10,6 @@
 #include <random>
 
 #include "agent/engine/sparse/cost_model.h"
-#include "agent/engine/sparse/exchange.h"
 #include "tests/unit/agent/engine/sparse/exchange_harness.h"
 
 namespace outrider::agent::sparse {
@@ -16,12 +17,14 @@ namespace {
 
 using namespace harness;
 
-void ExpectMatches(const Rows& got, const std::map<uint64_t, std::vector<double>>& ref, const Table& t) {
+void ExpectMatches(const Rows& got, const std::map<uint64_t, std::vector<double>>& ref,
+                   const Table& t) {
   ASSERT_EQ(got.size(), ref.size());
   size_t i = 0;
   for (const auto& [id, row] : ref) {
     ASSERT_EQ(got.ids[i], id);
-    for (uint64_t k = 0; k < t.dim; ++k) ASSERT_EQ(got.vals[i * t.dim + k], row[k]) << "id " << id << " col " << k;
+    for (uint64_t k = 0; k < t.dim; ++k)
+      ASSERT_EQ(got.vals[i * t.dim + k], row[k]) << "id " << id << " col " << k;
     ++i;
   }
 }
@@ -60,8 +63,12 @@ TEST_P(ReplicatedTest, MatchesDenseReferenceAndAgreesAcrossNodes) {
       Rows r = RandomRows(rng, t, c.nnz[static_cast<size_t>(i)], c.rows, c.zipf);
       if (c.identical && i > 0) r = in[0];
       if (c.disjoint) {
-        for (uint64_t& id : r.ids) id = id - id % static_cast<uint64_t>(c.nodes) + static_cast<uint64_t>(i);
-        for (uint64_t& id : r.ids) id = std::min(id, c.rows - 1 - (c.rows - 1 - static_cast<uint64_t>(i)) % static_cast<uint64_t>(c.nodes));
+        for (uint64_t& id : r.ids)
+          id = id - id % static_cast<uint64_t>(c.nodes) + static_cast<uint64_t>(i);
+        for (uint64_t& id : r.ids)
+          id = std::min(
+              id, c.rows - 1 -
+                      (c.rows - 1 - static_cast<uint64_t>(i)) % static_cast<uint64_t>(c.nodes));
       }
       if (c.edges) {
         r.ids[0] = 0;
@@ -80,10 +87,11 @@ TEST_P(ReplicatedTest, MatchesDenseReferenceAndAgreesAcrossNodes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, ReplicatedTest,
-                         ::testing::Combine(::testing::Values(SparseAlgo::kAllgather, SparseAlgo::kBalanced,
-                                                              SparseAlgo::kBlock, SparseAlgo::kDense),
-                                            ::testing::Values(ipc::DType::kF32, ipc::DType::kF16, ipc::DType::kBF16)));
+INSTANTIATE_TEST_SUITE_P(
+    Algorithms, ReplicatedTest,
+    ::testing::Combine(::testing::Values(SparseAlgo::kAllgather, SparseAlgo::kBalanced,
+                                         SparseAlgo::kBlock, SparseAlgo::kDense),
+                       ::testing::Values(ipc::DType::kF32, ipc::DType::kF16, ipc::DType::kBF16)));
 
 TEST(SparseSumTest, HalfPrecisionSumsInF32AndRoundsOnce) {
   Table t = MakeTable(10, 1, ipc::DType::kF16);
@@ -162,7 +170,9 @@ TEST(SparseLookupTest, OwnersAnswerWithTheirRows) {
   for (int i = 0; i < nodes; ++i) {
     ASSERT_EQ(got[static_cast<size_t>(i)].ids, want[static_cast<size_t>(i)].ids);
     for (size_t j = 0; j < want[static_cast<size_t>(i)].size(); ++j) {
-      for (uint64_t k = 0; k < t.dim; ++k) EXPECT_EQ(got[static_cast<size_t>(i)].vals[j * t.dim + k], value(want[static_cast<size_t>(i)].ids[j], k));
+      for (uint64_t k = 0; k < t.dim; ++k)
+        EXPECT_EQ(got[static_cast<size_t>(i)].vals[j * t.dim + k],
+                  value(want[static_cast<size_t>(i)].ids[j], k));
     }
   }
 }
@@ -174,17 +184,21 @@ TEST(SparseCodecTest, EncodedBytesIsExactForEveryEncoding) {
     for (size_t n : {size_t{0}, size_t{1}, size_t{30}, size_t{800}, size_t{4000}}) {
       Rows r = Coalesce(RandomRows(rng, t, n, t.rows), t);
       IdRange range{1000, 4000};
-      size_t b = static_cast<size_t>(std::lower_bound(r.ids.begin(), r.ids.end(), range.lo) - r.ids.begin());
-      size_t e = static_cast<size_t>(std::lower_bound(r.ids.begin(), r.ids.end(), range.hi) - r.ids.begin());
+      size_t b = static_cast<size_t>(std::lower_bound(r.ids.begin(), r.ids.end(), range.lo) -
+                                     r.ids.begin());
+      size_t e = static_cast<size_t>(std::lower_bound(r.ids.begin(), r.ids.end(), range.hi) -
+                                     r.ids.begin());
       for (auto enc : {Encoding::kSparse, Encoding::kBlocks, Encoding::kDense}) {
         std::vector<uint8_t> bytes = Encode(enc, r, b, e, range, t, 8);
         uint64_t count = enc == Encoding::kBlocks ? CountBlocks(r, b, e, 8) : e - b;
         // CountBlocks aligns blocks to id 0, the encoding to the range start: the same here
         // because 1000 is a multiple of 8.
-        EXPECT_EQ(bytes.size(), EncodedBytes(enc, count, range, t, 8)) << "n " << n << " enc " << static_cast<int>(enc);
+        EXPECT_EQ(bytes.size(), EncodedBytes(enc, count, range, t, 8))
+            << "n " << n << " enc " << static_cast<int>(enc);
         Result<Rows> back = Decode(bytes.data(), bytes.size(), range, t, 8);
         ASSERT_TRUE(back.ok()) << back.status().ToString();
-        EXPECT_EQ(back->ids, std::vector<uint64_t>(r.ids.begin() + static_cast<long>(b), r.ids.begin() + static_cast<long>(e)));
+        EXPECT_EQ(back->ids, std::vector<uint64_t>(r.ids.begin() + static_cast<long>(b),
+                                                   r.ids.begin() + static_cast<long>(e)));
       }
     }
   }
@@ -194,11 +208,11 @@ TEST(SparseCodecTest, RejectsMalformedPayloads) {
   Table t = MakeTable(100, 2);
   Rows r{{1, 2, 3}, {1, 1, 2, 2, 3, 3}};
   std::vector<uint8_t> good = Encode(Encoding::kSparse, r, 0, 3, IdRange{0, 100}, t, 8);
-  EXPECT_FALSE(Decode(good.data(), 8, IdRange{0, 100}, t, 8).ok());                  // short header
-  EXPECT_FALSE(Decode(good.data(), good.size() - 1, IdRange{0, 100}, t, 8).ok());     // short values
-  EXPECT_FALSE(Decode(good.data(), good.size(), IdRange{0, 2}, t, 8).ok());           // ids past the range
+  EXPECT_FALSE(Decode(good.data(), 8, IdRange{0, 100}, t, 8).ok());                // short header
+  EXPECT_FALSE(Decode(good.data(), good.size() - 1, IdRange{0, 100}, t, 8).ok());  // short values
+  EXPECT_FALSE(Decode(good.data(), good.size(), IdRange{0, 2}, t, 8).ok());  // ids past the range
   std::vector<uint8_t> bad = good;
-  bad[0] = 99;                                                                          // unknown format
+  bad[0] = 99;  // unknown format
   EXPECT_FALSE(Decode(bad.data(), bad.size(), IdRange{0, 100}, t, 8).ok());
 }
 
@@ -215,7 +229,8 @@ TEST(SparseCostModelTest, CoalescesOnTheGpuOnlyRowsSeenUnsortedOrRepeatedAndNotT
   in.unique_ratio = 0.1;
   CoalescePrediction repeated = ChooseCoalesce(in);
   EXPECT_TRUE(repeated.on_gpu);
-  EXPECT_LT(repeated.coalesced_s, unsorted.coalesced_s) << "fewer unique rows cost less to copy and merge";
+  EXPECT_LT(repeated.coalesced_s, unsorted.coalesced_s)
+      << "fewer unique rows cost less to copy and merge";
   in.nnz = 20;  // a few rows: the launches cost more than the host's sort
   in.unique_ratio = 1;
   EXPECT_FALSE(ChooseCoalesce(in).on_gpu);
@@ -279,7 +294,8 @@ TEST(SparseCostModelTest, PredictedBytesMatchEncodedBytesForAllgather) {
   Net net;
   RunReplicated(SparseAlgo::kAllgather, in, t, &net);
   Prediction p = Predict(SparseAlgo::kAllgather, ci);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(p.sent[static_cast<size_t>(i)], net.sent[static_cast<size_t>(i)]);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(p.sent[static_cast<size_t>(i)], net.sent[static_cast<size_t>(i)]);
 }
 
 }  // namespace

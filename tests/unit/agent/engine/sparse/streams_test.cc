@@ -22,7 +22,8 @@ TEST(SparseRangesTest, QuantilesCutSortedIdsIntoNearlyEqualPartsAndEveryNodeMerg
   ASSERT_EQ(q.size(), 15u);
   for (size_t i = 0; i < q.size(); ++i) EXPECT_EQ(q[i], ids[(i + 1) * 100]);
   EXPECT_TRUE(IdQuantiles(std::vector<uint64_t>{}, 16).empty());
-  EXPECT_EQ(IdQuantiles(std::vector<uint64_t>{0, 1}, 16), std::vector<uint64_t>{1});  // never 0, never repeated
+  EXPECT_EQ(IdQuantiles(std::vector<uint64_t>{0, 1}, 16),
+            std::vector<uint64_t>{1});  // never 0, never repeated
   // Two nodes: every second of their quantiles, in order, whichever node lists them first.
   std::vector<uint64_t> a = {10, 20, 30}, b = {15, 25, 35};
   EXPECT_EQ(MergeQuantiles({a, b}), (std::vector<uint64_t>{15, 25, 35}));
@@ -40,7 +41,9 @@ TEST(SparseRangesTest, RangesJoinTheResultInIdOrderWhateverOrderTheyCompleteIn) 
   Table t = MakeTable(100, 1);
   RangeResult ranges(3);
   Rows result;
-  auto parts = [](uint64_t id, float v) { return std::vector<std::optional<Rows>>{Rows{{id}, {v}}, Rows{{id}, {1.0f}}}; };
+  auto parts = [](uint64_t id, float v) {
+    return std::vector<std::optional<Rows>>{Rows{{id}, {v}}, Rows{{id}, {1.0f}}};
+  };
   auto p2 = parts(70, 7.0f), p0 = parts(5, 0.5f), p1 = parts(40, 4.0f);
   ranges.Complete(2, &p2, t, &result);
   EXPECT_TRUE(result.ids.empty());  // range 2 waits for 0 and 1

@@ -1,0 +1,114 @@
+// A node group's sends: peer headers, chunks through the send scheduler (demanded rows in its
+// urgent class), and what a finished or failed send means for its instance.
+#include <algorithm>
+#include <climits>
+
+#include "agent/engine/dataplane/host_memory.h"
+#include "agent/engine/node_group.h"
+#include "agent/log.h"
+#include "agent/observability.h"
+#include "base/check.h"
+#include "ipc/event_fd.h"
+
+namespace outrider::agent {
+namespace {
+
+// Chunks of demanded rows go in the scheduler's urgent class, ahead of the op's other chunks and
+// of every op at the default priorities.
+int32_t UrgentPriority(int32_t priority) {
+  int32_t p = std::min<int32_t>(priority, 0);
+  return p < INT32_MIN + 1000 ? INT32_MIN : p - 1000;
+}
+
+}  // namespace
+
+void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) {
+  PeerHeader h = Header(args.type, c.key, c.seq);
+  h.step = args.step;
+  h.offset = args.offset;
+  h.message_bytes = args.message_bytes;
+  if (args.type == PeerMsg::kSparse) h.sent_before = args.message_index;
+  if (args.type == PeerMsg::kContrib) h.fp = c.fp;
+  if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
+  ++c.sends_in_flight;
+  c.wire_sent += sizeof(h) + payload.length;
+  // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
+  if (scheduler_ == nullptr || !IsScheduledChunk(h.type))
+    return Issue(node, h, payload, false, args.keep);
+  int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
+  c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
+  scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_,
+                      sizeof(h) + payload.length, [this, node, h, payload, keep = args.keep] {
+                        Scope scope(this);
+                        Issue(node, h, payload, true, keep);
+                      });
+}
+
+void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
+                      std::shared_ptr<const void> keep) {
+  PeerId peer = peers_[static_cast<size_t>(node)];
+  uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
+  Collective& c =
+      instances_.find({key, seq})->second;  // alive: this send counts in sends_in_flight
+  if (IsScheduledChunk(h.type)) {
+    uint64_t now = ipc::MonotonicNs();
+    if (scheduled) c.trace.End(OpTrace::kQueued, now);
+    c.trace.Begin(OpTrace::kWire, now);
+  }
+  if (IsScheduledChunk(h.type) && c.done &&
+      !c.result.ok()) {  // failed while the chunk waited: nobody needs it
+    if (scheduled) scheduler_->Done(peer, bytes);
+    return SendDone(key, seq, h, Status::Ok());
+  }
+  ++sent_to_[static_cast<size_t>(node)];
+  // The receiver returns the credit (kCredit) once the chunk arrived; a send that failed never
+  // arrives, so its credit comes back here.
+  Status st = transport_->Send(
+      peer, &h, sizeof(h), HostBytes(payload), payload.length,
+      [this, key, seq, peer, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
+        Scope scope(this);
+        if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
+        SendDone(key, seq, h, s);
+      });
+  if (!st.ok()) {
+    if (scheduled) scheduler_->Done(peer, bytes);
+    if (IsScheduledChunk(h.type)) c.trace.End(OpTrace::kWire, ipc::MonotonicNs());
+    --c.sends_in_flight;
+    if (c.algorithm) c.algorithm->OnSent(h, false);
+    Complete(c, PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
+    MaybeErase(key, seq);
+  }
+}
+
+void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const Status& s) {
+  auto it = instances_.find({key, seq});
+  if (it == instances_.end()) return;
+  Collective& c = it->second;
+  --c.sends_in_flight;
+  if (IsScheduledChunk(h.type)) c.trace.End(OpTrace::kWire, ipc::MonotonicNs());
+  if (c.algorithm) c.algorithm->OnSent(h, s.ok());
+  if (!s.ok() && !c.done) {
+    Complete(c, s.Annotate("sending to a peer agent"));
+  } else if (!s.ok() && !c.notified) {
+    // Finished here, but what it owed a peer never arrives: the nodes waiting for it fail too.
+    c.result = s.Annotate("sending to a peer agent");
+    SayFailed(c, c.result);
+  }
+  if (c.done && c.sends_in_flight == 0) Notify(c);
+  MaybeErase(key, seq);
+}
+
+void NodeGroup::SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) {
+  PeerHeader h = Header(type, key, seq);
+  // The callback alone keeps the payload alive: the group may be gone by the time a send finishes.
+  auto bytes = std::make_shared<const std::string>(std::move(payload));
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n == topo_.me || left_[static_cast<size_t>(n)]) continue;
+    ++sent_to_[static_cast<size_t>(n)];
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), bytes->data(),
+                           bytes->size(),
+                           [bytes](const Status&) {});  // a peer that is gone is noticed as lost
+  }
+}
+
+}  // namespace outrider::agent
