@@ -2,7 +2,7 @@
 """tools/outrider compare: Outrider against the baselines on the same emulated cluster, in one run.
 
 Each round runs, one after the other (interleaved, so drift of a shared machine hits every system
-alike): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and torch_bench.py
+alike, and each round starting with the next system, so the first run's cost does too): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and torch_bench.py
 (torch.distributed, gloo backend) without agents, on the same topology. Per system and size the
 median over rounds is reported, with the ratios Outrider / baseline (below 1.0: Outrider faster).
 `compare train` runs the DDP example tools/examples/train_lm.py instead: outrider with sparse
@@ -139,7 +139,12 @@ def run_rounds(args, systems, key_of):
     env = None
     try:
         for rnd in range(args.rounds):
-            for system in systems:
+            # Each round starts with another system: whatever runs first after another run pays
+            # for it (caches, page faults, the other run's stragglers on two cores), and with a
+            # fixed order that cost lands on one system in every round. Even --rounds of two
+            # systems give each the first place equally often.
+            shift = rnd % len(systems)
+            for system in systems[shift:] + systems[:shift]:
                 out = os.path.join(tmp, f"{'-'.join(system) if isinstance(system, tuple) else system}-{rnd}.json")
                 doc, secs = run_system(system, args, args.build, out)
                 env = env or doc.get("env")
