@@ -34,6 +34,8 @@ bool Job::every_rank_joined() const {
 }
 
 Job::~Job() {
+  // First: the node group's instances may name the NCCL path, and must find nothing to drop.
+  gpu_.Abandon();
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
     group_->SayJobLeft(lost_node_, failed_, gave_up_);

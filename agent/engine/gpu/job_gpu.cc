@@ -17,9 +17,10 @@ JobGpu::JobGpu(const std::string& job_id, int world_size, int local_size,
       engine_(engine),
       first_memory_(static_cast<size_t>(local_size), -2) {}
 
-JobGpu::~JobGpu() {
-  if (nccl_ != nullptr)
-    nccl_->Abandon();  // its instances, in the job's group, may remain: they find nothing to drop
+JobGpu::~JobGpu() { Abandon(); }
+
+void JobGpu::Abandon() {
+  if (nccl_ != nullptr) nccl_->Abandon();
 }
 
 NcclPath* JobGpu::Path(NodeGroup* group) {

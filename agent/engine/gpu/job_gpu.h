@@ -53,6 +53,9 @@ class JobGpu {
   // The NCCL path, made on first use (a GPU op, or node 0's id or ticket); `group` (null for a
   // single-node job) carries its messages to the other nodes.
   NcclPath* Path(NodeGroup* group);
+  // The job ends: its NCCL path drops every item without completing it, so that the node group's
+  // instances, destroyed after this, find nothing to drop. Idempotent.
+  void Abandon();
   // A message of node 0's agent for the NCCL path (its unique id or a launch ticket). An error if
   // it is malformed: the job cannot go on.
   Status OnMessage(NodeGroup* group, const PeerHeader& h, const uint8_t* data, size_t len);
