@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "agent/bootstrap/rendezvous_frame.h"
+#include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/node_group.h"
 #include "agent/log.h"
 #include "agent/transport/fake/fake_transport.h"
@@ -392,6 +393,7 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(
   agent::FakeNetwork net;
   struct Node {
     std::unique_ptr<agent::FakeTransport> port;
+    agent::HostDataPlane plane;
     std::unique_ptr<agent::NodeGroup> group;
     std::vector<RankOp> ops;
   };
@@ -409,7 +411,7 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(
     node[static_cast<size_t>(n)].port = net.Attach(cb);
     node[static_cast<size_t>(n)].group = std::make_unique<agent::NodeGroup>(
         agent::Topology{"fuzz", nodes, n, local}, 1, 100 + static_cast<uint64_t>(n),
-        node[static_cast<size_t>(n)].port.get(),
+        node[static_cast<size_t>(n)].port.get(), &node[static_cast<size_t>(n)].plane,
         [](uint64_t, uint64_t, const Status& st, std::string_view,
            const std::vector<agent::OpReport>*, const agent::OpTrace&) { OUTRIDER_CHECK(st.ok()); },
         options);
