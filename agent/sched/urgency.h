@@ -1,6 +1,6 @@
 // How urgent a waiting piece of work is, the one formula behind every queue the agent ages: the
 // send scheduler's chunks (sched/send_scheduler) and the NCCL path's ready instances
-// (engine/nccl_path). Lower is sooner.
+// (engine/gpu/nccl_path). Lower is sooner.
 #pragma once
 
 #include <algorithm>
