@@ -24,12 +24,17 @@ void NcclPath::CountBusy() {
   }
 }
 
+NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
+    : job_id_(std::move(job_id)),
+      node_(node),
+      world_(world),
+      options_(options),
+      links_(std::move(links)) {}
+
 #if OUTRIDER_HAVE_NCCL
 
-using nccl_types::Chunkable;
 using nccl_types::Comm;
 using nccl_types::DtypeOf;
-using nccl_types::RedOpOf;
 
 bool NcclEligible(const ValidatedOp& op) {
   if (op.kind == ipc::OpKind::kAlltoallv) {  // moves bytes: any dtype
@@ -49,13 +54,6 @@ bool NcclEligible(const ValidatedOp& op) {
       return false;
   }
 }
-
-NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
-    : job_id_(std::move(job_id)),
-      node_(node),
-      world_(world),
-      options_(options),
-      links_(std::move(links)) {}
 
 NcclPath::~NcclPath() {
   if (counted_busy_) --busy_paths_;
@@ -316,12 +314,6 @@ nlohmann::json NcclPath::StatusJson() const {
 #else
 
 bool NcclEligible(const ValidatedOp&) { return false; }
-NcclPath::NcclPath(std::string job_id, int node, int world, Options options, Links links)
-    : job_id_(std::move(job_id)),
-      node_(node),
-      world_(world),
-      options_(options),
-      links_(std::move(links)) {}
 NcclPath::~NcclPath() {
   if (counted_busy_) --busy_paths_;
 }
