@@ -176,7 +176,9 @@ class BuildExt(cpp_extension.BuildExtension):
 
 
 cflags = ["-std=c++20", "-O2", "-g0", f"-I{ROOT}", f"-I{os.path.join(ROOT, 'shim', 'include')}"]
-torch_sources = sources("torch")
+# The extension uses the shim through its C API (liboutrider.so), and base/ and ipc/ (memfds for
+# its shared heap) as sources of its own: the shim library keeps those symbols hidden.
+torch_sources = sources("base") + sources("ipc") + sources("torch")
 libs = []
 if cuda_inc:
     torch_sources += sources("torch_cuda")

@@ -5,8 +5,9 @@ Each round runs, one after the other (interleaved, so drift of a shared machine 
 alike, and each round starting with the next system, so the first run's cost does too): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and torch_bench.py
 (torch.distributed, gloo backend) without agents, on the same topology. Per system and size the
 median over rounds is reported, with the ratios Outrider / baseline (below 1.0: Outrider faster).
-`compare train` runs the DDP example tools/examples/train_lm.py instead: outrider with sparse
-embedding gradients against gloo DDP with sparse and with dense ones. `compare local` runs
+`compare train` runs the DDP example tools/examples/train_lm.py instead, the same script for every
+system but for the backend (plain DistributedDataParallel): by default outrider with sparse
+embedding gradients against gloo DDP with sparse and with dense ones (--runs picks the pairs). `compare local` runs
 outrider-bench local (one node, private agent, no launcher).
 
 --against BUILD_DIR adds the system 'outrider@base': the same bench with that build's
@@ -66,7 +67,7 @@ def run_system(system, args, build, out_json):
             "--backend", "outrider" if backend == "outrider" else "gloo", "--sparse", "off" if algo == "dense" else "on",
             "--steps", str(args.steps), "--batch", str(args.batch), "--vocab", str(args.vocab), "--dim", str(args.dim),
             "--json", out_json] + (["--demand"] if args.demand and backend == "outrider" else []) + \
-            (["--overlap"] if algo == "overlap" else [])
+            (["--overlap"] if algo == "overlap" else []) + (["--ddp", args.ddp] if backend == "outrider" else [])
         return run_cmd(f"{backend} ({algo})", cmd, args, out_json)
     if args.op == "sparse":
         if is_outrider:
@@ -203,6 +204,12 @@ def main():
     g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
     g.add_argument("--vocab", type=int, default=100000, help="embedding rows (default 100000)")
     g.add_argument("--demand", action="store_true", help="outrider run announces each next batch's rows")
+    g.add_argument("--runs", dest="train_runs", default=",".join(f"{s}:{a}" for s, a in TRAIN_RUNS),
+                   help="SYSTEM:GRADIENTS pairs to run, SYSTEM outrider or torch-gloo, GRADIENTS sparse or dense "
+                        "(default: %(default)s)")
+    g.add_argument("--ddp", choices=("plain", "shared"), default="plain",
+                   help="outrider runs: plain DistributedDataParallel (default, the same code as gloo's) or "
+                        "outrider_torch.shared_ddp")
     g.add_argument("--overlap", action="store_true",
                    help="also run outrider with the embedding synchronized outside DDP, overlapped with the next step")
     args = p.parse_args()
@@ -226,6 +233,13 @@ def main():
     if args.op == "train":
         if args.rounds < 1 or args.steps < 5:
             p.error("--rounds must be positive and --steps at least 5")
+        runs = []
+        for item in args.train_runs.split(","):
+            system, _, algo = item.partition(":")
+            if system not in ("outrider", "torch-gloo") or algo not in ("sparse", "dense"):
+                p.error(f"--runs: '{item}' is not SYSTEM:GRADIENTS (outrider|torch-gloo : sparse|dense)")
+            runs.append((system, algo))
+        args.train_runs = runs
         if args.rate == "none":
             args.rate = ""
         return compare_train(args)
@@ -394,11 +408,12 @@ def compare_train(args):
     """Interleaved rounds of the training example: outrider (sparse embedding gradients), gloo DDP
     with sparse and with dense embedding gradients. Median step time per run, its local compute and
     exposed communication, the loss curves side by side, and the speed-ups."""
-    runs = list(TRAIN_RUNS) + ([("outrider", "overlap")] if args.overlap else [])
+    runs = list(args.train_runs) + ([("outrider", "overlap")] if args.overlap else [])
     results, env = run_rounds(args, runs, lambda row: row["algo"])
     print(f"\n# train_lm: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
           f"table {args.vocab} x {args.dim}, batch {args.batch}, {args.steps} steps; medians of {args.rounds} rounds")
-    print(f"  {'system':<11} {'algo':<7} {'step(ms)':>9} {'compute(ms)':>12} {'comm(ms)':>9} {'final loss':>11} {'params equal':>13}")
+    print(f"  {'system':<11} {'algo':<7} {'step(ms)':>9} {'compute(ms)':>12} {'comm(ms)':>9} {'fwd(ms)':>8} {'bwd+sync(ms)':>13} "
+          f"{'opt(ms)':>8} {'final loss':>11} {'params equal':>13}")
     rows, curves = [], {}
     for (system, algo) in runs:
         rs = results.get(((system, algo), algo))
@@ -406,7 +421,9 @@ def compare_train(args):
             continue
         med = lambda k: statistics.median(r[k] for r in rs)
         row = {"system": system, "algo": algo, "op": "train_step", "time_us": med("time_us"), "compute_us": med("compute_us"),
-               "comm_us": med("comm_us"), "final_loss": rs[-1]["losses"][-1], "params_identical": all(r["params_identical"] for r in rs),
+               "comm_us": med("comm_us"), "forward_us": med("forward_us"), "backward_us": med("backward_us"),
+               "optimizer_us": med("optimizer_us"), "round_times_us": [r["time_us"] for r in rs],
+               "copies_per_step": rs[-1].get("copies_per_step"), "final_loss": rs[-1]["losses"][-1], "params_identical": all(r["params_identical"] for r in rs),
                "nodes": args.nodes, "ranks": args.nodes * args.procs_per_node, "rounds": len(rs), "steps": args.steps,
                "batch": args.batch, "vocab": args.vocab, "dim": args.dim, "corpus": rs[0].get("corpus"),
                "losses": rs[-1]["losses"]}
@@ -415,25 +432,28 @@ def compare_train(args):
         rows.append(row)
         curves[(system, algo)] = rs[-1]["losses"]
         print(f"  {system:<11} {algo:<7} {row['time_us'] / 1e3:>9.1f} {row['compute_us'] / 1e3:>12.1f} {row['comm_us'] / 1e3:>9.1f} "
+              f"{row['forward_us'] / 1e3:>8.1f} {row['backward_us'] / 1e3:>13.1f} {row['optimizer_us'] / 1e3:>8.1f} "
               f"{row['final_loss']:>11.4f} {str(row['params_identical']):>13}")
     for mine in (r for r in rows if r["system"] == "outrider"):
         for r in rows:
             if r["system"] == "torch-gloo":
                 ratio = r["time_us"] / mine["time_us"]
                 mine[f"speedup_vs_torch_gloo_{r['algo']}"] = ratio
-                print(f"  outrider ({mine['algo']}) step speed-up over gloo DDP ({r['algo']} embedding gradients): {ratio:.2f}x")
+                print(f"  outrider ({mine['algo']}) step speed-up over gloo DDP ({r['algo']} embedding gradients): {ratio:.2f}x "
+                      f"(step ratio {1 / ratio:.3f})")
     if curves:
         keys = list(curves)
         print(f"\n  loss curves (last round): step " + " ".join(f"{k[0]}/{k[1]:>6}" for k in keys))
         n = min(len(c) for c in curves.values())
         for i in list(range(0, n, max(1, n // 10))) + [n - 1]:
             print(f"    {i:>4} " + " ".join(f"{curves[k][i]:>17.5f}" for k in keys))
-        base = curves.get(("torch-gloo", "sparse"))
         for mine in (r for r in rows if r["system"] == "outrider"):
+            kind = "dense" if mine["algo"] == "dense" else "sparse"  # overlap: sparse gradients too
+            base = curves.get(("torch-gloo", kind))
             if base:
                 diff = max(abs(a - b) for a, b in zip(curves[("outrider", mine["algo"])], base))
-                mine["max_loss_diff_vs_gloo_sparse"] = diff
-                print(f"  largest |loss difference| outrider ({mine['algo']}) vs gloo (sparse) over {n} steps: {diff:.2e}")
+                mine[f"max_loss_diff_vs_gloo_{kind}"] = diff
+                print(f"  largest |loss difference| outrider ({mine['algo']}) vs gloo ({kind}) over {n} steps: {diff:.2e}")
     write_json(args, rows, env)
 
 

@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """Tensors in memory shared with the agent, run as every rank of a launched job
-(tools/cluster/run.sh): outrider_torch.empty(), shared_memory() and shared_ddp() tensors go to the
-agent in place (copy_counters() shows no bytes copied for them, and one staged tensor per op for
-ordinary ones) with the same results as ordinary tensors; views, non-contiguous views and every
-dtype work; reduce leaves the others' tensors as they were; DDP with shared buckets trains to the
-same parameters as plain DDP and copies nothing once its buckets are rebuilt; a shared tensor stays
-valid after destroy_process_group and a new group reuses the connection it holds open. Runs
-against PyTorch 1.13 and 2.x; exits non-zero on the first failed check."""
+(tools/cluster/run.sh): once a process group exists, CPU tensors of 64 KiB and more are born there
+and go to the agent in place (copy_counters() shows no bytes copied for them), smaller ones and
+those made before the group are staged (one staged tensor per op), outrider_torch.empty(),
+shared_memory() and shared_ddp() tensors go in place whatever their size, all with the same results;
+views, non-contiguous views and every dtype work; reduce leaves the others' tensors as they were;
+plain DDP copies nothing once its buckets are rebuilt and trains to shared_ddp's parameters; a
+sparse allreduce takes the coalesced rows and gives the result in place; a fork child neither
+allocates from nor frees into the parent's shared memory; a shared tensor stays valid after
+destroy_process_group and a new group uses it in place. With --alloc-off (run under
+OUTRIDER_TORCH_SHARED_ALLOC=off) it checks that ordinary tensors are staged whatever their size.
+Runs against PyTorch 1.13 and 2.x; exits non-zero on the first failed check."""
 import datetime
 import os
 import sys
@@ -44,12 +48,41 @@ def train(ddp, steps, on_step=None):
         opt.step()
 
 
+def sparse_rows(rows, dim, ids):
+    """Rank-dependent rows `ids` (repeats summed by coalescing) of a rows x dim table."""
+    ids = torch.tensor(ids)
+    values = torch.arange(len(ids) * dim, dtype=torch.float32).view(len(ids), dim) + RANK
+    return torch.sparse_coo_tensor(ids.view(1, -1), values, (rows, dim))
+
+
+def alloc_off():
+    """Under OUTRIDER_TORCH_SHARED_ALLOC=off: ordinary tensors are staged whatever their size."""
+    dist.init_process_group("outrider")
+    check("OUTRIDER_TORCH_SHARED_ALLOC=off: no size threshold", outrider_torch.shared_memory_stats()["min_bytes"] == 0,
+          outrider_torch.shared_memory_stats())
+    o = torch.full((1_000_000,), float(RANK + 1))
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(o)
+    d = delta(before)
+    check("... a 4 MB tensor is staged and summed",
+          d["tensors_staged"] == 1 and d["bytes_in"] == 4_000_000 and torch.all(o == TOTAL).item(), (d, o[:4]))
+    e = outrider_torch.empty(1000)
+    e.fill_(1)
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(e)
+    check("... empty() still goes in place", delta(before)["tensors_in_place"] == 1 and torch.all(e == WORLD).item(), delta(before))
+    dist.destroy_process_group()
+    return 0
+
+
 def main():
-    try:
-        outrider_torch.empty(4)
-        check("empty() without a process group raises", False, "it returned")
-    except RuntimeError as e:
-        check("empty() without a process group raises", "init_process_group" in str(e), str(e))
+    if "--alloc-off" in sys.argv:
+        return alloc_off()
+    early = outrider_torch.empty(1000)
+    check("empty() works before any process group", early.shape == (1000,) and early.dtype == torch.float32, early.shape)
+    made_before = torch.full((100_000,), float(RANK + 1))  # 400 KB, before the group: ordinary memory
+    check("no size threshold before a process group", outrider_torch.shared_memory_stats()["min_bytes"] == 0,
+          outrider_torch.shared_memory_stats())
 
     # One store for both rounds of init_process_group (torch's own would be torn down and remade).
     addr, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
@@ -69,13 +102,31 @@ def main():
     d = delta(before)
     check("allreduce of a shared tensor sums", torch.equal(t, torch.full((100_000,), float(TOTAL))), t[:4])
     check("allreduce of a shared tensor copies nothing", d["bytes_in"] == 0 and d["bytes_out"] == 0 and d["tensors_in_place"] == 1, d)
-    o = torch.full((100_000,), float(RANK + 1))
+    check("the process group sets the size threshold to 64 KiB", outrider_torch.shared_memory_stats()["min_bytes"] == 65536,
+          outrider_torch.shared_memory_stats())
+    o = torch.full((100_000,), float(RANK + 1))  # 400 KB, made after the group: in shared memory
     before = outrider_torch.copy_counters()
     dist.all_reduce(o)
     d = delta(before)
-    check("allreduce of an ordinary tensor sums", torch.equal(o, t), o[:4])
-    check("allreduce of an ordinary tensor is staged in and out",
+    check("allreduce of an ordinary 400 KB tensor sums", torch.equal(o, t), o[:4])
+    check("... in place (born in shared memory)", d["bytes_in"] == 0 and d["bytes_out"] == 0 and d["tensors_in_place"] == 1, d)
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(made_before)
+    d = delta(before)
+    check("a tensor made before the group is staged in and out",
           d["bytes_in"] == 400_000 and d["bytes_out"] == 400_000 and d["tensors_staged"] == 1 and d["tensors_in_place"] == 0, d)
+    check("... and summed", torch.equal(made_before, t), made_before[:4])
+    small = torch.full((1000,), float(RANK + 1))  # 4 KB: below the threshold
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(small)
+    d = delta(before)
+    check("a 4 KB tensor is staged", d["bytes_in"] == 4000 and d["tensors_staged"] == 1, d)
+    check("... and summed", torch.all(small == TOTAL).item(), small[:4])
+    early.fill_(RANK + 1)
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(early)
+    check("empty() made before the group goes in place", delta(before)["tensors_in_place"] == 1 and torch.all(early == TOTAL).item(),
+          delta(before))
 
     # Large (a pooled region rather than the arena), every dtype, shapes, zero size.
     big = outrider_torch.empty(6_000_000)
@@ -138,17 +189,59 @@ def main():
     check("shared_memory() routes this thread's allocations only", d["tensors_in_place"] == 1 and d["tensors_staged"] == 2, d)
     check("... all summed", all(torch.all(x == WORLD).item() for x in (s, other[0], after)))
 
-    # DDP: shared buckets train to the same parameters as ordinary ones and copy nothing once built.
+    # DDP: plain DDP's buckets are born in shared memory and copy nothing once rebuilt; shared_ddp
+    # (every bucket, bucket views) trains to the same parameters.
     plain = nn.parallel.DistributedDataParallel(model())
-    train(plain, 6)
+    counts = {}
+    train(plain, 6, on_step=lambda step: counts.setdefault(step, outrider_torch.copy_counters()))
+    d = delta(counts[2])  # buckets are rebuilt in the forward pass of step 1
+    check("plain DDP: steps 2-5 copy nothing (in place)", d["bytes_in"] == 0 and d["bytes_out"] == 0 and d["tensors_in_place"] > 0, d)
     shared = outrider_torch.shared_ddp(model())
     counts = {}
     train(shared, 6, on_step=lambda step: counts.setdefault(step, outrider_torch.copy_counters()))
-    d = delta(counts[2])  # buckets are rebuilt in the forward pass of step 1
+    d = delta(counts[2])
     for p, q in zip(plain.parameters(), shared.parameters()):
         check("shared_ddp trains to plain DDP's parameters", torch.equal(p, q), (p - q).abs().max())
     check("shared_ddp: steps 2-5 copy nothing (in place)", d["bytes_in"] == 0 and d["bytes_out"] == 0 and d["tensors_in_place"] > 0, d)
     del plain, shared
+
+    # Sparse: the rows coalesce into shared memory and go in place; the result is the tensor
+    # itself, its rows views of the shared result (no copy in, none out), and sums like dense.
+    rows, dim = 5000, 16
+    ids = [RANK, 7, 7, 4999, 100 + RANK]  # 7 twice: coalescing sums it
+    sp = sparse_rows(rows, dim, ids)
+    before = outrider_torch.copy_counters()
+    work = dist.all_reduce(sp, async_op=True)
+    work.wait()
+    d = delta(before)
+    dense = sparse_rows(rows, dim, ids).to_dense()
+    dist.all_reduce(dense)
+    check("sparse allreduce sums like dense", torch.equal(sp.to_dense(), dense), (sp.to_dense() - dense).abs().max())
+    check("... with its rows in place (nothing copied in or out)",
+          d["bytes_in"] == 0 and d["bytes_out"] == 0 and d["tensors_in_place"] == 1 and d["tensors_staged"] == 0, d)
+    check("... and the work's result is the tensor itself (its values are the tensor's)",
+          work.result()[0]._values().data_ptr() == sp._values().data_ptr())
+    expect_rows = sorted(set(range(WORLD)) | {7, 4999} | {100 + r for r in range(WORLD)})
+    check("... coalesced, one row per id any rank sent", sp.is_coalesced() and sp._indices()[0].tolist() == expect_rows,
+          sp._indices()[0].tolist())
+
+    # fork(): the child reads the parent's shared tensors, allocates elsewhere, and its frees do
+    # not reach the parent's heap.
+    parent_tensor = torch.full((50_000,), 5.0)  # in shared memory
+    blocks = outrider_torch.shared_memory_stats()["blocks"]
+    pid = os.fork()
+    if pid == 0:
+        ok = torch.all(parent_tensor == 5).item()
+        x = torch.ones(100_000)  # above the threshold: from the ordinary allocator here
+        ok = ok and outrider_torch.shared_memory_stats()["blocks"] == blocks and torch.all(x == 1).item()
+        del parent_tensor, x  # the child's free of a parent block only forgets it
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    check("a fork child reads shared tensors and allocates outside the shared heap", status == 0, status)
+    check("the parent's shared tensor and blocks are as they were after the child's frees",
+          torch.all(parent_tensor == 5).item() and outrider_torch.shared_memory_stats()["blocks"] == blocks,
+          outrider_torch.shared_memory_stats())
+    del parent_tensor
 
     # An op that timed out may still be written by the agent: its shared tensor's memory is never
     # reused. Rank 0 alone allreduces (and times out); the others join the op afterwards, so the
@@ -180,11 +273,17 @@ def main():
         del fresh
     dist.destroy_process_group(g)
 
-    # A shared tensor outlives its process group; a new group reuses the connection it holds.
+    # A shared tensor outlives its process group (and its connection); a new group uses it in place.
     keep = outrider_torch.empty(1000)
     keep.fill_(3)
     dist.destroy_process_group()
     check("a shared tensor stays readable after destroy_process_group", torch.all(keep == 3).item())
+    keep.fill_(4)
+    check("... and writable", torch.all(keep == 4).item())
+    freed = outrider_torch.empty(10_000_000)
+    del freed
+    check("release_shared_memory gives free pages back", outrider_torch.release_shared_memory() >= 40_000_000,
+          outrider_torch.shared_memory_stats())
     dist.init_process_group("outrider", store=dist.PrefixStore("second", store), rank=RANK, world_size=WORLD)
     keep.fill_(RANK + 1)
     before = outrider_torch.copy_counters()

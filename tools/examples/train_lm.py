@@ -100,9 +100,10 @@ def main():
                    help="outrider, sparse on: the embedding is synchronized outside DDP with row demand; the next "
                         "step starts once the rows it looks up are updated, the other rows' sync overlaps it "
                         "(the same SGD updates, applied in the same order per row)")
-    p.add_argument("--copies", choices=("shared", "staged"), default="shared",
-                   help="outrider: DDP's gradient buckets in memory shared with the agent, used in place (shared, "
-                        "the default: outrider_torch.shared_ddp) or ordinary ones copied in and out of it (staged)")
+    p.add_argument("--ddp", choices=("plain", "shared"), default="plain",
+                   help="outrider: plain DistributedDataParallel (the default, the same code as for gloo: its "
+                        "buckets are born in memory shared with the agent all the same) or "
+                        "outrider_torch.shared_ddp (also the smallest buckets, and gradients as bucket views)")
     p.add_argument("--json", help="rank 0 writes the run's summary here")
     args = p.parse_args()
     if args.steps <= args.warmup or args.batch < 1 or args.context < 1 or args.vocab < 2 or args.classes < 2:
@@ -138,7 +139,7 @@ def main():
     if args.overlap:
         # DDP keeps the dense layers; the embedding's gradient goes through sparse_allreduce below.
         nn.parallel.DistributedDataParallel._set_params_and_buffers_to_ignore_for_model(model, ["embedding.weight"])
-    if args.backend == "outrider" and args.copies == "shared":
+    if args.backend == "outrider" and args.ddp == "shared":
         ddp = outrider_torch.shared_ddp(model)
     else:
         ddp = nn.parallel.DistributedDataParallel(model)
@@ -236,7 +237,7 @@ def main():
               f"optimizer {upd * 1e3:.1f} ms); final loss {losses[-1]:.4f}; parameters "
               f"{'bitwise identical' if identical else 'DIFFER'} across ranks", flush=True)
         if copied is not None:
-            print(f"# copies per step ({args.copies} buckets): {copied['bytes_in'] / 1e6:.3f} MB into shared memory, "
+            print(f"# copies per step ({args.ddp} DDP): {copied['bytes_in'] / 1e6:.3f} MB into shared memory, "
                   f"{copied['bytes_out'] / 1e6:.3f} MB out; {copied['tensors_staged']:.1f} tensors staged, "
                   f"{copied['tensors_in_place']:.1f} used in place", flush=True)
         if args.json:

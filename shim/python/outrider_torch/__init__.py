@@ -6,8 +6,10 @@
 Every collective goes to this node's outrider-agent (which must be running; $OUTRIDER_SOCKET names
 its socket if not the default). Dense tensors are reduced by the agent's hierarchical collectives,
 sparse COO tensors (nn.Embedding(sparse=True) gradients under DDP) by its sparse allreduce.
-Tensors in ordinary memory are copied into memory shared with the agent and back; tensors made
-in shared memory (empty(), shared_memory(), shared_ddp()) are used where they lie, without copies.
+Once an outrider process group exists, CPU tensors of 64 KiB or more are made in memory shared with
+the agent (DDP's gradient buckets among them), and collectives use them where they lie, without
+copies; smaller tensors, and tensors made before the group, are copied into shared memory and back.
+OUTRIDER_TORCH_SHARED_ALLOC=off turns that off, OUTRIDER_TORCH_SHARED_MIN_BYTES moves the size.
 
 Builds against PyTorch 1.13 (the backend is a c10d ProcessGroup) and 2.x (a c10d Backend for CPU
 tensors inside a ProcessGroup of ours); backend() finds it either way.
@@ -132,12 +134,12 @@ def last_sparse_algo(group=None):
 
 
 def empty(*size, dtype=None):
-    """Like torch.empty (CPU), but in memory shared with this node's agent.
+    """Like torch.empty (CPU), but in memory shared with this node's agent, whatever its size.
 
-    Collectives of outrider groups (allreduce, broadcast, reduce) hand the agent such a tensor's
-    memory in place: no copy into a staging buffer before the op and none back after it. Needs an
-    initialized outrider process group; the memory (and the connection to the agent) stays valid
-    as long as the tensor or a view of it lives.
+    Collectives of outrider groups (allreduce, broadcast, reduce, sparse allreduce) hand the agent
+    such a tensor's memory in place: no copy into a staging buffer before the op and none back
+    after it. Works with or without a process group; the memory stays valid as long as the tensor
+    or a view of it lives.
     """
     if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
         size = tuple(size[0])
@@ -152,8 +154,8 @@ def empty(*size, dtype=None):
 @contextlib.contextmanager
 def shared_memory():
     """Within it, the CPU tensors this thread allocates live in memory shared with the agent (as
-    from empty()) while an outrider process group is initialized; other threads allocate as
-    always. Meant for the buffers collectives work on, not for a whole model's activations."""
+    from empty()), whatever their size; other threads allocate as always (by size once an outrider
+    process group exists)."""
     previous = _C.set_shared_allocation(True)
     try:
         yield
@@ -162,14 +164,15 @@ def shared_memory():
 
 
 def shared_ddp(module, **kwargs):
-    """torch.nn.parallel.DistributedDataParallel(module, **kwargs) with its gradient buckets in
-    shared memory, so that their allreduces copy nothing.
+    """torch.nn.parallel.DistributedDataParallel(module, **kwargs) with all its gradient buckets in
+    shared memory, however small, and gradient_as_bucket_view defaulting to True (the gradients
+    are views of the buckets, so DDP itself copies nothing between them either).
 
-    DDP allocates the buckets when it is made and once more when it rebuilds them in the order
-    gradients became ready (in the forward pass of the second step): both happen with this
-    thread's allocations routed to shared memory (DDP's forward until it calls the module), and
-    nothing else does. gradient_as_bucket_view
-    defaults to True (the gradients are views of the buckets, so DDP copies nothing either).
+    Plain DistributedDataParallel already gets buckets of 64 KiB and more in shared memory (see
+    the module's doc); this wrapper adds the smaller ones and the bucket views. DDP allocates the
+    buckets when it is made and once more when it rebuilds them in the order gradients became
+    ready (in the forward pass of the second step): both happen with this thread's allocations
+    routed to shared memory (DDP's forward until it calls the module), and nothing else does.
     """
     kwargs.setdefault("gradient_as_bucket_view", True)
     with shared_memory():
@@ -191,6 +194,24 @@ def shared_ddp(module, **kwargs):
     ddp.forward = forward
     module.register_forward_pre_hook(leave)
     return ddp
+
+
+def shared_memory_stats():
+    """The process's memory shared with the agent: segments (sealed memfds, registered with an
+    agent when an op first uses them), reserved_bytes (their address space; pages exist once
+    touched), allocated_bytes and blocks in use, abandoned_blocks (never reused: an op on them
+    timed out, and the agent may still write them), and min_bytes (the size from which every
+    thread's CPU allocations go there; 0: off)."""
+    stats = dict(_C.shared_memory_stats())
+    stats["min_bytes"] = _C.shared_allocation_from()
+    return stats
+
+
+def release_shared_memory():
+    """Gives the pages of freed shared memory back to the system (freed blocks otherwise keep
+    theirs, so that the next step's tensors of the same sizes take no page faults); returns the
+    bytes of address space released."""
+    return _C.trim_shared_memory()
 
 
 def copy_counters():

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -155,28 +156,6 @@ std::shared_ptr<Connection> Connection::Open(int rank, int size) {
   return conn;
 }
 
-Buffer Connection::AcquireShared(size_t bytes) {
-  Buffer b;
-  Call([&] { b = Acquire(bytes); });
-  return b;
-}
-
-void Connection::ReleaseShared(const Buffer& b) {
-  try {
-    if (OnWorker()) {
-      Release(b);
-      return;
-    }
-    // Queued, not waited for: a tensor's deleter must not wait on the worker (which may be
-    // running a future's callback that waits for what the deleting thread holds).
-    auto work =
-        c10::make_intrusive<OutriderWork>(rank_, c10d::OpType::UNKNOWN, std::vector<at::Tensor>{});
-    Enqueue(work, OUTRIDER_COMM_WORLD, std::chrono::milliseconds(0),
-            [this, b](Request&) { Release(b); });
-  } catch (...) {  // the connection is closing: its client unmaps the memory anyway
-  }
-}
-
 void Connection::Call(std::function<void()> f) {
   if (std::this_thread::get_id() ==
       worker_.get_id()) {  // a completion's callback: waiting would deadlock
@@ -251,6 +230,23 @@ Buffer Connection::Acquire(size_t bytes) {
   }
   Check(rc, "allocating shared memory");
   return Buffer{base, size, true};
+}
+
+uint8_t* Connection::HeapSegment(const SharedHeap::Segment& seg) {
+  auto it = heap_segments_.find(seg.id);
+  if (it != heap_segments_.end()) return it->second;
+  void* base = nullptr;
+  int rc = outrider_region_register_fd(client_, seg.fd, seg.bytes, &base);
+  if (rc != OUTRIDER_OK) {
+    std::fprintf(stderr,
+                 "outrider: the agent refused %zu bytes of the process's shared memory (%s): ops "
+                 "on tensors there copy them through staging buffers\n",
+                 seg.bytes, outrider_last_error(client_));
+    base = nullptr;
+  }
+  auto* view = static_cast<uint8_t*>(base);
+  heap_segments_.emplace(seg.id, view);
+  return view;
 }
 
 void Connection::Release(const Buffer& b) {

@@ -1,7 +1,6 @@
 // The process's one connection to its node's agent, which all its outrider process groups share:
 // the shim client, the worker thread that owns it, and the Work the worker completes.
-// Thread-safety: Enqueue, Call, DropComm, AcquireShared and ReleaseShared from any thread; the
-// rest on the worker only.
+// Thread-safety: Enqueue, Call and DropComm from any thread; the rest on the worker only.
 #pragma once
 
 #include <c10/core/Stream.h>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "outrider/outrider.h"
+#include "shim/python/outrider_torch/csrc/shared_heap.h"
 #include "shim/python/outrider_torch/csrc/torch_compat.h"
 
 namespace outrider::torch_backend {
@@ -75,7 +75,7 @@ struct Request {
   // Sparse allreduce with demand through SparseAllreduce: hands over the demanded rows.
   std::function<void(const outrider_op_result_t&)> on_demand;
   std::vector<Buffer> buffers;  // released when the op is done
-  std::vector<void*> in_place;  // shared-memory tensors the agent works on where they lie
+  std::vector<void*> in_place;  // data of shared-memory tensors the agent works on where they lie
   std::shared_ptr<std::promise<void>> submitted;  // EnqueueOrdered: set once submitted (or failed)
   outrider_op_t op = 0;
   std::chrono::steady_clock::time_point deadline;
@@ -99,8 +99,7 @@ class Connection {
   void Stop();
   // The process's connection, if one is open.
   static std::shared_ptr<Connection> Current();
-  // The process's connection as `rank` of `size`: the open one if it is that (shared-memory
-  // tensors can keep it open past its process groups), else a new one.
+  // The process's connection as `rank` of `size`: the open one if it is that, else a new one.
   static std::shared_ptr<Connection> Open(int rank, int size);
 
   void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm,
@@ -114,15 +113,15 @@ class Connection {
   void Call(std::function<void()> f);
   // Leaves `comm` once no op on it is in flight.
   void DropComm(outrider_comm_t comm);
-  // Shared memory that outlives ops (shared_memory.h), from any thread: taken on the worker
-  // (waiting for it; a failure to allocate throws) and given back there (without waiting).
-  Buffer AcquireShared(size_t bytes);
-  void ReleaseShared(const Buffer& b);
   // Whether the caller is the worker thread.
   bool OnWorker() const { return std::this_thread::get_id() == worker_.get_id(); }
   // Worker thread only.
   Buffer Acquire(size_t bytes);
   void Release(const Buffer& b);
+  // This client's mapping of a segment of the shared heap (shared_heap.h), registered with the
+  // agent on first use; null if the agent refused it (its region limits: then ops on tensors
+  // there are staged, and the refusal is said once on stderr).
+  uint8_t* HeapSegment(const SharedHeap::Segment& seg);
   void Check(int rc, const char* what);
   outrider_client_t* client() const { return client_; }
   int rank() const { return rank_; }
@@ -147,9 +146,10 @@ class Connection {
   std::condition_variable cv_;
   // Guarded by mu_: requests and how to prepare them (on the worker).
   std::deque<std::pair<Request, std::function<void(Request&)>>> incoming_;
-  std::vector<outrider_comm_t> drops_;         // guarded by mu_
-  bool stop_ = false;                          // guarded by mu_
-  std::multimap<size_t, void*> free_regions_;  // worker only
+  std::vector<outrider_comm_t> drops_;          // guarded by mu_
+  bool stop_ = false;                           // guarded by mu_
+  std::multimap<size_t, void*> free_regions_;   // worker only
+  std::map<uint64_t, uint8_t*> heap_segments_;  // worker only: by segment id; null: refused
   std::vector<Request>
       started_inline_;  // worker only: submitted from a callback, not yet in flight
 };

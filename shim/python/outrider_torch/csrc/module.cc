@@ -7,6 +7,7 @@
 #include "ipc/protocol.h"
 #include "shim/python/outrider_torch/csrc/any_source.h"
 #include "shim/python/outrider_torch/csrc/process_group.h"
+#include "shim/python/outrider_torch/csrc/shared_heap.h"
 #include "shim/python/outrider_torch/csrc/shared_memory.h"
 
 namespace py = pybind11;
@@ -83,6 +84,29 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_shared_allocation", &outrider::torch_backend::SetSharedAllocation, py::arg("on"),
         "Routes this thread's CPU tensor allocations to shared memory (or not); returns the "
         "previous setting.");
+  m.def("shared_allocation_from", &outrider::torch_backend::SharedAllocationFrom,
+        "The size from which every thread's CPU allocations go to shared memory (0: off).");
+  m.def("set_shared_allocation_from", &outrider::torch_backend::SetSharedAllocationFrom,
+        py::arg("min_bytes"),
+        "Every thread's CPU allocations of at least min_bytes go to shared memory (0: none); "
+        "false if another CPU allocator took precedence.");
+  m.def(
+      "shared_memory_stats",
+      [] {
+        auto st = outrider::torch_backend::SharedHeap::Get().stats();
+        py::dict d;
+        d["segments"] = st.segments;
+        d["reserved_bytes"] = st.reserved_bytes;
+        d["allocated_bytes"] = st.allocated_bytes;
+        d["blocks"] = st.blocks;
+        d["abandoned_blocks"] = st.abandoned_blocks;
+        return d;
+      },
+      "The shared heap: segments, reserved address space, bytes and blocks in use, blocks never "
+      "reused because an op on them timed out.");
+  m.def(
+      "trim_shared_memory", [] { return outrider::torch_backend::SharedHeap::Get().Trim(); },
+      "Gives the pages of the shared heap's free blocks back to the system; returns their bytes.");
   m.def(
       "copy_counters",
       [] {

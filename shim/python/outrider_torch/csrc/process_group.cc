@@ -8,6 +8,7 @@
 
 #include "ipc/defaults.h"
 #include "shim/python/outrider_torch/csrc/op_args.h"
+#include "shim/python/outrider_torch/csrc/shared_memory.h"
 
 namespace outrider::torch_backend {
 
@@ -20,6 +21,9 @@ ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, out
       timeout_(timeout),
       any_source_(AnySource::Create(std::move(store), rank, size, timeout)) {
   InitBackend();
+  // From now on the buffers collectives work on (DDP's buckets, gradients) are born in memory
+  // the agent can use in place.
+  EnableSharedAllocationFromEnv();
 }
 
 ProcessGroupOutrider::~ProcessGroupOutrider() {

@@ -219,9 +219,11 @@ class ProcessGroupOutrider : public BackendBase {
     void* values;
     at::Tensor like;  // the input (shape, dtype)
     int64_t total, demanded;
-    // CUDA: the result's tensors on the device (ids and values are their data); Rows are views.
-    at::Tensor device_ids, device_values;
-    // Rows [begin, end) as a coalesced COO tensor shaped like the input (copied out).
+    // The result's tensors (on the device, or in shared memory on the CPU; ids and values are
+    // their data): Rows are views of them. Undefined: ids and values are a staging buffer.
+    at::Tensor out_ids, out_values;
+    // Rows [begin, end) as a coalesced COO tensor shaped like the input (views of out_ids and
+    // out_values, or copied out of the staging buffer).
     at::Tensor Rows(int64_t begin, int64_t end) const;
   };
   // allreduce of a sparse COO tensor (process_group_sparse.cc): the sum replaces `t`, and the

@@ -3,6 +3,7 @@
 // sparse allreduce with row demand, and the demand itself. CPU tensors are staged through shared
 // memory; CUDA ones go as they lie, ordered on the caller's current stream.
 #include <ATen/ATen.h>
+#include <ATen/SparseTensorImpl.h>
 #include <c10/core/StreamGuard.h>
 
 #include <cstring>
@@ -68,22 +69,39 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::AllreduceSparse(at::Tensor 
   if (t.is_cuda()) stream = CurrentStream(t.device());
   auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::ALLREDUCE,
                                                 std::vector<at::Tensor>{t}, stream);
+  at::Tensor folded;
+  {
+    // Coalescing (the one copy of the rows DDP's gradient needs) writes them where the agent
+    // reads them in place.
+    ScopedSharedAllocation in_shared_memory;
+    folded = FoldSparseDims(t);
+  }
   // The whole result replaces the tensor (sorted unique ids: demanded rows are merged back in).
-  EnqueueSparse(FoldSparseDims(t), demand, work, nullptr, [t, work](const SparseResult& r) mutable {
+  EnqueueSparse(folded, demand, work, nullptr, [t, work](const SparseResult& r) mutable {
     at::Tensor out = r.Rows(0, r.total);
     if (r.demanded > 0) out = out.coalesce();
     out = UnfoldSparseDims(out, t);
-    t.copy_(out);
-    work->set_outputs({out});
+    if (t.is_cuda()) {
+      t.copy_(out);
+      work->set_outputs({out});
+      return;
+    }
+    // On the CPU the tensor takes the result's rows as they lie (views of the shared memory the
+    // agent wrote), and is itself the work's result: DDP's copy of the result into the gradient
+    // is then a copy onto itself, which copies nothing.
+    static_cast<at::SparseTensorImpl*>(t.unsafeGetTensorImpl())
+        ->set_indices_and_values_unsafe(out._indices(), out._values());
+    t._coalesced_(true);
+    work->set_outputs({t});
   });
   return work;
 }
 
 at::Tensor ProcessGroupOutrider::SparseResult::Rows(int64_t begin, int64_t end) const {
   int64_t n = end - begin;
-  if (device_ids.defined()) {  // views of the result on the GPU
-    at::Tensor idx = device_ids.narrow(0, begin, n).view({1, n});
-    return at::_sparse_coo_tensor_unsafe(idx, device_values.narrow(0, begin, n), like.sizes(),
+  if (out_ids.defined()) {  // views of the result
+    at::Tensor idx = out_ids.narrow(0, begin, n).view({1, n});
+    return at::_sparse_coo_tensor_unsafe(idx, out_values.narrow(0, begin, n), like.sizes(),
                                          like.options())
         ._coalesced_(true);
   }
@@ -210,16 +228,49 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
     at::Tensor vals = t._values().contiguous();
     uint64_t nnz = static_cast<uint64_t>(idx.numel());
     size_t elem = static_cast<size_t>(vals.element_size());
-    Buffer ib = conn_->Acquire(nnz * 8), vb = conn_->Acquire(nnz * dim * elem),
-           oi = conn_->Acquire(rows * 8), ov = conn_->Acquire(rows * dim * elem);
-    r.buffers = {ib, vb, oi, ov};
-    Copies().tensors_staged++;
-    Copies().bytes_in += nnz * 8 + nnz * dim * elem;
-    if (nnz > 0) {
+    // The rows go where they lie if they are in shared memory (coalesced there, as
+    // AllreduceSparse does), else through staging buffers.
+    void* in_ids = SharedData(*conn_, idx);
+    void* in_values = SharedData(*conn_, vals);
+    if (in_ids != nullptr && in_values != nullptr) {
+      Copies().tensors_in_place++;
+      r.in_place = {idx.data_ptr(), vals.data_ptr()};
+    } else if (nnz > 0) {
+      Buffer ib = conn_->Acquire(nnz * 8), vb = conn_->Acquire(nnz * dim * elem);
+      r.buffers = {ib, vb};
+      Copies().tensors_staged++;
+      Copies().bytes_in += nnz * 8 + nnz * dim * elem;
       std::memcpy(ib.ptr, idx.data_ptr<int64_t>(), nnz * 8);
       std::memcpy(vb.ptr, vals.data_ptr(), nnz * dim * elem);
+      in_ids = ib.ptr;
+      in_values = vb.ptr;
     }
-    outrider_sparse_t s = describe(ib.ptr, vb.ptr, nnz, oi.ptr, ov.ptr);
+    // The result: tensors in shared memory, of the table's height, which the result rows view
+    // (a staging buffer copied out where shared memory cannot be had).
+    at::Tensor out_ids, out_values;
+    void *oi = nullptr, *ov = nullptr;
+    {
+      ScopedSharedAllocation in_shared_memory;
+      std::vector<int64_t> shape = vals.sizes().vec();
+      shape[0] = static_cast<int64_t>(rows);
+      out_ids = at::empty({static_cast<int64_t>(rows)}, idx.options());
+      out_values = at::empty(shape, vals.options());
+    }
+    oi = SharedData(*conn_, out_ids);
+    ov = SharedData(*conn_, out_values);
+    if (oi != nullptr && ov != nullptr) {
+      r.in_place.push_back(out_ids.data_ptr());
+      r.in_place.push_back(out_values.data_ptr());
+    } else {
+      out_ids = at::Tensor();
+      out_values = at::Tensor();
+      Buffer bi = conn_->Acquire(rows * 8), bv = conn_->Acquire(rows * dim * elem);
+      r.buffers.push_back(bi);
+      r.buffers.push_back(bv);
+      oi = bi.ptr;
+      ov = bv.ptr;
+    }
+    outrider_sparse_t s = describe(in_ids, in_values, nnz, oi, ov);
     stage_demand(r, s);
     r.submit = [this, s, priority] {
       outrider_op_options_t o = Options(priority);
@@ -227,18 +278,23 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
       conn_->Check(outrider_sparse_allreduce(conn_->client(), &s, &o, &h), "sparse allreduce");
       return h;
     };
-    auto result = [oi, ov, t](const outrider_op_result_t& res) {
-      return SparseResult{oi.ptr,
-                          ov.ptr,
+    // The result views, in this process's own mapping (the agent wrote them through the
+    // connection's).
+    void* ids = out_ids.defined() ? out_ids.data_ptr() : oi;
+    void* values = out_values.defined() ? out_values.data_ptr() : ov;
+    auto result = [ids, values, t, out_ids, out_values](const outrider_op_result_t& res) {
+      return SparseResult{ids,
+                          values,
                           t,
                           static_cast<int64_t>(res.result_rows),
                           static_cast<int64_t>(res.demand_rows),
-                          at::Tensor(),
-                          at::Tensor()};
+                          out_ids,
+                          out_values};
     };
     if (demanded)
       r.on_demand = [demanded, result](const outrider_op_result_t& res) { demanded(result(res)); };
-    r.complete = [this, done, result](const outrider_op_result_t& res) {
+    // The inputs live until the op is done (a failed one abandons their memory).
+    r.complete = [this, done, result, idx, vals](const outrider_op_result_t& res) {
       last_sparse_algo_ = res.algo;
       done(result(res));
     };

@@ -1,8 +1,9 @@
-// Tensors whose storage lies in memory shared with the agent (the connection's arena or pooled
-// regions). A collective on such a tensor hands the agent the tensor's own memory: no staging
-// buffer, no copy in before the op and none out after it. They come from outrider_torch.empty()
-// or from any CPU allocation made while a thread routes its allocations here
-// (outrider_torch.shared_memory(), outrider_torch.shared_buckets(ddp) for DDP's gradient buckets).
+// Tensors whose storage lies in memory the agent can share (the process's SharedHeap). A
+// collective on such a tensor hands the agent the tensor's own memory: no staging buffer, no copy
+// in before the op and none out after it. Once an outrider process group exists, every CPU
+// allocation of at least $OUTRIDER_TORCH_SHARED_MIN_BYTES (default 64 KiB) comes from there, from
+// any thread (unless $OUTRIDER_TORCH_SHARED_ALLOC=off); so do all of a thread's allocations while
+// it routes them there (outrider_torch.shared_memory()), and outrider_torch.empty().
 #pragma once
 
 #include <ATen/ATen.h>
@@ -25,23 +26,48 @@ struct CopyCounters {
 };
 CopyCounters& Copies();
 
-// `bytes` (> 0) of shared memory of the process's connection as a uint8 CPU tensor (64-byte
-// aligned; freed when its storage is). Throws without an open connection (no outrider process
-// group yet).
+// `bytes` (> 0) of shared memory as a uint8 CPU tensor (64-byte aligned; freed when its storage
+// is). Throws if no shared memory can be had (a fork child of the process that made the heap).
 at::Tensor SharedBytes(size_t bytes);
 
-// Whether this thread's CPU tensor allocations go to shared memory (while a connection is open;
-// otherwise to PyTorch's allocator as always). Returns the previous setting. The first call
-// installs the routing allocator in front of PyTorch's CPU allocator, for good: other threads,
-// and this one with routing off, allocate as before.
+// Whether this thread's CPU tensor allocations go to shared memory. Returns the previous setting.
+// The first call installs the routing allocator in front of PyTorch's CPU allocator, for good:
+// other threads, and this one with routing off, allocate as before (or by size, below). Throws if
+// another CPU allocator took precedence.
 bool SetSharedAllocation(bool on);
 
-// The start of `t`'s data if all of it lies in one shared-memory block of `conn` (and `t` is
-// contiguous, not empty, and has no lazy conjugate or negative bit), else null.
-void* SharedData(const Connection& conn, const at::Tensor& t);
+// Every thread's CPU allocations of at least `min_bytes` go to shared memory from now on (0:
+// none). Installs the routing allocator like SetSharedAllocation; false (and nothing routed) if
+// another CPU allocator took precedence.
+bool SetSharedAllocationFrom(size_t min_bytes);
+// The threshold in force (0: off).
+size_t SharedAllocationFrom();
+// SetSharedAllocationFrom with what the environment says ($OUTRIDER_TORCH_SHARED_ALLOC=off: 0;
+// else $OUTRIDER_TORCH_SHARED_MIN_BYTES, default 64 KiB), once per process: the first outrider
+// process group calls it.
+void EnableSharedAllocationFromEnv();
 
-// The agent may still write the block holding `p` (its op timed out or was abandoned): the block
-// is never reused, only dropped from the registry when its tensor goes.
+// This thread's allocations go to shared memory while it lives, where the routing allocator is
+// in place (otherwise, and in a fork child, they go where they always do).
+class ScopedSharedAllocation {
+ public:
+  ScopedSharedAllocation();
+  ~ScopedSharedAllocation();
+  ScopedSharedAllocation(const ScopedSharedAllocation&) = delete;
+  ScopedSharedAllocation& operator=(const ScopedSharedAllocation&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// Worker thread of `conn`: where the agent finds `t`'s data if all of it lies in shared memory
+// (and `t` is contiguous, not empty, and has no lazy conjugate or negative bit): the address of
+// its bytes in `conn`'s mapping of the heap (which registers the heap's segment with the agent on
+// first use), else null.
+void* SharedData(Connection& conn, const at::Tensor& t);
+
+// The agent may still write the shared memory at `p` (a tensor's data; its op timed out or was
+// abandoned): its block is never reused.
 void AbandonShared(const void* p);
 
 }  // namespace outrider::torch_backend

@@ -50,7 +50,7 @@ Staged Stage(Connection& conn, Request& r, const at::Tensor& t,
              std::function<void(const outrider_op_result_t&)>* copy_back) {
   if (void* p = SharedData(conn, t)) {
     Copies().tensors_in_place++;
-    r.in_place.push_back(p);
+    r.in_place.push_back(t.data_ptr());
     return {p, true};
   }
   Buffer b = conn.Acquire(t.nbytes());
