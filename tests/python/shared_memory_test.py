@@ -66,6 +66,12 @@ def alloc_off():
     d = delta(before)
     check("... a 4 MB tensor is staged and summed",
           d["tensors_staged"] == 1 and d["bytes_in"] == 4_000_000 and torch.all(o == TOTAL).item(), (d, o[:4]))
+    sp = torch.sparse_coo_tensor(torch.tensor([[RANK, 7, 7]]), torch.ones(3, 4), (100, 4))
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(sp)
+    d = delta(before)
+    check("... a sparse allreduce is staged", d["tensors_staged"] == 1 and d["tensors_in_place"] == 0, d)
+    check("... and summed", sp.to_dense()[7].tolist() == [2.0 * WORLD] * 4, sp.to_dense()[7])
     e = outrider_torch.empty(1000)
     e.fill_(1)
     before = outrider_torch.copy_counters()

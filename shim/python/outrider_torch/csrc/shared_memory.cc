@@ -18,8 +18,9 @@ namespace {
 constexpr size_t kDefaultMinBytes = size_t{64} << 10;
 
 std::atomic<c10::DeleterFnPtr> g_fallback_deleter{
-    nullptr};                        // the CPU allocator's own, set once with it
-std::atomic<size_t> g_min_bytes{0};  // every thread's allocations from this size (0: none)
+    nullptr};                            // the CPU allocator's own, set once with it
+std::atomic<size_t> g_min_bytes{0};      // every thread's allocations from this size (0: none)
+std::atomic<bool> g_backend_off{false};  // OUTRIDER_TORCH_SHARED_ALLOC=off: the backend stages
 thread_local bool t_shared_allocation = false;
 
 // Frees a block (by its start, which is also the DataPtr's context). A deleter: never throws.
@@ -129,8 +130,10 @@ void EnableSharedAllocationFromEnv() {
   static std::once_flag once;
   std::call_once(once, [] {
     const char* alloc = std::getenv("OUTRIDER_TORCH_SHARED_ALLOC");
-    if (alloc != nullptr && (std::strcmp(alloc, "off") == 0 || std::strcmp(alloc, "0") == 0))
+    if (alloc != nullptr && (std::strcmp(alloc, "off") == 0 || std::strcmp(alloc, "0") == 0)) {
+      g_backend_off = true;
       return;
+    }
     size_t min_bytes = kDefaultMinBytes;
     if (const char* v = std::getenv("OUTRIDER_TORCH_SHARED_MIN_BYTES"); v != nullptr && *v) {
       char* end = nullptr;
@@ -153,7 +156,7 @@ void EnableSharedAllocationFromEnv() {
 }
 
 ScopedSharedAllocation::ScopedSharedAllocation() : previous_(t_shared_allocation) {
-  if (Routing()) t_shared_allocation = true;
+  if (!g_backend_off.load() && Routing()) t_shared_allocation = true;
 }
 
 ScopedSharedAllocation::~ScopedSharedAllocation() { t_shared_allocation = previous_; }

@@ -47,8 +47,9 @@ size_t SharedAllocationFrom();
 // process group calls it.
 void EnableSharedAllocationFromEnv();
 
-// This thread's allocations go to shared memory while it lives, where the routing allocator is
-// in place (otherwise, and in a fork child, they go where they always do).
+// This thread's allocations go to shared memory while it lives (the backend's own buffers), where
+// the routing allocator is in place and OUTRIDER_TORCH_SHARED_ALLOC is not off (otherwise, and in
+// a fork child, they go where they always do).
 class ScopedSharedAllocation {
  public:
   ScopedSharedAllocation();
