@@ -9,7 +9,8 @@ plain DDP copies nothing once its buckets are rebuilt and trains to shared_ddp's
 sparse allreduce takes the coalesced rows and gives the result in place; a fork child neither
 allocates from nor frees into the parent's shared memory; a shared tensor stays valid after
 destroy_process_group and a new group uses it in place. With --alloc-off (run under
-OUTRIDER_TORCH_SHARED_ALLOC=off) it checks that ordinary tensors are staged whatever their size.
+OUTRIDER_TORCH_SHARED_ALLOC=off) it checks that ordinary tensors are staged whatever their size;
+with --refused (an agent whose max_region_bytes refuses the heap) that ops there are staged.
 Runs against PyTorch 1.13 and 2.x; exits non-zero on the first failed check."""
 import datetime
 import os
@@ -81,9 +82,29 @@ def alloc_off():
     return 0
 
 
+def refused():
+    """Under an agent whose max_region_bytes is below a heap segment: the agent refuses the heap,
+    and ops on tensors there are staged instead, with the same results."""
+    dist.init_process_group("outrider")
+    o = torch.full((1_000_000,), float(RANK + 1))  # in the heap, which the agent refuses
+    check("refused: the tensor is in the shared heap", outrider_torch.shared_memory_stats()["blocks"] > 0,
+          outrider_torch.shared_memory_stats())
+    before = outrider_torch.copy_counters()
+    dist.all_reduce(o)
+    d = delta(before)
+    check("... its allreduce is staged and sums", d["tensors_staged"] == 1 and torch.all(o == TOTAL).item(), (d, o[:4]))
+    sp = torch.sparse_coo_tensor(torch.tensor([[RANK, 7, 7]]), torch.ones(3, 4), (100, 4))
+    dist.all_reduce(sp)
+    check("... a sparse allreduce sums", sp.to_dense()[7].tolist() == [2.0 * WORLD] * 4, sp.to_dense()[7])
+    dist.destroy_process_group()
+    return 0
+
+
 def main():
     if "--alloc-off" in sys.argv:
         return alloc_off()
+    if "--refused" in sys.argv:
+        return refused()
     early = outrider_torch.empty(1000)
     check("empty() works before any process group", early.shape == (1000,) and early.dtype == torch.float32, early.shape)
     made_before = torch.full((100_000,), float(RANK + 1))  # 400 KB, before the group: ordinary memory
