@@ -258,9 +258,12 @@ def main():
     blocks = outrider_torch.shared_memory_stats()["blocks"]
     pid = os.fork()
     if pid == 0:
-        ok = torch.all(parent_tensor == 5).item()
-        x = torch.ones(100_000)  # above the threshold: from the ordinary allocator here
-        ok = ok and outrider_torch.shared_memory_stats()["blocks"] == blocks and torch.all(x == 1).item()
+        # Element-wise work on few elements only: a parallel region would hang in a fork child of
+        # a process whose OpenMP pool ran (libgomp), whatever the memory.
+        ok = parent_tensor[:100].eq(5).all().item()
+        x = torch.empty(100_000)  # above the threshold: from the ordinary allocator here
+        ok = ok and outrider_torch.shared_memory_stats()["blocks"] == blocks
+        x[:100].fill_(1)
         del parent_tensor, x  # the child's free of a parent block only forgets it
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)

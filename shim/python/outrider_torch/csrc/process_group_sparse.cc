@@ -1,7 +1,8 @@
 // Sparse COO tensors in the "outrider" backend (see process_group.h): allreduce of sparse
 // gradients (any number of sparse dimensions, folded into one row index), the Python-facing
-// sparse allreduce with row demand, and the demand itself. CPU tensors are staged through shared
-// memory; CUDA ones go as they lie, ordered on the caller's current stream.
+// sparse allreduce with row demand, and the demand itself. CPU rows are coalesced into the shared
+// heap and go in place, and the result is views of heap tensors (staging buffers where the heap
+// cannot be used); CUDA ones go as they lie, ordered on the caller's current stream.
 #include <ATen/ATen.h>
 #include <ATen/SparseTensorImpl.h>
 #include <c10/core/StreamGuard.h>

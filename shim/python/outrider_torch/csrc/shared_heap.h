@@ -45,8 +45,8 @@ class SharedHeap {
   // larger allocation gets a segment of its own size).
   static SharedHeap& Get();
 
-  // `bytes` (> 0), 64-byte aligned (page-aligned from 4 KiB up), or null: a forked child, or no
-  // memfd could be made (then the caller allocates elsewhere).
+  // `bytes` (> 0), 64-byte aligned (sizes rounded up to 64 bytes, or to pages from 4 KiB), or null:
+  // a forked child, or no memfd could be made (then the caller allocates elsewhere).
   void* Allocate(size_t bytes);
   // Gives back a block from Allocate; false if `p` is not the start of a live block (not heap
   // memory: the caller frees it the way it was allocated). The block's pages stay, for reuse
