@@ -86,10 +86,6 @@ PYBIND11_MODULE(_C, m) {
         "previous setting.");
   m.def("shared_allocation_from", &outrider::torch_backend::SharedAllocationFrom,
         "The size from which every thread's CPU allocations go to shared memory (0: off).");
-  m.def("set_shared_allocation_from", &outrider::torch_backend::SetSharedAllocationFrom,
-        py::arg("min_bytes"),
-        "Every thread's CPU allocations of at least min_bytes go to shared memory (0: none); "
-        "false if another CPU allocator took precedence.");
   m.def(
       "shared_memory_stats",
       [] {

@@ -6,7 +6,10 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace outrider::torch_backend {
@@ -21,16 +24,20 @@ size_t Round(size_t bytes) {
   return bytes < kPage ? (bytes + 63) & ~size_t{63} : (bytes + kPage - 1) & ~(kPage - 1);
 }
 
-size_t SegmentBytesFromEnv() {
-  const char* v = std::getenv("OUTRIDER_TORCH_SHARED_SEGMENT_BYTES");
-  if (v == nullptr || *v == '\0') return kDefaultSegmentBytes;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || n < (1u << 20)) return kDefaultSegmentBytes;
-  return Round(static_cast<size_t>(n));
-}
-
 }  // namespace
+
+size_t EnvBytes(const char* name, size_t fallback, size_t at_least) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  size_t n = 0;
+  auto [end, ec] = std::from_chars(v, v + std::strlen(v), n);
+  if (ec != std::errc() || *end != '\0' || n < at_least) {
+    std::fprintf(stderr, "outrider: %s=%s is not a byte count of at least %zu; using %zu\n", name,
+                 v, at_least, fallback);
+    return fallback;
+  }
+  return n;
+}
 
 SharedHeap& SharedHeap::Get() {
   // Never destroyed: tensors in it may be freed during static destruction.
@@ -38,7 +45,9 @@ SharedHeap& SharedHeap::Get() {
   return *heap;
 }
 
-SharedHeap::SharedHeap() : segment_bytes_(SegmentBytesFromEnv()) {
+SharedHeap::SharedHeap()
+    : segment_bytes_(
+          Round(EnvBytes("OUTRIDER_TORCH_SHARED_SEGMENT_BYTES", kDefaultSegmentBytes, 1u << 20))) {
   // The heap's lock is held across fork(), so the child's copy of the bookkeeping is consistent.
   ::pthread_atfork([] { Get().mu_.lock(); }, [] { Get().mu_.unlock(); },
                    [] {

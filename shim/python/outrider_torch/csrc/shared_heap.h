@@ -21,6 +21,10 @@
 
 namespace outrider::torch_backend {
 
+// $name as a byte count of at least `at_least`; `fallback` if unset or empty, and (said on stderr)
+// if it is not such a count.
+size_t EnvBytes(const char* name, size_t fallback, size_t at_least);
+
 // Thread-safety: every member from any thread. After fork() the child neither allocates from
 // the heap nor frees into it (the parent's memory stays shared with it, its bookkeeping is the
 // parent's): Allocate returns null there, and Free forgets the block.

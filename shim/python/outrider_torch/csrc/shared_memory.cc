@@ -134,19 +134,7 @@ void EnableSharedAllocationFromEnv() {
       g_backend_off = true;
       return;
     }
-    size_t min_bytes = kDefaultMinBytes;
-    if (const char* v = std::getenv("OUTRIDER_TORCH_SHARED_MIN_BYTES"); v != nullptr && *v) {
-      char* end = nullptr;
-      unsigned long long n = std::strtoull(v, &end, 10);
-      if (end == v || *end != '\0' || n == 0) {
-        std::fprintf(stderr,
-                     "outrider: OUTRIDER_TORCH_SHARED_MIN_BYTES=%s is not a positive byte count; "
-                     "using %zu\n",
-                     v, kDefaultMinBytes);
-      } else {
-        min_bytes = static_cast<size_t>(n);
-      }
-    }
+    size_t min_bytes = EnvBytes("OUTRIDER_TORCH_SHARED_MIN_BYTES", kDefaultMinBytes, 1);
     if (!SetSharedAllocationFrom(min_bytes)) {
       std::fprintf(stderr,
                    "outrider: another CPU allocator took precedence: tensors are copied into "
