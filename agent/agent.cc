@@ -137,6 +137,7 @@ std::string Agent::StatusJson() {
   j["gpu_nccl"] = {
       {"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
   j["jobs"] = jobs_.StatusJson();
+  j["generations"] = jobs_.reformer().StatusJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
   j["tcp_congestion_control"] = network_ != nullptr
@@ -230,6 +231,8 @@ bool Agent::Poll() {
       next_watchdog_ns_ = now_ns + watchdog_us_ * 500;  // twice per watchdog period
     }
   }
+  if (uint64_t now = ipc::MonotonicNs(); now >= jobs_.reformer().NextDeadlineNs())
+    jobs_.reformer().Tick(now);
   if (options_.op_timeout_ms != 0) {
     uint64_t now = ipc::MonotonicNs();
     if (now >= next_expiry_check_ns_) {
@@ -257,6 +260,10 @@ int Agent::TimeoutMs() {
                  : static_cast<int>(std::min<uint64_t>((control_ns - now) / 1'000'000 + 1, 1000));
     net_ms = net_ms < 0 ? ms : std::min(net_ms, ms);
     next_tick_ns_ = std::min(next_tick_ns_, control_ns);
+  }
+  if (uint64_t reform_ns = jobs_.reformer().NextDeadlineNs(); reform_ns != UINT64_MAX) {
+    int ms = reform_ns <= now ? 0 : static_cast<int>((reform_ns - now) / 1'000'000 + 1);
+    net_ms = net_ms < 0 ? ms : std::min(net_ms, ms);
   }
   if (options_.op_timeout_ms == 0) return net_ms;
   uint64_t next = jobs_.NextExpiryNs(uint64_t{options_.op_timeout_ms} * 1'000'000);

@@ -39,6 +39,18 @@ AgentMetrics::AgentMetrics() {
                                  "Time a collective waited for all local ranks before it started.",
                                  {"priority_class"}, metrics::ExponentialBuckets(10e-6, 4, 12))
                    .Get({"default"});
+  reconfigurations = &registry_.AddCounter(
+      "outrider_reconfigurations_total",
+      "New generations of jobs this node's ranks asked for, by how they ended for them: `ok` "
+      "(they went on in it), `left_out`, `failed`.",
+      {"result"});
+  reconfiguration_duration =
+      registry_
+          .AddHistogram("outrider_reconfiguration_seconds",
+                        "Time from a node's first rank asking for a job's next generation to the "
+                        "agents' decision reaching it.",
+                        {}, metrics::ExponentialBuckets(1e-3, 2, 16))
+          .Get({});
   pending_ops = registry_
                     .AddGauge("outrider_queue_depth",
                               "Collectives pending on this agent (waiting for ranks or running).",

@@ -12,7 +12,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 9;
+inline constexpr uint16_t kProtocolVersion = 10;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -92,6 +92,8 @@ enum class MsgType : uint16_t {
   kCommCreateReply = 9,    // RegionReply layout; region_id is the communicator id
   kCommDestroy = 10,       // shim -> agent: leave a communicator
   kCommDestroyReply = 11,  // RegionReply layout
+  kReform = 12,            // shim -> agent: ask about, or take part in, a new generation of the job
+  kReformReply = 13,
 };
 
 struct MsgHeader {
@@ -120,9 +122,13 @@ struct HelloRequest {
   char root_addr[kAddrBytes];     // "host:port" of the job's root agent; "" when single-node
   char token[kTokenBytes];        // job token; agents of one job must agree on it
   uint32_t gpu_mode;              // GpuMode: how the client hands over device buffers
-  uint32_t reserved;              // must be 0
+  uint32_t flags;                 // kHello* bits; others must be 0
 };
 static_assert(sizeof(HelloRequest) == 240);
+
+// HelloRequest.flags: the client joins a running job at its next generation (kReform), not now;
+// its rank and sizes in the hello are ignored until then.
+inline constexpr uint32_t kHelloJoiner = 1;
 
 struct HelloReply {
   MsgHeader header;
@@ -206,6 +212,35 @@ struct Goodbye {
   char message[kMessageBytes];
 };
 static_assert(sizeof(Goodbye) == 216);
+
+// A job's generations (docs/elastic.md): after a rank or node is lost, or to admit a joiner, the
+// surviving ranks and the joiners ask their agents for the next generation; the agents agree on
+// its members, renumber them densely and move each client into it. kQuery only reports the
+// client's generation and whether joiners wait to be admitted.
+enum class ReformMode : uint32_t { kQuery = 0, kReform = 1 };
+inline constexpr uint32_t kNumReformModes = 2;
+
+struct Reform {
+  MsgHeader header;
+  uint32_t mode;        // ReformMode
+  uint32_t timeout_ms;  // kReform: how long the agents may take to agree; 0: the agent's default
+  uint64_t reserved;    // must be 0
+};
+static_assert(sizeof(Reform) == 32);
+
+struct ReformReply {
+  MsgHeader header;
+  int32_t code;         // outrider::Code
+  uint32_t generation;  // the client's generation (after a kReform: the new one)
+  int32_t rank;         // the client's place in it
+  int32_t world_size;
+  int32_t local_rank;
+  int32_t local_world_size;
+  uint32_t joiners_waiting;  // joiners this agent holds for the job's next generation
+  uint32_t reserved;
+  char message[kMessageBytes];
+};
+static_assert(sizeof(ReformReply) == 240);
 
 // ---- Ring entries in the control segment. ----
 struct BufferRef {

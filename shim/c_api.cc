@@ -1,5 +1,6 @@
 // The C ABI, setup half: connecting, errors, communicators and shared memory. Converts between C
 // types and the Client; no exception or C++ type crosses it (ops and waits: c_api_ops.cc).
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -55,7 +56,8 @@ int outrider_connect(const outrider_connect_options_t* options, outrider_client_
   try {
     outrider::shim::ConnectRequest req;
     if (options != nullptr) {
-      if (options->size < sizeof(outrider_connect_options_t)) {
+      // Version 3's options end before `flags`.
+      if (options->size < offsetof(outrider_connect_options_t, flags)) {
         t_connect_error =
             "INVALID_ARGUMENT: outrider_connect_options_t.size is wrong; initialize it with "
             "outrider_connect_options_init";
@@ -69,6 +71,13 @@ int outrider_connect(const outrider_connect_options_t* options, outrider_client_
       req.local_world_size = options->local_world_size;
       req.arena_bytes = options->arena_bytes;
       req.timeout_ms = options->timeout_ms;
+      if (options->size >= sizeof(outrider_connect_options_t)) {
+        if ((options->flags & ~OUTRIDER_CONNECT_JOINER) != 0) {
+          t_connect_error = "INVALID_ARGUMENT: unknown outrider_connect_options_t.flags";
+          return OUTRIDER_ERR_INVALID_ARGUMENT;
+        }
+        req.joiner = (options->flags & OUTRIDER_CONNECT_JOINER) != 0;
+      }
     }
     auto config = outrider::shim::ResolveConnectConfig(req);
     if (!config.ok()) {
@@ -98,6 +107,39 @@ const char* outrider_error_string(int code) {
 const char* outrider_last_error(const outrider_client_t* client) {
   if (client == nullptr) return t_connect_error.c_str();
   return client->impl->last_error().c_str();
+}
+
+namespace {
+void FillMembership(const outrider::shim::Client::Membership& m, outrider_membership_t* out) {
+  if (out == nullptr) return;
+  out->generation = m.generation;
+  out->rank = m.rank;
+  out->world_size = m.world_size;
+  out->local_rank = m.local_rank;
+  out->local_world_size = m.local_world_size;
+  out->joiners_waiting = m.joiners_waiting;
+}
+}  // namespace
+
+int outrider_membership(outrider_client_t* c, outrider_membership_t* out) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  return Guard(c, [&]() -> int {
+    outrider::shim::Client::Membership m;
+    Status st = c->impl->GetMembership(&m);
+    FillMembership(m, out);
+    return st.ok() ? OUTRIDER_OK : Fail(c, st);
+  });
+}
+
+int outrider_reconfigure(outrider_client_t* c, int32_t timeout_ms, outrider_membership_t* out) {
+  if (c == nullptr) return OUTRIDER_ERR_INVALID_ARGUMENT;
+  if (timeout_ms < 0) return Fail(c, outrider::InvalidArgument("timeout_ms must not be negative"));
+  return Guard(c, [&]() -> int {
+    outrider::shim::Client::Membership m;
+    Status st = c->impl->Reconfigure(static_cast<uint32_t>(timeout_ms), &m);
+    FillMembership(m, out);
+    return st.ok() ? OUTRIDER_OK : Fail(c, st);
+  });
 }
 
 int outrider_comm_split(outrider_client_t* c, outrider_comm_t parent, int color, int key,

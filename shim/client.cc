@@ -33,6 +33,49 @@ Result<std::unique_ptr<Client>> Client::Connect(const ConnectConfig& config) {
   return std::unique_ptr<Client>(new Client(config, std::move(conn)));
 }
 
+namespace {
+
+Client::Membership MembershipOf(const ipc::ReformReply& r) {
+  Client::Membership m;
+  m.generation = r.generation;
+  m.rank = r.rank;
+  m.world_size = r.world_size;
+  m.local_rank = r.local_rank;
+  m.local_world_size = r.local_world_size;
+  m.joiners_waiting = r.joiners_waiting;
+  return m;
+}
+
+}  // namespace
+
+Status Client::GetMembership(Membership* out) {
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::ReformReply r, conn_->Reform(ipc::ReformMode::kQuery, 0));
+  if (out != nullptr) *out = MembershipOf(r);
+  return FromReply(r.code, r.message);
+}
+
+Status Client::Reconfigure(uint32_t timeout_ms, Membership* out) {
+  DrainCompletions();
+  if (in_flight_ != 0 || !ops_.empty()) {
+    return FailedPrecondition(std::to_string(ops_.size()) +
+                              " ops of this client are not waited for yet; wait for (or test) "
+                              "every op before re-forming the job");
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::ReformReply r,
+                            conn_->Reform(ipc::ReformMode::kReform, timeout_ms));
+  Membership m = MembershipOf(r);
+  if (out != nullptr) *out = m;
+  OUTRIDER_RETURN_IF_ERROR(FromReply(r.code, r.message));
+  config_.rank = m.rank;
+  config_.world_size = m.world_size;
+  config_.local_rank = m.local_rank;
+  config_.local_world_size = m.local_world_size;
+  config_.generation = m.generation;
+  config_.joiner = false;
+  comms_.Reset(config_);
+  return Status::Ok();
+}
+
 Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color, int32_t key) {
   auto exchange = [&](const Communicators::Comm& p, int32_t my_color,
                       int32_t my_key) -> Result<Communicators::SplitExchange> {

@@ -72,6 +72,20 @@ class Client {
   // gone. Never reads `wake_fd`.
   Status WaitEvent(int wake_fd, int64_t timeout_ms);
 
+  // ---- Generations (docs/elastic.md). ----
+  struct Membership {
+    uint32_t generation = 0;
+    int32_t rank = -1, world_size = 0, local_rank = -1, local_world_size = 0;
+    uint32_t joiners_waiting = 0;
+  };
+  // The client's place in its job, and the joiners the agent holds (the job's node 0 only). An
+  // error when the job can no longer go on in this generation (a rank or node was lost); the
+  // membership is filled in either way.
+  Status GetMembership(Membership* out);
+  // Moves the client into the job's next generation: its rank and sizes change, every
+  // communicator but the job's is gone, its memory stays registered. No op may be in flight.
+  Status Reconfigure(uint32_t timeout_ms, Membership* out);
+
   std::string& last_error() { return last_error_; }
 
  private:

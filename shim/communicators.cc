@@ -23,6 +23,12 @@ uint64_t Mix(uint64_t h, const void* data, size_t len) {
 }  // namespace
 
 Communicators::Communicators(Connection* conn, const ConnectConfig& config) : conn_(conn) {
+  Reset(config);
+}
+
+void Communicators::Reset(const ConnectConfig& config) {
+  comms_.clear();
+  if (config.joiner) return;  // in no job until it re-forms
   Comm job;
   job.rank = config.rank;
   job.size = config.world_size;
@@ -34,7 +40,11 @@ Communicators::Communicators(Connection* conn, const ConnectConfig& config) : co
 }
 
 Result<const Communicators::Comm*> Communicators::Find(uint32_t comm) const {
-  if (comms_.empty() && comm == kJob) return InvalidArgument("client is not connected");
+  if (comms_.empty() && comm == kJob) {
+    return FailedPrecondition(
+        "this client joins its job at the next generation (outrider_reconfigure); it is in no "
+        "job yet");
+  }
   auto it = comms_.find(comm);
   if (it == comms_.end())
     return InvalidArgument("no communicator " + std::to_string(comm) + " on this client");

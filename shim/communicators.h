@@ -36,6 +36,10 @@ class Communicators {
   Communicators(const Communicators&) = delete;
   Communicators& operator=(const Communicators&) = delete;
 
+  // The job re-formed (`config` has the client's place in its new generation): every
+  // communicator but the job's is gone.
+  void Reset(const ConnectConfig& config);
+
   Result<const Comm*> Find(uint32_t comm) const;
   Result<int> Rank(uint32_t comm) const;
   Result<int> Size(uint32_t comm) const;

@@ -93,6 +93,12 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
                            std::to_string(ipc::kTokenBytes - 1) + " characters");
   }
   c.timeout_ms = req.timeout_ms > 0 ? req.timeout_ms : 5000;
+  // A joiner has no place yet: the agents give it one when the job re-forms.
+  c.joiner = req.joiner;
+  if (c.joiner) {
+    c.rank = c.local_rank = 0;
+    c.world_size = c.local_world_size = 1;
+  }
   if (c.job_id.size() >= ipc::kJobIdBytes) {
     return InvalidArgument("job id '" + c.job_id + "' is longer than " +
                            std::to_string(ipc::kJobIdBytes - 1) + " characters");

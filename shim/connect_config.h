@@ -20,6 +20,10 @@ struct ConnectConfig {
   std::string root_addr;  // host:port of the job's root agent (multi-node)
   std::string token;
   ipc::GpuMode gpu_mode = ipc::GpuMode::kStaging;  // OUTRIDER_GPU_MODE: staging or ipc
+  // Joins the job at its next generation (outrider_reconfigure), in no job until then; rank and
+  // sizes are then the place it is given. The job's generation (0 until it re-forms).
+  bool joiner = false;
+  uint32_t generation = 0;
 };
 
 // Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
@@ -31,6 +35,7 @@ struct ConnectRequest {
   int32_t rank = -1, world_size = -1, local_rank = -1, local_world_size = -1;
   uint64_t arena_bytes = 0;
   int timeout_ms = 0;
+  bool joiner = false;
 };
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& request);
 

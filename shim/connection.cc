@@ -53,6 +53,7 @@ Status Connection::Handshake() {
   std::memcpy(hello.root_addr, config_.root_addr.data(), config_.root_addr.size());
   std::memcpy(hello.token, config_.token.data(), config_.token.size());
   hello.gpu_mode = static_cast<uint32_t>(config_.gpu_mode);
+  hello.flags = config_.joiner ? ipc::kHelloJoiner : 0;
   // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
   // hello; its reply is still worth reading when the send fails.
   Status sent = channel_.Send(&hello, sizeof(hello));
@@ -181,6 +182,44 @@ Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, cons
     }
     ipc::RegionReply reply;
     std::memcpy(&reply, buf, sizeof(reply));
+    return reply;
+  }
+}
+
+Result<ipc::ReformReply> Connection::Reform(ipc::ReformMode mode, uint32_t timeout_ms) {
+  OUTRIDER_RETURN_IF_ERROR(gone());
+  ipc::Reform msg{};
+  uint32_t rid = NextRequestId();
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReform, sizeof(msg) - sizeof(msg.header), rid);
+  msg.mode = static_cast<uint32_t>(mode);
+  msg.timeout_ms = timeout_ms;
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg)));
+  // The agents answer within the re-form's own deadline (0: theirs, 30 s); a margin on top.
+  uint64_t wait_ms =
+      uint64_t(mode == ipc::ReformMode::kQuery ? 0 : (timeout_ms ? timeout_ms : 30000)) +
+      uint64_t(config_.timeout_ms);
+  uint64_t deadline = ipc::MonotonicNs() + wait_ms * 1000000;
+  for (;;) {
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline)
+      return DeadlineExceeded("the agent did not answer a re-form request in time");
+    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
+    auto n =
+        channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
+    if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
+    if (std::optional<Status> gone = Departure(n, buf)) {
+      MarkGone(*gone);
+      return gone_;
+    }
+    ipc::MsgHeader hdr;
+    std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
+    if (*n != sizeof(ipc::ReformReply) || hdr.magic != ipc::kMagic || hdr.request_id != rid ||
+        hdr.type != static_cast<uint16_t>(ipc::MsgType::kReformReply)) {
+      return ProtocolError("unexpected reply to a re-form request");
+    }
+    ipc::ReformReply reply;
+    std::memcpy(&reply, buf, sizeof(reply));
+    reply.message[sizeof(reply.message) - 1] = '\0';
     return reply;
   }
 }

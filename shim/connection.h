@@ -65,6 +65,10 @@ class Connection {
   Result<ipc::RegionReply> Request(const void* msg, size_t bytes, const int* fds, size_t nfds,
                                    uint32_t request_id);
 
+  // Asks the agent about the job's generations (kQuery), or to move this client into the job's
+  // next one (kReform; the agents take up to `timeout_ms`, 0: their default).
+  Result<ipc::ReformReply> Reform(ipc::ReformMode mode, uint32_t timeout_ms);
+
   int fd() const { return channel_.fd(); }
   // The submission ring's doorbell (an eventfd the agent waits on).
   int doorbell_fd() const { return sq_efd_.get(); }

@@ -79,6 +79,68 @@ Result<rendezvous::Frame> ReadFrame(int fd, int cancel_fd, uint64_t deadline_ns)
   return rendezvous::Decode(body);
 }
 
+// The IPv4 address of a connected socket's local end ("" if unknown).
+std::string LocalHost(int fd) {
+  sockaddr_in sa{};
+  socklen_t sl = sizeof(sa);
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &sl) != 0) return "";
+  char buf[INET_ADDRSTRLEN] = {};
+  if (::inet_ntop(AF_INET, &sa.sin_addr, buf, sizeof(buf)) == nullptr) return "";
+  return buf;
+}
+
+// The IPv4 address of a connected socket's remote end ("" if unknown).
+std::string PeerHost(int fd) {
+  sockaddr_in sa{};
+  socklen_t sl = sizeof(sa);
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &sl) != 0) return "";
+  char buf[INET_ADDRSTRLEN] = {};
+  if (::inet_ntop(AF_INET, &sa.sin_addr, buf, sizeof(buf)) == nullptr) return "";
+  return buf;
+}
+
+// Resolves "host:port" (IPv4).
+Result<sockaddr_in> Resolve(const std::string& address, const char* what) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos)
+    return InvalidArgument(std::string(what) + " address '" + address + "' is not host:port");
+  std::string host = address.substr(0, colon), port = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
+    return Unavailable("cannot resolve " + std::string(what) + " " + address + ": " +
+                       gai_strerror(rc));
+  }
+  sockaddr_in sa;
+  std::memcpy(&sa, res->ai_addr, sizeof(sa));
+  ::freeaddrinfo(res);
+  return sa;
+}
+
+// One non-blocking connect attempt, waiting until `deadline_ns`; errno says why on failure.
+Result<UniqueFd> ConnectOnce(const sockaddr_in& sa, int cancel_fd, uint64_t deadline_ns) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return ErrnoStatus("socket", errno);
+  int r = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa));
+  if (r != 0 && errno == EINPROGRESS) {
+    if (WaitFd(fd.get(), POLLOUT, cancel_fd, deadline_ns)) {
+      int err = 0;
+      socklen_t len = sizeof(err);
+      ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+      r = err == 0 ? 0 : -1;
+      errno = err;
+    } else {
+      errno = ETIMEDOUT;
+    }
+  }
+  if (r != 0) return ErrnoStatus("connect", errno);
+  int one = 1;
+  ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
 }  // namespace
 
 bool TokensEqual(const std::string& a, const std::string& b) {
@@ -130,10 +192,34 @@ void RendezvousServer::OnAccept() {
       continue;
     }
     auto& [h, blobs] = *frame;
-    Join join{std::move(fd),     h.node_rank, h.num_nodes,
-              h.local_size,      h.token,     blobs.empty() ? std::string() : blobs[0],
-              ipc::MonotonicNs()};
-    if (h.type != rendezvous::kJoin || blobs.size() != 1) {
+    if (h.type == rendezvous::kWithdraw) {
+      auto p = pending_.find(h.job_id);
+      bool trusted =
+          p == pending_.end() || !p->second.offered || TokensEqual(h.token, p->second.shape.token);
+      if (trusted && blobs.size() == 1) Abandon(h.job_id, PeerLost(blobs[0]));
+      continue;
+    }
+    if (h.type == rendezvous::kReform) {
+      std::string local = LocalHost(fd.get()) + ":" + std::to_string(port_);
+      std::string peer = PeerHost(fd.get());
+      if (!reform_ || blobs.size() != 1) {
+        JobShape none;
+        Reply(std::move(fd), rendezvous::Encode(rendezvous::kRefuse, none, 0,
+                                                {"malformed request for a new generation"}));
+        continue;
+      }
+      reform_(h.job_id, h.token, std::move(blobs[0]), std::move(fd), local, peer);
+      continue;
+    }
+    Join join{std::move(fd),
+              h.node_rank,
+              h.num_nodes,
+              h.local_size,
+              h.token,
+              blobs.empty() ? std::string() : blobs[0],
+              ipc::MonotonicNs(),
+              blobs.size() > 1 ? blobs[1] : std::string()};
+    if (h.type != rendezvous::kJoin || blobs.empty() || blobs.size() > 2) {
       Refuse(join, "malformed join");
       continue;
     }
@@ -141,6 +227,10 @@ void RendezvousServer::OnAccept() {
     pending_[job_id].joins.push_back(std::move(join));
     TryComplete(job_id);
   }
+}
+
+void RendezvousServer::Reply(UniqueFd fd, const std::string& frame) {
+  if (fd.valid()) (void)WriteAll(fd.get(), frame, -1, ipc::MonotonicNs() + 1'000'000'000ull);
 }
 
 void RendezvousServer::Refuse(Join& join, const std::string& why) {
@@ -161,10 +251,30 @@ void RendezvousServer::Offer(const JobShape& shape, const std::string& own_addre
   TryComplete(shape.job_id);
 }
 
+void RendezvousServer::Abandon(const std::string& job_id, const Status& why) {
+  if (abandoned_.emplace(job_id, why.message()).second) {
+    abandoned_order_.push_back(job_id);
+    if (abandoned_order_.size() > 1024) {
+      abandoned_.erase(abandoned_order_.front());
+      abandoned_order_.pop_front();
+    }
+  }
+  TryComplete(job_id);
+}
+
 void RendezvousServer::TryComplete(const std::string& job_id) {
   auto it = pending_.find(job_id);
   if (it == pending_.end()) return;
   Pending& p = it->second;
+  if (auto a = abandoned_.find(job_id); a != abandoned_.end()) {
+    for (Join& j : p.joins) Refuse(j, a->second);
+    RendezvousDone done = std::move(p.done);
+    bool offered = p.offered;
+    pending_.erase(it);
+    Logger("rendezvous")->warn("job '{}': rendezvous abandoned: {}", job_id, a->second);
+    if (offered && done) done(PeerLost(a->second));
+    return;
+  }
   // A communicator without members on this node: its node 0 joins like every other node, and
   // this agent only relays the table. Node 0's join then stands for the offer.
   bool relay = false;
@@ -210,11 +320,22 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
   p.joins = std::move(accepted);
   if (static_cast<int32_t>(p.joins.size()) + (relay ? 0 : 1) < p.shape.num_nodes) return;
   NodeTable table(static_cast<size_t>(p.shape.num_nodes));
-  if (!relay) table[0] = p.own_address;
-  for (const Join& j : p.joins) table[static_cast<size_t>(j.node_rank)] = j.address;
+  table.agents.assign(table.size(), "");
+  if (!relay) {
+    table[0] = p.own_address;
+    // Where the joiners reached this agent (they all came to the same address).
+    if (!p.joins.empty())
+      table.agents[0] = LocalHost(p.joins[0].fd.get()) + ":" + std::to_string(port_);
+  }
+  for (const Join& j : p.joins) {
+    table[static_cast<size_t>(j.node_rank)] = j.address;
+    table.agents[static_cast<size_t>(j.node_rank)] = j.agent_address;
+  }
+  std::vector<std::string> blobs(table.begin(), table.end());
+  blobs.insert(blobs.end(), table.agents.begin(), table.agents.end());
   for (Join& j : p.joins) {
     Status st =
-        WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, table),
+        WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, blobs),
                  -1, ipc::MonotonicNs() + 2'000'000'000ull);
     if (!st.ok()) {
       Logger("rendezvous")
@@ -275,14 +396,14 @@ void RendezvousServer::Expire(uint64_t now_ns) {
 
 RendezvousClient::RendezvousClient(EventLoop* loop, const JobShape& shape, int32_t node_rank,
                                    const std::string& root_addr, const std::string& own_address,
-                                   uint32_t timeout_ms, RendezvousDone done)
+                                   uint32_t timeout_ms, RendezvousDone done, uint16_t agent_port)
     : alive_(std::make_shared<bool>(true)) {
   auto efd = ipc::CreateEventFd();
   if (efd.ok()) cancel_fd_ = std::move(*efd);
   std::weak_ptr<bool> alive = alive_;
-  thread_ =
-      std::thread([this, loop, shape, node_rank, root_addr, own_address, timeout_ms, done, alive] {
-        Result<NodeTable> r = Run(shape, node_rank, root_addr, own_address, timeout_ms);
+  thread_ = std::thread(
+      [this, loop, shape, node_rank, root_addr, own_address, timeout_ms, done, alive, agent_port] {
+        Result<NodeTable> r = Run(shape, node_rank, root_addr, own_address, timeout_ms, agent_port);
         loop->Post([alive, done, r]() mutable {
           auto a = alive.lock();
           if (a && *a) done(std::move(r));
@@ -298,57 +419,35 @@ RendezvousClient::~RendezvousClient() {
 
 Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank,
                                         const std::string& root_addr,
-                                        const std::string& own_address, uint32_t timeout_ms) {
+                                        const std::string& own_address, uint32_t timeout_ms,
+                                        uint16_t agent_port) {
   uint64_t deadline = ipc::MonotonicNs() + uint64_t{timeout_ms} * 1'000'000;
-  size_t colon = root_addr.rfind(':');
-  if (colon == std::string::npos)
-    return InvalidArgument("root agent address '" + root_addr + "' is not host:port");
-  std::string host = root_addr.substr(0, colon), port = root_addr.substr(colon + 1);
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    return Unavailable("cannot resolve root agent " + root_addr + ": " + gai_strerror(rc));
-  }
-  sockaddr_in sa;
-  std::memcpy(&sa, res->ai_addr, sizeof(sa));
-  ::freeaddrinfo(res);
+  OUTRIDER_ASSIGN_OR_RETURN(sockaddr_in sa, Resolve(root_addr, "root agent"));
   // The root agent may not be listening yet: retry refused connections until the deadline.
   Status last = Unavailable("no attempt");
   for (int attempt = 0;; ++attempt) {
-    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!fd.valid()) return ErrnoStatus("socket", errno);
-    int r = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-    if (r != 0 && errno == EINPROGRESS) {
-      if (WaitFd(fd.get(), POLLOUT, cancel_fd_.get(), deadline)) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-        r = err == 0 ? 0 : -1;
-        errno = err;
-      } else {
-        errno = ETIMEDOUT;
-      }
-    }
-    if (r == 0) {
-      int one = 1;
-      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      OUTRIDER_RETURN_IF_ERROR(
-          WriteAll(fd.get(), rendezvous::Encode(rendezvous::kJoin, shape, node_rank, {own_address}),
-                   cancel_fd_.get(), deadline));
-      OUTRIDER_ASSIGN_OR_RETURN(auto frame, ReadFrame(fd.get(), cancel_fd_.get(), deadline));
+    Result<UniqueFd> fd = ConnectOnce(sa, cancel_fd_.get(), deadline);
+    if (fd.ok()) {
+      std::string agent =
+          agent_port == 0 ? "" : LocalHost(fd->get()) + ":" + std::to_string(agent_port);
+      OUTRIDER_RETURN_IF_ERROR(WriteAll(
+          fd->get(), rendezvous::Encode(rendezvous::kJoin, shape, node_rank, {own_address, agent}),
+          cancel_fd_.get(), deadline));
+      OUTRIDER_ASSIGN_OR_RETURN(auto frame, ReadFrame(fd->get(), cancel_fd_.get(), deadline));
       auto& [h, blobs] = frame;
       if (h.type == rendezvous::kRefuse) {
         return PermissionDenied("root agent " + root_addr + " refused this node: " +
                                 (blobs.empty() ? std::string("no reason") : blobs[0]));
       }
-      if (h.type != rendezvous::kTable || static_cast<int32_t>(blobs.size()) != shape.num_nodes) {
+      auto n = static_cast<size_t>(shape.num_nodes);
+      if (h.type != rendezvous::kTable || blobs.size() != 2 * n) {
         return ProtocolError("root agent sent a malformed node table");
       }
-      return NodeTable(std::move(blobs));
+      NodeTable table(blobs.begin(), blobs.begin() + static_cast<ptrdiff_t>(n));
+      table.agents.assign(blobs.begin() + static_cast<ptrdiff_t>(n), blobs.end());
+      return table;
     }
-    last = ErrnoStatus("connecting to root agent " + root_addr, errno);
+    last = fd.status().Annotate("connecting to root agent " + root_addr);
     // Back off briefly before the next attempt; the cancel fd ends the wait early.
     uint64_t wait_until = std::min<uint64_t>(deadline, ipc::MonotonicNs() + 100'000'000ull);
     if (WaitFd(cancel_fd_.get(), POLLIN, -1, wait_until)) return Cancelled("rendezvous cancelled");
@@ -356,6 +455,43 @@ Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank
   }
   return DeadlineExceeded("rendezvous with root agent " + root_addr +
                           " timed out: " + last.message());
+}
+
+FrameCall::FrameCall(EventLoop* loop, std::string address, std::string frame, uint32_t timeout_ms,
+                     std::function<void(Result<FrameReply>)> done)
+    : alive_(std::make_shared<bool>(true)) {
+  auto efd = ipc::CreateEventFd();
+  if (efd.ok()) cancel_fd_ = std::move(*efd);
+  std::weak_ptr<bool> alive = alive_;
+  int cancel = cancel_fd_.get();
+  thread_ = std::thread([loop, address = std::move(address), frame = std::move(frame), timeout_ms,
+                         done = std::move(done), alive, cancel] {
+    uint64_t deadline = ipc::MonotonicNs() + uint64_t{timeout_ms} * 1'000'000;
+    auto call = [&]() -> Result<FrameReply> {
+      OUTRIDER_ASSIGN_OR_RETURN(sockaddr_in sa, Resolve(address, "agent"));
+      Result<UniqueFd> fd = ConnectOnce(sa, cancel, deadline);
+      if (!fd.ok()) return Unavailable("agent " + address + ": " + fd.status().message());
+      FrameReply reply;
+      reply.local = LocalHost(fd->get());
+      OUTRIDER_RETURN_IF_ERROR(WriteAll(fd->get(), frame, cancel, deadline));
+      Result<rendezvous::Frame> f = ReadFrame(fd->get(), cancel, deadline);
+      if (!f.ok()) return f.status().Annotate("agent " + address);
+      reply.type = f->header.type;
+      reply.blobs = std::move(f->blobs);
+      return reply;
+    };
+    Result<FrameReply> r = call();
+    loop->Post([alive, done, r]() mutable {
+      auto a = alive.lock();
+      if (a && *a) done(std::move(r));
+    });
+  });
+}
+
+FrameCall::~FrameCall() {
+  *alive_ = false;
+  if (cancel_fd_.valid()) ipc::SignalEventFd(cancel_fd_.get());
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace outrider::agent

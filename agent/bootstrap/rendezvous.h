@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,8 +26,12 @@ struct JobShape {
   int32_t local_size = 1;
 };
 
-// Transport addresses by node rank.
-using NodeTable = std::vector<std::string>;
+// Transport addresses by node rank, and where each node's agent listens (host:port of its agent
+// port, as the root reached it; "" where unknown).
+struct NodeTable : std::vector<std::string> {
+  using std::vector<std::string>::vector;
+  std::vector<std::string> agents;
+};
 using RendezvousDone = std::function<void(Result<NodeTable>)>;
 
 // Constant-time comparison (the time does not depend on where the strings differ).
@@ -45,8 +50,19 @@ class RendezvousServer {
   void Offer(const JobShape& shape, const std::string& own_address, RendezvousDone done);
   // Forgets a job (it ended); its waiting joins are refused.
   void Withdraw(const std::string& job_id, const Status& why);
+  // The job's rendezvous can never complete (a node's ranks died before they joined it): its
+  // offer fails and its joins are refused, now and when they come (the last 1024 such jobs).
+  void Abandon(const std::string& job_id, const Status& why);
   // Refuses joins and offers older than the rendezvous timeout.
   void Expire(uint64_t now_ns);
+  // Frames of type kReform go to `handler` with their connection, which it answers (Reply) when it
+  // likes; `local` is this agent's address as the sender reached it.
+  using ReformHandler =
+      std::function<void(const std::string& job_id, const std::string& token, std::string body,
+                         UniqueFd fd, const std::string& local, const std::string& peer_host)>;
+  void set_reform_handler(ReformHandler handler) { reform_ = std::move(handler); }
+  // Sends one frame on a connection a handler kept (best effort, at most 1 s) and closes it.
+  static void Reply(UniqueFd fd, const std::string& frame);
 
  private:
   struct Join {
@@ -55,6 +71,7 @@ class RendezvousServer {
     std::string token;
     std::string address;
     uint64_t arrived_ns;
+    std::string agent_address;  // "" from a joiner that did not say
   };
   struct Pending {
     bool offered = false;
@@ -70,9 +87,12 @@ class RendezvousServer {
 
   EventLoop* loop_;  // Not owned; outlives this server.
   uint32_t timeout_ms_;
+  ReformHandler reform_;
   UniqueFd listen_fd_;
   uint16_t port_ = 0;
   std::map<std::string, Pending> pending_;
+  std::map<std::string, std::string> abandoned_;  // job id -> why
+  std::deque<std::string> abandoned_order_;
 };
 
 // Non-root side: connects to the root (retrying until the deadline), sends the join and waits
@@ -80,16 +100,38 @@ class RendezvousServer {
 // Thread-safety: create and destroy on the loop thread; destruction cancels and joins.
 class RendezvousClient {
  public:
+  // `agent_port`: this agent's port, told to the root with the address it is reached at.
   RendezvousClient(EventLoop* loop, const JobShape& shape, int32_t node_rank,
                    const std::string& root_addr, const std::string& own_address,
-                   uint32_t timeout_ms, RendezvousDone done);
+                   uint32_t timeout_ms, RendezvousDone done, uint16_t agent_port = 0);
   ~RendezvousClient();
 
  private:
   Result<NodeTable> Run(const JobShape& shape, int32_t node_rank, const std::string& root_addr,
-                        const std::string& own_address, uint32_t timeout_ms);
+                        const std::string& own_address, uint32_t timeout_ms, uint16_t agent_port);
   UniqueFd cancel_fd_;
   std::shared_ptr<bool> alive_;  // guarded by the loop thread: false once destroyed
+  std::thread thread_;
+};
+
+// One request to another agent's port: connects (no retry: an agent that is not there is an
+// answer), sends `frame`, and reads one frame back, within `timeout_ms`, on a thread of its own;
+// `done` runs on the loop thread with the reply and this agent's address as the other one sees
+// it. Thread-safety: create and destroy on the loop thread; destruction cancels and joins.
+struct FrameReply {
+  uint16_t type = 0;
+  std::vector<std::string> blobs;
+  std::string local;  // host:port of the local end (the port is the connection's, not the agent's)
+};
+class FrameCall {
+ public:
+  FrameCall(EventLoop* loop, std::string address, std::string frame, uint32_t timeout_ms,
+            std::function<void(Result<FrameReply>)> done);
+  ~FrameCall();
+
+ private:
+  UniqueFd cancel_fd_;
+  std::shared_ptr<bool> alive_;
   std::thread thread_;
 };
 

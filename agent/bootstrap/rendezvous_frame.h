@@ -15,9 +15,20 @@
 namespace outrider::agent::rendezvous {
 
 inline constexpr uint32_t kMagic = 0x56445251;  // "QRDV"
-inline constexpr uint16_t kVersion = 1;
+inline constexpr uint16_t kVersion = 2;
 inline constexpr uint32_t kMaxFrame = 1 << 20;  // largest body
-enum FrameType : uint16_t { kJoin = 1, kTable = 2, kRefuse = 3 };
+// kJoin: blobs transport address, agent address. kTable: every node's transport address, then
+// every node's agent address. kRefuse: the reason. kReform, kReformResult: a job's next
+// generation (agent/engine/reform.h), one JSON blob each. kRedirect: the agent to ask instead.
+enum FrameType : uint16_t {
+  kJoin = 1,
+  kTable = 2,
+  kRefuse = 3,
+  kReform = 4,
+  kReformResult = 5,
+  kRedirect = 6,
+  kWithdraw = 7  // a job's rendezvous cannot complete: the reason (one blob)
+};
 
 struct FrameHeader {
   uint32_t magic;

@@ -258,7 +258,8 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   ipc::HelloReply reply{};
   ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
                      request_id);
-  Status joined = jobs_->Join(session.get());
+  // A joiner is in no job until it re-forms into the job's next generation.
+  Status joined = id.joiner ? Status::Ok() : jobs_->Join(session.get());
   if (!joined.ok()) {
     Logger("control")->warn("rejected client pid {} uid {}: {}", id.peer.pid, id.peer.uid,
                             joined.ToString());
@@ -351,7 +352,10 @@ void ControlServer::ReapClosed() {
     Logger("control")->info("client {} (job '{}' local rank {}, pid {}) left: {}", id.client_id,
                             id.job_id, id.local_rank, id.peer.pid, s->close_reason().ToString());
     for (CommMember* c : s->comms()) jobs_->Leave(c, s->close_reason(), s->left_in_order());
-    jobs_->Leave(s, s->close_reason(), s->left_in_order());
+    if (CommMember* g = s->generation_member(); g != nullptr)
+      jobs_->Leave(g, s->close_reason(), s->left_in_order());
+    if (s->in_first_generation() && !s->identity().joiner)
+      jobs_->Leave(s, s->close_reason(), s->left_in_order());
     loop_->Remove(s->socket_fd());
     loop_->Remove(s->sq_efd());
     if (JobsBusy(*s)) graveyard_.push_back(std::move(it->second));
@@ -367,9 +371,8 @@ bool ControlServer::JobsBusy(const Session& s) const {
     Job* job = jobs_->Find(id);
     return job != nullptr && job->busy();
   };
-  if (busy(s.identity().job_id)) return true;
-  for (const CommMember* c : s.comms()) {
-    if (busy(c->identity().job_id)) return true;
+  for (const std::string& id : s.job_ids()) {
+    if (busy(id)) return true;
   }
   return false;
 }
@@ -396,9 +399,11 @@ uint64_t ControlServer::RegisteredBytes() const {
 nlohmann::json ControlServer::ClientsJson() const {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [fd, s] : sessions_) {
-    const ClientIdentity& id = s->identity();
+    const ClientIdentity& id = s->world_identity();
     out.push_back({{"client", id.client_id},
-                   {"job", id.job_id},
+                   {"job", id.job_base.empty() ? id.job_id : id.job_base},
+                   {"generation", id.generation},
+                   {"joiner", s->world() == nullptr},
                    {"rank", id.rank},
                    {"world_size", id.world_size},
                    {"local_rank", id.local_rank},

@@ -134,7 +134,11 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   OUTRIDER_RETURN_IF_ERROR(CheckRankLayout(id, options));
   id.root_addr.assign(hello.root_addr, strnlen(hello.root_addr, sizeof(hello.root_addr)));
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
-  if (hello.reserved != 0) return InvalidArgument("hello: reserved must be 0");
+  if ((hello.flags & ~ipc::kHelloJoiner) != 0) {
+    return InvalidArgument("hello: unknown flags " + std::to_string(hello.flags));
+  }
+  id.job_base = id.job_id;
+  id.joiner = (hello.flags & ipc::kHelloJoiner) != 0;
   if (hello.gpu_mode >= ipc::kNumGpuModes) {
     return InvalidArgument("gpu_mode " + std::to_string(hello.gpu_mode) +
                            " is not staging (0) or ipc (1)");

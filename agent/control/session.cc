@@ -35,10 +35,25 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
 
 Session::~Session() {
   if (comms_in_use_ != nullptr) *comms_in_use_ -= comms_.size();
+  if (jobs_ != nullptr) jobs_->reformer().Forget(this);
+}
+
+Member* Session::world() const {
+  if (world_ != nullptr) return world_.get();
+  return in_first_generation_ && !id_.joiner ? const_cast<Session*>(this) : nullptr;
+}
+
+std::vector<std::string> Session::job_ids() const {
+  std::vector<std::string> ids = {id_.job_id};
+  if (world_ != nullptr) ids.push_back(world_->identity().job_id);
+  for (const auto& [cid, m] : comms_) ids.push_back(m->identity().job_id);
+  for (const auto& m : retired_) ids.push_back(m->identity().job_id);
+  return ids;
 }
 
 void Session::Close(const Status& reason) {
   if (closed_) return;
+  if (jobs_ != nullptr) jobs_->reformer().Forget(this);
   FlushOverflow();
   SayGoodbye(reason);
   closed_ = true;
@@ -104,6 +119,10 @@ void Session::OnSocketReadable() {
     ipc::CommDestroy msg;
     std::memcpy(&msg, buf, sizeof(msg));
     HandleCommDestroy(msg);
+  } else if (type == ipc::MsgType::kReform && *n == sizeof(ipc::Reform)) {
+    ipc::Reform msg;
+    std::memcpy(&msg, buf, sizeof(msg));
+    HandleReform(msg);
   } else if (type == ipc::MsgType::kGoodbye) {
     client_goodbye_ = true;
     Close(PeerLost("client said goodbye"));
@@ -165,7 +184,9 @@ void Session::HandleCommCreate(const ipc::CommCreate& msg) {
         "the agent's clients belong to " + std::to_string(*comms_in_use_) +
         " communicators, max_communicators=" + std::to_string(options_->max_communicators));
   } else {
-    Result<ClientIdentity> id = ParseCommCreate(msg, id_, *options_);
+    Result<ClientIdentity> id = world() == nullptr
+                                    ? FailedPrecondition("a joiner is in no job until it re-forms")
+                                    : ParseCommCreate(msg, world_identity(), *options_);
     st = id.status();
     for (const auto& [cid, m] : comms_) {
       if (st.ok() && m->identity().job_id == id->job_id) {
@@ -208,6 +229,96 @@ void Session::HandleCommDestroy(const ipc::CommDestroy& msg) {
     --*comms_in_use_;
   }
   ReplyRegion(msg.header.request_id, ipc::MsgType::kCommDestroyReply, st, msg.comm);
+}
+
+void Session::ReplyReform(uint32_t request_id, const Status& st, uint32_t joiners) {
+  ipc::ReformReply reply{};
+  ipc::InitMsgHeader(&reply.header, ipc::MsgType::kReformReply,
+                     sizeof(reply) - sizeof(reply.header), request_id);
+  const ClientIdentity& w = world_identity();
+  reply.code = static_cast<int32_t>(st.code());
+  reply.generation = w.generation;
+  bool member = world() != nullptr;
+  reply.rank = member ? w.rank : -1;
+  reply.world_size = member ? w.world_size : 0;
+  reply.local_rank = member ? w.local_rank : -1;
+  reply.local_world_size = member ? w.local_world_size : 0;
+  reply.joiners_waiting = joiners;
+  ipc::CopyText(reply.message, sizeof(reply.message), st.message());
+  Status sent = channel_.Send(&reply, sizeof(reply));
+  if (!sent.ok()) Close(sent);
+}
+
+void Session::HandleReform(const ipc::Reform& msg) {
+  uint32_t rid = msg.header.request_id;
+  const ClientIdentity& w = world_identity();
+  const std::string& base = w.job_base.empty() ? w.job_id : w.job_base;
+  if (msg.reserved != 0 || msg.mode >= ipc::kNumReformModes) {
+    return ReplyReform(rid, InvalidArgument("reform request: unknown mode or reserved not 0"), 0);
+  }
+  if (jobs_ == nullptr) {
+    return ReplyReform(rid, FailedPrecondition("this agent does not re-form jobs"), 0);
+  }
+  if (static_cast<ipc::ReformMode>(msg.mode) == ipc::ReformMode::kQuery) {
+    Job* job = world() != nullptr ? jobs_->Find(w.job_id) : nullptr;
+    // The job's node 0 holds the joiners: ranks elsewhere see none (their group's MAX tells them).
+    uint32_t joiners =
+        job != nullptr && job->node_rank() == 0 ? jobs_->reformer().JoinersWaiting(base) : 0;
+    return ReplyReform(rid, job != nullptr && !job->lost().ok() ? job->lost() : Status::Ok(),
+                       joiners);
+  }
+  if (reforming_) {
+    return ReplyReform(rid, FailedPrecondition("this client is re-forming its job already"), 0);
+  }
+  reforming_ = true;
+  ClientIdentity asking = world() != nullptr ? w : id_;
+  jobs_->reformer().Ask(this, asking, msg.timeout_ms, [this, rid](Result<ReformAssignment> a) {
+    reforming_ = false;
+    if (closed_) return;
+    Status st = a.ok() ? EnterGeneration(*a) : a.status();
+    ReplyReform(rid, st, 0);
+  });
+}
+
+Status Session::EnterGeneration(const ReformAssignment& a) {
+  ClientIdentity next = world_identity();
+  next.job_base = next.job_base.empty() ? next.job_id : next.job_base;
+  next.generation = a.generation;
+  next.job_id = GenerationJobId(next.job_base, a.generation);
+  next.rank = a.rank;
+  next.world_size = a.world_size;
+  next.local_rank = a.local_rank;
+  next.local_world_size = a.local_world_size;
+  next.root_addr = a.root_addr;
+  next.comm = false;
+  next.joiner = false;
+  next.job_node = a.rank / a.local_world_size;
+  Status left = PeerLost("rank " + std::to_string(world_identity().rank) + " of job '" +
+                         next.job_base + "' went on as rank " + std::to_string(a.rank) +
+                         " of generation " + std::to_string(a.generation));
+  // The old generation and its communicators end for this client: nothing of them reaches it any
+  // more (their jobs are other jobs in the agents).
+  for (auto& [cid, m] : comms_) {
+    jobs_->Leave(m.get(), left, /*orderly=*/true);
+    retired_.push_back(std::move(m));
+  }
+  if (comms_in_use_ != nullptr) *comms_in_use_ -= comms_.size();
+  comms_.clear();
+  if (world_ != nullptr) {
+    jobs_->Leave(world_.get(), left, /*orderly=*/true);
+    retired_.push_back(std::move(world_));
+  } else if (in_first_generation_ && !id_.joiner) {
+    jobs_->Leave(this, left, /*orderly=*/true);
+  }
+  in_first_generation_ = false;
+  auto member = std::make_unique<CommMember>(this, next);
+  OUTRIDER_RETURN_IF_ERROR(jobs_->Join(member.get()));
+  world_ = std::move(member);
+  Logger("control")->info(
+      "client {} (pid {}) is rank {}/{} local rank {}/{} of job '{}' generation {}", id_.client_id,
+      id_.peer.pid, a.rank, a.world_size, a.local_rank, a.local_world_size, next.job_base,
+      a.generation);
+  return Status::Ok();
 }
 
 std::vector<CommMember*> Session::comms() const {

@@ -18,6 +18,7 @@
 #include "agent/engine/job.h"
 #include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
+#include "agent/engine/reform.h"
 #include "agent/memory/region_table.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
@@ -115,6 +116,21 @@ class Session final : public Member {
   }
   // The client's communicator memberships (to leave their jobs when the client goes).
   std::vector<CommMember*> comms() const;
+  // The client's membership of its job's current generation once the job re-formed (null before:
+  // the session itself is the member, of generation 0).
+  CommMember* generation_member() const { return world_.get(); }
+  // The client as a member of its job now: the generation's membership, or the session itself
+  // (a joiner that has not joined yet: null).
+  Member* world() const;
+  // Every job the client is or was in through this session (while one is busy, the client's
+  // memory is still in use).
+  std::vector<std::string> job_ids() const;
+  const ClientIdentity& world_identity() const {
+    return world_ != nullptr ? world_->identity() : id_;
+  }
+  // The session itself is a member of generation 0 (a joiner never is; a client that moved to
+  // a later generation no longer is).
+  bool in_first_generation() const { return in_first_generation_; }
   size_t comm_count() const { return comms_.size(); }
 
  private:
@@ -128,6 +144,10 @@ class Session final : public Member {
   void HandleRelease(const ipc::ReleaseRegion& msg);
   void HandleCommCreate(const ipc::CommCreate& msg);
   void HandleCommDestroy(const ipc::CommDestroy& msg);
+  void HandleReform(const ipc::Reform& msg);
+  void ReplyReform(uint32_t request_id, const Status& st, uint32_t joiners);
+  // Moves the client into its job's next generation as `a` says.
+  Status EnterGeneration(const ReformAssignment& a);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
   // The op's completion, once its outputs are where the client reads them.
@@ -164,6 +184,12 @@ class Session final : public Member {
   size_t* comms_in_use_ = nullptr;                         // Not owned; set by EnableComms.
   std::map<uint32_t, std::unique_ptr<CommMember>> comms_;  // by the id the client names them with
   uint32_t next_comm_ = 1;
+  std::unique_ptr<CommMember> world_;  // the current generation's membership (after a re-form)
+  // Memberships of generations and communicators the client left by re-forming: ops held in
+  // waiting_ may still name them.
+  std::vector<std::unique_ptr<CommMember>> retired_;
+  bool in_first_generation_ = true;
+  bool reforming_ = false;            // a kReform is being answered
   ipc::FenceSlot* fences_ = nullptr;  // in the control segment
   // A fenced op, or one submitted after a fenced op that still waits: the sink gets them in order.
   struct Waiting {

@@ -45,7 +45,14 @@ bool Session::DrainSubmissions(const OpSink& sink) {
       }
       comm = it->second.get();
     }
-    Member* member = comm != nullptr ? static_cast<Member*>(comm) : this;
+    Member* member = comm != nullptr ? static_cast<Member*>(comm) : world();
+    if (member == nullptr) {
+      refuse(FailedPrecondition("op " + std::to_string(e.op_id) +
+                                ": this client joins its job at the next generation "
+                                "(outrider_reconfigure); it is in no job yet"));
+      if (closed_) break;
+      continue;
+    }
     Result<ValidatedOp> op = Internal("not validated");
     Status refused;
     if ((e.flags & ipc::kSubmitRefused) != 0) {

@@ -124,6 +124,8 @@ Status Job::AddMember(Member* member) {
   if (member_count() == 0) {
     gpu_mode_ = id.gpu_mode;
     comm_ = id.comm;
+    base_id_ = id.job_base.empty() ? id_ : id.job_base;
+    generation_ = id.generation;
     AgentMetrics& m = Metrics();
     if (m.enabled()) {
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
@@ -196,6 +198,12 @@ void Job::FailAll(const Status& why) {
   if (gpu_.path() != nullptr) gpu_.path()->Fail(why);
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
+}
+
+void Job::GiveUp(const Status& why) {
+  if (!lost_.ok()) return;
+  if (group_ != nullptr) group_->SayJobFailed(why);
+  Lose(why);
 }
 
 std::string Job::RankName(int local_rank) const {

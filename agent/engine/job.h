@@ -46,7 +46,26 @@ class Job {
   bool busy() const;
 
   const std::string& id() const { return id_; }
+  // The job as its trainers name it, and this job's generation of it (member.h).
+  const std::string& base_id() const { return base_id_; }
+  uint32_t generation() const { return generation_; }
   int local_size() const { return local_size_; }
+  int world_size() const { return world_size_; }
+  const std::string& token() const { return token_; }
+  // Across nodes: this node's rank, the node count, and where each node's agent listens ("" where
+  // not known: single-node jobs, or before the rendezvous completed).
+  int node_rank() const { return group_ != nullptr ? group_->node_rank() : 0; }
+  int num_nodes() const { return group_ != nullptr ? group_->num_nodes() : 1; }
+  const std::vector<std::string>& agent_addrs() const { return agent_addrs_; }
+  // Node `node` has no member of this job left: its ranks left, or its agent is lost.
+  bool node_gone(int node) const {
+    return node >= 0 && static_cast<size_t>(node) < gone_nodes_.size() &&
+           gone_nodes_[static_cast<size_t>(node)];
+  }
+  // The job's local members (null where a local rank is not connected).
+  const std::vector<Member*>& members() const { return members_; }
+  // `on_gone` runs when another node is found to have no member left (see node_gone).
+  void set_on_node_gone(std::function<void()> on_gone) { on_node_gone_ = std::move(on_gone); }
   // A communicator of a job (its members came through kCommCreate), not a job of its own.
   bool comm() const { return comm_; }
   // Whether local rank `r` was ever a member, and why the job cannot go on (OK while it can).
@@ -99,6 +118,8 @@ class Job {
   const JobGpu& gpu() const { return gpu_; }
   // Fails every pending collective, the node group's first (agent shutdown, a lost member).
   void FailAll(const Status& why);
+  // The job cannot go on (`why`: a rank it expects will never come), here and on every node.
+  void GiveUp(const Status& why);
   // A message from another node's agent for this job.
   void OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // One step of deferred local work. True if it did any.
@@ -172,7 +193,14 @@ class Job {
     }
   }
 
+  void MarkNodeGone(int node);
+
   std::string id_;
+  std::string base_id_;
+  uint32_t generation_ = 0;
+  std::vector<std::string> agent_addrs_;  // by node, from the rendezvous
+  std::vector<bool> gone_nodes_;          // by node
+  std::function<void()> on_node_gone_;
   bool comm_ = false;         // set by the first member
   std::vector<bool> joined_;  // by local rank: was ever a member
   std::function<void()> on_active_;

@@ -63,9 +63,9 @@ Status Job::StartNetwork(const Member* first) {
   if (host) {
     net_->rendezvous()->Offer(shape, net_->transport()->address(), done);
   } else {
-    rdv_client_ = std::make_unique<RendezvousClient>(net_->loop(), shape, node, id.root_addr,
-                                                     net_->transport()->address(),
-                                                     net_->options().rendezvous_timeout_ms, done);
+    rdv_client_ = std::make_unique<RendezvousClient>(
+        net_->loop(), shape, node, id.root_addr, net_->transport()->address(),
+        net_->options().rendezvous_timeout_ms, done, net_->rendezvous()->port());
   }
   Logger("engine")->info("job '{}': node {} of {}, rendezvous {}", id_, node, num_nodes,
                          host ? "hosted here" : "with " + id.root_addr);
@@ -85,6 +85,14 @@ void Job::OnRendezvous(Result<NodeTable> table) {
                       " failed"));
     return;
   }
+  agent_addrs_ = table->agents;
+  // The root's own entry: the address its members reached it at, when the joiners did not say.
+  if (group_->node_rank() != 0 && !agent_addrs_.empty() && agent_addrs_[0].empty() &&
+      !members_.empty()) {
+    for (Member* m : members_) {
+      if (m != nullptr) agent_addrs_[0] = m->identity().root_addr;
+    }
+  }
   int unreachable = -1;
   auto peers = net_->ConnectNodes(*table, group_->node_rank(), &unreachable);
   if (!peers.ok()) {
@@ -101,7 +109,18 @@ void Job::OnRendezvous(Result<NodeTable> table) {
   }
 }
 
+void Job::MarkNodeGone(int node) {
+  if (group_ == nullptr || node < 0 || node >= group_->num_nodes()) return;
+  gone_nodes_.resize(static_cast<size_t>(group_->num_nodes()), false);
+  if (gone_nodes_[static_cast<size_t>(node)]) return;
+  gone_nodes_[static_cast<size_t>(node)] = true;
+  if (on_node_gone_) on_node_gone_();
+}
+
 void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  // Who has no member left is news even once the job failed here: a new generation must not wait
+  // for those nodes.
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobLeft) MarkNodeGone(h.from_node);
   if (group_ != nullptr && lost_.ok()) {
     MarkActive();
     group_->OnMessage(h, data, len);
@@ -116,6 +135,7 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   if (group_ == nullptr || !group_->ready()) return;
   int node = group_->NodeOfPeer(peer);
   if (node < 0) return;
+  MarkNodeGone(node);
   std::string lost = group_->DescribeNode(node) + " of job '" + id_ + "' is lost";
   if (lost_.ok()) {
     lost_node_ = node;

@@ -30,6 +30,8 @@ const std::string& Job::MetricsLabel() {
 
 nlohmann::json Job::StatusJson() const {
   nlohmann::json j = {{"id", id_},
+                      {"job", base_id_},
+                      {"generation", generation_},
                       {"world_size", world_size_},
                       {"local_size", local_size_},
                       {"members", member_count()},

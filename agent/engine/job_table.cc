@@ -46,6 +46,7 @@ Status JobTable::Join(Member* member) {
     }
     Job* raw = job.get();
     raw->set_on_active([this, raw] { active_.insert(raw); });
+    raw->set_on_node_gone([this, raw] { reformer_.Poke(raw->base_id()); });
     by_hash_.emplace(raw->hash(), raw);
     it = jobs_.emplace(id.job_id, std::move(job)).first;
   }
@@ -58,7 +59,18 @@ void JobTable::Leave(Member* member, const Status& why, bool orderly) {
   auto it = jobs_.find(member->identity().job_id);
   if (it == jobs_.end()) return;
   it->second->RemoveMember(member, why, orderly);
+  std::string base = it->second->base_id();
   DropIfDone(it);
+  reformer_.Poke(base);  // a collection waiting for this rank's ask goes on without it
+}
+
+Job* JobTable::LiveGeneration(const std::string& base) const {
+  Job* best = nullptr;
+  for (const auto& [id, job] : jobs_) {
+    if (job->comm() || job->member_count() == 0 || job->base_id() != base) continue;
+    if (best == nullptr || job->generation() > best->generation()) best = job.get();
+  }
+  return best;
 }
 
 void JobTable::DropIfDone(Jobs::iterator it) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/engine/job.h"
+#include "agent/engine/reform.h"
 #include "agent/net/peer_events.h"
 
 namespace outrider::agent {
@@ -31,6 +32,10 @@ class JobTable : public PeerEvents {
   // Removes the member from its job; drops the job once it is empty. `orderly`: it said goodbye.
   void Leave(Member* member, const Status& why, bool orderly = false);
   Job* Find(const std::string& id);
+  // The newest generation of job `base` with members here (not a communicator), or null.
+  Job* LiveGeneration(const std::string& base) const;
+  // New generations of jobs (reform.h).
+  Reformer& reformer() { return reformer_; }
   Job* FindByHash(uint64_t hash);
   // PeerEvents: routed to the job with h.job_hash; a lost peer is reported to every job.
   RecvTarget RecvBuffer(const PeerHeader& h, size_t len) override;
@@ -40,7 +45,10 @@ class JobTable : public PeerEvents {
   bool Pump();
   // Drops jobs whose members all left once their last sends finished.
   void Sweep();
-  void set_network(Network* net) { net_ = net; }
+  void set_network(Network* net) {
+    net_ = net;
+    reformer_.set_network(net);
+  }
   // How new multi-node jobs run their collectives.
   void set_engine_options(const EngineOptions& options) { engine_ = options; }
   void FailAll(const Status& why);
@@ -76,6 +84,7 @@ class JobTable : public PeerEvents {
   std::deque<std::pair<uint64_t, std::string>> ended_order_;  // (ended_ns, id)
   Network* net_ = nullptr;                                    // Not owned.
   EngineOptions engine_;
+  Reformer reformer_{this};  // last: it refers to the jobs, and its calls end before they go
 };
 
 }  // namespace outrider::agent

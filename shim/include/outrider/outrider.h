@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OUTRIDER_API_VERSION 3
+#define OUTRIDER_API_VERSION 4
 #define OUTRIDER_EXPORT __attribute__((visibility("default")))
 
 /* Error codes (stable). */
@@ -94,7 +94,13 @@ typedef struct {
   int32_t local_world_size; /* -1: $LOCAL_WORLD_SIZE (default: world_size) */
   uint64_t arena_bytes;     /* 0: $OUTRIDER_ARENA_BYTES, else 256 MiB; 0 there: no arena */
   int32_t timeout_ms;       /* connect/handshake deadline; 0: 5000 */
+  uint32_t flags;           /* OUTRIDER_CONNECT_* bits (API version 4) */
 } outrider_connect_options_t;
+/* Connect as a joiner: the client joins the running job `job_id` at its next generation (see
+ * outrider_reconfigure) and is in no job until then; rank and sizes are ignored. The agent of its
+ * node must serve a rank of the job, or $OUTRIDER_ROOT_ADDR (or $MASTER_ADDR) must name an agent
+ * that does. */
+#define OUTRIDER_CONNECT_JOINER 1u
 
 /* A communicator: a group of the job's ranks with collectives of its own (see
  * outrider_comm_split). OUTRIDER_COMM_WORLD is the whole job. */
@@ -138,6 +144,31 @@ OUTRIDER_EXPORT int outrider_world_size(const outrider_client_t* client);
 OUTRIDER_EXPORT int outrider_local_rank(const outrider_client_t* client);
 OUTRIDER_EXPORT int outrider_local_world_size(const outrider_client_t* client);
 
+/* ---- Generations: a job that loses a rank goes on (docs/elastic.md) ----
+ * A job runs as generation 0, 1, 2, ...: after a rank or node is lost (its ops fail with
+ * OUTRIDER_ERR_PEER_LOST) or to admit joiners, every surviving rank calls outrider_reconfigure;
+ * the agents agree on the members of the next generation (a rank that does not ask within half
+ * the timeout is left out, never waited for), renumber them densely (old rank order, joiners
+ * last; every node runs as many ranks: the count that keeps the most ranks) and move each client
+ * into it. Memory stays registered; communicators end (create them again). */
+typedef struct {
+  uint32_t generation;
+  int32_t rank; /* in the generation; -1 for a joiner not admitted yet */
+  int32_t world_size;
+  int32_t local_rank;
+  int32_t local_world_size;
+  uint32_t joiners_waiting; /* joiners the agent holds for the next generation (only the agent of
+                               the job's node 0 holds them: reduce it with MAX over the ranks) */
+} outrider_membership_t;
+/* The client's place in its job. Returns OUTRIDER_OK while the generation can go on, else the
+ * error that ended it (PEER_LOST naming who was lost); *out is filled in either way. */
+OUTRIDER_EXPORT int outrider_membership(outrider_client_t* client, outrider_membership_t* out);
+/* Moves the client into its job's next generation and fills *out (may be NULL) with its place
+ * there. Every op must have been waited for. The agents take at most `timeout_ms` (0: 30000) to
+ * agree; a rank left out gets OUTRIDER_ERR_FAILED_PRECONDITION saying why, and stays in its old
+ * generation (it may connect again as a joiner). */
+OUTRIDER_EXPORT int outrider_reconfigure(outrider_client_t* client, int32_t timeout_ms,
+                                         outrider_membership_t* out);
 /* ---- Communicators ----
  * Any number of groups of the job's ranks over one connection, each with its own collectives
  * (ops name it in outrider_op_options_t.comm). The agents run each one on the nodes of its

@@ -44,7 +44,7 @@ TEST(RendezvousFrameTest, RefusesABodyShorterThanItsHeader) {
 
 TEST(RendezvousFrameTest, RefusesBadMagicOrVersion) {
   std::string body = Body(Encode(kJoin, kShape, 1, {"fake:1"}));
-  body[4] = 2;  // version
+  body[4] = static_cast<char>(kVersion + 1);  // version
   Result<Frame> f = Decode(body);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find("bad magic or version"), std::string::npos);

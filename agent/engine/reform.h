@@ -1,0 +1,155 @@
+// A job's next generation (docs/elastic.md). After a rank or a node is lost, or to admit joiners,
+// the surviving ranks ask their agents to go on. Each node's agent collects its own ranks' asks
+// (a rank that does not ask within half the deadline is left out) and reports them to the lowest
+// node of the job that still has ranks; that agent decides. It waits for every node that still
+// has ranks (never past the deadline: a node that has not reported by then is left out), adds the
+// joiners it holds, picks the ranks per node that keeps the most ranks (every node of a
+// generation runs as many), renumbers the members densely in the order of their old ranks
+// (joiners last) and answers every node. Each node's agent then moves its clients into the new
+// generation, whose rendezvous its node 0 hosts.
+//
+// Reports travel over the agents' ports (agent/bootstrap/rendezvous.h). A node tries the job's
+// nodes in order: an agent that is gone, or one with no rank of the job left, sends it on to the
+// next; one that decided already (or redirects to the node deciding) says so.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agent/bootstrap/rendezvous.h"
+#include "agent/engine/member.h"
+#include "base/status.h"
+#include "ipc/unique_fd.h"
+
+namespace outrider::agent {
+
+class JobTable;
+class Job;
+class Network;
+
+// A rank's place in the new generation.
+struct ReformAssignment {
+  uint32_t generation = 0;
+  int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  std::string root_addr;  // the agent of the generation's node 0 ("" when it is this one)
+};
+
+// Thread-safety: loop thread only.
+class Reformer {
+ public:
+  static constexpr uint32_t kDefaultTimeoutMs = 30000;
+  using Reply = std::function<void(Result<ReformAssignment>)>;
+
+  explicit Reformer(JobTable* jobs) : jobs_(jobs) {}
+  ~Reformer();
+  // Serves other agents' reports on the network's agent port (null: single-node only, and no
+  // generations across nodes).
+  void set_network(Network* net);
+
+  // A client asks for the next generation of its job: `id` is its identity in its current one
+  // (a joiner's: its hello's). `owner` names the client for Forget. `reply` runs once, on the loop
+  // thread, before which the client must stay in its generation.
+  void Ask(const void* owner, const ClientIdentity& id, uint32_t timeout_ms, Reply reply);
+  // The client is gone: its ask, if any, is dropped (its rank is left out).
+  void Forget(const void* owner);
+  // A member of a generation of `base` left, or a node of it was found without ranks: the
+  // collections and decisions waiting for them may go on.
+  void Poke(const std::string& base);
+  // Joiners this agent holds for the next generation of `base`.
+  uint32_t JoinersWaiting(const std::string& base) const;
+  // Deadlines: collections sent as they are, decisions taken without the late nodes, asks and
+  // joiners past their own deadline answered.
+  void Tick(uint64_t now_ns);
+  uint64_t NextDeadlineNs() const;
+  nlohmann::json StatusJson() const;
+
+  // Decision rule, exposed for tests. Entries are nodes in order (each a list of ranks that want
+  // to go on, survivors first); returns the ranks each node keeps (the same for every kept node).
+  static int RanksPerNode(const std::vector<size_t>& sizes);
+
+ private:
+  struct Waiter {
+    const void* owner = nullptr;
+    ClientIdentity id;
+    uint64_t deadline_ns = 0;
+    Reply reply;
+  };
+  // This node's side: its ranks' asks for one job, and the report on its way.
+  struct Collection {
+    std::string base;
+    uint32_t generation = 0;  // the generation they leave
+    bool joiners = false;     // a collection of one joiner (not of a generation's ranks)
+    std::string token;
+    uint32_t timeout_ms = 0;
+    uint64_t started_ns = 0;
+    uint64_t send_by_ns = 0;
+    std::vector<Waiter> waiters;
+    bool sent = false;
+    std::vector<std::string> candidates;  // agents to report to, in order
+    size_t next = 0;
+    std::string asking;  // the candidate being asked
+    std::unique_ptr<FrameCall> call;
+  };
+  // A report that reached this agent.
+  struct Report {
+    bool joiner = false;
+    std::string agent;  // host:port of the reporting agent
+    int old_node = -1;
+    std::vector<int32_t> ranks;  // old ranks (joiners: none)
+    UniqueFd fd;
+    uint64_t deadline_ns = 0;
+    std::string local;  // this agent's address as the reporter reached it
+  };
+  // Deciding (or about to, or sending on) the next generation of a job.
+  struct Round {
+    uint32_t generation = 0;  // the generation being left
+    enum class Role { kUndecided, kDeciding, kRedirect } role = Role::kUndecided;
+    std::string redirect;  // kRedirect: the agent deciding
+    uint64_t started_ns = 0;
+    uint64_t deadline_ns = 0;
+    int self_node = 0;
+    std::vector<Report> reports;
+  };
+  struct Decided {
+    uint32_t from = 0, to = 0;
+    uint64_t at_ns = 0;
+  };
+
+  void OnReport(const std::string& base, const std::string& token, std::string body, UniqueFd fd,
+                const std::string& local, const std::string& peer);
+  void StartCollection(Collection& c);
+  void MaybeSend(const std::string& key);
+  void SendNext(const std::string& key);
+  void OnAnswer(const std::string& key, Result<FrameReply> reply);
+  void FinishCollection(const std::string& key, const Status& why,
+                        const nlohmann::json* decision = nullptr);
+  void MaybeDecide(const std::string& base);
+  void Decide(const std::string& base, Round& round);
+  // The live generation of `base` here with members (the newest), or null.
+  Job* Live(const std::string& base) const;
+  // Tells the rendezvous of generation `id` at agent `root` that it cannot complete (`why`).
+  void WithdrawAt(const std::string& root, const std::string& id, const std::string& token,
+                  const Status& why);
+  static void Answer(UniqueFd fd, const nlohmann::json& j);
+  static void Redirect(UniqueFd fd, const std::string& to);
+
+  JobTable* jobs_;        // Not owned; owns this.
+  Network* net_ = nullptr;  // Not owned.
+  std::map<std::string, Collection> collections_;  // by base job id, or "<base>\n<owner>" for joiners
+  std::map<std::string, Round> rounds_;             // by base job id
+  std::map<std::string, std::vector<Report>> joiners_;  // held for the next generation, by base
+  std::map<std::string, Decided> decided_;              // the last generation decided here, by base
+  std::vector<std::unique_ptr<FrameCall>> withdrawals_;  // in flight
+  // Every node's agent of the generations decided lately, by the generation's job id: a
+  // generation whose rendezvous never completed re-forms through them.
+  std::map<std::string, std::vector<std::string>> agents_of_;
+  std::deque<std::string> agents_order_;
+};
+
+}  // namespace outrider::agent

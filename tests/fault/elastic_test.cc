@@ -1,0 +1,418 @@
+// A job that loses ranks goes on (docs/elastic.md): agents on loopback, one per emulated node,
+// trainers as processes. The survivors re-form into the next generation (ranks renumbered, the
+// sum of every rank's rank + 1 checks the numbering), a joiner brings the job back to its size,
+// and every failure during the change itself ends in a working generation or a clear error,
+// never a hang: a survivor dying while the job re-forms, node 0's agent dying, a joiner with the
+// wrong token, two ranks dying at once.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "agent/engine/reform.h"
+#include "ipc/event_fd.h"
+#include "tests/support/multinode_fixture.h"
+
+namespace outrider::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kCount = 1000;
+constexpr uint64_t kSecond = 1'000'000'000;
+
+struct Elastic {
+  uint32_t generation[kMaxRanks];
+  int32_t rank[kMaxRanks];
+  int32_t world[kMaxRanks];
+  uint64_t reformed_ns[kMaxRanks];  // when the first op of the new generation completed
+  int steps[kMaxRanks];             // steps completed in the last generation
+};
+
+// One step: every rank contributes rank + 1; the sum says the ranks are 0 .. world - 1, each once.
+int Step(outrider_client_t* c, int32_t* x) {
+  int rank = outrider_rank(c), world = outrider_world_size(c);
+  for (int i = 0; i < kCount; ++i) x[i] = rank + 1;
+  outrider_op_t h;
+  int rc = Wait(c, outrider_allreduce(c, x, x, kCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+  if (rc != 0) return rc;
+  for (int i = 0; i < kCount; ++i) {
+    if (x[i] != world * (world + 1) / 2) return 99;
+  }
+  return 0;
+}
+
+// Runs steps until one fails, then re-forms (as often as needed, up to `reforms` times) and runs
+// `after` steps in the last generation. Records where the rank ended.
+int Survive(outrider_client_t* c, int slot, SharedValue<Elastic>& out, int reforms, int after,
+            Pipe* failed = nullptr) {
+  auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+  int rc = 0;
+  for (int step = 0; step < 100000 && rc == 0; ++step) rc = Step(c, x);
+  if (failed != nullptr) failed->Send('f');
+  for (int attempt = 0; attempt < reforms; ++attempt) {
+    outrider_membership_t m;
+    rc = outrider_reconfigure(c, 10000, &m);
+    if (rc != 0) {
+      std::fprintf(stderr, "slot %d: reconfigure: %s\n", slot, outrider_last_error(c));
+      return rc;
+    }
+    rc = Step(c, x);
+    if (rc != 0) continue;  // the generation failed already (a rank died while it formed)
+    out->reformed_ns[slot] = ipc::MonotonicNs();
+    out->generation[slot] = m.generation;
+    out->rank[slot] = m.rank;
+    out->world[slot] = m.world_size;
+    int s = 0;
+    for (; s < after && rc == 0; ++s) rc = Step(c, x);
+    out->steps[slot] = s;
+    return rc;
+  }
+  return rc;
+}
+
+TEST(Reformer, KeepsTheRanksPerNodeThatKeepMostRanks) {
+  EXPECT_EQ(agent::Reformer::RanksPerNode({1, 1, 1}), 1);
+  EXPECT_EQ(agent::Reformer::RanksPerNode({2, 1, 2, 2}), 2);  // 6 ranks, not 4
+  EXPECT_EQ(agent::Reformer::RanksPerNode({4, 1, 1, 1}), 4);  // 4 ranks, 4 = 4: the larger
+  EXPECT_EQ(agent::Reformer::RanksPerNode({3, 2, 2}), 2);     // 6 ranks, not 3
+  EXPECT_EQ(agent::Reformer::RanksPerNode({}), 0);
+}
+
+TEST(Reformer, NamesGenerationsWithinTheJobIdLimit) {
+  EXPECT_EQ(agent::GenerationJobId("train", 0), "train");
+  EXPECT_EQ(agent::GenerationJobId("train", 3), "train~g3");
+  std::string longest(63, 'j');
+  EXPECT_EQ(agent::GenerationJobId(longest, 12).size(), 63u);
+}
+
+// Rank 2 of 4 is killed mid-training: ranks 0, 1, 3 go on as ranks 0, 1, 2 of generation 1 within
+// seconds; a job beside it on the same agents never sees an error. A joiner then connects at
+// rank 2's node: the ranks learn of it (the MAX of what their agents hold), re-form, and the job
+// is back to 4 ranks in generation 2, the joiner last.
+TEST_F(MultiNodeTest, SurvivorsReformAfterARankDiesAndAJoinerBringsTheJobBack) {
+  StartAgents(4);
+  SharedValue<Elastic> out;
+  SharedValue<Results> res;
+  SharedValue<int> stop_other;
+  SharedValue<uint64_t> killed_ns;
+  Pipe started, grown;
+  std::vector<pid_t> pids(4);
+  for (int r = 0; r < 4; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("elastic", "tok", r, 4);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        rc = Step(c, x);
+        if (step == 3 && r == 0) started.Send('s');
+      }
+      if (r == 2) return 0;  // killed before it gets here
+      outrider_membership_t m;
+      rc = outrider_reconfigure(c, 10000, &m);
+      if (rc == 0) rc = Step(c, x);
+      out->reformed_ns[r] = ipc::MonotonicNs();
+      out->generation[r] = m.generation;
+      out->rank[r] = m.rank;
+      out->world[r] = m.world_size;
+      // Generation 1 trains until a joiner waits; every rank checks at the same steps, so they
+      // all re-form at the same one.
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        rc = Step(c, x);
+        if (rc != 0) break;
+        outrider_membership_t now;
+        rc = outrider_membership(c, &now);
+        x[0] = static_cast<int32_t>(now.joiners_waiting);
+        outrider_op_t h;
+        if (rc == 0)
+          rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
+        if (rc == 0 && x[0] > 0) break;
+      }
+      if (rc == 0) rc = outrider_reconfigure(c, 20000, &m);
+      if (rc == 0) rc = Step(c, x);
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      out->generation[4 + r] = m.generation;
+      out->rank[4 + r] = m.rank;
+      out->world[4 + r] = m.world_size;
+      outrider_disconnect(c);
+      return 0;
+    });
+  }
+  // The second job, on nodes 0 and 3, runs across everything.
+  std::vector<pid_t> others;
+  for (int r = 0; r < 2; ++r) {
+    others.push_back(Spawn([&, r] {
+      outrider_client_t* c = ConnectAt(r == 0 ? 0 : 3, 0, "bystander", "b", r, 2);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; step < 1000000 && rc == 0; ++step) {
+        rc = Step(c, x);
+        x[0] = r == 0 && *stop_other ? 1 : 0;
+        outrider_op_t h;
+        if (rc == 0)
+          rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
+        if (x[0] != 0) break;
+      }
+      res->rc[5 + r] = rc;
+      CopyText(res->error[5 + r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  char ch;
+  ASSERT_TRUE(started.Receive(&ch, 60000));
+  *killed_ns = ipc::MonotonicNs();
+  ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
+  Reap(pids[2]);
+  ASSERT_TRUE(WaitUntil(
+      [&] { return out->world[0] != 0 && out->world[1] != 0 && out->world[3] != 0; }, 30000));
+  for (int r : {0, 1, 3}) {
+    EXPECT_EQ(out->generation[r], 1u) << "rank " << r;
+    EXPECT_EQ(out->world[r], 3) << "rank " << r;
+    EXPECT_EQ(out->rank[r], r == 3 ? 2 : r);
+    std::printf("old rank %d: first op of generation 1 done %.3f s after the kill\n", r,
+                static_cast<double>(out->reformed_ns[r] - *killed_ns) / 1e9);
+    EXPECT_LT(out->reformed_ns[r] - *killed_ns, 10 * kSecond);
+  }
+  // The joiner, at the dead rank's node.
+  uint64_t join_start = ipc::MonotonicNs();
+  SharedValue<uint64_t> joined_ns;
+  pid_t joiner = Spawn([&] {
+    ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    std::string socket = agents_[2]->socket_path();
+    o.socket_path = socket.c_str();
+    o.job_id = "elastic";
+    o.flags = OUTRIDER_CONNECT_JOINER;
+    outrider_client_t* c = ConnectOrExitWith(&o);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    outrider_membership_t m;
+    int rc = outrider_reconfigure(c, 30000, &m);
+    if (rc == 0) rc = Step(c, x);
+    *joined_ns = ipc::MonotonicNs();
+    res->rc[2] = rc;
+    CopyText(res->error[2], 256, outrider_last_error(c));
+    out->generation[6] = m.generation;
+    out->rank[6] = m.rank;
+    out->world[6] = m.world_size;
+    outrider_disconnect(c);
+    return 0;
+  });
+  EXPECT_EQ(Reap(joiner), 0);
+  EXPECT_EQ(res->rc[2], 0) << res->error[2];
+  EXPECT_EQ(out->generation[6], 2u);
+  EXPECT_EQ(out->rank[6], 3);
+  EXPECT_EQ(out->world[6], 4);
+  std::printf("joiner: first op of generation 2 done %.3f s after it started\n",
+              static_cast<double>(*joined_ns - join_start) / 1e9);
+  for (int r : {0, 1, 3}) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
+    EXPECT_EQ(out->generation[4 + r], 2u);
+    EXPECT_EQ(out->world[4 + r], 4);
+    EXPECT_EQ(out->rank[4 + r], r == 3 ? 2 : r);
+  }
+  *stop_other = 1;
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(Reap(others[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[5 + r], 0) << "the other job, rank " << r << ": " << res->error[5 + r];
+  }
+}
+
+// Ranks 1 and 2 of 4 die at once: ranks 0 and 3 go on as a job of 2.
+TEST_F(MultiNodeTest, TwoRanksDyingAtOnceLeaveAJobOfTheOthers) {
+  StartAgents(4);
+  SharedValue<Elastic> out;
+  Pipe started;
+  std::vector<pid_t> pids(4);
+  for (int r = 0; r < 4; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("twice", "tok", r, 4);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      for (int step = 0; step < 3; ++step) {
+        if (Step(c, x) != 0) return 90;
+      }
+      if (r == 0) started.Send('s');
+      int rc = Survive(c, r, out, 1, 5);
+      outrider_disconnect(c);
+      return rc;
+    });
+  }
+  char ch;
+  ASSERT_TRUE(started.Receive(&ch, 60000));
+  ASSERT_EQ(::kill(pids[1], SIGKILL), 0);
+  ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
+  Reap(pids[1]);
+  Reap(pids[2]);
+  EXPECT_EQ(Reap(pids[0]), 0);
+  EXPECT_EQ(Reap(pids[3]), 0);
+  for (int r : {0, 3}) {
+    EXPECT_EQ(out->generation[r], 1u);
+    EXPECT_EQ(out->world[r], 2);
+    EXPECT_EQ(out->rank[r], r == 0 ? 0 : 1);
+    EXPECT_EQ(out->steps[r], 5);
+  }
+}
+
+// Node 0's agent dies (its rank with it): the lowest node left decides, and hosts generation 1.
+TEST_F(MultiNodeTest, NodeZerosAgentDyingLeavesTheLowestNodeLeftToDecide) {
+  StartAgents(3);
+  SharedValue<Elastic> out;
+  Pipe started;
+  std::vector<pid_t> pids(3);
+  for (int r = 0; r < 3; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("headless", "tok", r, 3);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      for (int step = 0; step < 3; ++step) {
+        if (Step(c, x) != 0) return 90;
+      }
+      if (r == 0) started.Send('s');
+      if (r == 0) {
+        int rc = 0;
+        while (rc == 0) rc = Step(c, x);  // until its agent is gone
+        return rc == OUTRIDER_ERR_UNAVAILABLE || rc == OUTRIDER_ERR_PEER_LOST ? 0 : rc;
+      }
+      int rc = Survive(c, r, out, 1, 5);
+      outrider_disconnect(c);
+      return rc;
+    });
+  }
+  char ch;
+  ASSERT_TRUE(started.Receive(&ch, 60000));
+  agents_[0]->Stop(SIGKILL);
+  EXPECT_EQ(Reap(pids[0]), 0);
+  for (int r : {1, 2}) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0) << "rank " << r;
+    EXPECT_EQ(out->generation[r], 1u);
+    EXPECT_EQ(out->world[r], 2);
+    EXPECT_EQ(out->rank[r], r - 1);
+    EXPECT_EQ(out->steps[r], 5);
+  }
+  std::string log = agents_[1]->ReadLog();
+  EXPECT_THAT(log, HasSubstr("decided here"));
+}
+
+// A survivor dies after its node reported it for generation 1 and before the agents decided: the
+// generation cannot form, every other rank's first op in it fails at once, and they re-form again
+// into generation 2 without it.
+TEST_F(MultiNodeTest, ASurvivorDyingWhileTheJobReformsEndsInTheNextGeneration) {
+  StartAgents(4, /*http=*/true);
+  SharedValue<Elastic> out;
+  Pipe started, release;
+  SharedValue<int> asking;
+  std::vector<pid_t> pids(4);
+  for (int r = 0; r < 4; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("midway", "tok", r, 4);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      for (int step = 0; step < 3; ++step) {
+        if (Step(c, x) != 0) return 90;
+      }
+      if (r == 0) started.Send('s');
+      int rc = 0;
+      while (rc == 0) rc = Step(c, x);
+      if (r == 2) {  // asks only once rank 3 is gone
+        char ch;
+        if (!release.Receive(&ch, 60000)) return 91;
+      }
+      if (r == 3) ++*asking;
+      rc = Survive(c, r, out, 3, 3);
+      outrider_disconnect(c);
+      return rc;
+    });
+  }
+  char ch;
+  ASSERT_TRUE(started.Receive(&ch, 60000));
+  ASSERT_EQ(::kill(pids[1], SIGKILL), 0);
+  Reap(pids[1]);
+  // Rank 3's node has reported it (it asked, and its agent sent its collection).
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::string s = HttpGet(http_ports_[3], "/status");
+        return s.find("\"sent\": true") != std::string::npos;
+      },
+      30000));
+  ASSERT_EQ(::kill(pids[3], SIGKILL), 0);
+  Reap(pids[3]);
+  release.Send('r');
+  for (int r : {0, 2}) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0) << "rank " << r;
+    EXPECT_EQ(out->generation[r], 2u) << "rank " << r;
+    EXPECT_EQ(out->world[r], 2);
+    EXPECT_EQ(out->rank[r], r == 0 ? 0 : 1);
+    EXPECT_EQ(out->steps[r], 3);
+  }
+}
+
+// A joiner with the wrong token is refused (PERMISSION_DENIED, named), and the job never hears of
+// it: no joiner waits, every step goes on.
+TEST_F(MultiNodeTest, AJoinerWithTheWrongTokenIsRefusedAndTheJobGoesOn) {
+  StartAgents(2);
+  SharedValue<Results> res;
+  SharedValue<int> stop;
+  SharedValue<uint32_t> joiners_seen;
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) {
+    pids.push_back(Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("guarded", "right", r, 2);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; step < 1000000 && rc == 0; ++step) {
+        rc = Step(c, x);
+        outrider_membership_t m;
+        if (rc == 0) rc = outrider_membership(c, &m);
+        if (m.joiners_waiting > *joiners_seen) *joiners_seen = m.joiners_waiting;
+        x[0] = r == 0 && *stop ? 1 : 0;
+        outrider_op_t h;
+        if (rc == 0)
+          rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
+        if (x[0] != 0) break;
+      }
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    }));
+  }
+  pid_t joiner = Spawn([&] {
+    ::setenv("OUTRIDER_JOB_TOKEN", "wrong", 1);
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    std::string socket = agents_[1]->socket_path();
+    o.socket_path = socket.c_str();
+    o.job_id = "guarded";
+    o.flags = OUTRIDER_CONNECT_JOINER;
+    outrider_client_t* c = ConnectOrExitWith(&o);
+    outrider_membership_t m;
+    res->rc[2] = outrider_reconfigure(c, 5000, &m);
+    CopyText(res->error[2], 256, outrider_last_error(c));
+    // Not admitted: ops are refused.
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 64));
+    outrider_op_t h;
+    res->rc[3] = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+    outrider_disconnect(c);
+    return 0;
+  });
+  EXPECT_EQ(Reap(joiner), 0);
+  EXPECT_EQ(res->rc[2], OUTRIDER_ERR_PERMISSION_DENIED) << res->error[2];
+  EXPECT_THAT(res->error[2], HasSubstr("wrong job token"));
+  EXPECT_EQ(res->rc[3], OUTRIDER_ERR_FAILED_PRECONDITION);
+  *stop = 1;
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[r], 0) << res->error[r];
+  }
+  EXPECT_EQ(*joiners_seen, 0u);
+}
+
+}  // namespace
+}  // namespace outrider::testing
