@@ -238,9 +238,10 @@ struct ReformReply {
   int32_t local_world_size;
   uint32_t joiners_waiting;  // joiners this agent holds for the job's next generation
   uint32_t reserved;
+  char root_addr[kAddrBytes];  // the agent of the generation's node 0 ("" in generation 0)
   char message[kMessageBytes];
 };
-static_assert(sizeof(ReformReply) == 240);
+static_assert(sizeof(ReformReply) == 304);
 
 // ---- Ring entries in the control segment. ----
 struct BufferRef {

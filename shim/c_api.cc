@@ -1,5 +1,6 @@
 // The C ABI, setup half: connecting, errors, communicators and shared memory. Converts between C
 // types and the Client; no exception or C++ type crosses it (ops and waits: c_api_ops.cc).
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -118,6 +119,9 @@ void FillMembership(const outrider::shim::Client::Membership& m, outrider_member
   out->local_rank = m.local_rank;
   out->local_world_size = m.local_world_size;
   out->joiners_waiting = m.joiners_waiting;
+  std::memset(out->root_addr, 0, sizeof(out->root_addr));
+  std::memcpy(out->root_addr, m.root_addr.data(),
+              std::min(m.root_addr.size(), sizeof(out->root_addr) - 1));
 }
 }  // namespace
 

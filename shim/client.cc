@@ -43,6 +43,7 @@ Client::Membership MembershipOf(const ipc::ReformReply& r) {
   m.local_rank = r.local_rank;
   m.local_world_size = r.local_world_size;
   m.joiners_waiting = r.joiners_waiting;
+  m.root_addr.assign(r.root_addr, strnlen(r.root_addr, sizeof(r.root_addr)));
   return m;
 }
 

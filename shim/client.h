@@ -77,6 +77,7 @@ class Client {
     uint32_t generation = 0;
     int32_t rank = -1, world_size = 0, local_rank = -1, local_world_size = 0;
     uint32_t joiners_waiting = 0;
+    std::string root_addr;  // the agent of the generation's node 0 ("" in generation 0)
   };
   // The client's place in its job, and the joiners the agent holds (the job's node 0 only). An
   // error when the job can no longer go on in this generation (a rank or node was lost); the

@@ -244,6 +244,7 @@ void Session::ReplyReform(uint32_t request_id, const Status& st, uint32_t joiner
   reply.local_rank = member ? w.local_rank : -1;
   reply.local_world_size = member ? w.local_world_size : 0;
   reply.joiners_waiting = joiners;
+  if (w.generation != 0) ipc::CopyText(reply.root_addr, sizeof(reply.root_addr), w.root_addr);
   ipc::CopyText(reply.message, sizeof(reply.message), st.message());
   Status sent = channel_.Send(&reply, sizeof(reply));
   if (!sent.ok()) Close(sent);

@@ -56,11 +56,11 @@ Reformer::~Reformer() {
 void Reformer::set_network(Network* net) {
   net_ = net;
   if (net_ == nullptr) return;
-  net_->rendezvous()->set_reform_handler(
-      [this](const std::string& job_id, const std::string& token, std::string body, UniqueFd fd,
-             const std::string& local, const std::string& peer) {
-        OnReport(job_id, token, std::move(body), std::move(fd), local, peer);
-      });
+  net_->rendezvous()->set_reform_handler([this](const std::string& job_id, const std::string& token,
+                                                std::string body, UniqueFd fd,
+                                                const std::string& local, const std::string& peer) {
+    OnReport(job_id, token, std::move(body), std::move(fd), local, peer);
+  });
 }
 
 int Reformer::RanksPerNode(const std::vector<size_t>& sizes) {
@@ -113,9 +113,8 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
     c.send_by_ns = now;
     if (Job* live = Live(base); live != nullptr) {
       // A live generation here: its node 0 holds joiners.
-      c.candidates.push_back(live->num_nodes() > 1 && !live->agent_addrs().empty()
-                                 ? live->agent_addrs()[0]
-                                 : self);
+      c.candidates.push_back(
+          live->num_nodes() > 1 && !live->agent_addrs().empty() ? live->agent_addrs()[0] : self);
     } else if (!id.root_addr.empty()) {
       c.candidates.push_back(id.root_addr);
     } else {
@@ -145,9 +144,10 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
     it = collections_.end();
   }
   if (it != collections_.end() && it->second.sent) {
-    w.reply(FailedPrecondition("this node already reported its ranks for the next generation of "
-                               "job '" +
-                               base + "': this rank asked too late and is left out"));
+    w.reply(
+        FailedPrecondition("this node already reported its ranks for the next generation of "
+                           "job '" +
+                           base + "': this rank asked too late and is left out"));
     return;
   }
   if (it == collections_.end()) {
@@ -235,13 +235,14 @@ void Reformer::SendNext(const std::string& key) {
     std::string tried;
     for (size_t i = 0; i < c.next && i < c.candidates.size(); ++i)
       tried += (tried.empty() ? "" : ", ") + c.candidates[i];
-    FinishCollection(key, now >= deadline
-                              ? DeadlineExceeded("job '" + c.base + "' did not agree on its next "
-                                                 "generation within " +
-                                                 std::to_string(c.timeout_ms) + " ms")
-                              : Unavailable("no agent of job '" + c.base +
-                                            "' could decide its next generation (asked " + tried +
-                                            ")"));
+    FinishCollection(key,
+                     now >= deadline
+                         ? DeadlineExceeded("job '" + c.base +
+                                            "' did not agree on its next "
+                                            "generation within " +
+                                            std::to_string(c.timeout_ms) + " ms")
+                         : Unavailable("no agent of job '" + c.base +
+                                       "' could decide its next generation (asked " + tried + ")"));
     return;
   }
   c.asking = c.candidates[c.next++];
@@ -347,11 +348,13 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
   std::vector<int32_t> gave_up;  // new local ranks whose client left before the answer came
   for (size_t i = 0; i < c.waiters.size(); ++i) {
     Waiter& w = c.waiters[i];
-    Result<ReformAssignment> a = why.ok() ? Internal("malformed decision") : Result<ReformAssignment>(why);
+    Result<ReformAssignment> a =
+        why.ok() ? Internal("malformed decision") : Result<ReformAssignment>(why);
     if (decision != nullptr) {
       const nlohmann::json& slot = (*assign)[i];
       if (slot.is_object()) {
-        ReformAssignment as{generation, slot.value("rank", 0), world, slot.value("local_rank", 0),
+        ReformAssignment as{generation, slot.value("rank", 0),
+                            world,      slot.value("local_rank", 0),
                             local_size, root};
         if (as.rank < 0 || as.rank >= world || as.local_rank < 0 || as.local_rank >= local_size)
           a = Internal("decision out of range");
@@ -369,8 +372,8 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
     if (w.reply) w.reply(std::move(a));
   }
   if (decision != nullptr) {
-    Logger("engine")->info("job '{}': generation {} decided by agent {} in {:.3f} s: {} ranks", c.base,
-                           generation, c.asking, seconds, world);
+    Logger("engine")->info("job '{}': generation {} decided by agent {} in {:.3f} s: {} ranks",
+                           c.base, generation, c.asking, seconds, world);
   } else {
     Logger("engine")->warn("job '{}': no new generation for {} rank(s) of this node: {}", c.base,
                            c.waiters.size(), why.ToString());
@@ -413,7 +416,8 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
   }
   uint64_t now = ipc::MonotonicNs();
   std::string kind = j["kind"].get<std::string>();
-  uint32_t timeout_ms = std::clamp<uint32_t>(j.value("timeout_ms", kDefaultTimeoutMs), 1, 3'600'000);
+  uint32_t timeout_ms =
+      std::clamp<uint32_t>(j.value("timeout_ms", kDefaultTimeoutMs), 1, 3'600'000);
   Report rep;
   rep.agent = peer + ":" + std::to_string(j.value("port", 0));
   rep.old_node = j.value("node", -1);
@@ -421,7 +425,8 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
   rep.local = local;
   auto wrong_token = [&](Job* job) {
     if (TokensEqual(token, job->token())) return false;
-    Logger("engine")->warn("job '{}': refused a {} from {}: wrong job token", base, kind, rep.agent);
+    Logger("engine")->warn("job '{}': refused a {} from {}: wrong job token", base, kind,
+                           rep.agent);
     Answer(std::move(fd), {{"code", static_cast<int>(Code::kPermissionDenied)},
                            {"message", "agent " + local + " refused to admit this rank to job '" +
                                            base + "': wrong job token"}});
@@ -457,8 +462,8 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
     Answer(std::move(fd),
            {{"code", static_cast<int>(Code::kFailedPrecondition)},
             {"message", "job '" + base + "' went on as generation " + std::to_string(d->second.to) +
-                            " without node " + std::to_string(rep.old_node) +
-                            " of generation " + std::to_string(generation) +
+                            " without node " + std::to_string(rep.old_node) + " of generation " +
+                            std::to_string(generation) +
                             ": its ranks asked after the agents decided"}});
     return;
   }
@@ -481,11 +486,11 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
     round.started_ns = now;
     round.self_node = job->node_rank();
   } else if (round.generation > generation) {
-    Answer(std::move(fd), {{"code", static_cast<int>(Code::kFailedPrecondition)},
-                           {"message", "job '" + base + "' is forming generation " +
-                                           std::to_string(round.generation + 1) +
-                                           "; this node reported for generation " +
-                                           std::to_string(generation + 1)}});
+    Answer(std::move(fd),
+           {{"code", static_cast<int>(Code::kFailedPrecondition)},
+            {"message",
+             "job '" + base + "' is forming generation " + std::to_string(round.generation + 1) +
+                 "; this node reported for generation " + std::to_string(generation + 1)}});
     return;
   }
   if (round.role == Round::Role::kRedirect) {
@@ -593,8 +598,10 @@ void Reformer::Decide(const std::string& base, Round& round) {
         }
       } else {
         a = keep ? "its node keeps " + std::to_string(per_node) + " ranks"
-                 : "its node has " + std::to_string(e.slots.size()) + " ranks, and every node of "
-                   "the new generation runs " + std::to_string(per_node);
+                 : "its node has " + std::to_string(e.slots.size()) +
+                       " ranks, and every node of "
+                       "the new generation runs " +
+                       std::to_string(per_node);
       }
       if (sl.index >= 0) {
         answers[sl.report][static_cast<size_t>(sl.index)] = a;
@@ -613,8 +620,8 @@ void Reformer::Decide(const std::string& base, Round& round) {
     nlohmann::json j;
     if (world == 0) {
       j = {{"code", static_cast<int>(Code::kFailedPrecondition)},
-           {"message", "job '" + base + "' has no rank left for generation " +
-                           std::to_string(next)}};
+           {"message",
+            "job '" + base + "' has no rank left for generation " + std::to_string(next)}};
     } else {
       // An agent that reported to itself over loopback is named as the others reached it.
       auto seen = [&](const std::string& a) {
@@ -622,8 +629,8 @@ void Reformer::Decide(const std::string& base, Round& round) {
       };
       std::vector<std::string> agents;
       for (const std::string& a : kept_agents) agents.push_back(seen(a));
-      j = {{"code", 0},           {"generation", next},          {"world_size", world},
-           {"root", seen(root)},  {"local_world_size", per_node}, {"assign", answers[&r]},
+      j = {{"code", 0},          {"generation", next},           {"world_size", world},
+           {"root", seen(root)}, {"local_world_size", per_node}, {"assign", answers[&r]},
            {"agents", agents}};
     }
     Answer(std::move(r.fd), j);
@@ -634,8 +641,9 @@ void Reformer::Decide(const std::string& base, Round& round) {
   for (Report& jr : held) {
     if (answers.count(&jr) != 0 && jr.fd.valid()) reply(jr);
   }
-  held.erase(std::remove_if(held.begin(), held.end(), [](const Report& r) { return !r.fd.valid(); }),
-             held.end());
+  held.erase(
+      std::remove_if(held.begin(), held.end(), [](const Report& r) { return !r.fd.valid(); }),
+      held.end());
   if (held.empty()) joiners_.erase(base);
   std::sort(kept_old.begin(), kept_old.end());
   std::vector<int32_t> left;
@@ -672,8 +680,8 @@ void Reformer::Tick(uint64_t now_ns) {
       MaybeSend(k);
     } else if (now_ns >= c.started_ns + uint64_t{c.timeout_ms} * kMs + 1000 * kMs) {
       // The call's own deadline passed long ago and it never answered.
-      FinishCollection(k, DeadlineExceeded("job '" + c.base +
-                                           "' did not agree on its next generation in time"));
+      FinishCollection(
+          k, DeadlineExceeded("job '" + c.base + "' did not agree on its next generation in time"));
     }
   }
   keys.clear();
@@ -693,8 +701,9 @@ void Reformer::Tick(uint64_t now_ns) {
                                  {"message", "the ranks of job '" + b + "' on agent " + r.local +
                                                  " never asked for the next generation"}});
     }
-    reps.erase(std::remove_if(reps.begin(), reps.end(), [](const Report& r) { return !r.fd.valid(); }),
-               reps.end());
+    reps.erase(
+        std::remove_if(reps.begin(), reps.end(), [](const Report& r) { return !r.fd.valid(); }),
+        reps.end());
     if (reps.empty() && round.role == Round::Role::kUndecided &&
         now_ns >= round.started_ns + kDecidedMemoryNs)
       rounds_.erase(it);
@@ -719,8 +728,8 @@ void Reformer::Tick(uint64_t now_ns) {
 uint64_t Reformer::NextDeadlineNs() const {
   uint64_t next = UINT64_MAX;
   for (const auto& [k, c] : collections_) {
-    next = std::min(next, c.sent ? c.started_ns + uint64_t{c.timeout_ms} * kMs + 1000 * kMs
-                                 : c.send_by_ns);
+    next = std::min(
+        next, c.sent ? c.started_ns + uint64_t{c.timeout_ms} * kMs + 1000 * kMs : c.send_by_ns);
   }
   for (const auto& [b, r] : rounds_) {
     if (r.role == Round::Role::kDeciding) next = std::min(next, r.deadline_ns);
@@ -750,10 +759,8 @@ nlohmann::json Reformer::StatusJson() const {
     const char* role = r.role == Round::Role::kDeciding   ? "deciding"
                        : r.role == Round::Role::kRedirect ? "redirect"
                                                           : "undecided";
-    out["deciding"].push_back({{"job", b},
-                               {"generation", r.generation},
-                               {"role", role},
-                               {"reports", r.reports.size()}});
+    out["deciding"].push_back(
+        {{"job", b}, {"generation", r.generation}, {"role", role}, {"reports", r.reports.size()}});
   }
   for (const auto& [b, v] : joiners_) out["joiners_waiting"][b] = JoinersWaiting(b);
   return out;

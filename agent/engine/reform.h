@@ -139,10 +139,11 @@ class Reformer {
   static void Answer(UniqueFd fd, const nlohmann::json& j);
   static void Redirect(UniqueFd fd, const std::string& to);
 
-  JobTable* jobs_;        // Not owned; owns this.
+  JobTable* jobs_;          // Not owned; owns this.
   Network* net_ = nullptr;  // Not owned.
-  std::map<std::string, Collection> collections_;  // by base job id, or "<base>\n<owner>" for joiners
-  std::map<std::string, Round> rounds_;             // by base job id
+  std::map<std::string, Collection>
+      collections_;                      // by base job id, or "<base>\n<owner>" for joiners
+  std::map<std::string, Round> rounds_;  // by base job id
   std::map<std::string, std::vector<Report>> joiners_;  // held for the next generation, by base
   std::map<std::string, Decided> decided_;              // the last generation decided here, by base
   std::vector<std::unique_ptr<FrameCall>> withdrawals_;  // in flight

@@ -38,7 +38,8 @@ int Step(outrider_client_t* c, int32_t* x) {
   int rank = outrider_rank(c), world = outrider_world_size(c);
   for (int i = 0; i < kCount; ++i) x[i] = rank + 1;
   outrider_op_t h;
-  int rc = Wait(c, outrider_allreduce(c, x, x, kCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+  int rc =
+      Wait(c, outrider_allreduce(c, x, x, kCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
   if (rc != 0) return rc;
   for (int i = 0; i < kCount; ++i) {
     if (x[i] != world * (world + 1) / 2) return 99;
@@ -398,7 +399,8 @@ TEST_F(MultiNodeTest, AJoinerWithTheWrongTokenIsRefusedAndTheJobGoesOn) {
     // Not admitted: ops are refused.
     auto* x = static_cast<int32_t*>(outrider_alloc(c, 64));
     outrider_op_t h;
-    res->rc[3] = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+    res->rc[3] =
+        Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
     outrider_disconnect(c);
     return 0;
   });

@@ -159,6 +159,8 @@ typedef struct {
   int32_t local_world_size;
   uint32_t joiners_waiting; /* joiners the agent holds for the next generation (only the agent of
                                the job's node 0 holds them: reduce it with MAX over the ranks) */
+  char root_addr[64];       /* host:port of the agent of the generation's node 0 ("" in
+                               generation 0: the job's own root) */
 } outrider_membership_t;
 /* The client's place in its job. Returns OUTRIDER_OK while the generation can go on, else the
  * error that ended it (PEER_LOST naming who was lost); *out is filled in either way. */

@@ -17,6 +17,7 @@ tensors inside a ProcessGroup of ours); backend() finds it either way.
 
 import atexit
 import contextlib
+import datetime
 import math
 
 import torch
@@ -219,3 +220,87 @@ def copy_counters():
     bytes_in (into staging buffers), bytes_out (results back), tensors_staged, and
     tensors_in_place (tensors the agent used where they lie, without a copy)."""
     return dict(_C.copy_counters())
+
+
+# ---- A job that loses a rank goes on (docs/elastic.md) ----
+
+def membership():
+    """This process's place in its job: a dict with generation, rank, world_size, local_rank,
+    local_world_size, joiners_waiting (joiners the agent holds for the next generation; only the
+    agent of the job's node 0 holds them) and error (why the generation cannot go on, '' while it
+    can). Asks the agent; no communication with other ranks."""
+    return _C.membership()
+
+
+def membership_changed(group=None):
+    """Whether the job should re-form now: a joiner waits to be admitted. Collective: every rank of
+    `group` (default: the default group) calls it at the same point, and all get the same answer
+    (the MAX over the ranks of what their agents hold)."""
+    flag = torch.tensor([membership()["joiners_waiting"]], dtype=torch.int64)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=group)
+    return bool(flag.item() > 0)
+
+
+def _timedelta(timeout):
+    return timeout if isinstance(timeout, datetime.timedelta) else datetime.timedelta(seconds=float(timeout))
+
+
+def _milliseconds(timeout):
+    if isinstance(timeout, datetime.timedelta):
+        return int(timeout.total_seconds() * 1000)
+    return int(float(timeout) * 1000)
+
+
+def _adopt(m, raw, timeout):
+    """Makes the default group that of the generation in `m`: torch.distributed's rendezvous store
+    of the old generation may have died with its rank 0, so the new rank 0 serves a new one
+    (TCPStore on a free port, told to the others over the new generation itself)."""
+    rank, world = m["rank"], m["world_size"]
+    if dist.is_initialized():
+        dist.destroy_process_group()
+    port = torch.zeros(1, dtype=torch.int64)
+    host = m["root_addr"].rsplit(":", 1)[0] if m["root_addr"] else "127.0.0.1"
+    if rank == 0:
+        store = dist.TCPStore(host, 0, world, True, timeout, wait_for_workers=False)
+        port[0] = store.port
+    opts = dist.BroadcastOptions()
+    opts.rootRank = 0
+    opts.rootTensor = 0
+    raw.broadcast([port], opts).wait()
+    if rank != 0:
+        store = dist.TCPStore(host, int(port.item()), world, False, timeout)
+    dist.init_process_group("outrider", store=store, rank=rank, world_size=world, timeout=timeout)
+    return m
+
+
+def reconfigure(timeout=datetime.timedelta(seconds=30)):
+    """Re-forms the job after a rank or node was lost (an op failed), or to admit joiners
+    (membership_changed() said so): every surviving rank calls it; the agents agree on who goes on
+    (a rank that does not ask within half `timeout` is left out), renumber the ranks densely (old
+    order, joiners last) and move each process into the new generation. Afterwards the default
+    group of torch.distributed is the new generation's: get_rank() and get_world_size() say where
+    this process is now; models must be wrapped in DistributedDataParallel again (which broadcasts
+    rank 0's parameters), and optimizer state a joiner needs must be sent to it (broadcast).
+    Groups made before (new_group, the old default group) refuse ops afterwards.
+    Returns membership() of the new generation. Raises RuntimeError if this rank was left out, or
+    the agents could not agree within `timeout`.
+
+    PyTorch's own c10d reconfigure interface is not in 1.13, 2.6 or 2.11; this call stands in
+    for it."""
+    timeout = _timedelta(timeout)
+    m, raw = _C.reconfigure(_milliseconds(timeout), False, dist.HashStore())
+    return _adopt(m, raw, timeout)
+
+
+def join(timeout=datetime.timedelta(minutes=5)):
+    """Joins a running job as a new rank (a restarted process, or a spare): connects to this node's
+    agent as a joiner and waits until the job's ranks re-form (they learn of it through
+    membership_changed()). The job is $OUTRIDER_JOB_ID (or $TORCHELASTIC_RUN_ID); the agent of this
+    node must serve a rank of it, or $OUTRIDER_ROOT_ADDR (or $MASTER_ADDR) must name an agent that
+    does. Afterwards the default group is the new generation's, as after reconfigure(). Returns
+    membership()."""
+    if dist.is_initialized():
+        raise RuntimeError("outrider_torch.join: this process is in a job already (reconfigure instead)")
+    timeout = _timedelta(timeout)
+    m, raw = _C.reconfigure(_milliseconds(timeout), True, dist.HashStore())
+    return _adopt(m, raw, timeout)

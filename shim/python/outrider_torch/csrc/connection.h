@@ -91,6 +91,9 @@ class Connection {
   // $TORCHELASTIC_RUN_ID, local rank/size from $LOCAL_RANK/$LOCAL_WORLD_SIZE); throws a
   // BackendError saying what to check when it cannot.
   Connection(int rank, int size);
+  // A joiner's connection (OUTRIDER_CONNECT_JOINER): in no job until Reconfigure.
+  struct Joiner {};
+  explicit Connection(Joiner);
   // Waits for the ops still in flight (at most 10 s: then they fail), disconnects.
   ~Connection();
   // Stops the worker and waits for it: ops in flight fail after the shutdown grace, later ones at
@@ -101,6 +104,23 @@ class Connection {
   static std::shared_ptr<Connection> Current();
   // The process's connection as `rank` of `size`: the open one if it is that, else a new one.
   static std::shared_ptr<Connection> Open(int rank, int size);
+  // A new connection that joins its job at the next generation; it becomes the process's.
+  static std::shared_ptr<Connection> OpenJoiner();
+
+  // The job's generations (outrider_membership, outrider_reconfigure).
+  struct Membership {
+    uint32_t generation = 0;
+    int rank = -1, size = 0, local_rank = -1, local_size = 0;
+    uint32_t joiners_waiting = 0;
+    std::string root_addr;
+    std::string error;  // why the generation cannot go on ("" while it can)
+  };
+  Membership GetMembership();
+  // Moves the connection into the job's next generation (waiting first, up to `timeout`, for the
+  // ops still in flight to finish: after a failure they fail at once). Throws if it cannot.
+  Membership Reconfigure(std::chrono::milliseconds timeout);
+  // Bumped by every Reconfigure: groups made in an earlier one refuse ops.
+  uint32_t generation() const { return generation_.load(); }
 
   void Enqueue(c10::intrusive_ptr<OutriderWork> work, outrider_comm_t comm,
                std::chrono::milliseconds timeout, std::function<void(Request&)> prepare);
@@ -124,7 +144,7 @@ class Connection {
   uint8_t* HeapSegment(const SharedHeap::Segment& seg);
   void Check(int rc, const char* what);
   outrider_client_t* client() const { return client_; }
-  int rank() const { return rank_; }
+  int rank() const { return rank_.load(); }
 
  private:
   void Loop();
@@ -139,8 +159,9 @@ class Connection {
 
   outrider_client_t* client_ = nullptr;
   int wake_fd_ = -1;  // an eventfd
-  int rank_;
-  int size_;
+  std::atomic<int> rank_;
+  std::atomic<int> size_;
+  std::atomic<uint32_t> generation_{0};
   std::thread worker_;
   std::mutex mu_;
   std::condition_variable cv_;

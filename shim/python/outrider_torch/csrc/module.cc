@@ -116,6 +116,55 @@ PYBIND11_MODULE(_C, m) {
       },
       "What the backend copied between tensors and shared memory so far, and the tensors it used "
       "in place.");
+  using outrider::torch_backend::Connection;
+  auto to_dict = [](const Connection::Membership& ms) {
+    py::dict d;
+    d["generation"] = ms.generation;
+    d["rank"] = ms.rank;
+    d["world_size"] = ms.size;
+    d["local_rank"] = ms.local_rank;
+    d["local_world_size"] = ms.local_size;
+    d["joiners_waiting"] = ms.joiners_waiting;
+    d["root_addr"] = ms.root_addr;
+    d["error"] = ms.error;
+    return d;
+  };
+  m.def(
+      "membership",
+      [to_dict] {
+        std::shared_ptr<Connection> c = Connection::Current();
+        if (!c) throw std::runtime_error("outrider: no connection to the agent (no process group)");
+        Connection::Membership ms;
+        {
+          py::gil_scoped_release unlocked;
+          ms = c->GetMembership();
+        }
+        return to_dict(ms);
+      },
+      "This process's place in its job (generation, rank, world_size, ...), the joiners its agent "
+      "holds, and why the generation cannot go on ('' while it can).");
+  m.def(
+      "reconfigure",
+      [to_dict](int64_t timeout_ms, bool join, const c10::intrusive_ptr<c10d::Store>& store) {
+        Connection::Membership ms;
+        c10::intrusive_ptr<ProcessGroupOutrider> group;
+        {
+          py::gil_scoped_release unlocked;
+          std::shared_ptr<Connection> c = join ? Connection::OpenJoiner() : Connection::Current();
+          if (!c)
+            throw std::runtime_error("outrider: no connection to the agent (no process group)");
+          ms = c->Reconfigure(std::chrono::milliseconds(timeout_ms));
+          // A group of the new generation holds the connection (the process's is only a weak
+          // reference) until torch.distributed makes its own.
+          group = c10::make_intrusive<ProcessGroupOutrider>(c, OUTRIDER_COMM_WORLD, store, ms.rank,
+                                                            ms.size,
+                                                            std::chrono::milliseconds(timeout_ms));
+        }
+        return py::make_tuple(to_dict(ms), group);
+      },
+      py::arg("timeout_ms"), py::arg("join"), py::arg("store"),
+      "Moves this process's connection into its job's next generation (join: connects first, as "
+      "a joiner); returns its place there and a process group of it over `store`.");
   m.def("create", &ProcessGroupOutrider::Create, py::arg("store"), py::arg("rank"), py::arg("size"),
         py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
         "Creates an outrider process group (torch.distributed backend factory).");

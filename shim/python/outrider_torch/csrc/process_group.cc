@@ -20,6 +20,7 @@ ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, out
       comm_(comm),
       timeout_(timeout),
       any_source_(AnySource::Create(std::move(store), rank, size, timeout)) {
+  generation_ = conn_->generation();
   InitBackend();
   // From now on the buffers collectives work on (DDP's buckets, gradients) are born in memory
   // the agent can use in place.
@@ -69,6 +70,14 @@ c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(
   });
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, store, rank, size, ms);
+}
+
+void ProcessGroupOutrider::CheckGeneration() const {
+  if (conn_->generation() != generation_) {
+    Throw(
+        "this process group belongs to an earlier generation of the job, which re-formed "
+        "since (outrider_torch.reconfigure): use the new default group");
+  }
 }
 
 outrider_op_options_t ProcessGroupOutrider::Options(int32_t priority, uint64_t key) const {

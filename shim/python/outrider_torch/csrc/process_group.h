@@ -154,8 +154,11 @@ class ProcessGroupOutrider : public BackendBase {
   c10::intrusive_ptr<c10d::Work> Enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                          std::function<void(Request&)> prepare);
   void EnqueueWork(c10::intrusive_ptr<OutriderWork> work, std::function<void(Request&)> prepare) {
+    CheckGeneration();
     conn_->Enqueue(std::move(work), comm_, timeout_, std::move(prepare));
   }
+  // Throws once the job re-formed after this group was made (its ranks are another job's now).
+  void CheckGeneration() const;
   // Options naming this group's communicator.
   outrider_op_options_t Options(int32_t priority = 0, uint64_t key = 0) const;
   // Gathers `in` from every rank into shared memory; `copy_out` gets the gathered bytes (rank
@@ -243,6 +246,7 @@ class ProcessGroupOutrider : public BackendBase {
   int32_t NextPriority(const std::string& signature);
 
   std::shared_ptr<Connection> conn_;
+  uint32_t generation_ = 0;  // conn_->generation() when made
   outrider_comm_t comm_;
   std::chrono::milliseconds timeout_;
   std::mutex mu_;

@@ -64,6 +64,7 @@ void ProcessGroupOutrider::SubmitOnStream(const c10::intrusive_ptr<OutriderWork>
   c10::Stream stream = *work->stream();
   opts.cuda_stream = NativeStream(stream);
   std::string name = what;
+  CheckGeneration();
   conn_->EnqueueOrdered(work, comm_, timeout_,
                         [this, stream, opts, name, call = std::move(call),
                          copy_out = std::move(copy_out)](Request& r) {

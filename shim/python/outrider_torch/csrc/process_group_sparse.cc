@@ -196,6 +196,7 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
     outrider_op_options_t o = Options(priority);
     o.cuda_stream = NativeStream(*stream);
     c10::Stream on = *stream;
+    CheckGeneration();
     conn_->EnqueueOrdered(
         work, comm_, timeout_,
         [this, s, o, on, t, idx, vals, oi, ov, stage_demand, demanded, done](Request& r) mutable {
