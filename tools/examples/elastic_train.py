@@ -39,7 +39,11 @@ def parse_args():
     p.add_argument("--batch", type=int, default=256, help="lookups per rank per step (default 256)")
     p.add_argument("--kill-rank", type=int, default=2, help="the rank whose trainer dies (default 2; -1: none)")
     p.add_argument("--kill-step", type=int, default=20, help="the step it dies at (default 20)")
-    p.add_argument("--no-replace", action="store_true", help="start no replacement")
+    p.add_argument("--no-replace", action="store_true",
+                   help="start no replacement (else training goes past --steps until the job is back to its size, "
+                        "at most 10 x --steps)")
+    p.add_argument("--expect-generation", type=int, default=None,
+                   help="exit 1 unless the job ends in this generation")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds the agents may take to re-form (default 30)")
     p.add_argument("--run-dir", default=None, help="where the trainers leave their timestamps (default: a temporary directory per job)")
     # Internal: the supervisor starts the trainer with these.
@@ -127,7 +131,14 @@ def train(args):
         print(f"[joiner] rank {rank}/{world} of generation {m['generation']}: first op "
               f"{time.time() - t_start:.2f} s after it started; digest {digest(model, opt)}", flush=True)
     original_rank = int(os.environ.get("RANK", "-1"))
-    while step < args.steps:
+    original_world = int(os.environ.get("WORLD_SIZE", str(world)))
+
+    def more(step):
+        # Every rank decides alike: the step and the world size are the same on all of them.
+        back = args.no_replace or args.join or dist.get_world_size() >= original_world
+        return step < args.steps or (not back and step < 10 * args.steps)
+
+    while more(step):
         try:
             if (not args.join and original_rank == args.kill_rank and step == args.kill_step
                     and m["generation"] == 0):
@@ -163,6 +174,9 @@ def train(args):
               f"optimizer state {'bitwise equal on every rank' if equal else 'DIFFER'} "
               f"({bytes(ds[0].tolist()).hex()})", flush=True)
         if not equal:
+            return 1
+        if args.expect_generation is not None and m["generation"] != args.expect_generation:
+            print(f"expected to end in generation {args.expect_generation}", flush=True)
             return 1
     dist.destroy_process_group()
     return 0
