@@ -60,6 +60,7 @@ void JobTable::Leave(Member* member, const Status& why, bool orderly) {
   if (it == jobs_.end()) return;
   it->second->RemoveMember(member, why, orderly);
   std::string base = it->second->base_id();
+  if (!it->second->comm()) reformer_.Remember(base, it->second->agent_addrs());
   DropIfDone(it);
   reformer_.Poke(base);  // a collection waiting for this rank's ask goes on without it
 }

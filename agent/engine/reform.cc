@@ -115,8 +115,14 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
       // A live generation here: its node 0 holds joiners.
       c.candidates.push_back(
           live->num_nodes() > 1 && !live->agent_addrs().empty() ? live->agent_addrs()[0] : self);
-    } else if (!id.root_addr.empty()) {
-      c.candidates.push_back(id.root_addr);
+    } else if (!id.root_addr.empty() || remembered_.count(base) != 0) {
+      if (!id.root_addr.empty()) c.candidates.push_back(id.root_addr);
+      // The job's agents this one knew: the root named may have no rank of the job any more.
+      if (auto r = remembered_.find(base); r != remembered_.end()) {
+        for (const std::string& a : r->second) {
+          if (!a.empty() && a != id.root_addr) c.candidates.push_back(a);
+        }
+      }
     } else {
       w.reply(FailedPrecondition(
           "no rank of job '" + base +
@@ -659,6 +665,18 @@ void Reformer::Decide(const std::string& base, Round& round) {
       kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered);
   decided_[base] = Decided{round.generation, next, now};
   rounds_.erase(base);
+}
+
+void Reformer::Remember(const std::string& base, const std::vector<std::string>& agents) {
+  if (agents.empty()) return;
+  if (remembered_.count(base) == 0) {
+    remembered_order_.push_back(base);
+    if (remembered_order_.size() > 1024) {
+      remembered_.erase(remembered_order_.front());
+      remembered_order_.pop_front();
+    }
+  }
+  remembered_[base] = agents;
 }
 
 uint32_t Reformer::JoinersWaiting(const std::string& base) const {

@@ -61,6 +61,9 @@ class Reformer {
   // A member of a generation of `base` left, or a node of it was found without ranks: the
   // collections and decisions waiting for them may go on.
   void Poke(const std::string& base);
+  // Where the agents of a generation of `base` that had ranks here listen (kept after its ranks
+  // here are gone: a joiner on this node finds the job through them).
+  void Remember(const std::string& base, const std::vector<std::string>& agents);
   // Joiners this agent holds for the next generation of `base`.
   uint32_t JoinersWaiting(const std::string& base) const;
   // Deadlines: collections sent as they are, decisions taken without the late nodes, asks and
@@ -151,6 +154,8 @@ class Reformer {
   // generation whose rendezvous never completed re-forms through them.
   std::map<std::string, std::vector<std::string>> agents_of_;
   std::deque<std::string> agents_order_;
+  std::map<std::string, std::vector<std::string>> remembered_;  // by base, at most 1024
+  std::deque<std::string> remembered_order_;
 };
 
 }  // namespace outrider::agent
