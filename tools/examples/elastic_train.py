@@ -111,6 +111,14 @@ def agree(model, opt, step, joined):
     return ddp, int(t.item())
 
 
+def all_equal(model, opt):
+    """Collective: whether every rank's parameters and optimizer state are bitwise rank 0's."""
+    d = torch.tensor(list(bytes.fromhex(digest(model, opt))), dtype=torch.uint8)
+    ds = [torch.zeros_like(d) for _ in range(dist.get_world_size())]
+    dist.all_gather(ds, d)
+    return all(torch.equal(x, ds[0]) for x in ds)
+
+
 def train(args):
     import outrider_torch
 
@@ -130,6 +138,7 @@ def train(args):
     if args.join:
         print(f"[joiner] rank {rank}/{world} of generation {m['generation']}: first op "
               f"{time.time() - t_start:.2f} s after it started; digest {digest(model, opt)}", flush=True)
+    differed = not all_equal(model, opt)
     original_rank = int(os.environ.get("RANK", "-1"))
     original_world = int(os.environ.get("WORLD_SIZE", str(world)))
 
@@ -162,8 +171,11 @@ def train(args):
             killed = read_stamp(args, "killed")
             since = f"{t1 - killed:.2f} s after the kill" if killed and "joiner" not in reason else \
                 f"{t1 - t0:.2f} s after it asked"
+            equal = all_equal(model, opt)
+            differed = differed or not equal
             print(f"[gen {m['generation']}] rank {rank}/{world} from step {step}: first op {since} "
-                  f"({reason}); digest {digest(model, opt)}", flush=True)
+                  f"({reason}); digest {digest(model, opt)}, "
+                  f"{'bitwise equal on every rank' if equal else 'DIFFERS between ranks'}", flush=True)
     # Every rank's digest, gathered at rank 0.
     d = torch.tensor(list(bytes.fromhex(digest(model, opt))), dtype=torch.uint8)
     ds = [torch.zeros_like(d) for _ in range(world)]
@@ -173,7 +185,7 @@ def train(args):
         print(f"done: {world} ranks, generation {m['generation']}, step {step}; parameters and "
               f"optimizer state {'bitwise equal on every rank' if equal else 'DIFFER'} "
               f"({bytes(ds[0].tolist()).hex()})", flush=True)
-        if not equal:
+        if not equal or differed:
             return 1
         if args.expect_generation is not None and m["generation"] != args.expect_generation:
             print(f"expected to end in generation {args.expect_generation}", flush=True)
