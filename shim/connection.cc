@@ -157,15 +157,12 @@ bool Connection::Push(const ipc::SubmitEntry& e) {
   return true;
 }
 
-Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, const int* fds,
-                                             size_t nfds, uint32_t request_id) {
-  OUTRIDER_RETURN_IF_ERROR(gone());
-  OUTRIDER_RETURN_IF_ERROR(channel_.Send(msg, bytes, fds, nfds));
-  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
+Status Connection::AwaitReply(uint32_t request_id, void* out, size_t bytes, uint64_t deadline,
+                              const char* what) {
   for (;;) {
     uint64_t now = ipc::MonotonicNs();
     if (now >= deadline)
-      return DeadlineExceeded("the agent did not answer a region request in time");
+      return DeadlineExceeded(std::string("the agent did not answer ") + what + " in time");
     alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
     auto n =
         channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
@@ -176,14 +173,23 @@ Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, cons
     }
     ipc::MsgHeader hdr;
     std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
-    if (*n != sizeof(ipc::RegionReply) || hdr.magic != ipc::kMagic ||
-        hdr.request_id != request_id) {
-      return ProtocolError("unexpected reply to a region request");
+    if (*n != bytes || hdr.magic != ipc::kMagic || hdr.request_id != request_id) {
+      return ProtocolError(std::string("unexpected reply to ") + what);
     }
-    ipc::RegionReply reply;
-    std::memcpy(&reply, buf, sizeof(reply));
-    return reply;
+    std::memcpy(out, buf, bytes);
+    return Status::Ok();
   }
+}
+
+Result<ipc::RegionReply> Connection::Request(const void* msg, size_t bytes, const int* fds,
+                                             size_t nfds, uint32_t request_id) {
+  OUTRIDER_RETURN_IF_ERROR(gone());
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(msg, bytes, fds, nfds));
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.timeout_ms) * 1000000;
+  ipc::RegionReply reply;
+  OUTRIDER_RETURN_IF_ERROR(
+      AwaitReply(request_id, &reply, sizeof(reply), deadline, "a region request"));
+  return reply;
 }
 
 Result<ipc::ReformReply> Connection::Reform(ipc::ReformMode mode, uint32_t timeout_ms) {
@@ -195,33 +201,15 @@ Result<ipc::ReformReply> Connection::Reform(ipc::ReformMode mode, uint32_t timeo
   msg.timeout_ms = timeout_ms;
   OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg)));
   // The agents answer within the re-form's own deadline (0: theirs, 30 s); a margin on top.
-  uint64_t wait_ms =
-      uint64_t(mode == ipc::ReformMode::kQuery ? 0 : (timeout_ms ? timeout_ms : 30000)) +
-      uint64_t(config_.timeout_ms);
-  uint64_t deadline = ipc::MonotonicNs() + wait_ms * 1000000;
-  for (;;) {
-    uint64_t now = ipc::MonotonicNs();
-    if (now >= deadline)
-      return DeadlineExceeded("the agent did not answer a re-form request in time");
-    alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-    auto n =
-        channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
-    if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
-    if (std::optional<Status> gone = Departure(n, buf)) {
-      MarkGone(*gone);
-      return gone_;
-    }
-    ipc::MsgHeader hdr;
-    std::memcpy(&hdr, buf, std::min(*n, sizeof(hdr)));
-    if (*n != sizeof(ipc::ReformReply) || hdr.magic != ipc::kMagic || hdr.request_id != rid ||
-        hdr.type != static_cast<uint16_t>(ipc::MsgType::kReformReply)) {
-      return ProtocolError("unexpected reply to a re-form request");
-    }
-    ipc::ReformReply reply;
-    std::memcpy(&reply, buf, sizeof(reply));
-    reply.message[sizeof(reply.message) - 1] = '\0';
-    return reply;
-  }
+  uint64_t agree_ms = mode == ipc::ReformMode::kQuery ? 0 : (timeout_ms != 0 ? timeout_ms : 30000);
+  uint64_t deadline = ipc::MonotonicNs() + (agree_ms + uint64_t(config_.timeout_ms)) * 1000000;
+  ipc::ReformReply reply;
+  OUTRIDER_RETURN_IF_ERROR(AwaitReply(rid, &reply, sizeof(reply), deadline, "a re-form request"));
+  if (reply.header.type != static_cast<uint16_t>(ipc::MsgType::kReformReply))
+    return ProtocolError("unexpected reply to a re-form request");
+  reply.message[sizeof(reply.message) - 1] = '\0';
+  reply.root_addr[sizeof(reply.root_addr) - 1] = '\0';
+  return reply;
 }
 
 bool Connection::Await(uint64_t deadline, int wake_fd) {

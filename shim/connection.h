@@ -81,6 +81,10 @@ class Connection {
  private:
   explicit Connection(const ConnectConfig& config);
   Status Handshake();
+  // Reads the reply to request `request_id` (a message of `bytes` bytes) into `out`, waiting
+  // until `deadline` (monotonic ns); `what` names the request in errors.
+  Status AwaitReply(uint32_t request_id, void* out, size_t bytes, uint64_t deadline,
+                    const char* what);
   // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.
   static std::optional<Status> Departure(const Result<size_t>& n, const uint8_t* buf);
 

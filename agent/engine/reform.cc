@@ -422,8 +422,7 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
   }
   uint64_t now = ipc::MonotonicNs();
   std::string kind = j["kind"].get<std::string>();
-  uint32_t timeout_ms =
-      std::clamp<uint32_t>(j.value("timeout_ms", kDefaultTimeoutMs), 1, 600'000);
+  uint32_t timeout_ms = std::clamp<uint32_t>(j.value("timeout_ms", kDefaultTimeoutMs), 1, 600'000);
   Report rep;
   rep.agent = peer + ":" + std::to_string(j.value("port", 0));
   rep.old_node = j.value("node", -1);

@@ -107,24 +107,17 @@ Connection::Connection(int rank, int size) : rank_(rank), size_(size) {
   outrider_connect_options_init(&o);
   o.rank = rank;
   o.world_size = size;
-  int rc = outrider_connect(&o, &client_);
-  if (rc != OUTRIDER_OK) {
-    ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") +
-                      outrider_last_error(nullptr));
-  }
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) {
-    outrider_disconnect(client_);
-    ThrowBackendError(std::string("outrider: eventfd: ") + std::strerror(errno));
-  }
-  g_open_connections++;
-  worker_ = std::thread([this] { Loop(); });
+  ConnectAndRun(o);
 }
 
 Connection::Connection(Joiner) : rank_(-1), size_(0) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.flags = OUTRIDER_CONNECT_JOINER;
+  ConnectAndRun(o);
+}
+
+void Connection::ConnectAndRun(const outrider_connect_options_t& o) {
   int rc = outrider_connect(&o, &client_);
   if (rc != OUTRIDER_OK) {
     ThrowBackendError(std::string("outrider: cannot reach this node's agent: ") +

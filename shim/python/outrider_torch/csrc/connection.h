@@ -147,6 +147,8 @@ class Connection {
   int rank() const { return rank_.load(); }
 
  private:
+  // Connects with `o` and starts the worker (constructors); throws if it cannot.
+  void ConnectAndRun(const outrider_connect_options_t& o);
   void Loop();
   // Prepares and submits a request (worker thread); false when it is done already (nothing to
   // submit, or it failed and was completed).
