@@ -25,6 +25,8 @@ struct Topology {
   int nodes = 1;
   int me = 0;          // this node
   int local_size = 1;  // ranks per node
+  std::string label;   // the job in metrics (every generation of a job is one); "" : job_id
+  const std::string& metrics_job() const { return label.empty() ? job_id : label; }
   int next() const { return (me + 1) % nodes; }
   // "ranks 4-7 (node 1)".
   std::string DescribeNode(int node) const;

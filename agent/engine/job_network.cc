@@ -31,8 +31,8 @@ Status Job::StartNetwork(const Member* first) {
     Logger("engine")->warn(
         "job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
   group_ = std::make_unique<NodeGroup>(
-      Topology{id_, num_nodes, node, local_size_}, hash_, net_->self_hash(), net_->transport(),
-      &host_plane_,
+      Topology{id_, num_nodes, node, local_size_, id.job_base}, hash_, net_->self_hash(),
+      net_->transport(), &host_plane_,
       [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo,
              const std::vector<OpReport>* reports, const OpTrace& trace) {
         auto it = pending_.find({key, seq});

@@ -299,7 +299,7 @@ void NodeGroup::Notify(Collective& c) {
   AgentMetrics& m = Metrics();
   if (m.enabled() && (c.wire_sent != 0 || c.wire_recv != 0)) {
     if (bytes_sent_ == nullptr) {
-      std::string job = m.JobLabel(topo_.job_id);
+      std::string job = m.JobLabel(topo_.metrics_job());
       bytes_sent_ = m.BytesCounter(job, "sent");
       bytes_recv_ = m.BytesCounter(job, "received");
     }

@@ -227,9 +227,10 @@ TEST_F(MultiNodeTest, SurvivorsReformAfterARankDiesAndAJoinerBringsTheJobBack) {
   }
 }
 
-// Ranks 1 and 2 of 4 die at once: ranks 0 and 3 go on as a job of 2.
+// Ranks 1 and 2 of 4 die at once: ranks 0 and 3 go on as a job of 2. Both generations are one job
+// to the metrics, and /status names the generation.
 TEST_F(MultiNodeTest, TwoRanksDyingAtOnceLeaveAJobOfTheOthers) {
-  StartAgents(4);
+  StartAgents(4, /*http=*/true);
   SharedValue<Elastic> out;
   Pipe started;
   std::vector<pid_t> pids(4);
@@ -260,6 +261,11 @@ TEST_F(MultiNodeTest, TwoRanksDyingAtOnceLeaveAJobOfTheOthers) {
     EXPECT_EQ(out->rank[r], r == 0 ? 0 : 1);
     EXPECT_EQ(out->steps[r], 5);
   }
+  std::string metrics = HttpGet(http_ports_[0], "/metrics");
+  EXPECT_THAT(metrics, HasSubstr("job=\"twice\""));
+  EXPECT_EQ(metrics.find("twice~g"), std::string::npos)
+      << metrics.substr(metrics.find("twice~g") > 200 ? metrics.find("twice~g") - 200 : 0, 300);
+  EXPECT_THAT(metrics, HasSubstr("outrider_reconfigurations_total{result=\"ok\"} 1"));
 }
 
 // Node 0's agent dies (its rank with it): the lowest node left decides, and hosts generation 1.

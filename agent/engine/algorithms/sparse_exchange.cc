@@ -420,7 +420,7 @@ void SparseExchange::Learn(const sparse::Rows& result) {
   AgentMetrics& m = Metrics();
   if (m.enabled()) {
     if (shared_.density == nullptr) {
-      std::string label = m.JobLabel(topo_.job_id);
+      std::string label = m.JobLabel(topo_.metrics_job());
       shared_.density = m.SparseDensity(label);
       shared_.efficiency = m.WireEfficiency(label);
     }
