@@ -251,6 +251,16 @@ def _milliseconds(timeout):
     return int(float(timeout) * 1000)
 
 
+def _tcp_store(host, port, world, is_master, timeout):
+    """A TCPStore without libuv where the PyTorch has the choice (2.x builds without libuv, as
+    Debian's, refuse the default); 1.13 has no such choice."""
+    kwargs = {"wait_for_workers": False} if is_master else {}
+    try:
+        return dist.TCPStore(host, port, world, is_master, timeout, use_libuv=False, **kwargs)
+    except TypeError:
+        return dist.TCPStore(host, port, world, is_master, timeout, **kwargs)
+
+
 def _adopt(m, raw, timeout):
     """Makes the default group that of the generation in `m`: torch.distributed's rendezvous store
     of the old generation may have died with its rank 0, so the new rank 0 serves a new one
@@ -261,14 +271,14 @@ def _adopt(m, raw, timeout):
     port = torch.zeros(1, dtype=torch.int64)
     host = m["root_addr"].rsplit(":", 1)[0] if m["root_addr"] else "127.0.0.1"
     if rank == 0:
-        store = dist.TCPStore(host, 0, world, True, timeout, wait_for_workers=False)
+        store = _tcp_store(host, 0, world, True, timeout)
         port[0] = store.port
     opts = dist.BroadcastOptions()
     opts.rootRank = 0
     opts.rootTensor = 0
     raw.broadcast([port], opts).wait()
     if rank != 0:
-        store = dist.TCPStore(host, int(port.item()), world, False, timeout)
+        store = _tcp_store(host, int(port.item()), world, False, timeout)
     dist.init_process_group("outrider", store=store, rank=rank, world_size=world, timeout=timeout)
     return m
 
