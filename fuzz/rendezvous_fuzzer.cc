@@ -54,9 +54,10 @@ void CheckAnswers(int fd) {
     OUTRIDER_CHECK(frame.has_value() && frame->ok());
     const Frame& f = **frame;
     if (f.header.type == agent::rendezvous::kTable) {
-      // One address per node. A table for the offered job starts with the root's address; one
-      // relayed for a communicator whose node 0 joined as a client starts with that node's.
-      OUTRIDER_CHECK(static_cast<int32_t>(f.blobs.size()) == f.header.num_nodes &&
+      // Two addresses per node (transport, then agent). A table for the offered job starts with
+      // the root's address; one relayed for a communicator whose node 0 joined as a client starts
+      // with that node's.
+      OUTRIDER_CHECK(static_cast<int32_t>(f.blobs.size()) == 2 * f.header.num_nodes &&
                      f.header.num_nodes >= 2);
       OUTRIDER_CHECK(f.header.num_nodes <= agent::RendezvousServer::kMaxNodes);
     } else {
