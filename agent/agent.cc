@@ -138,6 +138,7 @@ std::string Agent::StatusJson() {
       {"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
   j["jobs"] = jobs_.StatusJson();
   j["generations"] = jobs_.reformer().StatusJson();
+  j["finished_jobs"] = jobs_.FinishedJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
   j["tcp_congestion_control"] = network_ != nullptr
@@ -215,6 +216,7 @@ bool Agent::Poll() {
     control_->Tick(now_ns);
     if (CudaMemory* cuda = CudaMemory::Started()) cuda->TrimIdlePinned(now_ns);
     jobs_.Sweep();
+    Metrics().RetireJobLabels(now_ns, uint64_t{options_.job_metrics_retire_s} * 1'000'000'000);
     RefreshGauges();
     // Give heap memory back after 5 s without collectives or jobs coming and going (main()
     // keeps it while busy): what ended jobs and communicators held goes back too.

@@ -34,6 +34,9 @@ struct AgentOptions {
   // How long a collective may wait for all local ranks to submit before it fails with
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;
+  // How long a job's metric series stay after its last rank here left (a scrape in that time
+  // still reads their last values); then they go, and a new job may take the label's place.
+  uint32_t job_metrics_retire_s = 600;
   uint32_t spin_us = 50;  // progress-loop polling before sleeping in epoll
   // Who runs dense GPU collectives of gpu_mode ipc clients: "auto" (the agent's NCCL under MPS,
   // else the host engine), "force" (NCCL even without MPS) or "off" (the host engine).

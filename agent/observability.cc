@@ -1,6 +1,8 @@
 // Agent metrics.
 #include "agent/observability.h"
 
+#include "ipc/event_fd.h"
+
 #ifndef OUTRIDER_VERSION
 #define OUTRIDER_VERSION "0.0.0"
 #endif
@@ -130,12 +132,68 @@ AgentMetrics::AgentMetrics() {
   metrics::AddProcessCollector(&registry_);
 }
 
+std::string AgentMetrics::LabelLocked(const std::string& job, int hold) {
+  auto it = job_labels_.find(job);
+  if (it == job_labels_.end()) {
+    if (job_labels_.size() >= kMaxJobLabels) {
+      // A job that runs now gets a label of its own: the label of the job that ended longest ago
+      // goes first, before its retirement is due, if it must.
+      auto oldest = job_labels_.end();
+      for (auto l = job_labels_.begin(); l != job_labels_.end(); ++l) {
+        if (l->second.holders == 0 &&
+            (oldest == job_labels_.end() || l->second.idle_since_ns < oldest->second.idle_since_ns))
+          oldest = l;
+      }
+      if (oldest == job_labels_.end()) return "_other";  // kMaxJobLabels jobs run at once
+      registry_.RemoveSeries("job", oldest->first);
+      job_labels_.erase(oldest);
+    }
+    it = job_labels_.emplace(job, LabelUse{}).first;
+  }
+  it->second.holders += hold;
+  it->second.idle_since_ns = ipc::MonotonicNs();
+  return job;
+}
+
 std::string AgentMetrics::JobLabel(const std::string& job) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (job_labels_.count(job) != 0) return job;
-  if (job_labels_.size() >= kMaxJobLabels) return "_other";
-  job_labels_.insert(job);
-  return job;
+  return LabelLocked(job, 0);
+}
+
+std::string AgentMetrics::AcquireJobLabel(const std::string& job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return LabelLocked(job, 1);
+}
+
+void AgentMetrics::ReleaseJobLabel(const std::string& label) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = job_labels_.find(label);
+  if (it == job_labels_.end() || it->second.holders == 0) return;
+  --it->second.holders;
+  it->second.idle_since_ns = ipc::MonotonicNs();
+}
+
+size_t AgentMetrics::RetireJobLabels(uint64_t now_ns, uint64_t after_ns) {
+  // Under mu_: no job takes the label while its series go. One that takes it later starts fresh
+  // series from zero, a counter reset that Prometheus' rate() handles.
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (auto it = job_labels_.begin(); it != job_labels_.end();) {
+    if (it->second.holders == 0 && it->second.idle_since_ns <= now_ns &&
+        now_ns - it->second.idle_since_ns >= after_ns) {
+      registry_.RemoveSeries("job", it->first);
+      it = job_labels_.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  return n;
+}
+
+size_t AgentMetrics::job_label_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return job_labels_.size();
 }
 
 metrics::Counter* AgentMetrics::OpsCounter(const std::string& job_label, ipc::OpKind kind,

@@ -1,11 +1,14 @@
 // The agent's metrics (docs/design.md#observability): one registry, the families an operator reads,
-// and cached children for the hot paths. Label values are bounded: job ids beyond the first
-// kMaxJobLabels distinct ones share the value "_other"; op kinds, algorithms, result codes,
-// directions and peer states are fixed sets. Thread-safety: updates from any thread (relaxed
-// atomics); Serialize() from the HTTP threads.
+// and cached children for the hot paths. Label values are bounded: at most kMaxJobLabels job
+// labels exist at once. A job holds its label while it runs; once no job holds it, its series
+// retire after job_metrics_retire_s (RetireJobLabels), or sooner, longest idle first, when a new
+// job needs the place. Only past kMaxJobLabels jobs running at once do jobs share "_other". Op
+// kinds, algorithms, result codes, directions and peer states are fixed sets. Thread-safety:
+// updates from any thread (relaxed atomics); Serialize() from the HTTP threads.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -26,6 +29,13 @@ class AgentMetrics {
   bool enabled() const { return enabled_; }
 
   std::string JobLabel(const std::string& job);
+  // The same, held by a job until Release: a held label is never retired.
+  std::string AcquireJobLabel(const std::string& job);
+  void ReleaseJobLabel(const std::string& label);
+  // Removes every series of the job labels no job has held or named for `after_ns`, and frees
+  // their places; returns how many labels went.
+  size_t RetireJobLabels(uint64_t now_ns, uint64_t after_ns);
+  size_t job_label_count() const;
   // Children for the hot paths: callers create them once (this locks) and keep the pointers.
   metrics::Counter* OpsCounter(const std::string& job_label, ipc::OpKind kind, const char* algo,
                                Code code);
@@ -67,8 +77,14 @@ class AgentMetrics {
  private:
   metrics::Registry registry_;
   bool enabled_ = true;
-  std::mutex mu_;
-  std::set<std::string> job_labels_;
+  mutable std::mutex mu_;
+  struct LabelUse {
+    int holders = 0;
+    uint64_t idle_since_ns = 0;  // last held or named
+  };
+  std::map<std::string, LabelUse> job_labels_;
+  // Registers `job` (if there is room) and returns its label; guarded by mu_.
+  std::string LabelLocked(const std::string& job, int hold);
   metrics::Family<metrics::Counter>* ops_;
   metrics::Family<metrics::Counter>* bytes_;
   metrics::Family<metrics::Histogram>* duration_;

@@ -141,6 +141,15 @@ void Registry::AddCollector(std::function<void()> collect) {
   collectors_.push_back(std::move(collect));
 }
 
+size_t Registry::RemoveSeries(const std::string& label, const std::string& value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (auto& f : counters_) n += f->RemoveWhere(label, value);
+  for (auto& f : gauges_) n += f->RemoveWhere(label, value);
+  for (auto& f : histograms_) n += f->RemoveWhere(label, value);
+  return n;
+}
+
 std::string Registry::Serialize() const {
   std::vector<std::function<void()>> collectors;
   {

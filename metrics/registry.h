@@ -6,6 +6,7 @@
 // registry (pointers stay valid).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -75,15 +76,18 @@ class Family {
   const std::string& name() const { return name_; }
   const std::string& help() const { return help_; }
   const std::vector<std::string>& label_names() const { return label_names_; }
-  // Snapshot of the children (values, child).
-  std::vector<std::pair<std::vector<std::string>, const T*>> Children() const;
+  // Snapshot of the children (values, child); a child removed meanwhile stays valid in it.
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const T>>> Children() const;
+  // Removes the children whose label `label` has `value` (a family without that label: none);
+  // returns how many. Pointers from Get to them must no longer be used.
+  size_t RemoveWhere(const std::string& label, const std::string& value);
 
  private:
   std::string name_, help_;
   std::vector<std::string> label_names_;
   std::vector<double> bounds_;
   mutable std::mutex mu_;
-  std::map<std::vector<std::string>, std::unique_ptr<T>> children_;
+  std::map<std::vector<std::string>, std::shared_ptr<T>> children_;
 };
 
 class Registry {
@@ -98,6 +102,8 @@ class Registry {
   void AddCollector(std::function<void()> collect);
   // Prometheus text format 0.0.4.
   std::string Serialize() const;
+  // Removes every series, of every family, whose label `label` has `value`; returns how many.
+  size_t RemoveSeries(const std::string& label, const std::string& value);
 
  private:
   mutable std::mutex mu_;
@@ -122,11 +128,11 @@ T* Family<T>::Get(const std::vector<std::string>& values) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = children_.find(values);
   if (it != children_.end()) return it->second.get();
-  std::unique_ptr<T> child;
+  std::shared_ptr<T> child;
   if constexpr (std::is_same_v<T, Histogram>) {
-    child = std::make_unique<T>(bounds_);
+    child = std::make_shared<T>(bounds_);
   } else {
-    child = std::make_unique<T>();
+    child = std::make_shared<T>();
   }
   T* p = child.get();
   children_.emplace(values, std::move(child));
@@ -134,10 +140,29 @@ T* Family<T>::Get(const std::vector<std::string>& values) {
 }
 
 template <typename T>
-std::vector<std::pair<std::vector<std::string>, const T*>> Family<T>::Children() const {
+size_t Family<T>::RemoveWhere(const std::string& label, const std::string& value) {
+  auto at = std::find(label_names_.begin(), label_names_.end(), label);
+  if (at == label_names_.end()) return 0;
+  auto index = static_cast<size_t>(at - label_names_.begin());
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::pair<std::vector<std::string>, const T*>> out;
-  for (const auto& [values, child] : children_) out.emplace_back(values, child.get());
+  size_t n = 0;
+  for (auto it = children_.begin(); it != children_.end();) {
+    if (it->first[index] == value) {
+      it = children_.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  return n;
+}
+
+template <typename T>
+std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const T>>> Family<T>::Children()
+    const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const T>>> out;
+  for (const auto& [values, child] : children_) out.emplace_back(values, child);
   return out;
 }
 

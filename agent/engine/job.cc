@@ -34,6 +34,7 @@ bool Job::every_rank_joined() const {
 }
 
 Job::~Job() {
+  if (!job_label_.empty()) Metrics().ReleaseJobLabel(job_label_);
   // First: the node group's instances may name the NCCL path, and must find nothing to drop.
   gpu_.Abandon();
   rdv_client_.reset();

@@ -72,6 +72,8 @@ class Job {
   bool ever_joined(int local_rank) const { return joined_[static_cast<size_t>(local_rank)]; }
   bool every_rank_joined() const;
   const Status& lost() const { return lost_; }
+  // Why the job failed here (OK if its ranks all left in order).
+  const Status& failed() const { return failed_; }
 
   // Activity: `on_active` runs when the job may have work for Pump, ExpireOps or NextExpiryNs (a
   // collective came, a rendezvous or the NCCL path started, a peer message arrived) and it was not

@@ -25,7 +25,8 @@ void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns,
 
 const std::string& Job::MetricsLabel() {
   // Every generation of a job is the same job to its users: one label.
-  if (job_label_.empty()) job_label_ = Metrics().JobLabel(base_id_.empty() ? id_ : base_id_);
+  // Held until the job goes: a job's series are never retired under it.
+  if (job_label_.empty()) job_label_ = Metrics().AcquireJobLabel(base_id_.empty() ? id_ : base_id_);
   return job_label_;
 }
 

@@ -2,6 +2,7 @@
 #include "agent/engine/job_table.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "agent/log.h"
 #include "ipc/event_fd.h"
@@ -96,6 +97,18 @@ JobTable::Jobs::iterator JobTable::Erase(Jobs::iterator it) {
     ended_comms_[it->first] = std::move(ended);
     ForgetEndedComms(ended_order_.back().first);
   }
+  if (!job->comm()) {
+    auto now = std::chrono::system_clock::now().time_since_epoch();
+    finished_.push_back(
+        {{"id", job->id()},
+         {"job", job->base_id()},
+         {"generation", job->generation()},
+         {"world_size", job->world_size()},
+         {"outcome", job->failed().ok() ? "left" : std::string(CodeName(job->failed().code()))},
+         {"why", job->failed().ok() ? "" : job->failed().message()},
+         {"ended_unix_s", std::chrono::duration_cast<std::chrono::seconds>(now).count()}});
+    if (finished_.size() > kFinishedJobs) finished_.pop_front();
+  }
   active_.erase(job);
   emptied_.erase(it->first);
   by_hash_.erase(job->hash());
@@ -173,6 +186,12 @@ uint64_t JobTable::NextExpiryNs(uint64_t timeout_ns) {
 nlohmann::json JobTable::StatusJson() const {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [id, job] : jobs_) out.push_back(job->StatusJson());
+  return out;
+}
+
+nlohmann::json JobTable::FinishedJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const nlohmann::json& j : finished_) out.push_back(j);
   return out;
 }
 

@@ -58,6 +58,10 @@ class JobTable : public PeerEvents {
   // Jobs that may have work (pending collectives, sends in flight, a rendezvous).
   size_t active_count() const { return active_.size(); }
   nlohmann::json StatusJson() const;
+  // The last kFinishedJobs jobs that ended here (not communicators), newest last: id,
+  // generation, how they ended, when.
+  static constexpr size_t kFinishedJobs = 64;
+  nlohmann::json FinishedJson() const;
   size_t PendingCount() const;
 
  private:
@@ -84,6 +88,7 @@ class JobTable : public PeerEvents {
   std::deque<std::pair<uint64_t, std::string>> ended_order_;  // (ended_ns, id)
   Network* net_ = nullptr;                                    // Not owned.
   EngineOptions engine_;
+  std::deque<nlohmann::json> finished_;  // at most kFinishedJobs
   Reformer reformer_{this};  // last: it refers to the jobs, and its calls end before they go
 };
 
