@@ -62,9 +62,9 @@ TEST_F(MultiNodeTest, AThousandJobsLeaveEachItsOwnLabelAndTheAgentFlat) {
   // Warm-up: allocator pools, the HTTP thread, the first scrape.
   for (int j = 0; j < 50; ++j) RunShortJob(socket, "warmup-" + std::to_string(j));
   ASSERT_THAT(HttpGet(http_ports_[0], "/metrics"), HasSubstr("outrider_ops_total"));
-  ASSERT_TRUE(WaitUntil([&] { return HttpGet(http_ports_[0], "/metrics").find("warmup-") ==
-                                     std::string::npos; },
-                        10000));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return HttpGet(http_ports_[0], "/metrics").find("warmup-") == std::string::npos; },
+      10000));
   ProcStatus before = ReadStatus(agent);
   int fds_before = CountOpenFds(agent);
   const int kJobs = 1000;
@@ -92,7 +92,11 @@ TEST_F(MultiNodeTest, AThousandJobsLeaveEachItsOwnLabelAndTheAgentFlat) {
               before.rss_kib, after.rss_kib, fds_before, fds_after, before.threads, after.threads);
   EXPECT_EQ(fds_after, fds_before);
   EXPECT_EQ(after.threads, before.threads);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // A sanitized agent keeps freed memory in quarantine (or shadow state): its RSS says nothing.
+#else
   EXPECT_LT(after.rss_kib, before.rss_kib + 8 * 1024) << "the agent's memory grew with the jobs";
+#endif
 }
 
 }  // namespace
