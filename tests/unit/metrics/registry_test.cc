@@ -26,6 +26,31 @@ TEST(RegistryTest, CounterFamilyWritesHelpTypeAndLabelledSamples) {
   EXPECT_TRUE(Has(t, "x_ops_total{job=\"b\",op=\"barrier\"} 1\n"));
 }
 
+TEST(RegistryTest, RemovesTheSeriesOfOneLabelValueInEveryFamilyThatHasTheLabel) {
+  Registry r;
+  auto& ops = r.AddCounter("x_ops_total", "Ops done.", {"job", "op"});
+  auto& mode = r.AddGauge("x_mode", "Mode.", {"job"});
+  auto& peers = r.AddGauge("x_peers", "Peers.", {"state"});
+  auto& wait = r.AddHistogram("x_wait_seconds", "Wait.", {"job"}, {1.0});
+  ops.Get({"a", "allreduce"})->Inc();
+  ops.Get({"b", "allreduce"})->Inc();
+  mode.Get({"a"})->Set(1);
+  peers.Get({"a"})->Set(2);  // another label of the same value stays
+  wait.Get({"a"})->Observe(0.5);
+  // A scrape that took its snapshot before the removal still reads valid children.
+  auto before = ops.Children();
+  EXPECT_EQ(r.RemoveSeries("job", "a"), 3u);
+  EXPECT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[0].second->Value(), 1);
+  std::string t = r.Serialize();
+  EXPECT_FALSE(Has(t, "job=\"a\""));
+  EXPECT_TRUE(Has(t, "x_ops_total{job=\"b\",op=\"allreduce\"} 1\n"));
+  EXPECT_TRUE(Has(t, "x_peers{state=\"a\"} 2\n"));
+  // The label can come back: fresh series from zero.
+  ops.Get({"a", "allreduce"})->Inc();
+  EXPECT_TRUE(Has(r.Serialize(), "x_ops_total{job=\"a\",op=\"allreduce\"} 1\n"));
+}
+
 TEST(RegistryTest, CountersNeverGoDown) {
   Counter c;
   c.Inc(5);
