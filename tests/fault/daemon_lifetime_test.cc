@@ -86,8 +86,16 @@ TEST_F(MultiNodeTest, AThousandJobsLeaveEachItsOwnLabelAndTheAgentFlat) {
   EXPECT_THAT(status, HasSubstr("\"id\": \"ci-" + std::to_string(kJobs - 1) + "\""));
   EXPECT_THAT(status, HasSubstr("\"outcome\": \"left\""));
   EXPECT_THAT(status, Not(HasSubstr("\"id\": \"ci-0\"")));  // only the last 64
-  ProcStatus after = ReadStatus(agent);
-  int fds_after = CountOpenFds(agent);
+  // The scrapes' own connections close on the agent's HTTP threads a moment after the reply.
+  int fds_after = -1;
+  ProcStatus after;
+  WaitUntil(
+      [&] {
+        fds_after = CountOpenFds(agent);
+        after = ReadStatus(agent);
+        return fds_after == fds_before && after.threads == before.threads;
+      },
+      5000);
   std::printf("agent over %d jobs: RSS %ld -> %ld KiB, fds %d -> %d, threads %ld -> %ld\n", kJobs,
               before.rss_kib, after.rss_kib, fds_before, fds_after, before.threads, after.threads);
   EXPECT_EQ(fds_after, fds_before);
