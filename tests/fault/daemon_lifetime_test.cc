@@ -93,13 +93,14 @@ TEST_F(MultiNodeTest, AThousandJobsLeaveEachItsOwnLabelAndTheAgentFlat) {
       [&] {
         fds_after = CountOpenFds(agent);
         after = ReadStatus(agent);
-        return fds_after == fds_before && after.threads == before.threads;
+        return fds_after <= fds_before && after.threads <= before.threads;
       },
       5000);
   std::printf("agent over %d jobs: RSS %ld -> %ld KiB, fds %d -> %d, threads %ld -> %ld\n", kJobs,
               before.rss_kib, after.rss_kib, fds_before, fds_after, before.threads, after.threads);
-  EXPECT_EQ(fds_after, fds_before);
-  EXPECT_EQ(after.threads, before.threads);
+  // (The count before may include a scrape's connection not yet closed: no more than that after.)
+  EXPECT_LE(fds_after, fds_before);
+  EXPECT_LE(after.threads, before.threads);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   // A sanitized agent keeps freed memory in quarantine (or shadow state): its RSS says nothing.
 #else
