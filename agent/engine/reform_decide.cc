@@ -1,0 +1,315 @@
+// A job's next generation, the deciding agent's side (reform.h): the reports, the decision and
+// the answers.
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "agent/bootstrap/rendezvous_frame.h"
+#include "agent/engine/job_table.h"
+#include "agent/engine/reform.h"
+#include "agent/engine/reform_internal.h"
+#include "agent/log.h"
+#include "ipc/event_fd.h"
+
+namespace outrider::agent {
+
+using reform_internal::kMs;
+using reform_internal::RankList;
+
+namespace {
+
+// The peer of a held connection gave up on it (closed: it was cancelled or died).
+bool Closed(const UniqueFd& fd) {
+  char c;
+  ssize_t n = ::recv(fd.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+bool Loopback(const std::string& addr) { return addr.rfind("127.", 0) == 0; }
+
+std::string HostOf(const std::string& addr) { return addr.substr(0, addr.rfind(':')); }
+std::string PortOf(const std::string& addr) {
+  size_t colon = addr.rfind(':');
+  return colon == std::string::npos ? "" : addr.substr(colon + 1);
+}
+
+}  // namespace
+
+int Reformer::RanksPerNode(const std::vector<size_t>& sizes) {
+  size_t best = 0, best_total = 0;
+  for (size_t l : sizes) {
+    if (l == 0) continue;
+    size_t nodes = 0;
+    for (size_t s : sizes) nodes += s >= l;
+    if (l * nodes > best_total || (l * nodes == best_total && l > best)) {
+      best = l;
+      best_total = l * nodes;
+    }
+  }
+  return static_cast<int>(best);
+}
+
+void Reformer::OnReport(const std::string& base, const std::string& token, std::string body,
+                        UniqueFd fd, const std::string& local, const std::string& peer) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
+    Answer(std::move(fd), {{"code", static_cast<int>(Code::kProtocol)},
+                           {"message", "malformed request for a new generation"}});
+    return;
+  }
+  uint64_t now = ipc::MonotonicNs();
+  std::string kind = j["kind"].get<std::string>();
+  uint32_t timeout_ms = std::clamp<uint32_t>(j.value("timeout_ms", kDefaultTimeoutMs), 1, 600'000);
+  Report rep;
+  rep.agent = peer + ":" + std::to_string(j.value("port", 0));
+  rep.old_node = j.value("node", -1);
+  rep.deadline_ns = now + uint64_t{timeout_ms} * kMs;
+  rep.local = local;
+  auto wrong_token = [&](Job* job) {
+    if (TokensEqual(token, job->token())) return false;
+    Logger("engine")->warn("job '{}': refused a {} from {}: wrong job token", base, kind,
+                           rep.agent);
+    Answer(std::move(fd), {{"code", static_cast<int>(Code::kPermissionDenied)},
+                           {"message", "agent " + local + " refused to admit this rank to job '" +
+                                           base + "': wrong job token"}});
+    return true;
+  };
+  if (kind == "joiner") {
+    rep.joiner = true;
+    Job* job = Live(base);
+    if (job == nullptr) {
+      Answer(std::move(fd), {{"absent", true},
+                             {"code", static_cast<int>(Code::kUnavailable)},
+                             {"message", "no rank of job '" + base + "' runs at agent " + local}});
+      return;
+    }
+    if (wrong_token(job)) return;
+    if (job->node_rank() != 0) {
+      if (!job->agent_addrs().empty() && !job->agent_addrs()[0].empty()) {
+        Redirect(std::move(fd), job->agent_addrs()[0]);
+      } else {
+        Answer(std::move(fd), {{"absent", true}});
+      }
+      return;
+    }
+    rep.fd = std::move(fd);
+    Logger("engine")->info("job '{}': a joiner from agent {} waits for generation {}", base,
+                           rep.agent, job->generation() + 1);
+    joiners_[base].push_back(std::move(rep));
+    if (rounds_.count(base) != 0) MaybeDecide(base);
+    return;
+  }
+  auto generation = j.value("generation", 0u);
+  if (auto d = decided_.find(base); d != decided_.end() && d->second.from >= generation) {
+    Answer(std::move(fd),
+           {{"code", static_cast<int>(Code::kFailedPrecondition)},
+            {"message", "job '" + base + "' went on as generation " + std::to_string(d->second.to) +
+                            " without node " + std::to_string(rep.old_node) + " of generation " +
+                            std::to_string(generation) +
+                            ": its ranks asked after the agents decided"}});
+    return;
+  }
+  Job* job = jobs_->Find(GenerationJobId(base, generation));
+  if (job == nullptr || job->member_count() == 0) {
+    Answer(std::move(fd), {{"absent", true}});
+    return;
+  }
+  if (wrong_token(job)) return;
+  if (j.contains("ranks") && j["ranks"].is_array()) {
+    for (const auto& r : j["ranks"]) {
+      if (r.is_number_integer()) rep.ranks.push_back(r.get<int32_t>());
+    }
+  }
+  auto [it, fresh] = rounds_.try_emplace(base);
+  Round& round = it->second;
+  if (fresh || round.generation < generation) {
+    round = Round{};
+    round.generation = generation;
+    round.started_ns = now;
+    round.self_node = job->node_rank();
+  } else if (round.generation > generation) {
+    Answer(std::move(fd),
+           {{"code", static_cast<int>(Code::kFailedPrecondition)},
+            {"message",
+             "job '" + base + "' is forming generation " + std::to_string(round.generation + 1) +
+                 "; this node reported for generation " + std::to_string(generation + 1)}});
+    return;
+  }
+  if (round.role == Round::Role::kRedirect) {
+    Redirect(std::move(fd), round.redirect);
+    return;
+  }
+  if (rep.old_node == round.self_node && round.role == Round::Role::kUndecided) {
+    // This node's own report came back here: no lower node has ranks left, so this agent decides.
+    round.role = Round::Role::kDeciding;
+    round.deadline_ns = now + uint64_t{timeout_ms} * kMs * 3 / 4;
+    Logger("engine")->info("job '{}': deciding generation {} here (node {})", base, generation + 1,
+                           round.self_node);
+  }
+  rep.fd = std::move(fd);
+  round.reports.push_back(std::move(rep));
+  MaybeDecide(base);
+}
+
+void Reformer::MaybeDecide(const std::string& base) {
+  auto it = rounds_.find(base);
+  if (it == rounds_.end() || it->second.role != Round::Role::kDeciding) return;
+  Round& round = it->second;
+  Job* job = jobs_->Find(GenerationJobId(base, round.generation));
+  bool all = true;
+  if (job != nullptr) {
+    for (int n = 0; n < job->num_nodes() && all; ++n) {
+      bool reported = std::any_of(round.reports.begin(), round.reports.end(),
+                                  [n](const Report& r) { return r.old_node == n; });
+      all = reported || n < round.self_node || job->node_gone(n);
+    }
+  }
+  if (all || ipc::MonotonicNs() >= round.deadline_ns) Decide(base, round);
+}
+
+void Reformer::Decide(const std::string& base, Round& round) {
+  uint64_t now = ipc::MonotonicNs();
+  Job* old = jobs_->Find(GenerationJobId(base, round.generation));
+  int old_world = old != nullptr ? old->world_size() : 0;
+  // Nodes in old order, then the joiners' agents in arrival order. A slot is (report, index in
+  // its ranks), or (joiner report, -1).
+  struct Slot {
+    Report* report;
+    int index;
+    int32_t old_rank;
+  };
+  struct Entry {
+    std::string agent;
+    std::vector<Slot> slots;
+  };
+  std::vector<Entry> entries;
+  std::vector<Report*> nodes;
+  for (Report& r : round.reports) nodes.push_back(&r);
+  std::sort(nodes.begin(), nodes.end(),
+            [](const Report* a, const Report* b) { return a->old_node < b->old_node; });
+  for (Report* r : nodes) {
+    if (Closed(r->fd)) continue;  // the node gave up meanwhile: its ranks cannot hear of it
+    Entry e{r->agent, {}};
+    for (size_t i = 0; i < r->ranks.size(); ++i)
+      e.slots.push_back({r, static_cast<int>(i), r->ranks[i]});
+    std::sort(e.slots.begin(), e.slots.end(),
+              [](const Slot& a, const Slot& b) { return a.old_rank < b.old_rank; });
+    entries.push_back(std::move(e));
+  }
+  std::vector<Report>& held = joiners_[base];
+  for (Report& jr : held) {
+    if (Closed(jr.fd)) continue;
+    auto e = std::find_if(entries.begin(), entries.end(),
+                          [&](const Entry& x) { return x.agent == jr.agent; });
+    if (e == entries.end()) {
+      entries.push_back(Entry{jr.agent, {}});
+      e = entries.end() - 1;
+    }
+    e->slots.push_back({&jr, -1, -1});
+  }
+  std::vector<size_t> sizes;
+  for (const Entry& e : entries) sizes.push_back(e.slots.size());
+  int per_node = RanksPerNode(sizes);
+  uint32_t next = round.generation + 1;
+  // Answers by report: an assignment per rank (or why it has no place).
+  std::map<Report*, nlohmann::json> answers;
+  for (Report* r : nodes) answers[r] = nlohmann::json::array();
+  for (Report* r : nodes) {
+    for (size_t i = 0; i < r->ranks.size(); ++i) answers[r].push_back(nullptr);
+  }
+  std::vector<int32_t> kept_old;
+  int kept_nodes = 0, joined = 0;
+  std::string root;
+  std::vector<std::string> kept_agents;
+  std::vector<std::string> moves;
+  for (Entry& e : entries) {
+    bool keep = per_node > 0 && e.slots.size() >= static_cast<size_t>(per_node);
+    for (size_t s = 0; s < e.slots.size(); ++s) {
+      Slot& sl = e.slots[s];
+      nlohmann::json a;
+      if (keep && s < static_cast<size_t>(per_node)) {
+        int32_t rank = kept_nodes * per_node + static_cast<int32_t>(s);
+        a = {{"rank", rank}, {"local_rank", static_cast<int32_t>(s)}};
+        if (sl.old_rank >= 0) {
+          kept_old.push_back(sl.old_rank);
+          if (sl.old_rank != rank)
+            moves.push_back(std::to_string(sl.old_rank) + "->" + std::to_string(rank));
+        } else {
+          ++joined;
+          moves.push_back("joiner->" + std::to_string(rank));
+        }
+      } else {
+        a = keep ? "its node keeps " + std::to_string(per_node) + " ranks"
+                 : "its node has " + std::to_string(e.slots.size()) +
+                       " ranks, and every node of "
+                       "the new generation runs " +
+                       std::to_string(per_node);
+      }
+      if (sl.index >= 0) {
+        answers[sl.report][static_cast<size_t>(sl.index)] = a;
+      } else {
+        answers[sl.report] = nlohmann::json::array({a});
+      }
+    }
+    if (keep) {
+      if (kept_nodes == 0) root = e.agent;
+      kept_agents.push_back(e.agent);
+      ++kept_nodes;
+    }
+  }
+  int32_t world = kept_nodes * per_node;
+  auto reply = [&](Report& r) {
+    nlohmann::json j;
+    if (world == 0) {
+      j = {{"code", static_cast<int>(Code::kFailedPrecondition)},
+           {"message",
+            "job '" + base + "' has no rank left for generation " + std::to_string(next)}};
+    } else {
+      // An agent that reported to itself over loopback is named as the others reached it.
+      auto seen = [&](const std::string& a) {
+        return Loopback(a) && !Loopback(r.local) ? HostOf(r.local) + ":" + PortOf(a) : a;
+      };
+      std::vector<std::string> agents;
+      for (const std::string& a : kept_agents) agents.push_back(seen(a));
+      j = {{"code", 0},          {"generation", next},           {"world_size", world},
+           {"root", seen(root)}, {"local_world_size", per_node}, {"assign", answers[&r]},
+           {"agents", agents}};
+    }
+    Answer(std::move(r.fd), j);
+  };
+  for (Report* r : nodes) {
+    if (r->fd.valid()) reply(*r);
+  }
+  for (Report& jr : held) {
+    if (answers.count(&jr) != 0 && jr.fd.valid()) reply(jr);
+  }
+  held.erase(
+      std::remove_if(held.begin(), held.end(), [](const Report& r) { return !r.fd.valid(); }),
+      held.end());
+  if (held.empty()) joiners_.erase(base);
+  std::sort(kept_old.begin(), kept_old.end());
+  std::vector<int32_t> left;
+  for (int32_t r = 0; r < old_world; ++r) {
+    if (!std::binary_search(kept_old.begin(), kept_old.end(), r)) left.push_back(r);
+  }
+  std::string renumbered;
+  for (const std::string& mv : moves) renumbered += (renumbered.empty() ? "" : ", ") + mv;
+  Logger("engine")->info(
+      "job '{}': generation {} -> {} decided here in {:.3f} s: {} ranks on {} nodes ({} per "
+      "node); left: ranks {}; joined: {}; renumbered: {}",
+      base, round.generation, next, static_cast<double>(now - round.started_ns) * 1e-9, world,
+      kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered);
+  decided_[base] = Decided{round.generation, next, now};
+  rounds_.erase(base);
+}
+
+uint32_t Reformer::JoinersWaiting(const std::string& base) const {
+  auto it = joiners_.find(base);
+  if (it == joiners_.end()) return 0;
+  uint32_t n = 0;
+  for (const Report& r : it->second) n += r.fd.valid() && !Closed(r.fd);
+  return n;
+}
+
+}  // namespace outrider::agent
