@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fault/chaos_cluster.h"
 #include "tests/support/test_support.h"
 #include "tools/harness/agent_process.h"
 
@@ -37,15 +38,7 @@ using testing::Reap;
 using testing::Spawn;
 
 constexpr int kMaxRanks = 64;
-constexpr int kClientWaitMs = 20000;  // a rank still waiting after this has hung
 constexpr uint64_t kSparseRows = 100000, kSparseDim = 16, kSparseNnz = 512;
-constexpr uint64_t kBystanderCount = 1 << 14;
-
-int64_t NowNs() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
 
 // One rank's report, in memory shared with the forked rank processes.
 struct Slot {
@@ -77,30 +70,6 @@ const char* FaultName(Fault f) {
   return "?";
 }
 
-struct Options {
-  int nodes = 3;
-  int ranks_per_node = 2;
-  int kills = 100;
-  int trainer_stops = 5;
-  int agent_kills = 5;
-  int agent_stops = 5;
-  uint32_t seed = 1;
-  int same_node_bound_ms = 100;
-  int remote_bound_ms = 1000;
-  int op_timeout_ms = 1000;
-  int peer_timeout_ms = 2000;
-  int heartbeat_ms = 200;
-  int rss_slack_mib = 32;
-  // Largest dense allreduce of the victim job (its sizes cycle from 1 KiB up to it by doubling):
-  // large ones keep sends to every peer in flight (and partly written) when an agent is killed.
-  uint64_t dense_max_bytes = 1 << 20;
-  std::string json;
-  bool verbose = false;
-  bool elastic = false;
-  int reform_bound_ms = 10000;
-  int join_bound_ms = 30000;
-};
-
 struct Plan {
   Fault fault;
   int target;      // trainer faults: the victim job's rank; agent faults: the node
@@ -115,47 +84,6 @@ struct Sample {
   std::string where;  // "same node", "other node", "on the agent"
   bool bystander;
   double ms;
-};
-
-// The emulated cluster: one agent per node, each on a fixed port so that a restarted agent is
-// found where the old one was.
-class Cluster {
- public:
-  explicit Cluster(const Options& o) : o_(o) {
-    ::setenv("UCX_TLS", "tcp", 0);
-    ::setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
-    for (int n = 0; n < o.nodes; ++n) ports_.push_back(FreePort());
-    agents_.resize(static_cast<size_t>(o.nodes));
-  }
-  Status Start(int n) {
-    harness::AgentProcessOptions a;
-    a.extra_args = {"--port",
-                    std::to_string(ports_[static_cast<size_t>(n)]),
-                    "--listen-address",
-                    "127.0.0.1",
-                    "--heartbeat-ms",
-                    std::to_string(o_.heartbeat_ms),
-                    "--peer-timeout-ms",
-                    std::to_string(o_.peer_timeout_ms),
-                    "--op-timeout-ms",
-                    std::to_string(o_.op_timeout_ms),
-                    "--rendezvous-timeout-ms",
-                    "8000"};
-    agents_[static_cast<size_t>(n)].reset();
-    auto p = harness::AgentProcess::Start(a);
-    if (!p.ok()) return p.status().Annotate("starting the agent of node " + std::to_string(n));
-    agents_[static_cast<size_t>(n)] = std::move(*p);
-    return Status::Ok();
-  }
-  harness::AgentProcess& agent(int n) { return *agents_[static_cast<size_t>(n)]; }
-  uint16_t port(int n) const { return ports_[static_cast<size_t>(n)]; }
-  int nodes() const { return o_.nodes; }
-  const Options& options() const { return o_; }
-
- private:
-  const Options& o_;
-  std::vector<uint16_t> ports_;
-  std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
 };
 
 // Where a job's ranks run: job node k on cluster node nodes[k], `local` ranks each.
@@ -647,12 +575,6 @@ int Chaos::Run() {
   return failures_ == 0 ? 0 : 1;
 }
 
-double Percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
 void Chaos::Report() {
   // Groups by fault, where the survivor ran, and whether the second job ran.
   std::map<std::string, std::vector<double>> groups;
@@ -691,293 +613,6 @@ void Chaos::Report() {
     first = false;
   }
   out << "}}\n";
-}
-
-// ---- Elastic mode: after every fault the victim job re-forms and goes on (docs/elastic.md). ----
-
-constexpr int kMaxElasticSlots = 512;  // rank processes over the run (one per start)
-constexpr int kElasticCount = 4096;    // int32 elements per step
-
-struct ElasticSlot {
-  std::atomic<int> steps;  // steps completed (in any generation)
-  std::atomic<uint32_t> generation;
-  std::atomic<int> world;
-  std::atomic<int64_t> first_op_ns;  // first completed op of `generation`
-  std::atomic<int> done;             // the process returned (rc below)
-  int rc;
-  int wrong;
-  char message[512];
-};
-struct ElasticBoard {
-  ElasticSlot slot[kMaxElasticSlots];
-  ElasticSlot bystander[2];
-  std::atomic<int> stop;  // every rank stops at its next check (read by the job's rank 0)
-};
-
-// One rank of the victim job (or a joiner, rank < 0): steps, re-forms after a failure or to admit a
-// joiner, until told to stop or its agent is gone.
-int ElasticRank(Cluster& cluster, const std::string& token, int node, int rank, int world,
-                ElasticSlot* slot, ElasticBoard* board) {
-  ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(cluster.port(0))).c_str(), 1);
-  ::setenv("OUTRIDER_JOB_TOKEN", token.c_str(), 1);
-  std::string socket = cluster.agent(node).socket_path();
-  outrider_connect_options_t o;
-  outrider_connect_options_init(&o);
-  o.socket_path = socket.c_str();
-  o.job_id = "elastic";
-  o.rank = rank < 0 ? 0 : rank;
-  o.world_size = world;
-  o.local_rank = 0;
-  o.local_world_size = 1;
-  o.flags = rank < 0 ? OUTRIDER_CONNECT_JOINER : 0;
-  outrider_client_t* c = nullptr;
-  auto finish = [&](int rc) {
-    slot->rc = rc;
-    CopyText(slot->message, sizeof(slot->message), outrider_last_error(c));
-    slot->done = 1;
-    if (c != nullptr) outrider_disconnect(c);
-    return 0;
-  };
-  if (int rc = outrider_connect(&o, &c); rc != OUTRIDER_OK) return finish(rc);
-  auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * (kElasticCount + 2)));
-  bool reform = rank < 0;
-  if (!reform) slot->world = world;
-  for (;;) {
-    if (reform) {
-      outrider_membership_t m;
-      int rc = outrider_reconfigure(c, 10000, &m);
-      if (rc != OUTRIDER_OK) return finish(rc);
-      slot->generation = m.generation;
-      slot->world = m.world_size;
-      slot->first_op_ns = 0;
-      reform = false;
-    }
-    int r = outrider_rank(c), w = outrider_world_size(c);
-    for (int i = 0; i < kElasticCount; ++i) x[i] = r + 1 + i;
-    outrider_op_t h;
-    int rc = outrider_allreduce(c, x, x, kElasticCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h);
-    if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, kClientWaitMs);
-    if (rc == OUTRIDER_ERR_UNAVAILABLE || rc == OUTRIDER_ERR_DEADLINE_EXCEEDED) return finish(rc);
-    if (rc != OUTRIDER_OK) {
-      reform = true;
-      continue;
-    }
-    for (int i = 0; i < kElasticCount; ++i) {
-      if (x[i] != w * (w + 1) / 2 + w * i) {
-        ++slot->wrong;
-        break;
-      }
-    }
-    if (slot->first_op_ns == 0) slot->first_op_ns = NowNs();
-    ++slot->steps;
-    // Joiners waiting (held by node 0's agent) and the stop flag (rank 0's), agreed by MAX.
-    outrider_membership_t m;
-    rc = outrider_membership(c, &m);
-    x[0] = rc == OUTRIDER_OK ? static_cast<int32_t>(m.joiners_waiting) : 0;
-    x[1] = r == 0 && board->stop ? 1 : 0;
-    rc = outrider_allreduce(c, x, x, 2, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h);
-    if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, kClientWaitMs);
-    if (rc == OUTRIDER_ERR_UNAVAILABLE || rc == OUTRIDER_ERR_DEADLINE_EXCEEDED) return finish(rc);
-    if (rc != OUTRIDER_OK) {
-      reform = true;
-      continue;
-    }
-    if (x[1] != 0) return finish(0);
-    if (x[0] > 0) reform = true;
-  }
-}
-
-int RunElastic(const Options& o) {
-  Cluster cluster(o);
-  auto* board = new (testing::MapSharedAnon(sizeof(ElasticBoard))) ElasticBoard();
-  std::mt19937 rng(o.seed);
-  int failures = 0;
-  auto fail = [&](const std::string& why) {
-    std::fprintf(stderr, "FAILED: %s\n", why.c_str());
-    ++failures;
-  };
-  for (int n = 0; n < o.nodes; ++n) {
-    if (Status st = cluster.Start(n); !st.ok()) {
-      std::fprintf(stderr, "%s\n", st.ToString().c_str());
-      return 1;
-    }
-  }
-  const std::string token = "elastic-token";
-  std::vector<pid_t> at(static_cast<size_t>(o.nodes), 0);  // the victim job's process per node
-  std::vector<int> slot_at(static_cast<size_t>(o.nodes), -1);
-  int next_slot = 0;
-  auto start_rank = [&](int node, int rank) {
-    int s = next_slot++;
-    ElasticSlot* slot = &board->slot[s];
-    at[static_cast<size_t>(node)] = Spawn([&, node, rank, slot] {
-      return ElasticRank(cluster, token, node, rank, o.nodes, slot, board);
-    });
-    slot_at[static_cast<size_t>(node)] = s;
-  };
-  for (int n = 0; n < o.nodes; ++n) start_rank(n, n);
-  // The second job: nodes 0 and 1, whose agents are never killed.
-  std::vector<pid_t> bystanders;
-  for (int r = 0; r < 2; ++r) {
-    bystanders.push_back(Spawn([&, r] {
-      ElasticSlot* slot = &board->bystander[r];
-      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(cluster.port(0))).c_str(), 1);
-      ::setenv("OUTRIDER_JOB_TOKEN", "bystander-token", 1);
-      std::string socket = cluster.agent(r).socket_path();
-      outrider_connect_options_t co;
-      outrider_connect_options_init(&co);
-      co.socket_path = socket.c_str();
-      co.job_id = "bystander";
-      co.rank = r;
-      co.world_size = 2;
-      co.local_rank = 0;
-      co.local_world_size = 1;
-      outrider_client_t* c = nullptr;
-      int rc = outrider_connect(&co, &c);
-      auto* x = rc == OUTRIDER_OK ? static_cast<int32_t*>(outrider_alloc(c, 4 * kBystanderCount))
-                                  : nullptr;
-      while (rc == OUTRIDER_OK) {
-        for (uint64_t i = 0; i < kBystanderCount; ++i) x[i] = r + static_cast<int32_t>(i);
-        x[0] = r == 0 && board->stop ? 1 << 20 : 0;
-        outrider_op_t h;
-        rc = outrider_allreduce(c, x, x, kBystanderCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, kClientWaitMs);
-        if (rc != OUTRIDER_OK) break;
-        for (uint64_t i = 1; i < kBystanderCount; ++i) {
-          if (x[i] != 1 + 2 * static_cast<int32_t>(i)) {
-            ++slot->wrong;
-            break;
-          }
-        }
-        ++slot->steps;
-        if (x[0] != 0) break;
-      }
-      slot->rc = rc;
-      CopyText(slot->message, sizeof(slot->message), outrider_last_error(c));
-      slot->done = 1;
-      if (c != nullptr) outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  // The job is whole: every node's process is in generation `g` of `o.nodes` ranks and stepping.
-  auto whole = [&](uint32_t* g) {
-    uint32_t gen = board->slot[slot_at[0]].generation;
-    for (int n = 0; n < o.nodes; ++n) {
-      ElasticSlot& s = board->slot[slot_at[static_cast<size_t>(n)]];
-      if (s.done || s.generation != gen || s.world != o.nodes || s.first_op_ns == 0) return false;
-    }
-    *g = gen;
-    return true;
-  };
-  std::vector<double> shrink_ms, grow_ms;
-  int agent_kills = 0;
-  int64_t start = NowNs();
-  for (int k = 0; k < o.kills && failures == 0; ++k) {
-    uint32_t gen = 0;
-    if (!testing::WaitUntil([&] { return whole(&gen); }, 60000)) {
-      fail("round " + std::to_string(k) + ": the job did not come back to " +
-           std::to_string(o.nodes) + " ranks");
-      break;
-    }
-    // A few more steps in this generation, then the fault.
-    int base_steps = board->slot[slot_at[0]].steps;
-    int more = 1 + static_cast<int>(rng() % 20);
-    testing::WaitUntil([&] { return board->slot[slot_at[0]].steps >= base_steps + more; }, 10000);
-    bool agent = o.nodes > 2 && agent_kills < o.agent_kills &&
-                 static_cast<int>(rng() % static_cast<uint32_t>(o.kills)) < o.agent_kills;
-    int node = agent ? 2 + static_cast<int>(rng() % static_cast<uint32_t>(o.nodes - 2))
-                     : static_cast<int>(rng() % static_cast<uint32_t>(o.nodes));
-    int64_t fault_ns = NowNs();
-    pid_t victim = at[static_cast<size_t>(node)];
-    if (agent) {
-      ++agent_kills;
-      cluster.agent(node).Stop(SIGKILL);
-    } else {
-      ::kill(victim, SIGKILL);
-    }
-    Reap(victim);
-    // Shrink: every survivor's first op in a newer generation.
-    int64_t back_ns = 0;
-    bool shrunk = testing::WaitUntil(
-        [&] {
-          int64_t last = 0;
-          for (int n = 0; n < o.nodes; ++n) {
-            if (n == node) continue;
-            ElasticSlot& s = board->slot[slot_at[static_cast<size_t>(n)]];
-            if (s.done || s.generation <= gen || s.first_op_ns == 0) return false;
-            last = std::max<int64_t>(last, s.first_op_ns);
-          }
-          back_ns = last;
-          return true;
-        },
-        30000);
-    if (!shrunk) {
-      fail("round " + std::to_string(k) + " (" + (agent ? "agent" : "trainer") + " of node " +
-           std::to_string(node) + " killed): the survivors did not re-form within 30 s");
-      break;
-    }
-    shrink_ms.push_back(static_cast<double>(back_ns - fault_ns) / 1e6);
-    if (agent) {
-      if (Status st = cluster.Start(node); !st.ok()) {
-        fail(st.ToString());
-        break;
-      }
-    }
-    // Grow: a replacement joins at the same node.
-    int64_t join_ns = NowNs();
-    start_rank(node, -1);
-    ElasticSlot& joiner = board->slot[slot_at[static_cast<size_t>(node)]];
-    if (!testing::WaitUntil([&] { return joiner.first_op_ns != 0 || joiner.done; }, 60000) ||
-        joiner.done) {
-      fail("round " + std::to_string(k) + ": the replacement at node " + std::to_string(node) +
-           " did not join: " + joiner.message);
-      break;
-    }
-    grow_ms.push_back(static_cast<double>(joiner.first_op_ns - join_ns) / 1e6);
-    if (o.verbose) {
-      std::printf("round %d: %s of node %d: re-formed in %.1f ms, replacement in %.1f ms\n", k,
-                  agent ? "agent SIGKILL" : "trainer SIGKILL", node, shrink_ms.back(),
-                  grow_ms.back());
-    }
-  }
-  board->stop = 1;
-  for (int n = 0; n < o.nodes; ++n) {
-    Reap(at[static_cast<size_t>(n)]);
-    ElasticSlot& s = board->slot[slot_at[static_cast<size_t>(n)]];
-    if (failures == 0 && s.rc != 0) fail("node " + std::to_string(n) + "'s rank: " + s.message);
-  }
-  for (int r = 0; r < 2; ++r) {
-    Reap(bystanders[static_cast<size_t>(r)]);
-    ElasticSlot& s = board->bystander[r];
-    if (s.rc != 0) fail("the second job's rank " + std::to_string(r) + " failed: " + s.message);
-  }
-  int wrong = 0;
-  for (int i = 0; i < next_slot; ++i) wrong += board->slot[i].wrong;
-  wrong += board->bystander[0].wrong + board->bystander[1].wrong;
-  if (wrong != 0) fail(std::to_string(wrong) + " wrong results");
-  auto summary = [&](const char* what, const std::vector<double>& v, double bound_ms) {
-    if (v.empty()) return;
-    double med = Percentile(v, 0.5), max = *std::max_element(v.begin(), v.end());
-    std::printf("%s: %zu, median %.1f ms, p90 %.1f ms, max %.1f ms\n", what, v.size(), med,
-                Percentile(v, 0.9), max);
-    if (max > bound_ms)
-      fail(std::string(what) + ": max over the bound of " +
-           std::to_string(static_cast<int>(bound_ms)) + " ms");
-  };
-  summary("fault -> survivors' first op of the new generation", shrink_ms, o.reform_bound_ms);
-  summary("replacement start -> its first op", grow_ms, o.join_bound_ms);
-  std::printf(
-      "%zu faults (%d agent SIGKILLs), %d rank processes, second job %d steps, %.0f s: %s\n",
-      shrink_ms.size(), agent_kills, next_slot, board->bystander[0].steps.load(),
-      static_cast<double>(NowNs() - start) / 1e9, failures == 0 ? "all checks passed" : "FAILED");
-  if (!o.json.empty()) {
-    std::ofstream out(o.json);
-    out << "{\"shrink_ms\": [";
-    for (size_t i = 0; i < shrink_ms.size(); ++i) out << (i ? ", " : "") << shrink_ms[i];
-    out << "], \"grow_ms\": [";
-    for (size_t i = 0; i < grow_ms.size(); ++i) out << (i ? ", " : "") << grow_ms[i];
-    out << "]}\n";
-  }
-  return failures == 0 ? 0 : 1;
 }
 
 }  // namespace
