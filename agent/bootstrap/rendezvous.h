@@ -114,25 +114,4 @@ class RendezvousClient {
   std::thread thread_;
 };
 
-// One request to another agent's port: connects (no retry: an agent that is not there is an
-// answer), sends `frame`, and reads one frame back, within `timeout_ms`, on a thread of its own;
-// `done` runs on the loop thread with the reply and this agent's address as the other one sees
-// it. Thread-safety: create and destroy on the loop thread; destruction cancels and joins.
-struct FrameReply {
-  uint16_t type = 0;
-  std::vector<std::string> blobs;
-  std::string local;  // host:port of the local end (the port is the connection's, not the agent's)
-};
-class FrameCall {
- public:
-  FrameCall(EventLoop* loop, std::string address, std::string frame, uint32_t timeout_ms,
-            std::function<void(Result<FrameReply>)> done);
-  ~FrameCall();
-
- private:
-  UniqueFd cancel_fd_;
-  std::shared_ptr<bool> alive_;
-  std::thread thread_;
-};
-
 }  // namespace outrider::agent

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/bootstrap/frame_io.h"
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/member.h"
 #include "base/status.h"
