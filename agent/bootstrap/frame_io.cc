@@ -73,25 +73,22 @@ Result<rendezvous::Frame> ReadFrame(int fd, int cancel_fd, uint64_t deadline_ns)
   return rendezvous::Decode(body);
 }
 
-// The IPv4 address of a connected socket's local end ("" if unknown).
-std::string LocalHost(int fd) {
+namespace {
+
+// The IPv4 address `get` (getsockname or getpeername) says of a connected socket ("" if unknown).
+std::string HostBy(int fd, int (*get)(int, sockaddr*, socklen_t*)) {
   sockaddr_in sa{};
   socklen_t sl = sizeof(sa);
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &sl) != 0) return "";
+  if (get(fd, reinterpret_cast<sockaddr*>(&sa), &sl) != 0) return "";
   char buf[INET_ADDRSTRLEN] = {};
   if (::inet_ntop(AF_INET, &sa.sin_addr, buf, sizeof(buf)) == nullptr) return "";
   return buf;
 }
 
-// The IPv4 address of a connected socket's remote end ("" if unknown).
-std::string PeerHost(int fd) {
-  sockaddr_in sa{};
-  socklen_t sl = sizeof(sa);
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &sl) != 0) return "";
-  char buf[INET_ADDRSTRLEN] = {};
-  if (::inet_ntop(AF_INET, &sa.sin_addr, buf, sizeof(buf)) == nullptr) return "";
-  return buf;
-}
+}  // namespace
+
+std::string LocalHost(int fd) { return HostBy(fd, ::getsockname); }
+std::string PeerHost(int fd) { return HostBy(fd, ::getpeername); }
 
 // Resolves "host:port" (IPv4).
 Result<sockaddr_in> Resolve(const std::string& address, const char* what) {
