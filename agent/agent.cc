@@ -178,6 +178,7 @@ void Agent::RefreshGauges() {
   AgentMetrics& m = Metrics();
   m.clients->Set(static_cast<double>(control_->session_count()));
   m.jobs->Set(static_cast<double>(jobs_.size()));
+  jobs_.RefreshGauges();
   m.pending_ops->Set(static_cast<double>(jobs_.PendingCount()));
   m.memory_registered->Set(static_cast<double>(control_->RegisteredBytes()));
   if (CudaMemory* cuda = CudaMemory::Started()) {

@@ -78,6 +78,19 @@ const Param kParams[] = {
      true, ParamKind::kUintList,
      [](AgentOptions& o, std::string_view t) { return ParseUidList(t, &o.control.allowed_uids); },
      [](const AgentOptions& o) { return JoinUids(o.control.allowed_uids); }},
+    {"job_class_ceiling", "--job-class-ceiling", "OUTRIDER_JOB_CLASS_CEILING", "job_class_ceiling",
+     "CLASS|UID=CLASS,...", "", "",
+     "The highest job class (high, normal, low) a user's jobs may declare with "
+     "OUTRIDER_JOB_PRIORITY: one class for everyone, or per uid with `*` for the others "
+     "(\"1000=high,*=normal\"). A job above its owner's ceiling is refused.",
+     true, ParamKind::kString,
+     [](AgentOptions& o, std::string_view t) {
+       Result<JobClassCeiling> c = JobClassCeiling::Parse(t);
+       if (!c.ok()) return c.status();
+       o.control.job_class_ceiling = *c;
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) { return o.control.job_class_ceiling.ToString(); }},
     {"log_level", "--log-level", "OUTRIDER_LOG_LEVEL", "log_level", "LEVEL", "", "",
      "One of trace, debug, info, warn, error, critical, off.", true, ParamKind::kString,
      OUTRIDER_STRING_FIELD(log_level)},
@@ -217,8 +230,8 @@ const Param kParams[] = {
      "a job must use the same value.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.sparse_block_rows)},
     {"scheduler", "--scheduler", "OUTRIDER_SCHEDULER", "scheduler", "POLICY", "", "",
-     "How bulk chunks of all jobs share each peer link: `priority` (lowest op priority first, "
-     "aging, fair between jobs) or `fifo` (submission order).",
+     "How bulk chunks of all jobs share each peer link: `priority` (job classes, then weighted "
+     "fair sharing between jobs, then op priority, each aged) or `fifo` (submission order).",
      true, ParamKind::kString,
      [](AgentOptions& o, std::string_view t) {
        if (t != "priority" && t != "fifo") {
@@ -257,6 +270,41 @@ const Param kParams[] = {
      },
      [](const AgentOptions& o) {
        return std::to_string(o.network.scheduler.aging_ns / 1'000'000);
+     }},
+    {"yield_window_bytes", "--yield-window-bytes", "OUTRIDER_YIELD_WINDOW_BYTES",
+     "yield_window_bytes", "BYTES", "", "bytes",
+     "Bytes in flight on a peer link up to which a lower job class may still send while a higher "
+     "class is active there (a chunk of it queued, in flight, or sent in the last "
+     "job_class_hold_ms): what a higher-class chunk can find ahead of it on the wire. A larger "
+     "chunk still goes, alone.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.yield_window_bytes)},
+    {"job_class_hold_ms", "--job-class-hold-ms", "OUTRIDER_JOB_CLASS_HOLD_MS", "job_class_hold_ms",
+     "MS", "", "ms",
+     "How long after its last chunk a job class still counts as active on a link, so that lower "
+     "classes keep to yield_window_bytes between its ops.",
+     true, ParamKind::kUint,
+     [](AgentOptions& o, std::string_view t) {
+       uint32_t ms = 0;
+       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms));
+       o.network.scheduler.class_hold_ns = uint64_t{ms} * 1'000'000;
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) {
+       return std::to_string(o.network.scheduler.class_hold_ns / 1'000'000);
+     }},
+    {"job_class_aging_ms", "--job-class-aging-ms", "OUTRIDER_JOB_CLASS_AGING_MS",
+     "job_class_aging_ms", "MS", "", "ms",
+     "A waiting chunk rises one job class per this many ms, up to high, where it shares the link "
+     "with the high class by weight: no job starves; 0 = classes are strict.",
+     true, ParamKind::kUint,
+     [](AgentOptions& o, std::string_view t) {
+       uint32_t ms = 0;
+       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms));
+       o.network.scheduler.class_aging_ns = uint64_t{ms} * 1'000'000;
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) {
+       return std::to_string(o.network.scheduler.class_aging_ns / 1'000'000);
      }},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "", "",
      "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "

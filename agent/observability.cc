@@ -69,6 +69,23 @@ AgentMetrics::AgentMetrics() {
       "outrider_job_gpu_mode",
       "How a job's trainers hand over device buffers (1 for the job's mode, 0 otherwise).",
       {"job", "mode"});
+  job_class = &registry_.AddGauge(
+      "outrider_job_class",
+      "A job's class (1 for the job's class, 0 otherwise) and, as `weight`, its weight in it.",
+      {"job", "class"});
+  job_sched_sent_bytes = &registry_.AddGauge(
+      "outrider_job_scheduled_bytes",
+      "Bytes of a job's bulk chunks the send scheduler released since the job started here.",
+      {"job"});
+  job_sched_wait = &registry_.AddGauge(
+      "outrider_job_scheduler_wait_seconds",
+      "Total time a job's released chunks waited in the send scheduler.", {"job"});
+  job_sched_queued = &registry_.AddGauge("outrider_job_scheduler_queued_chunks",
+                                         "A job's chunks waiting in the send scheduler.", {"job"});
+  job_link_share = &registry_.AddGauge(
+      "outrider_job_link_share_ratio",
+      "A job's share of the bytes of the send scheduler's last 4096 chunks, on all links.",
+      {"job"});
   gpu_nccl = &registry_.AddGauge(
       "outrider_gpu_nccl_enabled",
       "1 if the agent runs dense GPU collectives on its own NCCL communicators, 0 if on the "

@@ -69,6 +69,13 @@ class AgentMetrics {
   metrics::Gauge* pending_ops;                  // collectives waiting for ranks or in progress
   metrics::Family<metrics::Gauge>* gpu_nccl;    // {mode}: 1 if the agent runs NCCL collectives
   metrics::Family<metrics::Gauge>* peers;       // {state}
+  // Per job, refreshed each tick (JobTable::RefreshGauges): its class ({job, class}: 1 for the
+  // job's, and {job, "weight"}), and its chunks in the send scheduler.
+  metrics::Family<metrics::Gauge>* job_class;
+  metrics::Family<metrics::Gauge>* job_sched_sent_bytes;
+  metrics::Family<metrics::Gauge>* job_sched_wait;
+  metrics::Family<metrics::Gauge>* job_sched_queued;
+  metrics::Family<metrics::Gauge>* job_link_share;
   // Send scheduler by priority class (urgent < 0 <= normal < 1000 <= bulk), refreshed each tick.
   metrics::Family<metrics::Gauge>* scheduler_queued;
   metrics::Family<metrics::Gauge>* scheduler_wait;

@@ -104,6 +104,25 @@ std::string_view ReduceOpName(ReduceOp op) {
   return "unknown";
 }
 
+std::string_view JobClassName(JobClass c) {
+  switch (c) {
+    case JobClass::kHigh:
+      return "high";
+    case JobClass::kNormal:
+      return "normal";
+    case JobClass::kLow:
+      return "low";
+  }
+  return "unknown";
+}
+
+std::optional<JobClass> ParseJobClass(std::string_view name) {
+  for (JobClass c : {JobClass::kHigh, JobClass::kNormal, JobClass::kLow}) {
+    if (name == JobClassName(c)) return c;
+  }
+  return std::nullopt;
+}
+
 std::string_view GpuModeName(GpuMode m) {
   switch (m) {
     case GpuMode::kStaging:

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -12,7 +13,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 10;
+inline constexpr uint16_t kProtocolVersion = 11;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -123,12 +124,23 @@ struct HelloRequest {
   char token[kTokenBytes];        // job token; agents of one job must agree on it
   uint32_t gpu_mode;              // GpuMode: how the client hands over device buffers
   uint32_t flags;                 // kHello* bits; others must be 0
+  uint32_t job_class;             // JobClass; 0: normal
+  uint32_t job_weight;            // its share within its class, 1..kMaxJobWeight; 0: 1
 };
-static_assert(sizeof(HelloRequest) == 240);
+static_assert(sizeof(HelloRequest) == 248);
 
 // HelloRequest.flags: the client joins a running job at its next generation (kReform), not now;
 // its rank and sizes in the hello are ignored until then.
 inline constexpr uint32_t kHelloJoiner = 1;
+
+// A job's class (docs/jobs.md): on every peer link the agent's send scheduler serves the chunks of
+// a higher class first, shares a class between its jobs by weight, and ages what waits so that
+// nothing starves. The values are the C API's OUTRIDER_JOB_CLASS_*.
+enum class JobClass : uint32_t { kHigh = 1, kNormal = 2, kLow = 3 };
+inline constexpr uint32_t kMaxJobWeight = 100;
+std::string_view JobClassName(JobClass c);
+// "high", "normal", "low"; anything else is nullopt.
+std::optional<JobClass> ParseJobClass(std::string_view name);
 
 struct HelloReply {
   MsgHeader header;

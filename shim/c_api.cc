@@ -72,12 +72,22 @@ int outrider_connect(const outrider_connect_options_t* options, outrider_client_
       req.local_world_size = options->local_world_size;
       req.arena_bytes = options->arena_bytes;
       req.timeout_ms = options->timeout_ms;
-      if (options->size >= sizeof(outrider_connect_options_t)) {
+      // Version 4's options end before `job_class`.
+      if (options->size >= offsetof(outrider_connect_options_t, job_class)) {
         if ((options->flags & ~OUTRIDER_CONNECT_JOINER) != 0) {
           t_connect_error = "INVALID_ARGUMENT: unknown outrider_connect_options_t.flags";
           return OUTRIDER_ERR_INVALID_ARGUMENT;
         }
         req.joiner = (options->flags & OUTRIDER_CONNECT_JOINER) != 0;
+      }
+      if (options->size >= sizeof(outrider_connect_options_t)) {
+        if (options->job_class < 0) {
+          t_connect_error = "INVALID_ARGUMENT: outrider_connect_options_t.job_class " +
+                            std::to_string(options->job_class) + " is negative";
+          return OUTRIDER_ERR_INVALID_ARGUMENT;
+        }
+        req.job_class = static_cast<uint32_t>(options->job_class);
+        req.job_weight = options->job_weight;
       }
     }
     auto config = outrider::shim::ResolveConnectConfig(req);

@@ -84,6 +84,29 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
     c.root_addr = std::string(Env("MASTER_ADDR")) + ":" + std::to_string(port);
   }
   if (Env("OUTRIDER_JOB_TOKEN")) c.token = Env("OUTRIDER_JOB_TOKEN");
+  if (req.job_class != 0) {
+    if (req.job_class > static_cast<uint32_t>(ipc::JobClass::kLow)) {
+      return InvalidArgument("job class " + std::to_string(req.job_class) +
+                             " is not OUTRIDER_JOB_CLASS_HIGH, _NORMAL or _LOW");
+    }
+    c.job_class = static_cast<ipc::JobClass>(req.job_class);
+  } else if (const char* name = Env("OUTRIDER_JOB_PRIORITY")) {
+    std::optional<ipc::JobClass> cls = ipc::ParseJobClass(name);
+    if (!cls) {
+      return InvalidArgument(std::string("OUTRIDER_JOB_PRIORITY=") + name +
+                             " is not high, normal or low");
+    }
+    c.job_class = *cls;
+  }
+  if (req.job_weight != 0) {
+    c.job_weight = req.job_weight;
+  } else {
+    OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_JOB_WEIGHT", &c.job_weight));
+  }
+  if (c.job_weight < 1 || c.job_weight > ipc::kMaxJobWeight) {
+    return InvalidArgument("job weight " + std::to_string(c.job_weight) + " is outside 1.." +
+                           std::to_string(ipc::kMaxJobWeight) + " (OUTRIDER_JOB_WEIGHT)");
+  }
   if (c.root_addr.size() >= ipc::kAddrBytes) {
     return InvalidArgument("root agent address '" + c.root_addr + "' is longer than " +
                            std::to_string(ipc::kAddrBytes - 1) + " characters");

@@ -24,10 +24,14 @@ struct ConnectConfig {
   // sizes are then the place it is given. The job's generation (0 until it re-forms).
   bool joiner = false;
   uint32_t generation = 0;
+  // The job's class and its weight within the class (OUTRIDER_JOB_PRIORITY, OUTRIDER_JOB_WEIGHT).
+  ipc::JobClass job_class = ipc::JobClass::kNormal;
+  uint32_t job_weight = 1;
 };
 
 // Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
-// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE);
+// LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE,
+// OUTRIDER_JOB_PRIORITY, OUTRIDER_JOB_WEIGHT);
 // `explicit_*` < 0 or empty means unset. Unparsable variables are errors naming the variable.
 struct ConnectRequest {
   const char* socket_path = nullptr;
@@ -36,6 +40,8 @@ struct ConnectRequest {
   uint64_t arena_bytes = 0;
   int timeout_ms = 0;
   bool joiner = false;
+  uint32_t job_class = 0;   // an ipc::JobClass value; 0: unset
+  uint32_t job_weight = 0;  // 0: unset
 };
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& request);
 

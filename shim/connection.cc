@@ -54,6 +54,8 @@ Status Connection::Handshake() {
   std::memcpy(hello.token, config_.token.data(), config_.token.size());
   hello.gpu_mode = static_cast<uint32_t>(config_.gpu_mode);
   hello.flags = config_.joiner ? ipc::kHelloJoiner : 0;
+  hello.job_class = static_cast<uint32_t>(config_.job_class);
+  hello.job_weight = config_.job_weight;
   // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
   // hello; its reply is still worth reading when the send fails.
   Status sent = channel_.Send(&hello, sizeof(hello));

@@ -8,7 +8,11 @@ median over rounds is reported, with the ratios Outrider / baseline (below 1.0: 
 `compare train` runs the DDP example tools/examples/train_lm.py instead, the same script for every
 system but for the backend (plain DistributedDataParallel): by default outrider with sparse
 embedding gradients against gloo DDP with sparse and with dense ones (--runs picks the pairs). `compare local` runs
-outrider-bench local (one node, private agent, no launcher).
+outrider-bench local (one node, private agent, no launcher). `compare interfere` runs two jobs on
+the same agents (outrider-bench interfere, two processes per node): job A's small allreduces alone
+and beside job B's bulk ones, with A high and with both normal, and two equal bulk jobs; the
+phases of each round are interleaved inside one launch, and the targets are checked against
+figures of the same run.
 
 --against BUILD_DIR adds the system 'outrider@base': the same bench with that build's
 outrider-bench and outrider-agent (and its lib/ first on LD_LIBRARY_PATH), each run with its own
@@ -29,7 +33,7 @@ from compare_summary import BASE, print_dense_summary, print_sparse_summary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall",
-       "sparse": "sparse", "train": "train", "local": "local"}
+       "sparse": "sparse", "train": "train", "local": "local", "interfere": "interfere"}
 TRAIN_RUNS = (("outrider", "sparse"), ("torch-gloo", "sparse"), ("torch-gloo", "dense"))
 SPARSE_ALGOS = ("allgather", "balanced", "block", "dense", "auto")
 
@@ -199,6 +203,12 @@ def main():
                    help="each Outrider algorithm's turn runs as many ops as fit this many ms (its warm-up op's time; "
                         "up to 64), so fast algorithms are timed over more ops (default 250; 0: one op per turn; "
                         "--against a build whose outrider-bench lacks --turn-ms needs 0)")
+    g = p.add_argument_group("interference (compare interfere: outrider-bench interfere)")
+    g.add_argument("--a-sizes", default="4K,16K,64K,256K,1M", help="job A's allreduce sizes (default 4K,16K,64K,256K,1M)")
+    g.add_argument("--bulk-bytes", default="256M", help="job B's allreduce size (default 256M)")
+    g.add_argument("--phase-s", type=float, default=8, help="seconds each phase with both jobs lasts, at least (default 8)")
+    g.add_argument("--min-samples", type=int, default=100, help="job A's ops per size and phase, at least (default 100)")
+    g.add_argument("--agent-arg", action="append", default=[], help="extra argument for every agent (repeatable)")
     g = p.add_argument_group("training (compare train: tools/examples/train_lm.py)")
     g.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
     g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
@@ -243,6 +253,12 @@ def main():
         if args.rate == "none":
             args.rate = ""
         return compare_train(args)
+    if args.op == "interfere":
+        if args.rate == "none":
+            args.rate = ""
+        if args.rounds < 1 or args.nodes < 2 or args.phase_s <= 0 or args.min_samples < 1:
+            p.error("interfere needs --rounds >= 1, --nodes >= 2, --phase-s > 0 and --min-samples >= 1")
+        return compare_interfere(args)
     if args.op == "sparse" and args.systems == "outrider,gloo,torch-gloo":
         args.systems = "outrider,torch-gloo"
     if args.rate == "none":
@@ -335,6 +351,45 @@ def main():
                             print(f"  outrider busbw / link rate: {frac:.3f}")
     print_dense_summary(args, rows, systems)
     write_json(args, rows, env)
+
+
+def compare_interfere(args):
+    """Two jobs on the same agents in one launch; prints the bench's table and the targets."""
+    launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes), "--procs-per-node", "2",
+                "--timeout", str(args.timeout)] + (["--rate", args.rate] if args.rate else [])
+    for a in args.agent_arg:
+        launcher += ["--agent-arg", a]
+    tmp = tempfile.mkdtemp(prefix="outrider-compare-")
+    try:
+        out = os.path.join(tmp, "interfere.json")
+        cmd = launcher + ["--", os.path.join(args.build, "bin", "outrider-bench"), "interfere",
+                          "--sizes", args.a_sizes, "--bulk-bytes", args.bulk_bytes, "--rounds", str(args.rounds),
+                          "--phase-s", str(args.phase_s), "--min-samples", str(args.min_samples), "--json", out]
+        args.verbose = True  # the bench prints the table
+        doc, secs = run_cmd("outrider", cmd, args, out, outrider_env(args.build))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rows = doc["rows"]
+    print(f"\n# interfere: {args.nodes} nodes, links {args.rate or 'unshaped'}, {args.rounds} rounds in {secs:.0f} s")
+    ok = True
+    for r in rows:
+        if r["what"] == "a_latency":
+            met = r["p99_high_over_alone"] <= 2.0
+            ok &= met
+            print(f"  A {r['bytes']:>8} B: p99 beside B with A high / alone = {r['p99_high_over_alone']:.2f} "
+                  f"(target <= 2: {'met' if met else 'NOT met'})")
+        elif r["what"] == "b_throughput" and r["phase"] == "a_high":
+            met = r["b_over_left"] >= 0.9
+            ok &= met
+            print(f"  B beside A high: {r['b_over_left']:.2f} of the bandwidth A leaves "
+                  f"(target >= 0.90: {'met' if met else 'NOT met'})")
+        elif r["what"] == "equal_share":
+            met = abs(r["a_share"] - 0.5) <= 0.05 and abs(r["b_share"] - 0.5) <= 0.05
+            ok &= met
+            print(f"  two equal jobs: {100 * r['a_share']:.1f} % / {100 * r['b_share']:.1f} % "
+                  f"(target within 10 % of half each: {'met' if met else 'NOT met'})")
+    print(f"  all targets {'met' if ok else 'NOT met'}")
+    write_json(args, rows, doc.get("env"))
 
 
 def compare_sparse(args, systems):

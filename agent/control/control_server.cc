@@ -238,6 +238,14 @@ void ControlServer::OnHandshakeReadable(int fd) {
 Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id) {
   ClientIdentity id = hello.identity;
   id.peer = hs.peer;
+  // Lower values are higher classes.
+  ipc::JobClass ceiling = options_.job_class_ceiling.For(id.peer.uid);
+  if (id.job_class < ceiling) {
+    return PermissionDenied("job class " + std::string(ipc::JobClassName(id.job_class)) +
+                            " is above what uid " + std::to_string(id.peer.uid) +
+                            " may declare here (" + std::string(ipc::JobClassName(ceiling)) +
+                            ", the agent's job_class_ceiling)");
+  }
   uint32_t sq_entries = hello.sq_entries;
   ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd control_fd,

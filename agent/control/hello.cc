@@ -144,6 +144,17 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
                            " is not staging (0) or ipc (1)");
   }
   id.gpu_mode = static_cast<ipc::GpuMode>(hello.gpu_mode);
+  // 0 is the default of each: normal, weight 1.
+  if (hello.job_class > static_cast<uint32_t>(ipc::JobClass::kLow)) {
+    return InvalidArgument("job class " + std::to_string(hello.job_class) +
+                           " is not high (1), normal (2) or low (3)");
+  }
+  if (hello.job_class != 0) id.job_class = static_cast<ipc::JobClass>(hello.job_class);
+  if (hello.job_weight > ipc::kMaxJobWeight) {
+    return InvalidArgument("job weight " + std::to_string(hello.job_weight) + " is outside 1.." +
+                           std::to_string(ipc::kMaxJobWeight));
+  }
+  if (hello.job_weight != 0) id.job_weight = hello.job_weight;
   out.sq_entries = options.sq_entries;
   if (hello.requested_sq_entries != 0) {
     // Clamped before rounding: rounding 2^32 - 1 up would overflow (and never end).

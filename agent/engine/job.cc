@@ -41,6 +41,7 @@ Job::~Job() {
   if (group_ != nullptr && net_ != nullptr) {
     group_->SayJobLeft(lost_node_, failed_, gave_up_);
     net_->Release(group_->peers(), group_->node_rank());
+    net_->scheduler()->ForgetJob(hash_);
   } else if (group_ != nullptr) {
     group_->FailAll(Cancelled("job ended"));
   }
@@ -114,6 +115,14 @@ Status Job::AddMember(Member* member) {
                               std::string(ipc::GpuModeName(id.gpu_mode)) +
                               " (set OUTRIDER_GPU_MODE alike for every rank)");
   }
+  if (member_count() > 0 && (id.job_class != job_class_ || id.job_weight != job_weight_)) {
+    return FailedPrecondition(
+        "job '" + id_ + "' is of class " + std::string(ipc::JobClassName(job_class_)) +
+        " with weight " + std::to_string(job_weight_) + ", this client says " +
+        std::string(ipc::JobClassName(id.job_class)) + " with weight " +
+        std::to_string(id.job_weight) +
+        " (set OUTRIDER_JOB_PRIORITY and OUTRIDER_JOB_WEIGHT alike for every rank)");
+  }
   Member*& slot = members_[static_cast<size_t>(id.local_rank)];
   if (slot != nullptr) {
     return FailedPrecondition("local rank " + std::to_string(id.local_rank) + " of job '" + id_ +
@@ -124,6 +133,8 @@ Status Job::AddMember(Member* member) {
     OUTRIDER_RETURN_IF_ERROR(StartNetwork(member));
   if (member_count() == 0) {
     gpu_mode_ = id.gpu_mode;
+    job_class_ = id.job_class;
+    job_weight_ = id.job_weight;
     comm_ = id.comm;
     base_id_ = id.job_base.empty() ? id_ : id.job_base;
     generation_ = id.generation;

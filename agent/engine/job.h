@@ -136,8 +136,17 @@ class Job {
   void ExpireOps(uint64_t now_ns, uint64_t timeout_ns);
   // Earliest time a pending collective would expire, or UINT64_MAX. Amortized O(1).
   uint64_t NextExpiryNs(uint64_t timeout_ns);
-  // For /status: membership, nodes, pending collectives and the flight recorder.
+  // For /status: membership, nodes, class, its chunks in the send scheduler, pending
+  // collectives and the flight recorder.
   nlohmann::json StatusJson() const;
+  // What the job's per-job gauges show, added up over the jobs that share its label (its
+  // generations and communicators).
+  struct Gauges {
+    ipc::JobClass job_class = ipc::JobClass::kNormal;
+    uint32_t weight = 1;
+    double sent_bytes = 0, wait_s = 0, queued = 0, share = 0;
+  };
+  void AddGauges(std::map<std::string, Gauges>* by_label);
 
  private:
   struct Pending {
@@ -210,7 +219,9 @@ class Job {
   int world_size_;
   int local_size_;
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
-  ipc::GpuMode gpu_mode_ = ipc::GpuMode::kStaging;  // its members', set by the first to join
+  ipc::GpuMode gpu_mode_ = ipc::GpuMode::kStaging;    // its members', set by the first to join
+  ipc::JobClass job_class_ = ipc::JobClass::kNormal;  // the same
+  uint32_t job_weight_ = 1;
   std::vector<std::unordered_map<uint64_t, uint64_t>> next_seq_;  // per local rank: key -> seq
   PendingMap pending_;
   // Instances in the order they were created (so by first_ns), while some rank may still be

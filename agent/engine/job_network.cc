@@ -40,7 +40,7 @@ Status Job::StartNetwork(const Member* first) {
           Finish(it, st, algo, reports, &trace);  // else: already failed here
       },
       engine_);
-  group_->set_scheduler(net_->scheduler());
+  group_->set_scheduler(net_->scheduler(), id.job_class, id.job_weight);
   group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
     OnNcclMessage(h, data, len);
   });

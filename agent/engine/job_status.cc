@@ -1,6 +1,7 @@
 // What a job reports: per-op metrics and its /status entry.
 #include "agent/engine/gpu/nccl_path.h"
 #include "agent/engine/job.h"
+#include "agent/net/network.h"
 #include "agent/observability.h"
 
 namespace outrider::agent {
@@ -30,6 +31,19 @@ const std::string& Job::MetricsLabel() {
   return job_label_;
 }
 
+void Job::AddGauges(std::map<std::string, Gauges>* by_label) {
+  Gauges& g = (*by_label)[MetricsLabel()];
+  g.job_class = job_class_;
+  g.weight = job_weight_;
+  const SendScheduler* sched = net_ != nullptr ? net_->scheduler() : nullptr;
+  const SendScheduler::JobStats* js = sched != nullptr ? sched->job_stats(hash_) : nullptr;
+  if (js == nullptr) return;
+  g.sent_bytes += static_cast<double>(js->sent_bytes);
+  g.wait_s += js->wait_s;
+  g.queued += static_cast<double>(js->queued);
+  g.share += sched->RecentShare(hash_);
+}
+
 nlohmann::json Job::StatusJson() const {
   nlohmann::json j = {{"id", id_},
                       {"job", base_id_},
@@ -39,12 +53,26 @@ nlohmann::json Job::StatusJson() const {
                       {"members", member_count()},
                       {"pending", pending_.size()},
                       {"gpu_mode", ipc::GpuModeName(gpu_mode_)},
+                      {"class", ipc::JobClassName(job_class_)},
+                      {"weight", job_weight_},
                       {"state", lost_.ok() ? "ok" : "failed"}};
   if (!lost_.ok()) j["failure"] = lost_.ToString();
   if (group_ != nullptr) {
     j["nodes"] = group_->num_nodes();
     j["node_rank"] = group_->node_rank();
     j["network"] = group_->ready() ? "connected" : "rendezvous";
+    // Its chunks in the send scheduler: share of the agent's last sends, and queueing delay.
+    if (const SendScheduler* sched = net_ != nullptr ? net_->scheduler() : nullptr) {
+      const SendScheduler::JobStats* js = sched->job_stats(hash_);
+      SendScheduler::JobStats none;
+      if (js == nullptr) js = &none;
+      j["scheduler"] = {
+          {"queued_chunks", js->queued},
+          {"sent_chunks", js->sent},
+          {"sent_bytes", js->sent_bytes},
+          {"mean_wait_ms", js->sent ? js->wait_s * 1e3 / static_cast<double>(js->sent) : 0.0},
+          {"recent_share", sched->RecentShare(hash_)}};
+    }
   } else {
     j["nodes"] = 1;
   }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "agent/log.h"
+#include "agent/observability.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -187,6 +188,23 @@ nlohmann::json JobTable::StatusJson() const {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [id, job] : jobs_) out.push_back(job->StatusJson());
   return out;
+}
+
+void JobTable::RefreshGauges() {
+  AgentMetrics& m = Metrics();
+  if (!m.enabled()) return;
+  std::map<std::string, Job::Gauges> by_label;
+  for (auto& [id, job] : jobs_) job->AddGauges(&by_label);
+  for (const auto& [label, g] : by_label) {
+    for (ipc::JobClass c : {ipc::JobClass::kHigh, ipc::JobClass::kNormal, ipc::JobClass::kLow}) {
+      m.job_class->Get({label, std::string(ipc::JobClassName(c))})->Set(c == g.job_class);
+    }
+    m.job_class->Get({label, "weight"})->Set(g.weight);
+    m.job_sched_sent_bytes->Get({label})->Set(g.sent_bytes);
+    m.job_sched_wait->Get({label})->Set(g.wait_s);
+    m.job_sched_queued->Get({label})->Set(g.queued);
+    m.job_link_share->Get({label})->Set(g.share);
+  }
 }
 
 nlohmann::json JobTable::FinishedJson() const {

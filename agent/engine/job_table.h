@@ -58,6 +58,8 @@ class JobTable : public PeerEvents {
   // Jobs that may have work (pending collectives, sends in flight, a rendezvous).
   size_t active_count() const { return active_.size(); }
   nlohmann::json StatusJson() const;
+  // Sets the per-job gauges (class, the send scheduler's share and waits) of every job.
+  void RefreshGauges();
   // The last kFinishedJobs jobs that ended here (not communicators), newest last: id,
   // generation, how they ended, when.
   static constexpr size_t kFinishedJobs = 64;

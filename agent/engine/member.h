@@ -30,6 +30,9 @@ struct ClientIdentity {
   std::string job_base;
   uint32_t generation = 0;
   bool joiner = false;  // connected to join the job at its next generation: in no job until then
+  // The job's class and weight in its class (send scheduling between jobs; docs/jobs.md).
+  ipc::JobClass job_class = ipc::JobClass::kNormal;
+  uint32_t job_weight = 1;
 };
 
 // The agents' name of generation `generation` of job `base`: `base` itself for generation 0, else

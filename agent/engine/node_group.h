@@ -80,8 +80,12 @@ class NodeGroup : private CollectiveLinks {
   void set_nccl_message(NcclMessage on_message) { nccl_message_ = std::move(on_message); }
   // Sends a job-level control message to every other node at once (ahead of bulk chunks).
   void SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload);
-  // Bulk sends of every instance go through `scheduler` (may be null: sent at once).
-  void set_scheduler(SendScheduler* scheduler) { scheduler_ = scheduler; }
+  // Bulk sends of every instance go through `scheduler` (may be null: sent at once), as the job's
+  // class and weight.
+  void set_scheduler(SendScheduler* scheduler, ipc::JobClass job_class, uint32_t weight) {
+    scheduler_ = scheduler;
+    flow_ = {job_hash_, job_class, weight};
+  }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // This node failed instance (key, seq) before starting it (its ranks disagree among themselves,
   // or some never submitted it in time): every other node fails it with `why` too (sent once the
@@ -170,6 +174,7 @@ class NodeGroup : private CollectiveLinks {
   uint64_t self_hash_;
   Transport* transport_;                // Not owned; outlives the group.
   SendScheduler* scheduler_ = nullptr;  // Not owned; outlives the group (the Network's).
+  SendScheduler::Flow flow_;            // the job's, for its chunks
   Done done_;
   Failed failed_;
   NcclMessage nccl_message_;

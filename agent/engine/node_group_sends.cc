@@ -37,7 +37,7 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
     return Issue(node, h, payload, false, args.keep);
   int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
   c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
-  scheduler_->Enqueue(peers_[static_cast<size_t>(node)], priority, job_hash_,
+  scheduler_->Enqueue(peers_[static_cast<size_t>(node)], flow_, priority,
                       sizeof(h) + payload.length, [this, node, h, payload, keep = args.keep] {
                         Scope scope(this);
                         Issue(node, h, payload, true, keep);

@@ -18,6 +18,14 @@ struct SchedulerOptions {
   // can be overtaken, so a deeper window only keeps the link busy while the receiving agent waits
   // for a core. Below window_bytes it is window_bytes.
   uint64_t solo_window_bytes = 4u << 20;
+  // A chunk of a lower job class waits on a link where a higher class is active (a chunk of it
+  // queued, in flight, or sent within class_hold_ns) until fewer than this many bytes are in
+  // flight: what a higher-class chunk can find ahead of it on the wire. A larger chunk still goes
+  // alone.
+  uint64_t yield_window_bytes = 256u << 10;
+  uint64_t class_hold_ns = 20'000'000;
+  // A waiting chunk rises one job class per this, so a lower class is never starved; 0 = never.
+  uint64_t class_aging_ns = 1'000'000'000;
 
   // The first bad field, named by its agent parameter (window_bytes is credit_window_bytes):
   // "credit_window_bytes must be at least 4096, got 1".
@@ -29,6 +37,10 @@ struct SchedulerOptions {
     if (solo_window_bytes < 4096) {
       return InvalidArgument("solo_window_bytes must be at least 4096, got " +
                              std::to_string(solo_window_bytes));
+    }
+    if (yield_window_bytes < 4096) {
+      return InvalidArgument("yield_window_bytes must be at least 4096, got " +
+                             std::to_string(yield_window_bytes));
     }
     return Status::Ok();
   }

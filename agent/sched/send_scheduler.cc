@@ -1,14 +1,17 @@
-// Send scheduler: credit window per peer, priority with aging, fairness between jobs.
+// Send scheduler: credit window per peer; job classes, weighted fair sharing between jobs and op
+// priorities, each aged.
 #include "agent/sched/send_scheduler.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "agent/sched/urgency.h"
 
 namespace outrider::agent {
 namespace {
 constexpr size_t kRecent = 4096;
-}
+constexpr uint32_t kTopClass = static_cast<uint32_t>(ipc::JobClass::kHigh);
+}  // namespace
 
 SendScheduler::SendScheduler(SchedulerOptions options, Clock clock)
     : options_(options), clock_(std::move(clock)) {}
@@ -19,12 +22,23 @@ const char* SendScheduler::ClassOf(int32_t priority) {
   return "bulk";
 }
 
-void SendScheduler::Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes,
+void SendScheduler::Enqueue(PeerId peer, const Flow& flow, int32_t priority, uint64_t bytes,
                             Issue issue) {
   Link& link = links_[peer];
-  link.queue.push_back(Item{priority, job, bytes, next_seq_++, clock_(), std::move(issue)});
-  ++link.levels[priority];
+  uint64_t now = clock_();
+  Item item{priority, flow, bytes, next_seq_++, now, std::move(issue)};
+  ++link.levels[LevelOf(item)];
+  link.class_seen_ns[static_cast<uint32_t>(flow.job_class) - 1] = now;
+  LinkJob& lj = link.jobs[flow.job];
+  // A job that had nothing queued starts at the link's virtual time: what it did not send while
+  // idle is not credited to it.
+  if (lj.queued++ == 0) lj.virtual_time = std::max(lj.virtual_time, link.virtual_now);
+  JobStats& js = jobs_[flow.job];
+  js.job_class = flow.job_class;
+  js.weight = flow.weight;
+  ++js.queued;
   ++stats_[ClassOf(priority)].queued;
+  link.queue.push_back(std::move(item));
   Pump(peer);
 }
 
@@ -34,20 +48,20 @@ void SendScheduler::Done(PeerId peer, uint64_t bytes) {
   Link& link = it->second;
   link.in_flight -= std::min(link.in_flight, bytes);
   while (bytes > 0 && !link.sent.empty()) {
-    auto& [priority, left] = link.sent.front();
+    auto& [level, left] = link.sent.front();
     uint64_t n = std::min(bytes, left);
     left -= n;
     bytes -= n;
     if (left > 0) break;
-    Forget(link, priority);
+    Forget(link, level);
     link.sent.pop_front();
   }
   Pump(peer);
 }
 
-void SendScheduler::Forget(Link& link, int32_t priority) {
-  auto level = link.levels.find(priority);
-  if (level != link.levels.end() && --level->second == 0) link.levels.erase(level);
+void SendScheduler::Forget(Link& link, const Level& level) {
+  auto it = link.levels.find(level);
+  if (it != link.levels.end() && --it->second == 0) link.levels.erase(it);
 }
 
 size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
@@ -58,28 +72,57 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
     }
     return best;
   }
+  // A chunk's class, risen one step per class_aging_ns waited, up to the top class: a job that
+  // waited that long shares with the top class by weight.
+  auto class_rank = [&](const Item& x) {
+    int64_t c = static_cast<int64_t>(x.flow.job_class);
+    if (options_.class_aging_ns != 0) {
+      uint64_t waited = now - std::min(now, x.enqueued_ns);
+      c -= static_cast<int64_t>(waited / options_.class_aging_ns);
+    }
+    return std::max<int64_t>(c, kTopClass);
+  };
+  auto virtual_time = [&](const Item& x) { return link.jobs.at(x.flow.job).virtual_time; };
   auto urgency = [&](const Item& x) {
     return Urgency(x.priority, x.enqueued_ns, now, options_.aging_ns);
   };
-  auto served = [&](const Item& x) {
-    auto s = last_served_.find(x.job);
-    return s == last_served_.end() ? 0 : s->second + 1;
-  };
   for (size_t i = 1; i < link.queue.size(); ++i) {
     const Item &a = link.queue[i], &b = link.queue[best];
+    int64_t ca = class_rank(a), cb = class_rank(b);
+    if (ca != cb) {
+      if (ca < cb) best = i;
+      continue;
+    }
+    if (a.flow.job != b.flow.job) {
+      double va = virtual_time(a), vb = virtual_time(b);
+      if (va != vb) {
+        if (va < vb) best = i;
+        continue;
+      }
+    }
     int64_t ua = urgency(a), ub = urgency(b);
     if (ua != ub) {
       if (ua < ub) best = i;
       continue;
     }
-    uint64_t sa = served(a), sb = served(b);
-    if (a.job != b.job && sa != sb) {
-      if (sa < sb) best = i;
-      continue;
-    }
     if (a.seq < b.seq) best = i;
   }
   return best;
+}
+
+uint64_t SendScheduler::WindowFor(const Link& link, const Item& x, uint64_t now) const {
+  uint64_t window = options_.window_bytes;
+  if (link.levels.size() == 1) window = std::max(window, options_.solo_window_bytes);
+  if (!options_.priority) return window;
+  uint32_t own = static_cast<uint32_t>(x.flow.job_class);
+  for (uint32_t c = kTopClass; c < own; ++c) {
+    auto level = link.levels.lower_bound({c, INT32_MIN});
+    bool present = level != link.levels.end() && level->first.first == c;
+    uint64_t seen = link.class_seen_ns[c - 1];
+    bool recent = seen != kNever && now - std::min(now, seen) < options_.class_hold_ns;
+    if (present || recent) return std::min(window, options_.yield_window_bytes);
+  }
+  return window;
 }
 
 void SendScheduler::Pump(PeerId peer) {
@@ -91,20 +134,33 @@ void SendScheduler::Pump(PeerId peer) {
     size_t i = Pick(link, now);
     Item& item = link.queue[i];
     // A chunk larger than the window still goes, alone.
-    uint64_t window = options_.window_bytes;
-    if (link.levels.size() == 1) window = std::max(window, options_.solo_window_bytes);
-    if (link.in_flight > 0 && link.in_flight + item.bytes > window) break;
+    if (link.in_flight > 0 && link.in_flight + item.bytes > WindowFor(link, item, now)) break;
     Item x = std::move(item);
     link.queue.erase(link.queue.begin() + static_cast<long>(i));
     link.in_flight += x.bytes;
-    link.sent.emplace_back(x.priority, x.bytes);
+    link.sent.emplace_back(LevelOf(x), x.bytes);
+    link.class_seen_ns[static_cast<uint32_t>(x.flow.job_class) - 1] = now;
+    LinkJob& lj = link.jobs[x.flow.job];
+    --lj.queued;
+    link.virtual_now = lj.virtual_time;
+    lj.virtual_time += static_cast<double>(x.bytes) / std::max<uint32_t>(x.flow.weight, 1);
+    // Jobs with nothing queued that are not ahead of the link start afresh when they come back.
+    std::erase_if(link.jobs, [&](const auto& kv) {
+      return kv.second.queued == 0 && kv.second.virtual_time <= link.virtual_now;
+    });
     uint64_t order = next_order_++;
-    last_served_[x.job] = order;
+    uint64_t wait_ns = now - std::min(now, x.enqueued_ns);
     ClassStats& cs = stats_[ClassOf(x.priority)];
     --cs.queued;
     ++cs.sent;
-    cs.wait_s += static_cast<double>(now - x.enqueued_ns) * 1e-9;
-    recent_.push_back(Sent{order, peer, x.priority, x.job, x.bytes, now - x.enqueued_ns});
+    cs.wait_s += static_cast<double>(wait_ns) * 1e-9;
+    if (auto js = jobs_.find(x.flow.job); js != jobs_.end()) {  // else: the job ended
+      --js->second.queued;
+      ++js->second.sent;
+      js->second.sent_bytes += x.bytes;
+      js->second.wait_s += static_cast<double>(wait_ns) * 1e-9;
+    }
+    recent_.push_back(Sent{order, peer, x.priority, x.flow.job, x.bytes, wait_ns});
     if (recent_.size() > kRecent) recent_.pop_front();
     x.issue();
   }
@@ -118,7 +174,17 @@ void SendScheduler::Drain(PeerId peer) {
   links_.erase(it);
   for (Item& x : items) {
     --stats_[ClassOf(x.priority)].queued;
+    auto js = jobs_.find(x.flow.job);
+    if (js != jobs_.end()) --js->second.queued;
     x.issue();
+  }
+}
+
+void SendScheduler::ForgetJob(uint64_t job) {
+  jobs_.erase(job);
+  for (auto& [peer, link] : links_) {
+    auto it = link.jobs.find(job);
+    if (it != link.jobs.end() && it->second.queued == 0) link.jobs.erase(it);
   }
 }
 
@@ -134,5 +200,19 @@ uint64_t SendScheduler::in_flight(PeerId peer) const {
 }
 
 std::map<std::string, SendScheduler::ClassStats> SendScheduler::Stats() const { return stats_; }
+
+const SendScheduler::JobStats* SendScheduler::job_stats(uint64_t job) const {
+  auto it = jobs_.find(job);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+double SendScheduler::RecentShare(uint64_t job) const {
+  uint64_t mine = 0, all = 0;
+  for (const Sent& s : recent_) {
+    all += s.bytes;
+    if (s.job == job) mine += s.bytes;
+  }
+  return all == 0 ? 0.0 : static_cast<double>(mine) / static_cast<double>(all);
+}
 
 }  // namespace outrider::agent

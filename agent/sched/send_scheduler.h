@@ -1,11 +1,19 @@
-// The agent's send scheduler (docs/design.md#scheduling): every bulk chunk (ring steps, chains,
-// gathers, sparse messages) of every job waits here and goes out under a credit window of bytes in
-// flight per peer link, most urgent first. A link whose queued and in-flight chunks all have one
-// priority gets the deeper solo window. A chunk's urgency is its op's priority (lower = sooner)
-// minus one level per `aging_ns` it has waited, so nothing starves; equal urgency goes to the job
-// served longest ago (fairness), then first come first served. FIFO mode ignores priorities.
-// Scheduling only orders sends: data arriving from a peer is always accepted, and results never
-// change. Thread-safety: loop thread only. The clock is injected (tests use a fake one).
+// The agent's send scheduler (docs/design.md#scheduling, docs/jobs.md): every bulk chunk (ring
+// steps, chains, gathers, sparse messages) of every job waits here and goes out under a credit
+// window of bytes in flight per peer link. On each link it arbitrates between jobs first, then
+// inside a job:
+//  1. Job class: a higher class's chunk goes first. A chunk rises one class per `class_aging_ns`
+//     it has waited, so a lower class is never starved.
+//  2. Within a class, weighted fair sharing: each job's bytes sent on the link divided by its
+//     weight (start-time fair queueing), the job furthest behind first.
+//  3. Within a job, its op's priority (lower = sooner) less one level per `aging_ns` waited, then
+//     first come first served.
+// A link whose queued and in-flight chunks all have one class and priority gets the deeper solo
+// window; a lower-class chunk on a link where a higher class is active gets the shallow yield
+// window, so a higher-class chunk finds little ahead of it on the wire. FIFO mode ignores classes
+// and priorities. Scheduling only orders sends: data arriving from a peer is always accepted, and
+// results never change. Thread-safety: loop thread only. The clock is injected (tests use a fake
+// one).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +25,7 @@
 
 #include "agent/sched/scheduler_options.h"
 #include "agent/transport/transport.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent {
 
@@ -26,17 +35,26 @@ class SendScheduler {
   using Issue = std::function<void()>;
   using Clock = std::function<uint64_t()>;
 
+  // Whose a chunk is: its job (the job's hash), the job's class and its weight in the class.
+  struct Flow {
+    uint64_t job = 0;
+    ipc::JobClass job_class = ipc::JobClass::kNormal;
+    uint32_t weight = 1;
+  };
+
   SendScheduler(SchedulerOptions options, Clock clock);
 
-  // Queues a chunk of `bytes` for `peer`; sends at once if the window allows and nothing more
-  // urgent waits.
-  void Enqueue(PeerId peer, int32_t priority, uint64_t job, uint64_t bytes, Issue issue);
+  // Queues a chunk of `bytes` for `peer`; sends at once if the window allows and nothing that
+  // goes first waits.
+  void Enqueue(PeerId peer, const Flow& flow, int32_t priority, uint64_t bytes, Issue issue);
   // A chunk to `peer` left (or failed): frees its credit and sends what fits.
   void Done(PeerId peer, uint64_t bytes);
   // `peer` is gone: every chunk still queued for it is issued now (its sender finds the peer or
   // its op failed and drops it) and the link is forgotten, so nothing waits on credit that will
   // never come back.
   void Drain(PeerId peer);
+  // The job ended here: its statistics go (its chunks are all sent or drained by then).
+  void ForgetJob(uint64_t job);
 
   struct Sent {
     uint64_t order;  // position in the global send order
@@ -59,31 +77,59 @@ class SendScheduler {
   };
   std::map<std::string, ClassStats> Stats() const;
   static const char* ClassOf(int32_t priority);
+  // One job's chunks on every link, since its first here.
+  struct JobStats {
+    ipc::JobClass job_class = ipc::JobClass::kNormal;
+    uint32_t weight = 1;
+    uint64_t queued = 0, sent = 0, sent_bytes = 0;
+    double wait_s = 0;  // queued -> sent, summed
+  };
+  // Statistics of `job`, or null if it never sent a chunk.
+  const JobStats* job_stats(uint64_t job) const;
+  // The fraction of the bytes of the last sends (recent()) that were `job`'s.
+  double RecentShare(uint64_t job) const;
 
  private:
   struct Item {
     int32_t priority;
-    uint64_t job, bytes, seq, enqueued_ns;
+    Flow flow;
+    uint64_t bytes, seq, enqueued_ns;
     Issue issue;
+  };
+  // A chunk's class and priority: what the solo and yield windows compare.
+  using Level = std::pair<uint32_t, int32_t>;
+  static constexpr uint64_t kNever = UINT64_MAX;
+  struct LinkJob {
+    uint32_t queued = 0;
+    double virtual_time = 0;  // bytes sent on the link / weight, from when it became backlogged
   };
   struct Link {
     std::vector<Item> queue;
     uint64_t in_flight = 0;
-    // Chunks queued or in flight, by priority: one key means nothing on the link can overtake.
-    std::map<int32_t, uint32_t> levels;
+    // Chunks queued or in flight, by level: one key means nothing on the link can overtake.
+    std::map<Level, uint32_t> levels;
     // Chunks in flight, oldest first. Credits come back in send order (one ordered connection per
     // peer); a failed send's may not, which blurs `levels` for a while, never `in_flight`.
-    std::deque<std::pair<int32_t, uint64_t>> sent;
+    std::deque<std::pair<Level, uint64_t>> sent;
+    std::map<uint64_t, LinkJob> jobs;  // backlogged jobs, and those ahead of virtual_now
+    double virtual_now = 0;            // the virtual start of the last chunk sent
+    // When a chunk of each class (index class - 1) was last queued or sent here; kNever: not yet.
+    uint64_t class_seen_ns[3] = {kNever, kNever, kNever};
   };
-  static void Forget(Link& link, int32_t priority);
+  static Level LevelOf(const Item& x) {
+    return {static_cast<uint32_t>(x.flow.job_class), x.priority};
+  }
+  static void Forget(Link& link, const Level& level);
   void Pump(PeerId peer);
   // Index of the next item to send on `link`.
   size_t Pick(const Link& link, uint64_t now) const;
+  // The most bytes in flight with which `x` may still go on `link`.
+  uint64_t WindowFor(const Link& link, const Item& x, uint64_t now) const;
 
   SchedulerOptions options_;
   Clock clock_;
   std::map<PeerId, Link> links_;
-  std::map<uint64_t, uint64_t> last_served_;  // job -> order of its last send
+  std::map<uint64_t, JobStats> jobs_;
   uint64_t next_seq_ = 0, next_order_ = 0;
   std::deque<Sent> recent_;
   std::map<std::string, ClassStats> stats_;

@@ -6,6 +6,7 @@
 #include "tools/bench/collective_bench.h"
 #include "tools/bench/gpu_bench.h"
 #include "tools/bench/gpu_nccl_bench.h"
+#include "tools/bench/interfere_bench.h"
 #include "tools/bench/local_bench.h"
 #include "tools/bench/schedule_bench.h"
 #include "tools/bench/sparse_bench.h"
@@ -188,8 +189,48 @@ int main(int argc, char** argv) {
   sc->add_option("--buckets-mib", sched.buckets_mib, "dense bucket sizes in MiB, first layer first")
       ->delimiter(',');
 
+  InterfereOptions inter;
+  std::vector<std::string> inter_sizes;
+  std::string inter_bulk = "256M";
+  CLI::App* in = app.add_subcommand(
+      "interfere",
+      "two jobs on the same agents, launched with two processes per node (local rank 0: job A, "
+      "1: job B): A's small allreduces' p50/p99 alone and beside B's bulk allreduces, with A high "
+      "and with both normal; B's throughput alone and beside A; two equal bulk jobs' shares");
+  add_common(in);
+  in->add_option("--sizes", inter_sizes, "job A's allreduce sizes (K/M suffixes)")->delimiter(',');
+  in->add_option("--bulk-bytes", inter_bulk, "job B's allreduce size")->capture_default_str();
+  in->add_option("--rounds", inter.rounds, "rounds (medians reported)")->capture_default_str();
+  in->add_option("--min-samples", inter.min_samples, "job A's ops per size and phase, at least")
+      ->capture_default_str();
+  in->add_option("--phase-s", inter.phase_s, "seconds each phase with both jobs lasts, at least")
+      ->capture_default_str();
+  in->add_option("--bulk-alone-ops", inter.bulk_alone_ops, "timed bulk ops of job B alone")
+      ->capture_default_str();
+  in->add_option("--sync-dir", inter.sync_dir,
+                 "directory where the jobs meet between phases (default "
+                 "/tmp/outrider-interfere-$OUTRIDER_JOB_ID)");
+
   CLI11_PARSE(app, argc, argv);
   if (sc->parsed()) return RunSchedule(common, sched);
+  if (in->parsed()) {
+    if (!inter_sizes.empty()) inter.sizes.clear();
+    for (const std::string& s : inter_sizes) {
+      auto v = ParseBytes(s);
+      if (!v.ok() || *v < 4 || *v > (uint64_t{1} << 30)) {
+        std::fprintf(stderr, "outrider-bench: bad size '%s'\n", s.c_str());
+        return 2;
+      }
+      inter.sizes.push_back(*v / 4 * 4);
+    }
+    auto bulk = ParseBytes(inter_bulk);
+    if (!bulk.ok()) {
+      std::fprintf(stderr, "outrider-bench: bad --bulk-bytes '%s'\n", inter_bulk.c_str());
+      return 2;
+    }
+    inter.bulk_bytes = *bulk / 4 * 4;
+    return RunInterfere(common, inter);
+  }
   if (st->parsed()) {
     if (!step_buckets.empty()) step.buckets.clear();
     for (const std::string& b : step_buckets) {

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OUTRIDER_API_VERSION 4
+#define OUTRIDER_API_VERSION 5
 #define OUTRIDER_EXPORT __attribute__((visibility("default")))
 
 /* Error codes (stable). */
@@ -95,7 +95,18 @@ typedef struct {
   uint64_t arena_bytes;     /* 0: $OUTRIDER_ARENA_BYTES, else 256 MiB; 0 there: no arena */
   int32_t timeout_ms;       /* connect/handshake deadline; 0: 5000 */
   uint32_t flags;           /* OUTRIDER_CONNECT_* bits (API version 4) */
+  /* The job's class (API version 5): OUTRIDER_JOB_CLASS_*; 0: $OUTRIDER_JOB_PRIORITY (high,
+   * normal or low), else normal. The agent refuses a class above its owner's ceiling. */
+  int32_t job_class;
+  /* The job's share of its class, 1..100; 0: $OUTRIDER_JOB_WEIGHT, else 1. */
+  uint32_t job_weight;
 } outrider_connect_options_t;
+/* Job classes: on every link the agent sends a higher class's data first, shares a class
+ * between its jobs by weight, and ages what waits so that no job starves (docs/jobs.md). Every
+ * rank of a job must name the same class and weight. */
+#define OUTRIDER_JOB_CLASS_HIGH 1
+#define OUTRIDER_JOB_CLASS_NORMAL 2
+#define OUTRIDER_JOB_CLASS_LOW 3
 /* Connect as a joiner: the client joins the running job `job_id` at its next generation (see
  * outrider_reconfigure) and is in no job until then; rank and sizes are ignored. The agent of its
  * node must serve a rank of the job, or $OUTRIDER_ROOT_ADDR (or $MASTER_ADDR) must name an agent

@@ -104,6 +104,33 @@ TEST_F(ConfigTest, EmptyAllowedUidsFlagClearsTheFileList) {
   EXPECT_TRUE(r->options.control.allowed_uids.empty());
 }
 
+// --- job_class_ceiling ---------------------------------------------------------------------------
+
+TEST_F(ConfigTest, JobClassCeilingByUidWithADefaultForTheOthers) {
+  Result<LoadedConfig> r = Load({"--job-class-ceiling", "1000=high, 1001=low,*=normal"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const JobClassCeiling& c = r->options.control.job_class_ceiling;
+  EXPECT_EQ(c.For(1000), ipc::JobClass::kHigh);
+  EXPECT_EQ(c.For(1001), ipc::JobClass::kLow);
+  EXPECT_EQ(c.For(7), ipc::JobClass::kNormal);
+  EXPECT_EQ(Effective(*r, "job_class_ceiling").value, "1000=high,1001=low,*=normal");
+  // One class for everyone; the default lets every job be high.
+  r = Load({"--job-class-ceiling", "low"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->options.control.job_class_ceiling.For(0), ipc::JobClass::kLow);
+  r = Load();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->options.control.job_class_ceiling.For(1234), ipc::JobClass::kHigh);
+}
+
+TEST_F(ConfigTest, RejectsAMalformedJobClassCeiling) {
+  std::string e = LoadError({"--job-class-ceiling", "1000=urgent"});
+  EXPECT_TRUE(Contains(e, "job_class_ceiling")) << e;
+  EXPECT_TRUE(Contains(e, "'1000=urgent' is not CLASS or UID=CLASS")) << e;
+  e = LoadError({"--job-class-ceiling", "alice=high"});
+  EXPECT_TRUE(Contains(e, "'alice' is not a uid or *")) << e;
+}
+
 TEST_F(ConfigTest, RejectsAllowedUidsWithEmptyItem) {
   EXPECT_TRUE(Contains(LoadError({"--allowed-uids", "1000,,1001"}), "allowed_uids"));
 }

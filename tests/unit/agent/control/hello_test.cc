@@ -84,7 +84,26 @@ TEST(HelloTest, RefusesAnotherTypeOrSize) {
   ExpectRefused(Parse(h), Code::kProtocol, "first message must be a hello");
   h = ValidHello();
   ExpectRefused(ParseHello(reinterpret_cast<const uint8_t*>(&h), sizeof(h) - 1, {}),
-                Code::kProtocol, "first message must be a hello of 240 bytes");
+                Code::kProtocol, "first message must be a hello of 248 bytes");
+}
+
+TEST(HelloTest, TakesTheJobsClassAndWeightZeroBeingNormalAndOne) {
+  ipc::HelloRequest h = ValidHello();
+  Result<Hello> r = Parse(h);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->identity.job_class, ipc::JobClass::kNormal);
+  EXPECT_EQ(r->identity.job_weight, 1u);
+  h.job_class = static_cast<uint32_t>(ipc::JobClass::kLow);
+  h.job_weight = 40;
+  r = Parse(h);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->identity.job_class, ipc::JobClass::kLow);
+  EXPECT_EQ(r->identity.job_weight, 40u);
+  h.job_class = 4;
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "job class 4 is not high (1), normal (2)");
+  h.job_class = 1;
+  h.job_weight = 101;
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "job weight 101 is outside 1..100");
 }
 
 TEST(HelloTest, RefusesAnEmptyUnterminatedOrUnprintableJobId) {

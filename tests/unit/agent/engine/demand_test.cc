@@ -84,7 +84,7 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
           if (reports != nullptr) x.report = (*reports)[0];
         },
         EngineOptions{256 << 10, kChunk, 8, 1.25e9});
-    x.group->set_scheduler(x.sched.get());
+    x.group->set_scheduler(x.sched.get(), ipc::JobClass::kNormal, 1);
     x.group->set_partial([&x](uint64_t, uint64_t, const std::vector<OpReport>& reports) {
       x.partial = true;
       x.partial_report = reports[0];

@@ -295,7 +295,7 @@ TEST_F(NetworkTest, CreditReturnedForScheduledChunk) {
   PeerHeader h = Header(PeerMsg::kSparse, b_->self_hash(), kJob);
   std::vector<uint8_t> payload(1000, 5);
   uint64_t bytes = sizeof(PeerHeader) + payload.size();
-  b_->scheduler()->Enqueue(to_a_, 0, kJob, bytes, [&] {
+  b_->scheduler()->Enqueue(to_a_, {kJob}, 0, bytes, [&] {
     ASSERT_TRUE(
         b_->transport()->Send(to_a_, &h, sizeof(h), payload.data(), payload.size(), nullptr).ok());
   });
@@ -312,8 +312,8 @@ TEST_F(NetworkTest, LostPeersQueuedChunksAreIssuedAfterTheJobsHeard) {
   uint64_t window = std::max(o.window_bytes, o.solo_window_bytes);
   int issued = 0;
   size_t lost_when_issued = 0;
-  b_->scheduler()->Enqueue(to_a_, 0, kJob, window, [&] { ++issued; });
-  b_->scheduler()->Enqueue(to_a_, 0, kJob, window, [&] {
+  b_->scheduler()->Enqueue(to_a_, {kJob}, 0, window, [&] { ++issued; });
+  b_->scheduler()->Enqueue(to_a_, {kJob}, 0, window, [&] {
     ++issued;
     lost_when_issued = events_b_.lost.size();
   });

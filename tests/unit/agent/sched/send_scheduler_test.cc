@@ -1,10 +1,13 @@
 // SendScheduler with a fake clock and a fake transport (each Issue records the send; the test
 // decides when a send completes): urgent chunks overtake queued bulk after at most one window,
-// aging bounds the wait of the lowest priority, FIFO keeps submission order, jobs alternate.
+// aging bounds the wait of the lowest priority, FIFO keeps submission order, jobs alternate; a
+// higher job class goes first and keeps lower ones to the yield window, weights share a class,
+// class aging bounds a low job's wait.
 #include "agent/sched/send_scheduler.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,8 +24,9 @@ struct FakeLink {
   std::unique_ptr<SendScheduler> s;
   explicit FakeLink(SchedulerOptions o)
       : s(std::make_unique<SendScheduler>(o, [this] { return now; })) {}
-  void Add(const std::string& name, int32_t priority, uint64_t job = 1, uint64_t bytes = kChunk) {
-    s->Enqueue(kPeer, priority, job, bytes, [this, name] {
+  void Add(const std::string& name, int32_t priority, uint64_t job = 1, uint64_t bytes = kChunk,
+           ipc::JobClass job_class = ipc::JobClass::kNormal, uint32_t weight = 1) {
+    s->Enqueue(kPeer, {job, job_class, weight}, priority, bytes, [this, name] {
       sent.push_back(name);
       in_flight.push_back(name);
     });
@@ -155,6 +159,107 @@ TEST(SendSchedulerTest, RecordsSendOrderAndClassStats) {
   EXPECT_EQ(st["bulk"].sent, 1u);
   EXPECT_EQ(st["urgent"].sent, 1u);
   EXPECT_EQ(st["urgent"].queued, 0u);
+}
+
+constexpr auto kHigh = ipc::JobClass::kHigh;
+constexpr auto kNormal = ipc::JobClass::kNormal;
+constexpr auto kLow = ipc::JobClass::kLow;
+
+TEST(SendSchedulerTest, AHigherClassGoesFirstWhateverTheOpPriorities) {
+  FakeLink l({true, kChunk, 0, kChunk});
+  for (int i = 0; i < 4; ++i) l.Add("B" + std::to_string(i), -100, 2, kChunk, kNormal);
+  l.Add("A", 5000, 1, kChunk, kHigh);  // its op is the least urgent, its job the higher class
+  l.CompleteOne();
+  EXPECT_EQ(l.sent, (std::vector<std::string>{"B0", "A"}));
+}
+
+TEST(SendSchedulerTest, WeightsShareAClass) {
+  FakeLink l({true, kChunk, 0, kChunk});
+  l.Add("first", 0, 9);
+  for (int i = 0; i < 12; ++i) l.Add("A", 0, 1, kChunk, kNormal, 3);
+  for (int i = 0; i < 12; ++i) l.Add("B", 0, 2, kChunk, kNormal, 1);
+  for (int i = 0; i < 8; ++i) l.CompleteOne();
+  std::vector<std::string> eight(l.sent.begin() + 1, l.sent.begin() + 9);
+  EXPECT_EQ(std::count(eight.begin(), eight.end(), "A"), 6);
+  EXPECT_EQ(std::count(eight.begin(), eight.end(), "B"), 2);
+}
+
+TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive) {
+  constexpr uint64_t kSmall = 64 << 10;
+  SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
+  o.yield_window_bytes = 4 * kSmall;
+  o.class_hold_ns = 10'000'000;
+  FakeLink l(o);
+  for (int i = 0; i < 64; ++i) l.Add("B", 0, 2, kSmall, kNormal);
+  EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk);  // B alone: the whole window
+  l.Add("A", 0, 1, kSmall, kHigh);
+  // A goes as soon as it fits the window; B, behind it, only below the yield window.
+  while (l.sent.back() != "A") l.CompleteOne(kSmall);
+  // What B had in flight drains without B sending more, down to the yield window, which B then
+  // keeps to.
+  size_t sent_when_a = l.sent.size();
+  while (l.s->in_flight(kPeer) > 4 * kSmall) {
+    l.CompleteOne(kSmall);
+    if (l.s->in_flight(kPeer) > 3 * kSmall) EXPECT_EQ(l.sent.size(), sent_when_a);
+  }
+  for (int i = 0; i < 20; ++i) {
+    l.CompleteOne(kSmall);
+    EXPECT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
+  }
+  // A's class stays active for class_hold_ns after its last send; then B has the link again.
+  l.now += 10'000'001;
+  l.CompleteOne(kSmall);
+  EXPECT_GT(l.s->in_flight(kPeer), 4 * kSmall);
+}
+
+TEST(SendSchedulerTest, ClassAgingBoundsTheWaitOfALowJob) {
+  // A high job keeps one chunk queued at all times; the low job's chunk rises a class per 10 ms
+  // and then shares the top class by weight.
+  SchedulerOptions o{true, kChunk, 0, kChunk};
+  o.class_aging_ns = 10'000'000;
+  FakeLink l(o);
+  l.Add("H", 0, 1, kChunk, kHigh);
+  l.Add("L", 0, 2, kChunk, kLow);
+  uint64_t low_sent_at = 0;
+  for (int i = 0; i < 100 && low_sent_at == 0; ++i) {
+    l.now += 1'000'000;
+    l.Add("H", 0, 1, kChunk, kHigh);
+    l.CompleteOne();
+    if (l.sent.back() == "L") low_sent_at = l.now;
+  }
+  ASSERT_NE(low_sent_at, 0u) << "the low job starved";
+  EXPECT_LE(low_sent_at, 22'000'000u);
+  o.class_aging_ns = 0;  // strict classes: it waits as long as the high job has work
+  FakeLink strict(o);
+  strict.Add("H", 0, 1, kChunk, kHigh);
+  strict.Add("L", 0, 2, kChunk, kLow);
+  for (int i = 0; i < 100; ++i) {
+    strict.now += 1'000'000;
+    strict.Add("H", 0, 1, kChunk, kHigh);
+    strict.CompleteOne();
+  }
+  EXPECT_EQ(std::count(strict.sent.begin(), strict.sent.end(), "L"), 0);
+}
+
+TEST(SendSchedulerTest, CountsEachJobsChunksWaitAndShare) {
+  FakeLink l({true, kChunk, 0, kChunk});
+  l.Add("A", 0, 1, kChunk, kHigh);
+  l.Add("B", 0, 2, kChunk, kLow, 7);
+  l.now = 3'000'000;
+  l.Add("B", 0, 2, kChunk, kLow, 7);
+  l.CompleteOne();
+  l.CompleteOne();
+  const SendScheduler::JobStats* b = l.s->job_stats(2);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->job_class, kLow);
+  EXPECT_EQ(b->weight, 7u);
+  EXPECT_EQ(b->sent, 2u);
+  EXPECT_EQ(b->queued, 0u);
+  EXPECT_EQ(b->sent_bytes, 2 * kChunk);
+  EXPECT_NEAR(b->wait_s, 0.003, 1e-9);  // the first waited 3 ms, the second none
+  EXPECT_NEAR(l.s->RecentShare(2), 2.0 / 3, 1e-9);
+  l.s->ForgetJob(2);
+  EXPECT_EQ(l.s->job_stats(2), nullptr);
 }
 
 }  // namespace
