@@ -364,7 +364,8 @@ def compare_interfere(args):
         out = os.path.join(tmp, "interfere.json")
         cmd = launcher + ["--", os.path.join(args.build, "bin", "outrider-bench"), "interfere",
                           "--sizes", args.a_sizes, "--bulk-bytes", args.bulk_bytes, "--rounds", str(args.rounds),
-                          "--phase-s", str(args.phase_s), "--min-samples", str(args.min_samples), "--json", out]
+                          "--phase-s", str(args.phase_s), "--min-samples", str(args.min_samples), "--json", out] + \
+            (["--trace"] if args.trace else [])
         args.verbose = True  # the bench prints the table
         doc, secs = run_cmd("outrider", cmd, args, out, outrider_env(args.build))
     finally:

@@ -88,6 +88,9 @@ class CollectiveLinks {
   // must stay unchanged until the instance is notified, or until the send is done when
   // `args.keep` owns it. A failed instance sends nothing more.
   virtual void Send(Collective& c, int node, const SendArgs& args, const BufferSpan& payload) = 0;
+  // The largest chunk an instance starting now should cut for `node`: smaller while the job
+  // yields to a higher class on that link (UINT64_MAX: no bound).
+  virtual uint64_t ChunkCap(int node) const { return UINT64_MAX; }
   // Finishes the instance here: failures are reported at once, success once its sends are done. A
   // failure is also sent to every other node, which fails the instance too: none of them waits for
   // what this node will no longer send.

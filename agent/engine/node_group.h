@@ -87,6 +87,7 @@ class NodeGroup : private CollectiveLinks {
     flow_ = {job_hash_, job_class, weight};
   }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  uint64_t ChunkCap(int node) const override;
   // This node failed instance (key, seq) before starting it (its ranks disagree among themselves,
   // or some never submitted it in time): every other node fails it with `why` too (sent once the
   // peers are known).

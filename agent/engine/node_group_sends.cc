@@ -32,9 +32,13 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
-  // Bulk chunks wait for the scheduler; fingerprints, aborts and goodbyes go at once.
-  if (scheduler_ == nullptr || !IsScheduledChunk(h.type))
+  // Bulk chunks wait for the scheduler; fingerprints (with a small op's data), aborts and
+  // goodbyes go at once, and keep the job's class active on the link: lower classes yield to it.
+  if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) {
+    if (scheduler_ != nullptr)
+      scheduler_->NoteActive(peers_[static_cast<size_t>(node)], flow_.job_class);
     return Issue(node, h, payload, false, args.keep);
+  }
   int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
   c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
   scheduler_->Enqueue(peers_[static_cast<size_t>(node)], flow_, priority,
@@ -42,6 +46,12 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
                         Scope scope(this);
                         Issue(node, h, payload, true, keep);
                       });
+}
+
+uint64_t NodeGroup::ChunkCap(int node) const {
+  if (scheduler_ == nullptr || node < 0 || static_cast<size_t>(node) >= peers_.size())
+    return UINT64_MAX;
+  return scheduler_->ChunkCap(peers_[static_cast<size_t>(node)], flow_.job_class);
 }
 
 void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,

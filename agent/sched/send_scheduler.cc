@@ -11,6 +11,7 @@ namespace outrider::agent {
 namespace {
 constexpr size_t kRecent = 4096;
 constexpr uint32_t kTopClass = static_cast<uint32_t>(ipc::JobClass::kHigh);
+constexpr uint32_t kAnyClass = UINT32_MAX;
 }  // namespace
 
 SendScheduler::SendScheduler(SchedulerOptions options, Clock clock)
@@ -42,6 +43,10 @@ void SendScheduler::Enqueue(PeerId peer, const Flow& flow, int32_t priority, uin
   Pump(peer);
 }
 
+void SendScheduler::NoteActive(PeerId peer, ipc::JobClass job_class) {
+  links_[peer].class_seen_ns[static_cast<uint32_t>(job_class) - 1] = clock_();
+}
+
 void SendScheduler::Done(PeerId peer, uint64_t bytes) {
   auto it = links_.find(peer);
   if (it == links_.end()) return;
@@ -64,10 +69,18 @@ void SendScheduler::Forget(Link& link, const Level& level) {
   if (it != link.levels.end() && --it->second == 0) link.levels.erase(it);
 }
 
-size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
-  size_t best = 0;
+size_t SendScheduler::Pick(const Link& link, uint64_t now, uint32_t below) const {
+  size_t best = link.queue.size();
+  if (below != kAnyClass) {
+    for (size_t i = 0; i < link.queue.size() && best == link.queue.size(); ++i) {
+      if (static_cast<uint32_t>(link.queue[i].flow.job_class) < below) best = i;
+    }
+    if (best == link.queue.size()) return best;
+  } else {
+    best = 0;
+  }
   if (!options_.priority) {
-    for (size_t i = 1; i < link.queue.size(); ++i) {
+    for (size_t i = best + 1; i < link.queue.size(); ++i) {
       if (link.queue[i].seq < link.queue[best].seq) best = i;
     }
     return best;
@@ -86,8 +99,9 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
   auto urgency = [&](const Item& x) {
     return Urgency(x.priority, x.enqueued_ns, now, options_.aging_ns);
   };
-  for (size_t i = 1; i < link.queue.size(); ++i) {
+  for (size_t i = best + 1; i < link.queue.size(); ++i) {
     const Item &a = link.queue[i], &b = link.queue[best];
+    if (static_cast<uint32_t>(a.flow.job_class) >= below) continue;
     int64_t ca = class_rank(a), cb = class_rank(b);
     if (ca != cb) {
       if (ca < cb) best = i;
@@ -110,19 +124,32 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now) const {
   return best;
 }
 
+bool SendScheduler::HigherClassActive(const Link& link, uint32_t own, uint64_t now) const {
+  for (uint32_t c = kTopClass; c < own; ++c) {
+    auto level = link.levels.lower_bound({c, INT32_MIN});
+    if (level != link.levels.end() && level->first.first == c) return true;
+    uint64_t seen = link.class_seen_ns[c - 1];
+    if (seen != kNever && now - std::min(now, seen) < options_.class_hold_ns) return true;
+  }
+  return false;
+}
+
 uint64_t SendScheduler::WindowFor(const Link& link, const Item& x, uint64_t now) const {
   uint64_t window = options_.window_bytes;
   if (link.levels.size() == 1) window = std::max(window, options_.solo_window_bytes);
-  if (!options_.priority) return window;
-  uint32_t own = static_cast<uint32_t>(x.flow.job_class);
-  for (uint32_t c = kTopClass; c < own; ++c) {
-    auto level = link.levels.lower_bound({c, INT32_MIN});
-    bool present = level != link.levels.end() && level->first.first == c;
-    uint64_t seen = link.class_seen_ns[c - 1];
-    bool recent = seen != kNever && now - std::min(now, seen) < options_.class_hold_ns;
-    if (present || recent) return std::min(window, options_.yield_window_bytes);
+  if (options_.priority && HigherClassActive(link, static_cast<uint32_t>(x.flow.job_class), now)) {
+    return std::min(window, options_.yield_window_bytes);
   }
   return window;
+}
+
+uint64_t SendScheduler::ChunkCap(PeerId peer, ipc::JobClass job_class) const {
+  auto it = links_.find(peer);
+  if (!options_.priority || it == links_.end() ||
+      !HigherClassActive(it->second, static_cast<uint32_t>(job_class), clock_())) {
+    return UINT64_MAX;
+  }
+  return std::max<uint64_t>(options_.yield_window_bytes / 2, 4096);
 }
 
 void SendScheduler::Pump(PeerId peer) {
@@ -131,11 +158,19 @@ void SendScheduler::Pump(PeerId peer) {
   Link& link = links_[peer];
   while (!link.queue.empty()) {
     uint64_t now = clock_();
-    size_t i = Pick(link, now);
-    Item& item = link.queue[i];
+    size_t i = Pick(link, now, kAnyClass);
     // A chunk larger than the window still goes, alone.
-    if (link.in_flight > 0 && link.in_flight + item.bytes > WindowFor(link, item, now)) break;
-    Item x = std::move(item);
+    auto fits = [&](const Item& x) {
+      return link.in_flight == 0 || link.in_flight + x.bytes <= WindowFor(link, x, now);
+    };
+    if (!fits(link.queue[i])) {
+      // An aged chunk of a lower class that must yield does not hold back a higher class's.
+      uint32_t own = static_cast<uint32_t>(link.queue[i].flow.job_class);
+      if (!options_.priority || own == kTopClass) break;
+      i = Pick(link, now, own);
+      if (i == link.queue.size() || !fits(link.queue[i])) break;
+    }
+    Item x = std::move(link.queue[i]);
     link.queue.erase(link.queue.begin() + static_cast<long>(i));
     link.in_flight += x.bytes;
     link.sent.emplace_back(LevelOf(x), x.bytes);

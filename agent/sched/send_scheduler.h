@@ -47,6 +47,12 @@ class SendScheduler {
   // Queues a chunk of `bytes` for `peer`; sends at once if the window allows and nothing that
   // goes first waits.
   void Enqueue(PeerId peer, const Flow& flow, int32_t priority, uint64_t bytes, Issue issue);
+  // A message of class `job_class` went to `peer` outside the scheduler (a fingerprint, a small
+  // op's data): the class counts as active on that link.
+  void NoteActive(PeerId peer, ipc::JobClass job_class);
+  // The largest chunk a job of `job_class` should cut now for `peer`: half the yield window while
+  // a higher class is active on that link (so that it pipelines inside it), else UINT64_MAX.
+  uint64_t ChunkCap(PeerId peer, ipc::JobClass job_class) const;
   // A chunk to `peer` left (or failed): frees its credit and sends what fits.
   void Done(PeerId peer, uint64_t bytes);
   // `peer` is gone: every chunk still queued for it is issued now (its sender finds the peer or
@@ -121,8 +127,12 @@ class SendScheduler {
   }
   static void Forget(Link& link, const Level& level);
   void Pump(PeerId peer);
-  // Index of the next item to send on `link`.
-  size_t Pick(const Link& link, uint64_t now) const;
+  // Index of the next item to send on `link`, among those of a class above `below` (a JobClass
+  // value; UINT32_MAX: any); queue.size() if there is none.
+  size_t Pick(const Link& link, uint64_t now, uint32_t below) const;
+  // Whether a class above `own` has a chunk queued or in flight on `link`, or was seen there
+  // within class_hold_ns.
+  bool HigherClassActive(const Link& link, uint32_t own, uint64_t now) const;
   // The most bytes in flight with which `x` may still go on `link`.
   uint64_t WindowFor(const Link& link, const Item& x, uint64_t now) const;
 

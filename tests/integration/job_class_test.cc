@@ -22,8 +22,8 @@ class JobClassTest : public MultiNodeTest {
     MultiNodeTest::TearDown();
   }
   // Connects in this process as rank `local_rank` of a one-node job of `local` ranks.
-  int ConnectLocal(const char* job, int local_rank, int local, int32_t job_class,
-                   uint32_t weight, outrider_client_t** c) {
+  int ConnectLocal(const char* job, int local_rank, int local, int32_t job_class, uint32_t weight,
+                   outrider_client_t** c) {
     outrider_connect_options_t o;
     outrider_connect_options_init(&o);
     std::string socket = agents_[0]->socket_path();

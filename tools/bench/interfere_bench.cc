@@ -12,6 +12,8 @@
 #include <map>
 #include <sstream>
 
+#include "tools/bench/trace.h"
+
 namespace outrider::bench {
 namespace {
 
@@ -108,28 +110,42 @@ class Rank {
     flag_ = static_cast<int32_t*>(outrider_alloc(c_, 8));
     if (flag_ == nullptr) Must(c_, OUTRIDER_ERR_RESOURCE_EXHAUSTED, "alloc");
   }
+  // Names this process's job of phase `tag` in $OUTRIDER_JOB_ID, which --trace reads.
+  void ExportJobId(const std::string& tag) const {
+    ::setenv("OUTRIDER_JOB_ID", (base_ + (is_a_ ? "-a-" : "-b-") + tag).c_str(), 1);
+  }
   void Disconnect() {
     outrider_disconnect(c_);
     c_ = nullptr;
     buf_ = nullptr;
   }
-  float* Buffer(uint64_t bytes) {
-    if (buf_ == nullptr) {
-      void* p = nullptr;
-      Must(c_, outrider_region_create(c_, bytes, &p), "region_create");
-      buf_ = static_cast<float*>(p);
-      std::fill_n(buf_, bytes / 4, 1.0f);
-    }
-    return buf_;
-  }
   void Allreduce(uint64_t bytes) {
-    // One region per connection, as large as this job's largest op.
-    uint64_t largest = is_a_ ? *std::max_element(o_.sizes.begin(), o_.sizes.end()) : o_.bulk_bytes;
-    float* x = Buffer(std::max(bytes, largest));
+    // One region per connection: an input of ones and an output, as large as the job's largest
+    // op.
+    if (buf_ == nullptr) {
+      uint64_t largest =
+          is_a_ ? *std::max_element(o_.sizes.begin(), o_.sizes.end()) : o_.bulk_bytes;
+      cap_ = std::max(bytes, largest) / 4 * 4;
+      void* p = nullptr;
+      Must(c_, outrider_region_create(c_, 2 * cap_, &p), "region_create");
+      buf_ = static_cast<float*>(p);
+      std::fill_n(buf_, cap_ / 4, 1.0f);
+    }
+    float* in = buf_;
+    float* out = buf_ + cap_ / 4;
+    uint64_t n = bytes / 4;
+    out[0] = out[n / 2] = out[n - 1] = 0;
     outrider_op_t h;
-    Must(c_, outrider_allreduce(c_, x, x, bytes / 4, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h),
+    Must(c_, outrider_allreduce(c_, in, out, n, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h),
          "allreduce");
     Must(c_, outrider_wait(c_, h, 600000), "wait");
+    // Every rank gave ones: the sum is the number of nodes everywhere (first, middle, last).
+    auto want = static_cast<float>(nodes_);
+    if (out[0] != want || out[n / 2] != want || out[n - 1] != want) {
+      std::fprintf(stderr, "outrider-bench interfere: wrong allreduce result of %llu bytes\n",
+                   static_cast<unsigned long long>(bytes));
+      std::exit(4);
+    }
   }
   // Whether `stop` exists at node 0, agreed by every rank of the job.
   bool Agreed(const std::string& stop) {
@@ -197,6 +213,7 @@ class Rank {
   double bus_ = 1;
   outrider_client_t* c_ = nullptr;
   float* buf_ = nullptr;
+  uint64_t cap_ = 0;
   int32_t* flag_ = nullptr;
 };
 
@@ -255,13 +272,22 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
             }
             if (me.Agreed(stop)) break;
           }
-          if (me.leader()) out.a_gbps = BytesIn(ops, o.bulk_bytes, w0, w1) * me.bus() / (w1 - w0) / 1e3;
+          if (me.leader())
+            out.a_gbps = BytesIn(ops, o.bulk_bytes, w0, w1) * me.bus() / (w1 - w0) / 1e3;
           me.Disconnect();
         } else {
           bool beside = p != kAAlone;
           me.Connect(tag, p == kAHigh ? OUTRIDER_JOB_CLASS_HIGH : OUTRIDER_JOB_CLASS_NORMAL);
           if (beside) m.Wait(running);
           Rank::Sweep s = me.Latencies(beside ? o.phase_s : 0);
+          if (me.leader() && common.trace) {
+            // Where node 0's agent spent the last ops of each size (its /status traces).
+            me.ExportJobId(tag);
+            for (uint64_t b : o.sizes) {
+              std::printf("# %s %s:", kPhaseNames[p], FormatBytes(b).c_str());
+              TraceLastOps(common.http_url, "allreduce", b / 4, 20);
+            }
+          }
           if (me.leader()) {
             for (const auto& [b, v] : s.lat_us) {
               out.p50[b] = Percentile(v, 50);
@@ -287,8 +313,8 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
               std::istringstream in(m.Wait(window));
               in >> w0 >> w1;
             }
-            m.Put(result, std::to_string(BytesIn(ops, o.bulk_bytes, w0, w1) * me.bus() /
-                                         (w1 - w0) / 1e3));
+            m.Put(result,
+                  std::to_string(BytesIn(ops, o.bulk_bytes, w0, w1) * me.bus() / (w1 - w0) / 1e3));
           }
           me.Disconnect();
         }
@@ -314,9 +340,8 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
       "# outrider-bench interfere: %d nodes; job A: allreduces of %zu sizes (p50/p99 over >= %d "
       "ops per size and phase), job B: back-to-back %s allreduces; medians of %d rounds\n",
       me.nodes(), o.sizes.size(), o.min_samples, FormatBytes(o.bulk_bytes).c_str(), o.rounds);
-  std::printf("# %-8s %12s %12s %14s %14s %14s %14s %10s %10s\n", "size", "p50_alone",
-              "p99_alone", "p50_a_high", "p99_a_high", "p50_a_normal", "p99_a_normal",
-              "p99_high/", "p99_norm/");
+  std::printf("# %-8s %12s %12s %14s %14s %14s %14s %10s %10s\n", "size", "p50_alone", "p99_alone",
+              "p50_a_high", "p99_a_high", "p50_a_normal", "p99_a_normal", "p99_high/", "p99_norm/");
   std::printf("# %-8s %12s %12s %14s %14s %14s %14s %10s %10s\n", "", "(us)", "(us)", "(us)",
               "(us)", "(us)", "(us)", "alone", "alone");
   nlohmann::json rows = nlohmann::json::array();
@@ -329,12 +354,21 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
     double n99 = median(kANormal, [&](Round& x) { return x.p99[b]; });
     std::printf("  %-8s %12.1f %12.1f %14.1f %14.1f %14.1f %14.1f %10.2f %10.2f\n",
                 FormatBytes(b).c_str(), l50, l99, h50, h99, n50, n99, h99 / l99, n99 / l99);
-    rows.push_back({{"system", "outrider"}, {"op", "interfere"}, {"what", "a_latency"},
-                    {"bytes", b}, {"p50_alone_us", l50}, {"p99_alone_us", l99},
-                    {"p50_a_high_us", h50}, {"p99_a_high_us", h99}, {"p50_a_normal_us", n50},
-                    {"p99_a_normal_us", n99}, {"p99_high_over_alone", h99 / l99},
-                    {"p99_normal_over_alone", n99 / l99}, {"nodes", me.nodes()},
-                    {"rounds", o.rounds}, {"time_us", h99}});
+    rows.push_back({{"system", "outrider"},
+                    {"op", "interfere"},
+                    {"what", "a_latency"},
+                    {"bytes", b},
+                    {"p50_alone_us", l50},
+                    {"p99_alone_us", l99},
+                    {"p50_a_high_us", h50},
+                    {"p99_a_high_us", h99},
+                    {"p50_a_normal_us", n50},
+                    {"p99_a_normal_us", n99},
+                    {"p99_high_over_alone", h99 / l99},
+                    {"p99_normal_over_alone", n99 / l99},
+                    {"nodes", me.nodes()},
+                    {"rounds", o.rounds},
+                    {"time_us", h99}});
   }
   double b_alone = median(kBAlone, [](Round& x) { return x.b_gbps; });
   std::printf("# job B bus bandwidth (GB/s): alone %.3f\n", b_alone);
@@ -344,20 +378,35 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
     double left = std::max(b_alone - a, 1e-9);
     std::printf("  beside A (%s): A uses %.3f, leaving %.3f; B gets %.3f = %.2f of what A leaves\n",
                 p == kAHigh ? "high" : "normal", a, left, b, b / left);
-    rows.push_back({{"system", "outrider"}, {"op", "interfere"}, {"what", "b_throughput"},
-                    {"phase", kPhaseNames[p]}, {"bytes", o.bulk_bytes}, {"b_alone_gbps", b_alone},
-                    {"a_gbps", a}, {"b_gbps", b}, {"b_over_left", b / left},
-                    {"nodes", me.nodes()}, {"rounds", o.rounds}, {"time_us", 0}});
+    rows.push_back({{"system", "outrider"},
+                    {"op", "interfere"},
+                    {"what", "b_throughput"},
+                    {"phase", kPhaseNames[p]},
+                    {"bytes", o.bulk_bytes},
+                    {"b_alone_gbps", b_alone},
+                    {"a_gbps", a},
+                    {"b_gbps", b},
+                    {"b_over_left", b / left},
+                    {"nodes", me.nodes()},
+                    {"rounds", o.rounds},
+                    {"time_us", 0}});
   }
   double ea = median(kEqual, [](Round& x) { return x.a_gbps; });
   double eb = median(kEqual, [](Round& x) { return x.b_gbps; });
   double sum = std::max(ea + eb, 1e-9);
   std::printf("# two equal bulk jobs (GB/s): A %.3f (%.1f %%), B %.3f (%.1f %%)\n", ea,
               100 * ea / sum, eb, 100 * eb / sum);
-  rows.push_back({{"system", "outrider"}, {"op", "interfere"}, {"what", "equal_share"},
-                  {"bytes", o.bulk_bytes}, {"a_gbps", ea}, {"b_gbps", eb},
-                  {"a_share", ea / sum}, {"b_share", eb / sum}, {"nodes", me.nodes()},
-                  {"rounds", o.rounds}, {"time_us", 0}});
+  rows.push_back({{"system", "outrider"},
+                  {"op", "interfere"},
+                  {"what", "equal_share"},
+                  {"bytes", o.bulk_bytes},
+                  {"a_gbps", ea},
+                  {"b_gbps", eb},
+                  {"a_share", ea / sum},
+                  {"b_share", eb / sum},
+                  {"nodes", me.nodes()},
+                  {"rounds", o.rounds},
+                  {"time_us", 0}});
   if (!WriteJsonOrSay(common, rows)) return 1;
   return 0;
 }

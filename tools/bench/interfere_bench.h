@@ -23,10 +23,10 @@ struct InterfereOptions {
   std::vector<uint64_t> sizes = {4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20};
   uint64_t bulk_bytes = uint64_t{256} << 20;
   int rounds = 3;
-  int min_samples = 100;     // A's ops per size and phase, at least
-  double phase_s = 8;        // phases with both jobs last at least this long
-  int bulk_alone_ops = 3;    // timed bulk ops of b_alone (after one untimed)
-  std::string sync_dir;      // "": /tmp/outrider-interfere-$OUTRIDER_JOB_ID
+  int min_samples = 100;   // A's ops per size and phase, at least
+  double phase_s = 8;      // phases with both jobs last at least this long
+  int bulk_alone_ops = 3;  // timed bulk ops of b_alone (after one untimed)
+  std::string sync_dir;    // "": /tmp/outrider-interfere-$OUTRIDER_JOB_ID
 };
 
 int RunInterfere(const CommonOptions& common, const InterfereOptions& options);

@@ -23,13 +23,14 @@ void RingAllreduce::Agreed() {
   uint64_t elem = ipc::DTypeSize(op().dtype);
   seg_.resize(N + 1);
   for (size_t k = 0; k <= N; ++k) seg_[k] = (op().count * k / N) * elem;
-  uint64_t chunk = slice_;
-  auto chunks_in = [&](size_t k) { return (seg_[k + 1] - seg_[k] + chunk - 1) / chunk; };
+  // While the job yields to a higher class on the link to the next node, smaller chunks: what a
+  // higher class's chunk may find ahead of it on the wire is one of them.
+  uint64_t chunk = std::max(elem, std::min(slice_, links_.ChunkCap(topo_.next())) / elem * elem);
   // Reduce-scatter receives every segment but our own, allgather every one but r + 1.
-  chunks_left_ = 0;
+  bytes_left_ = 0;
   for (size_t k = 0; k < N; ++k) {
-    if (k != r) chunks_left_ += chunks_in(k);
-    if (k != (r + 1) % N) chunks_left_ += chunks_in(k);
+    if (k != r) bytes_left_ += seg_[k + 1] - seg_[k];
+    if (k != (r + 1) % N) bytes_left_ += seg_[k + 1] - seg_[k];
   }
   cursor_ = seg_[r] / slice_;
   for (uint64_t off = seg_[r]; off < seg_[r + 1] && !c_.done; off += chunk) {
@@ -37,7 +38,7 @@ void RingAllreduce::Agreed() {
     EnsureLocal(off, len,
                 [this, off, len] { Send(topo_.next(), {.offset = off}, input_.Sub(off, len)); });
   }
-  if (!c_.done && chunks_left_ == 0) Complete(Status::Ok());
+  if (!c_.done && bytes_left_ == 0) Complete(Status::Ok());
 }
 
 void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
@@ -53,13 +54,13 @@ void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len
     if (step < 2 * (N - 1) - 1) Send(topo_.next(), {.step = step + 1, .offset = offset}, dst);
     // From the last reduce-scatter step on, the chunk is final: the other local ranks get it now,
     // while the rest is still on the wire.
-    if (step < N - 2) return Arrived();
+    if (step < N - 2) return Arrived(dst.length);
     std::vector<CopyPair> out;
     for (size_t l = 1; l < local(); ++l)
       out.push_back({c_.ops[l]->recv.Sub(offset, dst.length), dst});
-    if (out.empty()) return Arrived();
+    if (out.empty()) return Arrived(dst.length);
     Copy(
-        std::move(out), [this] { Arrived(); }, OpTrace::kWriteBack);
+        std::move(out), [this, len = dst.length] { Arrived(len); }, OpTrace::kWriteBack);
   };
   if (step >= N - 1) return Copy({{dst, in}}, forward);  // allgather: the chunk is final
   EnsureLocal(offset, len, [this, dst, in, offset, len, step, N, forward] {
@@ -71,9 +72,12 @@ void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len
   });
 }
 
-void RingAllreduce::Arrived() {
+void RingAllreduce::Arrived(uint64_t len) {
   if (c_.done) return;
-  if (--chunks_left_ > 0) return;
+  if (len > bytes_left_)
+    return Complete(ProtocolError("peer sent more ring chunks than the op has"));
+  bytes_left_ -= len;
+  if (bytes_left_ > 0) return;
   Complete(Status::Ok());  // every chunk reached every local rank as it became final
 }
 
@@ -136,7 +140,7 @@ bool RingAllreduce::Pump() {
 }
 
 std::string RingAllreduce::WaitingFor() const {
-  return chunks_left_ > 0 ? std::to_string(chunks_left_) + " ring chunks" : "";
+  return bytes_left_ > 0 ? std::to_string(bytes_left_) + " bytes of ring chunks" : "";
 }
 
 }  // namespace outrider::agent

@@ -28,14 +28,17 @@ class RingAllreduce final : public Algorithm {
   // `then` once the local reduction of [offset, offset + len) of the node buffer is done.
   void EnsureLocal(uint64_t offset, uint64_t len, Then then);
   void ReduceSlice(uint64_t slice, Then then);
-  // One expected chunk was combined and passed on.
-  void Arrived();
+  // An expected chunk of `len` bytes was combined and passed on.
+  void Arrived(uint64_t len);
 
   BufferSpan buf_;    // the node buffer: local rank 0's recv
   BufferSpan input_;  // this node's contribution: local rank 0's send, or buf_ once reduced locally
-  uint64_t slice_ = 0;         // bytes per local-reduction slice (= chunk)
+  uint64_t slice_ = 0;         // bytes per local-reduction slice (= the usual chunk)
   std::vector<uint64_t> seg_;  // ring segment boundaries in bytes (N + 1 entries)
-  uint64_t chunks_left_ = 0;
+  // Bytes of chunks still to arrive. Each node cuts its own segment into chunks (smaller while its
+  // job yields to a higher class), and the others pass them on as they came: only bytes add up
+  // the same on every node.
+  uint64_t bytes_left_ = 0;
   enum : uint8_t { kIdle, kRunning, kReduced };
   std::vector<uint8_t> slices_;  // deferred local reduction, per slice (several local ranks)
   uint64_t slices_left_ = 0;

@@ -206,10 +206,14 @@ TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive)
     l.CompleteOne(kSmall);
     EXPECT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
   }
+  // Meanwhile B's new ops cut chunks of half the yield window; A cuts them as it likes.
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), 2 * kSmall);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kHigh), UINT64_MAX);
   // A's class stays active for class_hold_ns after its last send; then B has the link again.
   l.now += 10'000'001;
   l.CompleteOne(kSmall);
   EXPECT_GT(l.s->in_flight(kPeer), 4 * kSmall);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), UINT64_MAX);
 }
 
 TEST(SendSchedulerTest, ClassAgingBoundsTheWaitOfALowJob) {
@@ -239,6 +243,26 @@ TEST(SendSchedulerTest, ClassAgingBoundsTheWaitOfALowJob) {
     strict.CompleteOne();
   }
   EXPECT_EQ(std::count(strict.sent.begin(), strict.sent.end(), "L"), 0);
+}
+
+TEST(SendSchedulerTest, AnAgedLowerClassChunkThatMustYieldDoesNotHoldBackAHigherClass) {
+  constexpr uint64_t kQuarter = kChunk / 4, kSmall = 64 << 10;
+  SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
+  o.yield_window_bytes = kSmall;
+  o.class_aging_ns = 10'000'000;
+  FakeLink l(o);
+  // The low job (weight 100: little virtual time per byte) fills the window and queues more.
+  for (int i = 0; i < 16; ++i) l.Add("L", 0, 2, kQuarter, kLow, 100);
+  ASSERT_EQ(l.sent.size(), 8u);
+  l.Add("H1", 0, 1, kSmall, kHigh);
+  l.CompleteOne(kQuarter);
+  ASSERT_EQ(l.sent.back(), "H1");
+  // The low chunks have waited long enough to share the top class, and their job is behind in
+  // virtual time: picked first, but they must yield while the high job is active. The high job's
+  // next chunk fits the window and goes.
+  l.now = 30'000'000;
+  l.Add("H2", 0, 1, kSmall, kHigh);
+  EXPECT_EQ(l.sent.back(), "H2");
 }
 
 TEST(SendSchedulerTest, CountsEachJobsChunksWaitAndShare) {
