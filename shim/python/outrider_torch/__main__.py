@@ -26,7 +26,8 @@ class ConnectOptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_uint32), ("socket_path", ctypes.c_char_p), ("job_id", ctypes.c_char_p),
                 ("rank", ctypes.c_int32), ("world_size", ctypes.c_int32),
                 ("local_rank", ctypes.c_int32), ("local_world_size", ctypes.c_int32),
-                ("arena_bytes", ctypes.c_uint64), ("timeout_ms", ctypes.c_int32)]
+                ("arena_bytes", ctypes.c_uint64), ("timeout_ms", ctypes.c_int32), ("flags", ctypes.c_uint32),
+                ("job_class", ctypes.c_int32), ("job_weight", ctypes.c_uint32)]
 
 
 def probe_agent(lib_path, socket):
