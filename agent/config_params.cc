@@ -62,6 +62,15 @@ std::string JoinUids(const std::vector<uint32_t>& uids) {
 #define OUTRIDER_UINT_FIELD(f)                                                \
   [](AgentOptions& o, std::string_view t) { return ParseUnsigned(t, &o.f); }, \
       [](const AgentOptions& o) { return std::to_string(o.f); }
+// A parameter given in ms for a field kept in ns.
+#define OUTRIDER_MS_AS_NS_FIELD(f)                   \
+  [](AgentOptions& o, std::string_view t) {          \
+    uint32_t ms = 0;                                 \
+    OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms)); \
+    o.f = uint64_t{ms} * 1'000'000;                  \
+    return Status::Ok();                             \
+  },                                                 \
+      [](const AgentOptions& o) { return std::to_string(o.f / 1'000'000); }
 
 const Param kParams[] = {
     {"socket_path", "--socket", "OUTRIDER_SOCKET", "socket", "PATH",
@@ -261,16 +270,7 @@ const Param kParams[] = {
      "A waiting chunk (or an op waiting for its launch on the agents' NCCL) gains one priority "
      "level "
      "per this many ms, so no op starves; 0 = no aging.",
-     true, ParamKind::kUint,
-     [](AgentOptions& o, std::string_view t) {
-       uint32_t ms = 0;
-       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms));
-       o.network.scheduler.aging_ns = uint64_t{ms} * 1'000'000;
-       return Status::Ok();
-     },
-     [](const AgentOptions& o) {
-       return std::to_string(o.network.scheduler.aging_ns / 1'000'000);
-     }},
+     true, ParamKind::kUint, OUTRIDER_MS_AS_NS_FIELD(network.scheduler.aging_ns)},
     {"yield_window_bytes", "--yield-window-bytes", "OUTRIDER_YIELD_WINDOW_BYTES",
      "yield_window_bytes", "BYTES", "", "bytes",
      "Bytes in flight on a peer link up to which a lower job class may still send while a higher "
@@ -282,30 +282,12 @@ const Param kParams[] = {
      "MS", "", "ms",
      "How long after its last chunk a job class still counts as active on a link, so that lower "
      "classes keep to yield_window_bytes between its ops.",
-     true, ParamKind::kUint,
-     [](AgentOptions& o, std::string_view t) {
-       uint32_t ms = 0;
-       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms));
-       o.network.scheduler.class_hold_ns = uint64_t{ms} * 1'000'000;
-       return Status::Ok();
-     },
-     [](const AgentOptions& o) {
-       return std::to_string(o.network.scheduler.class_hold_ns / 1'000'000);
-     }},
+     true, ParamKind::kUint, OUTRIDER_MS_AS_NS_FIELD(network.scheduler.class_hold_ns)},
     {"job_class_aging_ms", "--job-class-aging-ms", "OUTRIDER_JOB_CLASS_AGING_MS",
      "job_class_aging_ms", "MS", "", "ms",
      "A waiting chunk rises one job class per this many ms, up to high, where it shares the link "
      "with the high class by weight: no job starves; 0 = classes are strict.",
-     true, ParamKind::kUint,
-     [](AgentOptions& o, std::string_view t) {
-       uint32_t ms = 0;
-       OUTRIDER_RETURN_IF_ERROR(ParseUnsigned(t, &ms));
-       o.network.scheduler.class_aging_ns = uint64_t{ms} * 1'000'000;
-       return Status::Ok();
-     },
-     [](const AgentOptions& o) {
-       return std::to_string(o.network.scheduler.class_aging_ns / 1'000'000);
-     }},
+     true, ParamKind::kUint, OUTRIDER_MS_AS_NS_FIELD(network.scheduler.class_aging_ns)},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "", "",
      "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
      "exposes job names and peer addresses to that network.",
@@ -335,6 +317,7 @@ const Param kParams[] = {
 };
 #undef OUTRIDER_STRING_FIELD
 #undef OUTRIDER_UINT_FIELD
+#undef OUTRIDER_MS_AS_NS_FIELD
 
 }  // namespace
 
