@@ -146,7 +146,10 @@ class Job {
     uint32_t weight = 1;
     double sent_bytes = 0, wait_s = 0, queued = 0, share = 0;
   };
-  void AddGauges(std::map<std::string, Gauges>* by_label);
+  // `shares`: the send scheduler's RecentShares().
+  void AddGauges(const std::map<uint64_t, double>& shares, std::map<std::string, Gauges>* by_label);
+  // The send scheduler of this agent's network, or null.
+  const SendScheduler* scheduler() const;
 
  private:
   struct Pending {

@@ -31,17 +31,22 @@ const std::string& Job::MetricsLabel() {
   return job_label_;
 }
 
-void Job::AddGauges(std::map<std::string, Gauges>* by_label) {
+const SendScheduler* Job::scheduler() const {
+  return net_ != nullptr ? net_->scheduler() : nullptr;
+}
+
+void Job::AddGauges(const std::map<uint64_t, double>& shares,
+                    std::map<std::string, Gauges>* by_label) {
   Gauges& g = (*by_label)[MetricsLabel()];
   g.job_class = job_class_;
   g.weight = job_weight_;
-  const SendScheduler* sched = net_ != nullptr ? net_->scheduler() : nullptr;
+  const SendScheduler* sched = scheduler();
   const SendScheduler::JobStats* js = sched != nullptr ? sched->job_stats(hash_) : nullptr;
   if (js == nullptr) return;
   g.sent_bytes += static_cast<double>(js->sent_bytes);
   g.wait_s += js->wait_s;
   g.queued += static_cast<double>(js->queued);
-  g.share += sched->RecentShare(hash_);
+  if (auto it = shares.find(hash_); it != shares.end()) g.share += it->second;
 }
 
 nlohmann::json Job::StatusJson() const {
@@ -62,7 +67,7 @@ nlohmann::json Job::StatusJson() const {
     j["node_rank"] = group_->node_rank();
     j["network"] = group_->ready() ? "connected" : "rendezvous";
     // Its chunks in the send scheduler: share of the agent's last sends, and queueing delay.
-    if (const SendScheduler* sched = net_ != nullptr ? net_->scheduler() : nullptr) {
+    if (const SendScheduler* sched = scheduler()) {
       const SendScheduler::JobStats* js = sched->job_stats(hash_);
       SendScheduler::JobStats none;
       if (js == nullptr) js = &none;

@@ -194,7 +194,14 @@ void JobTable::RefreshGauges() {
   AgentMetrics& m = Metrics();
   if (!m.enabled()) return;
   std::map<std::string, Job::Gauges> by_label;
-  for (auto& [id, job] : jobs_) job->AddGauges(&by_label);
+  std::map<uint64_t, double> shares;  // one scheduler per agent: one pass over its last sends
+  for (auto& [id, job] : jobs_) {
+    if (const SendScheduler* sched = job->scheduler()) {
+      shares = sched->RecentShares();
+      break;
+    }
+  }
+  for (auto& [id, job] : jobs_) job->AddGauges(shares, &by_label);
   for (const auto& [label, g] : by_label) {
     for (ipc::JobClass c : {ipc::JobClass::kHigh, ipc::JobClass::kNormal, ipc::JobClass::kLow}) {
       m.job_class->Get({label, std::string(ipc::JobClassName(c))})->Set(c == g.job_class);

@@ -44,7 +44,9 @@ void SendScheduler::Enqueue(PeerId peer, const Flow& flow, int32_t priority, uin
 }
 
 void SendScheduler::NoteActive(PeerId peer, ipc::JobClass job_class) {
-  links_[peer].class_seen_ns[static_cast<uint32_t>(job_class) - 1] = clock_();
+  // A link that never carried a chunk has nothing to yield (and a drained one stays forgotten).
+  auto it = links_.find(peer);
+  if (it != links_.end()) it->second.class_seen_ns[static_cast<uint32_t>(job_class) - 1] = clock_();
 }
 
 void SendScheduler::Done(PeerId peer, uint64_t bytes) {
@@ -239,6 +241,17 @@ std::map<std::string, SendScheduler::ClassStats> SendScheduler::Stats() const { 
 const SendScheduler::JobStats* SendScheduler::job_stats(uint64_t job) const {
   auto it = jobs_.find(job);
   return it == jobs_.end() ? nullptr : &it->second;
+}
+
+std::map<uint64_t, double> SendScheduler::RecentShares() const {
+  std::map<uint64_t, double> bytes;
+  double all = 0;
+  for (const Sent& s : recent_) {
+    bytes[s.job] += static_cast<double>(s.bytes);
+    all += static_cast<double>(s.bytes);
+  }
+  for (auto& [job, b] : bytes) b /= all;
+  return bytes;
 }
 
 double SendScheduler::RecentShare(uint64_t job) const {

@@ -92,8 +92,9 @@ class SendScheduler {
   };
   // Statistics of `job`, or null if it never sent a chunk.
   const JobStats* job_stats(uint64_t job) const;
-  // The fraction of the bytes of the last sends (recent()) that were `job`'s.
+  // The fraction of the bytes of the last sends (recent()) that were `job`'s; of every job's.
   double RecentShare(uint64_t job) const;
+  std::map<uint64_t, double> RecentShares() const;
 
  private:
   struct Item {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,9 @@ TEST(SendSchedulerTest, CountsEachJobsChunksWaitAndShare) {
   EXPECT_EQ(b->sent_bytes, 2 * kChunk);
   EXPECT_NEAR(b->wait_s, 0.003, 1e-9);  // the first waited 3 ms, the second none
   EXPECT_NEAR(l.s->RecentShare(2), 2.0 / 3, 1e-9);
+  std::map<uint64_t, double> shares = l.s->RecentShares();
+  EXPECT_NEAR(shares[1], 1.0 / 3, 1e-9);
+  EXPECT_NEAR(shares[2], 2.0 / 3, 1e-9);
   l.s->ForgetJob(2);
   EXPECT_EQ(l.s->job_stats(2), nullptr);
 }
