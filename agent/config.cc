@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -217,48 +216,6 @@ std::string_view SourceName(Source source) {
       return "flag";
   }
   return "unknown";
-}
-
-Result<JobClassCeiling> JobClassCeiling::Parse(std::string_view text) {
-  JobClassCeiling out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    size_t eq = item.find('=');
-    std::string_view who = eq == std::string_view::npos ? "*" : item.substr(0, eq);
-    std::string_view cls = eq == std::string_view::npos ? item : item.substr(eq + 1);
-    std::optional<ipc::JobClass> c = ipc::ParseJobClass(cls);
-    if (!c) {
-      return InvalidArgument("'" + std::string(item) +
-                             "' is not CLASS or UID=CLASS (CLASS: high, normal or low)");
-    }
-    if (who == "*") {
-      out.others = *c;
-      continue;
-    }
-    uint32_t uid = 0;
-    auto [end, ec] = std::from_chars(who.data(), who.data() + who.size(), uid);
-    if (who.empty() || ec != std::errc() || end != who.data() + who.size()) {
-      return InvalidArgument("'" + std::string(item) + "': '" + std::string(who) +
-                             "' is not a uid or *");
-    }
-    out.by_uid[uid] = *c;
-  }
-  return out;
-}
-
-std::string JobClassCeiling::ToString() const {
-  std::string s;
-  for (const auto& [uid, c] : by_uid) {
-    s += std::to_string(uid) + "=" + std::string(ipc::JobClassName(c)) + ",";
-  }
-  if (s.empty()) return std::string(ipc::JobClassName(others));
-  return s + "*=" + std::string(ipc::JobClassName(others));
 }
 
 Status ControlServerOptions::ValidateAccess() const {

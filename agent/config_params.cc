@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "base/text.h"
+
 namespace outrider::agent {
 namespace {
 
@@ -29,18 +31,13 @@ Status ParseUnsigned(std::string_view text, T* out) {
 // "1000, 1001" -> {1000, 1001}; "" -> {}.
 Status ParseUidList(std::string_view text, std::vector<uint32_t>* out) {
   std::vector<uint32_t> uids;
-  size_t pos = 0;
-  while (pos <= text.size() && !text.empty()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(pos, comma - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    uint32_t uid = 0;
-    Status st = ParseUnsigned(item, &uid);
-    if (!st.ok()) return st.Annotate("uid '" + std::string(item) + "'");
-    uids.push_back(uid);
-    pos = comma + 1;
+  if (!text.empty()) {
+    for (std::string_view item : SplitList(text)) {
+      uint32_t uid = 0;
+      Status st = ParseUnsigned(item, &uid);
+      if (!st.ok()) return st.Annotate("uid '" + std::string(item) + "'");
+      uids.push_back(uid);
+    }
   }
   *out = std::move(uids);
   return Status::Ok();

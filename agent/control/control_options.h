@@ -3,31 +3,14 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "agent/control/job_class_ceiling.h"
 #include "agent/control/session_limits.h"
 #include "base/status.h"
-#include "ipc/protocol.h"
 
 namespace outrider::agent {
-
-// The highest job class each user's jobs may declare (docs/jobs.md): "high" (anyone may), or
-// "1000=high,1001=low,*=normal" (by uid; `*` is everyone else, high if absent).
-struct JobClassCeiling {
-  ipc::JobClass others = ipc::JobClass::kHigh;
-  std::map<uint32_t, ipc::JobClass> by_uid;
-
-  ipc::JobClass For(uint32_t uid) const {
-    auto it = by_uid.find(uid);
-    return it == by_uid.end() ? others : it->second;
-  }
-  // A malformed entry is an error naming it.
-  static Result<JobClassCeiling> Parse(std::string_view text);
-  std::string ToString() const;
-};
 
 struct ControlServerOptions {
   // Empty until LoadConfig fills in ipc::DefaultSocketPath, which depends on XDG_RUNTIME_DIR.
