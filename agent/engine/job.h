@@ -148,8 +148,6 @@ class Job {
   };
   // `shares`: the send scheduler's RecentShares().
   void AddGauges(const std::map<uint64_t, double>& shares, std::map<std::string, Gauges>* by_label);
-  // The send scheduler of this agent's network, or null.
-  const SendScheduler* scheduler() const;
 
  private:
   struct Pending {
@@ -252,6 +250,8 @@ class Job {
   FlightRecorder recorder_;
   std::unordered_set<uint64_t> iteration_keys_;  // keys seen in the current iteration
   int32_t iteration_index_ = 0;
+  // The send scheduler of this agent's network, or null.
+  const SendScheduler* scheduler() const;
   std::string job_label_;  // metrics label: set by MetricsLabel()
   const std::string& MetricsLabel();
   // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names

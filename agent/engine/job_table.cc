@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "agent/log.h"
+#include "agent/net/network.h"
 #include "agent/observability.h"
 #include "ipc/event_fd.h"
 
@@ -194,13 +195,8 @@ void JobTable::RefreshGauges() {
   AgentMetrics& m = Metrics();
   if (!m.enabled()) return;
   std::map<std::string, Job::Gauges> by_label;
-  std::map<uint64_t, double> shares;  // one scheduler per agent: one pass over its last sends
-  for (auto& [id, job] : jobs_) {
-    if (const SendScheduler* sched = job->scheduler()) {
-      shares = sched->RecentShares();
-      break;
-    }
-  }
+  std::map<uint64_t, double> shares;  // one pass over the scheduler's last sends for every job
+  if (net_ != nullptr) shares = net_->scheduler()->RecentShares();
   for (auto& [id, job] : jobs_) job->AddGauges(shares, &by_label);
   for (const auto& [label, g] : by_label) {
     for (ipc::JobClass c : {ipc::JobClass::kHigh, ipc::JobClass::kNormal, ipc::JobClass::kLow}) {

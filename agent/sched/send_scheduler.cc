@@ -255,12 +255,9 @@ std::map<uint64_t, double> SendScheduler::RecentShares() const {
 }
 
 double SendScheduler::RecentShare(uint64_t job) const {
-  uint64_t mine = 0, all = 0;
-  for (const Sent& s : recent_) {
-    all += s.bytes;
-    if (s.job == job) mine += s.bytes;
-  }
-  return all == 0 ? 0.0 : static_cast<double>(mine) / static_cast<double>(all);
+  std::map<uint64_t, double> shares = RecentShares();
+  auto it = shares.find(job);
+  return it == shares.end() ? 0.0 : it->second;
 }
 
 }  // namespace outrider::agent

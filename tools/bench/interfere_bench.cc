@@ -147,15 +147,17 @@ class Rank {
       std::exit(4);
     }
   }
-  // Whether `stop` exists at node 0, agreed by every rank of the job.
-  bool Agreed(const std::string& stop) {
-    *flag_ = leader() && m_.Has(stop) ? 1 : 0;
+  // Node 0's `yes`, agreed by every rank of the job.
+  bool Agree(bool yes) {
+    *flag_ = leader() && yes ? 1 : 0;
     outrider_op_t h;
     Must(c_, outrider_allreduce(c_, flag_, flag_, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h),
          "allreduce");
     Must(c_, outrider_wait(c_, h, 600000), "wait");
     return *flag_ != 0;
   }
+  // Whether `stop` exists at node 0, agreed by every rank of the job.
+  bool Agreed(const std::string& stop) { return Agree(leader() && m_.Has(stop)); }
   // Back-to-back bulk allreduces until `stop` (node 0 marks `running` after the first).
   std::vector<Span> Bulk(const std::string& running, const std::string& stop, int max_ops) {
     Allreduce(o_.bulk_bytes);  // untimed: the region's first use
@@ -180,16 +182,7 @@ class Rank {
     const int per = 20;
     s.t0 = NowUs();
     for (int sweep = 0;; ++sweep) {
-      *flag_ = 0;
-      if (leader()) {
-        bool enough = (sweep * per >= o_.min_samples) && NowUs() - s.t0 >= until_s * 1e6;
-        *flag_ = enough ? 1 : 0;
-      }
-      outrider_op_t h;
-      Must(c_, outrider_allreduce(c_, flag_, flag_, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h),
-           "allreduce");
-      Must(c_, outrider_wait(c_, h, 600000), "wait");
-      if (*flag_ != 0) break;
+      if (Agree(sweep * per >= o_.min_samples && NowUs() - s.t0 >= until_s * 1e6)) break;
       for (uint64_t b : o_.sizes) {
         for (int i = 0; i < per; ++i) {
           double t = NowUs();
