@@ -271,14 +271,14 @@ const Param kParams[] = {
     {"yield_window_bytes", "--yield-window-bytes", "OUTRIDER_YIELD_WINDOW_BYTES",
      "yield_window_bytes", "BYTES", "", "bytes",
      "Bytes in flight on a peer link up to which a lower job class may still send while a higher "
-     "class is active there (a chunk of it queued, in flight, or sent in the last "
-     "job_class_hold_ms): what a higher-class chunk can find ahead of it on the wire. A larger "
-     "chunk still goes, alone.",
+     "class is active there (a job of it running an op that may send there, or a chunk of it "
+     "queued or in flight, or either in the last job_class_hold_ms): what a higher-class chunk "
+     "can find ahead of it on the wire. A larger chunk still goes, alone.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(network.scheduler.yield_window_bytes)},
     {"job_class_hold_ms", "--job-class-hold-ms", "OUTRIDER_JOB_CLASS_HOLD_MS", "job_class_hold_ms",
      "MS", "", "ms",
-     "How long after its last chunk a job class still counts as active on a link, so that lower "
-     "classes keep to yield_window_bytes between its ops.",
+     "How long after its last op or chunk a job class still counts as active on a link, so that "
+     "lower classes keep to yield_window_bytes between its ops.",
      true, ParamKind::kUint, OUTRIDER_MS_AS_NS_FIELD(network.scheduler.class_hold_ns)},
     {"job_class_aging_ms", "--job-class-aging-ms", "OUTRIDER_JOB_CLASS_AGING_MS",
      "job_class_aging_ms", "MS", "", "ms",

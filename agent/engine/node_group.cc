@@ -31,7 +31,10 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
       left_failed_(static_cast<size_t>(topo_.nodes)),
       left_gave_up_(static_cast<size_t>(topo_.nodes), false) {}
 
-NodeGroup::~NodeGroup() = default;
+NodeGroup::~NodeGroup() {
+  running_ = 0;
+  MarkRunning();
+}
 
 bool NodeGroup::unfinished() const {
   for (const auto& [id, c] : instances_) {
@@ -50,6 +53,7 @@ bool NodeGroup::busy() const {
 void NodeGroup::SetPeers(std::vector<PeerId> peers) {
   Scope scope(this);
   peers_ = std::move(peers);
+  MarkRunning();
   SendAborts();
   if (!failure_.empty()) SayJobFailed(PeerLost(failure_), failure_skips_);
 }
@@ -99,6 +103,10 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   Collective& c = Get(key, seq);
   c.priority = priority;
   c.started = true;
+  if (!c.done) {
+    ++running_;
+    MarkRunning();
+  }
   c.started_ns = ipc::MonotonicNs();
   c.trace.Start(c.started_ns);
   c.ops = ops;
@@ -263,6 +271,10 @@ void NodeGroup::Complete(Collective& c, const Status& st) {
 void NodeGroup::Finish(Collective& c, const Status& st, bool tell_others) {
   if (c.done) return;
   c.done = true;
+  if (c.started) {
+    --running_;
+    MarkRunning();
+  }
   if (!c.ops.empty() && c.op().recv.length > options_.direct_max_bytes) {
     uint64_t now = ipc::MonotonicNs();
     Logger("engine")->debug(

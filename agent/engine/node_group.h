@@ -149,6 +149,9 @@ class NodeGroup : private CollectiveLinks {
   void ApplyLeft(int node);
   void SendAborts();
   void Notify(Collective& c);
+  // While some instance runs here (started by this node's ranks, not finished), the job's class
+  // counts as running on every link to its peers: lower classes yield there.
+  void MarkRunning();
   // Forgets a finished instance whose sends and data movement are done.
   void MaybeErase(uint64_t key, uint64_t seq);
   // Destroys an instance, or keeps it until the outermost Scope closes.
@@ -187,6 +190,8 @@ class NodeGroup : private CollectiveLinks {
   int failure_skips_ = -1;  // ... and the node it does not go to
   std::vector<PeerId> peers_;
   Instances instances_;
+  int running_ = 0;              // instances started here and not finished
+  bool marked_running_ = false;  // ... told to the scheduler, on every peer's link
   // Per key: every seq below it finished here and was forgotten (later ones that finished first
   // stay as `forgotten` entries until then). Invariant: no instance of the key below it.
   std::unordered_map<uint64_t, uint64_t> finished_below_;

@@ -67,6 +67,10 @@ void NodeGroup::SendAborts() {
     Collective& c = Get(key, seq);
     if (!c.done) {  // else another node failed it first, and told every node
       c.done = true;
+      if (c.started) {  // not from Abort's callers, which fail what never started here
+        --running_;
+        MarkRunning();
+      }
       c.result = why;
       SayFailed(c, why);
     }

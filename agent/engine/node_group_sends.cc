@@ -33,12 +33,9 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
   // Bulk chunks wait for the scheduler; fingerprints (with a small op's data), aborts and
-  // goodbyes go at once, and keep the job's class active on the link: lower classes yield to it.
-  if (scheduler_ == nullptr || !IsScheduledChunk(h.type)) {
-    if (scheduler_ != nullptr)
-      scheduler_->NoteActive(peers_[static_cast<size_t>(node)], flow_.job_class);
+  // goodbyes go at once.
+  if (scheduler_ == nullptr || !IsScheduledChunk(h.type))
     return Issue(node, h, payload, false, args.keep);
-  }
   int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
   c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
   scheduler_->Enqueue(peers_[static_cast<size_t>(node)], flow_, priority,
@@ -46,6 +43,22 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
                         Scope scope(this);
                         Issue(node, h, payload, true, keep);
                       });
+}
+
+void NodeGroup::MarkRunning() {
+  // Peers are known once; the class and scheduler are set before the first instance.
+  bool want = running_ > 0 && scheduler_ != nullptr && !peers_.empty();
+  if (want == marked_running_) return;
+  marked_running_ = want;
+  for (int n = 0; n < topo_.nodes && static_cast<size_t>(n) < peers_.size(); ++n) {
+    if (n == topo_.me) continue;
+    PeerId peer = peers_[static_cast<size_t>(n)];
+    if (want) {
+      scheduler_->BeginRunning(peer, flow_.job_class);
+    } else {
+      scheduler_->EndRunning(peer, flow_.job_class);
+    }
+  }
 }
 
 uint64_t NodeGroup::ChunkCap(int node) const {

@@ -18,8 +18,9 @@ struct SchedulerOptions {
   // can be overtaken, so a deeper window only keeps the link busy while the receiving agent waits
   // for a core. Below window_bytes it is window_bytes.
   uint64_t solo_window_bytes = 4u << 20;
-  // A chunk of a lower job class waits on a link where a higher class is active (a chunk of it
-  // queued, in flight, or sent within class_hold_ns) until fewer than this many bytes are in
+  // A chunk of a lower job class waits on a link where a higher class is active (a job of it runs
+  // ops that may send there, or a chunk of it is queued, in flight, or was sent or its last op
+  // ended within class_hold_ns) until fewer than this many bytes are in
   // flight: what a higher-class chunk can find ahead of it on the wire. A larger chunk still goes
   // alone.
   uint64_t yield_window_bytes = 256u << 10;

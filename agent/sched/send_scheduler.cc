@@ -43,10 +43,20 @@ void SendScheduler::Enqueue(PeerId peer, const Flow& flow, int32_t priority, uin
   Pump(peer);
 }
 
-void SendScheduler::NoteActive(PeerId peer, ipc::JobClass job_class) {
-  // A link that never carried a chunk has nothing to yield (and a drained one stays forgotten).
-  auto it = links_.find(peer);
-  if (it != links_.end()) it->second.class_seen_ns[static_cast<uint32_t>(job_class) - 1] = clock_();
+void SendScheduler::BeginRunning(PeerId peer, ipc::JobClass job_class) {
+  ++running_[peer][static_cast<uint32_t>(job_class) - 1];
+}
+
+void SendScheduler::EndRunning(PeerId peer, ipc::JobClass job_class) {
+  auto it = running_.find(peer);
+  if (it == running_.end()) return;
+  uint32_t c = static_cast<uint32_t>(job_class) - 1;
+  if (it->second[c] > 0) --it->second[c];
+  if (it->second == Running{}) running_.erase(it);
+  // The hold starts now. A link that never carried a chunk has nothing to yield (and a drained
+  // one stays forgotten).
+  auto link = links_.find(peer);
+  if (link != links_.end()) link->second.class_seen_ns[c] = clock_();
 }
 
 void SendScheduler::Done(PeerId peer, uint64_t bytes) {
@@ -126,20 +136,26 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now, uint32_t below) const
   return best;
 }
 
-bool SendScheduler::HigherClassActive(const Link& link, uint32_t own, uint64_t now) const {
+bool SendScheduler::HigherClassActive(PeerId peer, const Link* link, uint32_t own,
+                                      uint64_t now) const {
+  auto running = running_.find(peer);
   for (uint32_t c = kTopClass; c < own; ++c) {
-    auto level = link.levels.lower_bound({c, INT32_MIN});
-    if (level != link.levels.end() && level->first.first == c) return true;
-    uint64_t seen = link.class_seen_ns[c - 1];
+    if (running != running_.end() && running->second[c - 1] > 0) return true;
+    if (link == nullptr) continue;
+    auto level = link->levels.lower_bound({c, INT32_MIN});
+    if (level != link->levels.end() && level->first.first == c) return true;
+    uint64_t seen = link->class_seen_ns[c - 1];
     if (seen != kNever && now - std::min(now, seen) < options_.class_hold_ns) return true;
   }
   return false;
 }
 
-uint64_t SendScheduler::WindowFor(const Link& link, const Item& x, uint64_t now) const {
+uint64_t SendScheduler::WindowFor(PeerId peer, const Link& link, const Item& x,
+                                  uint64_t now) const {
   uint64_t window = options_.window_bytes;
   if (link.levels.size() == 1) window = std::max(window, options_.solo_window_bytes);
-  if (options_.priority && HigherClassActive(link, static_cast<uint32_t>(x.flow.job_class), now)) {
+  if (options_.priority &&
+      HigherClassActive(peer, &link, static_cast<uint32_t>(x.flow.job_class), now)) {
     return std::min(window, options_.yield_window_bytes);
   }
   return window;
@@ -147,8 +163,8 @@ uint64_t SendScheduler::WindowFor(const Link& link, const Item& x, uint64_t now)
 
 uint64_t SendScheduler::ChunkCap(PeerId peer, ipc::JobClass job_class) const {
   auto it = links_.find(peer);
-  if (!options_.priority || it == links_.end() ||
-      !HigherClassActive(it->second, static_cast<uint32_t>(job_class), clock_())) {
+  if (!options_.priority || !HigherClassActive(peer, it == links_.end() ? nullptr : &it->second,
+                                               static_cast<uint32_t>(job_class), clock_())) {
     return UINT64_MAX;
   }
   return std::max<uint64_t>(options_.yield_window_bytes / 2, 4096);
@@ -163,7 +179,7 @@ void SendScheduler::Pump(PeerId peer) {
     size_t i = Pick(link, now, kAnyClass);
     // A chunk larger than the window still goes, alone.
     auto fits = [&](const Item& x) {
-      return link.in_flight == 0 || link.in_flight + x.bytes <= WindowFor(link, x, now);
+      return link.in_flight == 0 || link.in_flight + x.bytes <= WindowFor(peer, link, x, now);
     };
     if (!fits(link.queue[i])) {
       // An aged chunk of a lower class that must yield does not hold back a higher class's.

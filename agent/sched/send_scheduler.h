@@ -9,13 +9,15 @@
 //  3. Within a job, its op's priority (lower = sooner) less one level per `aging_ns` waited, then
 //     first come first served.
 // A link whose queued and in-flight chunks all have one class and priority gets the deeper solo
-// window; a lower-class chunk on a link where a higher class is active gets the shallow yield
-// window, so a higher-class chunk finds little ahead of it on the wire. FIFO mode ignores classes
+// window; a lower-class chunk on a link where a higher class is active (a job of it runs ops that
+// may send there, or has chunks queued or in flight) gets the shallow yield window, so a
+// higher-class chunk finds little ahead of it on the wire. FIFO mode ignores classes
 // and priorities. Scheduling only orders sends: data arriving from a peer is always accepted, and
 // results never change. Thread-safety: loop thread only. The clock is injected (tests use a fake
 // one).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -47,9 +49,11 @@ class SendScheduler {
   // Queues a chunk of `bytes` for `peer`; sends at once if the window allows and nothing that
   // goes first waits.
   void Enqueue(PeerId peer, const Flow& flow, int32_t priority, uint64_t bytes, Issue issue);
-  // A message of class `job_class` went to `peer` outside the scheduler (a fingerprint, a small
-  // op's data): the class counts as active on that link.
-  void NoteActive(PeerId peer, ipc::JobClass job_class);
+  // A job of `job_class` has ops running that may send to `peer`, from their start (agreement
+  // and small ops' data, which bypass the scheduler, included) to EndRunning: lower classes yield
+  // on that link meanwhile, and for class_hold_ns after. Calls nest; each Begin needs one End.
+  void BeginRunning(PeerId peer, ipc::JobClass job_class);
+  void EndRunning(PeerId peer, ipc::JobClass job_class);
   // The largest chunk a job of `job_class` should cut now for `peer`: half the yield window while
   // a higher class is active on that link (so that it pipelines inside it), else UINT64_MAX.
   uint64_t ChunkCap(PeerId peer, ipc::JobClass job_class) const;
@@ -120,9 +124,12 @@ class SendScheduler {
     std::deque<std::pair<Level, uint64_t>> sent;
     std::map<uint64_t, LinkJob> jobs;  // backlogged jobs, and those ahead of virtual_now
     double virtual_now = 0;            // the virtual start of the last chunk sent
-    // When a chunk of each class (index class - 1) was last queued or sent here; kNever: not yet.
+    // When a chunk of each class (index class - 1) was last queued or sent here, or its last
+    // running job's ops ended; kNever: not yet.
     uint64_t class_seen_ns[3] = {kNever, kNever, kNever};
   };
+  // Jobs of each class (index class - 1) with ops running that may send to a peer.
+  using Running = std::array<uint32_t, 3>;
   static Level LevelOf(const Item& x) {
     return {static_cast<uint32_t>(x.flow.job_class), x.priority};
   }
@@ -131,15 +138,16 @@ class SendScheduler {
   // Index of the next item to send on `link`, among those of a class above `below` (a JobClass
   // value; UINT32_MAX: any); queue.size() if there is none.
   size_t Pick(const Link& link, uint64_t now, uint32_t below) const;
-  // Whether a class above `own` has a chunk queued or in flight on `link`, or was seen there
-  // within class_hold_ns.
-  bool HigherClassActive(const Link& link, uint32_t own, uint64_t now) const;
-  // The most bytes in flight with which `x` may still go on `link`.
-  uint64_t WindowFor(const Link& link, const Item& x, uint64_t now) const;
+  // Whether a class above `own` runs ops that may send to `peer`, has a chunk queued or in flight
+  // on its `link` (may be null: none yet), or was seen there within class_hold_ns.
+  bool HigherClassActive(PeerId peer, const Link* link, uint32_t own, uint64_t now) const;
+  // The most bytes in flight with which `x` may still go on `link` (to `peer`).
+  uint64_t WindowFor(PeerId peer, const Link& link, const Item& x, uint64_t now) const;
 
   SchedulerOptions options_;
   Clock clock_;
   std::map<PeerId, Link> links_;
+  std::map<PeerId, Running> running_;  // peers with some job's ops running
   std::map<uint64_t, JobStats> jobs_;
   uint64_t next_seq_ = 0, next_order_ = 0;
   std::deque<Sent> recent_;

@@ -102,6 +102,7 @@ class Rank {
     co.local_rank = 0;
     co.local_world_size = 1;
     co.job_class = job_class;
+    ::setenv("OUTRIDER_JOB_ID", job.c_str(), 1);  // --trace reads the job's ops in /status
     if (outrider_connect(&co, &c_) != OUTRIDER_OK) {
       std::fprintf(stderr, "outrider-bench interfere: connect %s: %s\n", job.c_str(),
                    outrider_last_error(nullptr));
@@ -179,6 +180,7 @@ class Rank {
   Sweep Latencies(double until_s) {
     Sweep s;
     for (uint64_t b : o_.sizes) Allreduce(b);  // warm-up
+    slow_traced_.clear();
     const int per = 20;
     s.t0 = NowUs();
     for (int sweep = 0;; ++sweep) {
@@ -189,6 +191,7 @@ class Rank {
           Allreduce(b);
           s.lat_us[b].push_back(NowUs() - t);
           s.bytes += static_cast<double>(b);
+          if (common_.trace) TraceIfSlow(b, s.lat_us[b]);
         }
       }
     }
@@ -197,8 +200,25 @@ class Rank {
   }
 
  private:
+  // --trace: the first three ops of a size in a phase that took over 4x the median of the ones
+  // before (and 10 ms), as this node's agent saw them (its /status trace of the op just finished).
+  // Every node's A prints its own (rank logs); node 0's reaches the launcher's output.
+  void TraceIfSlow(uint64_t bytes, const std::vector<double>& lat_us) {
+    if (lat_us.size() < 5 || slow_traced_[bytes] >= 3) return;
+    double last = lat_us.back();
+    if (last < 10e3 || last < 4 * Percentile({lat_us.begin(), lat_us.end() - 1}, 50)) return;
+    ++slow_traced_[bytes];
+    std::printf(
+        "# slow op: node %d, %s, op %zu of the phase, %.2f ms, ended at %.1f ms (monotonic); its "
+        "agent:",
+        node_, FormatBytes(bytes).c_str(), lat_us.size(), last / 1e3, NowUs() / 1e3);
+    TraceLastOps(common_.http_url, "allreduce", bytes / 4, 1);
+    std::fflush(stdout);
+  }
+
   const CommonOptions& common_;
   const InterfereOptions& o_;
+  std::map<uint64_t, int> slow_traced_;
   const Markers& m_;
   int nodes_ = 1, node_ = 0;
   bool is_a_ = true;

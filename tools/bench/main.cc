@@ -196,7 +196,9 @@ int main(int argc, char** argv) {
       "interfere",
       "two jobs on the same agents, launched with two processes per node (local rank 0: job A, "
       "1: job B): A's small allreduces' p50/p99 alone and beside B's bulk allreduces, with A high "
-      "and with both normal; B's throughput alone and beside A; two equal bulk jobs' shares");
+      "and with both normal; B's throughput alone and beside A; two equal bulk jobs' shares. "
+      "With --trace, also each node's agent's trace of the first three ops per size and phase "
+      "that took over 4x the median (the /status reads slow the ops after them)");
   add_common(in);
   in->add_option("--sizes", inter_sizes, "job A's allreduce sizes (K/M suffixes)")->delimiter(',');
   in->add_option("--bulk-bytes", inter_bulk, "job B's allreduce size")->capture_default_str();

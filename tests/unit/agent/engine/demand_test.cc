@@ -2,7 +2,7 @@
 // (messages move only when the test says so) and send schedulers on a fake clock:
 // the chunks carrying the demanded rows overtake the op's other chunks, the demanded rows reach
 // the clients while most of the op is still on the wire, and every row ends up bitwise the same
-// as without demand.
+// as without demand. And a group's running op keeps lower job classes yielding on its links.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -236,6 +236,43 @@ TEST(RowDemandTest, DemandedIdOutsideTheTableFailsTheOpOnEveryNode) {
     EXPECT_NE(x.result.message().find("demand ids"), std::string::npos) << x.result.message();
     EXPECT_FALSE(x.partial);
   }
+}
+
+TEST(NodeGroupSchedulingTest, ARunningOpKeepsLowerClassesYieldingOnItsLinksUntilItEnds) {
+  Wire w;
+  RunOp(w, {}, kNnz, /*run=*/false);
+  // Started on both nodes, nothing delivered yet: the job's class (normal) runs on the link, so a
+  // low job there cuts yield-sized chunks and a high one does not.
+  for (int n = 0; n < 2; ++n) {
+    SendScheduler& s = *w.nodes[static_cast<size_t>(n)].sched;
+    PeerId other(1 - n);
+    EXPECT_LT(s.ChunkCap(other, ipc::JobClass::kLow), UINT64_MAX) << "node " << n;
+    EXPECT_EQ(s.ChunkCap(other, ipc::JobClass::kHigh), UINT64_MAX);
+  }
+  // Long after the hold, an op still running keeps the class active.
+  w.now += 10 * SchedulerOptions{}.class_hold_ns;
+  EXPECT_LT(w.nodes[0].sched->ChunkCap(PeerId(1), ipc::JobClass::kLow), UINT64_MAX);
+  w.net.RunUntilIdle(100000);
+  ASSERT_TRUE(w.nodes[0].done && w.nodes[1].done);
+  ASSERT_TRUE(w.nodes[0].result.ok()) << w.nodes[0].result.ToString();
+  // Done: the class yields for the hold after the op's end, then no longer.
+  EXPECT_LT(w.nodes[0].sched->ChunkCap(PeerId(1), ipc::JobClass::kLow), UINT64_MAX);
+  w.now += SchedulerOptions{}.class_hold_ns + 1;
+  for (int n = 0; n < 2; ++n) {
+    EXPECT_EQ(w.nodes[static_cast<size_t>(n)].sched->ChunkCap(PeerId(1 - n), ipc::JobClass::kLow),
+              UINT64_MAX)
+        << "node " << n;
+  }
+}
+
+TEST(NodeGroupSchedulingTest, AGroupDestroyedMidOpEndsItsRunningClass) {
+  Wire w;
+  RunOp(w, {}, kNnz, /*run=*/false);
+  SendScheduler& s = *w.nodes[0].sched;
+  EXPECT_LT(s.ChunkCap(PeerId(1), ipc::JobClass::kLow), UINT64_MAX);
+  w.nodes[0].group.reset();
+  w.now += SchedulerOptions{}.class_hold_ns + 1;
+  EXPECT_EQ(s.ChunkCap(PeerId(1), ipc::JobClass::kLow), UINT64_MAX);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // SendScheduler with a fake clock and a fake transport (each Issue records the send; the test
 // decides when a send completes): urgent chunks overtake queued bulk after at most one window,
 // aging bounds the wait of the lowest priority, FIFO keeps submission order, jobs alternate; a
-// higher job class goes first and keeps lower ones to the yield window, weights share a class,
-// class aging bounds a low job's wait.
+// higher job class goes first and keeps lower ones to the yield window (while it has chunks on the
+// link or ops running), weights share a class, class aging bounds a low job's wait.
 #include "agent/sched/send_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -215,6 +215,47 @@ TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive)
   l.CompleteOne(kSmall);
   EXPECT_GT(l.s->in_flight(kPeer), 4 * kSmall);
   EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), UINT64_MAX);
+}
+
+TEST(SendSchedulerTest, AHigherClassWithOpsRunningKeepsLowerOnesYieldingPastTheHold) {
+  // A high job's op waits longer than the hold between two of its chunks (for a peer's data):
+  // while it runs, B stays within the yield window, and A's next chunk finds little ahead of it.
+  constexpr uint64_t kSmall = 64 << 10;
+  SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
+  o.yield_window_bytes = 4 * kSmall;
+  o.class_hold_ns = 10'000'000;
+  FakeLink l(o);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), UINT64_MAX);
+  l.s->BeginRunning(kPeer, kHigh);
+  // Before any chunk on the link, B's ops already cut small chunks.
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), 2 * kSmall);
+  for (int i = 0; i < 64; ++i) l.Add("B", 0, 2, kSmall, kNormal);
+  EXPECT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
+  l.Add("A", 0, 1, kSmall, kHigh);
+  EXPECT_EQ(l.sent.back(), "A");
+  l.now += 50'000'000;  // five holds later, A's op still runs
+  for (int i = 0; i < 20; ++i) {
+    l.CompleteOne(kSmall);
+    EXPECT_LE(l.s->in_flight(kPeer), 4 * kSmall);
+  }
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), 2 * kSmall);
+  // Nested: a second job of the class ends first; the class still runs.
+  l.s->BeginRunning(kPeer, kHigh);
+  l.s->EndRunning(kPeer, kHigh);
+  l.CompleteOne(kSmall);
+  EXPECT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
+  // The op ends: B yields for the hold, then has the link again.
+  l.s->EndRunning(kPeer, kHigh);
+  l.CompleteOne(kSmall);
+  EXPECT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
+  l.now += 10'000'001;
+  l.CompleteOne(kSmall);
+  EXPECT_GT(l.s->in_flight(kPeer), 4 * kSmall);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), UINT64_MAX);
+  // An unmatched end, or one for a peer without a link, changes nothing.
+  l.s->EndRunning(kPeer, kHigh);
+  l.s->EndRunning(kPeer + 1, kHigh);
+  EXPECT_EQ(l.s->ChunkCap(kPeer + 1, kNormal), UINT64_MAX);
 }
 
 TEST(SendSchedulerTest, ClassAgingBoundsTheWaitOfALowJob) {
