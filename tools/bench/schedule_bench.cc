@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tools/bench/sparse_ids.h"
+#include "tools/bench/trace.h"
 
 namespace outrider::bench {
 namespace {
@@ -28,6 +29,7 @@ struct StepResult {
 };
 
 enum class Mode { kFifo, kPriority, kDemand };
+const char* const kModeNames[3] = {"fifo", "priority", "demand"};
 
 }  // namespace
 
@@ -144,6 +146,12 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
       StepResult x = step(m);
       it[static_cast<int>(m)].push_back(x.iteration_us);
       first[static_cast<int>(m)].push_back(x.first_ready_us);
+      if (common.trace && rank == 0) {
+        // Where node 0's agent spent the step's embedding op (its /status trace).
+        std::printf("# round %d %s, embedding ready after %.1f ms:", r,
+                    kModeNames[static_cast<int>(m)], x.first_ready_us / 1e3);
+        TraceLastOps(common.http_url, "sparse_allreduce", 0, 1, outrider_key("embedding"));
+      }
     }
   }
   bool wrong = false;
@@ -166,13 +174,12 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   std::printf("# %-9s %14s %16s %14s %18s\n", "algo", "iteration(us)", "first_ready(us)",
               "first/alone", "first/demand_alone");
   nlohmann::json rows = nlohmann::json::array();
-  const char* names[3] = {"fifo", "priority", "demand"};
   for (int m = 0; m < 3; ++m) {
     double t = Median(it[m]), f = Median(first[m]);
-    std::printf("  %-9s %14.1f %16.1f %14.2f %18s\n", names[m], t, f, f / a,
+    std::printf("  %-9s %14.1f %16.1f %14.2f %18s\n", kModeNames[m], t, f, f / a,
                 m == 2 ? std::to_string(f / ad).substr(0, 4).c_str() : "-");
     nlohmann::json row = {
-        {"system", "outrider"}, {"op", "train_step"}, {"algo", names[m]},
+        {"system", "outrider"}, {"op", "train_step"}, {"algo", kModeNames[m]},
         {"bytes", total},       {"time_us", t},       {"iteration_us", t},
         {"first_ready_us", f},  {"standalone_us", a}, {"first_ready_over_standalone", f / a},
         {"nodes", nodes},       {"ranks", world},     {"rounds", o.rounds}};
