@@ -67,7 +67,7 @@ void NodeGroup::SendAborts() {
     Collective& c = Get(key, seq);
     if (!c.done) {  // else another node failed it first, and told every node
       c.done = true;
-      if (c.started) {  // not from Abort's callers, which fail what never started here
+      if (c.started) {  // Abort's callers fail what never started here; this stays exact anyway
         --running_;
         MarkRunning();
       }
