@@ -142,6 +142,12 @@ class NodeGroup : private CollectiveLinks {
   // `keep` owns the payload (or is null) and is held until the transport is done with it.
   void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
              std::shared_ptr<const void> keep);
+  // Queues a bulk chunk in the scheduler, as the job's, at `priority`.
+  void Schedule(Collective& c, int node, const PeerHeader& h, const BufferSpan& payload,
+                int32_t priority, std::shared_ptr<const void> keep);
+  // The scheduler released the chunk: Issue, or its first piece if the chunk is now too large.
+  void IssueScheduled(int node, const PeerHeader& h, const BufferSpan& payload, int32_t priority,
+                      const std::shared_ptr<const void>& keep);
   void SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const Status& s);
   void SendContributions(Collective& c);
   void MaybeAgree(Collective& c);

@@ -36,13 +36,41 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   // goodbyes go at once.
   if (scheduler_ == nullptr || !IsScheduledChunk(h.type))
     return Issue(node, h, payload, false, args.keep);
-  int32_t priority = args.urgent ? UrgentPriority(c.priority) : c.priority;
+  Schedule(c, node, h, payload, args.urgent ? UrgentPriority(c.priority) : c.priority, args.keep);
+}
+
+void NodeGroup::Schedule(Collective& c, int node, const PeerHeader& h, const BufferSpan& payload,
+                         int32_t priority, std::shared_ptr<const void> keep) {
   c.trace.Begin(OpTrace::kQueued, ipc::MonotonicNs());
   scheduler_->Enqueue(peers_[static_cast<size_t>(node)], flow_, priority,
-                      sizeof(h) + payload.length, [this, node, h, payload, keep = args.keep] {
+                      sizeof(h) + payload.length,
+                      [this, node, h, payload, priority, keep = std::move(keep)] {
                         Scope scope(this);
-                        Issue(node, h, payload, true, keep);
+                        IssueScheduled(node, h, payload, priority, keep);
                       });
+}
+
+void NodeGroup::IssueScheduled(int node, const PeerHeader& h, const BufferSpan& payload,
+                               int32_t priority, const std::shared_ptr<const void>& keep) {
+  // A ring chunk cut before a higher class became active on the link goes in pieces of what the
+  // job may cut now; the rest waits in the scheduler again, behind what goes first. Ring chunks
+  // name their bytes by offset, and the ring counts bytes, so any whole-element cut is one.
+  Collective& c = instances_.find({h.key, h.seq})->second;  // alive: its send is counted
+  uint64_t cap = h.type == static_cast<uint16_t>(PeerMsg::kRing) && !c.done && !c.ops.empty()
+                     ? ChunkCap(node)
+                     : UINT64_MAX;
+  uint64_t elem = cap == UINT64_MAX ? 1 : ipc::DTypeSize(c.op().dtype);
+  uint64_t first = cap / elem * elem;
+  if (payload.length <= cap || first == 0 ||
+      !scheduler_->Unsend(peers_[static_cast<size_t>(node)], payload.length - first)) {
+    return Issue(node, h, payload, true, keep);
+  }
+  PeerHeader rest = h;
+  rest.offset += first;
+  ++c.sends_in_flight;
+  c.wire_sent += sizeof(h);
+  Schedule(c, node, rest, payload.Sub(first, payload.length - first), priority, keep);
+  Issue(node, h, payload.Sub(0, first), true, keep);
 }
 
 void NodeGroup::MarkRunning() {

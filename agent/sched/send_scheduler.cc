@@ -76,6 +76,22 @@ void SendScheduler::Done(PeerId peer, uint64_t bytes) {
   Pump(peer);
 }
 
+bool SendScheduler::Unsend(PeerId peer, uint64_t bytes) {
+  auto it = links_.find(peer);
+  if (it == links_.end() || it->second.sent.empty() || recent_.empty() ||
+      it->second.sent.back().second <= bytes)
+    return false;
+  // The chunk being issued is the newest in flight, and the newest recorded send.
+  Link& link = it->second;
+  link.in_flight -= std::min(link.in_flight, bytes);
+  link.sent.back().second -= bytes;
+  Sent& last = recent_.back();
+  last.bytes -= std::min(last.bytes, bytes);
+  if (auto js = jobs_.find(last.job); js != jobs_.end())
+    js->second.sent_bytes -= std::min(js->second.sent_bytes, bytes);
+  return true;  // Pump's loop, which issued it, goes on with the room this made
+}
+
 void SendScheduler::Forget(Link& link, const Level& level) {
   auto it = link.levels.find(level);
   if (it != link.levels.end() && --it->second == 0) link.levels.erase(it);

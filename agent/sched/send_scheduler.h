@@ -57,6 +57,10 @@ class SendScheduler {
   // The largest chunk a job of `job_class` should cut now for `peer`: half the yield window while
   // a higher class is active on that link (so that it pipelines inside it), else UINT64_MAX.
   uint64_t ChunkCap(PeerId peer, ipc::JobClass job_class) const;
+  // From inside the Issue of a chunk to `peer`: it goes out `bytes` shorter (its sender queues
+  // the rest again), so their credit comes back now. False (and nothing changes) if the link is
+  // gone (Drain issues what it held): the chunk must then go whole.
+  bool Unsend(PeerId peer, uint64_t bytes);
   // A chunk to `peer` left (or failed): frees its credit and sends what fits.
   void Done(PeerId peer, uint64_t bytes);
   // `peer` is gone: every chunk still queued for it is issued now (its sender finds the peer or

@@ -5,6 +5,7 @@
 // as without demand. And a group's running op keeps lower job classes yielding on its links.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -273,6 +274,77 @@ TEST(NodeGroupSchedulingTest, AGroupDestroyedMidOpEndsItsRunningClass) {
   w.nodes[0].group.reset();
   w.now += SchedulerOptions{}.class_hold_ns + 1;
   EXPECT_EQ(s.ChunkCap(PeerId(1), ipc::JobClass::kLow), UINT64_MAX);
+}
+
+TEST(NodeGroupSchedulingTest, RingChunksCutBeforeAHigherClassCameGoInYieldSizedPieces) {
+  // Two nodes, a 32 MiB ring allreduce of a normal job cut in 1 MiB chunks (no higher class on
+  // the link when it agreed). Then a high job starts on both nodes: what the ring sends from then
+  // on goes in pieces of half the yield window, and the sum is still right.
+  constexpr uint64_t kFloats = 8 << 20;
+  constexpr uint64_t kPiece = SchedulerOptions{}.yield_window_bytes / 2;
+  uint64_t now = 0;
+  FakeNetwork net;
+  struct RingNode {
+    std::unique_ptr<Transport> port;
+    std::unique_ptr<SendScheduler> sched;
+    HostDataPlane plane;
+    std::unique_ptr<NodeGroup> group;
+    std::vector<float> data;
+    ValidatedOp op;
+    bool done = false;
+    Status result;
+  };
+  std::vector<RingNode> nodes(2);
+  for (int n = 0; n < 2; ++n) {
+    RingNode& x = nodes[static_cast<size_t>(n)];
+    Transport::Callbacks cb;
+    cb.on_message = [&nodes, n](const uint8_t* header, size_t, const uint8_t* data, size_t len) {
+      PeerHeader h;
+      std::memcpy(&h, header, sizeof(h));
+      if (IsScheduledChunk(h.type))
+        nodes[static_cast<size_t>(1 - n)].sched->Done(PeerId(n), sizeof(PeerHeader) + len);
+      nodes[static_cast<size_t>(n)].group->OnMessage(h, data, len);
+    };
+    x.port = net.Attach(cb);
+    x.sched = std::make_unique<SendScheduler>(SchedulerOptions{}, [&now] { return now; });
+    x.group = std::make_unique<NodeGroup>(
+        Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
+        [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>*,
+             const OpTrace&) {
+          x.done = true;
+          x.result = st;
+        });
+    x.group->set_scheduler(x.sched.get(), ipc::JobClass::kNormal, 1);
+    x.data.assign(kFloats, static_cast<float>(n + 1));
+    x.op.kind = ipc::OpKind::kAllreduce;
+    x.op.count = kFloats;
+    x.op.send = x.op.recv = BufferSpan::Host(x.data.data(), kFloats * 4);
+  }
+  for (int n = 0; n < 2; ++n) {
+    ASSERT_TRUE(nodes[static_cast<size_t>(n)].port->Connect(FakeNetwork::Address(1 - n)).ok());
+    nodes[static_cast<size_t>(n)].group->SetPeers({0, 1});
+  }
+  for (int n = 0; n < 2; ++n)
+    nodes[static_cast<size_t>(n)].group->Start(9, 0, {&nodes[static_cast<size_t>(n)].op});
+  // Until the ring agreed and queued its 1 MiB chunks behind the 4 MiB solo window.
+  while (nodes[0].sched->queued() == 0 || nodes[1].sched->queued() == 0) ASSERT_TRUE(net.Step());
+  size_t before = nodes[0].sched->recent().size();
+  for (const auto& s : nodes[0].sched->recent()) EXPECT_GT(s.bytes, uint64_t{1} << 20);
+  for (auto& x : nodes)
+    x.sched->BeginRunning(PeerId(&x == &nodes[0] ? 1 : 0), ipc::JobClass::kHigh);
+  net.RunUntilIdle();
+  for (auto& x : nodes) {
+    ASSERT_TRUE(x.done);
+    ASSERT_TRUE(x.result.ok()) << x.result.ToString();
+    EXPECT_EQ(x.data[0], 3.0f);
+    EXPECT_EQ(x.data[kFloats / 2], 3.0f);
+    EXPECT_EQ(x.data[kFloats - 1], 3.0f);
+    EXPECT_EQ(std::count(x.data.begin(), x.data.end(), 3.0f), static_cast<long>(kFloats));
+  }
+  const auto& sent = nodes[0].sched->recent();
+  ASSERT_GT(sent.size(), before);
+  for (size_t i = before; i < sent.size(); ++i)
+    EXPECT_LE(sent[i].bytes, sizeof(PeerHeader) + kPiece) << "send " << i;
 }
 
 }  // namespace
