@@ -164,11 +164,22 @@ std::string Agent::StatusJson() {
                        {"bytes", x.bytes},
                        {"wait_ms", x.wait_ns / 1e6}});
     }
+    nlohmann::json job_classes = nlohmann::json::object();
+    for (ipc::JobClass jc : {ipc::JobClass::kHigh, ipc::JobClass::kNormal}) {
+      const SendScheduler::AheadStats& a = sched.ahead(jc);
+      job_classes[std::string(ipc::JobClassName(jc))] = {
+          {"sent_chunks", a.chunks},
+          {"mean_lower_ahead_bytes",
+           a.chunks ? a.lower_bytes / static_cast<double>(a.chunks) : 0.0},
+          {"max_lower_ahead_bytes", a.max_lower_bytes}};
+    }
     j["scheduler"] = {{"policy", sched.options().priority ? "priority" : "fifo"},
                       {"credit_window_bytes", sched.options().window_bytes},
                       {"solo_window_bytes", sched.options().solo_window_bytes},
+                      {"yield_window_bytes", sched.options().yield_window_bytes},
                       {"aging_ms", sched.options().aging_ns / 1'000'000},
                       {"classes", classes},
+                      {"job_classes", job_classes},
                       {"last_sends", order}};
   }
   return JsonText(j, 2) + "\n";

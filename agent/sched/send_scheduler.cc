@@ -11,6 +11,7 @@ namespace outrider::agent {
 namespace {
 constexpr size_t kRecent = 4096;
 constexpr uint32_t kTopClass = static_cast<uint32_t>(ipc::JobClass::kHigh);
+constexpr uint32_t kLowClass = static_cast<uint32_t>(ipc::JobClass::kLow);
 constexpr uint32_t kAnyClass = UINT32_MAX;
 }  // namespace
 
@@ -228,6 +229,16 @@ void SendScheduler::Pump(PeerId peer) {
       ++js->second.sent;
       js->second.sent_bytes += x.bytes;
       js->second.wait_s += static_cast<double>(wait_ns) * 1e-9;
+    }
+    if (uint32_t own = static_cast<uint32_t>(x.flow.job_class); own < kLowClass) {
+      uint64_t lower = 0;
+      for (const auto& [level, bytes] : link.sent) {
+        if (level.first > own) lower += bytes;
+      }
+      AheadStats& a = ahead_[own - 1];
+      ++a.chunks;
+      a.lower_bytes += static_cast<double>(lower);
+      a.max_lower_bytes = std::max(a.max_lower_bytes, lower);
     }
     recent_.push_back(Sent{order, peer, x.priority, x.flow.job, x.bytes, wait_ns});
     if (recent_.size() > kRecent) recent_.pop_front();

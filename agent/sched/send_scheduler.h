@@ -100,6 +100,17 @@ class SendScheduler {
   };
   // Statistics of `job`, or null if it never sent a chunk.
   const JobStats* job_stats(uint64_t job) const;
+  // What the chunks of one job class found ahead of them on their link when they went: bytes of
+  // lower classes in flight there (sent, not yet credited). The yield window bounds it, once the
+  // lower classes' earlier chunks drained.
+  struct AheadStats {
+    uint64_t chunks = 0;
+    double lower_bytes = 0;  // summed over the chunks
+    uint64_t max_lower_bytes = 0;
+  };
+  const AheadStats& ahead(ipc::JobClass job_class) const {
+    return ahead_[static_cast<uint32_t>(job_class) - 1];
+  }
   // The fraction of the bytes of the last sends (recent()) that were `job`'s; of every job's.
   double RecentShare(uint64_t job) const;
   std::map<uint64_t, double> RecentShares() const;
@@ -153,6 +164,7 @@ class SendScheduler {
   std::map<PeerId, Link> links_;
   std::map<PeerId, Running> running_;  // peers with some job's ops running
   std::map<uint64_t, JobStats> jobs_;
+  std::array<AheadStats, 3> ahead_{};  // by class - 1
   uint64_t next_seq_ = 0, next_order_ = 0;
   std::deque<Sent> recent_;
   std::map<std::string, ClassStats> stats_;

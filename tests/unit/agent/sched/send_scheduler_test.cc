@@ -258,6 +258,34 @@ TEST(SendSchedulerTest, AHigherClassWithOpsRunningKeepsLowerOnesYieldingPastTheH
   EXPECT_EQ(l.s->ChunkCap(kPeer + 1, kNormal), UINT64_MAX);
 }
 
+TEST(SendSchedulerTest, CountsTheLowerClassBytesAHigherClassChunkFoundAheadOfIt) {
+  constexpr uint64_t kSmall = 64 << 10;
+  SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
+  o.yield_window_bytes = 4 * kSmall;
+  FakeLink l(o);
+  for (int i = 0; i < 64; ++i) l.Add("B", 0, 2, kSmall, kNormal);
+  EXPECT_EQ(l.s->ahead(kHigh).chunks, 0u);
+  // A's first chunk goes once it fits the credit window: behind all but one of B's in flight.
+  l.Add("A", 0, 1, kSmall, kHigh);
+  while (l.sent.back() != "A") l.CompleteOne(kSmall);
+  EXPECT_EQ(l.s->ahead(kHigh).chunks, 1u);
+  EXPECT_EQ(l.s->ahead(kHigh).max_lower_bytes, 2 * kChunk - kSmall);
+  // Once B's earlier chunks drained, B keeps to the yield window, and that is what A finds.
+  while (l.in_flight.front() != "A") l.CompleteOne(kSmall);
+  l.CompleteOne(kSmall);  // A's
+  for (int i = 0; i < 10; ++i) l.CompleteOne(kSmall);
+  ASSERT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
+  l.Add("A", 0, 1, kSmall, kHigh);
+  EXPECT_EQ(l.sent.back(), "A");
+  const SendScheduler::AheadStats& a = l.s->ahead(kHigh);
+  EXPECT_EQ(a.chunks, 2u);
+  EXPECT_EQ(a.max_lower_bytes, 2 * kChunk - kSmall);
+  EXPECT_DOUBLE_EQ(a.lower_bytes, static_cast<double>(2 * kChunk - kSmall + 4 * kSmall));
+  // B's own chunks are not counted: nothing of a lower class is ahead of the normal class here.
+  EXPECT_EQ(l.s->ahead(kNormal).max_lower_bytes, 0u);
+  EXPECT_GT(l.s->ahead(kNormal).chunks, 0u);
+}
+
 TEST(SendSchedulerTest, ClassAgingBoundsTheWaitOfALowJob) {
   // A high job keeps one chunk queued at all times; the low job's chunk rises a class per 10 ms
   // and then shares the top class by weight.
