@@ -300,6 +300,18 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
               std::printf("# %s %s:", kPhaseNames[p], FormatBytes(b).c_str());
               TraceLastOps(common.http_url, "allreduce", b / 4, 20);
             }
+            // What the high class's chunks found ahead of them at node 0 (since the agent started:
+            // only A high sends high chunks).
+            Result<nlohmann::json> st = FetchAgentJson(common.http_url, "/status");
+            if (p == kAHigh && st.ok() && st->contains("scheduler")) {
+              const nlohmann::json& h = (*st)["scheduler"]["job_classes"]["high"];
+              std::printf(
+                  "# high-class chunks at node 0 so far: %llu, lower classes' bytes in flight "
+                  "ahead of them: mean %.0f KiB, max %.0f KiB\n",
+                  static_cast<unsigned long long>(h.value("sent_chunks", uint64_t{0})),
+                  h.value("mean_lower_ahead_bytes", 0.0) / 1024,
+                  static_cast<double>(h.value("max_lower_ahead_bytes", uint64_t{0})) / 1024);
+            }
           }
           if (me.leader()) {
             for (const auto& [b, v] : s.lat_us) {
