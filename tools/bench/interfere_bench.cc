@@ -111,10 +111,6 @@ class Rank {
     flag_ = static_cast<int32_t*>(outrider_alloc(c_, 8));
     if (flag_ == nullptr) Must(c_, OUTRIDER_ERR_RESOURCE_EXHAUSTED, "alloc");
   }
-  // Names this process's job of phase `tag` in $OUTRIDER_JOB_ID, which --trace reads.
-  void ExportJobId(const std::string& tag) const {
-    ::setenv("OUTRIDER_JOB_ID", (base_ + (is_a_ ? "-a-" : "-b-") + tag).c_str(), 1);
-  }
   void Disconnect() {
     outrider_disconnect(c_);
     c_ = nullptr;
@@ -295,14 +291,14 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
           Rank::Sweep s = me.Latencies(beside ? o.phase_s : 0);
           if (me.leader() && common.trace) {
             // Where node 0's agent spent the last ops of each size (its /status traces).
-            me.ExportJobId(tag);
             for (uint64_t b : o.sizes) {
               std::printf("# %s %s:", kPhaseNames[p], FormatBytes(b).c_str());
               TraceLastOps(common.http_url, "allreduce", b / 4, 20);
             }
             // What the high class's chunks found ahead of them at node 0 (since the agent started:
             // only A high sends high chunks).
-            Result<nlohmann::json> st = FetchAgentJson(common.http_url, "/status");
+            Result<nlohmann::json> st =
+                p == kAHigh ? FetchAgentJson(common.http_url, "/status") : nlohmann::json();
             if (p == kAHigh && st.ok() && st->contains("scheduler")) {
               const nlohmann::json& h = (*st)["scheduler"]["job_classes"]["high"];
               std::printf(
