@@ -56,10 +56,9 @@ void NodeGroup::IssueScheduled(int node, const PeerHeader& h, const BufferSpan& 
   // job may cut now; the rest waits in the scheduler again, behind what goes first. Ring chunks
   // name their bytes by offset, and the ring counts bytes, so any whole-element cut is one.
   Collective& c = instances_.find({h.key, h.seq})->second;  // alive: its send is counted
-  uint64_t cap = h.type == static_cast<uint16_t>(PeerMsg::kRing) && !c.done && !c.ops.empty()
-                     ? ChunkCap(node)
-                     : UINT64_MAX;
-  uint64_t elem = cap == UINT64_MAX ? 1 : ipc::DTypeSize(c.op().dtype);
+  if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || c.done || c.ops.empty())
+    return Issue(node, h, payload, true, keep);
+  uint64_t cap = ChunkCap(node), elem = ipc::DTypeSize(c.op().dtype);
   uint64_t first = cap / elem * elem;
   if (payload.length <= cap || first == 0 ||
       !scheduler_->Unsend(peers_[static_cast<size_t>(node)], payload.length - first)) {

@@ -295,11 +295,12 @@ int RunInterfere(const CommonOptions& common, const InterfereOptions& o) {
               std::printf("# %s %s:", kPhaseNames[p], FormatBytes(b).c_str());
               TraceLastOps(common.http_url, "allreduce", b / 4, 20);
             }
+          }
+          if (me.leader() && common.trace && p == kAHigh) {
             // What the high class's chunks found ahead of them at node 0 (since the agent started:
             // only A high sends high chunks).
-            Result<nlohmann::json> st =
-                p == kAHigh ? FetchAgentJson(common.http_url, "/status") : nlohmann::json();
-            if (p == kAHigh && st.ok() && st->contains("scheduler")) {
+            Result<nlohmann::json> st = FetchAgentJson(common.http_url, "/status");
+            if (st.ok() && st->contains("scheduler")) {
               const nlohmann::json& h = (*st)["scheduler"]["job_classes"]["high"];
               std::printf(
                   "# high-class chunks at node 0 so far: %llu, lower classes' bytes in flight "

@@ -185,12 +185,18 @@ TEST(SendSchedulerTest, WeightsShareAClass) {
   EXPECT_EQ(std::count(eight.begin(), eight.end(), "B"), 2);
 }
 
-TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive) {
-  constexpr uint64_t kSmall = 64 << 10;
+constexpr uint64_t kSmall = 64 << 10;
+
+// A 2 MiB credit and solo window, a yield window of four small chunks, a 10 ms class hold.
+SchedulerOptions YieldOptions() {
   SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
   o.yield_window_bytes = 4 * kSmall;
   o.class_hold_ns = 10'000'000;
-  FakeLink l(o);
+  return o;
+}
+
+TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive) {
+  FakeLink l(YieldOptions());
   for (int i = 0; i < 64; ++i) l.Add("B", 0, 2, kSmall, kNormal);
   EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk);  // B alone: the whole window
   l.Add("A", 0, 1, kSmall, kHigh);
@@ -220,11 +226,7 @@ TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive)
 TEST(SendSchedulerTest, AHigherClassWithOpsRunningKeepsLowerOnesYieldingPastTheHold) {
   // A high job's op waits longer than the hold between two of its chunks (for a peer's data):
   // while it runs, B stays within the yield window, and A's next chunk finds little ahead of it.
-  constexpr uint64_t kSmall = 64 << 10;
-  SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
-  o.yield_window_bytes = 4 * kSmall;
-  o.class_hold_ns = 10'000'000;
-  FakeLink l(o);
+  FakeLink l(YieldOptions());
   EXPECT_EQ(l.s->ChunkCap(kPeer, kNormal), UINT64_MAX);
   l.s->BeginRunning(kPeer, kHigh);
   // Before any chunk on the link, B's ops already cut small chunks.
@@ -259,10 +261,7 @@ TEST(SendSchedulerTest, AHigherClassWithOpsRunningKeepsLowerOnesYieldingPastTheH
 }
 
 TEST(SendSchedulerTest, CountsTheLowerClassBytesAHigherClassChunkFoundAheadOfIt) {
-  constexpr uint64_t kSmall = 64 << 10;
-  SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
-  o.yield_window_bytes = 4 * kSmall;
-  FakeLink l(o);
+  FakeLink l(YieldOptions());
   for (int i = 0; i < 64; ++i) l.Add("B", 0, 2, kSmall, kNormal);
   EXPECT_EQ(l.s->ahead(kHigh).chunks, 0u);
   // A's first chunk goes once it fits the credit window: behind all but one of B's in flight.
@@ -316,7 +315,7 @@ TEST(SendSchedulerTest, ClassAgingBoundsTheWaitOfALowJob) {
 }
 
 TEST(SendSchedulerTest, AnAgedLowerClassChunkThatMustYieldDoesNotHoldBackAHigherClass) {
-  constexpr uint64_t kQuarter = kChunk / 4, kSmall = 64 << 10;
+  constexpr uint64_t kQuarter = kChunk / 4;
   SchedulerOptions o{true, 2 * kChunk, 0, 2 * kChunk};
   o.yield_window_bytes = kSmall;
   o.class_aging_ns = 10'000'000;
