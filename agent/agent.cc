@@ -177,6 +177,7 @@ std::string Agent::StatusJson() {
                       {"credit_window_bytes", sched.options().window_bytes},
                       {"solo_window_bytes", sched.options().solo_window_bytes},
                       {"yield_window_bytes", sched.options().yield_window_bytes},
+                      {"express_lane", sched.options().express_lane},
                       {"aging_ms", sched.options().aging_ns / 1'000'000},
                       {"classes", classes},
                       {"job_classes", job_classes},

@@ -285,6 +285,22 @@ const Param kParams[] = {
      "A waiting chunk rises one job class per this many ms, up to high, where it shares the link "
      "with the high class by weight: no job starves; 0 = classes are strict.",
      true, ParamKind::kUint, OUTRIDER_MS_AS_NS_FIELD(network.scheduler.class_aging_ns)},
+    {"express_lane", "--express-lane", "OUTRIDER_EXPRESS_LANE", "express_lane", "0|1", "", "",
+     "1: what the send scheduler does not queue (fingerprints with small ops' data, aborts, "
+     "goodbyes, credits, heartbeats) goes to each peer agent on a connection of its own, so it "
+     "does not wait behind the chunks already handed to the connection that carries them. 0: one "
+     "connection carries everything this agent sends, in one order. Agents of a job may differ.",
+     true, ParamKind::kUint,
+     [](AgentOptions& o, std::string_view t) {
+       if (t != "0" && t != "1") {
+         return InvalidArgument("express_lane must be 0 or 1, got '" + std::string(t) + "'");
+       }
+       o.network.scheduler.express_lane = t == "1";
+       return Status::Ok();
+     },
+     [](const AgentOptions& o) {
+       return std::string(o.network.scheduler.express_lane ? "1" : "0");
+     }},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "", "",
      "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
      "exposes job names and peer addresses to that network.",

@@ -138,9 +138,13 @@ class NodeGroup : private CollectiveLinks {
   // The node left the job after it failed there (it left instances half done).
   bool GaveUp(size_t node) const;
   PeerHeader Header(PeerMsg type, uint64_t key, uint64_t seq) const;
-  // Hands one message to the transport (or drops it if its instance failed meanwhile).
+  // The lane of what goes to peers unscheduled (fingerprints, aborts, goodbyes).
+  Lane ControlLane() const {
+    return scheduler_ != nullptr ? scheduler_->control_lane() : Lane::kBulk;
+  }
+  // Hands one message to the transport on `lane` (or drops it if its instance failed meanwhile).
   // `keep` owns the payload (or is null) and is held until the transport is done with it.
-  void Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
+  void Issue(int node, Lane lane, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
              std::shared_ptr<const void> keep);
   // Queues a bulk chunk in the scheduler, as the job's, at `priority`.
   void Schedule(Collective& c, int node, const PeerHeader& h, const BufferSpan& payload,

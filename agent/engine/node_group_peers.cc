@@ -101,8 +101,8 @@ void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   auto text = std::make_shared<const std::string>(failure_);
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me || n == lost_node) continue;
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), text->data(),
-                           text->size(), [text](const Status&) {});
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], ControlLane(), &h, sizeof(h),
+                           text->data(), text->size(), [text](const Status&) {});
   }
 }
 
@@ -117,7 +117,7 @@ void NodeGroup::SayJobLeft(int lost_node, const Status& failed, bool gave_up) {
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me) continue;
     h.sent_before = sent_to_[static_cast<size_t>(n)];
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h),
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], ControlLane(), &h, sizeof(h),
                            text->empty() ? nullptr : text->data(), text->size(),
                            [text](const Status&) {});
   }

@@ -32,10 +32,10 @@ void NodeGroup::Send(Collective& c, int node, const SendArgs& args, const Buffer
   if (args.type == PeerMsg::kAbort) h.code = static_cast<int32_t>(c.told_code);
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h) + payload.length;
-  // Bulk chunks wait for the scheduler; fingerprints (with a small op's data), aborts and
-  // goodbyes go at once.
-  if (scheduler_ == nullptr || !IsScheduledChunk(h.type))
-    return Issue(node, h, payload, false, args.keep);
+  // Bulk chunks wait for the scheduler and go on the bulk lane; fingerprints (with a small op's
+  // data), aborts and goodbyes go at once, on the express lane.
+  if (!IsScheduledChunk(h.type)) return Issue(node, ControlLane(), h, payload, false, args.keep);
+  if (scheduler_ == nullptr) return Issue(node, Lane::kBulk, h, payload, false, args.keep);
   Schedule(c, node, h, payload, args.urgent ? UrgentPriority(c.priority) : c.priority, args.keep);
 }
 
@@ -57,19 +57,19 @@ void NodeGroup::IssueScheduled(int node, const PeerHeader& h, const BufferSpan& 
   // name their bytes by offset, and the ring counts bytes, so any whole-element cut is one.
   Collective& c = instances_.find({h.key, h.seq})->second;  // alive: its send is counted
   if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || c.done || c.ops.empty())
-    return Issue(node, h, payload, true, keep);
+    return Issue(node, Lane::kBulk, h, payload, true, keep);
   uint64_t cap = ChunkCap(node), elem = ipc::DTypeSize(c.op().dtype);
   uint64_t first = cap / elem * elem;
   if (payload.length <= cap || first == 0 ||
       !scheduler_->Unsend(peers_[static_cast<size_t>(node)], payload.length - first)) {
-    return Issue(node, h, payload, true, keep);
+    return Issue(node, Lane::kBulk, h, payload, true, keep);
   }
   PeerHeader rest = h;
   rest.offset += first;
   ++c.sends_in_flight;
   c.wire_sent += sizeof(h);
   Schedule(c, node, rest, payload.Sub(first, payload.length - first), priority, keep);
-  Issue(node, h, payload.Sub(0, first), true, keep);
+  Issue(node, Lane::kBulk, h, payload.Sub(0, first), true, keep);
 }
 
 void NodeGroup::MarkRunning() {
@@ -94,8 +94,8 @@ uint64_t NodeGroup::ChunkCap(int node) const {
   return scheduler_->ChunkCap(peers_[static_cast<size_t>(node)], flow_.job_class);
 }
 
-void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, bool scheduled,
-                      std::shared_ptr<const void> keep) {
+void NodeGroup::Issue(int node, Lane lane, const PeerHeader& h, const BufferSpan& payload,
+                      bool scheduled, std::shared_ptr<const void> keep) {
   PeerId peer = peers_[static_cast<size_t>(node)];
   uint64_t bytes = sizeof(h) + payload.length, key = h.key, seq = h.seq;
   Collective& c =
@@ -114,8 +114,8 @@ void NodeGroup::Issue(int node, const PeerHeader& h, const BufferSpan& payload, 
   // The receiver returns the credit (kCredit) once the chunk arrived; a send that failed never
   // arrives, so its credit comes back here.
   Status st = transport_->Send(
-      peer, &h, sizeof(h), HostBytes(payload), payload.length,
-      [this, key, seq, peer, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
+      peer, lane, &h, sizeof(h), HostBytes(payload), payload.length,
+      [this, key, seq, peer, lane, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
         Scope scope(this);
         if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
         SendDone(key, seq, h, s);
@@ -155,8 +155,8 @@ void NodeGroup::SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::stri
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me || left_[static_cast<size_t>(n)]) continue;
     ++sent_to_[static_cast<size_t>(n)];
-    (void)transport_->Send(peers_[static_cast<size_t>(n)], &h, sizeof(h), bytes->data(),
-                           bytes->size(),
+    (void)transport_->Send(peers_[static_cast<size_t>(n)], ControlLane(), &h, sizeof(h),
+                           bytes->data(), bytes->size(),
                            [bytes](const Status&) {});  // a peer that is gone is noticed as lost
   }
 }

@@ -19,7 +19,7 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* ev
   net->scheduler_ = std::make_unique<SendScheduler>(options.scheduler, net->clock_);
   Network* n = net.get();
   Transport::Callbacks cb;
-  cb.on_message = [n](const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) {
+  cb.on_message = [n](Lane, const uint8_t* h, size_t hl, const uint8_t* d, size_t dl) {
     n->OnMessage(h, hl, d, dl);
   };
   cb.on_peer_error = [n](PeerId p, const Status& why) { n->OnPeerError(p, why); };
@@ -94,7 +94,8 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
     return;
   }
   // Credits count what reached this agent, not what left the sender's socket: bulk data then
-  // cannot pile up in kernel and switch queues ahead of an urgent chunk.
+  // cannot pile up in kernel and switch queues ahead of an urgent chunk. They go on the express
+  // lane, so they do not wait behind this agent's own chunks to the sender.
   if (IsScheduledChunk(h.type) && p != peer_by_hash_.end()) {
     PeerHeader c{};
     c.magic = kPeerMagic;
@@ -102,7 +103,8 @@ void Network::OnMessage(const uint8_t* header, size_t header_len, const uint8_t*
     c.type = static_cast<uint16_t>(PeerMsg::kCredit);
     c.sender = self_hash_;
     c.credit_bytes = sizeof(PeerHeader) + len;
-    (void)transport_->Send(p->second, &c, sizeof(c), nullptr, 0, nullptr);
+    (void)transport_->Send(p->second, scheduler_->control_lane(), &c, sizeof(c), nullptr, 0,
+                           nullptr);
   }
   if (!events_->OnPeerMessage(h, data, len)) {
     Logger("network")->debug("dropped a message for a job this agent does not serve");
@@ -143,7 +145,7 @@ void Network::Tick(uint64_t now) {
     h.version = kPeerVersion;
     h.type = static_cast<uint16_t>(PeerMsg::kHeartbeat);
     h.sender = self_hash_;
-    (void)transport_->Send(id, &h, sizeof(h), nullptr, 0, nullptr);
+    (void)transport_->Send(id, scheduler_->control_lane(), &h, sizeof(h), nullptr, 0, nullptr);
   }
   for (PeerId id : silent) {
     LosePeer(id, PeerLost("no message for " + std::to_string(options_.peer_timeout_ms) + " ms"));

@@ -8,9 +8,10 @@
 namespace outrider::agent {
 
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
-// Bump on any change to a struct or an enum value here; agents of different versions drop each
-// other's messages (and so fail jobs that span them) rather than misread them.
-inline constexpr uint16_t kPeerVersion = 10;
+// Bump on any change to a struct or an enum value here, or to the lanes the messages take;
+// agents of different versions drop each other's messages (and so fail jobs that span them)
+// rather than misread them.
+inline constexpr uint16_t kPeerVersion = 11;
 
 enum class PeerMsg : uint16_t {
   // Liveness only.

@@ -27,6 +27,10 @@ struct SchedulerOptions {
   uint64_t class_hold_ns = 20'000'000;
   // A waiting chunk rises one job class per this, so a lower class is never starved; 0 = never.
   uint64_t class_aging_ns = 1'000'000'000;
+  // Messages that bypass the queue (fingerprints with small ops' data, aborts, goodbyes, credits,
+  // heartbeats) go on each peer's express lane, so they do not wait behind bulk bytes already
+  // handed to the connection that carries the chunks. False: everything goes on the bulk lane.
+  bool express_lane = true;
 
   // The first bad field, named by its agent parameter (window_bytes is credit_window_bytes):
   // "credit_window_bytes must be at least 4096, got 1".

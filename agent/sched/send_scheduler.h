@@ -11,7 +11,8 @@
 // A link whose queued and in-flight chunks all have one class and priority gets the deeper solo
 // window; a lower-class chunk on a link where a higher class is active (a job of it runs ops that
 // may send there, or has chunks queued or in flight) gets the shallow yield window, so a
-// higher-class chunk finds little ahead of it on the wire. FIFO mode ignores classes
+// higher-class chunk finds little ahead of it on the wire. Chunks go on each peer's bulk lane;
+// what bypasses the queue goes on its express lane (control_lane()). FIFO mode ignores classes
 // and priorities. Scheduling only orders sends: data arriving from a peer is always accepted, and
 // results never change. Thread-safety: loop thread only. The clock is injected (tests use a fake
 // one).
@@ -83,6 +84,8 @@ class SendScheduler {
   size_t queued() const;
   uint64_t in_flight(PeerId peer) const;
   const SchedulerOptions& options() const { return options_; }
+  // The lane of the messages that bypass the queue; every chunk goes on the bulk lane.
+  Lane control_lane() const { return options_.express_lane ? Lane::kExpress : Lane::kBulk; }
   // Queue depth and total wait so far per priority class ("urgent" < 0 <= "normal" < 1000 <=
   // "bulk").
   struct ClassStats {
@@ -134,7 +137,7 @@ class SendScheduler {
     uint64_t in_flight = 0;
     // Chunks queued or in flight, by level: one key means nothing on the link can overtake.
     std::map<Level, uint32_t> levels;
-    // Chunks in flight, oldest first. Credits come back in send order (one ordered connection per
+    // Chunks in flight, oldest first. Credits come back in send order (one ordered bulk lane per
     // peer); a failed send's may not, which blurs `levels` for a while, never `in_flight`.
     std::deque<std::pair<Level, uint64_t>> sent;
     std::map<uint64_t, LinkJob> jobs;  // backlogged jobs, and those ahead of virtual_now

@@ -1,7 +1,8 @@
 // The agent-to-agent data plane as a small interface, so a UCX transport (host memory, TCP or
 // RDMA) and later an NCCL transport (GPU memory) can sit side by side. Messages are a short
 // header (routing, owned by the engine) plus a payload; delivery is reliable and ordered per
-// peer. Every arriving message is accepted and handed over: local scheduling only orders sends.
+// peer and lane. Every arriving message is accepted and handed over: local scheduling only orders
+// sends.
 #pragma once
 
 #include <cstddef>
@@ -26,13 +27,23 @@ struct RecvTarget {
 
 using PeerId = uint32_t;
 
+// Each peer is reached over two connections, so that what must overtake does not queue behind
+// bulk bytes already handed to the other: the bulk lane carries the scheduler's chunks, the
+// express lane control messages (fingerprints with small ops' data, aborts, goodbyes, credits,
+// heartbeats) and the chunks the scheduler sends past lower-priority ones in flight. Each lane is
+// ordered; the two are not ordered with each other.
+enum class Lane : uint8_t { kBulk = 0, kExpress = 1 };
+inline constexpr size_t kLanes = 2;
+
 // Thread-safety: loop thread only.
 class Transport {
  public:
   struct Callbacks {
-    // A message arrived. Both spans are valid only during the call. It may run inside Progress()
-    // while the transport is delivering, so it may send but must not destroy the transport.
-    std::function<void(const uint8_t* header, size_t header_len, const uint8_t* data, size_t len)>
+    // A message arrived on `lane`. Both spans are valid only during the call. It may run inside
+    // Progress() while the transport is delivering, so it may send but must not destroy the
+    // transport.
+    std::function<void(Lane lane, const uint8_t* header, size_t header_len, const uint8_t* data,
+                       size_t len)>
         on_message;
     // The transport gave up on a peer (it died, or the connection broke).
     std::function<void(PeerId peer, const Status& why)> on_peer_error;
@@ -49,10 +60,10 @@ class Transport {
   virtual const std::string& address() const = 0;
   // Returns the peer for `remote_address`, connecting on first use.
   virtual Result<PeerId> Connect(const std::string& remote_address) = 0;
-  // Sends header + payload. The header is copied; the payload must stay valid until `done`
-  // runs (always later, from Progress(), never inside Send()).
-  virtual Status Send(PeerId peer, const void* header, size_t header_len, const void* data,
-                      size_t len, SendDone done) = 0;
+  // Sends header + payload on `lane`. The header is copied; the payload must stay valid until
+  // `done` runs (always later, from Progress(), never inside Send()).
+  virtual Status Send(PeerId peer, Lane lane, const void* header, size_t header_len,
+                      const void* data, size_t len, SendDone done) = 0;
   // Drops the connection to `peer` (no callbacks follow for it).
   virtual void Disconnect(PeerId peer) = 0;
   // Readable when Progress() may have work after Arm() returned true.

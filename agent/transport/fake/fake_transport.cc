@@ -40,14 +40,15 @@ Result<PeerId> FakeTransport::Connect(const std::string& remote_address) {
   return static_cast<PeerId>(index);
 }
 
-Status FakeTransport::Send(PeerId peer, const void* header, size_t header_len, const void* data,
-                           size_t len, SendDone done) {
+Status FakeTransport::Send(PeerId peer, Lane lane, const void* header, size_t header_len,
+                           const void* data, size_t len, SendDone done) {
   if (net_ == nullptr || connected_.count(peer) == 0)
     return PeerLost("peer agent is not connected");
   int to = static_cast<int>(peer);
   if (net_->Broken(index_, to))
     return PeerLost("link to fake:" + std::to_string(to) + " is broken");
   FakeNetwork::Event e{false, index_, to, {}, {}, std::move(done)};
+  e.lane = lane;
   const auto* h = static_cast<const uint8_t*>(header);
   e.header.assign(h, h + header_len);
   if (len > 0) {
@@ -102,10 +103,10 @@ bool FakeNetwork::Step() {
   return true;
 }
 
-bool FakeNetwork::StepLink(int from, int to) {
-  auto it = std::find_if(queue_.begin(), queue_.end(), [&](const Event& e) {
-    return !e.is_error && e.from == from && e.to == to;
-  });
+template <typename Match>
+bool FakeNetwork::StepFirst(Match match) {
+  auto it = std::find_if(queue_.begin(), queue_.end(),
+                         [&](const Event& e) { return !e.is_error && match(e); });
   if (it == queue_.end()) return false;
   Event e = std::move(*it);
   queue_.erase(it);
@@ -113,12 +114,21 @@ bool FakeNetwork::StepLink(int from, int to) {
   return true;
 }
 
+bool FakeNetwork::StepLink(int from, int to) {
+  return StepFirst([&](const Event& e) { return e.from == from && e.to == to; });
+}
+
+bool FakeNetwork::StepLane(int from, int to, Lane lane) {
+  return StepFirst([&](const Event& e) { return e.from == from && e.to == to && e.lane == lane; });
+}
+
 void FakeNetwork::Process(Event e) {
   if (e.lands) {  // the receiver's buffer is kept alive by e.landing until this returns
     std::memcpy(e.landing.data, e.payload.data(), e.payload.size());
     FakeTransport* to = Endpoint(e.to);
     if (to != nullptr && to->callbacks_.on_message) {
-      to->callbacks_.on_message(e.header.data(), e.header.size(), e.landing.data, e.payload.size());
+      to->callbacks_.on_message(e.lane, e.header.data(), e.header.size(), e.landing.data,
+                                e.payload.size());
     }
     return;
   }
@@ -152,7 +162,7 @@ void FakeNetwork::Process(Event e) {
     target = to->callbacks_.recv_buffer(e.header.data(), e.header.size(), e.payload.size());
     if (target.data != nullptr && land_later_) {
       queue_.push_back({false, e.from, e.to, std::move(e.header), std::move(e.payload), nullptr,
-                        true, std::move(target)});
+                        true, std::move(target), e.lane});
       return;
     }
     if (target.data != nullptr) {
@@ -160,7 +170,7 @@ void FakeNetwork::Process(Event e) {
       data = target.data;
     }
   }
-  to->callbacks_.on_message(e.header.data(), e.header.size(), data, e.payload.size());
+  to->callbacks_.on_message(e.lane, e.header.data(), e.header.size(), data, e.payload.size());
 }
 
 size_t FakeNetwork::RunUntilIdle(size_t max_steps) {
@@ -172,7 +182,7 @@ size_t FakeNetwork::RunUntilIdle(size_t max_steps) {
 std::vector<FakeNetwork::Envelope> FakeNetwork::InFlight() const {
   std::vector<Envelope> out;
   for (const Event& e : queue_) {
-    if (!e.is_error) out.push_back({e.from, e.to, e.header, e.payload.size(), e.lands});
+    if (!e.is_error) out.push_back({e.from, e.to, e.header, e.payload.size(), e.lands, e.lane});
   }
   return out;
 }

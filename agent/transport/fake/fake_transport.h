@@ -36,8 +36,8 @@ class FakeTransport : public Transport {
   Result<PeerId> Connect(const std::string& remote_address) override;
   // Copies header and payload now (the caller may reuse both at once). PeerLost if `peer` is not
   // connected (never, or since Disconnect()) or the link is broken; `done` then never runs.
-  Status Send(PeerId peer, const void* header, size_t header_len, const void* data, size_t len,
-              SendDone done) override;
+  Status Send(PeerId peer, Lane lane, const void* header, size_t header_len, const void* data,
+              size_t len, SendDone done) override;
   // Sends to `peer` fail from now on and its errors are no longer reported; messages already
   // queued still travel.
   void Disconnect(PeerId peer) override;
@@ -85,6 +85,8 @@ class FakeNetwork {
   // Step() for the oldest queued message from `from` to `to` only, or false if there is none.
   // Each link stays in order; the network as a whole need not (as with real links).
   bool StepLink(int from, int to);
+  // StepLink() for the messages of one lane only: the other lane's wait (as behind bulk bytes).
+  bool StepLane(int from, int to, Lane lane);
   // Steps until nothing is queued or `max_steps` were taken; returns the steps taken.
   size_t RunUntilIdle(size_t max_steps = 1000000);
   // Queued messages and error reports.
@@ -97,6 +99,7 @@ class FakeNetwork {
     std::vector<uint8_t> header;
     size_t payload_len;
     bool landing = false;  // its buffer is taken; its bytes are still to land (LandLater)
+    Lane lane = Lane::kBulk;
   };
   // The queued messages, oldest first (error reports left out).
   std::vector<Envelope> InFlight() const;
@@ -124,7 +127,11 @@ class FakeNetwork {
     Transport::SendDone done;
     bool lands = false;  // the bytes of a message whose buffer was taken earlier (LandLater)
     RecvTarget landing;  // that buffer, held until they have landed and on_message returned
+    Lane lane = Lane::kBulk;
   };
+  // Takes the oldest queued message that `match` accepts; false if there is none.
+  template <typename Match>
+  bool StepFirst(Match match);
   // Delivers (or reports) one event taken off the queue.
   void Process(Event e);
   FakeTransport* Endpoint(int index) const;

@@ -9,12 +9,13 @@
 
 namespace outrider::agent {
 namespace {
-constexpr unsigned kAmId = 17;
+// Active-message id of each lane's messages.
+constexpr unsigned kAmId[kLanes] = {17, 18};
 }  // namespace
 
 struct UcxTransport::Peer {
   PeerId id;
-  ucp_ep_h ep = nullptr;
+  ucp_ep_h ep[kLanes] = {nullptr, nullptr};  // by lane
   UcxTransport* owner;
   bool failed = false;
   bool closed = false;  // Disconnect()ed: no more callbacks for it
@@ -129,15 +130,17 @@ Result<std::unique_ptr<UcxTransport>> UcxTransport::Create(Callbacks callbacks,
   if (st != UCS_OK) return UcxStatus("ucp_worker_get_address", st);
   t->address_.assign(reinterpret_cast<const char*>(addr), addr_len);
   ucp_worker_release_address(t->worker_, addr);
-  ucp_am_handler_param_t hp{};
-  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                  UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-  hp.id = kAmId;
-  hp.cb = &UcxTransport::OnActiveMessage;
-  hp.arg = t.get();
-  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-  st = ucp_worker_set_am_recv_handler(t->worker_, &hp);
-  if (st != UCS_OK) return UcxStatus("ucp_worker_set_am_recv_handler", st);
+  for (size_t lane = 0; lane < kLanes; ++lane) {
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                    UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    hp.id = kAmId[lane];
+    hp.cb = &UcxTransport::OnActiveMessage;
+    hp.arg = &t->handlers_[lane];
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    st = ucp_worker_set_am_recv_handler(t->worker_, &hp);
+    if (st != UCS_OK) return UcxStatus("ucp_worker_set_am_recv_handler", st);
+  }
   // The worker's TCP listeners exist now; connections accepted there inherit their algorithm.
   t->congestion_ = std::move(tcp_congestion_control);
   if (Status cc = t->ApplyCongestionControl(); !cc.ok()) {
@@ -157,14 +160,17 @@ Status UcxTransport::ApplyCongestionControl() {
 UcxTransport::~UcxTransport() {
   // Healthy endpoints are closed; those of failed or dropped peers go with the worker.
   for (auto& [id, peer] : peers_) {
-    if (peer->ep == nullptr || peer->failed) continue;
-    ucp_request_param_t p{};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    ucs_status_ptr_t r = ucp_ep_close_nbx(peer->ep, &p);
-    if (UCS_PTR_IS_PTR(r)) {
-      while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker_);
-      ucp_request_free(r);
+    if (peer->failed) continue;
+    for (ucp_ep_h ep : peer->ep) {
+      if (ep == nullptr) continue;
+      ucp_request_param_t p{};
+      p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+      ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+      if (UCS_PTR_IS_PTR(r)) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+        ucp_request_free(r);
+      }
     }
   }
   peers_.clear();
@@ -189,15 +195,23 @@ Result<PeerId> UcxTransport::Connect(const std::string& remote_address) {
   auto peer = std::make_unique<Peer>();
   peer->id = next_peer_++;
   peer->owner = this;
-  ucp_ep_params_t ep{};
-  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                  UCP_EP_PARAM_FIELD_ERR_HANDLER;
-  ep.address = reinterpret_cast<const ucp_address_t*>(remote_address.data());
-  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-  ep.err_handler.cb = &UcxTransport::OnEndpointError;
-  ep.err_handler.arg = peer.get();
-  ucs_status_t st = ucp_ep_create(worker_, &ep, &peer->ep);
-  if (st != UCS_OK) return UcxStatus("connecting to a peer agent", st);
+  // One endpoint per lane: an error on either loses the peer.
+  for (ucp_ep_h& lane_ep : peer->ep) {
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.address = reinterpret_cast<const ucp_address_t*>(remote_address.data());
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = &UcxTransport::OnEndpointError;
+    ep.err_handler.arg = peer.get();
+    ucs_status_t st = ucp_ep_create(worker_, &ep, &lane_ep);
+    if (st != UCS_OK) {
+      // An endpoint already made goes with the worker, as a disconnected peer's does.
+      peer->closed = true;
+      closed_peers_.push_back(std::move(peer));
+      return UcxStatus("connecting to a peer agent", st);
+    }
+  }
   // The endpoint's socket is open (connecting) now. The kernel allowed the algorithm on the
   // listeners, so a failure here is a socket closed meanwhile at worst: the connection would then
   // keep the kernel's default, which is worth a line in the log, not a failed connect.
@@ -230,8 +244,8 @@ void UcxTransport::OnSendDone(void* request, ucs_status_t status, void* user_dat
   ucp_request_free(request);
 }
 
-Status UcxTransport::Send(PeerId peer_id, const void* header, size_t header_len, const void* data,
-                          size_t len, SendDone done) {
+Status UcxTransport::Send(PeerId peer_id, Lane lane, const void* header, size_t header_len,
+                          const void* data, size_t len, SendDone done) {
   auto it = peers_.find(peer_id);
   if (it == peers_.end() || it->second->failed) return PeerLost("peer agent is not connected");
   auto* req =
@@ -243,8 +257,9 @@ Status UcxTransport::Send(PeerId peer_id, const void* header, size_t header_len,
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = &UcxTransport::OnSendDone;
   p.user_data = req;
+  auto l = static_cast<size_t>(lane);
   ucs_status_ptr_t r =
-      ucp_am_send_nbx(it->second->ep, kAmId, req->header.data(), header_len, data, len, &p);
+      ucp_am_send_nbx(it->second->ep[l], kAmId[l], req->header.data(), header_len, data, len, &p);
   if (r == nullptr) {  // completed in place; the callback does not run
     send_done_.emplace_back(std::move(req->done), Status::Ok());
     delete req;
@@ -261,15 +276,18 @@ Status UcxTransport::Send(PeerId peer_id, const void* header, size_t header_len,
 ucs_status_t UcxTransport::OnActiveMessage(void* arg, const void* header, size_t header_length,
                                            void* data, size_t length,
                                            const ucp_am_recv_param_t* param) {
-  auto* self = static_cast<UcxTransport*>(arg);
+  auto* handler = static_cast<LaneHandler*>(arg);
+  UcxTransport* self = handler->owner;
   auto* h = static_cast<const uint8_t*>(header);
   if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
     // Eager: the payload is valid during this call, so the engine reads it in place.
-    self->callbacks_.on_message(h, header_length, static_cast<const uint8_t*>(data), length);
+    self->callbacks_.on_message(handler->lane, h, header_length, static_cast<const uint8_t*>(data),
+                                length);
     return UCS_OK;
   }
   // Rendezvous: pull the payload straight to where the engine wants it, or into our own buffer.
   auto* req = new RecvRequest{self, Delivery{}};
+  req->delivery.lane = handler->lane;
   req->delivery.header.assign(h, h + header_length);
   req->delivery.len = length;
   RecvTarget target = self->callbacks_.recv_buffer
@@ -325,7 +343,7 @@ void UcxTransport::RunDeferred() {
     while (!deliveries_.empty()) {
       Delivery d = std::move(deliveries_.front());
       deliveries_.pop_front();
-      callbacks_.on_message(d.header.data(), d.header.size(), d.data, d.len);
+      callbacks_.on_message(d.lane, d.header.data(), d.header.size(), d.data, d.len);
     }
   }
 }

@@ -1,6 +1,7 @@
-// UCX implementation of Transport: one worker per agent, one endpoint per peer agent (created
-// from the peer's worker address), active messages (eager or rendezvous, pulled with
-// ucp_am_recv_data_nbx), peer error handling mode, event-driven progress (efd + arm).
+// UCX implementation of Transport: one worker per agent, one endpoint per peer agent and lane
+// (created from the peer's worker address; on TCP each is a connection of its own), one active
+// message id per lane (eager or rendezvous, pulled with ucp_am_recv_data_nbx), peer error
+// handling mode, event-driven progress (efd + arm).
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -36,8 +37,8 @@ class UcxTransport : public Transport {
 
   const std::string& address() const override { return address_; }
   Result<PeerId> Connect(const std::string& remote_address) override;
-  Status Send(PeerId peer, const void* header, size_t header_len, const void* data, size_t len,
-              SendDone done) override;
+  Status Send(PeerId peer, Lane lane, const void* header, size_t header_len, const void* data,
+              size_t len, SendDone done) override;
   void Disconnect(PeerId peer) override;
   int event_fd() const override { return efd_; }
   bool Progress() override;
@@ -49,11 +50,18 @@ class UcxTransport : public Transport {
   struct SendRequest;
   struct RecvRequest;
   struct Delivery {
+    Lane lane = Lane::kBulk;
     std::vector<uint8_t> header;
     std::unique_ptr<uint8_t[]> owned;  // payload buffer when the engine gave none
     std::shared_ptr<const void> keep;  // keeps the engine's buffer alive until delivered
     uint8_t* data = nullptr;
     size_t len = 0;
+  };
+
+  // What an active-message handler is registered with: its lane's messages.
+  struct LaneHandler {
+    UcxTransport* owner;
+    Lane lane;
   };
 
   explicit UcxTransport(Callbacks callbacks);
@@ -71,6 +79,7 @@ class UcxTransport : public Transport {
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
   std::string address_;
+  LaneHandler handlers_[kLanes] = {{this, Lane::kBulk}, {this, Lane::kExpress}};
   std::string congestion_{kKernelCongestionControl};
   std::map<std::string, PeerId> peer_by_address_;
   std::map<PeerId, std::unique_ptr<Peer>> peers_;

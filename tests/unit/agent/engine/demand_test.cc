@@ -50,7 +50,7 @@ struct Wire {
 // sparse chunks are counted, and the group gets the message.
 Transport::Callbacks Deliver(Wire& w, int me) {
   Transport::Callbacks cb;
-  cb.on_message = [&w, me](const uint8_t* header, size_t header_len, const uint8_t* data,
+  cb.on_message = [&w, me](Lane, const uint8_t* header, size_t header_len, const uint8_t* data,
                            size_t len) {
     ASSERT_EQ(header_len, sizeof(PeerHeader));
     PeerHeader h;
@@ -298,7 +298,8 @@ TEST(NodeGroupSchedulingTest, RingChunksCutBeforeAHigherClassCameGoInYieldSizedP
   for (int n = 0; n < 2; ++n) {
     RingNode& x = nodes[static_cast<size_t>(n)];
     Transport::Callbacks cb;
-    cb.on_message = [&nodes, n](const uint8_t* header, size_t, const uint8_t* data, size_t len) {
+    cb.on_message = [&nodes, n](Lane, const uint8_t* header, size_t, const uint8_t* data,
+                                size_t len) {
       PeerHeader h;
       std::memcpy(&h, header, sizeof(h));
       if (IsScheduledChunk(h.type))

@@ -95,7 +95,7 @@ class NodeCluster {
 
   Transport::Callbacks Callbacks(int me) {
     Transport::Callbacks cb;
-    cb.on_message = [this, me](const uint8_t* header, size_t header_len, const uint8_t* data,
+    cb.on_message = [this, me](Lane, const uint8_t* header, size_t header_len, const uint8_t* data,
                                size_t len) {
       group(me).OnMessage(Decode(header, header_len), data, len);
     };

@@ -374,7 +374,7 @@ TEST(InstanceFailureTest, RingThatFailsOnOneNodeMidFlightFailsOnEveryNodeAndLate
   h.from_node = 0;
   h.offset = 1ull << 40;
   uint8_t bad[4] = {};
-  ASSERT_TRUE(stray->Send(*to1, &h, sizeof(h), bad, sizeof(bad), nullptr).ok());
+  ASSERT_TRUE(stray->Send(*to1, Lane::kBulk, &h, sizeof(h), bad, sizeof(bad), nullptr).ok());
   ASSERT_TRUE(c.net().StepLink(stray->index(), 1));
   ASSERT_NE(c.done(1, kKey, 0), nullptr);
   // Everything node 1 sent arrives before the chunks node 0 had already sent it.

@@ -111,9 +111,10 @@ class NetworkTest : public ::testing::Test {
 
   // b sends raw header bytes and a payload to a.
   void SendToA(const void* header, size_t header_len, const std::vector<uint8_t>& payload = {}) {
-    ASSERT_TRUE(b_->transport()
-                    ->Send(to_a_, header, header_len, payload.data(), payload.size(), nullptr)
-                    .ok());
+    ASSERT_TRUE(
+        b_->transport()
+            ->Send(to_a_, Lane::kBulk, header, header_len, payload.data(), payload.size(), nullptr)
+            .ok());
   }
 
   uint64_t now_ = 1000 * kMs;
@@ -133,6 +134,7 @@ TEST_F(NetworkTest, SendsHeartbeatsToPeersInUse) {
   EXPECT_EQ(sent[0].from, 0);
   EXPECT_EQ(sent[0].to, 1);
   EXPECT_EQ(sent[0].payload_len, 0u);
+  EXPECT_EQ(sent[0].lane, Lane::kExpress);
   PeerHeader h = Decode(sent[0].header);
   EXPECT_EQ(h.type, static_cast<uint16_t>(PeerMsg::kHeartbeat));
   EXPECT_EQ(h.sender, a_->self_hash());
@@ -297,11 +299,19 @@ TEST_F(NetworkTest, CreditReturnedForScheduledChunk) {
   uint64_t bytes = sizeof(PeerHeader) + payload.size();
   b_->scheduler()->Enqueue(to_a_, {kJob}, 0, bytes, [&] {
     ASSERT_TRUE(
-        b_->transport()->Send(to_a_, &h, sizeof(h), payload.data(), payload.size(), nullptr).ok());
+        b_->transport()
+            ->Send(to_a_, Lane::kBulk, &h, sizeof(h), payload.data(), payload.size(), nullptr)
+            .ok());
   });
   ASSERT_EQ(b_->scheduler()->in_flight(to_a_), bytes);
-  fake_.RunUntilIdle();  // the chunk to a, then a's credit back to b
+  ASSERT_TRUE(fake_.Step());  // the chunk to a
   EXPECT_EQ(events_a_.got.size(), 1u);
+  // a's credit goes back on the express lane, past anything a has on the bulk lane to b.
+  std::vector<FakeNetwork::Envelope> credit = fake_.InFlight();
+  ASSERT_EQ(credit.size(), 1u);
+  EXPECT_EQ(Decode(credit[0].header).type, static_cast<uint16_t>(PeerMsg::kCredit));
+  EXPECT_EQ(credit[0].lane, Lane::kExpress);
+  fake_.RunUntilIdle();
   EXPECT_EQ(b_->scheduler()->in_flight(to_a_), 0u);
 }
 

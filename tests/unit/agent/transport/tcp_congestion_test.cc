@@ -142,7 +142,7 @@ class UcxCongestionTest : public ::testing::Test {
 
   Result<std::unique_ptr<UcxTransport>> Make(const std::string& cc) {
     Transport::Callbacks cb;
-    cb.on_message = [this](const uint8_t*, size_t, const uint8_t*, size_t) { ++delivered_; };
+    cb.on_message = [this](Lane, const uint8_t*, size_t, const uint8_t*, size_t) { ++delivered_; };
     cb.on_peer_error = [](PeerId, const Status& why) { ADD_FAILURE() << why.ToString(); };
     return UcxTransport::Create(std::move(cb), cc);
   }
@@ -152,7 +152,8 @@ class UcxCongestionTest : public ::testing::Test {
     ASSERT_TRUE(peer.ok()) << peer.status().ToString();
     uint32_t header = 7;
     static const char kData[] = "payload";
-    ASSERT_TRUE(a->Send(*peer, &header, sizeof(header), kData, sizeof(kData), nullptr).ok());
+    ASSERT_TRUE(
+        a->Send(*peer, Lane::kBulk, &header, sizeof(header), kData, sizeof(kData), nullptr).ok());
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (delivered_ == 0 && std::chrono::steady_clock::now() < deadline) {
       a->Progress();
