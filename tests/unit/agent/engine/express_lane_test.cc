@@ -101,8 +101,8 @@ class ExpressLaneTest : public ::testing::Test {
 
   size_t OnBulkLane() const {
     std::vector<FakeNetwork::Envelope> in = net_.InFlight();
-    return static_cast<size_t>(std::count_if(
-        in.begin(), in.end(), [](const auto& e) { return e.lane == Lane::kBulk; }));
+    return static_cast<size_t>(
+        std::count_if(in.begin(), in.end(), [](const auto& e) { return e.lane == Lane::kBulk; }));
   }
 
   uint64_t now_ = 0;
@@ -146,8 +146,7 @@ TEST_F(ExpressLaneTest, WithTheLaneOffEverythingWaitsInOneOrder) {
 TEST_F(ExpressLaneTest, ChunksAJobFailurePassedAreDroppedWhenTheyArrive) {
   Build(/*express_lane=*/true);
   // What a job does when a peer says the job failed there: it fails everything here.
-  nodes_[0].group->set_failed(
-      [this](int, const Status& why) { nodes_[0].group->FailAll(why); });
+  nodes_[0].group->set_failed([this](int, const Status& why) { nodes_[0].group->FailAll(why); });
   StartBigUntilChunksAreOnTheWire();
   size_t bulk = OnBulkLane();
   // Node 1's job fails (a rank of it died) while its chunks to node 0 are on the bulk lane.

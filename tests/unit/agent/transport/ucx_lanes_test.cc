@@ -51,9 +51,9 @@ class UcxLanesTest : public ::testing::Test {
     if (payload_.size() < bytes) payload_.resize(bytes, 0x5a);
     ASSERT_TRUE(
         a_->Send(to_b_, lane, &id, sizeof(id), payload_.data(), bytes, [this](const Status& st) {
-          EXPECT_TRUE(st.ok()) << st.ToString();
-          ++sends_done_;
-        }).ok());
+            EXPECT_TRUE(st.ok()) << st.ToString();
+            ++sends_done_;
+          }).ok());
   }
 
   // Progresses both ends until `n` messages arrived (or 30 s passed); true if they did.
