@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "agent/transport/tcp_congestion.h"
 #include "agent/transport/ucx/ucx_transport.h"
 
 namespace outrider::agent {
@@ -90,6 +91,8 @@ TEST_F(UcxLanesTest, EachMessageArrivesOnItsLaneInThatLanesOrder) {
   }
   while (sends_done_ < kMessages && a_->Progress()) {
   }
+  // Two listeners, and both ends of two connections: the lanes do not share one.
+  EXPECT_GE(OwnTcpSockets().size(), 6u);
 }
 
 TEST_F(UcxLanesTest, AnExpressMessagePassesBulkBytesQueuedAheadOfIt) {
