@@ -29,9 +29,8 @@ using PeerId = uint32_t;
 
 // Each peer is reached over two connections, so that what must overtake does not queue behind
 // bulk bytes already handed to the other: the bulk lane carries the scheduler's chunks, the
-// express lane control messages (fingerprints with small ops' data, aborts, goodbyes, credits,
-// heartbeats) and the chunks the scheduler sends past lower-priority ones in flight. Each lane is
-// ordered; the two are not ordered with each other.
+// express lane what bypasses the scheduler (fingerprints with small ops' data, aborts, goodbyes,
+// credits, heartbeats). Each lane is ordered; the two are not ordered with each other.
 enum class Lane : uint8_t { kBulk = 0, kExpress = 1 };
 inline constexpr size_t kLanes = 2;
 
