@@ -49,7 +49,7 @@ class UcxLanesTest : public ::testing::Test {
   }
 
   void Send(Lane lane, uint32_t id, size_t bytes) {
-    if (payload_.size() < bytes) payload_.resize(bytes, 0x5a);
+    ASSERT_LE(bytes, payload_.size());
     ASSERT_TRUE(
         a_->Send(to_b_, lane, &id, sizeof(id), payload_.data(), bytes, [this](const Status& st) {
             EXPECT_TRUE(st.ok()) << st.ToString();
@@ -70,7 +70,8 @@ class UcxLanesTest : public ::testing::Test {
   std::unique_ptr<UcxTransport> a_, b_;
   PeerId to_b_ = 0;
   std::vector<Arrival> arrived_;
-  std::vector<uint8_t> payload_;  // every send's payload: it outlives them all
+  // Every send's payload, never reallocated: it outlives them all.
+  std::vector<uint8_t> payload_ = std::vector<uint8_t>(1 << 20, 0x5a);
   size_t sends_done_ = 0;
 };
 
