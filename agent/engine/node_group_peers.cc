@@ -97,7 +97,8 @@ void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   if (peers_.empty()) return;
   PeerHeader h = Header(PeerMsg::kJobFailed, 0, 0);
   // Sent directly, on the express lane, so neither the credit window nor the chunks already on the
-  // bulk lane hold it back. The group may be gone by the time a send finishes: the callback alone keeps the text alive.
+  // bulk lane hold it back. The group may be gone by the time a send finishes: the callback alone
+  // keeps the text alive.
   auto text = std::make_shared<const std::string>(failure_);
   for (int n = 0; n < topo_.nodes; ++n) {
     if (n == topo_.me || n == lost_node) continue;
