@@ -4,8 +4,9 @@
 // algorithm; built as a client would and checked by ValidateEntry). The other nodes are fake peer
 // endpoints that joined the job through the agent's real rendezvous server. The rest of the input
 // is what they send (headers and payloads; the job's identity, the instance and the fingerprint
-// filled in when the input asks, so messages reach the engine's own parsers), interleaved with
-// local pumps, heartbeat ticks, broken links, more instances, /status, and ranks leaving.
+// filled in when the input asks, so messages reach the engine's own parsers; on either lane),
+// interleaved with local pumps, heartbeat ticks, broken links, more instances, /status, and ranks
+// leaving.
 // Whatever arrives, the agent must not crash or leak, and every op completes exactly once.
 
 #include <cstddef>
@@ -219,7 +220,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::vector<uint8_t> header(header_len, 0);
         if (header_len > 0) std::memcpy(header.data(), &h, std::min(header_len, sizeof(h)));
         std::vector<uint8_t> payload = in.Bytes(64 * 1024);
-        (void)peers[static_cast<size_t>(from)]->Send(0, header.data(), header.size(),
+        agent::Lane lane = (fill & 0x80) ? agent::Lane::kExpress : agent::Lane::kBulk;
+        (void)peers[static_cast<size_t>(from)]->Send(0, lane, header.data(), header.size(),
                                                      payload.data(), payload.size(), nullptr);
       }
     }

@@ -401,8 +401,8 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(
   std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> got;
   for (int n = 0; n < nodes; ++n) {
     agent::Transport::Callbacks cb;
-    cb.on_message = [&node, &got, n](const uint8_t* header, size_t, const uint8_t* data,
-                                     size_t len) {
+    cb.on_message = [&node, &got, n](agent::Lane, const uint8_t* header, size_t,
+                                     const uint8_t* data, size_t len) {
       agent::PeerHeader h;
       std::memcpy(&h, header, sizeof(h));
       if (n == 0) got.emplace_back(h, std::vector<uint8_t>(data, data + len));
