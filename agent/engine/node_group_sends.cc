@@ -115,7 +115,7 @@ void NodeGroup::Issue(int node, Lane lane, const PeerHeader& h, const BufferSpan
   // arrives, so its credit comes back here.
   Status st = transport_->Send(
       peer, lane, &h, sizeof(h), HostBytes(payload), payload.length,
-      [this, key, seq, peer, lane, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
+      [this, key, seq, peer, bytes, scheduled, h, keep = std::move(keep)](const Status& s) {
         Scope scope(this);
         if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
         SendDone(key, seq, h, s);

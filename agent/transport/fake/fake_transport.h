@@ -82,8 +82,9 @@ class FakeNetwork {
   //    sender) and nothing is delivered;
   //  - a broken link's error: on_peer_error at one endpoint, if it is still connected to the other.
   bool Step();
-  // Step() for the oldest queued message from `from` to `to` only, or false if there is none.
-  // Each link stays in order; the network as a whole need not (as with real links).
+  // Step() for the oldest queued message from `from` to `to` only (either lane), or false if
+  // there is none. Each link's lanes stay in order; the network as a whole need not (as with real
+  // links).
   bool StepLink(int from, int to);
   // StepLink() for the messages of one lane only: the other lane's wait (as behind bulk bytes).
   bool StepLane(int from, int to, Lane lane);

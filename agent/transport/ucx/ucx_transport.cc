@@ -212,7 +212,7 @@ Result<PeerId> UcxTransport::Connect(const std::string& remote_address) {
       return UcxStatus("connecting to a peer agent", st);
     }
   }
-  // The endpoint's socket is open (connecting) now. The kernel allowed the algorithm on the
+  // The endpoints' sockets are open (connecting) now. The kernel allowed the algorithm on the
   // listeners, so a failure here is a socket closed meanwhile at worst: the connection would then
   // keep the kernel's default, which is worth a line in the log, not a failed connect.
   if (Status cc = ApplyCongestionControl(); !cc.ok()) Logger("transport")->warn("{}", cc.message());
