@@ -222,6 +222,7 @@ bool Agent::Poll() {
   worked |= control_->PollSessions();
   worked |= jobs_.Pump();
   uint64_t now_ns = ipc::MonotonicNs();
+  if (worked) last_progress_ns_ = now_ns;
   loop_alive_ns_.store(now_ns, std::memory_order_relaxed);
   if (now_ns >= next_tick_ns_) {
     next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs, gauges
@@ -256,6 +257,12 @@ bool Agent::Poll() {
     }
   }
   return worked;
+}
+
+bool Agent::PollForGpu() const {
+  if (options_.gpu_spin_us == 0 || !(control_->HasFencedWaits() || NcclPath::AnyBusy()))
+    return false;
+  return ipc::MonotonicNs() - last_progress_ns_ < uint64_t{options_.gpu_spin_us} * 1000;
 }
 
 int Agent::TimeoutMs() {
@@ -303,6 +310,7 @@ Status Agent::Run() {
   EventLoop::Hooks hooks;
   hooks.poll = [this] { return Poll(); };
   hooks.prepare_sleep = [this] {
+    if (PollForGpu()) return false;
     if (network_ != nullptr && !network_->Arm()) return false;
     return control_->PrepareSleep();
   };

@@ -29,6 +29,10 @@ class Agent {
   explicit Agent(const AgentOptions& options);
   void OnSignal();
   bool Poll();
+  // Whether the loop keeps polling rather than sleep: GPU work it waits for is in flight, and it
+  // made progress within gpu_spin_us (a GPU step's end wakes a sleeping loop only through a host
+  // function, which the driver calls late).
+  bool PollForGpu() const;
   int TimeoutMs();
   // Gauges read from loop-thread state, refreshed with the periodic tick.
   void RefreshGauges();
@@ -52,6 +56,7 @@ class Agent {
   size_t jobs_at_last_tick_ = 0;
   bool trimmed_ = true;  // heap returned since then
   uint64_t next_watchdog_ns_ = 0;
+  uint64_t last_progress_ns_ = 0;           // the last Poll() that did work
   std::atomic<uint64_t> loop_alive_ns_{0};  // last progress-loop iteration (for /healthz)
   std::atomic<bool> ready_{false};          // listening and serving (for /readyz)
   std::unique_ptr<HttpServer> http_;        // declared last: stopped first

@@ -262,6 +262,10 @@ Status AgentOptions::Validate() const {
   if (spin_us > 1000000) {
     return InvalidArgument("spin_us must be at most 1000000 (1 s), got " + std::to_string(spin_us));
   }
+  if (gpu_spin_us > 1000000) {
+    return InvalidArgument("gpu_spin_us must be at most 1000000 (1 s), got " +
+                           std::to_string(gpu_spin_us));
+  }
   // Table order: the network's rows, the engine's, then the scheduler's.
   OUTRIDER_RETURN_IF_ERROR(network.ValidateLinks());
   OUTRIDER_RETURN_IF_ERROR(engine.Validate());

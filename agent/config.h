@@ -38,6 +38,8 @@ struct AgentOptions {
   // still reads their last values); then they go, and a new job may take the label's place.
   uint32_t job_metrics_retire_s = 600;
   uint32_t spin_us = 50;  // progress-loop polling before sleeping in epoll
+  // The same while GPU work the agent waits for is in flight: polling since the last progress.
+  uint32_t gpu_spin_us = 1000;
   // Who runs dense GPU collectives of gpu_mode ipc clients: "auto" (the agent's NCCL under MPS,
   // else the host engine), "force" (NCCL even without MPS) or "off" (the host engine).
   std::string gpu_nccl = "auto";

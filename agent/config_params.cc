@@ -140,6 +140,12 @@ const Param kParams[] = {
     {"spin_us", "--spin-us", "OUTRIDER_SPIN_US", "spin_us", "US", "", "us",
      "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,
      ParamKind::kUint, OUTRIDER_UINT_FIELD(spin_us)},
+    {"gpu_spin_us", "--gpu-spin-us", "OUTRIDER_GPU_SPIN_US", "gpu_spin_us", "US", "", "us",
+     "While GPU work the agent waits for is in flight (a stream's ready fence, its own copies, its "
+     "NCCL launches), how long the progress loop polls without progress before sleeping until a "
+     "host function wakes it (a wake-up costs tens to hundreds of microseconds per GPU step); "
+     "0 = spin_us alone; at most 1000000.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(gpu_spin_us)},
     {"gpu_nccl", "--gpu-nccl", "OUTRIDER_GPU_NCCL", "gpu_nccl", "MODE", "", "",
      "Who runs dense GPU collectives of gpu_mode ipc jobs: `auto` (the agent's own NCCL "
      "communicators when MPS runs, else the host engine through pinned buffers), `force` (NCCL "

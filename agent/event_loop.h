@@ -21,10 +21,11 @@ class EventLoop {
  public:
   using Handler = std::function<void(uint32_t events)>;
   struct Hooks {
-    std::function<bool()> poll;           // drains rings; true if it did any work
-    std::function<bool()> prepare_sleep;  // arms sleep flags; false if work arrived meanwhile
-    std::function<void()> after_wake;     // clears sleep flags
-    std::function<int()> timeout_ms;      // longest sleep allowed (-1: no limit)
+    std::function<bool()> poll;  // drains rings; true if it did any work
+    // Arms sleep flags; false if work arrived meanwhile, or the loop should keep polling.
+    std::function<bool()> prepare_sleep;
+    std::function<void()> after_wake;  // clears sleep flags
+    std::function<int()> timeout_ms;   // longest sleep allowed (-1: no limit)
   };
 
   static Result<std::unique_ptr<EventLoop>> Create(uint32_t spin_us);

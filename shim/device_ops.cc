@@ -253,18 +253,7 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
                                              CU_STREAM_WRITE_VALUE_DEFAULT),
                      "writing the ready fence (cuStreamWriteValue64)");
   }
-  if (st.ok()) {
-    // Then the stream rings the agent (an eventfd write on the driver's thread: no CUDA call).
-    // The stream waits for the done fence right after, so the host function delays nothing. If it
-    // cannot be queued, the agent still finds the fence at its next look.
-    auto* held = new std::shared_ptr<const UniqueFd>(gpu_->agent_wake);
-    auto ring = [](void* p) {
-      auto* h = static_cast<std::shared_ptr<const UniqueFd>*>(p);
-      ipc::SignalEventFd((*h)->get());
-      delete h;
-    };
-    if (d->cuLaunchHostFunc(s, ring, held) != CUDA_SUCCESS) delete held;
-  }
+  if (st.ok()) RingAfter(*d, ctx, s);
   if (!st.ok()) {
     // The stream may still copy into them: nothing reads them, and later ops' copies come after.
     unstage();
@@ -326,6 +315,38 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   if (gpu_->watchdog.agent_gone())
     ReleaseFences();  // the watchdog fired before the stream's wait was queued
   return *r;
+}
+
+void DeviceOps::RingAfter(const cuda::Driver& d, void* ctx, void* stream) {
+  auto s = static_cast<CUstream>(stream);
+  // Once the stream passed the ready fence, the agent's doorbell rings (an eventfd write on the
+  // driver's thread: no CUDA call), from a stream beside the op's: the driver holds a stream until
+  // its host function returned, and the op's stream must go on to wait for the done fence at once.
+  // If any of it fails, the agent still finds the fence at its next look.
+  auto it = std::find_if(gpu_->notifiers.begin(), gpu_->notifiers.end(),
+                         [&](const Gpu::Notifier& n) { return n.ctx == ctx; });
+  if (it == gpu_->notifiers.end()) {
+    CUstream side = nullptr;
+    CUevent passed = nullptr;
+    if (d.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return;
+    if (d.cuEventCreate(&passed, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+      (void)d.cuStreamDestroy(side);
+      return;
+    }
+    it = gpu_->notifiers.insert(gpu_->notifiers.end(), Gpu::Notifier{ctx, side, passed});
+  }
+  auto side = static_cast<CUstream>(it->stream);
+  auto passed = static_cast<CUevent>(it->passed);
+  if (d.cuEventRecord(passed, s) != CUDA_SUCCESS ||
+      d.cuStreamWaitEvent(side, passed, 0) != CUDA_SUCCESS)
+    return;
+  auto* held = new std::shared_ptr<const UniqueFd>(gpu_->agent_wake);
+  auto ring = [](void* p) {
+    auto* h = static_cast<std::shared_ptr<const UniqueFd>*>(p);
+    ipc::SignalEventFd((*h)->get());
+    delete h;
+  };
+  if (d.cuLaunchHostFunc(side, ring, held) != CUDA_SUCCESS) delete held;
 }
 
 bool DeviceOps::Retired(uint64_t op, const OpState& s) const {
@@ -398,6 +419,11 @@ void DeviceOps::Stop(std::string* last_error) {
     ::nanosleep(&ms, nullptr);
   }
   const cuda::Driver& d = *gpu_->driver;
+  for (const Gpu::Notifier& n : gpu_->notifiers) {  // queued doorbells still run, then they go
+    ContextScope in_its_context(d, static_cast<CUcontext>(n.ctx));
+    (void)d.cuEventDestroy(static_cast<CUevent>(n.passed));
+    (void)d.cuStreamDestroy(static_cast<CUstream>(n.stream));
+  }
   ContextScope in_context(d, static_cast<CUcontext>(gpu_->ctx));
   for (uintptr_t base : gpu_->registered)
     (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));

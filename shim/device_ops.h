@@ -73,6 +73,15 @@ class DeviceOps {
     // fence, so the agent sees the inputs ready at once, not at its next timed look. Shared with
     // the host functions still queued on streams (the last one closes it).
     std::shared_ptr<const UniqueFd> agent_wake;
+    // Per context of the ops' streams: a stream that rings the doorbell once an op's stream passed
+    // its ready fence (an event the op's stream records), so that the op's stream goes on to wait
+    // for the done fence without waiting for the driver's thread to call the host function.
+    struct Notifier {
+      void* ctx;     // CUcontext
+      void* stream;  // CUstream
+      void* passed;  // CUevent
+    };
+    std::vector<Notifier> notifiers;
     // A stream may use the control segment or staging in ways the shim no longer tracks (a CUDA
     // call failed halfway through an op's stream work): the memory is never unmapped.
     bool untracked = false;
@@ -82,6 +91,9 @@ class DeviceOps {
   Status Setup(const cuda::Driver* driver);
   // Pins the region holding the staging buffer `p` for the driver, once.
   Status RegisterHost(const void* p);
+  // Queues the agent's doorbell behind what `stream` (of context `ctx`, current) has queued, on the
+  // context's notifier.
+  void RingAfter(const cuda::Driver& d, void* ctx, void* stream);
   bool Retired(uint64_t op, const OpState& s) const;
   void FreeStaging(const OpState& s);
 

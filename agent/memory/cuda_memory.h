@@ -59,7 +59,8 @@ class CudaMemory {
   Result<uint64_t> Enqueue(int stream, const std::vector<Copy>& copies);
   bool Done(int stream, uint64_t ticket) const;
   // Makes CompletionFd() readable once what is queued on `stream` so far has run (a host function
-  // on the stream), so the loop sees a ticket done at once rather than at its next timed wake.
+  // on a stream beside it, so `stream` never waits for the driver's thread to call it), so the loop
+  // sees a ticket done at once rather than at its next timed wake.
   Status WakeWhenDone(int stream);
   // An eventfd (non-blocking) that WakeWhenDone signals from the driver's thread; the agent's
   // loop waits on it. Valid for the process's life, GPU or not.

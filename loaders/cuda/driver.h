@@ -46,6 +46,7 @@ constexpr bool kBuiltWithCuda = OUTRIDER_HAVE_CUDA != 0;
   X(cuMemHostRegister, 6050) X(cuMemHostUnregister, 4000) X(cuMemHostGetDevicePointer, 3020)             \
   X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000) X(cuStreamQuery, 2000)   \
   X(cuStreamWriteValue64, 11070) X(cuStreamWaitValue64, 11070) X(cuLaunchHostFunc, 10000)                \
+  X(cuStreamWaitEvent, 3020)                                                                             \
   X(cuIpcGetMemHandle, 4010) X(cuIpcOpenMemHandle, 11000) X(cuIpcCloseMemHandle, 4010)                   \
   X(cuMemCreate, 10020) X(cuMemRelease, 10020) X(cuMemExportToShareableHandle, 10020)                    \
   X(cuMemImportFromShareableHandle, 10020) X(cuMemAddressReserve, 10020) X(cuMemAddressFree, 10020)      \

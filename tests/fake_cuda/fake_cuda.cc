@@ -26,7 +26,8 @@
 // Environment: OUTRIDER_FAKE_CUDA_DEVICES (GPUs on the "machine", default 1),
 // OUTRIDER_FAKE_CUDA_VISIBLE (comma-separated machine indices this process sees, in ordinal order,
 // like CUDA_VISIBLE_DEVICES; default all), OUTRIDER_FAKE_CUDA_NO_DEVICE=1 (cuInit fails with
-// CUDA_ERROR_NO_DEVICE).
+// CUDA_ERROR_NO_DEVICE), OUTRIDER_FAKE_CUDA_HOST_FUNCS=never (host functions never run, and hold
+// their stream: see LaunchHostFunc).
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <fcntl.h>
@@ -582,6 +583,8 @@ CUresult StreamQuery(CUstream s) {
 // flag, set by cuStreamBeginCapture) still run their work, as this driver has no graphs.
 struct Event {
   std::atomic<uint64_t> pending{0};  // records queued and not yet run
+  std::atomic<uint64_t> queued{0};   // records queued so far
+  std::atomic<uint64_t> ran{0};      // records run so far
   std::atomic<uint64_t> ns{0};
 };
 
@@ -616,9 +619,31 @@ CUresult EventRecord(CUevent e, CUstream s) {
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   auto* ev = reinterpret_cast<Event*>(e);
   ev->pending.fetch_add(1);
+  ev->queued.fetch_add(1);
   StreamOf(s)->Push([ev] {
     ev->ns.store(NowNs());
+    ev->ran.fetch_add(1);
     ev->pending.fetch_sub(1);
+  });
+  return CUDA_SUCCESS;
+}
+
+// As the driver's: the stream waits for the event's most recent record at the time of the call
+// (none: no wait); the event may be recorded again at once.
+CUresult StreamWaitEvent(CUstream s, CUevent e, unsigned int) {
+  NEED_INIT();
+  NEED_CONTEXT_FOR(s);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  auto* ev = reinterpret_cast<Event*>(e);
+  uint64_t want = ev->queued.load();
+  StreamOf(s)->Push([ev, want] {
+    for (unsigned spins = 0; ev->ran.load() < want; ++spins) {
+      if (spins < 1000) {
+        sched_yield();
+      } else {
+        usleep(50);
+      }
+    }
   });
   return CUDA_SUCCESS;
 }
@@ -697,10 +722,29 @@ CUresult StreamWaitValue64(CUstream s, CUdeviceptr addr, cuuint64_t value, unsig
   return CUDA_SUCCESS;
 }
 
+// OUTRIDER_FAKE_CUDA_HOST_FUNCS=never: host functions never run. The driver calls them from a
+// thread of its own and holds their stream until they return, so a slow call (that thread not
+// scheduled for tens or hundreds of microseconds, as on a busy or virtual machine) stalls whatever
+// the stream has queued behind it; never is the extreme of that, for tests that nothing waits for
+// one.
+bool HostFuncsNeverRun() {
+  static const bool never = [] {
+    const char* v = std::getenv("OUTRIDER_FAKE_CUDA_HOST_FUNCS");
+    return v != nullptr && std::strcmp(v, "never") == 0;
+  }();
+  return never;
+}
+
 CUresult LaunchHostFunc(CUstream s, CUhostFn fn, void* data) {
   NEED_INIT();
   NEED_CONTEXT_FOR(s);
   if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (HostFuncsNeverRun()) {
+    StreamOf(s)->Push([] {
+      for (;;) ::pause();  // the stream's worker is detached: the process still exits
+    });
+    return CUDA_SUCCESS;
+  }
   StreamOf(s)->Push([fn, data] { fn(data); });
   return CUDA_SUCCESS;
 }
@@ -981,6 +1025,7 @@ const EntryTable& Entries() {
     FAKE_ENTRY(cuStreamWriteValue64, 11070, StreamWriteValue64)
     FAKE_ENTRY(cuStreamWaitValue64, 11070, StreamWaitValue64)
     FAKE_ENTRY(cuLaunchHostFunc, 10000, LaunchHostFunc)
+    FAKE_ENTRY(cuStreamWaitEvent, 3020, StreamWaitEvent)
     FAKE_ENTRY(cuIpcGetMemHandle, 4010, IpcGetMemHandle)
     FAKE_ENTRY(cuIpcOpenMemHandle, 11000, IpcOpenMemHandle)
     FAKE_ENTRY(cuIpcCloseMemHandle, 4010, IpcCloseMemHandle)

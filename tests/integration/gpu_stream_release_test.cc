@@ -2,9 +2,11 @@
 // CUDA driver (tests/fake_cuda/) against a real agent: an agent SIGKILLed while an op waits lets
 // the stream go on with no call of the caller's (the shim's watchdog writes the done fence) and
 // the op fails UNAVAILABLE; a client that disconnects with an op in flight lets its stream go on,
-// and the agent closes its imports and serves the next job.
+// and the agent closes its imports and serves the next job. Nor does a stream wait for a host
+// function the driver has yet to call.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -150,6 +152,51 @@ TEST_P(GpuStreamReleaseTest, AnOpSubmittedFromAThreadWithoutACurrentContextRunsO
     if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
     if (outrider_wait(c, h, 10000) != OUTRIDER_OK) return 92;
     if (out != in) return 93;  // one rank: the sum is its own input
+    outrider_disconnect(c);
+    return 0;
+  });
+  EXPECT_EQ(Reap(child), 0);
+}
+
+// The driver holds a stream until its host function returned, and calls those late (its thread
+// waits for a core). With a driver whose host functions never run, in the trainer and in the
+// agent, ops on a stream still finish, right: neither the op's stream nor the agent's copy
+// stream waits for the doorbell or wake-up host functions queued for them.
+TEST_P(GpuStreamReleaseTest, OpsFinishOnTheirStreamWhileTheDriversHostFunctionsNeverRun) {
+  ::setenv("OUTRIDER_FAKE_CUDA_HOST_FUNCS", "never", 1);
+  auto agent = StartGpuAgent();
+  ::unsetenv("OUTRIDER_FAKE_CUDA_HOST_FUNCS");
+  ASSERT_NE(agent, nullptr);
+  pid_t child = Spawn([&] {
+    ::setenv("OUTRIDER_FAKE_CUDA_HOST_FUNCS", "never", 1);
+    const cuda::Driver& d = ChildCuda(GetParam());
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-late-host-functions", 0, 1);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    CUdeviceptr buf = ipc_mode() ? VmmAlloc(d) : 0;
+    if (!ipc_mode() && d.cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) return 87;
+    std::vector<float> in(1024), out(1024, 0.0f);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    if (d.cuMemcpyHtoDAsync(buf, in.data(), 4096, s) != CUDA_SUCCESS) return 88;
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    void* p = reinterpret_cast<void*>(buf);
+    for (int k = 0; k < 3; ++k) {  // one rank: each op's sum is its own input
+      outrider_op_t h = 0;
+      if (outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK)
+        return 89;
+      if (outrider_wait(c, h, 20000) != OUTRIDER_OK) return 90;
+    }
+    // The stream went past all three ops (polled: a host function would never say so here).
+    uint64_t deadline = ipc::MonotonicNs() + 20'000'000'000ull;
+    CUresult q = CUDA_ERROR_NOT_READY;
+    while ((q = d.cuStreamQuery(s)) == CUDA_ERROR_NOT_READY && ipc::MonotonicNs() < deadline)
+      ::usleep(1000);
+    if (q != CUDA_SUCCESS) return 91;
+    if (d.cuMemcpyDtoHAsync(out.data(), buf, 4096, s) != CUDA_SUCCESS) return 92;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 93;
+    if (out != in) return 94;
     outrider_disconnect(c);
     return 0;
   });
