@@ -581,12 +581,19 @@ CUresult StreamQuery(CUstream s) {
 
 // Events: a stream records one by running a step that stamps the time; captured streams (a
 // flag, set by cuStreamBeginCapture) still run their work, as this driver has no graphs.
+// An event may be destroyed while queued steps (records, waits) still name it: as the driver
+// documents, its resources go once they have run. `holds` counts the handle and each such step.
 struct Event {
   std::atomic<uint64_t> pending{0};  // records queued and not yet run
   std::atomic<uint64_t> queued{0};   // records queued so far
   std::atomic<uint64_t> ran{0};      // records run so far
   std::atomic<uint64_t> ns{0};
+  std::atomic<uint32_t> holds{1};
 };
+
+void Release(Event* ev) {
+  if (ev->holds.fetch_sub(1) == 1) delete ev;
+}
 
 uint64_t NowNs() {
   timespec ts{};
@@ -606,10 +613,7 @@ CUresult EventCreate(CUevent* e, unsigned int) {
 CUresult EventDestroy(CUevent e) {
   NEED_INIT();
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  auto* ev = reinterpret_cast<Event*>(e);
-  if (ev->pending.load() != 0)
-    return CUDA_SUCCESS;  // still queued: the step frees nothing, so keep it
-  delete ev;
+  Release(reinterpret_cast<Event*>(e));
   return CUDA_SUCCESS;
 }
 
@@ -618,12 +622,14 @@ CUresult EventRecord(CUevent e, CUstream s) {
   NEED_CONTEXT_FOR(s);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   auto* ev = reinterpret_cast<Event*>(e);
+  ev->holds.fetch_add(1);
   ev->pending.fetch_add(1);
   ev->queued.fetch_add(1);
   StreamOf(s)->Push([ev] {
     ev->ns.store(NowNs());
     ev->ran.fetch_add(1);
     ev->pending.fetch_sub(1);
+    Release(ev);
   });
   return CUDA_SUCCESS;
 }
@@ -636,6 +642,7 @@ CUresult StreamWaitEvent(CUstream s, CUevent e, unsigned int) {
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   auto* ev = reinterpret_cast<Event*>(e);
   uint64_t want = ev->queued.load();
+  ev->holds.fetch_add(1);
   StreamOf(s)->Push([ev, want] {
     for (unsigned spins = 0; ev->ran.load() < want; ++spins) {
       if (spins < 1000) {
@@ -644,6 +651,7 @@ CUresult StreamWaitEvent(CUstream s, CUevent e, unsigned int) {
         usleep(50);
       }
     }
+    Release(ev);
   });
   return CUDA_SUCCESS;
 }
