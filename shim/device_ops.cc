@@ -318,35 +318,21 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
 }
 
 void DeviceOps::RingAfter(const cuda::Driver& d, void* ctx, void* stream) {
-  auto s = static_cast<CUstream>(stream);
   // Once the stream passed the ready fence, the agent's doorbell rings (an eventfd write on the
-  // driver's thread: no CUDA call), from a stream beside the op's: the driver holds a stream until
-  // its host function returned, and the op's stream must go on to wait for the done fence at once.
-  // If any of it fails, the agent still finds the fence at its next look.
+  // driver's thread: no CUDA call), beside the op's stream, which goes on to wait for the done
+  // fence. If any of it fails, the agent still finds the fence at its next look.
   auto it = std::find_if(gpu_->notifiers.begin(), gpu_->notifiers.end(),
                          [&](const Gpu::Notifier& n) { return n.ctx == ctx; });
-  if (it == gpu_->notifiers.end()) {
-    CUstream side = nullptr;
-    CUevent passed = nullptr;
-    if (d.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return;
-    if (d.cuEventCreate(&passed, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
-      (void)d.cuStreamDestroy(side);
-      return;
-    }
-    it = gpu_->notifiers.insert(gpu_->notifiers.end(), Gpu::Notifier{ctx, side, passed});
-  }
-  auto side = static_cast<CUstream>(it->stream);
-  auto passed = static_cast<CUevent>(it->passed);
-  if (d.cuEventRecord(passed, s) != CUDA_SUCCESS ||
-      d.cuStreamWaitEvent(side, passed, 0) != CUDA_SUCCESS)
-    return;
+  if (it == gpu_->notifiers.end())
+    it = gpu_->notifiers.insert(gpu_->notifiers.end(), Gpu::Notifier{ctx, {}});
   auto* held = new std::shared_ptr<const UniqueFd>(gpu_->agent_wake);
   auto ring = [](void* p) {
     auto* h = static_cast<std::shared_ptr<const UniqueFd>*>(p);
     ipc::SignalEventFd((*h)->get());
     delete h;
   };
-  if (d.cuLaunchHostFunc(side, ring, held) != CUDA_SUCCESS) delete held;
+  if (!cuda::LaunchHostFuncAfter(d, &it->side, static_cast<CUstream>(stream), ring, held).ok())
+    delete held;
 }
 
 bool DeviceOps::Retired(uint64_t op, const OpState& s) const {
@@ -419,10 +405,9 @@ void DeviceOps::Stop(std::string* last_error) {
     ::nanosleep(&ms, nullptr);
   }
   const cuda::Driver& d = *gpu_->driver;
-  for (const Gpu::Notifier& n : gpu_->notifiers) {  // queued doorbells still run, then they go
+  for (Gpu::Notifier& n : gpu_->notifiers) {  // queued doorbells still run, then they go
     ContextScope in_its_context(d, static_cast<CUcontext>(n.ctx));
-    (void)d.cuEventDestroy(static_cast<CUevent>(n.passed));
-    (void)d.cuStreamDestroy(static_cast<CUstream>(n.stream));
+    cuda::DestroySideStream(d, &n.side);
   }
   ContextScope in_context(d, static_cast<CUcontext>(gpu_->ctx));
   for (uintptr_t base : gpu_->registered)

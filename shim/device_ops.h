@@ -17,6 +17,10 @@
 #include "shim/fence_watchdog.h"
 #include "shim/op.h"
 
+#if OUTRIDER_HAVE_CUDA
+#include "loaders/cuda/side_stream.h"
+#endif
+
 namespace outrider::cuda {
 struct Driver;
 }  // namespace outrider::cuda
@@ -73,15 +77,15 @@ class DeviceOps {
     // fence, so the agent sees the inputs ready at once, not at its next timed look. Shared with
     // the host functions still queued on streams (the last one closes it).
     std::shared_ptr<const UniqueFd> agent_wake;
-    // Per context of the ops' streams: a stream that rings the doorbell once an op's stream passed
-    // its ready fence (an event the op's stream records), so that the op's stream goes on to wait
-    // for the done fence without waiting for the driver's thread to call the host function.
+#if OUTRIDER_HAVE_CUDA
+    // Per context of the ops' streams: where the doorbell rings once an op's stream passed its
+    // ready fence, so that the op's stream goes on to wait for the done fence at once.
     struct Notifier {
-      void* ctx;     // CUcontext
-      void* stream;  // CUstream
-      void* passed;  // CUevent
+      void* ctx;  // CUcontext
+      cuda::SideStream side;
     };
     std::vector<Notifier> notifiers;
+#endif
     // A stream may use the control segment or staging in ways the shim no longer tracks (a CUDA
     // call failed halfway through an op's stream work): the memory is never unmapped.
     bool untracked = false;

@@ -10,6 +10,7 @@
 
 #include "ipc/event_fd.h"
 #include "loaders/cuda/driver.h"
+#include "loaders/cuda/side_stream.h"
 
 namespace outrider::agent {
 
@@ -25,17 +26,15 @@ PinnedPool::Options& PinnedOptions() {
 CudaMemory* g_started = nullptr;  // set once Get() succeeded
 
 // A stream and the pinned word it writes its last finished ticket into. The wake-up host functions
-// run on a stream beside it (made on the first WakeWhenDone), which waits for an event the lane's
-// stream records: the driver holds a stream until its host function returned, and its thread for
-// them may not run for tens or hundreds of microseconds, which the lane's own work must not wait.
+// run beside it (made on the first WakeWhenDone), so that the lane's own work never waits for the
+// driver's thread to call them.
 struct Lane {
   int device = 0;
   CUstream stream = nullptr;
   uint64_t* progress = nullptr;
   CUdeviceptr progress_dev = 0;
   uint64_t next_ticket = 1;
-  CUstream notify = nullptr;
-  CUevent passed = nullptr;
+  cuda::SideStream wakes;
 };
 
 struct Device {
@@ -286,28 +285,13 @@ Status CudaMemory::WakeWhenDone(int stream) {
   const cuda::Driver& d = *impl_->d;
   OUTRIDER_ASSIGN_OR_RETURN(Lane * lane, impl_->LaneOf(stream));
   OUTRIDER_RETURN_IF_ERROR(impl_->Current(lane->device));
-  if (lane->notify == nullptr) {
-    OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamCreate(&lane->notify, CU_STREAM_NON_BLOCKING),
-                                         "cuStreamCreate (wake-ups)"));
-    if (Status st = cuda::Check(d, d.cuEventCreate(&lane->passed, CU_EVENT_DISABLE_TIMING),
-                                "cuEventCreate (wake-ups)");
-        !st.ok()) {
-      (void)d.cuStreamDestroy(lane->notify);
-      lane->notify = nullptr;
-      return st;
-    }
-  }
   // Runs on the driver's thread: an eventfd write only (no CUDA call is allowed there).
   auto wake = [](void*) {
     uint64_t one = 1;
     ssize_t n = ::write(CompletionFd(), &one, sizeof(one));
     (void)n;  // EAGAIN: the counter is already non-zero, the loop wakes anyway
   };
-  OUTRIDER_RETURN_IF_ERROR(
-      cuda::Check(d, d.cuEventRecord(lane->passed, lane->stream), "cuEventRecord (wake-ups)"));
-  OUTRIDER_RETURN_IF_ERROR(cuda::Check(d, d.cuStreamWaitEvent(lane->notify, lane->passed, 0),
-                                       "cuStreamWaitEvent (wake-ups)"));
-  return cuda::Check(d, d.cuLaunchHostFunc(lane->notify, wake, nullptr), "cuLaunchHostFunc");
+  return cuda::LaunchHostFuncAfter(d, &lane->wakes, lane->stream, wake, nullptr);
 }
 
 Status CudaMemory::Failed(int stream) const {
@@ -351,10 +335,7 @@ void CudaMemory::ReleaseStream(int stream) {
   (void)impl_->Current((*lane)->device);
   (void)d.cuStreamSynchronize((*lane)->stream);
   (void)d.cuStreamDestroy((*lane)->stream);
-  if ((*lane)->notify != nullptr) {  // its host functions only write CompletionFd(): not waited for
-    (void)d.cuEventDestroy((*lane)->passed);
-    (void)d.cuStreamDestroy((*lane)->notify);
-  }
+  cuda::DestroySideStream(d, &(*lane)->wakes);  // its host functions only write CompletionFd()
   (void)d.cuMemHostUnregister((*lane)->progress);
   std::free((*lane)->progress);
   impl_->lanes[static_cast<size_t>(stream)].reset();
