@@ -59,6 +59,15 @@ std::string JoinUids(const std::vector<uint32_t>& uids) {
 #define OUTRIDER_UINT_FIELD(f)                                                \
   [](AgentOptions& o, std::string_view t) { return ParseUnsigned(t, &o.f); }, \
       [](const AgentOptions& o) { return std::to_string(o.f); }
+// A bool field given as one of two words: `on` sets it, `off` clears it, anything else is refused.
+#define OUTRIDER_TWO_WORD_FIELD(f, key, on, off)                                              \
+  [](AgentOptions& o, std::string_view t) {                                                   \
+    if (t != on && t != off)                                                                  \
+      return InvalidArgument(key " must be " on " or " off ", got '" + std::string(t) + "'"); \
+    o.f = t == on;                                                                            \
+    return Status::Ok();                                                                      \
+  },                                                                                          \
+      [](const AgentOptions& o) { return std::string(o.f ? on : off); }
 // A parameter given in ms for a field kept in ns.
 #define OUTRIDER_MS_AS_NS_FIELD(f)                   \
   [](AgentOptions& o, std::string_view t) {          \
@@ -245,16 +254,7 @@ const Param kParams[] = {
      "How bulk chunks of all jobs share each peer link: `priority` (job classes, then weighted "
      "fair sharing between jobs, then op priority, each aged) or `fifo` (submission order).",
      true, ParamKind::kString,
-     [](AgentOptions& o, std::string_view t) {
-       if (t != "priority" && t != "fifo") {
-         return InvalidArgument("scheduler must be priority or fifo, got '" + std::string(t) + "'");
-       }
-       o.network.scheduler.priority = t == "priority";
-       return Status::Ok();
-     },
-     [](const AgentOptions& o) {
-       return std::string(o.network.scheduler.priority ? "priority" : "fifo");
-     }},
+     OUTRIDER_TWO_WORD_FIELD(network.scheduler.priority, "scheduler", "priority", "fifo")},
     {"credit_window_bytes", "--credit-window-bytes", "OUTRIDER_CREDIT_WINDOW_BYTES",
      "credit_window_bytes", "BYTES", "", "bytes",
      "Bytes of bulk chunks in flight per peer link that carries chunks of more than one priority: "
@@ -297,16 +297,7 @@ const Param kParams[] = {
      "does not wait behind the chunks already handed to the connection that carries them. 0: one "
      "connection carries everything this agent sends, in one order. Agents of a job may differ.",
      true, ParamKind::kUint,
-     [](AgentOptions& o, std::string_view t) {
-       if (t != "0" && t != "1") {
-         return InvalidArgument("express_lane must be 0 or 1, got '" + std::string(t) + "'");
-       }
-       o.network.scheduler.express_lane = t == "1";
-       return Status::Ok();
-     },
-     [](const AgentOptions& o) {
-       return std::string(o.network.scheduler.express_lane ? "1" : "0");
-     }},
+     OUTRIDER_TWO_WORD_FIELD(network.scheduler.express_lane, "express_lane", "1", "0")},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "", "",
      "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
      "exposes job names and peer addresses to that network.",
@@ -337,6 +328,7 @@ const Param kParams[] = {
 #undef OUTRIDER_STRING_FIELD
 #undef OUTRIDER_UINT_FIELD
 #undef OUTRIDER_MS_AS_NS_FIELD
+#undef OUTRIDER_TWO_WORD_FIELD
 
 }  // namespace
 

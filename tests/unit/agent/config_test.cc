@@ -154,6 +154,17 @@ TEST_F(ConfigTest, UnknownSchedulerFromConfigFileNamesTheFile) {
             "scheduler must be priority or fifo, got 'lifo' (set by config file " + path + ")");
 }
 
+TEST_F(ConfigTest, ExpressLaneTakesOneOrZeroOnly) {
+  env_["OUTRIDER_EXPRESS_LANE"] = "yes";
+  EXPECT_EQ(LoadError(),
+            "express_lane must be 1 or 0, got 'yes' (set by env OUTRIDER_EXPRESS_LANE)");
+  env_["OUTRIDER_EXPRESS_LANE"] = "0";
+  Result<LoadedConfig> r = Load();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->options.network.scheduler.express_lane);
+  EXPECT_EQ(Effective(*r, "express_lane").value, "0");
+}
+
 TEST_F(ConfigTest, InvalidValueErrorNamesParameterAndSource) {
   env_["OUTRIDER_SQ_ENTRIES"] = "100";
   std::string m = LoadError();
