@@ -128,8 +128,9 @@ double CheckOnGpu(const cuda::Driver& d, const Library& lib, const Case<Id>& c) 
   EXPECT_EQ(d.cuMemAlloc(&ids, n * sizeof(Id) + 8), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemAlloc(&vals, n * c.dim * 4 + 8), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemcpyHtoDAsync(ids, c.ids.data(), n * sizeof(Id), s), CUDA_SUCCESS);
-  if (c.dim > 0)
+  if (c.dim > 0) {
     EXPECT_EQ(d.cuMemcpyHtoDAsync(vals, c.vals.data(), n * c.dim * 4, s), CUDA_SUCCESS);
+  }
   EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
   uint64_t counts[2] = {~0ull, ~0ull};
   void* h = nullptr;
@@ -153,13 +154,15 @@ double CheckOnGpu(const cuda::Driver& d, const Library& lib, const Case<Id>& c) 
     std::vector<float> got_vals(want.unique * c.dim);
     EXPECT_EQ(d.cuMemcpyDtoHAsync(got_ids.data(), lib.ids(h), got_ids.size() * sizeof(Id), s),
               CUDA_SUCCESS);
-    if (c.dim > 0)
+    if (c.dim > 0) {
       EXPECT_EQ(d.cuMemcpyDtoHAsync(got_vals.data(), lib.values(h), got_vals.size() * 4, s),
                 CUDA_SUCCESS);
+    }
     EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
     EXPECT_EQ(std::memcmp(got_ids.data(), want_ids.data(), got_ids.size() * sizeof(Id)), 0);
-    if (!got_vals.empty())
+    if (!got_vals.empty()) {
       EXPECT_EQ(std::memcmp(got_vals.data(), want_vals.data(), got_vals.size() * 4), 0);
+    }
   }
   if (h != nullptr) lib.free(h, s);
   EXPECT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);

@@ -285,7 +285,9 @@ TEST(GpuIpcTest, ABufferSpanningTwoAllocationsIsStagedAndReducedCorrectly) {
   char ch;
   bool both = done.Receive(&ch, 20000) && done.Receive(&ch, 20000);
   EXPECT_TRUE(both) << "both ranks reduced correctly";
-  if (both) EXPECT_EQ(DeviceMappings(agent->pid()), 0) << "staged, not imported";
+  if (both) {
+    EXPECT_EQ(DeviceMappings(agent->pid()), 0) << "staged, not imported";
+  }
   leave.Send('l');
   leave.Send('l');
   EXPECT_EQ(Reap(r0), 0);

@@ -75,12 +75,15 @@ TEST_P(RefusedOpTest, FailsTheCollectiveOnEveryRankAndTheNextOneOfTheKeyIsExact)
                                        : "rank " + std::to_string(refuser);
     if (shape.by_shim) {
       EXPECT_THAT(first, HasSubstr(r == refuser ? "send buffer" : who + "'s op was refused"));
-      if (r != refuser)
+      if (r != refuser) {
         EXPECT_THAT(first, HasSubstr("refused by the shim of rank " + std::to_string(refuser)));
+      }
       continue;
     }
     EXPECT_THAT(first, HasSubstr("overlap"));
-    if (r != refuser) EXPECT_THAT(first, HasSubstr(who + "'s op was refused"));
+    if (r != refuser) {
+      EXPECT_THAT(first, HasSubstr(who + "'s op was refused"));
+    }
   }
 }
 

@@ -207,7 +207,9 @@ TEST(SendSchedulerTest, ALowerClassKeepsToTheYieldWindowWhileAHigherOneIsActive)
   size_t sent_when_a = l.sent.size();
   while (l.s->in_flight(kPeer) > 4 * kSmall) {
     l.CompleteOne(kSmall);
-    if (l.s->in_flight(kPeer) > 3 * kSmall) EXPECT_EQ(l.sent.size(), sent_when_a);
+    if (l.s->in_flight(kPeer) > 3 * kSmall) {
+      EXPECT_EQ(l.sent.size(), sent_when_a);
+    }
   }
   for (int i = 0; i < 20; ++i) {
     l.CompleteOne(kSmall);

@@ -86,7 +86,9 @@ TEST_F(UcxLanesTest, EachMessageArrivesOnItsLaneInThatLanesOrder) {
   for (const Arrival& a : arrived_) {
     EXPECT_EQ(a.lane, a.id % 3 == 0 ? Lane::kExpress : Lane::kBulk) << "message " << a.id;
     size_t l = static_cast<size_t>(a.lane);
-    if (seen[l]) EXPECT_GT(a.id, last[l]) << "out of order on its lane";
+    if (seen[l]) {
+      EXPECT_GT(a.id, last[l]) << "out of order on its lane";
+    }
     seen[l] = true;
     last[l] = a.id;
   }

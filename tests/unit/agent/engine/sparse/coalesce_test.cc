@@ -62,7 +62,9 @@ TEST(CoalesceRowsTest, SumsRepeatedIdsInOrderBitwiseAsTheHostEngineDoes) {
       Rows want = HostSum(ids, vals, dim);
       auto got = CoalesceOnHost(ids, vals, dim);
       ASSERT_EQ(got.counts.unique, want.ids.size()) << "n " << n << " dim " << dim;
-      if (n > 2) EXPECT_GT(got.counts.moved, 0u);
+      if (n > 2) {
+        EXPECT_GT(got.counts.moved, 0u);
+      }
       for (size_t u = 0; u < want.ids.size(); ++u) {
         ASSERT_EQ(static_cast<uint64_t>(got.ids[u]), want.ids[u]) << u;
         if (dim > 0) {

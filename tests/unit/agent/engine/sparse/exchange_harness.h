@@ -142,8 +142,9 @@ inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>&
 inline void ExpectBitwiseEqual(const Rows& a, const Rows& b) {
   ASSERT_EQ(a.ids, b.ids);
   ASSERT_EQ(a.vals.size(), b.vals.size());
-  if (!a.vals.empty())
+  if (!a.vals.empty()) {
     ASSERT_EQ(0, std::memcmp(a.vals.data(), b.vals.data(), a.vals.size() * sizeof(float)));
+  }
 }
 
 // The id ranges nodes with these (coalesced) rows agree from their quantiles, as the agents do.
