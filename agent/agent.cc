@@ -259,9 +259,10 @@ bool Agent::Poll() {
   return worked;
 }
 
+bool Agent::AwaitsGpu() const { return control_->HasFencedWaits() || NcclPath::AnyBusy(); }
+
 bool Agent::PollForGpu() const {
-  if (options_.gpu_spin_us == 0 || !(control_->HasFencedWaits() || NcclPath::AnyBusy()))
-    return false;
+  if (options_.gpu_spin_us == 0 || !AwaitsGpu()) return false;
   return ipc::MonotonicNs() - last_progress_ns_ < uint64_t{options_.gpu_spin_us} * 1000;
 }
 
@@ -269,7 +270,7 @@ int Agent::TimeoutMs() {
   uint64_t now = ipc::MonotonicNs();
   // Wake at least once a second: /healthz, gauges and the systemd watchdog see a live loop; every
   // millisecond while ops wait for a fence, which a GPU stream writes without waking anyone.
-  int net_ms = control_->HasFencedWaits() || NcclPath::AnyBusy() ? 1 : 1000;
+  int net_ms = AwaitsGpu() ? 1 : 1000;
   if (network_ != nullptr) {
     int t = network_->TimeoutMs(now);
     if (t >= 0) net_ms = std::min(net_ms, t);

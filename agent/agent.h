@@ -29,6 +29,8 @@ class Agent {
   explicit Agent(const AgentOptions& options);
   void OnSignal();
   bool Poll();
+  // Whether GPU work the loop waits for is in flight: a stream's ready fence, or NCCL launches.
+  bool AwaitsGpu() const;
   // Whether the loop keeps polling rather than sleep: GPU work it waits for is in flight, and it
   // made progress within gpu_spin_us (a GPU step's end wakes a sleeping loop only through a host
   // function, which the driver calls late).

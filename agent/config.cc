@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "agent/config_params.h"
 #include "ipc/defaults.h"
@@ -259,12 +260,11 @@ Status AgentOptions::Validate() const {
         log_level + "'");
   }
   OUTRIDER_RETURN_IF_ERROR(control.ValidateCapacity());
-  if (spin_us > 1000000) {
-    return InvalidArgument("spin_us must be at most 1000000 (1 s), got " + std::to_string(spin_us));
-  }
-  if (gpu_spin_us > 1000000) {
-    return InvalidArgument("gpu_spin_us must be at most 1000000 (1 s), got " +
-                           std::to_string(gpu_spin_us));
+  for (auto [name, us] : {std::pair{"spin_us", spin_us}, {"gpu_spin_us", gpu_spin_us}}) {
+    if (us > 1000000) {
+      return InvalidArgument(std::string(name) + " must be at most 1000000 (1 s), got " +
+                             std::to_string(us));
+    }
   }
   // Table order: the network's rows, the engine's, then the scheduler's.
   OUTRIDER_RETURN_IF_ERROR(network.ValidateLinks());

@@ -165,6 +165,17 @@ TEST_F(ConfigTest, ExpressLaneTakesOneOrZeroOnly) {
   EXPECT_EQ(Effective(*r, "express_lane").value, "0");
 }
 
+TEST_F(ConfigTest, LoopSpinsPastOneSecondAreRefused) {
+  env_["OUTRIDER_SPIN_US"] = "1000001";
+  EXPECT_EQ(LoadError(),
+            "spin_us must be at most 1000000 (1 s), got 1000001 (set by env OUTRIDER_SPIN_US)");
+  env_["OUTRIDER_SPIN_US"] = "1000000";
+  env_["OUTRIDER_GPU_SPIN_US"] = "1000001";
+  EXPECT_EQ(
+      LoadError(),
+      "gpu_spin_us must be at most 1000000 (1 s), got 1000001 (set by env OUTRIDER_GPU_SPIN_US)");
+}
+
 TEST_F(ConfigTest, InvalidValueErrorNamesParameterAndSource) {
   env_["OUTRIDER_SQ_ENTRIES"] = "100";
   std::string m = LoadError();
