@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Tests for the emulated-cluster launcher tools/cluster/run.sh (`tools/outrider run`):
 # per-rank environment, agent arguments (with a fake agent), a failing rank's exit code and
-# the cleanup after it, an agent port taken before its bind (loopback), Ctrl-C teardown, --timeout
-# and bad input. Needs root and network namespaces; otherwise it skips (exit 0). Last line:
-# "N passed, M failed". Runs in ~10 s.
+# the cleanup after it, an agent port taken before its bind (loopback), Ctrl-C teardown, --timeout,
+# bad input, and a --rate that cannot be applied. Needs root and network namespaces; otherwise it
+# skips (exit 0). Last line: "N passed, M failed". Runs in ~10 s.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -206,6 +206,23 @@ for args in "--nodes 2 true" "--nodes 0 -- true" "--nodes 2 --procs-per-node x -
   rc=$?
   check "bad input '$args' -> exit 2 (got $rc)" bash -c '(($1 == 2)) && grep -q error "$2"' _ "$rc" "$T/bad.err"
 done
+
+# ---------------------------------------------------------------------------------------------
+# 6. A link that cannot be shaped as --rate asks fails the launch instead of running unshaped
+# (a `tc` that refuses every qdisc stands in for a kernel without tbf).
+mkdir -p "$T/badtc"
+printf '#!/bin/sh\necho "RTNETLINK answers: Operation not supported" >&2\nexit 2\n' >"$T/badtc/tc"
+chmod +x "$T/badtc/tc"
+PATH="$T/badtc:$PATH" "$RUN" --nodes 2 --rate 2gbit --no-agent -- true >"$T/shape.out" 2>"$T/shape.err" &
+lp=$!
+wait "$lp"
+rc=$?
+check "unshapable --rate: exit 1 (got $rc)" test "$rc" -eq 1
+check "unshapable --rate: the error names the rate and tc's answer" \
+  grep -q "error: cannot shape the node links to 2gbit: .*tc qdisc add.*Operation not supported" "$T/shape.err"
+check "unshapable --rate: no note of a loopback run" bash -c '! grep -q loopback "$1"' _ "$T/shape.err"
+check "unshapable --rate: no namespaces, links or run dir left" no_leftovers "$lp"
+((FAIL)) && dump "$T/shape.out" "$T/shape.err"
 
 echo "$PASS passed, $FAIL failed"
 ((FAIL == 0))

@@ -146,9 +146,11 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
       StepResult x = step(m);
       it[static_cast<int>(m)].push_back(x.iteration_us);
       first[static_cast<int>(m)].push_back(x.first_ready_us);
-      if (common.trace && rank == 0) {
-        // Where node 0's agent spent the step's embedding op (its /status trace).
-        std::printf("# round %d %s, embedding ready after %.1f ms:", r,
+      if (common.trace) {
+        // Where this rank's agent spent the step's embedding op (its /status trace). Every rank
+        // prints its own node's: the launcher streams rank 0's, the others are in the rank logs
+        // (tools/cluster/run.sh --keep-logs), and an op waits for its slowest node.
+        std::printf("# rank %d round %d %s, embedding ready after %.1f ms:", rank, r,
                     kModeNames[static_cast<int>(m)], x.first_ready_us / 1e3);
         TraceLastOps(common.http_url, "sparse_allreduce", 0, 1, outrider_key("embedding"));
       }

@@ -63,7 +63,7 @@ Result<nlohmann::json> FetchAgentJson(const std::string& url_in, const std::stri
   ::close(fd);
   size_t body = resp.find("\r\n\r\n");
   if (!sent || body == std::string::npos ||
-      resp.compare(0, 12, "HTTP/1.1 200") != 0 && resp.compare(0, 12, "HTTP/1.0 200") != 0) {
+      (resp.compare(0, 12, "HTTP/1.1 200") != 0 && resp.compare(0, 12, "HTTP/1.0 200") != 0)) {
     return Unavailable("the agent at " + url + " did not answer " + path + " with 200");
   }
   nlohmann::json j =

@@ -31,7 +31,9 @@ Nodes (needs root):
   namespace's eth0, ingress on the host-side veth). Without --rate: no shaping.
   If namespaces cannot be used (not root, `ip netns add` or another setup step fails, or
   --loopback), all nodes share 127.0.0.1 with distinct ports and the rate limit is off;
-  a note says so on stderr.
+  a note says so on stderr. If namespaces work but a link cannot be shaped as --rate asks
+  (`tc` missing, or a `tc qdisc` step fails), the launcher fails (exit 1, naming the step)
+  instead of running unshaped: a measurement that asked for a rate is not made without one.
 
 Agents (unless --no-agent):
   One outrider-agent per node (binary: $OUTRIDER_AGENT, else <repo>/build/bin/outrider-agent),
@@ -310,7 +312,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # Network
 IPS=() AGENT_PORTS=()
-NET_ERR=""
+NET_ERR="" SHAPE_ERR=""
 run_net() {   # run a setup command; on failure remember its message and fail
   local out
   if ! out="$("$@" 2>&1)"; then NET_ERR="'$*' failed: ${out:-exit status $?}"; return 1; fi
@@ -335,8 +337,11 @@ setup_netns() {
     run_net ip link set dev "$v" master "$BRIDGE" || return 1
     run_net ip link set dev "$v" up || return 1
     if [[ -n $RATE ]]; then
-      run_net ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst 512kb latency 5ms || return 1
-      run_net tc qdisc add dev "$v" root tbf rate "$RATE" burst 512kb latency 5ms || return 1
+      if ! command -v tc >/dev/null; then SHAPE_ERR="'tc' not found"; return 1; fi
+      run_net ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst 512kb latency 5ms ||
+        { SHAPE_ERR="$NET_ERR"; return 1; }
+      run_net tc qdisc add dev "$v" root tbf rate "$RATE" burst 512kb latency 5ms ||
+        { SHAPE_ERR="$NET_ERR"; return 1; }
     fi
     IPS+=("$ip")
     AGENT_PORTS+=(29750)
@@ -351,14 +356,16 @@ elif (($(id -u) != 0)); then
   fallback_reason="not running as root"
 elif ! command -v ip >/dev/null; then
   fallback_reason="iproute2 'ip' not found"
-elif [[ -n $RATE ]] && ! command -v tc >/dev/null; then
-  fallback_reason="'tc' not found"
 elif setup_netns; then
   USE_NETNS=1
 else
   fallback_reason="$NET_ERR"
   teardown_network
   IPS=() AGENT_PORTS=()
+  if [[ -n $SHAPE_ERR ]]; then
+    say "error: cannot shape the node links to $RATE: $SHAPE_ERR (run without --rate for unshaped links)"
+    exit 1
+  fi
 fi
 
 # free_loopback_port BASE COUNT OFFSET: a port in BASE..BASE+COUNT-1 that nothing listens on and
