@@ -178,6 +178,7 @@ std::string Agent::StatusJson() {
                       {"solo_window_bytes", sched.options().solo_window_bytes},
                       {"yield_window_bytes", sched.options().yield_window_bytes},
                       {"express_lane", sched.options().express_lane},
+                      {"op_yield", sched.options().op_yield},
                       {"aging_ms", sched.options().aging_ns / 1'000'000},
                       {"classes", classes},
                       {"job_classes", job_classes},

@@ -298,6 +298,13 @@ const Param kParams[] = {
      "connection carries everything this agent sends, in one order. Agents of a job may differ.",
      true, ParamKind::kUint,
      OUTRIDER_TWO_WORD_FIELD(network.scheduler.express_lane, "express_lane", "1", "0")},
+    {"op_yield", "--op-yield", "OUTRIDER_OP_YIELD", "op_yield", "0|1", "", "",
+     "1: while an op of a job runs on this node (from its start to its end, agreement included), "
+     "the job's chunks of a lower op priority keep to yield_window_bytes on every link, as a "
+     "lower job class does, and ring chunks queued before go in pieces of half of it. 0: op "
+     "priorities only order the queue. No effect with scheduler = fifo.",
+     true, ParamKind::kUint,
+     OUTRIDER_TWO_WORD_FIELD(network.scheduler.op_yield, "op_yield", "1", "0")},
     {"http_address", "--http-address", "OUTRIDER_HTTP_ADDRESS", "http_address", "ADDR", "", "",
      "Address of the HTTP listener (/metrics, /healthz, /readyz, /status). Anything but loopback "
      "exposes job names and peer addresses to that network.",

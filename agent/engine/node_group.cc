@@ -32,6 +32,9 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
       left_gave_up_(static_cast<size_t>(topo_.nodes), false) {}
 
 NodeGroup::~NodeGroup() {
+  for (const auto& [id, c] : instances_) {
+    if (c.started && !c.done) SetRunning(c, false);
+  }
   running_ = 0;
   MarkRunning();
 }
@@ -103,10 +106,7 @@ void NodeGroup::Start(uint64_t key, uint64_t seq, const std::vector<const Valida
   Collective& c = Get(key, seq);
   c.priority = priority;
   c.started = true;
-  if (!c.done) {
-    ++running_;
-    MarkRunning();
-  }
+  if (!c.done) SetRunning(c, true);
   c.started_ns = ipc::MonotonicNs();
   c.trace.Start(c.started_ns);
   c.ops = ops;
@@ -271,10 +271,7 @@ void NodeGroup::Complete(Collective& c, const Status& st) {
 void NodeGroup::Finish(Collective& c, const Status& st, bool tell_others) {
   if (c.done) return;
   c.done = true;
-  if (c.started) {
-    --running_;
-    MarkRunning();
-  }
+  if (c.started) SetRunning(c, false);
   if (!c.ops.empty() && c.op().recv.length > options_.direct_max_bytes) {
     uint64_t now = ipc::MonotonicNs();
     Logger("engine")->debug(

@@ -162,6 +162,9 @@ class NodeGroup : private CollectiveLinks {
   // While some instance runs here (started by this node's ranks, not finished), the job's class
   // counts as running on every link to its peers: lower classes yield there.
   void MarkRunning();
+  // Counts `c` as running here (its start) or no more (its end), in running_ and with the
+  // scheduler, whose lower priorities of the job yield to it meanwhile.
+  void SetRunning(const Collective& c, bool running);
   // Forgets a finished instance whose sends and data movement are done.
   void MaybeErase(uint64_t key, uint64_t seq);
   // Destroys an instance, or keeps it until the outermost Scope closes.

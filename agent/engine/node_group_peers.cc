@@ -67,10 +67,8 @@ void NodeGroup::SendAborts() {
     Collective& c = Get(key, seq);
     if (!c.done) {  // else another node failed it first, and told every node
       c.done = true;
-      if (c.started) {  // Abort's callers fail what never started here; this stays exact anyway
-        --running_;
-        MarkRunning();
-      }
+      // Abort's callers fail what never started here; this stays exact anyway.
+      if (c.started) SetRunning(c, false);
       c.result = why;
       SayFailed(c, why);
     }

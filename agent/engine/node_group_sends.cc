@@ -52,13 +52,15 @@ void NodeGroup::Schedule(Collective& c, int node, const PeerHeader& h, const Buf
 
 void NodeGroup::IssueScheduled(int node, const PeerHeader& h, const BufferSpan& payload,
                                int32_t priority, const std::shared_ptr<const void>& keep) {
-  // A ring chunk cut before a higher class became active on the link goes in pieces of what the
-  // job may cut now; the rest waits in the scheduler again, behind what goes first. Ring chunks
-  // name their bytes by offset, and the ring counts bytes, so any whole-element cut is one.
+  // A ring chunk cut before a higher class became active on the link, or before a more urgent op
+  // of the job started, goes in pieces of what the job may cut now; the rest waits in the scheduler
+  // again, behind what goes first. Ring chunks name their bytes by offset, and the ring counts
+  // bytes, so any whole-element cut is one.
   Collective& c = instances_.find({h.key, h.seq})->second;  // alive: its send is counted
   if (h.type != static_cast<uint16_t>(PeerMsg::kRing) || c.done || c.ops.empty())
     return Issue(node, Lane::kBulk, h, payload, true, keep);
-  uint64_t cap = ChunkCap(node), elem = ipc::DTypeSize(c.op().dtype);
+  uint64_t elem = ipc::DTypeSize(c.op().dtype);
+  uint64_t cap = scheduler_->ChunkCap(peers_[static_cast<size_t>(node)], flow_, priority);
   uint64_t first = cap / elem * elem;
   if (payload.length <= cap || first == 0 ||
       !scheduler_->Unsend(peers_[static_cast<size_t>(node)], payload.length - first)) {
@@ -70,6 +72,17 @@ void NodeGroup::IssueScheduled(int node, const PeerHeader& h, const BufferSpan& 
   c.wire_sent += sizeof(h);
   Schedule(c, node, rest, payload.Sub(first, payload.length - first), priority, keep);
   Issue(node, Lane::kBulk, h, payload.Sub(0, first), true, keep);
+}
+
+void NodeGroup::SetRunning(const Collective& c, bool running) {
+  running_ += running ? 1 : -1;
+  MarkRunning();
+  if (scheduler_ == nullptr) return;
+  if (running) {
+    scheduler_->BeginOp(flow_.job, c.priority);
+  } else {
+    scheduler_->EndOp(flow_.job, c.priority);
+  }
 }
 
 void NodeGroup::MarkRunning() {

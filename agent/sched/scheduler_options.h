@@ -31,6 +31,12 @@ struct SchedulerOptions {
   // heartbeats) go on each peer's express lane, so they do not wait behind bulk bytes already
   // handed to the connection that carries the chunks. False: everything goes on the bulk lane.
   bool express_lane = true;
+  // While an op of a job runs on this node, the job's chunks of a lower priority keep to
+  // yield_window_bytes on every link (ring chunks queued before go in pieces of half of it), as a
+  // lower class does beside a higher one: the op's messages then find little of its own job's
+  // bulk data ahead of them on the wire and at the receiving nodes. False: priorities only order
+  // the queue.
+  bool op_yield = true;
 
   // The first bad field, named by its agent parameter (window_bytes is credit_window_bytes):
   // "credit_window_bytes must be at least 4096, got 1".

@@ -12,7 +12,6 @@ namespace {
 constexpr size_t kRecent = 4096;
 constexpr uint32_t kTopClass = static_cast<uint32_t>(ipc::JobClass::kHigh);
 constexpr uint32_t kLowClass = static_cast<uint32_t>(ipc::JobClass::kLow);
-constexpr uint32_t kAnyClass = UINT32_MAX;
 }  // namespace
 
 SendScheduler::SendScheduler(SchedulerOptions options, Clock clock)
@@ -60,6 +59,27 @@ void SendScheduler::EndRunning(PeerId peer, ipc::JobClass job_class) {
   if (link != links_.end()) link->second.class_seen_ns[c] = clock_();
 }
 
+void SendScheduler::BeginOp(uint64_t job, int32_t priority) { ++ops_running_[job][priority]; }
+
+void SendScheduler::EndOp(uint64_t job, int32_t priority) {
+  auto j = ops_running_.find(job);
+  if (j == ops_running_.end()) return;
+  auto p = j->second.find(priority);
+  if (p == j->second.end()) return;
+  if (--p->second == 0) j->second.erase(p);
+  if (j->second.empty()) ops_running_.erase(j);
+  // The job's chunks that yielded to it may have room now.
+  for (auto& [peer, link] : links_) {
+    if (!link.queue.empty()) Pump(peer);
+  }
+}
+
+bool SendScheduler::OpYields(uint64_t job, int32_t priority) const {
+  if (!options_.priority || !options_.op_yield) return false;
+  auto j = ops_running_.find(job);
+  return j != ops_running_.end() && j->second.begin()->first < priority;
+}
+
 void SendScheduler::Done(PeerId peer, uint64_t bytes) {
   auto it = links_.find(peer);
   if (it == links_.end()) return;
@@ -98,16 +118,14 @@ void SendScheduler::Forget(Link& link, const Level& level) {
   if (it != link.levels.end() && --it->second == 0) link.levels.erase(it);
 }
 
-size_t SendScheduler::Pick(const Link& link, uint64_t now, uint32_t below) const {
-  size_t best = link.queue.size();
-  if (below != kAnyClass) {
-    for (size_t i = 0; i < link.queue.size() && best == link.queue.size(); ++i) {
-      if (static_cast<uint32_t>(link.queue[i].flow.job_class) < below) best = i;
-    }
-    if (best == link.queue.size()) return best;
-  } else {
-    best = 0;
-  }
+size_t SendScheduler::Pick(PeerId peer, const Link& link, uint64_t now, const Item* held) const {
+  auto eligible = [&](const Item& x) {
+    return held == nullptr || x.flow.job_class < held->flow.job_class ||
+           !Yields(peer, link, x, now);
+  };
+  size_t best = 0;
+  while (best < link.queue.size() && !eligible(link.queue[best])) ++best;
+  if (best == link.queue.size()) return best;
   if (!options_.priority) {
     for (size_t i = best + 1; i < link.queue.size(); ++i) {
       if (link.queue[i].seq < link.queue[best].seq) best = i;
@@ -130,7 +148,7 @@ size_t SendScheduler::Pick(const Link& link, uint64_t now, uint32_t below) const
   };
   for (size_t i = best + 1; i < link.queue.size(); ++i) {
     const Item &a = link.queue[i], &b = link.queue[best];
-    if (static_cast<uint32_t>(a.flow.job_class) >= below) continue;
+    if (!eligible(a)) continue;
     int64_t ca = class_rank(a), cb = class_rank(b);
     if (ca != cb) {
       if (ca < cb) best = i;
@@ -167,14 +185,17 @@ bool SendScheduler::HigherClassActive(PeerId peer, const Link* link, uint32_t ow
   return false;
 }
 
+bool SendScheduler::Yields(PeerId peer, const Link& link, const Item& x, uint64_t now) const {
+  return options_.priority &&
+         (HigherClassActive(peer, &link, static_cast<uint32_t>(x.flow.job_class), now) ||
+          OpYields(x.flow.job, x.priority));
+}
+
 uint64_t SendScheduler::WindowFor(PeerId peer, const Link& link, const Item& x,
                                   uint64_t now) const {
   uint64_t window = options_.window_bytes;
   if (link.levels.size() == 1) window = std::max(window, options_.solo_window_bytes);
-  if (options_.priority &&
-      HigherClassActive(peer, &link, static_cast<uint32_t>(x.flow.job_class), now)) {
-    return std::min(window, options_.yield_window_bytes);
-  }
+  if (Yields(peer, link, x, now)) return std::min(window, options_.yield_window_bytes);
   return window;
 }
 
@@ -184,7 +205,11 @@ uint64_t SendScheduler::ChunkCap(PeerId peer, ipc::JobClass job_class) const {
                                                static_cast<uint32_t>(job_class), clock_())) {
     return UINT64_MAX;
   }
-  return std::max<uint64_t>(options_.yield_window_bytes / 2, 4096);
+  return YieldChunkBytes();
+}
+
+uint64_t SendScheduler::ChunkCap(PeerId peer, const Flow& flow, int32_t priority) const {
+  return OpYields(flow.job, priority) ? YieldChunkBytes() : ChunkCap(peer, flow.job_class);
 }
 
 void SendScheduler::Pump(PeerId peer) {
@@ -193,16 +218,18 @@ void SendScheduler::Pump(PeerId peer) {
   Link& link = links_[peer];
   while (!link.queue.empty()) {
     uint64_t now = clock_();
-    size_t i = Pick(link, now, kAnyClass);
+    size_t i = Pick(peer, link, now, nullptr);
     // A chunk larger than the window still goes, alone.
     auto fits = [&](const Item& x) {
       return link.in_flight == 0 || link.in_flight + x.bytes <= WindowFor(peer, link, x, now);
     };
     if (!fits(link.queue[i])) {
-      // An aged chunk of a lower class that must yield does not hold back a higher class's.
-      uint32_t own = static_cast<uint32_t>(link.queue[i].flow.job_class);
-      if (!options_.priority || own == kTopClass) break;
-      i = Pick(link, now, own);
+      // An aged chunk that must yield (to a higher class, or to a more urgent op of its job) does
+      // not hold back a higher class's, nor one that need not yield (another job's, or its own
+      // job's more urgent one).
+      if (!Yields(peer, link, link.queue[i], now)) break;
+      Item* held = &link.queue[i];
+      i = Pick(peer, link, now, held);
       if (i == link.queue.size() || !fits(link.queue[i])) break;
     }
     Item x = std::move(link.queue[i]);

@@ -11,13 +11,16 @@
 // A link whose queued and in-flight chunks all have one class and priority gets the deeper solo
 // window; a lower-class chunk on a link where a higher class is active (a job of it runs ops that
 // may send there, or has chunks queued or in flight) gets the shallow yield window, so a
-// higher-class chunk finds little ahead of it on the wire. Chunks go on each peer's bulk lane;
+// higher-class chunk finds little ahead of it on the wire. Inside a job the same holds between
+// priorities: while an op of the job runs here, its chunks of a lower priority get the yield
+// window on every link (`op_yield`). Chunks go on each peer's bulk lane;
 // what bypasses the queue goes on its express lane (control_lane()). FIFO mode ignores classes
 // and priorities. Scheduling only orders sends: data arriving from a peer is always accepted, and
 // results never change. Thread-safety: loop thread only. The clock is injected (tests use a fake
 // one).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -55,9 +58,20 @@ class SendScheduler {
   // on that link meanwhile, and for class_hold_ns after. Calls nest; each Begin needs one End.
   void BeginRunning(PeerId peer, ipc::JobClass job_class);
   void EndRunning(PeerId peer, ipc::JobClass job_class);
+  // An op of `job` with `priority` runs here, from its start (agreement and waits for other nodes
+  // included) to EndOp: the job's chunks of a lower priority (a larger value) keep to the yield
+  // window on every link meanwhile, and ring chunks queued before go in pieces (ChunkCap), so the
+  // op's messages find little of its own job ahead of them on the wire or at the receivers. Calls
+  // nest; each BeginOp needs one EndOp with the same arguments.
+  void BeginOp(uint64_t job, int32_t priority);
+  void EndOp(uint64_t job, int32_t priority);
+  // Whether `job`'s chunks of `priority` yield to a more urgent op of the job that runs here.
+  bool OpYields(uint64_t job, int32_t priority) const;
   // The largest chunk a job of `job_class` should cut now for `peer`: half the yield window while
   // a higher class is active on that link (so that it pipelines inside it), else UINT64_MAX.
   uint64_t ChunkCap(PeerId peer, ipc::JobClass job_class) const;
+  // The same for a chunk of `flow` at `priority`, which also yields to a more urgent op of its job.
+  uint64_t ChunkCap(PeerId peer, const Flow& flow, int32_t priority) const;
   // From inside the Issue of a chunk to `peer`: it goes out `bytes` shorter (its sender queues
   // the rest again), so their credit comes back now. False (and nothing changes) if the link is
   // gone (Drain issues what it held): the chunk must then go whole.
@@ -153,9 +167,13 @@ class SendScheduler {
   }
   static void Forget(Link& link, const Level& level);
   void Pump(PeerId peer);
-  // Index of the next item to send on `link`, among those of a class above `below` (a JobClass
-  // value; UINT32_MAX: any); queue.size() if there is none.
-  size_t Pick(const Link& link, uint64_t now, uint32_t below) const;
+  // Index of the next item to send on `link`; queue.size() if there is none. With `held` (a
+  // picked item that must yield and did not fit), only among those of a higher class than it and
+  // those that need not yield.
+  size_t Pick(PeerId peer, const Link& link, uint64_t now, const Item* held) const;
+  // Whether `x` keeps to the yield window: a class above its own is active on its link, or a more
+  // urgent op of its job runs here.
+  bool Yields(PeerId peer, const Link& link, const Item& x, uint64_t now) const;
   // Whether a class above `own` runs ops that may send to `peer`, has a chunk queued or in flight
   // on its `link` (may be null: none yet), or was seen there within class_hold_ns.
   bool HigherClassActive(PeerId peer, const Link* link, uint32_t own, uint64_t now) const;
@@ -166,6 +184,11 @@ class SendScheduler {
   Clock clock_;
   std::map<PeerId, Link> links_;
   std::map<PeerId, Running> running_;  // peers with some job's ops running
+  // Per job, the priorities of its ops running here (BeginOp), each with its count.
+  std::map<uint64_t, std::map<int32_t, uint32_t>> ops_running_;
+  uint64_t YieldChunkBytes() const {
+    return std::max<uint64_t>(options_.yield_window_bytes / 2, 4096);
+  }
   std::map<uint64_t, JobStats> jobs_;
   std::array<AheadStats, 3> ahead_{};  // by class - 1
   uint64_t next_seq_ = 0, next_order_ = 0;

@@ -165,6 +165,19 @@ TEST_F(ConfigTest, ExpressLaneTakesOneOrZeroOnly) {
   EXPECT_EQ(Effective(*r, "express_lane").value, "0");
 }
 
+TEST_F(ConfigTest, OpYieldTakesOneOrZeroOnlyAndIsOnByDefault) {
+  Result<LoadedConfig> d = Load();
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(d->options.network.scheduler.op_yield);
+  env_["OUTRIDER_OP_YIELD"] = "on";
+  EXPECT_EQ(LoadError(), "op_yield must be 1 or 0, got 'on' (set by env OUTRIDER_OP_YIELD)");
+  env_["OUTRIDER_OP_YIELD"] = "0";
+  Result<LoadedConfig> r = Load();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->options.network.scheduler.op_yield);
+  EXPECT_EQ(Effective(*r, "op_yield").value, "0");
+}
+
 TEST_F(ConfigTest, LoopSpinsPastOneSecondAreRefused) {
   env_["OUTRIDER_SPIN_US"] = "1000001";
   EXPECT_EQ(LoadError(),

@@ -2,7 +2,8 @@
 // (messages move only when the test says so) and send schedulers on a fake clock:
 // the chunks carrying the demanded rows overtake the op's other chunks, the demanded rows reach
 // the clients while most of the op is still on the wire, and every row ends up bitwise the same
-// as without demand. And a group's running op keeps lower job classes yielding on its links.
+// as without demand. And a group's running op keeps lower job classes, and its job's lower
+// priorities, yielding on its links.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -276,76 +277,132 @@ TEST(NodeGroupSchedulingTest, AGroupDestroyedMidOpEndsItsRunningClass) {
   EXPECT_EQ(s.ChunkCap(PeerId(1), ipc::JobClass::kLow), UINT64_MAX);
 }
 
-TEST(NodeGroupSchedulingTest, RingChunksCutBeforeAHigherClassCameGoInYieldSizedPieces) {
-  // Two nodes, a 32 MiB ring allreduce of a normal job cut in 1 MiB chunks (no higher class on
-  // the link when it agreed). Then a high job starts on both nodes: what the ring sends from then
-  // on goes in pieces of half the yield window, and the sum is still right.
-  constexpr uint64_t kFloats = 8 << 20;
-  constexpr uint64_t kPiece = SchedulerOptions{}.yield_window_bytes / 2;
-  uint64_t now = 0;
-  FakeNetwork net;
+// Two nodes of one normal-class job (hash 1) with schedulers on a fake clock, and their ops
+// (each `floats` floats of node + 1, summed): a 32 MiB ring allreduce cuts 1 MiB chunks.
+struct RingPair {
   struct RingNode {
     std::unique_ptr<Transport> port;
     std::unique_ptr<SendScheduler> sched;
     HostDataPlane plane;
     std::unique_ptr<NodeGroup> group;
-    std::vector<float> data;
-    ValidatedOp op;
-    bool done = false;
-    Status result;
+    std::map<uint64_t, std::vector<float>> data;  // by key
+    std::map<uint64_t, ValidatedOp> ops;
+    std::map<uint64_t, Status> results;  // by key, once done
   };
-  std::vector<RingNode> nodes(2);
-  for (int n = 0; n < 2; ++n) {
-    RingNode& x = nodes[static_cast<size_t>(n)];
-    Transport::Callbacks cb;
-    cb.on_message = [&nodes, n](Lane, const uint8_t* header, size_t, const uint8_t* data,
+  uint64_t now = 0;
+  FakeNetwork net;
+  std::vector<RingNode> nodes{2};
+
+  RingPair() {
+    for (int n = 0; n < 2; ++n) {
+      RingNode& x = nodes[static_cast<size_t>(n)];
+      Transport::Callbacks cb;
+      cb.on_message = [this, n](Lane, const uint8_t* header, size_t, const uint8_t* data,
                                 size_t len) {
-      PeerHeader h;
-      std::memcpy(&h, header, sizeof(h));
-      if (IsScheduledChunk(h.type))
-        nodes[static_cast<size_t>(1 - n)].sched->Done(PeerId(n), sizeof(PeerHeader) + len);
-      nodes[static_cast<size_t>(n)].group->OnMessage(h, data, len);
-    };
-    x.port = net.Attach(cb);
-    x.sched = std::make_unique<SendScheduler>(SchedulerOptions{}, [&now] { return now; });
-    x.group = std::make_unique<NodeGroup>(
-        Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
-        [&x](uint64_t, uint64_t, const Status& st, std::string_view, const std::vector<OpReport>*,
-             const OpTrace&) {
-          x.done = true;
-          x.result = st;
-        });
-    x.group->set_scheduler(x.sched.get(), ipc::JobClass::kNormal, 1);
-    x.data.assign(kFloats, static_cast<float>(n + 1));
-    x.op.kind = ipc::OpKind::kAllreduce;
-    x.op.count = kFloats;
-    x.op.send = x.op.recv = BufferSpan::Host(x.data.data(), kFloats * 4);
+        PeerHeader h;
+        std::memcpy(&h, header, sizeof(h));
+        if (IsScheduledChunk(h.type))
+          nodes[static_cast<size_t>(1 - n)].sched->Done(PeerId(n), sizeof(PeerHeader) + len);
+        nodes[static_cast<size_t>(n)].group->OnMessage(h, data, len);
+      };
+      x.port = net.Attach(cb);
+      x.sched = std::make_unique<SendScheduler>(SchedulerOptions{}, [this] { return now; });
+      x.group = std::make_unique<NodeGroup>(
+          Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
+          [&x](uint64_t key, uint64_t, const Status& st, std::string_view,
+               const std::vector<OpReport>*, const OpTrace&) { x.results[key] = st; });
+      x.group->set_scheduler(x.sched.get(), ipc::JobClass::kNormal, 1);
+    }
+    for (int n = 0; n < 2; ++n) {
+      EXPECT_TRUE(nodes[static_cast<size_t>(n)].port->Connect(FakeNetwork::Address(1 - n)).ok());
+      nodes[static_cast<size_t>(n)].group->SetPeers({0, 1});
+    }
   }
-  for (int n = 0; n < 2; ++n) {
-    ASSERT_TRUE(nodes[static_cast<size_t>(n)].port->Connect(FakeNetwork::Address(1 - n)).ok());
-    nodes[static_cast<size_t>(n)].group->SetPeers({0, 1});
+  // Starts allreduce `key` of `floats` floats on node `n` at `priority`.
+  void Start(int n, uint64_t key, uint64_t floats, int32_t priority) {
+    RingNode& x = nodes[static_cast<size_t>(n)];
+    std::vector<float>& d = x.data[key];
+    d.assign(floats, static_cast<float>(n + 1));
+    ValidatedOp& op = x.ops[key];
+    op.kind = ipc::OpKind::kAllreduce;
+    op.count = floats;
+    op.send = op.recv = BufferSpan::Host(d.data(), floats * 4);
+    x.group->Start(key, 0, {&op}, priority);
   }
-  for (int n = 0; n < 2; ++n)
-    nodes[static_cast<size_t>(n)].group->Start(9, 0, {&nodes[static_cast<size_t>(n)].op});
+  // Op `key` ended with the right sum on both nodes.
+  void ExpectSummed(uint64_t key) {
+    for (RingNode& x : nodes) {
+      ASSERT_TRUE(x.results.count(key)) << "key " << key;
+      ASSERT_TRUE(x.results[key].ok()) << x.results[key].ToString();
+      const std::vector<float>& d = x.data[key];
+      EXPECT_EQ(std::count(d.begin(), d.end(), 3.0f), static_cast<long>(d.size()));
+    }
+  }
+};
+
+constexpr uint64_t kRingFloats = 8 << 20;
+constexpr uint64_t kPiece = SchedulerOptions{}.yield_window_bytes / 2;
+
+TEST(NodeGroupSchedulingTest, RingChunksCutBeforeAHigherClassCameGoInYieldSizedPieces) {
+  // A ring allreduce cut in 1 MiB chunks (no higher class on the link when it agreed). Then a
+  // high job starts on both nodes: what the ring sends from then on goes in pieces of half the
+  // yield window, and the sum is still right.
+  RingPair p;
+  for (int n = 0; n < 2; ++n) p.Start(n, 9, kRingFloats, 0);
   // Until the ring agreed and queued its 1 MiB chunks behind the 4 MiB solo window.
-  while (nodes[0].sched->queued() == 0 || nodes[1].sched->queued() == 0) ASSERT_TRUE(net.Step());
-  size_t before = nodes[0].sched->recent().size();
-  for (const auto& s : nodes[0].sched->recent()) EXPECT_GT(s.bytes, uint64_t{1} << 20);
-  for (auto& x : nodes)
-    x.sched->BeginRunning(PeerId(&x == &nodes[0] ? 1 : 0), ipc::JobClass::kHigh);
-  net.RunUntilIdle();
-  for (auto& x : nodes) {
-    ASSERT_TRUE(x.done);
-    ASSERT_TRUE(x.result.ok()) << x.result.ToString();
-    EXPECT_EQ(x.data[0], 3.0f);
-    EXPECT_EQ(x.data[kFloats / 2], 3.0f);
-    EXPECT_EQ(x.data[kFloats - 1], 3.0f);
-    EXPECT_EQ(std::count(x.data.begin(), x.data.end(), 3.0f), static_cast<long>(kFloats));
-  }
-  const auto& sent = nodes[0].sched->recent();
+  while (p.nodes[0].sched->queued() == 0 || p.nodes[1].sched->queued() == 0)
+    ASSERT_TRUE(p.net.Step());
+  size_t before = p.nodes[0].sched->recent().size();
+  for (const auto& s : p.nodes[0].sched->recent()) EXPECT_GT(s.bytes, uint64_t{1} << 20);
+  for (int n = 0; n < 2; ++n)
+    p.nodes[static_cast<size_t>(n)].sched->BeginRunning(PeerId(1 - n), ipc::JobClass::kHigh);
+  p.net.RunUntilIdle();
+  p.ExpectSummed(9);
+  const auto& sent = p.nodes[0].sched->recent();
   ASSERT_GT(sent.size(), before);
   for (size_t i = before; i < sent.size(); ++i)
     EXPECT_LE(sent[i].bytes, sizeof(PeerHeader) + kPiece) << "send " << i;
+}
+
+TEST(NodeGroupSchedulingTest, RingChunksOfAJobGoInYieldSizedPiecesWhileAMoreUrgentOpOfItRuns) {
+  // The job's 32 MiB ring allreduce (priority 999) queued its 1 MiB chunks. Then a small op of
+  // the job (priority 679) starts on node 0 only: until node 1 starts it too, it runs on node 0,
+  // whose ring chunks go in pieces of half the yield window; node 1 cuts whole ones. Both sums are
+  // right, and once the small op ended nothing yields.
+  RingPair p;
+  for (int n = 0; n < 2; ++n) p.Start(n, 9, kRingFloats, 999);
+  while (p.nodes[0].sched->queued() == 0 || p.nodes[1].sched->queued() == 0)
+    ASSERT_TRUE(p.net.Step());
+  size_t before[2] = {p.nodes[0].sched->recent().size(), p.nodes[1].sched->recent().size()};
+  p.Start(0, 10, 16, 679);
+  EXPECT_TRUE(p.nodes[0].sched->OpYields(1, 999));
+  EXPECT_FALSE(p.nodes[1].sched->OpYields(1, 999));
+  p.net.RunUntilIdle();
+  ASSERT_TRUE(p.nodes[0].results.count(9));
+  EXPECT_FALSE(p.nodes[0].results.count(10));  // waits for node 1
+  const auto& sent0 = p.nodes[0].sched->recent();
+  ASSERT_GT(sent0.size(), before[0]);
+  for (size_t i = before[0]; i < sent0.size(); ++i)
+    EXPECT_LE(sent0[i].bytes, sizeof(PeerHeader) + kPiece) << "send " << i;
+  // Node 1 still cuts whole chunks (those it forwards may come in node 0's pieces).
+  const auto& sent1 = p.nodes[1].sched->recent();
+  ASSERT_GT(sent1.size(), before[1]);
+  uint64_t largest1 = 0;
+  for (size_t i = before[1]; i < sent1.size(); ++i) largest1 = std::max(largest1, sent1[i].bytes);
+  EXPECT_GT(largest1, uint64_t{1} << 20);
+  p.Start(1, 10, 16, 679);
+  p.net.RunUntilIdle();
+  p.ExpectSummed(9);
+  p.ExpectSummed(10);
+  for (auto& x : p.nodes) EXPECT_FALSE(x.sched->OpYields(1, 999));
+}
+
+TEST(NodeGroupSchedulingTest, AGroupDestroyedWithAnOpRunningNoLongerMakesItsJobYield) {
+  RingPair p;
+  p.Start(0, 10, 16, 679);  // waits for node 1, which never starts it
+  EXPECT_TRUE(p.nodes[0].sched->OpYields(1, 999));
+  p.nodes[0].group.reset();
+  EXPECT_FALSE(p.nodes[0].sched->OpYields(1, 999));
 }
 
 }  // namespace

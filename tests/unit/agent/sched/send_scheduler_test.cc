@@ -2,7 +2,8 @@
 // decides when a send completes): urgent chunks overtake queued bulk after at most one window,
 // aging bounds the wait of the lowest priority, FIFO keeps submission order, jobs alternate; a
 // higher job class goes first and keeps lower ones to the yield window (while it has chunks on the
-// link or ops running), weights share a class, class aging bounds a low job's wait.
+// link or ops running), weights share a class, class aging bounds a low job's wait; inside a job,
+// a running op keeps the job's lower priorities to the yield window.
 #include "agent/sched/send_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -358,6 +359,98 @@ TEST(SendSchedulerTest, CountsEachJobsChunksWaitAndShare) {
   EXPECT_NEAR(shares[2], 2.0 / 3, 1e-9);
   l.s->ForgetJob(2);
   EXPECT_EQ(l.s->job_stats(2), nullptr);
+}
+
+TEST(SendSchedulerTest, ALowerPriorityOfAJobKeepsToTheYieldWindowWhileAMoreUrgentOpOfItRuns) {
+  FakeLink l(YieldOptions());
+  const SendScheduler::Flow job1{1, kNormal, 1}, job2{2, kNormal, 1};
+  for (int i = 0; i < 64; ++i) l.Add("bucket", 999, 1, kSmall);
+  EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, job1, 999), UINT64_MAX);
+  // The embedding op starts (its agreement first: no chunk of it yet). What the buckets had in
+  // flight drains without them sending more, down to the yield window, which they then keep to.
+  l.s->BeginOp(1, 679);
+  EXPECT_TRUE(l.s->OpYields(1, 999));
+  EXPECT_FALSE(l.s->OpYields(1, 679));  // an op does not yield to itself
+  EXPECT_FALSE(l.s->OpYields(2, 999));  // nor another job to it
+  size_t sent_at_start = l.sent.size();
+  while (l.s->in_flight(kPeer) > 4 * kSmall) {
+    l.CompleteOne(kSmall);
+    if (l.s->in_flight(kPeer) > 3 * kSmall) {
+      EXPECT_EQ(l.sent.size(), sent_at_start);
+    }
+  }
+  for (int i = 0; i < 10; ++i) {
+    l.CompleteOne(kSmall);
+    EXPECT_EQ(l.s->in_flight(kPeer), 4 * kSmall);
+  }
+  // Ring chunks of the buckets go in pieces of half the yield window; the op's own do not, and
+  // neither do another job's.
+  EXPECT_EQ(l.s->ChunkCap(kPeer, job1, 999), 2 * kSmall);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, job1, 679), UINT64_MAX);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, job2, 999), UINT64_MAX);
+  // The op's chunk goes at once: the credit window has room.
+  l.Add("embedding", 679, 1, kSmall);
+  EXPECT_EQ(l.sent.back(), "embedding");
+  // Another job of the class is not held back by this job's yielding: its chunks fill the credit
+  // window, while the buckets wait.
+  for (int i = 0; i < 8; ++i) l.Add("other", 999, 2, kSmall);
+  EXPECT_EQ(std::count(l.sent.begin() + static_cast<long>(sent_at_start), l.sent.end(), "other"),
+            8);
+  EXPECT_EQ(l.s->in_flight(kPeer), 13 * kSmall);
+  // Nested: a second op of the priority ends first; the buckets still yield.
+  l.s->BeginOp(1, 679);
+  l.s->EndOp(1, 679);
+  EXPECT_TRUE(l.s->OpYields(1, 999));
+  // The op ends: the buckets have the credit window again at once (no hold), without waiting
+  // for a credit to come back.
+  size_t before_end = l.sent.size();
+  l.s->EndOp(1, 679);
+  EXPECT_FALSE(l.s->OpYields(1, 999));
+  EXPECT_GT(l.sent.size(), before_end);
+  EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk);
+  EXPECT_EQ(l.s->ChunkCap(kPeer, job1, 999), UINT64_MAX);
+  // An op of the same priority is no reason to yield; an unmatched end changes nothing.
+  l.s->BeginOp(1, 999);
+  EXPECT_FALSE(l.s->OpYields(1, 999));
+  l.s->EndOp(1, 999);
+  l.s->EndOp(1, 500);
+  l.s->EndOp(3, 1);
+  EXPECT_FALSE(l.s->OpYields(1, 1000));
+}
+
+TEST(SendSchedulerTest, WithOpYieldOffOrInFifoModeARunningOpOnlyOrdersTheQueue) {
+  for (bool fifo : {false, true}) {
+    SchedulerOptions o = YieldOptions();
+    o.op_yield = false;
+    if (fifo) {
+      o.priority = false;
+      o.op_yield = true;
+    }
+    FakeLink l(o);
+    l.s->BeginOp(1, 679);
+    for (int i = 0; i < 64; ++i) l.Add("bucket", 999, 1, kSmall);
+    EXPECT_FALSE(l.s->OpYields(1, 999)) << "fifo " << fifo;
+    EXPECT_EQ(l.s->in_flight(kPeer), 2 * kChunk) << "fifo " << fifo;
+    EXPECT_EQ(l.s->ChunkCap(kPeer, SendScheduler::Flow{1, kNormal, 1}, 999), UINT64_MAX);
+  }
+}
+
+TEST(SendSchedulerTest, AnAgedChunkThatYieldsToItsJobsOpDoesNotHoldBackTheOpsOwnChunk) {
+  // Aging (one level per ms) puts an old bucket chunk ahead of the op's in the queue; the bucket
+  // must yield and does not fit, and the op's chunk still goes as soon as the credit window has
+  // room.
+  SchedulerOptions o = YieldOptions();
+  o.aging_ns = 1'000'000;
+  FakeLink l(o);
+  for (int i = 0; i < 40; ++i) l.Add("bucket", 999, 1, kSmall);
+  ASSERT_EQ(l.s->in_flight(kPeer), 2 * kChunk);
+  l.now += 1'000'000'000;  // the queued buckets are 1000 levels more urgent now
+  l.s->BeginOp(1, 679);
+  l.Add("embedding", 679, 1, kSmall);
+  EXPECT_NE(l.sent.back(), "embedding");  // the window is full
+  l.CompleteOne(kSmall);
+  EXPECT_EQ(l.sent.back(), "embedding");
 }
 
 }  // namespace
