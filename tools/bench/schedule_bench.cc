@@ -25,7 +25,11 @@ void SleepUntilUs(double t_us) {
 }
 
 struct StepResult {
-  double iteration_us, first_ready_us;
+  double iteration_us = 0, first_ready_us = 0;
+  // How long the forward pass waited for bucket gradients in all (each layer from when its
+  // compute could have started), and the bucket it waited for longest.
+  double forward_wait_us = 0, worst_wait_us = 0;
+  size_t worst_bucket = 0;
 };
 
 enum class Mode { kFifo, kPriority, kDemand };
@@ -114,9 +118,17 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
     }
     double ready = NowUs();
     double f_end = ready + fwd_us;  // the embedding layer's forward compute
+    StepResult r;
+    r.first_ready_us = ready - te;
     for (size_t k = 0; k < nb; ++k) {
       SleepUntilUs(f_end);
       Must(c, outrider_wait(c, h[k], 600000), "wait");
+      double waited = std::max(0.0, NowUs() - f_end);
+      r.forward_wait_us += waited;
+      if (waited > r.worst_wait_us) {
+        r.worst_wait_us = waited;
+        r.worst_bucket = k;
+      }
       f_end = std::max(f_end, NowUs()) + fwd_us;
     }
     SleepUntilUs(f_end);
@@ -124,7 +136,8 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
       Must(c, outrider_wait(c, eh, 600000), "wait");
       f_end = std::max(f_end, NowUs());
     }
-    return StepResult{f_end - t0, ready - te};
+    r.iteration_us = f_end - t0;
+    return r;
   };
   // The embedding op alone: until it is done, and (with demand) until the demanded rows are in.
   auto standalone = [&](bool with_demand) {
@@ -150,6 +163,11 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
         // Where this rank's agent spent the step's embedding op (its /status trace). Every rank
         // prints its own node's: the launcher streams rank 0's, the others are in the rank logs
         // (tools/cluster/run.sh --keep-logs), and an op waits for its slowest node.
+        std::printf(
+            "# rank %d round %d %s: iteration %.1f ms, the forward pass waited %.1f ms for "
+            "buckets (longest for bucket %zu, %.1f ms)\n",
+            rank, r, kModeNames[static_cast<int>(m)], x.iteration_us / 1e3, x.forward_wait_us / 1e3,
+            x.worst_bucket, x.worst_wait_us / 1e3);
         std::printf("# rank %d round %d %s, embedding ready after %.1f ms:", rank, r,
                     kModeNames[static_cast<int>(m)], x.first_ready_us / 1e3);
         TraceLastOps(common.http_url, "sparse_allreduce", 0, 1, outrider_key("embedding"));
