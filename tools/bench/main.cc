@@ -181,8 +181,8 @@ int main(int argc, char** argv) {
                          "forward pass gets its gradients, FIFO against the priority scheduler. "
                          "With --trace, each rank also prints, per step, how long its forward "
                          "pass waited for bucket gradients and its own agent's trace of the "
-                         "embedding op (rank 0's on the launcher's output, the others' in their "
-                         "logs)");
+                         "embedding op, and per round that trace of the op alone (rank 0's on the "
+                         "launcher's output, the others' in their logs)");
   add_common(sc);
   sc->add_option("--rounds", sched.rounds, "interleaved rounds (medians reported)")
       ->capture_default_str();

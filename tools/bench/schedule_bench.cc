@@ -154,6 +154,11 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   std::vector<double> alone, alone_demand, it[3], first[3];
   for (int r = 0; r < o.rounds; ++r) {
     alone.push_back(standalone(false));
+    if (common.trace) {  // the same op with the links idle, to hold the steps' traces against
+      std::printf("# rank %d round %d alone, embedding done after %.1f ms:", rank, r,
+                  alone.back() / 1e3);
+      TraceLastOps(common.http_url, "sparse_allreduce", 0, 1, outrider_key("embedding"));
+    }
     alone_demand.push_back(standalone(true));
     for (Mode m : {Mode::kFifo, Mode::kPriority, Mode::kDemand}) {
       StepResult x = step(m);
