@@ -193,15 +193,15 @@ class Session final : public Member {
   ipc::FenceSlot* fences_ = nullptr;  // in the control segment
   // A fenced op, or one submitted after a fenced op that still waits: the sink gets them in order.
   struct Waiting {
-    Member* member;
-    ValidatedOp op;
+    Member* member = nullptr;
+    ValidatedOp op{};
     bool fenced = false;
     uint32_t fence = 0;
     uint64_t since_ns = 0;
     bool copying = false;  // names GPU memory, whose copies in are queued (staging_)
     // Refused when it came (`op` unused): its job is told when it reaches the front.
-    Job::RefusedOp refusal;
-    Status refused;
+    Job::RefusedOp refusal{};
+    Status refused{};
   };
   std::deque<Waiting> waiting_;
   std::unordered_map<uint64_t, uint32_t>

@@ -23,9 +23,9 @@ class Algorithm;
 struct Topology {
   std::string job_id;
   int nodes = 1;
-  int me = 0;          // this node
-  int local_size = 1;  // ranks per node
-  std::string label;   // the job in metrics (every generation of a job is one); "" : job_id
+  int me = 0;           // this node
+  int local_size = 1;   // ranks per node
+  std::string label{};  // the job in metrics (every generation of a job is one); "" : job_id
   const std::string& metrics_job() const { return label.empty() ? job_id : label; }
   int next() const { return (me + 1) % nodes; }
   // "ranks 4-7 (node 1)".
@@ -81,7 +81,7 @@ class CollectiveLinks {
     uint64_t message_index = 0;  // kSparse: messages of this phase sent to the node before this one
     bool urgent = false;         // scheduled ahead of the instance's other chunks (demanded rows)
     // Owns the payload's memory, if anything does: held until the send is done (or dropped).
-    std::shared_ptr<const void> keep;
+    std::shared_ptr<const void> keep{};
   };
   virtual ~CollectiveLinks() = default;
   // Sends `payload` to `node`: bulk chunks through the scheduler, the rest at once. The payload

@@ -126,8 +126,8 @@ class FakeNetwork {
     std::vector<uint8_t> header;
     std::vector<uint8_t> payload;
     Transport::SendDone done;
-    bool lands = false;  // the bytes of a message whose buffer was taken earlier (LandLater)
-    RecvTarget landing;  // that buffer, held until they have landed and on_message returned
+    bool lands = false;    // the bytes of a message whose buffer was taken earlier (LandLater)
+    RecvTarget landing{};  // that buffer, held until they have landed and on_message returned
     Lane lane = Lane::kBulk;
   };
   // Takes the oldest queued message that `match` accepts; false if there is none.
