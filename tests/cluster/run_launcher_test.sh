@@ -200,7 +200,9 @@ check "SIGINT: no namespaces, links or run dir left" no_leftovers "$lp"
 rc=$?
 check "--timeout 1: exit 124 (got $rc)" bash -c '(($1 == 124)) && grep -q "timed out after 1 s" "$2"' _ "$rc" "$T/to.err"
 for args in "--nodes 2 true" "--nodes 0 -- true" "--nodes 2 --procs-per-node x -- true" \
-            "--nodes 2 --bogus -- true" "--nodes 2 --rate 2 -- true" "--nodes 2 --"; do
+            "--nodes 2 --bogus -- true" "--nodes 2 --rate 2 -- true" "--nodes 2 --" \
+            "--nodes 2 --burst 1mb -- true" "--nodes 2 --rate 2gbit --burst 1x -- true" \
+            "--nodes 2 --rate 2gbit --burst 0kb -- true"; do
   # shellcheck disable=SC2086
   "$RUN" $args >/dev/null 2>"$T/bad.err"
   rc=$?
@@ -223,6 +225,22 @@ check "unshapable --rate: the error names the rate and tc's answer" \
 check "unshapable --rate: no note of a loopback run" bash -c '! grep -q loopback "$1"' _ "$T/shape.err"
 check "unshapable --rate: no namespaces, links or run dir left" no_leftovers "$lp"
 ((FAIL)) && dump "$T/shape.out" "$T/shape.err"
+
+# ---------------------------------------------------------------------------------------------
+# 7. --burst sizes the shaper's bucket (every node's egress here; the host side is set alike), and the
+# banner says so.
+"$RUN" --nodes 2 --rate 2gbit --burst 256KB --no-agent --keep-logs "$T/burst" -- \
+  sh -c 'tc qdisc show dev eth0' >"$T/burst.out" 2>"$T/burst.err" &
+lp=$!
+wait "$lp"
+rc=$?
+check "--burst 256KB: exit 0 (got $rc)" test "$rc" -eq 0
+# tc prints the bucket in bytes, rounded to its clock: 256 KiB shows as 262000b, 512 KiB as 524250b.
+check "--burst 256KB: every node's egress tbf has a 256 KiB bucket" \
+  bash -c '(($(cat "$1"/rank*.log | grep -cE "tbf .*rate 2Gbit burst 26[0-9]{4}b") == 2))' _ "$T/burst"
+check "--burst 256KB: the banner names the rate and the burst" grep -q "2gbit burst 256kb" "$T/burst.err"
+check "--burst: no namespaces, links or run dir left" no_leftovers "$lp"
+((FAIL)) && dump "$T/burst.out" "$T/burst.err"
 
 echo "$PASS passed, $FAIL failed"
 ((FAIL == 0))

@@ -27,8 +27,12 @@ Nodes (needs root):
   or<pid>h<i>) hangs off one bridge orb<pid>; node i has the address 10.77.<x>.<i+1>/24,
   where <pid> is this launcher's PID and <x> = <pid> mod 256, so concurrent runs do not
   collide. `lo` is up in every namespace. With --rate, each node link is shaped in both
-  directions with `tc qdisc ... tbf rate RATE burst 512kb latency 5ms` (egress on the
+  directions with `tc qdisc ... tbf rate RATE burst BURST latency 5ms` (egress on the
   namespace's eth0, ingress on the host-side veth). Without --rate: no shaping.
+  A link idle for a while lets its first BURST bytes through at once, faster than RATE: a
+  real link of that rate does not, so an op on idle links looks that much faster than it
+  would be (docs/benchmarks.md, "What the first layer still waits for"). Below about 256kb
+  at 2gbit, the links on this kind of host no longer reach RATE under load.
   If namespaces cannot be used (not root, `ip netns add` or another setup step fails, or
   --loopback), all nodes share 127.0.0.1 with distinct ports and the rate limit is off;
   a note says so on stderr. If namespaces work but a link cannot be shaped as --rate asks
@@ -72,6 +76,8 @@ options:
   --procs-per-node P   processes (ranks) per node (default 1)
   --rate RATE          shape every node link to RATE in both directions: a number followed
                        by bit, kbit, mbit, gbit or tbit (e.g. 2gbit, 500mbit, 1.5gbit)
+  --burst BURST        the shaper's bucket: bytes an idle link sends at once (a whole
+                       number followed by b, kb or mb; default 512kb; needs --rate)
   --no-agent           do not start agents
   --agent-arg ARG      extra argument for every agent (repeatable; ARG may start with -)
   --keep-logs DIR      copy rank and agent logs to DIR before RUNDIR is removed
@@ -99,7 +105,7 @@ is_uint() { [[ $1 =~ ^[0-9]{1,9}$ ]]; }
 
 # ---------------------------------------------------------------------------------------------
 # Arguments
-NODES="" PROCS=1 RATE="" RATE_GBIT="" NO_AGENT=0 KEEP_LOGS="" TIMEOUT=600 FORCE_LOOPBACK=0
+NODES="" PROCS=1 RATE="" RATE_GBIT="" BURST="" NO_AGENT=0 KEEP_LOGS="" TIMEOUT=600 FORCE_LOOPBACK=0
 AGENT_ARGS=() CMD=() SAW_DASHDASH=0 HTTP_BASE=""
 
 need_value() { (($2 >= 2)) || bad_input "option $1 needs a value"; }
@@ -116,12 +122,13 @@ while (($#)); do
       ((has_inline)) && bad_input "option $opt takes no value"
       if [[ $opt == --no-agent ]]; then NO_AGENT=1; else FORCE_LOOPBACK=1; fi
       shift ;;
-    --nodes|--procs-per-node|--rate|--agent-arg|--keep-logs|--timeout|--http-base-port)
+    --nodes|--procs-per-node|--rate|--burst|--agent-arg|--keep-logs|--timeout|--http-base-port)
       if ((has_inline)); then shift; else need_value "$opt" $#; val="$2"; shift 2; fi
       case "$opt" in
         --nodes) NODES="$val" ;;
         --procs-per-node) PROCS="$val" ;;
         --rate) RATE="$val" ;;
+        --burst) BURST="$val" ;;
         --agent-arg) AGENT_ARGS+=("$val") ;;
         --keep-logs) KEEP_LOGS="$val" ;;
         --timeout) TIMEOUT="$val" ;;
@@ -151,6 +158,14 @@ if [[ -n $RATE ]]; then
   RATE_GBIT="$(awk -v n="$num" -v f="$f" 'BEGIN { printf "%.10g", n * f }')"
   awk -v r="$RATE_GBIT" 'BEGIN { exit !(r > 0) }' || bad_input "--rate must be greater than 0, got '$RATE'"
   RATE="$rate_lc"
+fi
+if [[ -n $BURST ]]; then
+  [[ -n $RATE ]] || bad_input "--burst needs --rate (it sizes the rate shaper's bucket)"
+  [[ ${BURST,,} =~ ^0*[1-9][0-9]{0,8}(b|kb|mb)$ ]] ||
+    bad_input "bad --burst '$BURST': use a whole number and a unit: b, kb or mb (e.g. 512kb, 1mb)"
+  BURST="${BURST,,}"
+else
+  BURST=512kb
 fi
 # Resolve the command now so a typo fails fast instead of as N*P identical rank failures.
 if [[ ${CMD[0]} == */* ]]; then
@@ -338,9 +353,9 @@ setup_netns() {
     run_net ip link set dev "$v" up || return 1
     if [[ -n $RATE ]]; then
       if ! command -v tc >/dev/null; then SHAPE_ERR="'tc' not found"; return 1; fi
-      run_net ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst 512kb latency 5ms ||
+      run_net ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst "$BURST" latency 5ms ||
         { SHAPE_ERR="$NET_ERR"; return 1; }
-      run_net tc qdisc add dev "$v" root tbf rate "$RATE" burst 512kb latency 5ms ||
+      run_net tc qdisc add dev "$v" root tbf rate "$RATE" burst "$BURST" latency 5ms ||
         { SHAPE_ERR="$NET_ERR"; return 1; }
     fi
     IPS+=("$ip")
@@ -403,7 +418,10 @@ node_exec() {   # prints nothing; sets the array NODE_EXEC for node $1
 }
 
 mode="loopback"
-((USE_NETNS)) && mode="netns 10.77.$SUBNET.0/24, ${RATE:-unshaped}"
+if ((USE_NETNS)); then
+  mode="netns 10.77.$SUBNET.0/24, unshaped"
+  [[ -n $RATE ]] && mode="netns 10.77.$SUBNET.0/24, $RATE burst $BURST"
+fi
 say "$NODES nodes x $PROCS procs ($mode; $( ((NO_AGENT)) && echo "no agents" || echo "agents")); run dir $RUNDIR"
 
 # ---------------------------------------------------------------------------------------------
