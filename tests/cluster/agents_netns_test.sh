@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Multi-node collectives through real agents in network namespaces (emulated nodes, shaped
 # links): every collective of outrider-bench, its result checks on every rank, and for allreduce
-# the per-op traces of node 0's agent after every size (--trace, read from its /status). Skips (exit 0)
-# without root or network namespaces. Prints "N passed, M failed" last.
+# the per-op traces of node 0's agent after every size (--trace, read from its /status); then a
+# small training-step replay (`schedule --trace`). Skips (exit 0) without root or network
+# namespaces. Prints "N passed, M failed" last.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${OUTRIDER_BUILD_DIR:-$ROOT/build}"
@@ -36,5 +37,23 @@ for op in allreduce broadcast allgather reducescatter alltoall; do
     tail -150 <<<"$out"
   fi
 done
+# The training-step replay, small, with --trace: its table, and on rank 0 per round (the op alone
+# and the three steps) how far apart the ranks submitted, then the medians of that.
+rounds=2
+out=$(timeout 300 "$ROOT/tools/cluster/run.sh" --nodes 3 --rate 2gbit --timeout 240 -- \
+      "$BUILD/bin/outrider-bench" schedule --rounds "$rounds" --buckets-mib 2 2 2 --backward-ms 5 \
+      --forward-ms 2 --trace 2>&1)
+rc=$?
+rows=$(grep -cE '^ +(fifo|priority|demand) +[0-9.]+ +[0-9.]+ ' <<<"$out")
+skews=$(grep -cE '^#   the ranks submitted [0-9.]+ ms apart; [0-9.-]+ ms from the last submission$' <<<"$out")
+if [[ $rc -eq 0 && $rows -eq 3 && $skews -eq $((4 * rounds)) ]] &&
+  grep -q '^# first layer from the last rank.s submission: alone [0-9.]* ms, fifo' <<<"$out"; then
+  passed=$((passed + 1))
+  echo "ok: schedule --trace across 3 namespaces"
+else
+  failed=$((failed + 1))
+  echo "FAILED: schedule --trace (exit $rc, $rows table rows, $skews submission-spread lines)"
+  tail -60 <<<"$out"
+fi
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
