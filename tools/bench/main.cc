@@ -182,10 +182,7 @@ int main(int argc, char** argv) {
                          "With --trace, each rank also prints, per step, how long its forward "
                          "pass waited for bucket gradients and its own agent's trace of the "
                          "embedding op, and per round that trace of the op alone (rank 0's on the "
-                         "launcher's output, the others' in their logs); after each, how far "
-                         "apart the ranks submitted the op and how long it took from the last "
-                         "submission (estimated from every node's agreement time), and at the "
-                         "end the medians of both");
+                         "launcher's output, the others' in their logs)");
   add_common(sc);
   sc->add_option("--rounds", sched.rounds, "interleaved rounds (medians reported)")
       ->capture_default_str();

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 
 #include "tools/bench/sparse_ids.h"
 #include "tools/bench/trace.h"
@@ -35,28 +34,6 @@ struct StepResult {
 
 enum class Mode { kFifo, kPriority, kDemand };
 const char* const kModeNames[3] = {"fifo", "priority", "demand"};
-
-// With --trace: how far apart the ranks submitted an op, and how long it took from the last
-// submission, estimated from every node's agent trace. A node's agreement ends when the last
-// node's fingerprint arrives, at about the same moment everywhere, so `agreed_ms` (from the node's
-// own submission) is longest where the rank submitted first and shortest at the last submitter.
-struct Skew {
-  double spread_ms = std::numeric_limits<double>::quiet_NaN();     // last submission - first
-  double from_last_ms = std::numeric_limits<double>::quiet_NaN();  // ready - last submission
-};
-Skew SkewOf(const std::vector<double>& agreed_ms, int rank, double ready_ms) {
-  Skew k;
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (double x : agreed_ms) {
-    if (!std::isfinite(x)) return k;  // a node without a trace: no estimate
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-  }
-  if (agreed_ms.empty()) return k;
-  k.spread_ms = hi - lo;
-  k.from_last_ms = ready_ms - (agreed_ms[static_cast<size_t>(rank)] - lo);
-  return k;
-}
 
 }  // namespace
 
@@ -90,32 +67,6 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   auto* demand = static_cast<int64_t*>(outrider_alloc(c, next.size() * 8));
   if (demand == nullptr) Must(c, OUTRIDER_ERR_RESOURCE_EXHAUSTED, "alloc");
   std::copy(next.begin(), next.end(), demand);
-  // --trace: every rank's agent's `agreed_ms` for the op just traced, gathered (an op of its own,
-  // after the measured one).
-  double* agreed_send = nullptr;
-  double* agreed_all = nullptr;
-  if (common.trace) {
-    agreed_send = static_cast<double*>(outrider_alloc(c, sizeof(double)));
-    agreed_all = static_cast<double*>(outrider_alloc(c, sizeof(double) * world));
-    if (agreed_send == nullptr || agreed_all == nullptr)
-      Must(c, OUTRIDER_ERR_RESOURCE_EXHAUSTED, "alloc");
-  }
-  auto skew_of = [&](const nlohmann::json& summary, double ready_ms) {
-    *agreed_send = summary.is_object() ? summary.value("agreed_ms", std::nan("")) : std::nan("");
-    outrider_op_options_t opts;
-    outrider_op_options_init(&opts);
-    opts.key = outrider_key("trace-agreed");
-    outrider_op_t h;
-    Must(c, outrider_allgather(c, agreed_send, agreed_all, 1, OUTRIDER_F64, &opts, &h),
-         "allgather");
-    Must(c, outrider_wait(c, h, 600000), "wait");
-    Skew k = SkewOf(std::vector<double>(agreed_all, agreed_all + world), rank, ready_ms);
-    if (std::isfinite(k.spread_ms)) {
-      std::printf("#   the ranks submitted %.2f ms apart; %.2f ms from the last submission\n",
-                  k.spread_ms, k.from_last_ms);
-    }
-    return k;
-  };
   auto submit_embedding = [&](int32_t priority, bool with_demand, outrider_op_t* h) {
     outrider_sparse_t s = g.Args(OUTRIDER_SPARSE_AUTO);
     if (with_demand) {
@@ -201,21 +152,12 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
   };
   standalone(false);  // warm up
   std::vector<double> alone, alone_demand, it[3], first[3];
-  // --trace: index 0 the op alone, 1 + mode the steps'.
-  std::vector<double> spread[4], from_last[4];
-  auto keep = [&](int i, const Skew& k) {
-    if (!std::isfinite(k.spread_ms)) return;
-    spread[i].push_back(k.spread_ms);
-    from_last[i].push_back(k.from_last_ms);
-  };
   for (int r = 0; r < o.rounds; ++r) {
     alone.push_back(standalone(false));
     if (common.trace) {  // the same op with the links idle, to hold the steps' traces against
       std::printf("# rank %d round %d alone, embedding done after %.1f ms:", rank, r,
                   alone.back() / 1e3);
-      keep(0, skew_of(TraceLastOps(common.http_url, "sparse_allreduce", 0, 1,
-                                   outrider_key("embedding")),
-                      alone.back() / 1e3));
+      TraceLastOps(common.http_url, "sparse_allreduce", 0, 1, outrider_key("embedding"));
     }
     alone_demand.push_back(standalone(true));
     for (Mode m : {Mode::kFifo, Mode::kPriority, Mode::kDemand}) {
@@ -233,9 +175,7 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
             x.worst_bucket, x.worst_wait_us / 1e3);
         std::printf("# rank %d round %d %s, embedding ready after %.1f ms:", rank, r,
                     kModeNames[static_cast<int>(m)], x.first_ready_us / 1e3);
-        keep(1 + static_cast<int>(m), skew_of(TraceLastOps(common.http_url, "sparse_allreduce", 0,
-                                                           1, outrider_key("embedding")),
-                                              x.first_ready_us / 1e3));
+        TraceLastOps(common.http_url, "sparse_allreduce", 0, 1, outrider_key("embedding"));
       }
     }
   }
@@ -272,38 +212,10 @@ int RunSchedule(const CommonOptions& common, const ScheduleOptions& o) {
       row["demand_standalone_us"] = ad;
       row["first_ready_over_demand_standalone"] = f / ad;
     }
-    if (!from_last[1 + m].empty() && !from_last[0].empty()) {  // --trace
-      row["submission_spread_us"] = Median(spread[1 + m]) * 1e3;
-      row["first_ready_from_last_submission_us"] = Median(from_last[1 + m]) * 1e3;
-      row["standalone_from_last_submission_us"] = Median(from_last[0]) * 1e3;
-    }
     rows.push_back(row);
   }
   std::printf("  iteration speed-up over fifo: priority %.2fx, demand %.2fx\n",
               Median(it[0]) / Median(it[1]), Median(it[0]) / Median(it[2]));
-  if (common.trace && !spread[0].empty()) {
-    // Rank 0's first layer counted from the last rank's submission: what the ranks' own timing
-    // adds (they submit further apart while the buckets load the cores) left out.
-    std::printf(
-        "# --trace, medians (from the agents' agreement times): the ranks submitted %.2f ms "
-        "apart alone",
-        Median(spread[0]));
-    for (int m = 0; m < 3; ++m) {
-      if (!spread[1 + m].empty()) std::printf(", %.2f ms %s", Median(spread[1 + m]), kModeNames[m]);
-    }
-    std::printf("\n# first layer from the last rank's submission: alone %.2f ms",
-                Median(from_last[0]));
-    for (int m = 0; m < 3; ++m) {
-      if (from_last[1 + m].empty()) continue;
-      double x = Median(from_last[1 + m]);
-      if (m == 2) {
-        std::printf(", %s %.2f ms (its demanded rows)", kModeNames[m], x);
-      } else {
-        std::printf(", %s %.2f ms (%.2fx)", kModeNames[m], x, x / Median(from_last[0]));
-      }
-    }
-    std::printf("\n");
-  }
   if (!WriteJsonOrSay(common, rows)) return 1;
   return wrong ? 1 : 0;
 }
