@@ -31,8 +31,8 @@ Nodes (needs root):
   namespace's eth0, ingress on the host-side veth). Without --rate: no shaping.
   A link idle for a while lets its first BURST bytes through at once, faster than RATE: a
   real link of that rate does not, so an op on idle links looks that much faster than it
-  would be (docs/benchmarks.md, "What the first layer still waits for"). Below about 256kb
-  at 2gbit, the links on this kind of host no longer reach RATE under load.
+  would be (docs/benchmarks.md, "Where the op's packets wait"). A small BURST loses rate
+  where the shaper is served late: at 2gbit on a busy 2-core host, 64kb carried about half.
   If namespaces cannot be used (not root, `ip netns add` or another setup step fails, or
   --loopback), all nodes share 127.0.0.1 with distinct ports and the rate limit is off;
   a note says so on stderr. If namespaces work but a link cannot be shaped as --rate asks
@@ -76,8 +76,8 @@ options:
   --procs-per-node P   processes (ranks) per node (default 1)
   --rate RATE          shape every node link to RATE in both directions: a number followed
                        by bit, kbit, mbit, gbit or tbit (e.g. 2gbit, 500mbit, 1.5gbit)
-  --burst BURST        the shaper's bucket: bytes an idle link sends at once (a whole
-                       number followed by b, kb or mb; default 512kb; needs --rate)
+  --burst BURST        the shaper's token bucket: bytes an idle link sends at once (a
+                       whole number followed by b, kb or mb; default 512kb; needs --rate)
   --no-agent           do not start agents
   --agent-arg ARG      extra argument for every agent (repeatable; ARG may start with -)
   --keep-logs DIR      copy rank and agent logs to DIR before RUNDIR is removed
