@@ -14,6 +14,17 @@ if [[ $(id -u) -ne 0 ]] || ! ip netns add "orprobe$$" 2>/dev/null; then
 fi
 ip netns del "orprobe$$"
 passed=0 failed=0
+# Counts one case: passed when $1 is 0; else prints "FAILED: $3" and the last $4 lines of $out.
+record() {
+  if (($1 == 0)); then
+    passed=$((passed + 1))
+    echo "ok: $2"
+  else
+    failed=$((failed + 1))
+    echo "FAILED: $3"
+    tail -"$4" <<<"$out"
+  fi
+}
 for op in allreduce broadcast allgather reducescatter alltoall; do
   # The launcher's own timeout reports the ranks still running and the agents' last words;
   # the outer one only guards against the launcher itself hanging.
@@ -28,14 +39,9 @@ for op in allreduce broadcast allgather reducescatter alltoall; do
     echo "FAILED: $op --trace gave $traced trace lines for $sizes sizes"
     rc=1
   fi
-  if [[ $rc -eq 0 ]] && ! grep -q WRONG <<<"$out"; then
-    passed=$((passed + 1))
-    echo "ok: $op across 3 namespaces x 2 ranks"
-  else
-    failed=$((failed + 1))
-    echo "FAILED: $op (exit $rc)"
-    tail -150 <<<"$out"
-  fi
+  ok=1
+  [[ $rc -eq 0 ]] && ! grep -q WRONG <<<"$out" && ok=0
+  record "$ok" "$op across 3 namespaces x 2 ranks" "$op (exit $rc)" 150
 done
 # The training-step replay, small, with --trace: its table, and rank 0's agent trace of the op
 # alone and of each step's embedding op, every round.
@@ -46,14 +52,10 @@ out=$(timeout 300 "$ROOT/tools/cluster/run.sh" --nodes 3 --rate 2gbit --timeout 
 rc=$?
 rows=$(grep -cE '^ +(fifo|priority|demand) +[0-9.]+ +[0-9.]+ ' <<<"$out")
 traced=$(grep -cE '^# rank 0 round [0-9]+ (alone|fifo|priority|demand), embedding .* ms: agreed' <<<"$out")
-if [[ $rc -eq 0 && $rows -eq 3 && $traced -eq $((4 * rounds)) ]] &&
-  grep -q '^  iteration speed-up over fifo: priority [0-9.]*x, demand [0-9.]*x$' <<<"$out"; then
-  passed=$((passed + 1))
-  echo "ok: schedule --trace across 3 namespaces"
-else
-  failed=$((failed + 1))
-  echo "FAILED: schedule --trace (exit $rc, $rows table rows, $traced traced ops)"
-  tail -60 <<<"$out"
-fi
+ok=1
+[[ $rc -eq 0 && $rows -eq 3 && $traced -eq $((4 * rounds)) ]] &&
+  grep -q '^  iteration speed-up over fifo: priority [0-9.]*x, demand [0-9.]*x$' <<<"$out" && ok=0
+record "$ok" "schedule --trace across 3 namespaces" \
+  "schedule --trace (exit $rc, $rows table rows, $traced traced ops)" 60
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
