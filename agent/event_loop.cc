@@ -108,6 +108,7 @@ void EventLoop::Run(const Hooks& hooks) {
     hooks.after_wake();
     last_work = ipc::MonotonicNs();
   }
+  stop_ = false;  // a later Run runs again
 }
 
 }  // namespace outrider::agent

@@ -31,8 +31,8 @@ class EventLoop {
   static Result<std::unique_ptr<EventLoop>> Create(uint32_t spin_us);
 
   Status Add(int fd, uint32_t events, Handler handler);
-  void Remove(int fd);  // safe from inside a handler, also for the fd being dispatched
-  void Run(const Hooks& hooks);
+  void Remove(int fd);           // safe from inside a handler, also for the fd being dispatched
+  void Run(const Hooks& hooks);  // until Stop(); may be called again after it returns
   void Stop();
   bool stopping() const { return stop_; }
   // Runs `task` on the loop thread soon. Thread-safe: the way other threads hand results back.

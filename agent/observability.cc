@@ -41,6 +41,12 @@ AgentMetrics::AgentMetrics() {
                                  "Time a collective waited for all local ranks before it started.",
                                  {"priority_class"}, metrics::ExponentialBuckets(10e-6, 4, 12))
                    .Get({"default"});
+  agent_port_dropped = &registry_.AddCounter(
+      "outrider_agent_port_dropped_total",
+      "Connections to the agent port closed without serving them, by why: `timeout` (the request "
+      "did not arrive whole in time), `capacity` (the oldest of too many waiting), `malformed`, "
+      "`fd_limit` (the agent ran out of file descriptors), `write` (the reply was not taken).",
+      {"reason"});
   reconfigurations = &registry_.AddCounter(
       "outrider_reconfigurations_total",
       "New generations of jobs this node's ranks asked for, by how they ended for them: `ok` "

@@ -57,7 +57,8 @@ class AgentMetrics {
   metrics::Histogram* queue_wait;
   // A job's next generation, as this node's ranks saw it: `ok` (moved on), `left_out`, `failed`.
   metrics::Family<metrics::Counter>* reconfigurations;
-  metrics::Histogram* reconfiguration_duration;  // from the first local ask to the answer
+  metrics::Family<metrics::Counter>* agent_port_dropped;  // {reason}
+  metrics::Histogram* reconfiguration_duration;           // from the first local ask to the answer
 
   metrics::Counter* gpu_sparse_as_is;  // sparse rows in GPU memory, staged as submitted
   metrics::Counter* gpu_sparse_coalesced_in;

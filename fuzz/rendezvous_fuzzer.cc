@@ -61,7 +61,8 @@ void CheckAnswers(int fd) {
                      f.header.num_nodes >= 2);
       OUTRIDER_CHECK(f.header.num_nodes <= agent::RendezvousServer::kMaxNodes);
     } else {
-      OUTRIDER_CHECK(f.header.type == agent::rendezvous::kRefuse && f.blobs.size() == 1);
+      OUTRIDER_CHECK(f.header.type == agent::rendezvous::kRefuse &&
+                     (f.blobs.size() == 1 || f.blobs.size() == 2));
     }
     uint32_t len;
     std::memcpy(&len, got.data(), 4);

@@ -380,6 +380,13 @@ void RendezvousSeeds() {
         rdv::Encode(rdv::kJoin, shape, 3, {"fake:3"}), join1, join1});
   seed("one-missing-expires", 0x10 | 0x20, {join1});
   seed("withdrawn", 0x40, {join2});
+  // Forgeries: a node 0 with a guessed token before the root offers, and a withdrawal without one.
+  seed("forged-node-zero", 0,
+       {rdv::Encode(rdv::kJoin, wrong_token, 0, {"forger:0"}), join1, join2});
+  agent::JobShape no_token = shape;
+  no_token.token = "";
+  seed("forged-withdraw", 0,
+       {rdv::Encode(rdv::kWithdraw, no_token, 0, {"rank 1 died"}), join1, join2});
   seed("not-a-join", 0x10,
        {rdv::Encode(rdv::kTable, shape, 1, {"fake:0", "fake:1", "fake:2"}),
         rdv::Encode(rdv::kRefuse, shape, 1, {"no"})});

@@ -357,7 +357,8 @@ def compare_interfere(args):
     """Two jobs on the same agents in one launch; prints the bench's table and the targets."""
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes), "--procs-per-node", "2",
                 "--timeout", str(args.timeout)] + (["--rate", args.rate] if args.rate else [])
-    for a in args.agent_arg:
+    # Job A declares high: the agents' default ceiling (normal) would refuse it.
+    for a in ["--job-class-ceiling=high"] + args.agent_arg:
         launcher += ["--agent-arg", a]
     tmp = tempfile.mkdtemp(prefix="outrider-compare-")
     try:

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "agent/bootstrap/frame_io.h"
@@ -40,90 +41,112 @@ bool TokensEqual(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-RendezvousServer::~RendezvousServer() {
-  if (listen_fd_.valid()) loop_->Remove(listen_fd_.get());
-}
+RendezvousServer::RendezvousServer(EventLoop* loop, uint32_t timeout_ms,
+                                   PortConnections::Limits limits)
+    : timeout_ms_(timeout_ms),
+      conns_(
+          loop, limits,
+          [this](rendezvous::Frame frame, UniqueFd fd) {
+            OnFrame(std::move(frame), std::move(fd));
+          },
+          [this](PortConnections::Drop why) {
+            if (on_drop_) on_drop_(PortConnections::DropName(why));
+          }) {}
 
 Status RendezvousServer::Listen(const std::string& address, uint16_t port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!fd.valid()) return ErrnoStatus("socket", errno);
-  int one = 1;
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  if (::inet_pton(AF_INET, address.c_str(), &sa.sin_addr) != 1) {
-    return InvalidArgument("listen_address '" + address + "' is not an IPv4 address");
-  }
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
-    return ErrnoStatus("binding the agent port " + address + ":" + std::to_string(port), errno);
-  }
-  if (::listen(fd.get(), 128) != 0) return ErrnoStatus("listen on the agent port", errno);
-  socklen_t sl = sizeof(sa);
-  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&sa), &sl);
-  port_ = ntohs(sa.sin_port);
-  listen_fd_ = std::move(fd);
-  return loop_->Add(listen_fd_.get(), EPOLLIN, [this](uint32_t) { OnAccept(); });
+  return conns_.Listen(address, port);
 }
 
-void RendezvousServer::OnAccept() {
-  for (;;) {
-    int cfd = ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (cfd < 0) return;
-    UniqueFd fd(cfd);
-    // A join is one small frame sent right after connecting; a peer slower than this is refused.
-    auto frame = ReadFrame(fd.get(), -1, ipc::MonotonicNs() + 2'000'000'000ull);
-    if (!frame.ok()) {
-      Logger("rendezvous")->warn("dropped a rendezvous connection: {}", frame.status().ToString());
-      continue;
+void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
+  auto& [h, blobs] = frame;
+  if (h.type == rendezvous::kWithdraw) {
+    // Only from an agent that knows the job's token: the rendezvous's own, once offered, or one
+    // this agent's jobs vouch for (a generation decided elsewhere, not offered here yet).
+    auto p = pending_.find(h.job_id);
+    bool offered = p != pending_.end() && p->second.offered;
+    bool trusted =
+        offered ? TokensEqual(h.token, p->second.shape.token) : vouch_ && vouch_(h.job_id, h.token);
+    if (trusted && blobs.size() == 1) {
+      Abandon(h.job_id, PeerLost(blobs[0]));
+    } else {
+      Logger("rendezvous")
+          ->warn("ignored a withdrawal of job '{}' from {}: {}", h.job_id, PeerHost(fd.get()),
+                 trusted ? "malformed" : "not vouched for by its token");
     }
-    auto& [h, blobs] = *frame;
-    if (h.type == rendezvous::kWithdraw) {
-      auto p = pending_.find(h.job_id);
-      bool trusted =
-          p == pending_.end() || !p->second.offered || TokensEqual(h.token, p->second.shape.token);
-      if (trusted && blobs.size() == 1) Abandon(h.job_id, PeerLost(blobs[0]));
-      continue;
-    }
-    if (h.type == rendezvous::kReform) {
-      std::string local = LocalHost(fd.get()) + ":" + std::to_string(port_);
-      std::string peer = PeerHost(fd.get());
-      if (!reform_ || blobs.size() != 1) {
-        JobShape none;
-        Reply(std::move(fd), rendezvous::Encode(rendezvous::kRefuse, none, 0,
-                                                {"malformed request for a new generation"}));
-        continue;
-      }
-      reform_(h.job_id, h.token, std::move(blobs[0]), std::move(fd), local, peer);
-      continue;
-    }
-    Join join{std::move(fd),
-              h.node_rank,
-              h.num_nodes,
-              h.local_size,
-              h.token,
-              blobs.empty() ? std::string() : blobs[0],
-              ipc::MonotonicNs(),
-              blobs.size() > 1 ? blobs[1] : std::string()};
-    if (h.type != rendezvous::kJoin || blobs.empty() || blobs.size() > 2) {
-      Refuse(join, "malformed join");
-      continue;
-    }
-    std::string job_id = h.job_id;
-    pending_[job_id].joins.push_back(std::move(join));
-    TryComplete(job_id);
+    return;
   }
+  if (h.type == rendezvous::kReform) {
+    std::string local = LocalHost(fd.get()) + ":" + std::to_string(port());
+    std::string peer = PeerHost(fd.get());
+    if (!reform_ || blobs.size() != 1) {
+      JobShape none;
+      Reply(std::move(fd), rendezvous::Encode(rendezvous::kRefuse, none, 0,
+                                              {"malformed request for a new generation"}));
+      return;
+    }
+    reform_(h.job_id, h.token, std::move(blobs[0]), std::move(fd), local, peer);
+    return;
+  }
+  Join join{std::move(fd),
+            h.node_rank,
+            h.num_nodes,
+            h.local_size,
+            h.token,
+            blobs.empty() ? std::string() : blobs[0],
+            ipc::MonotonicNs(),
+            blobs.size() > 1 ? blobs[1] : std::string()};
+  if (h.type != rendezvous::kJoin || blobs.empty() || blobs.size() > 2) {
+    Refuse(join, "malformed join", Code::kProtocol);
+    return;
+  }
+  // Joins for rendezvous not offered here are held for a relay or a root that is late: a bounded
+  // number, the oldest refused first.
+  std::string job_id = h.job_id;
+  if (auto q = pending_.find(job_id); q == pending_.end() || !q->second.offered) {
+    for (size_t held = UnofferedJoins(); held >= kMaxUnofferedJoins; --held) {
+      Join* oldest = nullptr;
+      for (auto& [id, pend] : pending_) {
+        if (pend.offered) continue;
+        for (Join& j : pend.joins) {
+          if (oldest == nullptr || j.arrived_ns < oldest->arrived_ns) oldest = &j;
+        }
+      }
+      if (oldest == nullptr) break;
+      Refuse(*oldest, "too many joins wait at this agent for rendezvous it does not host",
+             Code::kResourceExhausted);
+    }
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      auto& js = it->second.joins;
+      js.erase(std::remove_if(js.begin(), js.end(), [](const Join& j) { return !j.fd.valid(); }),
+               js.end());
+      it = !it->second.offered && js.empty() ? pending_.erase(it) : std::next(it);
+    }
+  }
+  Pending& p = pending_[job_id];
+  p.joins.push_back(std::move(join));
+  TryComplete(job_id);
+}
+
+size_t RendezvousServer::joins_waiting() const {
+  size_t n = 0;
+  for (const auto& [id, p] : pending_) n += p.joins.size();
+  return n;
+}
+
+size_t RendezvousServer::UnofferedJoins() const {
+  size_t n = 0;
+  for (const auto& [id, p] : pending_) n += p.offered ? 0 : p.joins.size();
+  return n;
 }
 
 void RendezvousServer::Reply(UniqueFd fd, const std::string& frame) {
-  if (fd.valid()) (void)WriteAll(fd.get(), frame, -1, ipc::MonotonicNs() + 1'000'000'000ull);
+  conns_.Send(std::move(fd), frame);
 }
 
-void RendezvousServer::Refuse(Join& join, const std::string& why) {
+void RendezvousServer::Refuse(Join& join, const std::string& why, Code code) {
   JobShape none;
-  std::string frame = rendezvous::Encode(rendezvous::kRefuse, none, join.node_rank, {why});
-  (void)WriteAll(join.fd.get(), frame, -1, ipc::MonotonicNs() + 1'000'000'000ull);
-  join.fd.reset();
+  Reply(std::move(join.fd), rendezvous::Encode(rendezvous::kRefuse, none, join.node_rank,
+                                               {why, std::to_string(static_cast<int>(code))}));
 }
 
 void RendezvousServer::Offer(const JobShape& shape, const std::string& own_address,
@@ -148,12 +171,47 @@ void RendezvousServer::Abandon(const std::string& job_id, const Status& why) {
   TryComplete(job_id);
 }
 
+bool RendezvousServer::AcceptJoins(const std::string& job_id, Pending& p, const JobShape& shape,
+                                   bool relay) {
+  // Checks the waiting joins against `shape`; refuses the ones that differ. A relay only looks at
+  // the joins with the shape's token (the others may be another token's rendezvous).
+  std::vector<bool> seen(static_cast<size_t>(shape.num_nodes), false);
+  if (!relay) seen[0] = true;
+  int32_t count = relay ? 0 : 1;
+  for (Join& j : p.joins) {
+    if (!j.fd.valid()) continue;
+    bool same_token = TokensEqual(j.token, shape.token);
+    if (relay && !same_token) continue;
+    std::string why;
+    if (!same_token) {
+      why = "wrong job token";
+    } else if (j.num_nodes != shape.num_nodes || j.local_size != shape.local_size) {
+      why = "job shape differs: root has " + std::to_string(shape.num_nodes) + " nodes x " +
+            std::to_string(shape.local_size) + " ranks, joiner " + std::to_string(j.num_nodes) +
+            " x " + std::to_string(j.local_size);
+    } else if (j.node_rank < (relay ? 0 : 1) || j.node_rank >= shape.num_nodes) {
+      why = "node rank " + std::to_string(j.node_rank) + " is outside the job";
+    } else if (seen[static_cast<size_t>(j.node_rank)]) {
+      why = "node rank " + std::to_string(j.node_rank) + " joined twice";
+    }
+    if (!why.empty()) {
+      Logger("rendezvous")
+          ->warn("refused a join for job '{}' (node rank {}): {}", job_id, j.node_rank, why);
+      Refuse(j, why);
+      continue;
+    }
+    seen[static_cast<size_t>(j.node_rank)] = true;
+    ++count;
+  }
+  return count >= shape.num_nodes;
+}
+
 void RendezvousServer::TryComplete(const std::string& job_id) {
   auto it = pending_.find(job_id);
   if (it == pending_.end()) return;
   Pending& p = it->second;
   if (auto a = abandoned_.find(job_id); a != abandoned_.end()) {
-    for (Join& j : p.joins) Refuse(j, a->second);
+    for (Join& j : p.joins) Refuse(j, a->second, Code::kPeerLost);
     RendezvousDone done = std::move(p.done);
     bool offered = p.offered;
     pending_.erase(it);
@@ -162,48 +220,41 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
     return;
   }
   // A communicator without members on this node: its node 0 joins like every other node, and
-  // this agent only relays the table. Node 0's join then stands for the offer.
-  bool relay = false;
-  if (!p.offered) {
-    auto zero = std::find_if(p.joins.begin(), p.joins.end(),
-                             [](const Join& j) { return j.node_rank == 0; });
-    if (zero == p.joins.end()) return;
-    if (zero->num_nodes < 2 || zero->num_nodes > kMaxNodes || zero->local_size < 1) {
-      Refuse(*zero, "a communicator of " + std::to_string(zero->num_nodes) + " nodes x " +
-                        std::to_string(zero->local_size) + " ranks cannot meet here");
-      p.joins.erase(zero);
-      return;
-    }
-    relay = true;
-    p.shape = JobShape{job_id, zero->token, zero->num_nodes, zero->local_size};
-  }
-  // Check every waiting join against the root's view of the job; refuse the ones that differ.
-  std::vector<Join> accepted;
-  for (Join& j : p.joins) {
-    std::string why;
-    if (!TokensEqual(j.token, p.shape.token)) {
-      why = "wrong job token";
-    } else if (j.num_nodes != p.shape.num_nodes || j.local_size != p.shape.local_size) {
-      why = "job shape differs: root has " + std::to_string(p.shape.num_nodes) + " nodes x " +
-            std::to_string(p.shape.local_size) + " ranks, joiner " + std::to_string(j.num_nodes) +
-            " x " + std::to_string(j.local_size);
-    } else if (j.node_rank < (relay ? 0 : 1) || j.node_rank >= p.shape.num_nodes) {
-      why = "node rank " + std::to_string(j.node_rank) + " is outside the job";
-    } else {
-      for (const Join& a : accepted) {
-        if (a.node_rank == j.node_rank)
-          why = "node rank " + std::to_string(j.node_rank) + " joined twice";
+  // this agent only relays the table. Node 0's join then stands for the offer. Anyone may send a
+  // join, so coming first takes nothing over: the joins of each token are a rendezvous of their
+  // own, the first to be whole is the communicator's, and the others are refused then.
+  bool relay = !p.offered;
+  if (relay) {
+    for (size_t z = 0; z < p.joins.size(); ++z) {
+      Join& zero = p.joins[z];
+      if (zero.node_rank != 0) continue;
+      if (zero.num_nodes < 2 || zero.num_nodes > kMaxNodes || zero.local_size < 1) {
+        Refuse(zero, "a communicator of " + std::to_string(zero.num_nodes) + " nodes x " +
+                         std::to_string(zero.local_size) + " ranks cannot meet here");
+        continue;
+      }
+      JobShape shape{job_id, zero.token, zero.num_nodes, zero.local_size};
+      if (AcceptJoins(job_id, p, shape, true)) {
+        p.shape = shape;
+        break;
       }
     }
-    if (!why.empty()) {
-      Logger("rendezvous")
-          ->warn("refused a join for job '{}' (node rank {}): {}", job_id, j.node_rank, why);
-      Refuse(j, why);
-      continue;
-    }
-    accepted.push_back(std::move(j));
+    p.joins.erase(
+        std::remove_if(p.joins.begin(), p.joins.end(), [](const Join& j) { return !j.fd.valid(); }),
+        p.joins.end());
+    if (p.shape.job_id.empty()) return;  // no token's joins are whole yet
+    // The joins of other tokens lost.
+    auto other = std::stable_partition(p.joins.begin(), p.joins.end(), [&](const Join& j) {
+      return TokensEqual(j.token, p.shape.token);
+    });
+    for (auto j = other; j != p.joins.end(); ++j) Refuse(*j, "wrong job token");
+    p.joins.erase(other, p.joins.end());
+  } else {
+    AcceptJoins(job_id, p, p.shape, false);
+    p.joins.erase(
+        std::remove_if(p.joins.begin(), p.joins.end(), [](const Join& j) { return !j.fd.valid(); }),
+        p.joins.end());
   }
-  p.joins = std::move(accepted);
   if (static_cast<int32_t>(p.joins.size()) + (relay ? 0 : 1) < p.shape.num_nodes) return;
   NodeTable table(static_cast<size_t>(p.shape.num_nodes));
   table.agents.assign(table.size(), "");
@@ -211,7 +262,7 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
     table[0] = p.own_address;
     // Where the joiners reached this agent (they all came to the same address).
     if (!p.joins.empty())
-      table.agents[0] = LocalHost(p.joins[0].fd.get()) + ":" + std::to_string(port_);
+      table.agents[0] = LocalHost(p.joins[0].fd.get()) + ":" + std::to_string(port());
   }
   for (const Join& j : p.joins) {
     table[static_cast<size_t>(j.node_rank)] = j.address;
@@ -219,16 +270,8 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
   }
   std::vector<std::string> blobs(table.begin(), table.end());
   blobs.insert(blobs.end(), table.agents.begin(), table.agents.end());
-  for (Join& j : p.joins) {
-    Status st =
-        WriteAll(j.fd.get(), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, blobs),
-                 -1, ipc::MonotonicNs() + 2'000'000'000ull);
-    if (!st.ok()) {
-      Logger("rendezvous")
-          ->warn("job '{}': sending the node table to node {} failed: {}", job_id, j.node_rank,
-                 st.ToString());
-    }
-  }
+  for (Join& j : p.joins)
+    Reply(std::move(j.fd), rendezvous::Encode(rendezvous::kTable, p.shape, j.node_rank, blobs));
   RendezvousDone done = std::move(p.done);
   pending_.erase(it);
   Logger("rendezvous")
@@ -239,11 +282,12 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
 void RendezvousServer::Withdraw(const std::string& job_id, const Status& why) {
   auto it = pending_.find(job_id);
   if (it == pending_.end()) return;
-  for (Join& j : it->second.joins) Refuse(j, why.message());
+  for (Join& j : it->second.joins) Refuse(j, why.message(), why.code());
   pending_.erase(it);
 }
 
 void RendezvousServer::Expire(uint64_t now_ns) {
+  conns_.Expire(now_ns);
   uint64_t timeout = uint64_t{timeout_ms_} * 1'000'000;
   for (auto it = pending_.begin(); it != pending_.end();) {
     Pending& p = it->second;
@@ -251,7 +295,8 @@ void RendezvousServer::Expire(uint64_t now_ns) {
       if (!p.offered && now_ns - j->arrived_ns > timeout) {
         Refuse(*j,
                "neither a local rank of this job nor node 0 of the communicator reached the root "
-               "agent in time");
+               "agent in time",
+               Code::kDeadlineExceeded);
         j = p.joins.erase(j);
       } else {
         ++j;
@@ -265,7 +310,7 @@ void RendezvousServer::Expire(uint64_t now_ns) {
       for (size_t n = 0; n < seen.size(); ++n) {
         if (!seen[n]) missing += (missing.empty() ? "" : ", ") + std::to_string(n);
       }
-      for (Join& j : p.joins) Refuse(j, "rendezvous timed out");
+      for (Join& j : p.joins) Refuse(j, "rendezvous timed out", Code::kDeadlineExceeded);
       RendezvousDone done = std::move(p.done);
       it = pending_.erase(it);
       done(DeadlineExceeded("rendezvous timed out after " + std::to_string(timeout_ms_) +
@@ -322,7 +367,13 @@ Result<NodeTable> RendezvousClient::Run(const JobShape& shape, int32_t node_rank
       OUTRIDER_ASSIGN_OR_RETURN(auto frame, ReadFrame(fd->get(), cancel_fd_.get(), deadline));
       auto& [h, blobs] = frame;
       if (h.type == rendezvous::kRefuse) {
-        return PermissionDenied("root agent " + root_addr + " refused this node: " +
+        // The reason, then its code (a wrong token or shape by default: an older root sends none).
+        Code code = Code::kPermissionDenied;
+        if (blobs.size() > 1) {
+          int c = std::atoi(blobs[1].c_str());
+          if (c > 0 && c <= kMaxCode) code = static_cast<Code>(c);
+        }
+        return Status(code, "root agent " + root_addr + " refused this node: " +
                                 (blobs.empty() ? std::string("no reason") : blobs[0]));
       }
       auto n = static_cast<size_t>(shape.num_nodes);

@@ -13,18 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "agent/bootstrap/port_connections.h"
 #include "agent/event_loop.h"
 #include "base/status.h"
 #include "ipc/unique_fd.h"
 
 namespace outrider::agent {
-
-struct JobShape {
-  std::string job_id;
-  std::string token;
-  int32_t num_nodes = 1;
-  int32_t local_size = 1;
-};
 
 // Transport addresses by node rank, and where each node's agent listens (host:port of its agent
 // port, as the root reached it; "" where unknown).
@@ -37,15 +31,23 @@ using RendezvousDone = std::function<void(Result<NodeTable>)>;
 // Constant-time comparison (the time does not depend on where the strings differ).
 bool TokensEqual(const std::string& a, const std::string& b);
 
-// Root side. Thread-safety: loop thread only.
+// Root side, and the agent port's other frames (a job's next generation, withdrawals). Frames
+// come from anyone who reaches the port (port_connections.h bounds and reads them); joins are
+// checked against the offered job's token, withdrawals against a token the engine vouches for.
+// Thread-safety: loop thread only.
 class RendezvousServer {
  public:
   // Most nodes a relayed rendezvous (a communicator without members at the root) may have.
   static constexpr int32_t kMaxNodes = 1 << 16;
-  RendezvousServer(EventLoop* loop, uint32_t timeout_ms) : loop_(loop), timeout_ms_(timeout_ms) {}
-  ~RendezvousServer();
+  // Most joins held for rendezvous this agent has not offered (a relay's, a late root's).
+  static constexpr size_t kMaxUnofferedJoins = 1024;
+  RendezvousServer(EventLoop* loop, uint32_t timeout_ms,
+                   PortConnections::Limits limits = PortConnections::Limits());
   Status Listen(const std::string& address, uint16_t port);
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return conns_.port(); }
+  const PortConnections& connections() const { return conns_; }
+  // Joins held (offered or not) for rendezvous that are not whole yet.
+  size_t joins_waiting() const;
   // The root's own job is ready; `done` runs once every node joined (or the rendezvous failed).
   void Offer(const JobShape& shape, const std::string& own_address, RendezvousDone done);
   // Forgets a job (it ended); its waiting joins are refused.
@@ -53,7 +55,7 @@ class RendezvousServer {
   // The job's rendezvous can never complete (a node's ranks died before they joined it): its
   // offer fails and its joins are refused, now and when they come (the last 1024 such jobs).
   void Abandon(const std::string& job_id, const Status& why);
-  // Refuses joins and offers older than the rendezvous timeout.
+  // Refuses joins and offers older than the rendezvous timeout; drops connections past theirs.
   void Expire(uint64_t now_ns);
   // Frames of type kReform go to `handler` with their connection, which it answers (Reply) when it
   // likes; `local` is this agent's address as the sender reached it.
@@ -61,8 +63,14 @@ class RendezvousServer {
       std::function<void(const std::string& job_id, const std::string& token, std::string body,
                          UniqueFd fd, const std::string& local, const std::string& peer_host)>;
   void set_reform_handler(ReformHandler handler) { reform_ = std::move(handler); }
-  // Sends one frame on a connection a handler kept (best effort, at most 1 s) and closes it.
-  static void Reply(UniqueFd fd, const std::string& frame);
+  // Whether `token` is the token of job `id` as far as this agent's jobs know (a withdrawal of a
+  // rendezvous not offered here is trusted only then).
+  using Vouch = std::function<bool(const std::string& id, const std::string& token)>;
+  void set_vouch(Vouch vouch) { vouch_ = std::move(vouch); }
+  // Counts a dropped connection by why (PortConnections::DropName).
+  void set_on_drop(std::function<void(const char* why)> f) { on_drop_ = std::move(f); }
+  // Sends one frame on a connection a handler kept, without blocking, and closes it.
+  void Reply(UniqueFd fd, const std::string& frame);
 
  private:
   struct Join {
@@ -75,24 +83,29 @@ class RendezvousServer {
   };
   struct Pending {
     bool offered = false;
-    JobShape shape;
+    JobShape shape;  // a relay's: set once the joins of one token are whole
     std::string own_address;
     RendezvousDone done;
     uint64_t offered_ns = 0;
     std::vector<Join> joins;
   };
-  void OnAccept();
+  void OnFrame(rendezvous::Frame frame, UniqueFd fd);
   void TryComplete(const std::string& job_id);
-  void Refuse(Join& join, const std::string& why);
+  // Refuses the joins that differ from `shape`; true if the rest make the job whole.
+  bool AcceptJoins(const std::string& job_id, Pending& p, const JobShape& shape, bool relay);
+  // Answers a join with why it has no place, and what kind of failure that is.
+  void Refuse(Join& join, const std::string& why, Code code = Code::kPermissionDenied);
+  size_t UnofferedJoins() const;
 
-  EventLoop* loop_;  // Not owned; outlives this server.
   uint32_t timeout_ms_;
   ReformHandler reform_;
-  UniqueFd listen_fd_;
-  uint16_t port_ = 0;
+  Vouch vouch_;
+  std::function<void(const char*)> on_drop_;
   std::map<std::string, Pending> pending_;
   std::map<std::string, std::string> abandoned_;  // job id -> why
   std::deque<std::string> abandoned_order_;
+  // Last: its callbacks reach the members above, so it goes first.
+  PortConnections conns_;
 };
 
 // Non-root side: connects to the root (retrying until the deadline), sends the join and waits

@@ -9,8 +9,19 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/bootstrap/rendezvous.h"
 #include "base/status.h"
+
+namespace outrider::agent {
+
+// A job as its rendezvous sees it: the frame header's fields.
+struct JobShape {
+  std::string job_id;
+  std::string token;
+  int32_t num_nodes = 1;
+  int32_t local_size = 1;
+};
+
+}  // namespace outrider::agent
 
 namespace outrider::agent::rendezvous {
 
@@ -18,7 +29,8 @@ inline constexpr uint32_t kMagic = 0x56445251;  // "QRDV"
 inline constexpr uint16_t kVersion = 2;
 inline constexpr uint32_t kMaxFrame = 1 << 20;  // largest body
 // kJoin: blobs transport address, agent address. kTable: every node's transport address, then
-// every node's agent address. kRefuse: the reason. kReform, kReformResult: a job's next
+// every node's agent address. kRefuse: the reason, then its Code as decimal text (absent: a
+// wrong token or shape). kReform, kReformResult: a job's next
 // generation (agent/engine/reform.h), one JSON blob each. kRedirect: the agent to ask instead.
 enum FrameType : uint16_t {
   kJoin = 1,

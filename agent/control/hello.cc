@@ -46,6 +46,15 @@ Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& opt
   return Status::Ok();
 }
 
+bool IsGenerationId(std::string_view job_id) {
+  size_t tilde = job_id.rfind("~g");
+  if (tilde == std::string_view::npos || tilde + 2 == job_id.size()) return false;
+  for (char c : job_id.substr(tilde + 2)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 Status CheckJobId(std::string_view job_id, std::string_view what) {
   if (job_id.empty() || job_id.size() >= ipc::kJobIdBytes) {
     return InvalidArgument(std::string(what) + " must be 1.." +
@@ -127,6 +136,11 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   }
   id.job_id.assign(hello.job_id, job_len);
   OUTRIDER_RETURN_IF_ERROR(CheckJobId(id.job_id));
+  if (IsGenerationId(id.job_id)) {
+    return InvalidArgument("job id '" + id.job_id +
+                           "' ends in ~g<N>, which names a generation of a job (the agent moves "
+                           "ranks there itself): choose another job id");
+  }
   id.rank = hello.rank;
   id.world_size = hello.world_size;
   id.local_rank = hello.local_rank;

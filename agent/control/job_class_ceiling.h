@@ -12,10 +12,11 @@
 
 namespace outrider::agent {
 
-// "high" (anyone may), or "1000=high,1001=low,*=normal" (by uid; `*` is everyone else, high if
-// absent).
+// "high" (anyone may), or "1000=high,1001=low,*=normal" (by uid; `*` is everyone else, normal if
+// absent). Unconfigured, nobody may declare high: a class above normal is something an operator
+// grants, since it takes the links from every other job on the node.
 struct JobClassCeiling {
-  ipc::JobClass others = ipc::JobClass::kHigh;
+  ipc::JobClass others = ipc::JobClass::kNormal;
   std::map<uint32_t, ipc::JobClass> by_uid;
 
   ipc::JobClass For(uint32_t uid) const {

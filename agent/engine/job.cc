@@ -106,7 +106,7 @@ Status Job::AddMember(Member* member) {
                            ", this client says " + std::to_string(id.world_size) + " and " +
                            std::to_string(id.local_world_size));
   }
-  if (member_count() > 0 && world_size_ > local_size_ && !TokensEqual(id.token, token_)) {
+  if (member_count() > 0 && !TokensEqual(id.token, token_)) {
     return PermissionDenied("job token differs from the one the job's other local ranks gave");
   }
   if (member_count() > 0 && id.gpu_mode != gpu_mode_) {
@@ -138,6 +138,9 @@ Status Job::AddMember(Member* member) {
     comm_ = id.comm;
     base_id_ = id.job_base.empty() ? id_ : id.job_base;
     generation_ = id.generation;
+    // Every job keeps its token, single-node ones too: the agents' port authenticates frames
+    // about the job (its next generation, its joiners) against it.
+    token_ = id.token;
     AgentMetrics& m = Metrics();
     if (m.enabled()) {
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {

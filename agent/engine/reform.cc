@@ -41,19 +41,40 @@ void Reformer::set_network(Network* net) {
                                                 const std::string& local, const std::string& peer) {
     OnReport(job_id, token, std::move(body), std::move(fd), local, peer);
   });
+  net_->rendezvous()->set_vouch(
+      [this](const std::string& id, const std::string& token) { return Vouches(id, token); });
 }
 
 Job* Reformer::Live(const std::string& base) const { return jobs_->LiveGeneration(base); }
 
+bool Reformer::Vouches(const std::string& id, const std::string& token) {
+  if (Job* job = jobs_->Find(id); job != nullptr) return TokensEqual(token, job->token());
+  // A generation decided here or elsewhere whose rendezvous this agent hosts: the generations of
+  // its job that still run here know the token.
+  for (const auto& [base, d] : decided_) {
+    if (GenerationJobId(base, d.to) != id) continue;
+    if (Job* live = Live(base); live != nullptr) return TokensEqual(token, live->token());
+  }
+  for (const auto& [gen_id, agents] : agents_of_) {
+    if (gen_id != id) continue;
+    size_t tilde = id.rfind("~g");
+    if (tilde == std::string::npos) continue;
+    if (Job* live = Live(id.substr(0, tilde)); live != nullptr)
+      return TokensEqual(token, live->token());
+  }
+  return false;
+}
+
 void Reformer::Answer(UniqueFd fd, const nlohmann::json& j) {
   JobShape none;
-  RendezvousServer::Reply(std::move(fd),
-                          rendezvous::Encode(rendezvous::kReformResult, none, 0, {j.dump()}));
+  net_->rendezvous()->Reply(std::move(fd),
+                            rendezvous::Encode(rendezvous::kReformResult, none, 0, {j.dump()}));
 }
 
 void Reformer::Redirect(UniqueFd fd, const std::string& to) {
   JobShape none;
-  RendezvousServer::Reply(std::move(fd), rendezvous::Encode(rendezvous::kRedirect, none, 0, {to}));
+  net_->rendezvous()->Reply(std::move(fd),
+                            rendezvous::Encode(rendezvous::kRedirect, none, 0, {to}));
 }
 
 void Reformer::Poke(const std::string& base) {

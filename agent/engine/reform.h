@@ -32,6 +32,7 @@ namespace outrider::agent {
 
 class JobTable;
 class Job;
+struct ReformDecision;
 class Network;
 
 // A rank's place in the new generation.
@@ -45,6 +46,9 @@ struct ReformAssignment {
 class Reformer {
  public:
   static constexpr uint32_t kDefaultTimeoutMs = 30000;
+  // Joiners held for one job: from one node's agent (hello's limit of ranks per node), in all.
+  static constexpr size_t kMaxJoinersPerNode = 64;
+  static constexpr size_t kMaxJoinersPerJob = 1024;
   using Reply = std::function<void(Result<ReformAssignment>)>;
 
   explicit Reformer(JobTable* jobs) : jobs_(jobs) {}
@@ -132,16 +136,19 @@ class Reformer {
   void SendNext(const std::string& key);
   void OnAnswer(const std::string& key, Result<FrameReply> reply);
   void FinishCollection(const std::string& key, const Status& why,
-                        const nlohmann::json* decision = nullptr);
+                        const ReformDecision* decision = nullptr);
   void MaybeDecide(const std::string& base);
   void Decide(const std::string& base, Round& round);
   // The live generation of `base` here with members (the newest), or null.
   Job* Live(const std::string& base) const;
+  // Whether a job here knows `token` as job `id`'s: the job itself, or a generation decided
+  // lately whose earlier generation still runs here.
+  bool Vouches(const std::string& id, const std::string& token);
   // Tells the rendezvous of generation `id` at agent `root` that it cannot complete (`why`).
   void WithdrawAt(const std::string& root, const std::string& id, const std::string& token,
                   const Status& why);
-  static void Answer(UniqueFd fd, const nlohmann::json& j);
-  static void Redirect(UniqueFd fd, const std::string& to);
+  void Answer(UniqueFd fd, const nlohmann::json& j);
+  void Redirect(UniqueFd fd, const std::string& to);
 
   JobTable* jobs_;          // Not owned; owns this.
   Network* net_ = nullptr;  // Not owned.

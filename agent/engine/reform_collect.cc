@@ -6,6 +6,7 @@
 #include "agent/engine/job_table.h"
 #include "agent/engine/reform.h"
 #include "agent/engine/reform_internal.h"
+#include "agent/engine/reform_messages.h"
 #include "agent/log.h"
 #include "agent/net/network.h"
 #include "agent/observability.h"
@@ -34,6 +35,15 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
   Waiter w{owner, id, now + uint64_t{timeout_ms} * kMs, std::move(reply)};
   std::string self = "127.0.0.1:" + std::to_string(net_->rendezvous()->port());
   if (id.joiner) {
+    size_t joining = std::count_if(collections_.begin(), collections_.end(), [&](const auto& kv) {
+      return kv.second.joiners && kv.second.base == base;
+    });
+    if (joining >= kMaxJoinersPerNode) {
+      reply(ResourceExhausted("job '" + base + "' already has " + std::to_string(joining) +
+                              " joiners waiting on this node (at most " +
+                              std::to_string(kMaxJoinersPerNode) + ")"));
+      return;
+    }
     Collection c;
     c.base = base;
     c.joiners = true;
@@ -177,21 +187,21 @@ void Reformer::SendNext(const std::string& key) {
     return;
   }
   c.asking = c.candidates[c.next++];
-  nlohmann::json body = {{"kind", c.joiners ? "joiner" : "node"},
-                         {"generation", c.generation},
-                         {"port", net_->rendezvous()->port()},
-                         {"timeout_ms", c.timeout_ms}};
+  ReformRequest req;
+  req.joiner = c.joiners;
+  req.generation = c.generation;
+  req.port = net_->rendezvous()->port();
+  req.timeout_ms = std::min(c.timeout_ms, ReformRequest::kMaxTimeoutMs);
   int node = 0;
   if (!c.joiners) {
     Job* job = jobs_->Find(GenerationJobId(c.base, c.generation));
     node = job != nullptr ? job->node_rank() : 0;
-    std::vector<int32_t> ranks;
-    for (const Waiter& w : c.waiters) ranks.push_back(w.id.rank);
-    body["ranks"] = ranks;
+    for (const Waiter& w : c.waiters) req.ranks.push_back(w.id.rank);
   }
-  body["node"] = node;
+  req.node = node;
   JobShape shape{c.base, c.token, 0, 0};
-  std::string frame = rendezvous::Encode(rendezvous::kReform, shape, node, {body.dump()});
+  std::string frame =
+      rendezvous::Encode(rendezvous::kReform, shape, node, {EncodeReformRequest(req)});
   auto remaining = static_cast<uint32_t>((deadline - now) / kMs + 1);
   c.call.reset();
   c.call = std::make_unique<FrameCall>(net_->loop(), c.asking, std::move(frame), remaining,
@@ -212,14 +222,15 @@ void Reformer::OnAnswer(const std::string& key, Result<FrameReply> r) {
       c.candidates.insert(c.candidates.begin() + static_cast<ptrdiff_t>(c.next), r->blobs[0]);
     return SendNext(key);
   }
-  nlohmann::json j;
+  Result<ReformDecision> d = ProtocolError("not a decision");
   if (r->type == rendezvous::kReformResult && r->blobs.size() == 1)
-    j = nlohmann::json::parse(r->blobs[0], nullptr, false);
-  if (!j.is_object()) {
-    Logger("engine")->warn("job '{}': agent {} answered with a malformed frame", c.base, c.asking);
+    d = ParseReformDecision(r->blobs[0]);
+  if (!d.ok()) {
+    Logger("engine")->warn("job '{}': agent {} answered with a malformed frame: {}", c.base,
+                           c.asking, d.status().message());
     return SendNext(key);
   }
-  if (j.value("absent", false)) return SendNext(key);
+  if (d->absent) return SendNext(key);
   // Another agent decides (or decided): reports held here go there.
   if (!c.joiners) {
     auto round = rounds_.find(c.base);
@@ -230,16 +241,15 @@ void Reformer::OnAnswer(const std::string& key, Result<FrameReply> r) {
       round->second.reports.clear();
     }
   }
-  int code = j.value("code", static_cast<int>(Code::kInternal));
-  if (code != 0) {
-    Code cd = code > 0 && code <= kMaxCode ? static_cast<Code>(code) : Code::kInternal;
-    return FinishCollection(key, Status(cd, j.value("message", std::string("no reason"))));
+  if (d->code != 0) {
+    return FinishCollection(
+        key, Status(d->status_code(), d->message.empty() ? "no reason" : d->message));
   }
-  FinishCollection(key, Status::Ok(), &j);
+  FinishCollection(key, Status::Ok(), &*d);
 }
 
 void Reformer::FinishCollection(const std::string& key, const Status& why,
-                                const nlohmann::json* decision) {
+                                const ReformDecision* decision) {
   auto it = collections_.find(key);
   if (it == collections_.end()) return;
   Collection c = std::move(it->second);
@@ -247,33 +257,26 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
   AgentMetrics& m = Metrics();
   double seconds = static_cast<double>(ipc::MonotonicNs() - c.started_ns) * 1e-9;
   if (m.enabled() && decision != nullptr) m.reconfiguration_duration->Observe(seconds);
-  const nlohmann::json* assign = nullptr;
   uint32_t generation = 0;
   int32_t world = 0, local_size = 0;
   std::string root;
   if (decision != nullptr) {
-    assign = &(*decision)["assign"];
-    generation = decision->value("generation", 0u);
-    world = decision->value("world_size", 0);
-    local_size = decision->value("local_world_size", 0);
-    root = decision->value("root", std::string());
-    if (decision->contains("agents") && (*decision)["agents"].is_array()) {
-      std::vector<std::string> agents;
-      for (const auto& a : (*decision)["agents"]) {
-        if (a.is_string()) agents.push_back(a.get<std::string>());
-      }
-      std::string id = GenerationJobId(c.base, generation);
-      if (agents_of_.emplace(id, std::move(agents)).second) {
-        agents_order_.push_back(id);
-        if (agents_order_.size() > 256) {
-          agents_of_.erase(agents_order_.front());
-          agents_order_.pop_front();
-        }
+    generation = decision->generation;
+    world = decision->world_size;
+    local_size = decision->local_world_size;
+    root = decision->root;
+    std::string id = GenerationJobId(c.base, generation);
+    if (!decision->agents.empty() && agents_of_.emplace(id, decision->agents).second) {
+      agents_order_.push_back(id);
+      if (agents_order_.size() > 256) {
+        agents_of_.erase(agents_order_.front());
+        agents_order_.pop_front();
       }
     }
-    if (!assign->is_array() || assign->size() != c.waiters.size() || world < 1 || local_size < 1) {
+    if (decision->assign.size() != c.waiters.size()) {
+      Logger("engine")->warn("job '{}': agent {} placed {} ranks; this node asked for {}", c.base,
+                             c.asking, decision->assign.size(), c.waiters.size());
       decision = nullptr;
-      Logger("engine")->warn("job '{}': agent {} sent a malformed decision", c.base, c.asking);
     }
   }
   std::vector<int32_t> gave_up;  // new local ranks whose client left before the answer came
@@ -282,20 +285,14 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
     Result<ReformAssignment> a =
         why.ok() ? Internal("malformed decision") : Result<ReformAssignment>(why);
     if (decision != nullptr) {
-      const nlohmann::json& slot = (*assign)[i];
-      if (slot.is_object()) {
-        ReformAssignment as{generation, slot.value("rank", 0),
-                            world,      slot.value("local_rank", 0),
-                            local_size, root};
-        if (as.rank < 0 || as.rank >= world || as.local_rank < 0 || as.local_rank >= local_size)
-          a = Internal("decision out of range");
-        else
-          a = as;
-        if (a.ok() && w.owner == nullptr) gave_up.push_back(as.local_rank);
+      const ReformSlot& slot = decision->assign[i];
+      if (slot.why.empty()) {
+        ReformAssignment as{generation, slot.rank, world, slot.local_rank, local_size, root};
+        a = as;
+        if (w.owner == nullptr) gave_up.push_back(as.local_rank);
       } else {
-        a = FailedPrecondition(
-            "left out of generation " + std::to_string(generation) + " of job '" + c.base + "': " +
-            (slot.is_string() ? slot.get<std::string>() : std::string("no place for this rank")));
+        a = FailedPrecondition("left out of generation " + std::to_string(generation) +
+                               " of job '" + c.base + "': " + slot.why);
       }
     }
     const char* result = a.ok() ? "ok" : decision != nullptr ? "left_out" : "failed";

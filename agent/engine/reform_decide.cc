@@ -9,6 +9,7 @@
 #include "agent/engine/job_table.h"
 #include "agent/engine/reform.h"
 #include "agent/engine/reform_internal.h"
+#include "agent/engine/reform_messages.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -52,39 +53,48 @@ int Reformer::RanksPerNode(const std::vector<size_t>& sizes) {
 
 void Reformer::OnReport(const std::string& base, const std::string& token, std::string body,
                         UniqueFd fd, const std::string& local, const std::string& peer) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
-    Answer(std::move(fd), {{"code", static_cast<int>(Code::kProtocol)},
-                           {"message", "malformed request for a new generation"}});
+  // Authenticated before parsed: a frame about a job this agent does not run, or with another
+  // token, is answered without reading its body.
+  Job* live = Live(base);
+  if (live == nullptr) {
+    Answer(std::move(fd), {{"absent", true},
+                           {"code", static_cast<int>(Code::kUnavailable)},
+                           {"message", "no rank of job '" + base + "' runs at agent " + local}});
+    return;
+  }
+  if (!TokensEqual(token, live->token())) {
+    Logger("engine")->warn("job '{}': refused a request from {}: wrong job token", base, peer);
+    Answer(std::move(fd), {{"code", static_cast<int>(Code::kPermissionDenied)},
+                           {"message", "agent " + local + " refused a request about job '" + base +
+                                           "': wrong job token"}});
+    return;
+  }
+  Result<ReformRequest> req = ParseReformRequest(body);
+  if (!req.ok()) {
+    Logger("engine")->warn("job '{}': a malformed request from {}: {}", base, peer,
+                           req.status().message());
+    Answer(std::move(fd),
+           {{"code", static_cast<int>(Code::kProtocol)},
+            {"message", "malformed request for a new generation: " + req.status().message()}});
     return;
   }
   uint64_t now = ipc::MonotonicNs();
-  std::string kind = j["kind"].get<std::string>();
-  uint32_t timeout_ms = std::clamp<uint32_t>(j.value("timeout_ms", kDefaultTimeoutMs), 1, 600'000);
+  uint32_t timeout_ms = req->timeout_ms;
   Report rep;
-  rep.agent = peer + ":" + std::to_string(j.value("port", 0));
-  rep.old_node = j.value("node", -1);
+  rep.agent = peer + ":" + std::to_string(req->port);
+  rep.old_node = req->node;
   rep.deadline_ns = now + uint64_t{timeout_ms} * kMs;
   rep.local = local;
   auto wrong_token = [&](Job* job) {
     if (TokensEqual(token, job->token())) return false;
-    Logger("engine")->warn("job '{}': refused a {} from {}: wrong job token", base, kind,
-                           rep.agent);
     Answer(std::move(fd), {{"code", static_cast<int>(Code::kPermissionDenied)},
                            {"message", "agent " + local + " refused to admit this rank to job '" +
                                            base + "': wrong job token"}});
     return true;
   };
-  if (kind == "joiner") {
+  if (req->joiner) {
     rep.joiner = true;
-    Job* job = Live(base);
-    if (job == nullptr) {
-      Answer(std::move(fd), {{"absent", true},
-                             {"code", static_cast<int>(Code::kUnavailable)},
-                             {"message", "no rank of job '" + base + "' runs at agent " + local}});
-      return;
-    }
-    if (wrong_token(job)) return;
+    Job* job = live;
     if (job->node_rank() != 0) {
       if (!job->agent_addrs().empty() && !job->agent_addrs()[0].empty()) {
         Redirect(std::move(fd), job->agent_addrs()[0]);
@@ -93,14 +103,25 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
       }
       return;
     }
+    std::vector<Report>& held = joiners_[base];
+    size_t from_agent = std::count_if(held.begin(), held.end(),
+                                      [&](const Report& r) { return r.agent == rep.agent; });
+    if (from_agent >= kMaxJoinersPerNode || held.size() >= kMaxJoinersPerJob) {
+      Answer(std::move(fd),
+             {{"code", static_cast<int>(Code::kResourceExhausted)},
+              {"message", "job '" + base + "' already holds " + std::to_string(held.size()) +
+                              " joiners (" + std::to_string(from_agent) + " from agent " +
+                              rep.agent + ")"}});
+      return;
+    }
     rep.fd = std::move(fd);
     Logger("engine")->info("job '{}': a joiner from agent {} waits for generation {}", base,
                            rep.agent, job->generation() + 1);
-    joiners_[base].push_back(std::move(rep));
+    held.push_back(std::move(rep));
     if (rounds_.count(base) != 0) MaybeDecide(base);
     return;
   }
-  auto generation = j.value("generation", 0u);
+  uint32_t generation = req->generation;
   if (auto d = decided_.find(base); d != decided_.end() && d->second.from >= generation) {
     Answer(std::move(fd),
            {{"code", static_cast<int>(Code::kFailedPrecondition)},
@@ -116,11 +137,7 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
     return;
   }
   if (wrong_token(job)) return;
-  if (j.contains("ranks") && j["ranks"].is_array()) {
-    for (const auto& r : j["ranks"]) {
-      if (r.is_number_integer()) rep.ranks.push_back(r.get<int32_t>());
-    }
-  }
+  rep.ranks = std::move(req->ranks);
   auto [it, fresh] = rounds_.try_emplace(base);
   Round& round = it->second;
   if (fresh || round.generation < generation) {

@@ -45,7 +45,7 @@ const nlohmann::json* FindJob(const nlohmann::json& status, const std::string& i
 }
 
 TEST_F(JobClassTest, EachJobShowsItsClassWeightAndItsChunksInTheScheduler) {
-  StartAgents(2, /*http=*/true);
+  StartAgents(2, /*http=*/true, {"--job-class-ceiling", "high"});
   ::setenv("OUTRIDER_JOB_PRIORITY", "high", 1);
   ::setenv("OUTRIDER_JOB_WEIGHT", "3", 1);
   const uint16_t http = http_ports_[0];
@@ -105,6 +105,18 @@ TEST_F(JobClassTest, AClassAboveItsOwnersCeilingIsRefused) {
         << outrider_last_error(nullptr);
     outrider_disconnect(c);
   }
+}
+
+TEST_F(JobClassTest, UnconfiguredNoJobMayDeclareHigh) {
+  StartAgents(1);
+  outrider_client_t* c = nullptr;
+  EXPECT_EQ(ConnectLocal("uninvited", 0, 1, OUTRIDER_JOB_CLASS_HIGH, 1, &c),
+            OUTRIDER_ERR_PERMISSION_DENIED);
+  std::string why = outrider_last_error(nullptr);
+  EXPECT_NE(why.find("job_class_ceiling"), std::string::npos) << why;
+  ASSERT_EQ(ConnectLocal("invited", 0, 1, OUTRIDER_JOB_CLASS_NORMAL, 1, &c), OUTRIDER_OK)
+      << outrider_last_error(nullptr);
+  outrider_disconnect(c);
 }
 
 TEST_F(JobClassTest, RanksOfOneJobMustAgreeOnItsClassAndWeight) {

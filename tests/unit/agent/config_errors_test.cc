@@ -114,13 +114,14 @@ TEST_F(ConfigTest, JobClassCeilingByUidWithADefaultForTheOthers) {
   EXPECT_EQ(c.For(1001), ipc::JobClass::kLow);
   EXPECT_EQ(c.For(7), ipc::JobClass::kNormal);
   EXPECT_EQ(Effective(*r, "job_class_ceiling").value, "1000=high,1001=low,*=normal");
-  // One class for everyone; the default lets every job be high.
+  // One class for everyone.
   r = Load({"--job-class-ceiling", "low"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->options.control.job_class_ceiling.For(0), ipc::JobClass::kLow);
   r = Load();
+  // Unconfigured, nobody declares high: an operator grants it.
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->options.control.job_class_ceiling.For(1234), ipc::JobClass::kHigh);
+  EXPECT_EQ(r->options.control.job_class_ceiling.For(1234), ipc::JobClass::kNormal);
 }
 
 TEST_F(ConfigTest, RejectsAMalformedJobClassCeiling) {

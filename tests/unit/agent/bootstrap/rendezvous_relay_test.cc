@@ -67,7 +67,7 @@ TEST(RendezvousRelayTest, RefusesANodeZeroWithAnImpossibleShape) {
       << got[0].status().ToString();
 }
 
-TEST(RendezvousRelayTest, RefusesJoinersWhoseTokenDiffersFromNodeZeros) {
+TEST(RendezvousRelayTest, JoinersWhoseTokenDiffersFromNodeZerosNeverMeetIt) {
   Relay relay;
   JobShape good{"job/00000000000000cc", "tok", 2, 1};
   JobShape bad = good;
@@ -83,10 +83,40 @@ TEST(RendezvousRelayTest, RefusesJoinersWhoseTokenDiffersFromNodeZeros) {
   RendezvousClient zero(relay.loop.get(), good, 0, relay.root, "node0", 1500, done(0));
   RendezvousClient one(relay.loop.get(), bad, 1, relay.root, "node1", 1500, done(1));
   relay.loop->Run(Idle());
-  ASSERT_FALSE(got[1].ok());
-  EXPECT_NE(got[1].status().message().find("wrong job token"), std::string::npos)
-      << got[1].status().ToString();
-  EXPECT_FALSE(got[0].ok());  // node 1 never joined with the right token: node 0 times out
+  EXPECT_FALSE(got[0].ok());  // no node 1 with node 0's token: both time out
+  EXPECT_FALSE(got[1].ok());
+}
+
+TEST(RendezvousRelayTest, AForgedNodeZeroThatCameFirstTakesNothingOver) {
+  Relay relay;
+  JobShape forged{"job/00000000000000dd", "guess", 2, 1};
+  JobShape real = forged;
+  real.token = "tok";
+  std::vector<Result<NodeTable>> got(3, Internal("no answer"));
+  size_t answered = 0;
+  auto done = [&](size_t i) {
+    return [&, i](Result<NodeTable> t) {
+      got[i] = std::move(t);
+      if (++answered == 3) relay.loop->Stop();
+    };
+  };
+  RendezvousClient forger(relay.loop.get(), forged, 0, relay.root, "forger", 5000, done(0));
+  // The forger's join is held before the real nodes come.
+  EventLoop::Hooks until_held = Idle();
+  until_held.poll = [&] {
+    if (relay.server->joins_waiting() == 1) relay.loop->Stop();
+    return false;
+  };
+  relay.loop->Run(until_held);
+  RendezvousClient zero(relay.loop.get(), real, 0, relay.root, "node0", 5000, done(1));
+  RendezvousClient one(relay.loop.get(), real, 1, relay.root, "node1", 5000, done(2));
+  relay.loop->Run(Idle());
+  ASSERT_TRUE(got[1].ok()) << got[1].status().ToString();
+  ASSERT_TRUE(got[2].ok()) << got[2].status().ToString();
+  EXPECT_EQ(*got[1], (NodeTable{"node0", "node1"}));
+  ASSERT_FALSE(got[0].ok());
+  EXPECT_NE(got[0].status().message().find("wrong job token"), std::string::npos)
+      << got[0].status().ToString();
 }
 
 }  // namespace

@@ -116,6 +116,17 @@ TEST(HelloTest, RefusesAnEmptyUnterminatedOrUnprintableJobId) {
   ExpectRefused(Parse(h), Code::kInvalidArgument, "printable ASCII without spaces");
 }
 
+TEST(HelloTest, RefusesAJobIdThatNamesAGeneration) {
+  ipc::HelloRequest h = ValidHello();
+  ipc::CopyText(h.job_id, sizeof(h.job_id), "train~g1");
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "names a generation of a job");
+  // Only the whole form is reserved.
+  for (const char* id : {"train~g", "train~gx", "train~g1x", "tr~g1ain"}) {
+    ipc::CopyText(h.job_id, sizeof(h.job_id), id);
+    EXPECT_TRUE(Parse(h).ok()) << id;
+  }
+}
+
 TEST(HelloTest, RefusesRanksOutsideTheJob) {
   ipc::HelloRequest h = ValidHello();
   h.rank = 8;

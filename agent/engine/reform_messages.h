@@ -1,0 +1,54 @@
+// The JSON bodies agents exchange about a job's next generation (reform.h), as typed values. They
+// come over the agents' port from any machine that reaches it: Parse* read every field with its
+// type and range checked and never throw; a body they refuse is answered or dropped, never
+// trusted in part. Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace outrider::agent {
+
+// A node's report of its ranks that go on (kind "node"), or a joiner's ask (kind "joiner").
+struct ReformRequest {
+  static constexpr uint32_t kMaxTimeoutMs = 600'000;
+  static constexpr size_t kMaxRanks = 1 << 16;
+  bool joiner = false;
+  uint32_t generation = 0;  // the generation the ranks leave (node reports)
+  uint16_t port = 0;        // the reporting agent's port
+  int32_t node = -1;        // its node in that generation (-1: unknown)
+  uint32_t timeout_ms = 30000;
+  std::vector<int32_t> ranks;  // old ranks (node reports); each in [0, 2^30)
+};
+
+// Where a rank goes: a place in the new generation, or why it has none (`why` non-empty).
+struct ReformSlot {
+  int32_t rank = -1, local_rank = -1;
+  std::string why;
+};
+
+// The deciding agent's answer to a request.
+struct ReformDecision {
+  static constexpr size_t kMaxAgents = 1 << 16;
+  bool absent = false;   // that agent has no rank of the job: ask the next one
+  int32_t code = 0;      // a Code; non-zero: no generation, `message` says why
+  std::string message;
+  uint32_t generation = 0;
+  int32_t world_size = 0, local_world_size = 0;
+  std::string root;                  // the agent of the new generation's node 0
+  std::vector<std::string> agents;   // every kept node's agent, in node order
+  std::vector<ReformSlot> assign;    // one per rank of the request, in its order
+  // The code as a Status code (Internal for one outside the vocabulary).
+  Code status_code() const;
+};
+
+std::string EncodeReformRequest(const ReformRequest& r);
+Result<ReformRequest> ParseReformRequest(std::string_view body);
+std::string EncodeReformDecision(const ReformDecision& d);
+Result<ReformDecision> ParseReformDecision(std::string_view body);
+
+}  // namespace outrider::agent

@@ -1,0 +1,45 @@
+// Fuzz target: the JSON bodies agents exchange about a job's next generation (a node's report or a
+// joiner's ask, and the deciding agent's answer), which come over the agent port from any machine
+// that reaches it. The first byte picks the parser; the rest is the body. Parsing never throws or
+// crashes, and whatever it accepts encodes to a body that parses to the same values.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "agent/engine/reform_messages.h"
+#include "base/check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace outrider;
+  using namespace outrider::agent;
+  if (size == 0) return 0;
+  std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  if (data[0] & 1) {
+    Result<ReformDecision> d = ParseReformDecision(body);
+    if (!d.ok()) return 0;
+    Result<ReformDecision> again = ParseReformDecision(EncodeReformDecision(*d));
+    OUTRIDER_CHECK(again.ok());
+    OUTRIDER_CHECK(again->absent == d->absent && again->code == d->code);
+    if (!d->absent && d->code == 0) {
+      OUTRIDER_CHECK(again->world_size == d->world_size && again->assign.size() == d->assign.size());
+      for (size_t i = 0; i < d->assign.size(); ++i) {
+        const ReformSlot& s = d->assign[i];
+        OUTRIDER_CHECK(again->assign[i].rank == s.rank && again->assign[i].why == s.why);
+        if (s.why.empty())
+          OUTRIDER_CHECK(s.rank >= 0 && s.rank < d->world_size && s.local_rank >= 0 &&
+                         s.local_rank < d->local_world_size);
+      }
+    }
+    return 0;
+  }
+  Result<ReformRequest> r = ParseReformRequest(body);
+  if (!r.ok()) return 0;
+  OUTRIDER_CHECK(r->timeout_ms >= 1 && r->timeout_ms <= ReformRequest::kMaxTimeoutMs);
+  Result<ReformRequest> again = ParseReformRequest(EncodeReformRequest(*r));
+  OUTRIDER_CHECK(again.ok());
+  OUTRIDER_CHECK(again->joiner == r->joiner && again->generation == r->generation &&
+                 again->port == r->port && again->node == r->node &&
+                 again->timeout_ms == r->timeout_ms);
+  if (!r->joiner) OUTRIDER_CHECK(again->ranks == r->ranks);
+  return 0;
+}

@@ -1,0 +1,219 @@
+// The agent port as anyone on the network may use it, against a real agent: frames with fields of
+// the wrong type, frames without the job's token, connections that hold part of a frame, a flood
+// of forged reports and running out of fds. The agent answers or drops each one, keeps serving its
+// jobs, and gives back what they took.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agent/bootstrap/frame_io.h"
+#include "agent/bootstrap/rendezvous_frame.h"
+#include "ipc/event_fd.h"
+#include "ipc/unique_fd.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::testing {
+namespace {
+
+namespace rdv = agent::rendezvous;
+
+UniqueFd ConnectPort(uint16_t port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0)
+      << std::strerror(errno);
+  return fd;
+}
+
+// Sends a request for job `job`'s next generation with `token` and `body`; the agent's answer as
+// JSON (null if it sent none within 5 s or something that is not an answer).
+nlohmann::json Ask(uint16_t port, const std::string& job, const std::string& token,
+                   const std::string& body) {
+  UniqueFd fd = ConnectPort(port);
+  agent::JobShape shape{job, token, 0, 0};
+  std::string frame = rdv::Encode(rdv::kReform, shape, 0, {body});
+  uint64_t deadline = ipc::MonotonicNs() + 5'000'000'000ull;
+  if (!agent::frame_io::WriteAll(fd.get(), frame, -1, deadline).ok()) return nullptr;
+  Result<rdv::Frame> reply = agent::frame_io::ReadFrame(fd.get(), -1, deadline);
+  if (!reply.ok() || reply->header.type != rdv::kReformResult || reply->blobs.size() != 1)
+    return nullptr;
+  return nlohmann::json::parse(reply->blobs[0], nullptr, false);
+}
+
+size_t OpenFds(pid_t pid) {
+  size_t n = 0;
+  DIR* d = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
+  if (d == nullptr) return 0;
+  while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
+  ::closedir(d);
+  return n;
+}
+
+// utime + stime of `pid`, in clock ticks.
+uint64_t CpuTicks(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::string> fields;
+  std::string cur;
+  for (size_t i = stat.rfind(')') + 2; i < stat.size(); ++i) {
+    if (stat[i] == ' ') {
+      fields.push_back(cur);
+      cur.clear();
+    } else {
+      cur += stat[i];
+    }
+  }
+  return std::stoull(fields[11]) + std::stoull(fields[12]);
+}
+
+// A one-rank job held open by a child process until released; its allreduce then must complete
+// within 10 s.
+class HeldJob {
+ public:
+  HeldJob(const std::string& socket, const std::string& job, const std::string& token) {
+    pid_ = Spawn([&] {
+      ::setenv("OUTRIDER_JOB_TOKEN", token.c_str(), 1);
+      outrider_client_t* c = ConnectOrExit(socket, job, 0, 1);
+      connected_.Send('c');
+      char go;
+      if (!release_.Receive(&go, 60000)) return 8;
+      auto* x = static_cast<float*>(outrider_alloc(c, 4));
+      *x = 2.0f;
+      outrider_op_t h;
+      int e = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (e == OUTRIDER_OK) e = outrider_wait(c, h, 10000);
+      int rc = e == OUTRIDER_OK && *x == 2.0f ? 0 : 10 + e;
+      outrider_disconnect(c);
+      return rc;
+    });
+    char c;
+    EXPECT_TRUE(connected_.Receive(&c, 10000)) << "the trainer did not connect";
+  }
+  // Lets the trainer run its op; its exit code.
+  int Finish() {
+    release_.Send('g');
+    return Reap(pid_);
+  }
+
+ private:
+  Pipe connected_, release_;
+  pid_t pid_;
+};
+
+std::unique_ptr<harness::AgentProcess> StartPortAgent(uint16_t* port) {
+  *port = FreePort();
+  return StartAgent({"--port", std::to_string(*port), "--listen-address", "127.0.0.1"});
+}
+
+TEST(AgentPortTest, FieldsOfTheWrongTypeAreAnsweredAndTheAgentCarriesOn) {
+  uint16_t port = 0;
+  auto agent = StartPortAgent(&port);
+  ASSERT_NE(agent, nullptr);
+  HeldJob job(agent->socket_path(), "victim", "tok");
+  for (const char* body : {R"({"kind":"node","timeout_ms":"x"})", R"({"kind":"joiner","port":null})",
+                           R"({"kind":"node","generation":"0","ranks":[0]})",
+                           R"({"kind":"node","ranks":{"a":1}})", R"([1,2])", "not json"}) {
+    nlohmann::json a = Ask(port, "victim", "tok", body);
+    ASSERT_TRUE(a.is_object()) << body << ": no answer (the agent died?)";
+    EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kProtocol)) << body << ": " << a.dump();
+    EXPECT_NE(a.value("message", std::string()).find("malformed"), std::string::npos) << a.dump();
+  }
+  EXPECT_EQ(job.Finish(), 0);
+  EXPECT_EQ(::kill(agent->pid(), 0), 0);
+}
+
+TEST(AgentPortTest, ARequestWithoutTheJobsTokenIsRefusedUnread) {
+  uint16_t port = 0;
+  auto agent = StartPortAgent(&port);
+  ASSERT_NE(agent, nullptr);
+  // A single-node job keeps its token too.
+  HeldJob job(agent->socket_path(), "solo", "secret");
+  for (const char* token : {"", "guess"}) {
+    nlohmann::json a = Ask(port, "solo", token, R"({"kind":"joiner","timeout_ms":"x"})");
+    ASSERT_TRUE(a.is_object()) << token;
+    EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kPermissionDenied)) << a.dump();
+    EXPECT_NE(a.value("message", std::string()).find("wrong job token"), std::string::npos);
+  }
+  // A forged report for the job's generation is not counted: the job's own next step runs.
+  nlohmann::json a = Ask(port, "solo", "", R"({"kind":"node","generation":0,"node":0,"ranks":[5]})");
+  EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kPermissionDenied)) << a.dump();
+  EXPECT_EQ(job.Finish(), 0);
+}
+
+TEST(AgentPortTest, HeldConnectionsAndForgedReportsNeitherStallNorBloatTheAgent) {
+  uint16_t port = 0;
+  auto agent = StartPortAgent(&port);
+  ASSERT_NE(agent, nullptr);
+  HeldJob job(agent->socket_path(), "busy", "tok");
+  size_t baseline = OpenFds(agent->pid());
+  // 64 connections that send a frame's length and a few bytes, then nothing: each would once
+  // have held the agent's loop for 2 s.
+  std::vector<UniqueFd> held;
+  std::string part = rdv::Encode(rdv::kJoin, agent::JobShape{"busy", "tok", 2, 1}, 1, {"a"});
+  for (int i = 0; i < 64; ++i) {
+    held.push_back(ConnectPort(port));
+    ASSERT_EQ(::send(held.back().get(), part.data(), 12, MSG_NOSIGNAL), 12);
+  }
+  // 1,000 forged reports, each answered.
+  int refused = 0;
+  for (int i = 0; i < 1000; ++i) {
+    nlohmann::json a = Ask(port, "busy", "forged", R"({"kind":"joiner"})");
+    refused += a.is_object() && a.value("code", -1) == static_cast<int>(Code::kPermissionDenied);
+  }
+  EXPECT_EQ(refused, 1000);
+  // The job's op completes while they are held (within its 10 s wait).
+  EXPECT_EQ(job.Finish(), 0);
+  // Once they are gone, so are their fds.
+  held.clear();
+  uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
+  while (OpenFds(agent->pid()) > baseline && ipc::MonotonicNs() < deadline) ::poll(nullptr, 0, 20);
+  EXPECT_LE(OpenFds(agent->pid()), baseline);
+}
+
+TEST(AgentPortTest, OutOfFileDescriptorsThePortShedsConnectionsInsteadOfSpinning) {
+  uint16_t port = 0;
+  auto agent = StartPortAgent(&port);
+  ASSERT_NE(agent, nullptr);
+  rlimit old{};
+  ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, nullptr, &old), 0) << std::strerror(errno);
+  rlimit lim{OpenFds(agent->pid()) + 4, old.rlim_max};
+  ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &lim, nullptr), 0) << std::strerror(errno);
+  std::vector<UniqueFd> conns;
+  for (int i = 0; i < 40; ++i) conns.push_back(ConnectPort(port));
+  uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
+  while (agent->ReadLog().find("agent port: out of fds") == std::string::npos &&
+         ipc::MonotonicNs() < deadline) {
+    ::poll(nullptr, 0, 10);
+  }
+  ASSERT_NE(agent->ReadLog().find("agent port: out of fds"), std::string::npos);
+  // A spinning loop would burn the whole interval.
+  uint64_t before = CpuTicks(agent->pid());
+  ::poll(nullptr, 0, 500);
+  double used = static_cast<double>(CpuTicks(agent->pid()) - before) /
+                static_cast<double>(::sysconf(_SC_CLK_TCK));
+  EXPECT_LT(used, 0.2) << "the agent spins at the fd limit";
+  conns.clear();
+  ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);
+  // The port answers again.
+  nlohmann::json a = Ask(port, "nobody", "", R"({"kind":"joiner"})");
+  EXPECT_TRUE(a.value("absent", false)) << a.dump();
+}
+
+}  // namespace
+}  // namespace outrider::testing
