@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     OUTRIDER_CHECK(again.ok());
     OUTRIDER_CHECK(again->absent == d->absent && again->code == d->code);
     if (!d->absent && d->code == 0) {
-      OUTRIDER_CHECK(again->world_size == d->world_size && again->assign.size() == d->assign.size());
+      OUTRIDER_CHECK(again->world_size == d->world_size &&
+                     again->assign.size() == d->assign.size());
       for (size_t i = 0; i < d->assign.size(); ++i) {
         const ReformSlot& s = d->assign[i];
         OUTRIDER_CHECK(again->assign[i].rank == s.rank && again->assign[i].why == s.why);

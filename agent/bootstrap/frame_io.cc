@@ -147,8 +147,9 @@ FrameCall::FrameCall(EventLoop* loop, std::string address, std::string frame, ui
   if (efd.ok()) cancel_fd_ = std::move(*efd);
   std::weak_ptr<bool> alive = alive_;
   int cancel = cancel_fd_.get();
+  std::shared_ptr<Conn> conn = conn_;
   thread_ = std::thread([loop, address = std::move(address), frame = std::move(frame), timeout_ms,
-                         done = std::move(done), alive, cancel] {
+                         done = std::move(done), alive, cancel, conn] {
     uint64_t deadline = ipc::MonotonicNs() + uint64_t{timeout_ms} * 1'000'000;
     auto call = [&]() -> Result<FrameReply> {
       OUTRIDER_ASSIGN_OR_RETURN(sockaddr_in sa, Resolve(address, "agent"));
@@ -156,6 +157,20 @@ FrameCall::FrameCall(EventLoop* loop, std::string address, std::string frame, ui
       if (!fd.ok()) return Unavailable("agent " + address + ": " + fd.status().message());
       FrameReply reply;
       reply.local = LocalHost(fd->get());
+      bool half_closed = false;
+      {
+        std::lock_guard<std::mutex> lock(conn->mu);
+        conn->fd = fd->get();
+        half_closed = conn->half_closed;
+      }
+      struct Forget {  // the socket closes with `fd`: HalfClose must not reach it after
+        Conn* c;
+        ~Forget() {
+          std::lock_guard<std::mutex> lock(c->mu);
+          c->fd = -1;
+        }
+      } forget{conn.get()};
+      if (half_closed) return Cancelled("agent " + address + ": the request was withdrawn");
       OUTRIDER_RETURN_IF_ERROR(WriteAll(fd->get(), frame, cancel, deadline));
       Result<rendezvous::Frame> f = ReadFrame(fd->get(), cancel, deadline);
       if (!f.ok()) return f.status().Annotate("agent " + address);
@@ -169,6 +184,12 @@ FrameCall::FrameCall(EventLoop* loop, std::string address, std::string frame, ui
       if (a && *a) done(std::move(r));
     });
   });
+}
+
+void FrameCall::HalfClose() {
+  std::lock_guard<std::mutex> lock(conn_->mu);
+  conn_->half_closed = true;
+  if (conn_->fd >= 0) ::shutdown(conn_->fd, SHUT_WR);
 }
 
 FrameCall::~FrameCall() {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,10 +51,19 @@ class FrameCall {
   FrameCall(EventLoop* loop, std::string address, std::string frame, uint32_t timeout_ms,
             std::function<void(Result<FrameReply>)> done);
   ~FrameCall();
+  // Says the request is all there is (shuts the connection for sending) and keeps waiting for the
+  // reply: the other agent sees the peer closed. Thread-safe with the call's thread.
+  void HalfClose();
 
  private:
+  struct Conn {
+    std::mutex mu;
+    int fd = -1;               // guarded by mu: the call's socket while it is open
+    bool half_closed = false;  // guarded by mu
+  };
   UniqueFd cancel_fd_;
   std::shared_ptr<bool> alive_;
+  std::shared_ptr<Conn> conn_ = std::make_shared<Conn>();
   std::thread thread_;
 };
 

@@ -55,7 +55,7 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     }
     Result<ValidatedOp> op = Internal("not validated");
     Status refused;
-    if ((e.flags & ipc::kSubmitRefused) != 0) {
+    if (e.flags == ipc::kSubmitRefused) {
       // The shim refused it itself: the caller there has the reason, the job must count it.
       fenced = false;
       Code code =

@@ -79,7 +79,23 @@ void Reformer::Redirect(UniqueFd fd, const std::string& to) {
 
 void Reformer::Poke(const std::string& base) {
   if (collections_.count(base) != 0) MaybeSend(base);
+  ReleaseIfGone(base);
   if (rounds_.count(base) != 0) MaybeDecide(base);
+}
+
+void Reformer::ReleaseIfGone(const std::string& base) {
+  // This agent still has ranks of the job, or ranks that asked: it may yet decide.
+  if (Live(base) != nullptr || collections_.count(base) != 0) return;
+  // It never will: the reports and joiners it holds go on to the job's next agent at once.
+  if (auto r = rounds_.find(base);
+      r != rounds_.end() && r->second.role == Round::Role::kUndecided) {
+    for (Report& rep : r->second.reports) Answer(std::move(rep.fd), {{"absent", true}});
+    r->second.reports.clear();
+  }
+  if (auto j = joiners_.find(base); j != joiners_.end()) {
+    for (Report& rep : j->second) Answer(std::move(rep.fd), {{"absent", true}});
+    joiners_.erase(j);
+  }
 }
 
 void Reformer::Remember(const std::string& base, const std::vector<std::string>& agents) {

@@ -138,6 +138,9 @@ class Reformer {
   void FinishCollection(const std::string& key, const Status& why,
                         const ReformDecision* decision = nullptr);
   void MaybeDecide(const std::string& base);
+  // With no rank of `base` left here (none asking either), the reports and joiners held here
+  // are sent on to the job's next agent.
+  void ReleaseIfGone(const std::string& base);
   void Decide(const std::string& base, Round& round);
   // The live generation of `base` here with members (the newest), or null.
   Job* Live(const std::string& base) const;

@@ -135,7 +135,13 @@ void Reformer::Forget(const void* owner) {
       continue;
     }
     if (c.joiners) {
-      it = collections_.erase(it);  // cancels the call: the deciding agent drops the joiner
+      // The joiner is gone. Its call stays open for the answer but says it is done: an agent that
+      // has not decided yet leaves it out; one that placed it already answers, and the new
+      // generation is told its place stays empty (FinishCollection's gave_up).
+      if (c.call) c.call->HalfClose();
+      w->reply = nullptr;
+      w->owner = nullptr;
+      ++it;
       continue;
     }
     // Its rank stays in a report already sent (and gives up its place once assigned one).

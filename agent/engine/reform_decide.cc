@@ -95,9 +95,15 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
   if (req->joiner) {
     rep.joiner = true;
     Job* job = live;
-    if (job->node_rank() != 0) {
-      if (!job->agent_addrs().empty() && !job->agent_addrs()[0].empty()) {
-        Redirect(std::move(fd), job->agent_addrs()[0]);
+    // Joiners wait at the lowest node that still has ranks of the job: node 0, or the node that
+    // decides (and hosts) the next generation once the nodes below it are gone.
+    int lowest = 0;
+    while (lowest < job->node_rank() && job->node_gone(lowest)) ++lowest;
+    if (lowest < job->node_rank()) {
+      const auto& addrs = job->agent_addrs();
+      if (static_cast<size_t>(lowest) < addrs.size() &&
+          !addrs[static_cast<size_t>(lowest)].empty()) {
+        Redirect(std::move(fd), addrs[static_cast<size_t>(lowest)]);
       } else {
         Answer(std::move(fd), {{"absent", true}});
       }
@@ -216,7 +222,10 @@ void Reformer::Decide(const std::string& base, Round& round) {
   }
   std::vector<Report>& held = joiners_[base];
   for (Report& jr : held) {
-    if (Closed(jr.fd)) continue;
+    if (Closed(jr.fd)) {
+      jr.fd.reset();  // the joiner is gone (or its agent gave up): no place, no answer
+      continue;
+    }
     auto e = std::find_if(entries.begin(), entries.end(),
                           [&](const Entry& x) { return x.agent == jr.agent; });
     if (e == entries.end()) {

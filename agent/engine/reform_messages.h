@@ -34,14 +34,14 @@ struct ReformSlot {
 // The deciding agent's answer to a request.
 struct ReformDecision {
   static constexpr size_t kMaxAgents = 1 << 16;
-  bool absent = false;   // that agent has no rank of the job: ask the next one
-  int32_t code = 0;      // a Code; non-zero: no generation, `message` says why
+  bool absent = false;  // that agent has no rank of the job: ask the next one
+  int32_t code = 0;     // a Code; non-zero: no generation, `message` says why
   std::string message;
   uint32_t generation = 0;
   int32_t world_size = 0, local_world_size = 0;
-  std::string root;                  // the agent of the new generation's node 0
-  std::vector<std::string> agents;   // every kept node's agent, in node order
-  std::vector<ReformSlot> assign;    // one per rank of the request, in its order
+  std::string root;                 // the agent of the new generation's node 0
+  std::vector<std::string> agents;  // every kept node's agent, in node order
+  std::vector<ReformSlot> assign;   // one per rank of the request, in its order
   // The code as a Status code (Internal for one outside the vocabulary).
   Code status_code() const;
 };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -357,6 +358,193 @@ TEST_F(MultiNodeTest, ASurvivorDyingWhileTheJobReformsEndsInTheNextGeneration) {
     EXPECT_EQ(out->rank[r], r == 0 ? 0 : 1);
     EXPECT_EQ(out->steps[r], 3);
   }
+}
+
+// Rank 2 dies, the other nodes report to node 0's agent, and node 0's own rank dies before it
+// asks: node 0's agent can no longer decide, so it sends the reports on at once, and node 1
+// decides. The survivors' first reconfigure succeeds (before, it waited out its whole deadline).
+TEST_F(MultiNodeTest, NodeZerosRankDyingAfterTheOthersReportedLeavesTheNextNodeToDecide) {
+  StartAgents(4, /*http=*/true);
+  SharedValue<Elastic> out;
+  Pipe started;
+  std::vector<pid_t> pids(4);
+  for (int r = 0; r < 4; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("stagger", "tok", r, 4);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      for (int step = 0; step < 3; ++step) {
+        if (Step(c, x) != 0) return 90;
+      }
+      started.Send('s');
+      if (r == 0) {
+        while (Step(c, x) == 0) {
+        }
+        ::pause();  // never asks: killed while the others' reports wait at its agent
+      }
+      int rc = Survive(c, r, out, 1, 3);
+      outrider_disconnect(c);
+      return rc;
+    });
+  }
+  char ch;
+  for (int r = 0; r < 4; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
+  ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
+  Reap(pids[2]);
+  // Both other nodes' reports are held at node 0's agent.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        nlohmann::json s =
+            nlohmann::json::parse(HttpGet(http_ports_[0], "/status"), nullptr, false);
+        if (!s.is_object() || !s.contains("generations")) return false;
+        for (const auto& d : s["generations"]["deciding"]) {
+          if (d.value("job", "") == "stagger" && d.value("reports", 0) == 2) return true;
+        }
+        return false;
+      },
+      30000));
+  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
+  Reap(pids[0]);
+  for (int r : {1, 3}) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0) << "rank " << r;
+    EXPECT_EQ(out->generation[r], 1u) << "rank " << r;
+    EXPECT_EQ(out->world[r], 2);
+    EXPECT_EQ(out->rank[r], r == 1 ? 0 : 1);
+    EXPECT_EQ(out->steps[r], 3);
+  }
+  EXPECT_THAT(agents_[1]->ReadLog(), HasSubstr("decided here"));
+}
+
+// A joiner at the agent of `socket` for job `job` (the job's node 0 at `root_port`): reconfigures
+// within `timeout_ms`, then runs `steps` steps. Records its result in slot `slot` of `res`, `out`.
+pid_t SpawnJoiner(const std::string& socket, uint16_t root_port, const char* job,
+                  uint32_t timeout_ms, int steps, int slot, SharedValue<Results>& res,
+                  SharedValue<Elastic>& out) {
+  return Spawn([=, &res, &out] {
+    ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(root_port)).c_str(), 1);
+    outrider_connect_options_t o;
+    outrider_connect_options_init(&o);
+    o.socket_path = socket.c_str();
+    o.job_id = job;
+    o.flags = OUTRIDER_CONNECT_JOINER;
+    outrider_client_t* c = ConnectOrExitWith(&o);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    outrider_membership_t m;
+    int rc = outrider_reconfigure(c, timeout_ms, &m);
+    CopyText(res->error[slot], 256, outrider_last_error(c));
+    for (int s = 0; rc == 0 && s < steps; ++s) rc = Step(c, x);
+    res->rc[slot] = rc;
+    out->generation[slot] = m.generation;
+    out->rank[slot] = m.rank;
+    out->world[slot] = m.world_size;
+    outrider_disconnect(c);
+    return 0;
+  });
+}
+
+// Rank 0 dies and its replacement asks at rank 0's node before the others re-form: it is held by
+// the lowest node left (which will decide), not refused, and the job grows back to 3 in the
+// generation the others then form.
+TEST_F(MultiNodeTest, AReplacementForRankZeroAskingBeforeTheOthersReformIsHeldAndJoins) {
+  StartAgents(3, /*http=*/true);
+  SharedValue<Elastic> out;
+  SharedValue<Results> res;
+  Pipe started, failed, go;
+  std::vector<pid_t> pids(3);
+  for (int r = 0; r < 3; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("phoenix", "tok", r, 3);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        rc = Step(c, x);
+        if (step == 3) started.Send('s');
+      }
+      failed.Send('f');
+      char ch;
+      if (!go.Receive(&ch, 60000)) return 91;
+      outrider_membership_t m;
+      rc = outrider_reconfigure(c, 20000, &m);
+      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      out->world[r] = m.world_size;
+      out->rank[r] = m.rank;
+      outrider_disconnect(c);
+      return 0;
+    });
+  }
+  char ch;
+  for (int r = 0; r < 3; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
+  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
+  Reap(pids[0]);
+  for (int r = 1; r < 3; ++r) ASSERT_TRUE(failed.Receive(&ch, 60000));
+  pid_t joiner =
+      SpawnJoiner(agents_[0]->socket_path(), ports_[0], "phoenix", 30000, 3, 0, res, out);
+  // Node 1, the lowest node with ranks left, holds it.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        nlohmann::json s =
+            nlohmann::json::parse(HttpGet(http_ports_[1], "/status"), nullptr, false);
+        return s.is_object() && s.contains("generations") &&
+               s["generations"]["joiners_waiting"].value("phoenix", 0) == 1;
+      },
+      30000))
+      << res->error[0];
+  go.Send('g');
+  go.Send('g');
+  EXPECT_EQ(Reap(joiner), 0);
+  EXPECT_EQ(res->rc[0], 0) << res->error[0];
+  EXPECT_EQ(out->world[0], 3);
+  EXPECT_EQ(out->rank[0], 2);  // joiners come last
+  for (int r : {1, 2}) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
+    EXPECT_EQ(out->world[r], 3);
+    EXPECT_EQ(out->rank[r], r - 1);
+  }
+}
+
+// A joiner waits at node 0's agent; then every rank of the job leaves. The joiner hears at once
+// that no agent of the job can take it, instead of waiting out its deadline.
+TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
+  StartAgents(2, /*http=*/true);
+  SharedValue<Elastic> out;
+  SharedValue<Results> res;
+  Pipe started, finish;
+  std::vector<pid_t> pids(2);
+  for (int r = 0; r < 2; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectOnePerNode("ending", "tok", r, 2);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = Step(c, x);
+      started.Send('s');
+      char ch;
+      if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 91;
+      outrider_disconnect(c);
+      return rc;
+    });
+  }
+  char ch;
+  for (int r = 0; r < 2; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
+  uint64_t asked = ipc::MonotonicNs();
+  pid_t joiner = SpawnJoiner(agents_[1]->socket_path(), ports_[0], "ending", 60000, 0, 2, res, out);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        nlohmann::json s =
+            nlohmann::json::parse(HttpGet(http_ports_[0], "/status"), nullptr, false);
+        return s.is_object() && s.contains("generations") &&
+               s["generations"]["joiners_waiting"].value("ending", 0) == 1;
+      },
+      30000));
+  finish.Send('f');
+  finish.Send('f');
+  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  EXPECT_EQ(Reap(joiner), 0);
+  EXPECT_NE(res->rc[2], 0);
+  EXPECT_NE(res->rc[2], OUTRIDER_ERR_DEADLINE_EXCEEDED) << res->error[2];
+  std::printf("joiner told after %.3f s: %s\n",
+              static_cast<double>(ipc::MonotonicNs() - asked) / 1e9, res->error[2]);
 }
 
 // A joiner with the wrong token is refused (PERMISSION_DENIED, named), and the job never hears of

@@ -126,9 +126,10 @@ TEST(AgentPortTest, FieldsOfTheWrongTypeAreAnsweredAndTheAgentCarriesOn) {
   auto agent = StartPortAgent(&port);
   ASSERT_NE(agent, nullptr);
   HeldJob job(agent->socket_path(), "victim", "tok");
-  for (const char* body : {R"({"kind":"node","timeout_ms":"x"})", R"({"kind":"joiner","port":null})",
-                           R"({"kind":"node","generation":"0","ranks":[0]})",
-                           R"({"kind":"node","ranks":{"a":1}})", R"([1,2])", "not json"}) {
+  for (const char* body :
+       {R"({"kind":"node","timeout_ms":"x"})", R"({"kind":"joiner","port":null})",
+        R"({"kind":"node","generation":"0","ranks":[0]})", R"({"kind":"node","ranks":{"a":1}})",
+        R"([1,2])", "not json"}) {
     nlohmann::json a = Ask(port, "victim", "tok", body);
     ASSERT_TRUE(a.is_object()) << body << ": no answer (the agent died?)";
     EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kProtocol)) << body << ": " << a.dump();
@@ -151,7 +152,8 @@ TEST(AgentPortTest, ARequestWithoutTheJobsTokenIsRefusedUnread) {
     EXPECT_NE(a.value("message", std::string()).find("wrong job token"), std::string::npos);
   }
   // A forged report for the job's generation is not counted: the job's own next step runs.
-  nlohmann::json a = Ask(port, "solo", "", R"({"kind":"node","generation":0,"node":0,"ranks":[5]})");
+  nlohmann::json a =
+      Ask(port, "solo", "", R"({"kind":"node","generation":0,"node":0,"ranks":[5]})");
   EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kPermissionDenied)) << a.dump();
   EXPECT_EQ(job.Finish(), 0);
 }

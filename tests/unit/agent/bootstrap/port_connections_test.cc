@@ -34,11 +34,11 @@ struct Port {
     auto l = EventLoop::Create(0);
     EXPECT_TRUE(l.ok());
     loop = std::move(*l);
-    conns = std::make_unique<PortConnections>(
-        loop.get(), limits, [this](rendezvous::Frame f, UniqueFd fd) {
-          frames.push_back(std::move(f));
-          held.push_back(std::move(fd));
-        });
+    conns = std::make_unique<PortConnections>(loop.get(), limits,
+                                              [this](rendezvous::Frame f, UniqueFd fd) {
+                                                frames.push_back(std::move(f));
+                                                held.push_back(std::move(fd));
+                                              });
     EXPECT_TRUE(conns->Listen("127.0.0.1", 0).ok());
   }
   UniqueFd Connect() {
@@ -77,7 +77,8 @@ std::string Join(const std::string& job) {
 }
 
 void Send(int fd, const std::string& bytes) {
-  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
 }
 
 // Whether the other end closed `fd` (EOF or reset), without waiting.

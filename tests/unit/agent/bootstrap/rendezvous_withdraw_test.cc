@@ -80,8 +80,9 @@ TEST(RendezvousWithdrawTest, AWithdrawalNobodyVouchesForIsIgnored) {
 
 TEST(RendezvousWithdrawTest, AVouchedWithdrawalBeforeTheOfferFailsTheRendezvous) {
   Root root;
-  root.server->set_vouch(
-      [](const std::string& id, const std::string& token) { return id == "run8~g1" && token == "tok"; });
+  root.server->set_vouch([](const std::string& id, const std::string& token) {
+    return id == "run8~g1" && token == "tok";
+  });
   JobShape shape{"run8~g1", "tok", 2, 1};
   root.Withdraw(shape.job_id, "tok");
   Result<NodeTable> t = root.Meet(shape);

@@ -73,6 +73,20 @@ TEST_F(SessionRefusalTest, ARefusedEntryBehindAWaitingOpTakesTheKeysNextSequence
   }
 }
 
+TEST_F(SessionRefusalTest, ARefusalMarkAmongUnknownFlagsIsAnUnknownFlagNotTheShimsRefusal) {
+  uint32_t region = RegisterRegion();
+  ipc::SubmitEntry e = Allreduce(1, region);
+  e.flags = 0xffffffffu;
+  e.root = static_cast<int32_t>(Code::kPeerLost);  // what a shim refusal would carry as its code
+  Submit(e);
+  EXPECT_TRUE(session_->DrainSubmissions(ToJob()));
+  std::vector<ipc::CompletionEntry> done = Completions(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].code, static_cast<int32_t>(Code::kInvalidArgument)) << done[0].message;
+  EXPECT_NE(std::string(done[0].message).find("unknown flags"), std::string::npos)
+      << done[0].message;
+}
+
 TEST_F(SessionRefusalTest, AClientFloodingRefusedOpsBehindAWaitingOneIsCutOff) {
   uint32_t region = RegisterRegion();
   Submit(Fenced(Allreduce(1, region), 4));
