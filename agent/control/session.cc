@@ -262,9 +262,9 @@ void Session::HandleReform(const ipc::Reform& msg) {
   }
   if (static_cast<ipc::ReformMode>(msg.mode) == ipc::ReformMode::kQuery) {
     Job* job = world() != nullptr ? jobs_->Find(w.job_id) : nullptr;
-    // The job's node 0 holds the joiners: ranks elsewhere see none (their group's MAX tells them).
-    uint32_t joiners =
-        job != nullptr && job->node_rank() == 0 ? jobs_->reformer().JoinersWaiting(base) : 0;
+    // The lowest node with ranks holds the joiners: ranks elsewhere see none (their MAX tells
+    // them).
+    uint32_t joiners = job != nullptr ? jobs_->reformer().JoinersWaiting(base) : 0;
     return ReplyReform(rid, job != nullptr && !job->lost().ok() ? job->lost() : Status::Ok(),
                        joiners);
   }

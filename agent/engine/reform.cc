@@ -203,7 +203,7 @@ nlohmann::json Reformer::StatusJson() const {
     out["deciding"].push_back(
         {{"job", b}, {"generation", r.generation}, {"role", role}, {"reports", r.reports.size()}});
   }
-  for (const auto& [b, v] : joiners_) out["joiners_waiting"][b] = JoinersWaiting(b);
+  for (const auto& [b, v] : joiners_) out["joiners_waiting"][b] = JoinersHeld(b);
   return out;
 }
 

@@ -5,8 +5,10 @@
 // has ranks (never past the deadline: a node that has not reported by then is left out), adds the
 // joiners it holds, picks the ranks per node that keeps the most ranks (every node of a
 // generation runs as many), renumbers the members densely in the order of their old ranks
-// (joiners last) and answers every node. Each node's agent then moves its clients into the new
-// generation, whose rendezvous its node 0 hosts.
+// (joiners last) and answers every node. A node too small for that count is not answered: its
+// ranks wait with the joiners for the next generation. Each node's agent then moves its clients
+// into the new generation, whose rendezvous its node 0 hosts. Joiners wait at the lowest node with
+// ranks; an agent left with no rank of the job sends what it holds on to the next.
 //
 // Reports travel over the agents' ports (agent/bootstrap/rendezvous.h). A node tries the job's
 // nodes in order: an agent that is gone, or one with no rank of the job left, sends it on to the
@@ -69,7 +71,11 @@ class Reformer {
   // Where the agents of a generation of `base` that had ranks here listen (kept after its ranks
   // here are gone: a joiner on this node finds the job through them).
   void Remember(const std::string& base, const std::vector<std::string>& agents);
-  // Joiners this agent holds for the next generation of `base`.
+  // Ranks this agent holds for the next generation of `base` (joiners, and ranks a decision kept
+  // waiting because their node was too small for it).
+  uint32_t JoinersHeld(const std::string& base) const;
+  // Of those, how many the next generation would add: what the job's ranks re-form for (a lone
+  // joiner where every node runs two, or a spare beside a full node, adds none).
   uint32_t JoinersWaiting(const std::string& base) const;
   // Deadlines: collections sent as they are, decisions taken without the late nodes, asks and
   // joiners past their own deadline answered.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 
 #include "agent/bootstrap/rendezvous_frame.h"
 #include "agent/engine/job_table.h"
@@ -11,6 +12,7 @@
 #include "agent/engine/reform_internal.h"
 #include "agent/engine/reform_messages.h"
 #include "agent/log.h"
+#include "agent/net/network.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -232,7 +234,13 @@ void Reformer::Decide(const std::string& base, Round& round) {
       entries.push_back(Entry{jr.agent, {}});
       e = entries.end() - 1;
     }
-    e->slots.push_back({&jr, -1, -1});
+    if (jr.ranks.empty()) {
+      e->slots.push_back({&jr, -1, -1});
+    } else {
+      // Ranks a decision kept waiting (their node was too small for it): they come as joiners.
+      for (size_t i = 0; i < jr.ranks.size(); ++i)
+        e->slots.push_back({&jr, static_cast<int>(i), -1});
+    }
   }
   std::vector<size_t> sizes;
   for (const Entry& e : entries) sizes.push_back(e.slots.size());
@@ -244,6 +252,14 @@ void Reformer::Decide(const std::string& base, Round& round) {
   for (Report* r : nodes) {
     for (size_t i = 0; i < r->ranks.size(); ++i) answers[r].push_back(nullptr);
   }
+  for (Report& jr : held) {
+    if (!jr.ranks.empty()) answers[&jr] = nlohmann::json::array();
+    for (size_t i = 0; i < jr.ranks.size(); ++i) answers[&jr].push_back(nullptr);
+  }
+  // Reports whose whole node has too few ranks for this generation: they are not answered but
+  // held for the next one, where a replacement at their node may complete it (a healthy rank is
+  // not sent away because its node lost another).
+  std::set<Report*> waiting;
   std::vector<int32_t> kept_old;
   int kept_nodes = 0, joined = 0;
   std::string root;
@@ -278,6 +294,9 @@ void Reformer::Decide(const std::string& base, Round& round) {
         answers[sl.report] = nlohmann::json::array({a});
       }
     }
+    if (!keep && per_node > 0) {
+      for (const Slot& sl : e.slots) waiting.insert(sl.report);
+    }
     if (keep) {
       if (kept_nodes == 0) root = e.agent;
       kept_agents.push_back(e.agent);
@@ -305,14 +324,23 @@ void Reformer::Decide(const std::string& base, Round& round) {
     Answer(std::move(r.fd), j);
   };
   for (Report* r : nodes) {
-    if (r->fd.valid()) reply(*r);
+    if (r->fd.valid() && waiting.count(r) == 0) reply(*r);
   }
   for (Report& jr : held) {
-    if (answers.count(&jr) != 0 && jr.fd.valid()) reply(jr);
+    if (answers.count(&jr) != 0 && jr.fd.valid() && waiting.count(&jr) == 0) reply(jr);
   }
+  size_t kept_waiting = 0;
+  for (Report* r : waiting)
+    kept_waiting += r->fd.valid() ? std::max<size_t>(r->ranks.size(), 1) : 0;
   held.erase(
       std::remove_if(held.begin(), held.end(), [](const Report& r) { return !r.fd.valid(); }),
       held.end());
+  for (Report* r : nodes) {
+    if (waiting.count(r) != 0 && r->fd.valid()) {
+      r->joiner = true;
+      held.push_back(std::move(*r));
+    }
+  }
   if (held.empty()) joiners_.erase(base);
   std::sort(kept_old.begin(), kept_old.end());
   std::vector<int32_t> left;
@@ -323,19 +351,66 @@ void Reformer::Decide(const std::string& base, Round& round) {
   for (const std::string& mv : moves) renumbered += (renumbered.empty() ? "" : ", ") + mv;
   Logger("engine")->info(
       "job '{}': generation {} -> {} decided here in {:.3f} s: {} ranks on {} nodes ({} per "
-      "node); left: ranks {}; joined: {}; renumbered: {}",
+      "node); left: ranks {}; joined: {}; renumbered: {}; waiting for the next: {}",
       base, round.generation, next, static_cast<double>(now - round.started_ns) * 1e-9, world,
-      kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered);
+      kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered,
+      kept_waiting);
   decided_[base] = Decided{round.generation, next, now};
   rounds_.erase(base);
+}
+
+uint32_t Reformer::JoinersHeld(const std::string& base) const {
+  auto it = joiners_.find(base);
+  if (it == joiners_.end()) return 0;
+  size_t n = 0;
+  for (const Report& r : it->second)
+    n += r.fd.valid() && !Closed(r.fd) ? std::max<size_t>(r.ranks.size(), 1) : 0;
+  return static_cast<uint32_t>(n);
 }
 
 uint32_t Reformer::JoinersWaiting(const std::string& base) const {
   auto it = joiners_.find(base);
   if (it == joiners_.end()) return 0;
-  uint32_t n = 0;
-  for (const Report& r : it->second) n += r.fd.valid() && !Closed(r.fd);
-  return n;
+  // Ranks waiting, by the agent they wait at.
+  std::map<std::string, size_t> by_agent;
+  size_t total = 0;
+  for (const Report& r : it->second) {
+    if (!r.fd.valid() || Closed(r.fd)) continue;
+    size_t n = std::max<size_t>(r.ranks.size(), 1);
+    by_agent[r.agent] += n;
+    total += n;
+  }
+  Job* live = Live(base);
+  if (live == nullptr || total == 0) return static_cast<uint32_t>(total);
+  // Only joiners the next generation would place: re-forming for one that cannot be (a lone rank
+  // where every node runs two, a spare beside a full node) would change nothing.
+  std::vector<size_t> sizes;
+  size_t now = 0;  // ranks on the nodes not known to be gone
+  for (int n = 0; n < live->num_nodes(); ++n) {
+    sizes.push_back(live->node_gone(n) ? 0 : static_cast<size_t>(live->local_size()));
+    now += sizes.back();
+  }
+  for (const auto& [agent, n] : by_agent) {
+    // This agent's own (reported over loopback), or one of the job's nodes, or a new node.
+    int node = -1;
+    std::string own = net_ != nullptr ? std::to_string(net_->rendezvous()->port()) : "";
+    if (Loopback(agent) && PortOf(agent) == own) {
+      node = live->node_rank();
+    } else {
+      const auto& addrs = live->agent_addrs();
+      auto at = std::find(addrs.begin(), addrs.end(), agent);
+      if (at != addrs.end()) node = static_cast<int>(at - addrs.begin());
+    }
+    if (node >= 0 && static_cast<size_t>(node) < sizes.size()) {
+      sizes[static_cast<size_t>(node)] += n;
+    } else {
+      sizes.push_back(n);
+    }
+  }
+  int per_node = RanksPerNode(sizes);
+  size_t world = 0;
+  for (size_t n : sizes) world += n >= static_cast<size_t>(per_node) ? per_node : 0;
+  return world > now ? static_cast<uint32_t>(std::min(world - now, total)) : 0;
 }
 
 }  // namespace outrider::agent

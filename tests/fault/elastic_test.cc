@@ -505,8 +505,79 @@ TEST_F(MultiNodeTest, AReplacementForRankZeroAskingBeforeTheOthersReformIsHeldAn
   }
 }
 
-// A joiner waits at node 0's agent; then every rank of the job leaves. The joiner hears at once
-// that no agent of the job can take it, instead of waiting out its deadline.
+// A job of 4 nodes x 2 ranks loses rank 5. Its node-mate, rank 4, is not sent away because its
+// node has one rank left: it waits, while the other 6 go on as generation 1. One replacement at
+// rank 5's node completes that node, the ranks see a joiner the next generation can place, and
+// the job is back to 8 in generation 2, rank 4 and the replacement last.
+TEST_F(MultiNodeTest, AJobOfTwoRanksPerNodeGrowsBackWithOneReplacement) {
+  StartAgents(4);
+  SharedValue<Elastic> out, fin;  // generation 1, then the last
+  SharedValue<Results> res;
+  Pipe started;
+  std::vector<pid_t> pids(8);
+  for (int r = 0; r < 8; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectRank("fourbytwo", "tok", r, 8, 2);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        rc = Step(c, x);
+        if (step == 3) started.Send('s');
+      }
+      outrider_membership_t m;
+      rc = outrider_reconfigure(c, 30000, &m);
+      if (r != 4) {
+        out->generation[r] = m.generation;
+        out->world[r] = m.world_size;
+        // Generation 1 trains until a joiner it can place waits.
+        for (int step = 0; rc == 0 && step < 100000; ++step) {
+          rc = Step(c, x);
+          outrider_membership_t now;
+          if (rc == 0) rc = outrider_membership(c, &now);
+          x[0] = static_cast<int32_t>(now.joiners_waiting);
+          outrider_op_t h;
+          if (rc == 0)
+            rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h),
+                      &h);
+          if (rc == 0 && x[0] > 0) break;
+        }
+        if (rc == 0) rc = outrider_reconfigure(c, 30000, &m);
+      }
+      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      fin->generation[r] = m.generation;
+      fin->world[r] = m.world_size;
+      fin->rank[r] = m.rank;
+      outrider_disconnect(c);
+      return 0;
+    });
+  }
+  char ch;
+  for (int r = 0; r < 8; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
+  ASSERT_EQ(::kill(pids[5], SIGKILL), 0);
+  Reap(pids[5]);
+  ASSERT_TRUE(WaitUntil([&] { return out->world[0] != 0; }, 30000));
+  EXPECT_EQ(out->generation[0], 1u);
+  EXPECT_EQ(out->world[0], 6);
+  pid_t joiner =
+      SpawnJoiner(agents_[2]->socket_path(), ports_[0], "fourbytwo", 30000, 3, 5, res, fin);
+  EXPECT_EQ(Reap(joiner), 0);
+  EXPECT_EQ(res->rc[5], 0) << res->error[5];
+  EXPECT_EQ(fin->world[5], 8);
+  for (int r : {0, 1, 2, 3, 4, 6, 7}) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
+    EXPECT_EQ(fin->generation[r], 2u) << "rank " << r;
+    EXPECT_EQ(fin->world[r], 8) << "rank " << r;
+  }
+  EXPECT_EQ(fin->rank[4], 6);  // the rank that waited, then the replacement
+  EXPECT_EQ(fin->rank[5], 7);
+}
+
+// A joiner waits at node 0's agent (a spare: the ranks see no joiner they could place); then every
+// rank of the job leaves. The joiner hears at once that no agent of the job can take it, instead of
+// waiting out its deadline.
 TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
   StartAgents(2, /*http=*/true);
   SharedValue<Elastic> out;
@@ -521,6 +592,11 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
       started.Send('s');
       char ch;
       if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 91;
+      // A spare beside a node that runs its one rank: the next generation would not place it, so
+      // the ranks are not asked to re-form for it.
+      outrider_membership_t now;
+      if (rc == 0) rc = outrider_membership(c, &now);
+      res->rc[4 + r] = rc == 0 ? static_cast<int>(now.joiners_waiting) : -1;
       outrider_disconnect(c);
       return rc;
     });
@@ -540,6 +616,7 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
   finish.Send('f');
   finish.Send('f');
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  EXPECT_EQ(res->rc[4], 0) << "joiners_waiting at rank 0";
   EXPECT_EQ(Reap(joiner), 0);
   EXPECT_NE(res->rc[2], 0);
   EXPECT_NE(res->rc[2], OUTRIDER_ERR_DEADLINE_EXCEEDED) << res->error[2];

@@ -168,8 +168,9 @@ typedef struct {
   int32_t world_size;
   int32_t local_rank;
   int32_t local_world_size;
-  uint32_t joiners_waiting; /* joiners the agent holds for the next generation (only the agent of
-                               the job's node 0 holds them: reduce it with MAX over the ranks) */
+  uint32_t joiners_waiting; /* ranks the next generation would add from those the agent holds
+                               (only the job's lowest node with ranks holds them: reduce it with
+                               MAX over the ranks) */
   char root_addr[64];       /* host:port of the agent of the generation's node 0 ("" in
                                generation 0: the job's own root) */
 } outrider_membership_t;
@@ -178,8 +179,10 @@ typedef struct {
 OUTRIDER_EXPORT int outrider_membership(outrider_client_t* client, outrider_membership_t* out);
 /* Moves the client into its job's next generation and fills *out (may be NULL) with its place
  * there. Every op must have been waited for. The agents take at most `timeout_ms` (0: 30000) to
- * agree; a rank left out gets OUTRIDER_ERR_FAILED_PRECONDITION saying why, and stays in its old
- * generation (it may connect again as a joiner). */
+ * agree; a rank whose node is too small for the new generation waits for the next one (until a
+ * generation places it or the timeout); a rank left out otherwise gets
+ * OUTRIDER_ERR_FAILED_PRECONDITION saying why, and stays in its old generation (it may connect
+ * again as a joiner). */
 OUTRIDER_EXPORT int outrider_reconfigure(outrider_client_t* client, int32_t timeout_ms,
                                          outrider_membership_t* out);
 /* ---- Communicators ----

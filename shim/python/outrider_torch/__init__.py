@@ -226,8 +226,8 @@ def copy_counters():
 
 def membership():
     """This process's place in its job: a dict with generation, rank, world_size, local_rank,
-    local_world_size, joiners_waiting (joiners the agent holds for the next generation; only the
-    agent of the job's node 0 holds them) and error (why the generation cannot go on, '' while it
+    local_world_size, joiners_waiting (ranks the next generation would add from the joiners the
+    agent holds; only the job's lowest node with ranks holds them) and error (why the generation cannot go on, '' while it
     can). Asks the agent; no communication with other ranks."""
     return _C.membership()
 
