@@ -3,7 +3,6 @@
 // of forged reports and running out of fds. The agent answers or drops each one, keeps serving its
 // jobs, and gives back what they took.
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -13,7 +12,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -54,32 +52,6 @@ nlohmann::json Ask(uint16_t port, const std::string& job, const std::string& tok
   if (!reply.ok() || reply->header.type != rdv::kReformResult || reply->blobs.size() != 1)
     return nullptr;
   return nlohmann::json::parse(reply->blobs[0], nullptr, false);
-}
-
-size_t OpenFds(pid_t pid) {
-  size_t n = 0;
-  DIR* d = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
-  if (d == nullptr) return 0;
-  while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
-  ::closedir(d);
-  return n;
-}
-
-// utime + stime of `pid`, in clock ticks.
-uint64_t CpuTicks(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::string> fields;
-  std::string cur;
-  for (size_t i = stat.rfind(')') + 2; i < stat.size(); ++i) {
-    if (stat[i] == ' ') {
-      fields.push_back(cur);
-      cur.clear();
-    } else {
-      cur += stat[i];
-    }
-  }
-  return std::stoull(fields[11]) + std::stoull(fields[12]);
 }
 
 // A one-rank job held open by a child process until released; its allreduce then must complete
@@ -163,7 +135,7 @@ TEST(AgentPortTest, HeldConnectionsAndForgedReportsNeitherStallNorBloatTheAgent)
   auto agent = StartPortAgent(&port);
   ASSERT_NE(agent, nullptr);
   HeldJob job(agent->socket_path(), "busy", "tok");
-  size_t baseline = OpenFds(agent->pid());
+  int baseline = CountOpenFds(agent->pid());
   // 64 connections that send a frame's length and a few bytes, then nothing: each would once
   // have held the agent's loop for 2 s.
   std::vector<UniqueFd> held;
@@ -184,8 +156,9 @@ TEST(AgentPortTest, HeldConnectionsAndForgedReportsNeitherStallNorBloatTheAgent)
   // Once they are gone, so are their fds.
   held.clear();
   uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
-  while (OpenFds(agent->pid()) > baseline && ipc::MonotonicNs() < deadline) ::poll(nullptr, 0, 20);
-  EXPECT_LE(OpenFds(agent->pid()), baseline);
+  while (CountOpenFds(agent->pid()) > baseline && ipc::MonotonicNs() < deadline)
+    ::poll(nullptr, 0, 20);
+  EXPECT_LE(CountOpenFds(agent->pid()), baseline);
 }
 
 TEST(AgentPortTest, OutOfFileDescriptorsThePortShedsConnectionsInsteadOfSpinning) {
@@ -194,7 +167,7 @@ TEST(AgentPortTest, OutOfFileDescriptorsThePortShedsConnectionsInsteadOfSpinning
   ASSERT_NE(agent, nullptr);
   rlimit old{};
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, nullptr, &old), 0) << std::strerror(errno);
-  rlimit lim{OpenFds(agent->pid()) + 4, old.rlim_max};
+  rlimit lim{static_cast<rlim_t>(CountOpenFds(agent->pid())) + 4, old.rlim_max};
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &lim, nullptr), 0) << std::strerror(errno);
   std::vector<UniqueFd> conns;
   for (int i = 0; i < 40; ++i) conns.push_back(ConnectPort(port));
@@ -205,11 +178,9 @@ TEST(AgentPortTest, OutOfFileDescriptorsThePortShedsConnectionsInsteadOfSpinning
   }
   ASSERT_NE(agent->ReadLog().find("agent port: out of fds"), std::string::npos);
   // A spinning loop would burn the whole interval.
-  uint64_t before = CpuTicks(agent->pid());
+  double before = CpuSeconds(agent->pid());
   ::poll(nullptr, 0, 500);
-  double used = static_cast<double>(CpuTicks(agent->pid()) - before) /
-                static_cast<double>(::sysconf(_SC_CLK_TCK));
-  EXPECT_LT(used, 0.2) << "the agent spins at the fd limit";
+  EXPECT_LT(CpuSeconds(agent->pid()) - before, 0.2) << "the agent spins at the fd limit";
   conns.clear();
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);
   // The port answers again.

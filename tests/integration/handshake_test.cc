@@ -1,7 +1,6 @@
 // Connections to the control socket that never say hello: they are closed at the handshake
 // deadline, never lock trainers out (they are not clients, and past a bound the oldest goes), and
 // an agent out of file descriptors pauses accepting instead of spinning a core.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -12,7 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -64,34 +62,6 @@ int TrainerRuns(const std::string& socket, const std::string& job) {
   return Reap(pid);
 }
 
-// utime + stime of `pid`, in clock ticks.
-uint64_t CpuTicks(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
-  size_t at = stat.rfind(')');
-  std::vector<std::string> fields;
-  std::string cur;
-  for (size_t i = at + 2; i < stat.size(); ++i) {
-    if (stat[i] == ' ') {
-      fields.push_back(cur);
-      cur.clear();
-    } else {
-      cur += stat[i];
-    }
-  }
-  return std::stoull(fields[11]) + std::stoull(fields[12]);
-}
-
-size_t OpenFds(pid_t pid) {
-  size_t n = 0;
-  DIR* d = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
-  if (d == nullptr) return 0;
-  while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
-  ::closedir(d);
-  return n;
-}
-
 TEST(HandshakeTest, SilentConnectionsCloseAtTheDeadlineAndNeverLockTrainersOut) {
   auto agent = StartAgent({"--handshake-timeout-ms", "400", "--max-clients", "4"});
   ASSERT_NE(agent, nullptr);
@@ -113,7 +83,7 @@ TEST(HandshakeTest, OutOfFileDescriptorsTheAgentPausesAcceptingInsteadOfSpinning
   // limit again would need CAP_SYS_RESOURCE).
   rlimit old{};
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, nullptr, &old), 0) << std::strerror(errno);
-  rlimit lim{OpenFds(agent->pid()) + 6, old.rlim_max};
+  rlimit lim{static_cast<rlim_t>(CountOpenFds(agent->pid())) + 6, old.rlim_max};
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &lim, nullptr), 0) << std::strerror(errno);
   std::vector<UniqueFd> silent;
   for (int i = 0; i < 40; ++i)
@@ -127,12 +97,9 @@ TEST(HandshakeTest, OutOfFileDescriptorsTheAgentPausesAcceptingInsteadOfSpinning
   ASSERT_NE(agent->ReadLog().find("cannot accept connections"), std::string::npos);
   // While connections stay queued that it cannot accept, it uses next to no CPU: a spinning
   // loop would burn the whole interval.
-  uint64_t before = CpuTicks(agent->pid());
+  double before = CpuSeconds(agent->pid());
   ::poll(nullptr, 0, 500);
-  uint64_t used = CpuTicks(agent->pid()) - before;
-  long hz = ::sysconf(_SC_CLK_TCK);
-  EXPECT_LT(static_cast<double>(used) / static_cast<double>(hz), 0.2)
-      << "the agent spins at the fd limit";
+  EXPECT_LT(CpuSeconds(agent->pid()) - before, 0.2) << "the agent spins at the fd limit";
   // Once the silent ones are gone, the agent accepts again and serves a trainer.
   silent.clear();
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);

@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "ipc/event_fd.h"
@@ -160,6 +162,21 @@ int CountOpenFds(pid_t pid) {
     ++n;
   }
   return n;
+}
+
+double CpuSeconds(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+  size_t at = stat.rfind(')');
+  if (at == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(at + 2));
+  std::string field;
+  uint64_t ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i >= 14) ticks += std::stoull(field);
+  }
+  return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 std::set<std::string> DevShmEntries() {

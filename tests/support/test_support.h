@@ -78,6 +78,8 @@ outrider_client_t* ConnectOrExitWith(const outrider_connect_options_t* options);
 void CopyText(char* dst, size_t cap, const char* src);
 
 int CountOpenFds(pid_t pid);
+// CPU time (user + system) `pid` has used so far, in seconds.
+double CpuSeconds(pid_t pid);
 // A TCP port on 127.0.0.1 that was free a moment ago, outside the kernel's ephemeral range (so
 // only an explicit bind can take it before the caller's); successive calls return different ports.
 uint16_t FreePort();
