@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -66,7 +67,14 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
     bool offered = p != pending_.end() && p->second.offered;
     bool trusted =
         offered ? TokensEqual(h.token, p->second.shape.token) : vouch_ && vouch_(h.job_id, h.token);
-    if (trusted && blobs.size() == 1) {
+    if (trusted && (blobs.size() == 1 || blobs.size() == 2)) {
+      // The second blob, if any: the node (of the generation) left with no rank.
+      int node = -1;
+      if (blobs.size() == 2) {
+        auto [end, ec] = std::from_chars(blobs[1].data(), blobs[1].data() + blobs[1].size(), node);
+        if (ec != std::errc() || end != blobs[1].data() + blobs[1].size()) node = -1;
+      }
+      if (node >= 0 && node < kMaxNodes && on_node_left_) on_node_left_(h.job_id, node);
       Abandon(h.job_id, PeerLost(blobs[0]));
     } else {
       Logger("rendezvous")

@@ -67,6 +67,10 @@ class RendezvousServer {
   // rendezvous not offered here is trusted only then).
   using Vouch = std::function<bool(const std::string& id, const std::string& token)>;
   void set_vouch(Vouch vouch) { vouch_ = std::move(vouch); }
+  // A trusted withdrawal named a node of the generation that has no rank in it.
+  void set_on_node_left(std::function<void(const std::string& id, int32_t node)> f) {
+    on_node_left_ = std::move(f);
+  }
   // Counts a dropped connection by why (PortConnections::DropName).
   void set_on_drop(std::function<void(const char* why)> f) { on_drop_ = std::move(f); }
   // Sends one frame on a connection a handler kept, without blocking, and closes it.
@@ -101,6 +105,7 @@ class RendezvousServer {
   ReformHandler reform_;
   Vouch vouch_;
   std::function<void(const char*)> on_drop_;
+  std::function<void(const std::string&, int32_t)> on_node_left_;
   std::map<std::string, Pending> pending_;
   std::map<std::string, std::string> abandoned_;  // job id -> why
   std::deque<std::string> abandoned_order_;

@@ -39,7 +39,8 @@ enum FrameType : uint16_t {
   kReform = 4,
   kReformResult = 5,
   kRedirect = 6,
-  kWithdraw = 7  // a job's rendezvous cannot complete: the reason (one blob)
+  kWithdraw = 7  // a job's rendezvous cannot complete: the reason, then (if any) the node of it
+                 // left with no rank, as decimal text
 };
 
 struct FrameHeader {

@@ -41,6 +41,8 @@ void Reformer::set_network(Network* net) {
                                                 const std::string& local, const std::string& peer) {
     OnReport(job_id, token, std::move(body), std::move(fd), local, peer);
   });
+  net_->rendezvous()->set_on_node_left(
+      [this](const std::string& id, int32_t node) { NoteNodeLeft(id, node); });
   net_->rendezvous()->set_vouch(
       [this](const std::string& id, const std::string& token) { return Vouches(id, token); });
 }
@@ -96,6 +98,24 @@ void Reformer::ReleaseIfGone(const std::string& base) {
     for (Report& rep : j->second) Answer(std::move(rep.fd), {{"absent", true}});
     joiners_.erase(j);
   }
+}
+
+void Reformer::NoteNodeLeft(const std::string& id, int32_t node) {
+  if (nodes_left_.count(id) == 0) {
+    nodes_left_order_.push_back(id);
+    if (nodes_left_order_.size() > 256) {
+      nodes_left_.erase(nodes_left_order_.front());
+      nodes_left_order_.pop_front();
+    }
+  }
+  nodes_left_[id].insert(node);
+  size_t tilde = id.rfind("~g");
+  if (tilde != std::string::npos) Poke(id.substr(0, tilde));
+}
+
+bool Reformer::NodeLeft(const std::string& id, int32_t node) const {
+  auto it = nodes_left_.find(id);
+  return it != nodes_left_.end() && it->second.count(node) != 0;
 }
 
 void Reformer::Remember(const std::string& base, const std::vector<std::string>& agents) {

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -148,14 +149,20 @@ class Reformer {
   // are sent on to the job's next agent.
   void ReleaseIfGone(const std::string& base);
   void Decide(const std::string& base, Round& round);
+  // The nodes of `job` (the round's generation) the round still waits for: "1, 3", or "".
+  std::string Unreported(const Round& round, Job* job) const;
   // The live generation of `base` here with members (the newest), or null.
   Job* Live(const std::string& base) const;
   // Whether a job here knows `token` as job `id`'s: the job itself, or a generation decided
   // lately whose earlier generation still runs here.
   bool Vouches(const std::string& id, const std::string& token);
   // Tells the rendezvous of generation `id` at agent `root` that it cannot complete (`why`).
+  // `node_left`: the generation's node that has no rank in it (-1: none).
   void WithdrawAt(const std::string& root, const std::string& id, const std::string& token,
-                  const Status& why);
+                  const Status& why, int32_t node_left = -1);
+  // A withdrawal said node `node` of generation `id` has no rank: the next round skips it.
+  void NoteNodeLeft(const std::string& id, int32_t node);
+  bool NodeLeft(const std::string& id, int32_t node) const;
   void Answer(UniqueFd fd, const nlohmann::json& j);
   void Redirect(UniqueFd fd, const std::string& to);
 
@@ -172,6 +179,8 @@ class Reformer {
   std::map<std::string, std::vector<std::string>> agents_of_;
   std::deque<std::string> agents_order_;
   std::map<std::string, std::vector<std::string>> remembered_;  // by base, at most 1024
+  std::map<std::string, std::set<int32_t>> nodes_left_;         // by generation id, at most 256
+  std::deque<std::string> nodes_left_order_;
   std::deque<std::string> remembered_order_;
 };
 

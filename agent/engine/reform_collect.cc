@@ -286,6 +286,7 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
     }
   }
   std::vector<int32_t> gave_up;  // new local ranks whose client left before the answer came
+  int32_t gave_up_node = -1;     // their node in the new generation
   for (size_t i = 0; i < c.waiters.size(); ++i) {
     Waiter& w = c.waiters[i];
     Result<ReformAssignment> a =
@@ -295,7 +296,10 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
       if (slot.why.empty()) {
         ReformAssignment as{generation, slot.rank, world, slot.local_rank, local_size, root};
         a = as;
-        if (w.owner == nullptr) gave_up.push_back(as.local_rank);
+        if (w.owner == nullptr) {
+          gave_up.push_back(as.local_rank);
+          gave_up_node = as.rank / local_size;
+        }
       } else {
         a = FailedPrecondition("left out of generation " + std::to_string(generation) +
                                " of job '" + c.base + "': " + slot.why);
@@ -322,16 +326,20 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
     if (Job* nj = jobs_->Find(id); nj != nullptr) {
       nj->GiveUp(lost);
     } else {
+      // No rank of this node entered it: the node has none in the new generation, and the
+      // next round must not wait for it.
       net_->rendezvous()->Abandon(id, lost);
-      if (!root.empty()) WithdrawAt(root, id, c.token, lost);
+      if (!root.empty()) WithdrawAt(root, id, c.token, lost, gave_up_node);
     }
   }
 }
 
 void Reformer::WithdrawAt(const std::string& root, const std::string& id, const std::string& token,
-                          const Status& why) {
+                          const Status& why, int32_t node_left) {
   JobShape shape{id, token, 0, 0};
-  std::string frame = rendezvous::Encode(rendezvous::kWithdraw, shape, 0, {why.message()});
+  std::vector<std::string> blobs = {why.message()};
+  if (node_left >= 0) blobs.push_back(std::to_string(node_left));
+  std::string frame = rendezvous::Encode(rendezvous::kWithdraw, shape, 0, blobs);
   // Calls are few (one per rank that died mid-change); the oldest is cancelled past 64.
   withdrawals_.push_back(std::make_unique<FrameCall>(net_->loop(), root, std::move(frame), 5000,
                                                      [](const Result<FrameReply>&) {}));

@@ -187,10 +187,21 @@ void Reformer::MaybeDecide(const std::string& base) {
     for (int n = 0; n < job->num_nodes() && all; ++n) {
       bool reported = std::any_of(round.reports.begin(), round.reports.end(),
                                   [n](const Report& r) { return r.old_node == n; });
-      all = reported || n < round.self_node || job->node_gone(n);
+      all = reported || n < round.self_node || job->node_gone(n) || NodeLeft(job->id(), n);
     }
   }
   if (all || ipc::MonotonicNs() >= round.deadline_ns) Decide(base, round);
+}
+
+std::string Reformer::Unreported(const Round& round, Job* job) const {
+  std::string missing;
+  for (int n = 0; job != nullptr && n < job->num_nodes(); ++n) {
+    bool reported = std::any_of(round.reports.begin(), round.reports.end(),
+                                [n](const Report& r) { return r.old_node == n; });
+    if (!reported && n >= round.self_node && !job->node_gone(n) && !NodeLeft(job->id(), n))
+      missing += (missing.empty() ? "" : ", ") + std::to_string(n);
+  }
+  return missing;
 }
 
 void Reformer::Decide(const std::string& base, Round& round) {
@@ -349,12 +360,14 @@ void Reformer::Decide(const std::string& base, Round& round) {
   }
   std::string renumbered;
   for (const std::string& mv : moves) renumbered += (renumbered.empty() ? "" : ", ") + mv;
+  std::string missing = Unreported(round, old);
   Logger("engine")->info(
       "job '{}': generation {} -> {} decided here in {:.3f} s: {} ranks on {} nodes ({} per "
-      "node); left: ranks {}; joined: {}; renumbered: {}; waiting for the next: {}",
+      "node); left: ranks {}; joined: {}; renumbered: {}; waiting for the next: {}{}",
       base, round.generation, next, static_cast<double>(now - round.started_ns) * 1e-9, world,
       kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered,
-      kept_waiting);
+      kept_waiting,
+      missing.empty() ? "" : "; at the deadline, without node(s) " + missing + " (never reported)");
   decided_[base] = Decided{round.generation, next, now};
   rounds_.erase(base);
 }

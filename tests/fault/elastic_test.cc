@@ -22,6 +22,7 @@ namespace outrider::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kCount = 1000;
 constexpr uint64_t kSecond = 1'000'000'000;
@@ -310,7 +311,7 @@ TEST_F(MultiNodeTest, NodeZerosAgentDyingLeavesTheLowestNodeLeftToDecide) {
 
 // A survivor dies after its node reported it for generation 1 and before the agents decided: the
 // generation cannot form, every other rank's first op in it fails at once, and they re-form again
-// into generation 2 without it.
+// into generation 2 without it, not waiting for its node.
 TEST_F(MultiNodeTest, ASurvivorDyingWhileTheJobReformsEndsInTheNextGeneration) {
   StartAgents(4, /*http=*/true);
   SharedValue<Elastic> out;
@@ -358,6 +359,11 @@ TEST_F(MultiNodeTest, ASurvivorDyingWhileTheJobReformsEndsInTheNextGeneration) {
     EXPECT_EQ(out->rank[r], r == 0 ? 0 : 1);
     EXPECT_EQ(out->steps[r], 3);
   }
+  // Rank 3's node told generation 1's root that it has no rank in it: node 0 decided generation 2
+  // without waiting out the deadline for that node.
+  std::string log = agents_[0]->ReadLog();
+  EXPECT_THAT(log, HasSubstr("generation 1 -> 2 decided here"));
+  EXPECT_THAT(log, Not(HasSubstr("at the deadline")));
 }
 
 // Rank 2 dies, the other nodes report to node 0's agent, and node 0's own rank dies before it
@@ -582,7 +588,7 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
   StartAgents(2, /*http=*/true);
   SharedValue<Elastic> out;
   SharedValue<Results> res;
-  Pipe started, finish;
+  Pipe started, query, queried, finish;
   std::vector<pid_t> pids(2);
   for (int r = 0; r < 2; ++r) {
     pids[static_cast<size_t>(r)] = Spawn([&, r] {
@@ -591,12 +597,14 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
       int rc = Step(c, x);
       started.Send('s');
       char ch;
-      if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 91;
+      if (rc == 0 && !query.Receive(&ch, 60000)) rc = 91;
       // A spare beside a node that runs its one rank: the next generation would not place it, so
       // the ranks are not asked to re-form for it.
       outrider_membership_t now;
       if (rc == 0) rc = outrider_membership(c, &now);
       res->rc[4 + r] = rc == 0 ? static_cast<int>(now.joiners_waiting) : -1;
+      queried.Send('q');
+      if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 92;
       outrider_disconnect(c);
       return rc;
     });
@@ -613,6 +621,8 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
                s["generations"]["joiners_waiting"].value("ending", 0) == 1;
       },
       30000));
+  for (int r = 0; r < 2; ++r) query.Send('q');
+  for (int r = 0; r < 2; ++r) ASSERT_TRUE(queried.Receive(&ch, 60000));
   finish.Send('f');
   finish.Send('f');
   for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
