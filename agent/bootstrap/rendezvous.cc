@@ -116,7 +116,7 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
       for (auto& [id, pend] : pending_) {
         if (pend.offered) continue;
         for (Join& j : pend.joins) {
-          if (oldest == nullptr || j.arrived_ns < oldest->arrived_ns) oldest = &j;
+          if (j.fd.valid() && (oldest == nullptr || j.arrived_ns < oldest->arrived_ns)) oldest = &j;
         }
       }
       if (oldest == nullptr) break;
