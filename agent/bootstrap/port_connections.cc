@@ -83,8 +83,7 @@ void PortConnections::OnAccept() {
     if (errno != EMFILE && errno != ENFILE) return;  // EAGAIN: the backlog is empty
     // Out of fds: the pending connection would wake the loop again at once. The spare fd makes
     // room to take it off the backlog and close it; without one, stop listening until Expire.
-    ++dropped_[static_cast<size_t>(Drop::kFdLimit)];
-    if (on_drop_) on_drop_(Drop::kFdLimit);
+    Count(Drop::kFdLimit);
     if (spare_fd_.valid()) {
       spare_fd_.reset();
       UniqueFd shed(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
@@ -121,17 +120,23 @@ void PortConnections::Track(Conn conn, uint32_t events) {
   }
 }
 
-void PortConnections::Untrack(Conns::iterator it) {
+UniqueFd PortConnections::Untrack(Conns::iterator it) {
   (it->writing ? writing_bytes_ : reading_bytes_) -= it->buf.size();
   reading_ -= !it->writing;
   loop_->Remove(it->fd.get());
   by_fd_.erase(it->fd.get());
+  UniqueFd fd = std::move(it->fd);
   conns_.erase(it);
+  return fd;
+}
+
+void PortConnections::Count(Drop why) {
+  ++dropped_[static_cast<size_t>(why)];
+  if (on_drop_) on_drop_(why);
 }
 
 void PortConnections::Close(Conns::iterator it, Drop why) {
-  ++dropped_[static_cast<size_t>(why)];
-  if (on_drop_) on_drop_(why);
+  Count(why);
   Untrack(it);
 }
 
@@ -182,24 +187,15 @@ void PortConnections::OnReadable(int fd) {
   }
   Result<rendezvous::Frame> frame = rendezvous::Decode(std::string_view(c.buf).substr(4));
   if (!frame.ok()) return Close(it, Drop::kMalformed);
-  UniqueFd conn = std::move(c.fd);
-  loop_->Remove(conn.get());
-  by_fd_.erase(fd);
-  reading_bytes_ -= c.buf.size();
-  --reading_;
-  conns_.erase(it);
-  on_frame_(std::move(*frame), std::move(conn));
+  on_frame_(std::move(*frame), Untrack(it));
 }
 
 void PortConnections::Send(UniqueFd fd, std::string frame) {
   if (!fd.valid()) return;
   ssize_t n = ::send(fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n == static_cast<ssize_t>(frame.size())) return;
-  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-    ++dropped_[static_cast<size_t>(Drop::kWrite)];
-    if (on_drop_) on_drop_(Drop::kWrite);
-    return;
-  }
+  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    return Count(Drop::kWrite);
   size_t off = n > 0 ? static_cast<size_t>(n) : 0;
   MakeRoom(true, true, frame.size());
   Track(Conn{std::move(fd), true, ipc::MonotonicNs() + limits_.write_timeout_ns, std::move(frame),

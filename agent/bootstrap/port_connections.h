@@ -67,7 +67,9 @@ class PortConnections {
   void OnWritable(int fd);
   void Track(Conn conn, uint32_t events);
   void Close(Conns::iterator it, Drop why);
-  void Untrack(Conns::iterator it);
+  // Stops watching the connection and forgets it; its fd, which closes unless the caller keeps it.
+  UniqueFd Untrack(Conns::iterator it);
+  void Count(Drop why);
   // Drops the oldest connections reading (writing) until `one_more` connection and `more_bytes`
   // fit under the caps.
   void MakeRoom(bool writing, bool one_more, size_t more_bytes);

@@ -111,6 +111,7 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
   // number, the oldest refused first.
   std::string job_id = h.job_id;
   if (auto q = pending_.find(job_id); q == pending_.end() || !q->second.offered) {
+    bool refused = false;
     for (size_t held = UnofferedJoins(); held >= kMaxUnofferedJoins; --held) {
       Join* oldest = nullptr;
       for (auto& [id, pend] : pending_) {
@@ -122,17 +123,22 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
       if (oldest == nullptr) break;
       Refuse(*oldest, "too many joins wait at this agent for rendezvous it does not host",
              Code::kResourceExhausted);
+      refused = true;
     }
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      auto& js = it->second.joins;
-      js.erase(std::remove_if(js.begin(), js.end(), [](const Join& j) { return !j.fd.valid(); }),
-               js.end());
-      it = !it->second.offered && js.empty() ? pending_.erase(it) : std::next(it);
+    for (auto it = pending_.begin(); refused && it != pending_.end();) {
+      DropRefused(it->second.joins);
+      it = !it->second.offered && it->second.joins.empty() ? pending_.erase(it) : std::next(it);
     }
   }
   Pending& p = pending_[job_id];
   p.joins.push_back(std::move(join));
   TryComplete(job_id);
+}
+
+void RendezvousServer::DropRefused(std::vector<Join>& joins) {
+  joins.erase(
+      std::remove_if(joins.begin(), joins.end(), [](const Join& j) { return !j.fd.valid(); }),
+      joins.end());
 }
 
 size_t RendezvousServer::joins_waiting() const {
@@ -247,22 +253,17 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
         break;
       }
     }
-    p.joins.erase(
-        std::remove_if(p.joins.begin(), p.joins.end(), [](const Join& j) { return !j.fd.valid(); }),
-        p.joins.end());
-    if (p.shape.job_id.empty()) return;  // no token's joins are whole yet
-    // The joins of other tokens lost.
-    auto other = std::stable_partition(p.joins.begin(), p.joins.end(), [&](const Join& j) {
-      return TokensEqual(j.token, p.shape.token);
-    });
-    for (auto j = other; j != p.joins.end(); ++j) Refuse(*j, "wrong job token");
-    p.joins.erase(other, p.joins.end());
+    if (!p.shape.job_id.empty()) {
+      // The joins of other tokens lost.
+      for (Join& j : p.joins) {
+        if (j.fd.valid() && !TokensEqual(j.token, p.shape.token)) Refuse(j, "wrong job token");
+      }
+    }
   } else {
     AcceptJoins(job_id, p, p.shape, false);
-    p.joins.erase(
-        std::remove_if(p.joins.begin(), p.joins.end(), [](const Join& j) { return !j.fd.valid(); }),
-        p.joins.end());
   }
+  DropRefused(p.joins);
+  if (p.shape.job_id.empty()) return;  // a relay: no token's joins are whole yet
   if (static_cast<int32_t>(p.joins.size()) + (relay ? 0 : 1) < p.shape.num_nodes) return;
   NodeTable table(static_cast<size_t>(p.shape.num_nodes));
   table.agents.assign(table.size(), "");

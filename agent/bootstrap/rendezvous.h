@@ -100,6 +100,8 @@ class RendezvousServer {
   // Answers a join with why it has no place, and what kind of failure that is.
   void Refuse(Join& join, const std::string& why, Code code = Code::kPermissionDenied);
   size_t UnofferedJoins() const;
+  // Forgets the joins already answered (refused: their connection is gone).
+  static void DropRefused(std::vector<Join>& joins);
 
   uint32_t timeout_ms_;
   ReformHandler reform_;

@@ -15,6 +15,7 @@
 // next; one that decided already (or redirects to the node deciding) says so.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -120,6 +121,8 @@ class Reformer {
     UniqueFd fd;
     uint64_t deadline_ns = 0;
     std::string local;  // this agent's address as the reporter reached it
+    // The places it asks for: its ranks, or one for a joiner.
+    size_t places() const { return std::max<size_t>(ranks.size(), 1); }
   };
   // Deciding (or about to, or sending on) the next generation of a job.
   struct Round {

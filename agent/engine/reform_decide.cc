@@ -341,8 +341,7 @@ void Reformer::Decide(const std::string& base, Round& round) {
     if (answers.count(&jr) != 0 && jr.fd.valid() && waiting.count(&jr) == 0) reply(jr);
   }
   size_t kept_waiting = 0;
-  for (Report* r : waiting)
-    kept_waiting += r->fd.valid() ? std::max<size_t>(r->ranks.size(), 1) : 0;
+  for (Report* r : waiting) kept_waiting += r->fd.valid() ? r->places() : 0;
   held.erase(
       std::remove_if(held.begin(), held.end(), [](const Report& r) { return !r.fd.valid(); }),
       held.end());
@@ -376,8 +375,7 @@ uint32_t Reformer::JoinersHeld(const std::string& base) const {
   auto it = joiners_.find(base);
   if (it == joiners_.end()) return 0;
   size_t n = 0;
-  for (const Report& r : it->second)
-    n += r.fd.valid() && !Closed(r.fd) ? std::max<size_t>(r.ranks.size(), 1) : 0;
+  for (const Report& r : it->second) n += r.fd.valid() && !Closed(r.fd) ? r.places() : 0;
   return static_cast<uint32_t>(n);
 }
 
@@ -389,9 +387,8 @@ uint32_t Reformer::JoinersWaiting(const std::string& base) const {
   size_t total = 0;
   for (const Report& r : it->second) {
     if (!r.fd.valid() || Closed(r.fd)) continue;
-    size_t n = std::max<size_t>(r.ranks.size(), 1);
-    by_agent[r.agent] += n;
-    total += n;
+    by_agent[r.agent] += r.places();
+    total += r.places();
   }
   Job* live = Live(base);
   if (live == nullptr || total == 0) return static_cast<uint32_t>(total);
@@ -403,10 +400,10 @@ uint32_t Reformer::JoinersWaiting(const std::string& base) const {
     sizes.push_back(live->node_gone(n) ? 0 : static_cast<size_t>(live->local_size()));
     now += sizes.back();
   }
+  std::string own = net_ != nullptr ? std::to_string(net_->rendezvous()->port()) : "";
   for (const auto& [agent, n] : by_agent) {
     // This agent's own (reported over loopback), or one of the job's nodes, or a new node.
     int node = -1;
-    std::string own = net_ != nullptr ? std::to_string(net_->rendezvous()->port()) : "";
     if (Loopback(agent) && PortOf(agent) == own) {
       node = live->node_rank();
     } else {
