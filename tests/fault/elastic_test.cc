@@ -2,8 +2,9 @@
 // trainers as processes. The survivors re-form into the next generation (ranks renumbered, the
 // sum of every rank's rank + 1 checks the numbering), a joiner brings the job back to its size,
 // and every failure during the change itself ends in a working generation or a clear error,
-// never a hang: a survivor dying while the job re-forms, node 0's agent dying, a joiner with the
-// wrong token, two ranks dying at once.
+// never a hang: a survivor dying while the job re-forms, node 0's agent or rank dying, a joiner
+// with the wrong token, two ranks dying at once. Joiners held while the job changes are in
+// elastic_joiner_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,67 +17,13 @@
 
 #include "agent/engine/reform.h"
 #include "ipc/event_fd.h"
-#include "tests/support/multinode_fixture.h"
+#include "tests/fault/elastic_fixture.h"
 
 namespace outrider::testing {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr int kCount = 1000;
-constexpr uint64_t kSecond = 1'000'000'000;
-
-struct Elastic {
-  uint32_t generation[kMaxRanks];
-  int32_t rank[kMaxRanks];
-  int32_t world[kMaxRanks];
-  uint64_t reformed_ns[kMaxRanks];  // when the first op of the new generation completed
-  int steps[kMaxRanks];             // steps completed in the last generation
-};
-
-// One step: every rank contributes rank + 1; the sum says the ranks are 0 .. world - 1, each once.
-int Step(outrider_client_t* c, int32_t* x) {
-  int rank = outrider_rank(c), world = outrider_world_size(c);
-  for (int i = 0; i < kCount; ++i) x[i] = rank + 1;
-  outrider_op_t h;
-  int rc =
-      Wait(c, outrider_allreduce(c, x, x, kCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
-  if (rc != 0) return rc;
-  for (int i = 0; i < kCount; ++i) {
-    if (x[i] != world * (world + 1) / 2) return 99;
-  }
-  return 0;
-}
-
-// Runs steps until one fails, then re-forms (as often as needed, up to `reforms` times) and runs
-// `after` steps in the last generation. Records where the rank ended.
-int Survive(outrider_client_t* c, int slot, SharedValue<Elastic>& out, int reforms, int after,
-            Pipe* failed = nullptr) {
-  auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-  int rc = 0;
-  for (int step = 0; step < 100000 && rc == 0; ++step) rc = Step(c, x);
-  if (failed != nullptr) failed->Send('f');
-  for (int attempt = 0; attempt < reforms; ++attempt) {
-    outrider_membership_t m;
-    rc = outrider_reconfigure(c, 10000, &m);
-    if (rc != 0) {
-      std::fprintf(stderr, "slot %d: reconfigure: %s\n", slot, outrider_last_error(c));
-      return rc;
-    }
-    rc = Step(c, x);
-    if (rc != 0) continue;  // the generation failed already (a rank died while it formed)
-    out->reformed_ns[slot] = ipc::MonotonicNs();
-    out->generation[slot] = m.generation;
-    out->rank[slot] = m.rank;
-    out->world[slot] = m.world_size;
-    int s = 0;
-    for (; s < after && rc == 0; ++s) rc = Step(c, x);
-    out->steps[slot] = s;
-    return rc;
-  }
-  return rc;
-}
 
 TEST(Reformer, KeepsTheRanksPerNodeThatKeepMostRanks) {
   EXPECT_EQ(agent::Reformer::RanksPerNode({1, 1, 1}), 1);
@@ -122,19 +69,8 @@ TEST_F(MultiNodeTest, SurvivorsReformAfterARankDiesAndAJoinerBringsTheJobBack) {
       out->generation[r] = m.generation;
       out->rank[r] = m.rank;
       out->world[r] = m.world_size;
-      // Generation 1 trains until a joiner waits; every rank checks at the same steps, so they
-      // all re-form at the same one.
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (rc != 0) break;
-        outrider_membership_t now;
-        rc = outrider_membership(c, &now);
-        x[0] = static_cast<int32_t>(now.joiners_waiting);
-        outrider_op_t h;
-        if (rc == 0)
-          rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
-        if (rc == 0 && x[0] > 0) break;
-      }
+      // Generation 1 trains until a joiner waits.
+      if (rc == 0) rc = TrainUntilAJoinerWaits(c, x);
       if (rc == 0) rc = outrider_reconfigure(c, 20000, &m);
       if (rc == 0) rc = Step(c, x);
       res->rc[r] = rc;
@@ -418,220 +354,6 @@ TEST_F(MultiNodeTest, NodeZerosRankDyingAfterTheOthersReportedLeavesTheNextNodeT
     EXPECT_EQ(out->steps[r], 3);
   }
   EXPECT_THAT(agents_[1]->ReadLog(), HasSubstr("decided here"));
-}
-
-// A joiner at the agent of `socket` for job `job` (the job's node 0 at `root_port`): reconfigures
-// within `timeout_ms`, then runs `steps` steps. Records its result in slot `slot` of `res`, `out`.
-pid_t SpawnJoiner(const std::string& socket, uint16_t root_port, const char* job,
-                  uint32_t timeout_ms, int steps, int slot, SharedValue<Results>& res,
-                  SharedValue<Elastic>& out) {
-  return Spawn([=, &res, &out] {
-    ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
-    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(root_port)).c_str(), 1);
-    outrider_connect_options_t o;
-    outrider_connect_options_init(&o);
-    o.socket_path = socket.c_str();
-    o.job_id = job;
-    o.flags = OUTRIDER_CONNECT_JOINER;
-    outrider_client_t* c = ConnectOrExitWith(&o);
-    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-    outrider_membership_t m;
-    int rc = outrider_reconfigure(c, timeout_ms, &m);
-    CopyText(res->error[slot], 256, outrider_last_error(c));
-    for (int s = 0; rc == 0 && s < steps; ++s) rc = Step(c, x);
-    res->rc[slot] = rc;
-    out->generation[slot] = m.generation;
-    out->rank[slot] = m.rank;
-    out->world[slot] = m.world_size;
-    outrider_disconnect(c);
-    return 0;
-  });
-}
-
-// Rank 0 dies and its replacement asks at rank 0's node before the others re-form: it is held by
-// the lowest node left (which will decide), not refused, and the job grows back to 3 in the
-// generation the others then form.
-TEST_F(MultiNodeTest, AReplacementForRankZeroAskingBeforeTheOthersReformIsHeldAndJoins) {
-  StartAgents(3, /*http=*/true);
-  SharedValue<Elastic> out;
-  SharedValue<Results> res;
-  Pipe started, failed, go;
-  std::vector<pid_t> pids(3);
-  for (int r = 0; r < 3; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("phoenix", "tok", r, 3);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (step == 3) started.Send('s');
-      }
-      failed.Send('f');
-      char ch;
-      if (!go.Receive(&ch, 60000)) return 91;
-      outrider_membership_t m;
-      rc = outrider_reconfigure(c, 20000, &m);
-      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      out->world[r] = m.world_size;
-      out->rank[r] = m.rank;
-      outrider_disconnect(c);
-      return 0;
-    });
-  }
-  char ch;
-  for (int r = 0; r < 3; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
-  Reap(pids[0]);
-  for (int r = 1; r < 3; ++r) ASSERT_TRUE(failed.Receive(&ch, 60000));
-  pid_t joiner =
-      SpawnJoiner(agents_[0]->socket_path(), ports_[0], "phoenix", 30000, 3, 0, res, out);
-  // Node 1, the lowest node with ranks left, holds it.
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        nlohmann::json s =
-            nlohmann::json::parse(HttpGet(http_ports_[1], "/status"), nullptr, false);
-        return s.is_object() && s.contains("generations") &&
-               s["generations"]["joiners_waiting"].value("phoenix", 0) == 1;
-      },
-      30000))
-      << res->error[0];
-  go.Send('g');
-  go.Send('g');
-  EXPECT_EQ(Reap(joiner), 0);
-  EXPECT_EQ(res->rc[0], 0) << res->error[0];
-  EXPECT_EQ(out->world[0], 3);
-  EXPECT_EQ(out->rank[0], 2);  // joiners come last
-  for (int r : {1, 2}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
-    EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
-    EXPECT_EQ(out->world[r], 3);
-    EXPECT_EQ(out->rank[r], r - 1);
-  }
-}
-
-// A job of 4 nodes x 2 ranks loses rank 5. Its node-mate, rank 4, is not sent away because its
-// node has one rank left: it waits, while the other 6 go on as generation 1. One replacement at
-// rank 5's node completes that node, the ranks see a joiner the next generation can place, and
-// the job is back to 8 in generation 2, rank 4 and the replacement last.
-TEST_F(MultiNodeTest, AJobOfTwoRanksPerNodeGrowsBackWithOneReplacement) {
-  StartAgents(4);
-  SharedValue<Elastic> out, fin;  // generation 1, then the last
-  SharedValue<Results> res;
-  Pipe started;
-  std::vector<pid_t> pids(8);
-  for (int r = 0; r < 8; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectRank("fourbytwo", "tok", r, 8, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (step == 3) started.Send('s');
-      }
-      outrider_membership_t m;
-      rc = outrider_reconfigure(c, 30000, &m);
-      if (r != 4) {
-        out->generation[r] = m.generation;
-        out->world[r] = m.world_size;
-        // Generation 1 trains until a joiner it can place waits.
-        for (int step = 0; rc == 0 && step < 100000; ++step) {
-          rc = Step(c, x);
-          outrider_membership_t now;
-          if (rc == 0) rc = outrider_membership(c, &now);
-          x[0] = static_cast<int32_t>(now.joiners_waiting);
-          outrider_op_t h;
-          if (rc == 0)
-            rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h),
-                      &h);
-          if (rc == 0 && x[0] > 0) break;
-        }
-        if (rc == 0) rc = outrider_reconfigure(c, 30000, &m);
-      }
-      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      fin->generation[r] = m.generation;
-      fin->world[r] = m.world_size;
-      fin->rank[r] = m.rank;
-      outrider_disconnect(c);
-      return 0;
-    });
-  }
-  char ch;
-  for (int r = 0; r < 8; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[5], SIGKILL), 0);
-  Reap(pids[5]);
-  ASSERT_TRUE(WaitUntil([&] { return out->world[0] != 0; }, 30000));
-  EXPECT_EQ(out->generation[0], 1u);
-  EXPECT_EQ(out->world[0], 6);
-  pid_t joiner =
-      SpawnJoiner(agents_[2]->socket_path(), ports_[0], "fourbytwo", 30000, 3, 5, res, fin);
-  EXPECT_EQ(Reap(joiner), 0);
-  EXPECT_EQ(res->rc[5], 0) << res->error[5];
-  EXPECT_EQ(fin->world[5], 8);
-  for (int r : {0, 1, 2, 3, 4, 6, 7}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
-    EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
-    EXPECT_EQ(fin->generation[r], 2u) << "rank " << r;
-    EXPECT_EQ(fin->world[r], 8) << "rank " << r;
-  }
-  EXPECT_EQ(fin->rank[4], 6);  // the rank that waited, then the replacement
-  EXPECT_EQ(fin->rank[5], 7);
-}
-
-// A joiner waits at node 0's agent (a spare: the ranks see no joiner they could place); then every
-// rank of the job leaves. The joiner hears at once that no agent of the job can take it, instead of
-// waiting out its deadline.
-TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
-  StartAgents(2, /*http=*/true);
-  SharedValue<Elastic> out;
-  SharedValue<Results> res;
-  Pipe started, query, queried, finish;
-  std::vector<pid_t> pids(2);
-  for (int r = 0; r < 2; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("ending", "tok", r, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = Step(c, x);
-      started.Send('s');
-      char ch;
-      if (rc == 0 && !query.Receive(&ch, 60000)) rc = 91;
-      // A spare beside a node that runs its one rank: the next generation would not place it, so
-      // the ranks are not asked to re-form for it.
-      outrider_membership_t now;
-      if (rc == 0) rc = outrider_membership(c, &now);
-      res->rc[4 + r] = rc == 0 ? static_cast<int>(now.joiners_waiting) : -1;
-      queried.Send('q');
-      if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 92;
-      outrider_disconnect(c);
-      return rc;
-    });
-  }
-  char ch;
-  for (int r = 0; r < 2; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  uint64_t asked = ipc::MonotonicNs();
-  pid_t joiner = SpawnJoiner(agents_[1]->socket_path(), ports_[0], "ending", 60000, 0, 2, res, out);
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        nlohmann::json s =
-            nlohmann::json::parse(HttpGet(http_ports_[0], "/status"), nullptr, false);
-        return s.is_object() && s.contains("generations") &&
-               s["generations"]["joiners_waiting"].value("ending", 0) == 1;
-      },
-      30000));
-  for (int r = 0; r < 2; ++r) query.Send('q');
-  for (int r = 0; r < 2; ++r) ASSERT_TRUE(queried.Receive(&ch, 60000));
-  finish.Send('f');
-  finish.Send('f');
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
-  EXPECT_EQ(res->rc[4], 0) << "joiners_waiting at rank 0";
-  EXPECT_EQ(Reap(joiner), 0);
-  EXPECT_NE(res->rc[2], 0);
-  EXPECT_NE(res->rc[2], OUTRIDER_ERR_DEADLINE_EXCEEDED) << res->error[2];
-  std::printf("joiner told after %.3f s: %s\n",
-              static_cast<double>(ipc::MonotonicNs() - asked) / 1e9, res->error[2]);
 }
 
 // A joiner with the wrong token is refused (PERMISSION_DENIED, named), and the job never hears of
