@@ -39,8 +39,8 @@ inline int Step(outrider_client_t* c, int32_t* x) {
 
 // Runs steps until one fails, then re-forms (as often as needed, up to `reforms` times) and runs
 // `after` steps in the last generation. Records where the rank ended.
-inline int Survive(outrider_client_t* c, int slot, SharedValue<Elastic>& out, int reforms, int after,
-            Pipe* failed = nullptr) {
+inline int Survive(outrider_client_t* c, int slot, SharedValue<Elastic>& out, int reforms,
+                   int after, Pipe* failed = nullptr) {
   auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
   int rc = 0;
   for (int step = 0; step < 100000 && rc == 0; ++step) rc = Step(c, x);
@@ -86,8 +86,8 @@ inline int TrainUntilAJoinerWaits(outrider_client_t* c, int32_t* x) {
 // A joiner at the agent of `socket` for job `job` (the job's node 0 at `root_port`): reconfigures
 // within `timeout_ms`, then runs `steps` steps. Records its result in slot `slot` of `res`, `out`.
 inline pid_t SpawnJoiner(const std::string& socket, uint16_t root_port, const char* job,
-                  uint32_t timeout_ms, int steps, int slot, SharedValue<Results>& res,
-                  SharedValue<Elastic>& out) {
+                         uint32_t timeout_ms, int steps, int slot, SharedValue<Results>& res,
+                         SharedValue<Elastic>& out) {
   return Spawn([=, &res, &out] {
     ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
     ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(root_port)).c_str(), 1);
