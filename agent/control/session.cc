@@ -297,6 +297,10 @@ Status Session::EnterGeneration(const ReformAssignment& a) {
   Status left = PeerLost("rank " + std::to_string(world_identity().rank) + " of job '" +
                          next.job_base + "' went on as rank " + std::to_string(a.rank) +
                          " of generation " + std::to_string(a.generation));
+  // In the new generation before out of the old: the job never has no live generation on this
+  // node in between (the joiners this agent holds for it stay held).
+  auto member = std::make_unique<CommMember>(this, next);
+  Status joined = jobs_->Join(member.get());
   // The old generation and its communicators end for this client: nothing of them reaches it any
   // more (their jobs are other jobs in the agents).
   for (auto& [cid, m] : comms_) {
@@ -312,8 +316,7 @@ Status Session::EnterGeneration(const ReformAssignment& a) {
     jobs_->Leave(this, left, /*orderly=*/true);
   }
   in_first_generation_ = false;
-  auto member = std::make_unique<CommMember>(this, next);
-  OUTRIDER_RETURN_IF_ERROR(jobs_->Join(member.get()));
+  OUTRIDER_RETURN_IF_ERROR(joined);
   world_ = std::move(member);
   Logger("control")->info(
       "client {} (pid {}) is rank {}/{} local rank {}/{} of job '{}' generation {}", id_.client_id,

@@ -49,6 +49,12 @@ void Reformer::set_network(Network* net) {
 
 Job* Reformer::Live(const std::string& base) const { return jobs_->LiveGeneration(base); }
 
+const std::vector<std::string>& Reformer::AgentsOf(const Job& job) const {
+  if (!job.agent_addrs().empty()) return job.agent_addrs();
+  auto known = agents_of_.find(job.id());
+  return known != agents_of_.end() ? known->second : job.agent_addrs();
+}
+
 bool Reformer::Vouches(const std::string& id, const std::string& token) {
   if (Job* job = jobs_->Find(id); job != nullptr) return TokensEqual(token, job->token());
   // A generation decided here or elsewhere whose rendezvous this agent hosts: the generations of
@@ -86,8 +92,13 @@ void Reformer::Poke(const std::string& base) {
 }
 
 void Reformer::ReleaseIfGone(const std::string& base) {
-  // This agent still has ranks of the job, or ranks that asked: it may yet decide.
-  if (Live(base) != nullptr || collections_.count(base) != 0) return;
+  // This agent still has ranks of the job, or ranks that asked and are still here: it may yet
+  // decide.
+  auto c = collections_.find(base);
+  bool asking =
+      c != collections_.end() && std::any_of(c->second.waiters.begin(), c->second.waiters.end(),
+                                             [](const Waiter& w) { return w.owner != nullptr; });
+  if (Live(base) != nullptr || asking) return;
   // It never will: the reports and joiners it holds go on to the job's next agent at once.
   if (auto r = rounds_.find(base);
       r != rounds_.end() && r->second.role == Round::Role::kUndecided) {

@@ -101,6 +101,7 @@ class Reformer {
     std::string base;
     uint32_t generation = 0;  // the generation they leave
     bool joiners = false;     // a collection of one joiner (not of a generation's ranks)
+    bool rejoin = false;      // its ranks were not placed: they ask again as ranks waiting to join
     std::string token;
     uint32_t timeout_ms = 0;
     uint64_t started_ns = 0;
@@ -137,6 +138,7 @@ class Reformer {
   struct Decided {
     uint32_t from = 0, to = 0;
     uint64_t at_ns = 0;
+    std::string root;  // the new generation's node 0, as this agent knows it ("": this agent)
   };
 
   void OnReport(const std::string& base, const std::string& token, std::string body, UniqueFd fd,
@@ -156,6 +158,9 @@ class Reformer {
   std::string Unreported(const Round& round, Job* job) const;
   // The live generation of `base` here with members (the newest), or null.
   Job* Live(const std::string& base) const;
+  // Every node's agent of `job`: from its rendezvous, or (before that completed, or after it
+  // failed) from the decision that made it. Empty when neither is known.
+  const std::vector<std::string>& AgentsOf(const Job& job) const;
   // Whether a job here knows `token` as job `id`'s: the job itself, or a generation decided
   // lately whose earlier generation still runs here.
   bool Vouches(const std::string& id, const std::string& token);
@@ -167,13 +172,17 @@ class Reformer {
   void NoteNodeLeft(const std::string& id, int32_t node);
   bool NodeLeft(const std::string& id, int32_t node) const;
   void Answer(UniqueFd fd, const nlohmann::json& j);
+  // Once this agent decided a generation it has no rank in, what waits here for the next one
+  // (joiners, ranks too few on their node) goes to that generation's node 0.
+  void SendOnHeld(const std::string& base, const std::string& root);
   void Redirect(UniqueFd fd, const std::string& to);
 
   JobTable* jobs_;          // Not owned; owns this.
   Network* net_ = nullptr;  // Not owned.
   std::map<std::string, Collection>
-      collections_;                      // by base job id, or "<base>\n<owner>" for joiners
-  std::map<std::string, Round> rounds_;  // by base job id
+      collections_;  // by base job id, or "<base>\n<joiner_asks_>" for joiners
+  uint64_t joiner_asks_ = 0;
+  std::map<std::string, Round> rounds_;                 // by base job id
   std::map<std::string, std::vector<Report>> joiners_;  // held for the next generation, by base
   std::map<std::string, Decided> decided_;              // the last generation decided here, by base
   std::vector<std::unique_ptr<FrameCall>> withdrawals_;  // in flight

@@ -53,8 +53,8 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
     c.send_by_ns = now;
     if (Job* live = Live(base); live != nullptr) {
       // A live generation here: its node 0 holds joiners.
-      c.candidates.push_back(
-          live->num_nodes() > 1 && !live->agent_addrs().empty() ? live->agent_addrs()[0] : self);
+      const auto& agents = AgentsOf(*live);
+      c.candidates.push_back(live->num_nodes() > 1 && !agents.empty() ? agents[0] : self);
     } else if (!id.root_addr.empty() || remembered_.count(base) != 0) {
       if (!id.root_addr.empty()) c.candidates.push_back(id.root_addr);
       // The job's agents this one knew: the root named may have no rank of the job any more.
@@ -71,7 +71,9 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
       return;
     }
     c.waiters.push_back(std::move(w));
-    std::string key = base + "\n" + std::to_string(reinterpret_cast<uintptr_t>(owner));
+    // Keyed by a number of its own: a client that connects after a joiner left may reuse the
+    // left one's address, whose collection still waits for its answer.
+    std::string key = base + "\n" + std::to_string(++joiner_asks_);
     Collection& at = collections_[key] = std::move(c);
     at.sent = true;
     Logger("engine")->info("job '{}': a joiner (pid {}) asks {} for the next generation", base,
@@ -104,11 +106,8 @@ void Reformer::Ask(const void* owner, const ClientIdentity& id, uint32_t timeout
     c.timeout_ms = timeout_ms;
     c.started_ns = now;
     c.send_by_ns = now + uint64_t{timeout_ms} * kMs / 2;
-    auto known = agents_of_.find(job->id());
     if (job->num_nodes() > 1) {
-      const auto& addrs = !job->agent_addrs().empty() || known == agents_of_.end()
-                              ? job->agent_addrs()
-                              : known->second;
+      const auto& addrs = AgentsOf(*job);
       for (int n = 0; n < job->num_nodes(); ++n) {
         if (n != job->node_rank() && job->node_gone(n)) continue;
         if (static_cast<size_t>(n) < addrs.size() && !addrs[static_cast<size_t>(n)].empty())
@@ -147,9 +146,11 @@ void Reformer::Forget(const void* owner) {
     // Its rank stays in a report already sent (and gives up its place once assigned one).
     w->reply = nullptr;
     w->owner = nullptr;
-    std::string key = it->first;
+    std::string key = it->first, base = c.base;
     ++it;
     MaybeSend(key);
+    // The last rank here that asked is gone: what this agent holds for the job goes on.
+    ReleaseIfGone(base);
   }
 }
 
@@ -178,6 +179,11 @@ void Reformer::SendNext(const std::string& key) {
   Collection& c = it->second;
   uint64_t now = ipc::MonotonicNs();
   uint64_t deadline = c.started_ns + uint64_t{c.timeout_ms} * kMs;
+  if (c.joiners && c.waiters.front().owner == nullptr) {
+    // The joiner left before an agent held it: it asks nobody else.
+    FinishCollection(key, Cancelled("the joiner left"));
+    return;
+  }
   if (c.next >= c.candidates.size() || now >= deadline) {
     std::string tried;
     for (size_t i = 0; i < c.next && i < c.candidates.size(); ++i)
@@ -194,7 +200,7 @@ void Reformer::SendNext(const std::string& key) {
   }
   c.asking = c.candidates[c.next++];
   ReformRequest req;
-  req.joiner = c.joiners;
+  req.joiner = c.joiners || c.rejoin;
   req.generation = c.generation;
   req.port = net_->rendezvous()->port();
   req.timeout_ms = std::min(c.timeout_ms, ReformRequest::kMaxTimeoutMs);
@@ -237,6 +243,14 @@ void Reformer::OnAnswer(const std::string& key, Result<FrameReply> r) {
     return SendNext(key);
   }
   if (d->absent) return SendNext(key);
+  if (!d->rejoin.empty() && !c.joiners) {
+    // The agent that decided keeps none of this node's ranks for now: they wait at the new
+    // generation's node 0 for the one after.
+    c.rejoin = true;
+    if (c.candidates.size() < c.next + kMaxRedirects)
+      c.candidates.insert(c.candidates.begin() + static_cast<ptrdiff_t>(c.next), d->rejoin);
+    return SendNext(key);
+  }
   // Another agent decides (or decided): reports held here go there.
   if (!c.joiners) {
     auto round = rounds_.find(c.base);
@@ -326,10 +340,13 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
     if (Job* nj = jobs_->Find(id); nj != nullptr) {
       nj->GiveUp(lost);
     } else {
-      // No rank of this node entered it: the node has none in the new generation, and the
-      // next round must not wait for it.
+      // No rank of this node entered it yet. Unless another request of this node for the job
+      // is still out (its node report, another joiner), the node has none in the new generation,
+      // and the next round must not wait for it.
+      bool others = std::any_of(collections_.begin(), collections_.end(),
+                                [&](const auto& kv) { return kv.second.base == c.base; });
       net_->rendezvous()->Abandon(id, lost);
-      if (!root.empty()) WithdrawAt(root, id, c.token, lost, gave_up_node);
+      if (!root.empty()) WithdrawAt(root, id, c.token, lost, others ? -1 : gave_up_node);
     }
   }
 }

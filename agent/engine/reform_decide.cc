@@ -37,6 +37,12 @@ std::string PortOf(const std::string& addr) {
   return colon == std::string::npos ? "" : addr.substr(colon + 1);
 }
 
+// `agent` as a peer that reached this agent at `local` reaches it: an agent that reported over
+// loopback is named by the address the peer used.
+std::string SeenFrom(const std::string& agent, const std::string& local) {
+  return Loopback(agent) && !Loopback(local) ? HostOf(local) + ":" + PortOf(agent) : agent;
+}
+
 }  // namespace
 
 int Reformer::RanksPerNode(const std::vector<size_t>& sizes) {
@@ -98,11 +104,17 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
     rep.joiner = true;
     Job* job = live;
     // Joiners wait at the lowest node that still has ranks of the job: node 0, or the node that
-    // decides (and hosts) the next generation once the nodes below it are gone.
+    // decides (and hosts) the next generation once the nodes below it are gone. An agent that
+    // decided a generation without its own ranks sends them to its node 0.
+    if (auto d = decided_.find(base);
+        d != decided_.end() && d->second.to > job->generation() && !d->second.root.empty()) {
+      Redirect(std::move(fd), SeenFrom(d->second.root, local));
+      return;
+    }
     int lowest = 0;
     while (lowest < job->node_rank() && job->node_gone(lowest)) ++lowest;
     if (lowest < job->node_rank()) {
-      const auto& addrs = job->agent_addrs();
+      const auto& addrs = AgentsOf(*job);
       if (static_cast<size_t>(lowest) < addrs.size() &&
           !addrs[static_cast<size_t>(lowest)].empty()) {
         Redirect(std::move(fd), addrs[static_cast<size_t>(lowest)]);
@@ -111,10 +123,16 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
       }
       return;
     }
+    // Ranks a decision elsewhere kept waiting come with their old ranks.
+    rep.ranks = std::move(req->ranks);
     std::vector<Report>& held = joiners_[base];
-    size_t from_agent = std::count_if(held.begin(), held.end(),
-                                      [&](const Report& r) { return r.agent == rep.agent; });
-    if (from_agent >= kMaxJoinersPerNode || held.size() >= kMaxJoinersPerJob) {
+    size_t from_agent = 0, places = 0;
+    for (const Report& r : held) {
+      from_agent += r.agent == rep.agent ? r.places() : 0;
+      places += r.places();
+    }
+    if (from_agent + rep.places() > kMaxJoinersPerNode ||
+        places + rep.places() > kMaxJoinersPerJob) {
       Answer(std::move(fd),
              {{"code", static_cast<int>(Code::kResourceExhausted)},
               {"message", "job '" + base + "' already holds " + std::to_string(held.size()) +
@@ -323,9 +341,7 @@ void Reformer::Decide(const std::string& base, Round& round) {
             "job '" + base + "' has no rank left for generation " + std::to_string(next)}};
     } else {
       // An agent that reported to itself over loopback is named as the others reached it.
-      auto seen = [&](const std::string& a) {
-        return Loopback(a) && !Loopback(r.local) ? HostOf(r.local) + ":" + PortOf(a) : a;
-      };
+      auto seen = [&](const std::string& a) { return SeenFrom(a, r.local); };
       std::vector<std::string> agents;
       for (const std::string& a : kept_agents) agents.push_back(seen(a));
       j = {{"code", 0},          {"generation", next},           {"world_size", world},
@@ -351,6 +367,15 @@ void Reformer::Decide(const std::string& base, Round& round) {
       held.push_back(std::move(*r));
     }
   }
+  // The decider's own node (its report, if its ranks asked) may have no place in the new
+  // generation: then what waits here for the next one goes to the new generation's node 0.
+  std::string self_agent;
+  for (Report* r : nodes) {
+    if (r->old_node == round.self_node) self_agent = r->agent;
+  }
+  bool self_kept = !self_agent.empty() && std::find(kept_agents.begin(), kept_agents.end(),
+                                                    self_agent) != kept_agents.end();
+  if (world > 0 && !self_kept) SendOnHeld(base, root);
   if (held.empty()) joiners_.erase(base);
   std::sort(kept_old.begin(), kept_old.end());
   std::vector<int32_t> left;
@@ -367,8 +392,24 @@ void Reformer::Decide(const std::string& base, Round& round) {
       kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered,
       kept_waiting,
       missing.empty() ? "" : "; at the deadline, without node(s) " + missing + " (never reported)");
-  decided_[base] = Decided{round.generation, next, now};
+  decided_[base] = Decided{round.generation, next, now, world > 0 && !self_kept ? root : ""};
   rounds_.erase(base);
+}
+
+void Reformer::SendOnHeld(const std::string& base, const std::string& root) {
+  auto it = joiners_.find(base);
+  if (it == joiners_.end()) return;
+  for (Report& r : it->second) {
+    if (!r.fd.valid()) continue;
+    std::string to = SeenFrom(root, r.local);
+    if (r.ranks.empty()) {
+      Redirect(std::move(r.fd), to);
+    } else {
+      // Ranks of an earlier generation (not joiners): they ask again as ranks waiting to join.
+      Answer(std::move(r.fd), {{"code", 0}, {"rejoin", to}});
+    }
+  }
+  it->second.clear();
 }
 
 uint32_t Reformer::JoinersHeld(const std::string& base) const {
@@ -407,7 +448,7 @@ uint32_t Reformer::JoinersWaiting(const std::string& base) const {
     if (Loopback(agent) && PortOf(agent) == own) {
       node = live->node_rank();
     } else {
-      const auto& addrs = live->agent_addrs();
+      const auto& addrs = AgentsOf(*live);
       auto at = std::find(addrs.begin(), addrs.end(), agent);
       if (at != addrs.end()) node = static_cast<int>(at - addrs.begin());
     }

@@ -107,7 +107,8 @@ std::string EncodeReformDecision(const ReformDecision& d) {
   json j = {{"code", d.code}};
   if (d.absent) j["absent"] = true;
   if (!d.message.empty()) j["message"] = d.message;
-  if (d.code == 0 && !d.absent) {
+  if (!d.rejoin.empty()) j["rejoin"] = d.rejoin;
+  if (d.code == 0 && !d.absent && d.rejoin.empty()) {
     json assign = json::array();
     for (const ReformSlot& s : d.assign) {
       if (!s.why.empty()) {
@@ -135,7 +136,8 @@ Result<ReformDecision> ParseReformDecision(std::string_view body) {
   d.code = static_cast<int32_t>(Code::kInternal);
   OUTRIDER_RETURN_IF_ERROR(Int(j, "code", &d.code, INT32_MIN, INT32_MAX));
   OUTRIDER_RETURN_IF_ERROR(Str(j, "message", &d.message));
-  if (d.absent || d.code != 0) return d;
+  OUTRIDER_RETURN_IF_ERROR(Str(j, "rejoin", &d.rejoin));
+  if (d.absent || d.code != 0 || !d.rejoin.empty()) return d;
   OUTRIDER_RETURN_IF_ERROR(Int(j, "generation", &d.generation, 0, UINT32_MAX));
   OUTRIDER_RETURN_IF_ERROR(Int(j, "world_size", &d.world_size, 1, kMaxRank));
   OUTRIDER_RETURN_IF_ERROR(Int(j, "local_world_size", &d.local_world_size, 1, kMaxRank));

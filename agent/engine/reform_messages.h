@@ -35,7 +35,10 @@ struct ReformSlot {
 struct ReformDecision {
   static constexpr size_t kMaxAgents = 1 << 16;
   bool absent = false;  // that agent has no rank of the job: ask the next one
-  int32_t code = 0;     // a Code; non-zero: no generation, `message` says why
+  // The ranks asked too early to be placed and their node runs none of the new generation: they
+  // ask again, as ranks waiting to join, at this agent (the new generation's node 0).
+  std::string rejoin;
+  int32_t code = 0;  // a Code; non-zero: no generation, `message` says why
   std::string message;
   uint32_t generation = 0;
   int32_t world_size = 0, local_world_size = 0;

@@ -673,11 +673,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 30))
       ->capture_default_str();
   app.add_option("--json", o.json, "also write the latency distribution here");
+  app.add_option("--log-dir", o.log_dir,
+                 "keep every agent's log here (agent-<node>-<start>.log), for a failed run")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--verbose", o.verbose, "print every survivor's error and latency");
   app.add_flag("--elastic", o.elastic,
                "elastic mode: after every fault (--kills of trainers and agents, --agent-kills of "
-               "them agents) the victim job re-forms without the lost rank and a replacement "
-               "joins; reports both times (docs/elastic.md)");
+               "them agents, --double-kills of them two trainers) the victim job re-forms without "
+               "the lost ranks and replacements join; reports both times (docs/elastic.md)");
+  app.add_option("--double-kills", o.double_kills,
+                 "elastic: rounds that kill a trainer, then the job's rank 0 0-300 ms later")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--joiner-deaths", o.joiner_deaths,
+                 "elastic: rounds whose first replacement is killed 0-5 ms after it asked to join")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--reform-bound-ms", o.reform_bound_ms,
                  "elastic: from a fault to the survivors' first op of the new generation, at most")
       ->capture_default_str();

@@ -51,8 +51,11 @@ struct Options {
   // large ones keep sends to every peer in flight (and partly written) when an agent is killed.
   uint64_t dense_max_bytes = 1 << 20;
   std::string json;
+  std::string log_dir;  // "": each agent's log goes with its temporary directory
   bool verbose = false;
   bool elastic = false;
+  int double_kills = 0;   // elastic: rounds that kill a trainer, then rank 0 0-300 ms later
+  int joiner_deaths = 0;  // elastic: rounds whose first joiner is killed 0-5 ms after asking
   int reform_bound_ms = 10000;
   int join_bound_ms = 30000;
 };
@@ -81,6 +84,9 @@ class Cluster {
                     std::to_string(o_.op_timeout_ms),
                     "--rendezvous-timeout-ms",
                     "8000"};
+    if (!o_.log_dir.empty())
+      a.log_path =
+          o_.log_dir + "/agent-" + std::to_string(n) + "-" + std::to_string(starts_++) + ".log";
     agents_[static_cast<size_t>(n)].reset();
     auto p = harness::AgentProcess::Start(a);
     if (!p.ok()) return p.status().Annotate("starting the agent of node " + std::to_string(n));
@@ -95,6 +101,7 @@ class Cluster {
  private:
   const Options& o_;
   std::vector<uint16_t> ports_;
+  int starts_ = 0;
   std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
 };
 

@@ -1,7 +1,12 @@
 // outrider-chaos --elastic (docs/elastic.md): random SIGKILLs of a job's trainers and agents while
-// a second job runs; after every fault the job re-forms without the lost rank and a replacement
-// joins. Checks results, the second job's errors and hangs; prints both times.
+// a second job runs; after every fault the job re-forms without the lost ranks and replacements
+// join. The faults: one trainer on any node (the job's rank 0 too), an agent, two trainers
+// staggered by 0-300 ms of which the second is the job's rank 0 (so it dies while the job
+// re-forms), and a joiner killed 0-5 ms after it asked to join, before the real replacement.
+// With --ranks-per-node 2, a node that lost one rank keeps the other. Checks results, the second
+// job's errors and hangs; prints both times.
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,7 +35,9 @@ constexpr int kElasticCount = 4096;    // int32 elements per step
 struct ElasticSlot {
   std::atomic<int> steps;  // steps completed (in any generation)
   std::atomic<uint32_t> generation;
+  std::atomic<int> rank;
   std::atomic<int> world;
+  std::atomic<int64_t> asking_ns;    // when it last asked for a new generation
   std::atomic<int64_t> first_op_ns;  // first completed op of `generation`
   std::atomic<int> done;             // the process returned (rc below)
   int rc;
@@ -48,6 +56,7 @@ int ElasticRank(Cluster& cluster, const std::string& token, int node, int rank, 
                 ElasticSlot* slot, ElasticBoard* board) {
   ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(cluster.port(0))).c_str(), 1);
   ::setenv("OUTRIDER_JOB_TOKEN", token.c_str(), 1);
+  const int per_node = cluster.options().ranks_per_node;
   std::string socket = cluster.agent(node).socket_path();
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
@@ -55,8 +64,8 @@ int ElasticRank(Cluster& cluster, const std::string& token, int node, int rank, 
   o.job_id = "elastic";
   o.rank = rank < 0 ? 0 : rank;
   o.world_size = world;
-  o.local_rank = 0;
-  o.local_world_size = 1;
+  o.local_rank = rank < 0 ? 0 : rank % per_node;
+  o.local_world_size = rank < 0 ? 1 : per_node;
   o.flags = rank < 0 ? OUTRIDER_CONNECT_JOINER : 0;
   outrider_client_t* c = nullptr;
   auto finish = [&](int rc) {
@@ -69,15 +78,21 @@ int ElasticRank(Cluster& cluster, const std::string& token, int node, int rank, 
   if (int rc = outrider_connect(&o, &c); rc != OUTRIDER_OK) return finish(rc);
   auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * (kElasticCount + 2)));
   bool reform = rank < 0;
-  if (!reform) slot->world = world;
+  if (!reform) {
+    slot->rank = rank;
+    slot->world = world;
+  }
   for (;;) {
     if (reform) {
       outrider_membership_t m;
-      int rc = outrider_reconfigure(c, 10000, &m);
+      slot->asking_ns = NowNs();
+      // A rank whose node lost another waits here until a replacement completes the node.
+      int rc = outrider_reconfigure(c, 30000, &m);
       if (rc != OUTRIDER_OK) return finish(rc);
-      slot->generation = m.generation;
-      slot->world = m.world_size;
       slot->first_op_ns = 0;
+      slot->generation = m.generation;
+      slot->rank = m.rank;
+      slot->world = m.world_size;
       reform = false;
     }
     int r = outrider_rank(c), w = outrider_world_size(c);
@@ -133,18 +148,27 @@ int RunElastic(const Options& o) {
     }
   }
   const std::string token = "elastic-token";
-  std::vector<pid_t> at(static_cast<size_t>(o.nodes), 0);  // the victim job's process per node
-  std::vector<int> slot_at(static_cast<size_t>(o.nodes), -1);
+  const int per_node = o.ranks_per_node, places = o.nodes * per_node;
+  // The victim job's process and board slot per place (node * per_node + i): a place is where a
+  // process runs, not its rank, which changes as the job re-forms.
+  std::vector<pid_t> at(static_cast<size_t>(places), 0);
+  std::vector<int> slot_at(static_cast<size_t>(places), -1);
   int next_slot = 0;
-  auto start_rank = [&](int node, int rank) {
+  auto start_rank = [&](int place, int rank) {
+    if (next_slot == kMaxElasticSlots) return false;
     int s = next_slot++;
     ElasticSlot* slot = &board->slot[s];
-    at[static_cast<size_t>(node)] = Spawn([&, node, rank, slot] {
-      return ElasticRank(cluster, token, node, rank, o.nodes, slot, board);
+    int node = place / per_node;
+    at[static_cast<size_t>(place)] = Spawn([&, node, rank, slot] {
+      return ElasticRank(cluster, token, node, rank, places, slot, board);
     });
-    slot_at[static_cast<size_t>(node)] = s;
+    slot_at[static_cast<size_t>(place)] = s;
+    return true;
   };
-  for (int n = 0; n < o.nodes; ++n) start_rank(n, n);
+  auto slot = [&](int place) -> ElasticSlot& {
+    return board->slot[slot_at[static_cast<size_t>(place)]];
+  };
+  for (int p = 0; p < places; ++p) start_rank(p, p);
   // The second job: nodes 0 and 1, whose agents are never killed.
   std::vector<pid_t> bystanders;
   for (int r = 0; r < 2; ++r) {
@@ -188,52 +212,92 @@ int RunElastic(const Options& o) {
       return 0;
     }));
   }
-  // The job is whole: every node's process is in generation `g` of `o.nodes` ranks and stepping.
+  // The job is whole: every place's process is in generation `g` of all places and stepping.
   auto whole = [&](uint32_t* g) {
-    uint32_t gen = board->slot[slot_at[0]].generation;
-    for (int n = 0; n < o.nodes; ++n) {
-      ElasticSlot& s = board->slot[slot_at[static_cast<size_t>(n)]];
-      if (s.done || s.generation != gen || s.world != o.nodes || s.first_op_ns == 0) return false;
+    uint32_t gen = slot(0).generation;
+    for (int p = 0; p < places; ++p) {
+      ElasticSlot& s = slot(p);
+      if (s.done || s.generation != gen || s.world != places || s.first_op_ns == 0) return false;
     }
     *g = gen;
     return true;
   };
+  auto last_first_op = [&] {
+    int64_t last = 0;
+    for (int p = 0; p < places; ++p) last = std::max<int64_t>(last, slot(p).first_op_ns);
+    return last;
+  };
+  // A fault kind drawn for `budget` of the --kills rounds, at random rounds.
+  auto draw = [&](int budget, int used) {
+    return used < budget && static_cast<int>(rng() % static_cast<uint32_t>(o.kills)) < budget;
+  };
   std::vector<double> shrink_ms, grow_ms;
-  int agent_kills = 0;
+  int agent_kills = 0, double_kills = 0, joiner_deaths = 0;
   int64_t start = NowNs();
   for (int k = 0; k < o.kills && failures == 0; ++k) {
     uint32_t gen = 0;
     if (!testing::WaitUntil([&] { return whole(&gen); }, 60000)) {
       fail("round " + std::to_string(k) + ": the job did not come back to " +
-           std::to_string(o.nodes) + " ranks");
+           std::to_string(places) + " ranks");
       break;
     }
     // A few more steps in this generation, then the fault.
-    int base_steps = board->slot[slot_at[0]].steps;
+    int base_steps = slot(0).steps;
     int more = 1 + static_cast<int>(rng() % 20);
-    testing::WaitUntil([&] { return board->slot[slot_at[0]].steps >= base_steps + more; }, 10000);
-    bool agent = o.nodes > 2 && agent_kills < o.agent_kills &&
-                 static_cast<int>(rng() % static_cast<uint32_t>(o.kills)) < o.agent_kills;
-    int node = agent ? 2 + static_cast<int>(rng() % static_cast<uint32_t>(o.nodes - 2))
-                     : static_cast<int>(rng() % static_cast<uint32_t>(o.nodes));
+    testing::WaitUntil([&] { return slot(0).steps >= base_steps + more; }, 10000);
+    bool agent = o.nodes > 2 && draw(o.agent_kills, agent_kills);
+    bool twice = !agent && draw(o.double_kills, double_kills);
+    bool joiner_dies = draw(o.joiner_deaths, joiner_deaths);
+    int rank0 = 0;  // the place of the job's rank 0 (the node that decides the next generation)
+    for (int p = 0; p < places; ++p) {
+      if (slot(p).rank == 0) rank0 = p;
+    }
+    std::vector<int> killed;  // places
+    std::string what;
     int64_t fault_ns = NowNs();
-    pid_t victim = at[static_cast<size_t>(node)];
     if (agent) {
       ++agent_kills;
+      int node = 2 + static_cast<int>(rng() % static_cast<uint32_t>(o.nodes - 2));
+      what = "agent of node " + std::to_string(node);
       cluster.agent(node).Stop(SIGKILL);
+      for (int i = 0; i < per_node; ++i) killed.push_back(node * per_node + i);
+    } else if (twice) {
+      // A trainer on another node than rank 0's, then rank 0 while the job re-forms.
+      ++double_kills;
+      int first = 0;
+      do {
+        first = static_cast<int>(rng() % static_cast<uint32_t>(places));
+      } while (first / per_node == rank0 / per_node);
+      int gap_ms = static_cast<int>(rng() % 301);
+      what = "trainers at places " + std::to_string(first) + ", then " + std::to_string(rank0) +
+             " (rank 0) " + std::to_string(gap_ms) + " ms later";
+      ::kill(at[static_cast<size_t>(first)], SIGKILL);
+      timespec gap{gap_ms / 1000, (gap_ms % 1000) * 1'000'000L};
+      ::nanosleep(&gap, nullptr);
+      fault_ns = NowNs();
+      ::kill(at[static_cast<size_t>(rank0)], SIGKILL);
+      killed = {first, rank0};
     } else {
-      ::kill(victim, SIGKILL);
+      int p = static_cast<int>(rng() % static_cast<uint32_t>(places));
+      what = "trainer at place " + std::to_string(p) + (p == rank0 ? " (rank 0)" : "");
+      ::kill(at[static_cast<size_t>(p)], SIGKILL);
+      killed = {p};
     }
-    Reap(victim);
-    // Shrink: every survivor's first op in a newer generation.
+    for (int p : killed) Reap(at[static_cast<size_t>(p)]);
+    std::set<int> hit;  // nodes that lost a rank: their other ranks wait for a replacement
+    for (int p : killed) hit.insert(p / per_node);
+    // Shrink (from the last kill): the first op of every rank on a node that lost none, in a
+    // generation of just those ranks.
+    const int kept = (o.nodes - static_cast<int>(hit.size())) * per_node;
     int64_t back_ns = 0;
     bool shrunk = testing::WaitUntil(
         [&] {
           int64_t last = 0;
-          for (int n = 0; n < o.nodes; ++n) {
-            if (n == node) continue;
-            ElasticSlot& s = board->slot[slot_at[static_cast<size_t>(n)]];
-            if (s.done || s.generation <= gen || s.first_op_ns == 0) return false;
+          for (int p = 0; p < places; ++p) {
+            if (hit.count(p / per_node) != 0) continue;
+            ElasticSlot& s = slot(p);
+            if (s.done || s.generation <= gen || s.world != kept || s.first_op_ns == 0)
+              return false;
             last = std::max<int64_t>(last, s.first_op_ns);
           }
           back_ns = last;
@@ -241,39 +305,72 @@ int RunElastic(const Options& o) {
         },
         30000);
     if (!shrunk) {
-      fail("round " + std::to_string(k) + " (" + (agent ? "agent" : "trainer") + " of node " +
-           std::to_string(node) + " killed): the survivors did not re-form within 30 s");
+      fail("round " + std::to_string(k) + " (" + what +
+           " killed): the survivors did not re-form within 30 s");
       break;
     }
     shrink_ms.push_back(static_cast<double>(back_ns - fault_ns) / 1e6);
     if (agent) {
-      if (Status st = cluster.Start(node); !st.ok()) {
+      if (Status st = cluster.Start(*hit.begin()); !st.ok()) {
         fail(st.ToString());
         break;
       }
     }
-    // Grow: a replacement joins at the same node.
+    // A joiner at the first lost place that dies 0-5 ms after it asked.
+    int dead_after_ms = -1;
+    if (joiner_dies) {
+      ++joiner_deaths;
+      int p = killed.front();
+      if (!start_rank(p, -1)) {
+        fail("more rank processes than the board holds");
+        break;
+      }
+      ElasticSlot& j = slot(p);
+      if (!testing::WaitUntil([&] { return j.asking_ns != 0 || j.done; }, 10000)) {
+        fail("round " + std::to_string(k) + ": a joiner never asked");
+        break;
+      }
+      dead_after_ms = static_cast<int>(rng() % 6);
+      timespec d{0, dead_after_ms * 1'000'000L};
+      ::nanosleep(&d, nullptr);
+      ::kill(at[static_cast<size_t>(p)], SIGKILL);
+      Reap(at[static_cast<size_t>(p)]);
+    }
+    // Grow: a replacement at every lost place; the job is whole again.
     int64_t join_ns = NowNs();
-    start_rank(node, -1);
-    ElasticSlot& joiner = board->slot[slot_at[static_cast<size_t>(node)]];
-    if (!testing::WaitUntil([&] { return joiner.first_op_ns != 0 || joiner.done; }, 60000) ||
-        joiner.done) {
-      fail("round " + std::to_string(k) + ": the replacement at node " + std::to_string(node) +
-           " did not join: " + joiner.message);
+    bool started = true;
+    for (int p : killed) started = started && start_rank(p, -1);
+    if (!started) {
+      fail("more rank processes than the board holds");
       break;
     }
-    grow_ms.push_back(static_cast<double>(joiner.first_op_ns - join_ns) / 1e6);
+    uint32_t grown = 0;
+    if (!testing::WaitUntil([&] { return whole(&grown) && grown > gen; }, 60000)) {
+      std::string why;
+      for (int p : killed) {
+        if (slot(p).done)
+          why += std::string(" place ") + std::to_string(p) + ": " + slot(p).message;
+      }
+      fail("round " + std::to_string(k) + " (" + what + "): the job did not grow back to " +
+           std::to_string(places) + " ranks within 60 s;" + why);
+      break;
+    }
+    grow_ms.push_back(static_cast<double>(last_first_op() - join_ns) / 1e6);
     if (o.verbose) {
-      std::printf("round %d: %s of node %d: re-formed in %.1f ms, replacement in %.1f ms\n", k,
-                  agent ? "agent SIGKILL" : "trainer SIGKILL", node, shrink_ms.back(),
-                  grow_ms.back());
+      std::printf(
+          "round %d: %s killed: re-formed in %.1f ms,%s whole again in %.1f ms\n", k, what.c_str(),
+          shrink_ms.back(),
+          dead_after_ms < 0
+              ? ""
+              : (" a joiner killed " + std::to_string(dead_after_ms) + " ms after asking,").c_str(),
+          grow_ms.back());
     }
   }
   board->stop = 1;
-  for (int n = 0; n < o.nodes; ++n) {
-    Reap(at[static_cast<size_t>(n)]);
-    ElasticSlot& s = board->slot[slot_at[static_cast<size_t>(n)]];
-    if (failures == 0 && s.rc != 0) fail("node " + std::to_string(n) + "'s rank: " + s.message);
+  for (int p = 0; p < places; ++p) {
+    Reap(at[static_cast<size_t>(p)]);
+    ElasticSlot& s = slot(p);
+    if (failures == 0 && s.rc != 0) fail("place " + std::to_string(p) + "'s rank: " + s.message);
   }
   for (int r = 0; r < 2; ++r) {
     Reap(bystanders[static_cast<size_t>(r)]);
@@ -294,11 +391,13 @@ int RunElastic(const Options& o) {
            std::to_string(static_cast<int>(bound_ms)) + " ms");
   };
   summary("fault -> survivors' first op of the new generation", shrink_ms, o.reform_bound_ms);
-  summary("replacement start -> its first op", grow_ms, o.join_bound_ms);
+  summary("replacements' start -> the whole job's first op", grow_ms, o.join_bound_ms);
   std::printf(
-      "%zu faults (%d agent SIGKILLs), %d rank processes, second job %d steps, %.0f s: %s\n",
-      shrink_ms.size(), agent_kills, next_slot, board->bystander[0].steps.load(),
-      static_cast<double>(NowNs() - start) / 1e9, failures == 0 ? "all checks passed" : "FAILED");
+      "%zu faults (%d agent SIGKILLs, %d staggered double kills with rank 0, %d joiners killed "
+      "after asking), %d ranks per node, %d rank processes, second job %d steps, %.0f s: %s\n",
+      shrink_ms.size(), agent_kills, double_kills, joiner_deaths, per_node, next_slot,
+      board->bystander[0].steps.load(), static_cast<double>(NowNs() - start) / 1e9,
+      failures == 0 ? "all checks passed" : "FAILED");
   if (!o.json.empty()) {
     std::ofstream out(o.json);
     out << "{\"shrink_ms\": [";

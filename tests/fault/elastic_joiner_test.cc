@@ -1,7 +1,8 @@
 // Joiners while a job changes (docs/elastic.md), against agents on loopback: a replacement for
 // rank 0 that asks before the others re-form is held by the lowest node left; a job of two ranks
 // per node that loses one grows back with one replacement (the lost rank's node-mate waits instead
-// of being sent away); a held joiner hears at once when its job ends.
+// of being sent away), also when the agent that decided has no rank left in the job; a held joiner
+// hears at once when its job ends.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -137,6 +138,68 @@ TEST_F(MultiNodeTest, AJobOfTwoRanksPerNodeGrowsBackWithOneReplacement) {
   }
   EXPECT_EQ(fin->rank[4], 6);  // the rank that waited, then the replacement
   EXPECT_EQ(fin->rank[5], 7);
+}
+
+// A job of 4 nodes x 2 ranks loses rank 7, then rank 0 while it runs as generation 1. Generation
+// 2 is nodes 1 and 2; rank 1 (node 0) and rank 6 (node 3) wait, held by node 0's agent, which
+// decided generation 2 without a rank in it: it sends them to generation 2's node 0, and the
+// replacements that ask at node 0's agent go there too. The job is back to 8 ranks.
+TEST_F(MultiNodeTest, RanksWaitingAtAnAgentLeftOutOfTheNewGenerationJoinWithTheReplacements) {
+  StartAgents(4);
+  SharedValue<Elastic> out, fin;
+  SharedValue<Results> res;
+  Pipe started;
+  std::vector<pid_t> pids(8);
+  for (int r = 0; r < 8; ++r) {
+    pids[static_cast<size_t>(r)] = Spawn([&, r] {
+      outrider_client_t* c = ConnectRank("stagger", "tok", r, 8, 2);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; rc == 0 && step < 100000; ++step) {
+        rc = Step(c, x);
+        if (step == 3) started.Send('s');
+      }
+      // Re-form after each failure, and when a joiner waits, until the job is whole again.
+      outrider_membership_t m{};
+      for (int reform = 0; reform < 8; ++reform) {
+        rc = outrider_reconfigure(c, 30000, &m);
+        if (rc != 0) break;
+        out->generation[r] = m.generation;
+        out->world[r] = m.world_size;
+        if (m.world_size == 8) break;
+        TrainUntilAJoinerWaits(c, x);
+      }
+      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      fin->world[r] = m.world_size;
+      outrider_disconnect(c);
+      return 0;
+    });
+  }
+  char ch;
+  for (int r = 0; r < 8; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
+  ASSERT_EQ(::kill(pids[7], SIGKILL), 0);
+  Reap(pids[7]);
+  ASSERT_TRUE(WaitUntil([&] { return out->world[0] == 6; }, 30000));
+  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
+  Reap(pids[0]);
+  ASSERT_TRUE(WaitUntil([&] { return out->world[2] == 4; }, 30000));
+  EXPECT_EQ(out->world[1], 6);  // still generation 1's: waiting, not in generation 2
+  EXPECT_EQ(out->world[6], 0);  // waiting since generation 0
+  pid_t at3 = SpawnJoiner(agents_[3]->socket_path(), ports_[0], "stagger", 30000, 3, 7, res, fin);
+  pid_t at0 = SpawnJoiner(agents_[0]->socket_path(), ports_[0], "stagger", 30000, 3, 0, res, fin);
+  EXPECT_EQ(Reap(at3), 0);
+  EXPECT_EQ(Reap(at0), 0);
+  for (int r : {0, 7}) {
+    EXPECT_EQ(res->rc[r], 0) << "the replacement for rank " << r << ": " << res->error[r];
+    EXPECT_EQ(fin->world[r], 8);
+  }
+  for (int r = 1; r < 7; ++r) {
+    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
+    EXPECT_EQ(fin->world[r], 8) << "rank " << r;
+  }
 }
 
 // A joiner waits at node 0's agent (a spare: the ranks see no joiner they could place); then every

@@ -114,5 +114,18 @@ TEST(ReformMessagesTest, AFailureNeedsNoGenerationAndAnUnknownCodeIsInternal) {
   EXPECT_TRUE(d->absent);
 }
 
+// Ranks the decider could not place, sent on to the new generation's node 0: the answer names it
+// and needs no generation.
+TEST(ReformMessagesTest, ARejoinNamesAnAgentAndNeedsNoGeneration) {
+  ReformDecision d;
+  d.rejoin = "10.0.0.2:29400";
+  Result<ReformDecision> back = ParseReformDecision(EncodeReformDecision(d));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->code, 0);
+  EXPECT_EQ(back->rejoin, "10.0.0.2:29400");
+  EXPECT_TRUE(back->assign.empty());
+  EXPECT_FALSE(ParseReformDecision(R"({"code":0,"rejoin":7})").ok());
+}
+
 }  // namespace
 }  // namespace outrider::agent
