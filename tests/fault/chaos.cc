@@ -212,15 +212,6 @@ int BystanderRank(Cluster& cluster, const JobLayout& job, int rank, Slot* slot, 
   return 0;
 }
 
-long RssKiB(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
-
 class Chaos {
  public:
   explicit Chaos(const Options& o) : o_(o), cluster_(o), gen_(o.seed) {
@@ -681,6 +672,20 @@ int main(int argc, char** argv) {
                "elastic mode: after every fault (--kills of trainers and agents, --agent-kills of "
                "them agents, --double-kills of them two trainers) the victim job re-forms without "
                "the lost ranks and replacements join; reports both times (docs/elastic.md)");
+  app.add_flag("--port-abuse", o.port_abuse,
+               "port-abuse mode: a 2-node job's allreduces while node 0's agent port is idle, then "
+               "held by 64 partial frames and flooded with forged reports, phase after phase; "
+               "compares the job's p99 and checks the agent's fds and RSS");
+  app.add_option("--abuse-rounds", o.abuse_rounds, "port abuse: pairs of idle and abused phases")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
+  app.add_option("--abuse-phase-ms", o.abuse_phase_ms, "port abuse: each phase's length")
+      ->check(CLI::Range(500, 60000))
+      ->capture_default_str();
+  app.add_option("--p99-ratio-bound", o.p99_ratio_bound,
+                 "port abuse: the job's p99 abused over idle (median over the pairs), at most (0: "
+                 "reported only)")
+      ->capture_default_str();
   app.add_option("--double-kills", o.double_kills,
                  "elastic: rounds that kill a trainer, then the job's rank 0 0-300 ms later")
       ->check(CLI::NonNegativeNumber)
@@ -697,6 +702,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   ::signal(SIGPIPE, SIG_IGN);
+  if (o.port_abuse) return outrider::chaos::RunPortAbuse(o);
   if (o.elastic) {
     if (o.nodes < 3) {
       std::fprintf(stderr, "--elastic needs --nodes 3 or more\n");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,16 @@ inline int64_t NowNs() {
   timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// A process's resident memory (-1 if it is gone).
+inline long RssKiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return -1;
 }
 
 inline double Percentile(std::vector<double> v, double q) {
@@ -54,8 +65,12 @@ struct Options {
   std::string log_dir;  // "": each agent's log goes with its temporary directory
   bool verbose = false;
   bool elastic = false;
-  int double_kills = 0;   // elastic: rounds that kill a trainer, then rank 0 0-300 ms later
-  int joiner_deaths = 0;  // elastic: rounds whose first joiner is killed 0-5 ms after asking
+  bool port_abuse = false;
+  int abuse_rounds = 3;        // port abuse: idle and abused phases, interleaved
+  int abuse_phase_ms = 3000;   // port abuse: each phase's length
+  double p99_ratio_bound = 2;  // port abuse: abused p99 over idle p99, at most
+  int double_kills = 0;        // elastic: rounds that kill a trainer, then rank 0 0-300 ms later
+  int joiner_deaths = 0;       // elastic: rounds whose first joiner is killed 0-5 ms after asking
   int reform_bound_ms = 10000;
   int join_bound_ms = 30000;
 };
@@ -108,5 +123,9 @@ class Cluster {
 // Elastic mode (chaos_elastic.cc): after every fault the victim job re-forms and a replacement
 // joins. Exit status: 0 if every check passed.
 int RunElastic(const Options& o);
+
+// Port-abuse mode (chaos_port.cc): a 2-node job's op latency with the agent port idle and under
+// held partial frames and forged reports. Exit status: 0 if every check passed.
+int RunPortAbuse(const Options& o);
 
 }  // namespace outrider::chaos

@@ -347,7 +347,7 @@ int RunElastic(const Options& o) {
     uint32_t grown = 0;
     if (!testing::WaitUntil([&] { return whole(&grown) && grown > gen; }, 60000)) {
       std::string why;
-      for (int p : killed) {
+      for (int p = 0; p < places; ++p) {
         if (slot(p).done)
           why += std::string(" place ") + std::to_string(p) + ": " + slot(p).message;
       }
