@@ -96,7 +96,9 @@ size_t Job::member_count() const {
 
 Status Job::AddMember(Member* member) {
   const ClientIdentity& id = member->identity();
-  if (!lost_.ok()) {
+  // A generation that failed before all its ranks entered it takes them in still: their first
+  // op fails with its loss, and they re-form from it with the others.
+  if (!lost_.ok() && generation() == 0) {
     return FailedPrecondition("job '" + id_ + "' has lost a member (" + lost_.message() +
                               "); every rank must leave before the job can start again");
   }

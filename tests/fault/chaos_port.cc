@@ -185,7 +185,8 @@ int RunPortAbuse(const Options& o) {
     if (p % 2 == 1) {
       answered.push_back(Abuse(cluster.port(0), until, &reopened));
     } else {
-      testing::WaitUntil([&] { return NowNs() >= until || board->failed; }, o.abuse_phase_ms + 1000);
+      testing::WaitUntil([&] { return NowNs() >= until || board->failed; },
+                         o.abuse_phase_ms + 1000);
     }
   }
   board->phase = -1;
@@ -194,8 +195,7 @@ int RunPortAbuse(const Options& o) {
   if (board->failed) fail(std::string("an op of the job failed: ") + board->message);
   if (board->wrong) fail(std::to_string(board->wrong.load()) + " wrong results");
   // The agent gives back what the abuse took, within the rendezvous timeout (8 s).
-  bool fds_back =
-      testing::WaitUntil([&] { return testing::CountOpenFds(agent) <= fds0; }, 8000);
+  bool fds_back = testing::WaitUntil([&] { return testing::CountOpenFds(agent) <= fds0; }, 8000);
   int fds1 = testing::CountOpenFds(agent);
   long rss1 = RssKiB(agent);
   if (!fds_back) fail("agent fds " + std::to_string(fds0) + " -> " + std::to_string(fds1));
@@ -228,8 +228,7 @@ int RunPortAbuse(const Options& o) {
   if (!ratios.empty()) {
     double med = Percentile(ratios, 0.5);
     std::printf("abused p99 / idle p99: median %.2f, max %.2f over %zu pairs (bound %.1f)\n", med,
-                *std::max_element(ratios.begin(), ratios.end()), ratios.size(),
-                o.p99_ratio_bound);
+                *std::max_element(ratios.begin(), ratios.end()), ratios.size(), o.p99_ratio_bound);
     if (o.p99_ratio_bound > 0 && med > o.p99_ratio_bound)
       fail("the job's p99 under abuse is over the bound");
   }
