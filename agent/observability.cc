@@ -20,11 +20,11 @@ AgentMetrics::AgentMetrics() {
   build.Get({OUTRIDER_VERSION, std::to_string(ipc::kProtocolVersion)})->Set(1);
   ops_ = &registry_.AddCounter(
       "outrider_ops_total", "Ops completed per client, by job, op kind, algorithm and result code.",
-      {"job", "op", "algo", "result"});
+      {kJobLabel, "op", "algo", "result"});
   bytes_ = &registry_.AddCounter(
       "outrider_bytes_total",
       "Bytes this agent sent to and received from peer agents (payload and headers).",
-      {"job", "direction", "transport"});
+      {kJobLabel, "direction", "transport"});
   auto& duration_family =
       registry_.AddHistogram("outrider_op_duration_seconds",
                              "Time from a collective's first local submission to its completion.",
@@ -66,32 +66,33 @@ AgentMetrics::AgentMetrics() {
                     .Get({"default"});
   sparse_density_ =
       &registry_.AddGauge("outrider_sparse_density_ratio",
-                          "Rows in the last sparse allreduce result / table rows.", {"job"});
+                          "Rows in the last sparse allreduce result / table rows.", {kJobLabel});
   wire_efficiency_ = &registry_.AddGauge("outrider_wire_efficiency_ratio",
                                          "Predicted / measured inter-node bytes of the last sparse "
                                          "op (1 = as the cost model expected).",
-                                         {"job"});
+                                         {kJobLabel});
   gpu_mode_ = &registry_.AddGauge(
       "outrider_job_gpu_mode",
       "How a job's trainers hand over device buffers (1 for the job's mode, 0 otherwise).",
-      {"job", "mode"});
+      {kJobLabel, "mode"});
   job_class = &registry_.AddGauge(
       "outrider_job_class",
       "A job's class (1 for the job's class, 0 otherwise) and, as `weight`, its weight in it.",
-      {"job", "class"});
+      {kJobLabel, "class"});
   job_sched_sent_bytes = &registry_.AddGauge(
       "outrider_job_scheduled_bytes",
       "Bytes of a job's bulk chunks the send scheduler released since the job started here.",
-      {"job"});
+      {kJobLabel});
   job_sched_wait = &registry_.AddGauge(
       "outrider_job_scheduler_wait_seconds",
-      "Total time a job's released chunks waited in the send scheduler.", {"job"});
-  job_sched_queued = &registry_.AddGauge("outrider_job_scheduler_queued_chunks",
-                                         "A job's chunks waiting in the send scheduler.", {"job"});
+      "Total time a job's released chunks waited in the send scheduler.", {kJobLabel});
+  job_sched_queued =
+      &registry_.AddGauge("outrider_job_scheduler_queued_chunks",
+                          "A job's chunks waiting in the send scheduler.", {kJobLabel});
   job_link_share = &registry_.AddGauge(
       "outrider_job_link_share_ratio",
       "A job's share of the bytes of the send scheduler's last 4096 chunks, on all links.",
-      {"job"});
+      {kJobLabel});
   gpu_nccl = &registry_.AddGauge(
       "outrider_gpu_nccl_enabled",
       "1 if the agent runs dense GPU collectives on its own NCCL communicators, 0 if on the "
@@ -107,7 +108,7 @@ AgentMetrics::AgentMetrics() {
   gpu_sparse_as_is = gpu_sparse.Get({"as_is"});
   gpu_sparse_coalesced_in = gpu_sparse.Get({"coalesced_in"});
   gpu_sparse_coalesced_out = gpu_sparse.Get({"coalesced_out"});
-  const std::vector<std::string> nccl_labels = {"job", "comm", "op", "source"};
+  const std::vector<std::string> nccl_labels = {kJobLabel, "comm", "op", "source"};
   nccl_calls_ = &registry_.AddCounter(
       "outrider_nccl_calls_total",
       "NCCL calls of trainers on this node, by job, communicator, kind and source "
@@ -168,7 +169,7 @@ std::string AgentMetrics::LabelLocked(const std::string& job, int hold) {
           oldest = l;
       }
       if (oldest == job_labels_.end()) return "_other";  // kMaxJobLabels jobs run at once
-      registry_.RemoveSeries("job", oldest->first);
+      registry_.RemoveSeries(kJobLabel, oldest->first);
       job_labels_.erase(oldest);
     }
     it = job_labels_.emplace(job, LabelUse{}).first;
@@ -204,7 +205,7 @@ size_t AgentMetrics::RetireJobLabels(uint64_t now_ns, uint64_t after_ns) {
   for (auto it = job_labels_.begin(); it != job_labels_.end();) {
     if (it->second.holders == 0 && it->second.idle_since_ns <= now_ns &&
         now_ns - it->second.idle_since_ns >= after_ns) {
-      registry_.RemoveSeries("job", it->first);
+      registry_.RemoveSeries(kJobLabel, it->first);
       it = job_labels_.erase(it);
       ++n;
     } else {

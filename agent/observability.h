@@ -19,6 +19,10 @@
 
 namespace outrider::agent {
 
+// The label naming a training job on every per-job series. Not "job": Prometheus gives every scrape
+// target that label, and would store ours as "exported_job".
+inline constexpr const char* kJobLabel = "training_job";
+
 class AgentMetrics {
  public:
   static constexpr size_t kMaxJobLabels = 64;

@@ -88,6 +88,7 @@ void Reformer::Redirect(UniqueFd fd, const std::string& to) {
 void Reformer::Poke(const std::string& base) {
   if (collections_.count(base) != 0) MaybeSend(base);
   ReleaseIfGone(base);
+  SendOnJoiners(base);
   if (rounds_.count(base) != 0) MaybeDecide(base);
 }
 
@@ -180,6 +181,9 @@ void Reformer::Tick(uint64_t now_ns) {
         now_ns >= round.started_ns + kDecidedMemoryNs)
       rounds_.erase(it);
   }
+  keys.clear();
+  for (const auto& [b, v] : joiners_) keys.push_back(b);
+  for (const std::string& b : keys) SendOnJoiners(b);
   for (auto it = joiners_.begin(); it != joiners_.end();) {
     auto& v = it->second;
     for (Report& r : v) {

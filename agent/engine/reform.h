@@ -172,6 +172,10 @@ class Reformer {
   void NoteNodeLeft(const std::string& id, int32_t node);
   bool NodeLeft(const std::string& id, int32_t node) const;
   void Answer(UniqueFd fd, const nlohmann::json& j);
+  // The node of `job` where joiners wait: its lowest node that still has ranks.
+  int JoinersNode(const Job& job) const;
+  // Joiners held here while another node of the job's live generation decides go there.
+  void SendOnJoiners(const std::string& base);
   // Once this agent decided a generation it has no rank in, what waits here for the next one
   // (joiners, ranks too few on their node) goes to that generation's node 0.
   void SendOnHeld(const std::string& base, const std::string& root);

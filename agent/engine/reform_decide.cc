@@ -111,8 +111,7 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
       Redirect(std::move(fd), SeenFrom(d->second.root, local));
       return;
     }
-    int lowest = 0;
-    while (lowest < job->node_rank() && job->node_gone(lowest)) ++lowest;
+    int lowest = JoinersNode(*job);
     if (lowest < job->node_rank()) {
       const auto& addrs = AgentsOf(*job);
       if (static_cast<size_t>(lowest) < addrs.size() &&
@@ -412,6 +411,24 @@ void Reformer::SendOnHeld(const std::string& base, const std::string& root) {
   it->second.clear();
 }
 
+int Reformer::JoinersNode(const Job& job) const {
+  // In a generation its ranks are leaving, a node whose ranks moved on already looks gone: a
+  // joiner held here then goes on once this agent's ranks are in the next one (SendOnJoiners).
+  int lowest = 0;
+  while (lowest < job.node_rank() && job.node_gone(lowest)) ++lowest;
+  return lowest;
+}
+
+void Reformer::SendOnJoiners(const std::string& base) {
+  Job* live = Live(base);
+  if (live == nullptr || joiners_.count(base) == 0 || rounds_.count(base) != 0) return;
+  int lowest = JoinersNode(*live);
+  const auto& agents = AgentsOf(*live);
+  if (lowest >= live->node_rank() || static_cast<size_t>(lowest) >= agents.size()) return;
+  SendOnHeld(base, agents[static_cast<size_t>(lowest)]);
+  joiners_.erase(base);
+}
+
 uint32_t Reformer::JoinersHeld(const std::string& base) const {
   auto it = joiners_.find(base);
   if (it == joiners_.end()) return 0;
@@ -433,6 +450,8 @@ uint32_t Reformer::JoinersWaiting(const std::string& base) const {
   }
   Job* live = Live(base);
   if (live == nullptr || total == 0) return static_cast<uint32_t>(total);
+  // Only the node that decides counts them: the others' ranks would re-form for nothing.
+  if (JoinersNode(*live) != live->node_rank()) return 0;
   // Only joiners the next generation would place: re-forming for one that cannot be (a lone rank
   // where every node runs two, a spare beside a full node) would change nothing.
   std::vector<size_t> sizes;

@@ -74,11 +74,13 @@ TEST_F(MultiNodeTest, AThousandJobsLeaveEachItsOwnLabelAndTheAgentFlat) {
   }
   // The last job has its own series, not "_other".
   std::string metrics = HttpGet(http_ports_[0], "/metrics");
-  EXPECT_THAT(metrics, HasSubstr("job=\"ci-" + std::to_string(kJobs - 1) + "\""));
-  EXPECT_THAT(metrics, Not(HasSubstr("job=\"_other\"")));
+  EXPECT_THAT(metrics, HasSubstr("training_job=\"ci-" + std::to_string(kJobs - 1) + "\""));
+  EXPECT_THAT(metrics, Not(HasSubstr("training_job=\"_other\"")));
   // Every job's series go once it ended (retire after 0 s: at the next tick).
   EXPECT_TRUE(WaitUntil(
-      [&] { return HttpGet(http_ports_[0], "/metrics").find("job=\"ci-") == std::string::npos; },
+      [&] {
+        return HttpGet(http_ports_[0], "/metrics").find("training_job=\"ci-") == std::string::npos;
+      },
       10000));
   // /status remembers the last jobs, newest last, and how they ended.
   std::string status = HttpGet(http_ports_[0], "/status");

@@ -200,7 +200,7 @@ TEST_F(MultiNodeTest, TwoRanksDyingAtOnceLeaveAJobOfTheOthers) {
     EXPECT_EQ(out->steps[r], 5);
   }
   std::string metrics = HttpGet(http_ports_[0], "/metrics");
-  EXPECT_THAT(metrics, HasSubstr("job=\"twice\""));
+  EXPECT_THAT(metrics, HasSubstr("training_job=\"twice\""));
   EXPECT_EQ(metrics.find("twice~g"), std::string::npos)
       << metrics.substr(metrics.find("twice~g") > 200 ? metrics.find("twice~g") - 200 : 0, 300);
   EXPECT_THAT(metrics, HasSubstr("outrider_reconfigurations_total{result=\"ok\"} 1"));

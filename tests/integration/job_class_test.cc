@@ -74,13 +74,13 @@ TEST_F(JobClassTest, EachJobShowsItsClassWeightAndItsChunksInTheScheduler) {
       // The per-job gauges are refreshed every 50 ms: read until they are there (5 s at most).
       auto shown = [&] {
         std::string metrics = HttpGet(http, "/metrics");
-        return metrics.find("outrider_job_class{job=\"urgent-job\",class=\"high\"} 1") !=
+        return metrics.find("outrider_job_class{training_job=\"urgent-job\",class=\"high\"} 1") !=
                    std::string::npos &&
-               metrics.find("outrider_job_class{job=\"urgent-job\",class=\"weight\"} 3") !=
+               metrics.find("outrider_job_class{training_job=\"urgent-job\",class=\"weight\"} 3") !=
                    std::string::npos &&
-               metrics.find("outrider_job_scheduled_bytes{job=\"urgent-job\"} 0\n") ==
+               metrics.find("outrider_job_scheduled_bytes{training_job=\"urgent-job\"} 0\n") ==
                    std::string::npos &&
-               metrics.find("outrider_job_scheduled_bytes{job=\"urgent-job\"}") !=
+               metrics.find("outrider_job_scheduled_bytes{training_job=\"urgent-job\"}") !=
                    std::string::npos;
       };
       bool seen = false;

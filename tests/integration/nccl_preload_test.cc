@@ -104,7 +104,7 @@ TEST(NcclPreloadTest, PassthroughRunsTheRealNcclAndTheAgentCountsEveryCallOnce) 
   ASSERT_NE(agent, nullptr);
   Ran app = RunProgram({NCCL_APP, "2", "--capture"}, AppEnv(agent->socket_path(), "nccl-preload"));
   ASSERT_EQ(app.status, 0) << app.err;
-  const std::vector<std::string> job = {"job=\"nccl-preload\"", "source=\"interposer\""};
+  const std::vector<std::string> job = {"training_job=\"nccl-preload\"", "source=\"interposer\""};
   auto with = [&](const char* op) {
     std::vector<std::string> l = job;
     l.push_back(std::string("op=\"") + op + "\"");

@@ -93,7 +93,7 @@ double Value(const std::string& body, const std::string& series, const std::stri
         line.find("comm=\"" + comm + "\"") != std::string::npos &&
         line.find("op=\"" + op + "\"") != std::string::npos &&
         line.find("source=\"profiler\"") != std::string::npos &&
-        line.find("job=\"nccl-profiler\"") != std::string::npos) {
+        line.find("training_job=\"nccl-profiler\"") != std::string::npos) {
       return std::stod(line.substr(line.rfind(' ') + 1));
     }
   }

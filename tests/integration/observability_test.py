@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Observability checks with the real tools: two agents on loopback under a multi-node workload
-(dense buckets + sparse embedding gradients through tools/cluster/run.sh); their /metrics pass
-`promtool check metrics`; /healthz, /readyz and /status answer; outriderctl reads them; a real
-Prometheus server scrapes both agents, sees outrider_ops_total > 0 and evaluates every
-expression of the Grafana dashboard without error; the shipped scrape config, manifests and
+(two training jobs of dense buckets + sparse embedding gradients through tools/cluster/run.sh);
+their /metrics pass `promtool check metrics`; /healthz, /readyz and /status answer; outriderctl
+reads them; a real Prometheus server with the shipped scrape configuration scrapes both agents,
+stores each job's series under its own training_job (the scrape job keeps `job`), and evaluates
+every expression of the Grafana dashboard: each one the workload feeds returns series; the shipped scrape config, manifests and
 systemd unit pass their checkers. Every wait is bounded; nothing sleeps longer than a poll."""
 import json
 import os
@@ -65,10 +66,13 @@ def main():
     base, _, prom_port = quiet_ports(3)
     http = [base, base + 1]
     work_log = os.path.join(tmp, "work.log")
+    # Two training jobs at once on the same two agents, each rank of each job its own process.
+    bench = " ".join([os.path.join(BUILD, "bin", "outrider-bench"), "step", "--rows", "20000", "--dim", "16",
+                      "--steps", "100000", "--modes", "auto,allgather", "--buckets", "256K,64K"])
+    two_jobs = f"OUTRIDER_JOB_ID=obs-alpha {bench} & OUTRIDER_JOB_ID=obs-beta {bench} & wait"
     work = subprocess.Popen(
         [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", "2", "--loopback", "--http-base-port", str(base),
-         "--timeout", "120", "--", os.path.join(BUILD, "bin", "outrider-bench"), "step", "--rows", "20000", "--dim", "16",
-         "--steps", "100000", "--modes", "auto,allgather", "--buckets", "256K,64K"],
+         "--timeout", "120", "--", "bash", "-c", two_jobs],
         stdout=open(work_log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
     prom = None
     try:
@@ -95,8 +99,9 @@ def main():
             check(f"agent {i} /readyz", get(u + "/readyz")[0] == 200)
             st = json.loads(get(u + "/status")[1])
             jobs = st.get("jobs", [])
-            check(f"agent {i} /status lists the job with its recent ops",
-                  len(jobs) == 1 and jobs[0]["nodes"] == 2 and len(jobs[0]["recent_ops"]) > 0, json.dumps(st)[:300])
+            check(f"agent {i} /status lists both jobs with their recent ops",
+                  sorted(j["id"] for j in jobs) == ["obs-alpha", "obs-beta"]
+                  and all(j["nodes"] == 2 and len(j["recent_ops"]) > 0 for j in jobs), json.dumps(st)[:300])
             check(f"agent {i} /status lists its peer", len(st.get("peers", [])) == 1)
         ctl = os.path.join(BUILD, "bin", "outriderctl")
         for args in (["status"], ["jobs"], ["peers"], ["metrics", "outrider_ops"]):
@@ -108,12 +113,15 @@ def main():
         r = subprocess.run([ctl, "--url", "http://127.0.0.1:1", "status"], capture_output=True, text=True, timeout=20)
         check("outriderctl without an agent says so", r.returncode != 0 and "cannot reach" in r.stderr, r.stderr)
 
-        # A real Prometheus server scraping both agents.
+        # A real Prometheus server scraping both agents with the shipped configuration (its targets
+        # those of this test).
         cfg = os.path.join(tmp, "prometheus.yml")
+        with open(os.path.join(ROOT, "deploy", "prometheus", "prometheus.yml")) as f:
+            shipped = f.read()
+        targets = '["127.0.0.1:9750"]'
+        check("the shipped prometheus.yml lists a target to replace", targets in shipped)
         with open(cfg, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
-                    "  - job_name: outrider\n    static_configs:\n"
-                    f"      - targets: ['127.0.0.1:{http[0]}', '127.0.0.1:{http[1]}']\n")
+            f.write(shipped.replace(targets, f'["127.0.0.1:{http[0]}", "127.0.0.1:{http[1]}"]'))
         prom = subprocess.Popen([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={tmp}/data",
                                  f"--web.listen-address=127.0.0.1:{prom_port}"],
                                 stdout=open(os.path.join(tmp, "prom.log"), "w"), stderr=subprocess.STDOUT)
@@ -131,17 +139,39 @@ def main():
                          lambda: (lambda r: r["data"]["result"] and float(r["data"]["result"][0]["value"][1]) > 0 and r)(
                              query("sum(outrider_ops_total)")), 30)
         check("Prometheus sees outrider_ops_total > 0", bool(total))
-        # Rates need two samples: wait for a few scrapes of data.
-        wait_for("rate data", lambda: query("sum(rate(outrider_ops_total[10s]))")["data"]["result"], 30)
+        # Per-job series carry each training job's own name; `job` is the scrape job's.
+        by_job = wait_for("both jobs in Prometheus",
+                          lambda: (lambda r: len(r["data"]["result"]) == 2 and r)(
+                              query("sum by (training_job, job) (outrider_ops_total)")), 30)
+        names = sorted((x["metric"].get("training_job"), x["metric"].get("job"))
+                       for x in (by_job or {"data": {"result": []}})["data"]["result"])
+        check("per-job series carry each training job's name, and job is the scrape job's",
+              names == [("obs-alpha", "outrider"), ("obs-beta", "outrider")], str(names))
+        check("no series was stored as exported_job",
+              not query("count(outrider_ops_total{exported_job!=\"\"})")["data"]["result"])
+        # Rates need two samples: wait for a few scrapes of data (the shipped interval is 5 s).
+        window = "20s"
+        wait_for("rate data", lambda: query(f"sum(rate(outrider_ops_total[{window}]))")["data"]["result"], 40)
         with open(os.path.join(ROOT, "deploy", "grafana", "outrider-dashboard.json")) as f:
             dash = json.load(f)
-        exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
-        exprs.append(dash["templating"]["list"][1]["definition"].replace("label_values(outrider_build_info, instance)",
-                                                                        "count by (instance) (outrider_build_info)"))
-        for e in exprs:
-            q = e.replace("$__rate_interval", "10s").replace("$instance", ".*")
+        exprs = [(t["expr"], t.get("legendFormat", "")) for p in dash["panels"] for t in p["targets"]]
+        exprs.append((dash["templating"]["list"][1]["definition"].replace("label_values(outrider_build_info, instance)",
+                                                                         "count by (instance) (outrider_build_info)"), ""))
+        # Every expression evaluates; those of the series this workload feeds (all but the GPU and
+        # NCCL panels) return series, and the per-job ones one per training job.
+        gpu_only = ("outrider_nccl_", "outrider_gpu_", "outrider_job_gpu_mode")
+        for e, legend in exprs:
+            q = e.replace("$__rate_interval", window).replace("$instance", ".*")
             r = query(q)
             check(f"dashboard expression evaluates: {e[:70]}", r.get("status") == "success", json.dumps(r)[:200])
+            if any(g in e for g in gpu_only):
+                continue
+            result = r.get("data", {}).get("result", [])
+            check(f"dashboard expression returns series: {e[:70]}", bool(result), json.dumps(r)[:200])
+            if "training_job" in e or "training_job" in legend:
+                jobs_seen = sorted({x["metric"].get("training_job") for x in result})
+                check(f"dashboard expression names each job: {e[:70]}", jobs_seen == ["obs-alpha", "obs-beta"],
+                      str(jobs_seen))
     finally:
         if prom:
             prom.terminate()

@@ -346,8 +346,8 @@ PY
     # Passthrough: every call counted and timed, results and speed as NCCL's.
     if nccl_run pass LD_PRELOAD="$build_abs/lib/liboutrider_nccl.so" && [[ "$(field pass ok)" == 1 ]]; then
       sleep 1  # counts reach the agent every 500 ms and at exit
-      counted=$(metric outrider_nccl_calls_total 'job="nccl-pass"' 'op="allreduce"' 'source="interposer"')
-      timed=$(metric outrider_nccl_timed_calls_total 'job="nccl-pass"' 'op="allreduce"')
+      counted=$(metric outrider_nccl_calls_total 'training_job="nccl-pass"' 'op="allreduce"' 'source="interposer"')
+      timed=$(metric outrider_nccl_timed_calls_total 'training_job="nccl-pass"' 'op="allreduce"')
       st=FAIL; [[ ${counted%.*} -ge $calls && ${timed%.*} -ge 1 ]] && st=PASS
       row "NCCL LD_PRELOAD passthrough" $st "$counted allreduces counted (>= $calls made), $timed timed; 64 MiB $(size_us pass $big) us vs plain $base us"
     else
@@ -356,7 +356,7 @@ PY
     # Offload: the agent runs every allreduce, results exact, no failed op.
     if nccl_run offload LD_PRELOAD="$build_abs/lib/liboutrider_nccl.so" OUTRIDER_NCCL_OFFLOAD=allreduce &&
         [[ "$(field offload ok)" == 1 ]]; then
-      ran=$(metric outrider_ops_total 'job="nccl-offload-nccl-' 'op="allreduce"' 'result="OK"')
+      ran=$(metric outrider_ops_total 'training_job="nccl-offload-nccl-' 'op="allreduce"' 'result="OK"')
       st=PASS; why=""
       grep -q "offloading allreduce" "$out/nccl-offload.log" || { st=FAIL; why="no offload said; "; }
       grep -q "offload: an op failed\|offload: the agent refused" "$out/nccl-offload.log" && { st=FAIL; why="$(grep -m1 'offload: ' "$out/nccl-offload.log"); "; }
@@ -369,7 +369,7 @@ PY
     # their collectives as copies and starts no profiler event).
     if nccl_run profiler NCCL_PROFILER_PLUGIN="$build_abs/lib/libnccl-profiler-outrider.so" && [[ "$(field profiler ok)" == 1 ]]; then
       sleep 1
-      counted=$(metric outrider_nccl_calls_total 'job="nccl-profiler"' 'op="allreduce"' 'source="profiler"')
+      counted=$(metric outrider_nccl_calls_total 'training_job="nccl-profiler"' 'op="allreduce"' 'source="profiler"')
       if [[ $torch_gpus -eq 1 ]]; then
         st=FAIL; grep -q "a communicator of one rank" "$out/nccl-profiler.log" && st=SKIP
         row "NCCL profiler plugin" $st "one GPU: NCCL gives profiler plugins no events for a one-rank communicator (the plugin said so: $([[ $st == SKIP ]] && echo yes || echo no)); $counted counted"

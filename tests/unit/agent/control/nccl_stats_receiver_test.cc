@@ -140,7 +140,7 @@ TEST_F(NcclTelemetrySinkTest, CountsADatagramWholeOrNotAtAllAndCountsRejections)
   EXPECT_EQ(after.find("whole-or-none"), std::string::npos)
       << "a refused datagram's records were counted";
   EXPECT_EQ(after.find("bad\r"), std::string::npos);
-  EXPECT_NE(after.find("outrider_nccl_calls_total{job=\"counted\""), std::string::npos);
+  EXPECT_NE(after.find("outrider_nccl_calls_total{training_job=\"counted\""), std::string::npos);
   EXPECT_EQ(Value(after, "outrider_nccl_telemetry_datagrams_total{result=\"rejected\"}"),
             rejected + 3);
 }

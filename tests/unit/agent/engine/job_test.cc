@@ -267,9 +267,10 @@ TEST_F(JobTest, TheFirstMemberSetsTheJobsGpuModeAndAMemberInAnotherModeIsRefused
       << st.message();
   EXPECT_EQ(job_->StatusJson()["gpu_mode"], "ipc");
   std::string text = Metrics().registry().Serialize();
-  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"ipc\"} 1"), std::string::npos)
+  EXPECT_NE(text.find("outrider_job_gpu_mode{training_job=\"gpu-job\",mode=\"ipc\"} 1"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("outrider_job_gpu_mode{job=\"gpu-job\",mode=\"staging\"} 0"),
+  EXPECT_NE(text.find("outrider_job_gpu_mode{training_job=\"gpu-job\",mode=\"staging\"} 0"),
             std::string::npos);
   m1.mutable_identity().gpu_mode = ipc::GpuMode::kIpc;
   EXPECT_TRUE(job_->AddMember(&m1).ok());
