@@ -51,8 +51,13 @@ int main(int argc, char** argv) {
   }
   auto log = Logger("config");
   for (const EffectiveValue& v : loaded->effective) {
-    log->info("{} = {} (from {}{}{})", v.name, v.value, SourceName(v.source),
-              v.origin.empty() ? "" : " ", v.origin);
+    // "(default)", or where the value was set: "(from flag --port)", "(from env OUTRIDER_...)".
+    if (v.source == Source::kDefault) {
+      log->info("{} = {} (default)", v.name, v.value);
+    } else {
+      log->info("{} = {} (from {}{}{})", v.name, v.value, SourceName(v.source),
+                v.origin.empty() ? "" : " ", v.origin);
+    }
   }
   auto agent = Agent::Create(options);
   if (!agent.ok()) {

@@ -37,9 +37,15 @@ Result<UnixChannel> UnixChannel::Connect(const std::string& path) {
     r = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   } while (r != 0 && errno == EINTR);
   if (r != 0) {
-    return ErrnoStatus("connecting to the outrider agent at " + path +
-                           " (is outrider-agent running? set OUTRIDER_SOCKET to its --socket)",
-                       errno);
+    int err = errno;
+    // What to do depends on why: nothing listens there, or the socket's permissions keep this
+    // user out.
+    const char* hint =
+        err == EACCES || err == EPERM
+            ? " (the agent's socket does not admit this user: start the agent with --socket-group "
+              "set to a group of this user, or --allowed-uids with its uid)"
+            : " (is outrider-agent running? set OUTRIDER_SOCKET to its --socket)";
+    return ErrnoStatus("connecting to the outrider agent at " + path + hint, err);
   }
   return UnixChannel(std::move(fd));
 }

@@ -31,6 +31,33 @@ Status ParseEnvInt(const char* name, T* out) {
 
 }  // namespace
 
+std::string DefaultJobId(std::string* from) {
+  // What the launcher already says about the job, most specific first. torchrun's run id is
+  // "none" unless --rdzv-id (or --standalone) set it; its master address and port are the job's
+  // own rendezvous endpoint, which no other running job shares.
+  const char* run_id = Env("TORCHELASTIC_RUN_ID");
+  if (const char* id = Env("OUTRIDER_JOB_ID")) {
+    *from = "OUTRIDER_JOB_ID";
+    return id;
+  }
+  if (run_id != nullptr && std::string_view(run_id) != "none") {
+    *from = "TORCHELASTIC_RUN_ID (torchrun --rdzv-id)";
+    return run_id;
+  }
+  if (const char* slurm = Env("SLURM_JOB_ID")) {
+    *from = "SLURM_JOB_ID";
+    std::string id = std::string("slurm-") + slurm;
+    if (const char* step = Env("SLURM_STEP_ID")) id += std::string(".") + step;
+    return id;
+  }
+  if (Env("MASTER_ADDR") != nullptr && Env("MASTER_PORT") != nullptr) {
+    *from = "MASTER_ADDR and MASTER_PORT";
+    return std::string("torch-") + Env("MASTER_ADDR") + "-" + Env("MASTER_PORT");
+  }
+  *from = "the default (no OUTRIDER_JOB_ID, torchrun run id, Slurm job or MASTER_ADDR/PORT)";
+  return "default";
+}
+
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   ConnectConfig c;
   if (req.socket_path) {
@@ -42,12 +69,9 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   }
   if (req.job_id) {
     c.job_id = req.job_id;
-  } else if (Env("OUTRIDER_JOB_ID")) {
-    c.job_id = Env("OUTRIDER_JOB_ID");
-  } else if (Env("TORCHELASTIC_RUN_ID")) {
-    c.job_id = Env("TORCHELASTIC_RUN_ID");
+    c.job_id_from = "the connect options";
   } else {
-    c.job_id = "default";
+    c.job_id = DefaultJobId(&c.job_id_from);
   }
   int32_t rank = 0, world = 1, local_rank = -1, local_world = -1;
   OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("RANK", &rank));

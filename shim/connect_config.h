@@ -13,6 +13,7 @@ namespace outrider::shim {
 struct ConnectConfig {
   std::string socket_path;
   std::string job_id;
+  std::string job_id_from;  // where job_id came from, for errors that name what to set
   int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
   uint64_t arena_bytes = uint64_t{256} << 20;
   int timeout_ms = 5000;
@@ -28,6 +29,11 @@ struct ConnectConfig {
   ipc::JobClass job_class = ipc::JobClass::kNormal;
   uint32_t job_weight = 1;
 };
+
+// The job id a trainer gets without one given: OUTRIDER_JOB_ID, else torchrun's run id (unless it
+// is torchrun's "none"), else slurm-<SLURM_JOB_ID>[.<SLURM_STEP_ID>], else
+// torch-<MASTER_ADDR>-<MASTER_PORT>, else "default". `from` says which.
+std::string DefaultJobId(std::string* from);
 
 // Fills unset fields from the environment (OUTRIDER_SOCKET, OUTRIDER_JOB_ID, RANK, WORLD_SIZE,
 // LOCAL_RANK, LOCAL_WORLD_SIZE, OUTRIDER_ARENA_BYTES, OUTRIDER_SPIN_US, OUTRIDER_GPU_MODE,

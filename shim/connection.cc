@@ -77,8 +77,15 @@ Status Connection::Handshake() {
       reply.header.type != static_cast<uint16_t>(ipc::MsgType::kHelloReply)) {
     return ProtocolError("unexpected reply to hello");
   }
-  OUTRIDER_RETURN_IF_ERROR(
-      FromReply(reply.code, reply.message).Annotate("the agent refused the connection"));
+  Status refused = FromReply(reply.code, reply.message);
+  if (!refused.ok() && refused.message().find("is already connected") != std::string::npos) {
+    // The same place of the same job twice: most often two jobs on this node with one job id.
+    refused = Status(refused.code(),
+                     refused.message() + "; if the other process belongs to another job, give " +
+                         "each job its own OUTRIDER_JOB_ID (this one's, '" + config_.job_id +
+                         "', came from " + config_.job_id_from + ")");
+  }
+  OUTRIDER_RETURN_IF_ERROR(refused.Annotate("the agent refused the connection"));
   if (fds.size() != 3)
     return ProtocolError("hello reply carried " + std::to_string(fds.size()) + " fds, expected 3");
   OUTRIDER_ASSIGN_OR_RETURN(size_t control_size, ipc::CheckSealedMemfd(fds[0].get()));

@@ -87,7 +87,7 @@ typedef uint64_t outrider_op_t;
 typedef struct {
   uint32_t size;            /* sizeof(outrider_connect_options_t) */
   const char* socket_path;  /* NULL: $OUTRIDER_SOCKET, else the agent's default path */
-  const char* job_id;       /* NULL: $OUTRIDER_JOB_ID, else $TORCHELASTIC_RUN_ID, else "default" */
+  const char* job_id;       /* NULL: $OUTRIDER_JOB_ID, else from the launcher (docs/jobs.md) */
   int32_t rank;             /* -1: $RANK (default 0) */
   int32_t world_size;       /* -1: $WORLD_SIZE (default 1) */
   int32_t local_rank;       /* -1: $LOCAL_RANK (default: rank) */
