@@ -12,9 +12,9 @@ namespace {
 
 // The launcher variables the default is derived from, all unset.
 void ClearLauncherEnv() {
-  for (const char* v : {"OUTRIDER_JOB_ID", "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "SLURM_STEP_ID",
-                        "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK",
-                        "LOCAL_WORLD_SIZE"})
+  for (const char* v :
+       {"OUTRIDER_JOB_ID", "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "SLURM_STEP_ID", "MASTER_ADDR",
+        "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"})
     ::unsetenv(v);
 }
 

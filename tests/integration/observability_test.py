@@ -199,13 +199,23 @@ def main():
             check(f"deploy/kubernetes/{name} parses", all("kind" in d and "apiVersion" in d for d in docs))
     except ImportError:
         print("SKIP: python3-yaml not installed; manifests not parsed")
+    # The install rules put the agent where the unit starts it (under a temporary prefix here).
+    prefix = os.path.join(tmp, "usr")
+    r = subprocess.run(["cmake", "--install", BUILD, "--prefix", prefix], capture_output=True, text=True)
+    check("cmake --install puts the agent, outriderctl, the unit, sysusers.d and tmpfiles.d in place",
+          r.returncode == 0 and all(os.path.exists(os.path.join(prefix, p)) for p in (
+              "bin/outrider-agent", "bin/outriderctl", "lib/systemd/system/outrider-agent.service",
+              "lib/sysusers.d/outrider.conf", "lib/tmpfiles.d/outrider.conf")), r.stdout + r.stderr)
+    r = subprocess.run([os.path.join(prefix, "bin", "outrider-agent"), "--version"], capture_output=True, text=True)
+    check("the installed agent runs", r.returncode == 0, r.stdout + r.stderr)
     analyze = shutil.which("systemd-analyze")
     if analyze:
         unit = os.path.join(tmp, "outrider-agent.service")
-        with open(os.path.join(ROOT, "deploy", "systemd", "outrider-agent.service")) as f:
-            text = f.read().replace("/usr/local/bin/outrider-agent", os.path.join(BUILD, "bin", "outrider-agent"))
+        with open(os.path.join(prefix, "lib", "systemd", "system", "outrider-agent.service")) as f:
+            text = f.read()
+        check("the unit starts the agent where it is installed", "ExecStart=/usr/bin/outrider-agent " in text)
         with open(unit, "w") as f:
-            f.write(text)
+            f.write(text.replace("/usr/bin/outrider-agent", os.path.join(prefix, "bin", "outrider-agent")))
         r = subprocess.run([analyze, "verify", unit], capture_output=True, text=True)
         # Containers without a running systemd cannot resolve every dependency; only unit-file errors count.
         problems = [l for l in (r.stdout + r.stderr).splitlines()
