@@ -132,7 +132,11 @@ AgentMetrics::AgentMetrics() {
   clients = registry_.AddGauge("outrider_clients", "Connected trainer processes.").Get({});
   jobs = registry_.AddGauge("outrider_jobs", "Jobs with at least one connected client.").Get({});
   memory_registered =
-      registry_.AddGauge("outrider_memory_registered_bytes", "Client memory mapped by the agent.")
+      registry_
+          .AddGauge("outrider_memory_registered_bytes",
+                    "Size of the trainers' shared-memory regions the agent has mapped: address "
+                    "space reserved for them, not memory in use (a region's pages take memory "
+                    "once written; the agent's own is process_resident_memory_bytes).")
           .Get({});
   gpu_pinned = &registry_.AddGauge(
       "outrider_gpu_pinned_bytes",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <functional>
 #include <string>
 
 #include "tests/support/test_support.h"
@@ -34,18 +35,17 @@ outrider_client_t* ConnectUnnamed(const std::string& socket, std::string* error)
   return c;
 }
 
-// torchrun without --rdzv-id: its run id is "none" in both jobs; their master ports differ.
-TEST(JobIdTest, TwoTorchrunJobsWithoutAnIdOnOneNodeRunApart) {
+// Two one-rank jobs on one agent, each connected after `first`, then `second` set its launcher
+// variables: both connect (the second while the first still is).
+void TwoJobsRunApart(const std::function<void()>& first, const std::function<void()>& second) {
   auto agent = StartAgent();
   ASSERT_NE(agent, nullptr);
   ClearLauncherEnv();
-  ::setenv("TORCHELASTIC_RUN_ID", "none", 1);
-  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
   std::string error;
-  ::setenv("MASTER_PORT", "29500", 1);
+  first();
   outrider_client_t* a = ConnectUnnamed(agent->socket_path(), &error);
   ASSERT_NE(a, nullptr) << error;
-  ::setenv("MASTER_PORT", "29501", 1);
+  second();
   outrider_client_t* b = ConnectUnnamed(agent->socket_path(), &error);
   EXPECT_NE(b, nullptr) << error;
   if (b != nullptr) outrider_disconnect(b);
@@ -53,20 +53,20 @@ TEST(JobIdTest, TwoTorchrunJobsWithoutAnIdOnOneNodeRunApart) {
   ClearLauncherEnv();
 }
 
+// torchrun without --rdzv-id: its run id is "none" in both jobs; their master ports differ.
+TEST(JobIdTest, TwoTorchrunJobsWithoutAnIdOnOneNodeRunApart) {
+  TwoJobsRunApart(
+      [] {
+        ::setenv("TORCHELASTIC_RUN_ID", "none", 1);
+        ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+        ::setenv("MASTER_PORT", "29500", 1);
+      },
+      [] { ::setenv("MASTER_PORT", "29501", 1); });
+}
+
 TEST(JobIdTest, TwoSlurmJobsWithoutAnIdOnOneNodeRunApart) {
-  auto agent = StartAgent();
-  ASSERT_NE(agent, nullptr);
-  ClearLauncherEnv();
-  std::string error;
-  ::setenv("SLURM_JOB_ID", "4101", 1);
-  outrider_client_t* a = ConnectUnnamed(agent->socket_path(), &error);
-  ASSERT_NE(a, nullptr) << error;
-  ::setenv("SLURM_JOB_ID", "4102", 1);
-  outrider_client_t* b = ConnectUnnamed(agent->socket_path(), &error);
-  EXPECT_NE(b, nullptr) << error;
-  if (b != nullptr) outrider_disconnect(b);
-  outrider_disconnect(a);
-  ClearLauncherEnv();
+  TwoJobsRunApart([] { ::setenv("SLURM_JOB_ID", "4101", 1); },
+                  [] { ::setenv("SLURM_JOB_ID", "4102", 1); });
 }
 
 // The same launcher variables twice: the same place of the same job. The error says where the

@@ -30,18 +30,32 @@ except ImportError:
 
 
 def _rebuild_hint():
-    """How to build this package again against the PyTorch now in use."""
-    if _build is not None:
-        return (f"reinstall it against this PyTorch: {_build.PYTHON} -m pip install --no-build-isolation "
-                f"--force-reinstall {_build.SOURCE}")
-    return ("rebuild it against this PyTorch "
-            "(docs/pytorch.md: pip install --no-build-isolation <the repository>)")
+    """How to build this package again against the PyTorch now in use: with the Python that runs
+    now (not the one it was built with), from the source it was built from while that is still
+    there (an sdist's is a temporary directory pip deleted)."""
+    import os
+    import sys
+    source = _build.SOURCE if _build is not None else None
+    if not source or not os.path.isfile(os.path.join(source, "setup.py")):
+        source = "<the outrider repository, or its sdist>"
+    return (f"reinstall it against this PyTorch: {sys.executable} -m pip install --no-build-isolation "
+            f"--force-reinstall {source}")
+
+
+def _cannot_load(why, cause=None):
+    """The package cannot work here. Imported for `python -m outrider_torch` (whose diagnosis
+    needs this package first), it says so and exits 1; imported by a program, ImportError."""
+    import sys
+    if sys.argv and sys.argv[0] == "-m":
+        print(f"outrider_torch:     does not load: {why}\nPyTorch in use:     {torch.__version__}", file=sys.stderr)
+        raise SystemExit(1)
+    raise ImportError(f"outrider_torch: {why}") from cause
 
 
 try:
     from . import _C
 except ImportError as e:
-    raise ImportError(f"outrider_torch: cannot load its extension ({e}); {_rebuild_hint()}") from e
+    _cannot_load(f"cannot load its extension ({e}); {_rebuild_hint()}", e)
 
 
 # Before the interpreter finalizes: a worker thread that completes a future afterwards could not
@@ -54,8 +68,8 @@ def _major_minor(version):
 
 
 if _major_minor(_C.torch_version) != _major_minor(torch.__version__):
-    raise ImportError(f"outrider_torch was built against PyTorch {_C.torch_version}, but this is {torch.__version__}: "
-                      f"{_rebuild_hint()}")
+    _cannot_load(f"it was built against PyTorch {_C.torch_version}, but this is {torch.__version__}: "
+                 f"{_rebuild_hint()}")
 
 
 def library_path(name):

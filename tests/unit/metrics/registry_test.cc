@@ -22,8 +22,8 @@ TEST(RegistryTest, CounterFamilyWritesHelpTypeAndLabelledSamples) {
   ops.Get({"b", "barrier"})->Inc();
   std::string t = r.Serialize();
   EXPECT_TRUE(Has(t, "# HELP x_ops_total Ops done.\n# TYPE x_ops_total counter\n"));
-  EXPECT_TRUE(Has(t, "x_ops_total{training_job=\"a\",op=\"allreduce\"} 3\n"));
-  EXPECT_TRUE(Has(t, "x_ops_total{training_job=\"b\",op=\"barrier\"} 1\n"));
+  EXPECT_TRUE(Has(t, "x_ops_total{job=\"a\",op=\"allreduce\"} 3\n"));
+  EXPECT_TRUE(Has(t, "x_ops_total{job=\"b\",op=\"barrier\"} 1\n"));
 }
 
 TEST(RegistryTest, RemovesTheSeriesOfOneLabelValueInEveryFamilyThatHasTheLabel) {
@@ -43,12 +43,12 @@ TEST(RegistryTest, RemovesTheSeriesOfOneLabelValueInEveryFamilyThatHasTheLabel) 
   EXPECT_EQ(before.size(), 2u);
   EXPECT_EQ(before[0].second->Value(), 1);
   std::string t = r.Serialize();
-  EXPECT_FALSE(Has(t, "training_job=\"a\""));
-  EXPECT_TRUE(Has(t, "x_ops_total{training_job=\"b\",op=\"allreduce\"} 1\n"));
+  EXPECT_FALSE(Has(t, "job=\"a\""));
+  EXPECT_TRUE(Has(t, "x_ops_total{job=\"b\",op=\"allreduce\"} 1\n"));
   EXPECT_TRUE(Has(t, "x_peers{state=\"a\"} 2\n"));
   // The label can come back: fresh series from zero.
   ops.Get({"a", "allreduce"})->Inc();
-  EXPECT_TRUE(Has(r.Serialize(), "x_ops_total{training_job=\"a\",op=\"allreduce\"} 1\n"));
+  EXPECT_TRUE(Has(r.Serialize(), "x_ops_total{job=\"a\",op=\"allreduce\"} 1\n"));
 }
 
 TEST(RegistryTest, CountersNeverGoDown) {
@@ -63,7 +63,7 @@ TEST(RegistryTest, EscapesLabelValuesAndHelp) {
   r.AddGauge("x_g", "Line one\nback\\slash", {"job"}).Get({"we\"ird\\job\nname"})->Set(1.5);
   std::string t = r.Serialize();
   EXPECT_TRUE(Has(t, "# HELP x_g Line one\\nback\\\\slash\n"));
-  EXPECT_TRUE(Has(t, "x_g{training_job=\"we\\\"ird\\\\job\\nname\"} 1.5\n"));
+  EXPECT_TRUE(Has(t, "x_g{job=\"we\\\"ird\\\\job\\nname\"} 1.5\n"));
 }
 
 TEST(RegistryTest, HistogramBucketsAreCumulativeWithInfSumAndCount) {
