@@ -149,6 +149,26 @@ TEST_F(MultiNodeTest, RanksWaitingAtAnAgentLeftOutOfTheNewGenerationJoinWithTheR
   SharedValue<Elastic> out, fin;
   SharedValue<Results> res;
   Pipe started;
+  // Re-forms (after a failure, or when a joiner it can place waits) until the job is 8 again, then
+  // runs 3 steps. The replacements run it too: one may enter a generation of 6 first.
+  auto to_eight = [&](outrider_client_t* c, int32_t* x, int slot) {
+    outrider_membership_t m{};
+    int rc = 0;
+    for (int reform = 0; reform < 8; ++reform) {
+      rc = outrider_reconfigure(c, 30000, &m);
+      if (rc != 0) break;
+      out->generation[slot] = m.generation;
+      out->world[slot] = m.world_size;
+      if (m.world_size == 8) break;
+      TrainUntilAJoinerWaits(c, x);
+    }
+    for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
+    res->rc[slot] = rc;
+    CopyText(res->error[slot], 256, outrider_last_error(c));
+    fin->world[slot] = m.world_size;
+    outrider_disconnect(c);
+    return 0;
+  };
   std::vector<pid_t> pids(8);
   for (int r = 0; r < 8; ++r) {
     pids[static_cast<size_t>(r)] = Spawn([&, r] {
@@ -159,24 +179,24 @@ TEST_F(MultiNodeTest, RanksWaitingAtAnAgentLeftOutOfTheNewGenerationJoinWithTheR
         rc = Step(c, x);
         if (step == 3) started.Send('s');
       }
-      // Re-form after each failure, and when a joiner waits, until the job is whole again.
-      outrider_membership_t m{};
-      for (int reform = 0; reform < 8; ++reform) {
-        rc = outrider_reconfigure(c, 30000, &m);
-        if (rc != 0) break;
-        out->generation[r] = m.generation;
-        out->world[r] = m.world_size;
-        if (m.world_size == 8) break;
-        TrainUntilAJoinerWaits(c, x);
-      }
-      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      fin->world[r] = m.world_size;
-      outrider_disconnect(c);
-      return 0;
+      return to_eight(c, x, r);
     });
   }
+  // A replacement at node `node`, asking node 0's agent (ports_[0]) first.
+  auto replacement = [&](int node, int slot) {
+    return Spawn([&, node, slot] {
+      ::setenv("OUTRIDER_JOB_TOKEN", "tok", 1);
+      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+      std::string socket = agents_[static_cast<size_t>(node)]->socket_path();
+      outrider_connect_options_t o;
+      outrider_connect_options_init(&o);
+      o.socket_path = socket.c_str();
+      o.job_id = "stagger";
+      o.flags = OUTRIDER_CONNECT_JOINER;
+      outrider_client_t* c = ConnectOrExitWith(&o);
+      return to_eight(c, static_cast<int32_t*>(outrider_alloc(c, 4 * kCount)), slot);
+    });
+  };
   char ch;
   for (int r = 0; r < 8; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
   ASSERT_EQ(::kill(pids[7], SIGKILL), 0);
@@ -187,8 +207,8 @@ TEST_F(MultiNodeTest, RanksWaitingAtAnAgentLeftOutOfTheNewGenerationJoinWithTheR
   ASSERT_TRUE(WaitUntil([&] { return out->world[2] == 4; }, 30000));
   EXPECT_EQ(out->world[1], 6);  // still generation 1's: waiting, not in generation 2
   EXPECT_EQ(out->world[6], 0);  // waiting since generation 0
-  pid_t at3 = SpawnJoiner(agents_[3]->socket_path(), ports_[0], "stagger", 30000, 3, 7, res, fin);
-  pid_t at0 = SpawnJoiner(agents_[0]->socket_path(), ports_[0], "stagger", 30000, 3, 0, res, fin);
+  pid_t at3 = replacement(3, 7);
+  pid_t at0 = replacement(0, 0);
   EXPECT_EQ(Reap(at3), 0);
   EXPECT_EQ(Reap(at0), 0);
   for (int r : {0, 7}) {
