@@ -35,9 +35,28 @@ def free_port():
         return s.getsockname()[1]
 
 
+def torchrun_can_start():
+    """torchrun's own store asks for libuv on PyTorch 2.4 and later, whatever USE_LIBUV says;
+    builds without it (Debian's 2.6) cannot start torchrun at all."""
+    import torch.distributed as dist
+    try:
+        store = dist.TCPStore("127.0.0.1", free_port(), 1, True, use_libuv=True)
+        del store
+    except TypeError:  # 1.13: no use_libuv, and no libuv asked for
+        pass
+    except RuntimeError as e:
+        if "libuv" in str(e):
+            return False
+        raise
+    return True
+
+
 def main():
     if os.environ.get("RANK", "0") != "0":
         return 0
+    if not torchrun_can_start():
+        print("SKIP: this PyTorch was built without libuv, which its torchrun needs for its store", flush=True)
+        return 77
     worker = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"outrider-torchrun-{os.getpid()}.py")
     with open(worker, "w") as f:
         f.write(WORKER)
