@@ -97,16 +97,6 @@ int JobRank(Cluster& cluster, int rank, PortBoard* board) {
   return 0;
 }
 
-UniqueFd Connect(uint16_t port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) fd.reset();
-  return fd;
-}
-
 // The abuse of one phase, from its own thread until `until_ns`: held partial frames and forged
 // reports. Returns the forged reports the agent answered.
 int Abuse(uint16_t port, int64_t until_ns, int* reopened) {
@@ -115,7 +105,7 @@ int Abuse(uint16_t port, int64_t until_ns, int* reopened) {
                                    {R"({"kind":"joiner","port":1,"timeout_ms":1000})"});
   std::vector<UniqueFd> held(64);
   auto hold = [&](UniqueFd& fd) {
-    fd = Connect(port);
+    fd = testing::ConnectLoopback(port);
     if (fd.valid()) ::send(fd.get(), part.data(), 12, MSG_NOSIGNAL);
   };
   for (UniqueFd& fd : held) hold(fd);
@@ -128,7 +118,7 @@ int Abuse(uint16_t port, int64_t until_ns, int* reopened) {
       timespec ts{wait / 1'000'000'000, wait % 1'000'000'000};
       ::nanosleep(&ts, nullptr);
     }
-    UniqueFd fd = Connect(port);
+    UniqueFd fd = testing::ConnectLoopback(port);
     uint64_t deadline = static_cast<uint64_t>(NowNs()) + 2'000'000'000ull;
     if (fd.valid() && agent::frame_io::WriteAll(fd.get(), forged, -1, deadline).ok() &&
         agent::frame_io::ReadFrame(fd.get(), -1, deadline).ok())

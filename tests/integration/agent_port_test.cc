@@ -29,13 +29,8 @@ namespace {
 namespace rdv = agent::rendezvous;
 
 UniqueFd ConnectPort(uint16_t port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0)
-      << std::strerror(errno);
+  UniqueFd fd = ConnectLoopback(port);
+  EXPECT_TRUE(fd.valid()) << std::strerror(errno);
   return fd;
 }
 

@@ -154,6 +154,20 @@ uint16_t FreePort() {
   return TryBind(0);  // an ephemeral range that covers 20000-29499: the kernel's pick
 }
 
+UniqueFd ConnectLoopback(uint16_t port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd.valid() && ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    int err = errno;
+    fd.reset();
+    errno = err;
+  }
+  return fd;
+}
+
 int CountOpenFds(pid_t pid) {
   int n = 0;
   std::error_code ec;

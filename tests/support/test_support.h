@@ -83,6 +83,8 @@ double CpuSeconds(pid_t pid);
 // A TCP port on 127.0.0.1 that was free a moment ago, outside the kernel's ephemeral range (so
 // only an explicit bind can take it before the caller's); successive calls return different ports.
 uint16_t FreePort();
+// A TCP connection to 127.0.0.1:`port` (invalid, with errno set, if it was refused).
+UniqueFd ConnectLoopback(uint16_t port);
 std::set<std::string> DevShmEntries();
 // Re-checks `cond` (yielding the CPU) until it holds or timeout_ms passes.
 bool WaitUntil(const std::function<bool()>& cond, int timeout_ms);
