@@ -1,6 +1,7 @@
 // What outrider-chaos's modes share: the options, the emulated cluster (one agent per node on
 // loopback, each on a fixed port so that a restarted agent is found where the old one was), and
-// small helpers. The fault rounds are in chaos.cc, the elastic mode in chaos_elastic.cc.
+// small helpers. The fault rounds are in chaos.cc, the elastic mode in chaos_elastic.cc, the
+// port-abuse mode in chaos_port.cc, the command line in chaos_main.cc.
 #pragma once
 
 #include <time.h>
@@ -21,6 +22,7 @@ namespace outrider::chaos {
 
 inline constexpr int kClientWaitMs = 20000;  // a rank still waiting after this has hung
 inline constexpr uint64_t kBystanderCount = 1 << 14;
+inline constexpr int kMaxRanks = 64;  // the rounds' victim job: --nodes x --ranks-per-node
 
 inline int64_t NowNs() {
   timespec ts;
@@ -119,6 +121,10 @@ class Cluster {
   int starts_ = 0;
   std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
 };
+
+// The fault rounds (chaos.cc): faults into a job beside a second one, errors and bounds checked.
+// Exit status: 0 if every check passed.
+int RunRounds(const Options& o);
 
 // Elastic mode (chaos_elastic.cc): after every fault the victim job re-forms and a replacement
 // joins. Exit status: 0 if every check passed.
