@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "agent/engine/rank_layout.h"
 #include "agent/engine/reform_messages.h"
 #include "base/check.h"
 
@@ -21,14 +22,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     OUTRIDER_CHECK(again.ok());
     OUTRIDER_CHECK(again->absent == d->absent && again->code == d->code);
     if (!d->absent && d->code == 0) {
-      OUTRIDER_CHECK(again->world_size == d->world_size &&
+      OUTRIDER_CHECK(again->world_size == d->world_size && again->node_ranks == d->node_ranks &&
                      again->assign.size() == d->assign.size());
+      // A decision that parses places every rank on a node of its layout.
+      RankLayout layout = RankLayout::FromCounts(d->node_ranks);
+      OUTRIDER_CHECK(layout.valid() && layout.world() == d->world_size &&
+                     d->node_ranks.size() == d->agents.size());
       for (size_t i = 0; i < d->assign.size(); ++i) {
         const ReformSlot& s = d->assign[i];
         OUTRIDER_CHECK(again->assign[i].rank == s.rank && again->assign[i].why == s.why);
-        if (s.why.empty())
-          OUTRIDER_CHECK(s.rank >= 0 && s.rank < d->world_size && s.local_rank >= 0 &&
-                         s.local_rank < d->local_world_size);
+        if (s.why.empty()) {
+          OUTRIDER_CHECK(s.rank >= 0 && s.rank < d->world_size && s.local_rank >= 0);
+          int node = layout.node_of(s.rank);
+          OUTRIDER_CHECK(s.local_rank == s.rank - layout.first_rank(node) &&
+                         s.local_rank < layout.ranks_on(node));
+        }
       }
     }
     return 0;

@@ -417,8 +417,9 @@ std::vector<std::pair<agent::PeerHeader, std::vector<uint8_t>>> Record(
     };
     node[static_cast<size_t>(n)].port = net.Attach(cb);
     node[static_cast<size_t>(n)].group = std::make_unique<agent::NodeGroup>(
-        agent::Topology{"fuzz", nodes, n, local}, 1, 100 + static_cast<uint64_t>(n),
-        node[static_cast<size_t>(n)].port.get(), &node[static_cast<size_t>(n)].plane,
+        agent::Topology{"fuzz", nodes, n, agent::RankLayout::Even(nodes, local)}, 1,
+        100 + static_cast<uint64_t>(n), node[static_cast<size_t>(n)].port.get(),
+        &node[static_cast<size_t>(n)].plane,
         [](uint64_t, uint64_t, const Status& st, std::string_view,
            const std::vector<agent::OpReport>*, const agent::OpTrace&) { OUTRIDER_CHECK(st.ok()); },
         options);

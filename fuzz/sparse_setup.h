@@ -41,7 +41,10 @@ inline SparseSetup ReadSparseSetup(FuzzInput& in) {
   agent::sparse::Context& c = s.ctx;
   c.nodes = 2 + topo % 3;
   c.me = (topo >> 2) % c.nodes;
-  c.local_size = 1 + (topo >> 4) % 2;
+  // One or two ranks on each node, as the input says: nodes may differ.
+  std::vector<int32_t> counts;
+  for (int n = 0; n < c.nodes; ++n) counts.push_back(1 + ((topo >> (4 + n)) & 1));
+  c.ranks = agent::RankLayout::FromCounts(counts);
   // Dense exchanges hold whole ranges of the table: their tables stay small here.
   uint64_t max_rows = s.algo == SparseAlgorithm::kDense ? uint64_t{1} << 16 : uint64_t{1} << 40;
   c.table.rows = 1 + in.Read<uint64_t>() % max_rows;

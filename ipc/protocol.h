@@ -13,7 +13,7 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 11;
+inline constexpr uint16_t kProtocolVersion = 12;
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -248,12 +248,17 @@ struct ReformReply {
   int32_t world_size;
   int32_t local_rank;
   int32_t local_world_size;
-  uint32_t joiners_waiting;  // joiners this agent holds for the job's next generation
-  uint32_t reserved;
+  uint32_t joiners_waiting;    // joiners this agent holds for the job's next generation
+  uint32_t flags;              // kReform* bits
   char root_addr[kAddrBytes];  // the agent of the generation's node 0 ("" in generation 0)
   char message[kMessageBytes];
 };
 static_assert(sizeof(ReformReply) == 304);
+
+// ReformReply.flags: the generation's nodes run different numbers of ranks (a node kept its ranks
+// when another lost one), so a rank's node is not rank / local_world_size; the shim learns the
+// others' nodes from the job's ranks themselves.
+inline constexpr uint32_t kReformUnevenNodes = 1;
 
 // ---- Ring entries in the control segment. ----
 struct BufferRef {

@@ -74,7 +74,32 @@ Status Client::Reconfigure(uint32_t timeout_ms, Membership* out) {
   config_.generation = m.generation;
   config_.joiner = false;
   comms_.Reset(config_);
+  if ((r.flags & ipc::kReformUnevenNodes) != 0)
+    return LearnJobNodes().Annotate("learning the new generation's nodes");
   return Status::Ok();
+}
+
+Status Client::LearnJobNodes() {
+  // Every rank of the generation is here, right after its re-form: one allgather of each rank's
+  // node's first rank (its rank less its local rank) tells each rank's node.
+  size_t n = static_cast<size_t>(config_.world_size);
+  OUTRIDER_ASSIGN_OR_RETURN(void* mem, Alloc(4 * (n + 1)));
+  auto* mine = static_cast<int32_t*>(mem);
+  int32_t* all = mine + 1;
+  mine[0] = config_.rank - config_.local_rank;
+  OpArgs a{ipc::OpKind::kAllgather};
+  a.dtype = ipc::DType::kI32;
+  a.count = 1;
+  a.send = mine;
+  a.send_bytes = 4;
+  a.recv = all;
+  a.recv_bytes = 4 * n;
+  a.key = HashKey("outrider.job_nodes");
+  Result<uint64_t> op = Submit(a, /*agent_order=*/true);
+  Status st = op.ok() ? Wait(*op, -1) : op.status();
+  if (st.ok()) comms_.SetJobNodes(std::vector<int32_t>(all, all + n));
+  (void)Free(mem);
+  return st;
 }
 
 Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color, int32_t key) {

@@ -97,6 +97,8 @@ class Client {
   // reaches the agent as a refusal (ipc::kSubmitRefused): the agent counts it in its key's
   // sequence, so this rank's next op of the key never pairs with the other ranks' op of this one.
   Result<uint64_t> Submit(const OpArgs& args, bool agent_order);
+  // After a re-form into a generation whose nodes run different numbers of ranks.
+  Status LearnJobNodes();
   Result<uint64_t> SubmitEntry(const Communicators::Comm& comm, const OpArgs& args,
                                bool agent_order);
   // Tells the agent that the op `a` was refused here with `why` (queued while the ring is full).

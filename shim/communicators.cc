@@ -39,6 +39,18 @@ void Communicators::Reset(const ConnectConfig& config) {
   comms_.emplace(kJob, std::move(job));
 }
 
+void Communicators::SetJobNodes(const std::vector<int32_t>& first_ranks) {
+  auto job = comms_.find(kJob);
+  if (job == comms_.end() || first_ranks.size() != job->second.node.size()) return;
+  std::vector<int32_t> firsts = first_ranks;
+  std::sort(firsts.begin(), firsts.end());
+  firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+  for (size_t r = 0; r < first_ranks.size(); ++r) {
+    job->second.node[r] = static_cast<int32_t>(
+        std::lower_bound(firsts.begin(), firsts.end(), first_ranks[r]) - firsts.begin());
+  }
+}
+
 Result<const Communicators::Comm*> Communicators::Find(uint32_t comm) const {
   if (comms_.empty() && comm == kJob) {
     return FailedPrecondition(

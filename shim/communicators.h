@@ -39,6 +39,9 @@ class Communicators {
   // The job re-formed (`config` has the client's place in its new generation): every
   // communicator but the job's is gone.
   void Reset(const ConnectConfig& config);
+  // The job's nodes run different numbers of ranks: rank r's node is the place of
+  // `first_ranks[r]` (the first rank of r's node) among them.
+  void SetJobNodes(const std::vector<int32_t>& first_ranks);
 
   Result<const Comm*> Find(uint32_t comm) const;
   Result<int> Rank(uint32_t comm) const;

@@ -99,6 +99,7 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
             h.node_rank,
             h.num_nodes,
             h.local_size,
+            h.layout,
             h.token,
             blobs.empty() ? std::string() : blobs[0],
             ipc::MonotonicNs(),
@@ -199,10 +200,16 @@ bool RendezvousServer::AcceptJoins(const std::string& job_id, Pending& p, const 
     std::string why;
     if (!same_token) {
       why = "wrong job token";
-    } else if (j.num_nodes != shape.num_nodes || j.local_size != shape.local_size) {
-      why = "job shape differs: root has " + std::to_string(shape.num_nodes) + " nodes x " +
-            std::to_string(shape.local_size) + " ranks, joiner " + std::to_string(j.num_nodes) +
-            " x " + std::to_string(j.local_size);
+    } else if (j.num_nodes != shape.num_nodes || j.layout != shape.layout ||
+               (shape.layout == 0 && j.local_size != shape.local_size)) {
+      auto ranks = [](int32_t nodes, int32_t local, uint32_t layout) {
+        return std::to_string(nodes) + " nodes" +
+               (layout == 0 ? " x " + std::to_string(local) + " ranks"
+                            : " with ranks per node hashed " + std::to_string(layout));
+      };
+      why = "job shape differs: root has " +
+            ranks(shape.num_nodes, shape.local_size, shape.layout) + ", joiner " +
+            ranks(j.num_nodes, j.local_size, j.layout);
     } else if (j.node_rank < (relay ? 0 : 1) || j.node_rank >= shape.num_nodes) {
       why = "node rank " + std::to_string(j.node_rank) + " is outside the job";
     } else if (seen[static_cast<size_t>(j.node_rank)]) {
@@ -247,7 +254,7 @@ void RendezvousServer::TryComplete(const std::string& job_id) {
                          std::to_string(zero.local_size) + " ranks cannot meet here");
         continue;
       }
-      JobShape shape{job_id, zero.token, zero.num_nodes, zero.local_size};
+      JobShape shape{job_id, zero.token, zero.num_nodes, zero.local_size, zero.layout};
       if (AcceptJoins(job_id, p, shape, true)) {
         p.shape = shape;
         break;

@@ -80,6 +80,7 @@ class RendezvousServer {
   struct Join {
     UniqueFd fd;
     int32_t node_rank, num_nodes, local_size;
+    uint32_t layout;
     std::string token;
     std::string address;
     uint64_t arrived_ns;

@@ -26,6 +26,7 @@ std::string Encode(FrameType type, const JobShape& shape, int32_t node_rank,
   h.node_rank = node_rank;
   h.num_nodes = shape.num_nodes;
   h.local_size = shape.local_size;
+  h.layout = shape.layout;
   std::string body;
   Put(&body, &h, sizeof(h));
   for (const auto& b : blobs) PutBlob(&body, b);

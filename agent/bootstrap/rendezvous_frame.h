@@ -18,7 +18,10 @@ struct JobShape {
   std::string job_id;
   std::string token;
   int32_t num_nodes = 1;
-  int32_t local_size = 1;
+  int32_t local_size = 1;  // ranks on the sender's node (on every node where `layout` is 0)
+  // Where nodes run different numbers of ranks: a hash of the ranks per node, in node order, the
+  // same on every node of the job; 0 where every node runs local_size.
+  uint32_t layout = 0;
 };
 
 }  // namespace outrider::agent
@@ -52,7 +55,7 @@ struct FrameHeader {
   int32_t node_rank;
   int32_t num_nodes;
   int32_t local_size;
-  uint32_t reserved;
+  uint32_t layout;
 };
 static_assert(sizeof(FrameHeader) == 152);
 

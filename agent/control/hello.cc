@@ -86,7 +86,8 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
   // Its nodes are some of the job's: a communicator claiming more would make this agent host a
   // rendezvous for nodes that do not exist, and its ops wait for them.
   int comm_nodes = id.world_size / id.local_world_size;
-  int job_nodes = job.world_size / job.local_world_size;
+  int job_nodes = job.node_ranks.empty() ? job.world_size / job.local_world_size
+                                         : static_cast<int>(job.node_ranks.size());
   if (comm_nodes > job_nodes) {
     return InvalidArgument("a communicator of " + std::to_string(id.world_size) + " ranks, " +
                            std::to_string(id.local_world_size) + " per node, spans " +
@@ -99,7 +100,9 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
   for (int shift = 60; shift >= 0; shift -= 4) suffix += kHex[(msg.key >> shift) & 0xf];
   id.job_id = job.job_id.substr(0, ipc::kJobIdBytes - 1 - suffix.size()) + suffix;
   id.comm = true;
-  id.job_node = job.rank / job.local_world_size;
+  // A communicator runs as many ranks on each of its nodes (the shim checks): no node_ranks.
+  id.node_ranks.clear();
+  id.job_node = job.node_ranks.empty() ? job.rank / job.local_world_size : job.job_node;
   return id;
 }
 

@@ -9,6 +9,7 @@
 
 #include "agent/control/hello.h"
 #include "agent/engine/job_table.h"
+#include "agent/engine/rank_layout.h"
 #include "agent/log.h"
 #include "ipc/event_fd.h"
 
@@ -244,6 +245,8 @@ void Session::ReplyReform(uint32_t request_id, const Status& st, uint32_t joiner
   reply.local_rank = member ? w.local_rank : -1;
   reply.local_world_size = member ? w.local_world_size : 0;
   reply.joiners_waiting = joiners;
+  if (member && !w.node_ranks.empty() && !RankLayout::FromCounts(w.node_ranks).even())
+    reply.flags |= ipc::kReformUnevenNodes;
   if (w.generation != 0) ipc::CopyText(reply.root_addr, sizeof(reply.root_addr), w.root_addr);
   ipc::CopyText(reply.message, sizeof(reply.message), st.message());
   Status sent = channel_.Send(&reply, sizeof(reply));
@@ -293,7 +296,8 @@ Status Session::EnterGeneration(const ReformAssignment& a) {
   next.root_addr = a.root_addr;
   next.comm = false;
   next.joiner = false;
-  next.job_node = a.rank / a.local_world_size;
+  next.job_node = a.node;
+  next.node_ranks = a.node_ranks;
   Status left = PeerLost("rank " + std::to_string(world_identity().rank) + " of job '" +
                          next.job_base + "' went on as rank " + std::to_string(a.rank) +
                          " of generation " + std::to_string(a.generation));

@@ -58,18 +58,18 @@ void Algorithm::CompleteAfter(std::vector<CopyPair> outputs) {
 }
 
 std::vector<CopyPair> Algorithm::GatherLocalBlocks() const {
-  size_t L = local(), me = static_cast<size_t>(topo_.me);
+  size_t L = local(), first = static_cast<size_t>(topo_.first_local_rank());
   uint64_t block = op().send.length;
   std::vector<CopyPair> pairs;
   for (size_t dst = 0; dst < L; ++dst) {
     for (size_t src = 0; src < L; ++src)
-      pairs.push_back({c_.ops[dst]->recv.Sub((me * L + src) * block, block), c_.ops[src]->send});
+      pairs.push_back({c_.ops[dst]->recv.Sub((first + src) * block, block), c_.ops[src]->send});
   }
   return pairs;
 }
 
 std::vector<CopyPair> Algorithm::CopyRootLocally() const {
-  const BufferSpan& src = c_.ops[static_cast<size_t>(op().root % topo_.local_size)]->send;
+  const BufferSpan& src = c_.ops[static_cast<size_t>(op().root - topo_.first_local_rank())]->send;
   std::vector<CopyPair> pairs;
   for (const ValidatedOp* x : c_.ops) pairs.push_back({x->recv, src});
   return pairs;
@@ -124,8 +124,9 @@ Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmD
                 : std::make_unique<Direct>(c, deps);
       break;
     case ipc::OpKind::kAllgather:
-      // The node's share (every local rank's block) decides.
-      if (o.send.length * c.ops.size() > deps.options->direct_max_bytes) {
+      // The largest node's share (every local rank's block) decides, alike on every node.
+      if (o.send.length * static_cast<uint64_t>(deps.topo->ranks.max_ranks_on_a_node()) >
+          deps.options->direct_max_bytes) {
         a = std::make_unique<GatherRing>(c, deps);
       } else {
         a = std::make_unique<Direct>(c, deps);

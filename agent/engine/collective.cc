@@ -11,7 +11,8 @@ Collective::Collective() = default;
 Collective::~Collective() = default;
 
 std::string Topology::DescribeNode(int node) const {
-  int first = node * local_size, last = first + local_size - 1;
+  if (node < 0 || node >= ranks.nodes()) return "node " + std::to_string(node);
+  int first = ranks.first_rank(node), last = ranks.first_rank(node + 1) - 1;
   std::string ranks = first == last ? "rank " + std::to_string(first)
                                     : "ranks " + std::to_string(first) + "-" + std::to_string(last);
   return ranks + " (node " + std::to_string(node) + ")";

@@ -11,6 +11,7 @@
 
 #include "agent/engine/op.h"
 #include "agent/engine/op_trace.h"
+#include "agent/engine/rank_layout.h"
 #include "agent/memory/buffer_span.h"
 #include "agent/net/peer_protocol.h"
 #include "base/status.h"
@@ -24,10 +25,12 @@ struct Topology {
   std::string job_id;
   int nodes = 1;
   int me = 0;           // this node
-  int local_size = 1;   // ranks per node
+  RankLayout ranks{};   // which ranks run on which node (nodes may run different numbers)
   std::string label{};  // the job in metrics (every generation of a job is one); "" : job_id
   const std::string& metrics_job() const { return label.empty() ? job_id : label; }
   int next() const { return (me + 1) % nodes; }
+  int local_size() const { return ranks.ranks_on(me); }
+  int first_local_rank() const { return ranks.first_rank(me); }
   // "ranks 4-7 (node 1)".
   std::string DescribeNode(int node) const;
 };

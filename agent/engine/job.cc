@@ -16,10 +16,15 @@
 
 namespace outrider::agent {
 
-Job::Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine)
+Job::Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine,
+         std::vector<int32_t> node_ranks)
     : id_(std::move(id)),
       world_size_(world_size),
       local_size_(local_size),
+      node_ranks_(std::move(node_ranks)),
+      ranks_(node_ranks_.empty()
+                 ? RankLayout::Even(world_size / std::max(local_size, 1), local_size)
+                 : RankLayout::FromCounts(node_ranks_)),
       members_(static_cast<size_t>(local_size), nullptr),
       next_seq_(static_cast<size_t>(local_size)),
       net_(net),
@@ -107,6 +112,19 @@ Status Job::AddMember(Member* member) {
                            " and local_world_size " + std::to_string(local_size_) +
                            ", this client says " + std::to_string(id.world_size) + " and " +
                            std::to_string(id.local_world_size));
+  }
+  if (id.node_ranks != node_ranks_) {
+    return InvalidArgument("job '" + id_ + "' runs ranks per node " + ranks_.ToString() +
+                           ", this client's generation says otherwise");
+  }
+  // Ranks are numbered node by node: this node's run from its first rank, local rank 0 first.
+  if (!ranks_.valid() || ranks_.world() != world_size_ || id.rank < 0 || id.rank >= world_size_ ||
+      ranks_.ranks_on(ranks_.node_of(id.rank)) != local_size_ ||
+      id.rank - ranks_.first_rank(ranks_.node_of(id.rank)) != id.local_rank) {
+    return InvalidArgument("rank " + std::to_string(id.rank) + ", local rank " +
+                           std::to_string(id.local_rank) + " of " + std::to_string(local_size_) +
+                           " does not fit job '" + id_ + "' of " + std::to_string(world_size_) +
+                           " ranks with ranks per node " + ranks_.ToString());
   }
   if (member_count() > 0 && !TokensEqual(id.token, token_)) {
     return PermissionDenied("job token differs from the one the job's other local ranks gave");

@@ -36,8 +36,10 @@ class Network;
 class Job {
  public:
   // `net` may be null (no agent port): then only single-node jobs are possible.
+  // `node_ranks`: ranks per node where they differ (ClientIdentity::node_ranks); empty: every
+  // node runs local_size.
   Job(std::string id, int world_size, int local_size, Network* net,
-      const EngineOptions& engine = {});
+      const EngineOptions& engine = {}, std::vector<int32_t> node_ranks = {});
   ~Job();
   uint64_t hash() const { return hash_; }
   // Sends of this job are still in flight (its clients' memory must stay mapped), or its
@@ -50,6 +52,8 @@ class Job {
   const std::string& base_id() const { return base_id_; }
   uint32_t generation() const { return generation_; }
   int local_size() const { return local_size_; }
+  // Which ranks run on which node.
+  const RankLayout& ranks() const { return ranks_; }
   int world_size() const { return world_size_; }
   const std::string& token() const { return token_; }
   // Across nodes: this node's rank, the node count, and where each node's agent listens ("" where
@@ -219,6 +223,8 @@ class Job {
   bool active_ = false;
   int world_size_;
   int local_size_;
+  std::vector<int32_t> node_ranks_;  // as the first member said; empty: even
+  RankLayout ranks_;
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
   ipc::GpuMode gpu_mode_ = ipc::GpuMode::kStaging;    // its members', set by the first to join
   ipc::JobClass job_class_ = ipc::JobClass::kNormal;  // the same

@@ -12,8 +12,8 @@ namespace outrider::agent {
 
 Status Job::StartNetwork(const Member* first) {
   const ClientIdentity& id = first->identity();
-  int num_nodes = world_size_ / local_size_;
-  int node = id.rank / local_size_;
+  int num_nodes = ranks_.nodes();
+  int node = ranks_.node_of(id.rank);
   if (net_ == nullptr) {
     return FailedPrecondition("job '" + id_ + "' spans " + std::to_string(num_nodes) +
                               " nodes, but this agent runs without an agent port (--port 0)");
@@ -31,7 +31,7 @@ Status Job::StartNetwork(const Member* first) {
     Logger("engine")->warn(
         "job '{}' has no OUTRIDER_JOB_TOKEN: any agent that knows its id may join", id_);
   group_ = std::make_unique<NodeGroup>(
-      Topology{id_, num_nodes, node, local_size_, id.job_base}, hash_, net_->self_hash(),
+      Topology{id_, num_nodes, node, ranks_, id.job_base}, hash_, net_->self_hash(),
       net_->transport(), &host_plane_,
       [this](uint64_t key, uint64_t seq, const Status& st, std::string_view algo,
              const std::vector<OpReport>* reports, const OpTrace& trace) {
@@ -56,7 +56,12 @@ Status Job::StartNetwork(const Member* first) {
       members_[r]->Partial(p.op_ids[r], seq, elapsed, reports[r]);
     }
   });
-  JobShape shape{id_, token_, num_nodes, local_size_};
+  std::vector<int32_t> counts = ranks_.counts();
+  uint32_t layout =
+      ranks_.even()
+          ? 0
+          : static_cast<uint32_t>(ipc::Fnv1a(counts.data(), counts.size() * sizeof(int32_t)));
+  JobShape shape{id_, token_, num_nodes, local_size_, layout};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   in_rendezvous_ = true;
   MarkActive();

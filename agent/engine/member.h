@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "agent/engine/op_report.h"
 #include "base/status.h"
@@ -16,6 +17,9 @@ struct ClientIdentity {
   uint32_t client_id = 0;
   std::string job_id;
   int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  // Ranks per node, in node order, where nodes run different numbers (a generation the agents
+  // decided); empty: every node runs local_world_size (a hello's job, a communicator).
+  std::vector<int32_t> node_ranks;
   std::string root_addr;  // host:port of the job's root agent (multi-node)
   std::string token;
   ipc::PeerCredentials peer{};

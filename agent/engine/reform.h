@@ -3,12 +3,12 @@
 // (a rank that does not ask within half the deadline is left out) and reports them to the lowest
 // node of the job that still has ranks; that agent decides. It waits for every node that still
 // has ranks (never past the deadline: a node that has not reported by then is left out), adds the
-// joiners it holds, picks the ranks per node that keeps the most ranks (every node of a
-// generation runs as many), renumbers the members densely in the order of their old ranks
-// (joiners last) and answers every node. A node too small for that count is not answered: its
-// ranks wait with the joiners for the next generation. Each node's agent then moves its clients
-// into the new generation, whose rendezvous its node 0 hosts. Joiners wait at the lowest node with
-// ranks; an agent left with no rank of the job sends what it holds on to the next.
+// joiners it holds on the nodes where they started, keeps every node's ranks (nodes may run
+// different numbers), renumbers the members node by node in the order of their old ranks
+// (joiners last on their node) and answers every node with the ranks per node. Each node's agent
+// then moves its clients into the new generation, whose rendezvous its node 0 hosts. Joiners wait
+// at the lowest node with ranks; an agent left with no rank of the job sends what it holds on to
+// the next.
 //
 // Reports travel over the agents' ports (agent/bootstrap/rendezvous.h). A node tries the job's
 // nodes in order: an agent that is gone, or one with no rank of the job left, sends it on to the
@@ -43,7 +43,9 @@ class Network;
 struct ReformAssignment {
   uint32_t generation = 0;
   int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
-  std::string root_addr;  // the agent of the generation's node 0 ("" when it is this one)
+  std::string root_addr;            // the agent of the generation's node 0 ("" when it is this one)
+  int32_t node = 0;                 // the rank's node in the generation
+  std::vector<int32_t> node_ranks;  // ranks on each of the generation's nodes, in node order
 };
 
 // Thread-safety: loop thread only.
@@ -73,21 +75,16 @@ class Reformer {
   // Where the agents of a generation of `base` that had ranks here listen (kept after its ranks
   // here are gone: a joiner on this node finds the job through them).
   void Remember(const std::string& base, const std::vector<std::string>& agents);
-  // Ranks this agent holds for the next generation of `base` (joiners, and ranks a decision kept
-  // waiting because their node was too small for it).
+  // Joiners this agent holds for the next generation of `base`.
   uint32_t JoinersHeld(const std::string& base) const;
-  // Of those, how many the next generation would add: what the job's ranks re-form for (a lone
-  // joiner where every node runs two, or a spare beside a full node, adds none).
+  // Of those, how many the next generation would add (all of them, at the node that decides; none
+  // elsewhere): what the job's ranks re-form for.
   uint32_t JoinersWaiting(const std::string& base) const;
   // Deadlines: collections sent as they are, decisions taken without the late nodes, asks and
   // joiners past their own deadline answered.
   void Tick(uint64_t now_ns);
   uint64_t NextDeadlineNs() const;
   nlohmann::json StatusJson() const;
-
-  // Decision rule, exposed for tests. Entries are nodes in order (each a list of ranks that want
-  // to go on, survivors first); returns the ranks each node keeps (the same for every kept node).
-  static int RanksPerNode(const std::vector<size_t>& sizes);
 
  private:
   struct Waiter {
@@ -101,7 +98,6 @@ class Reformer {
     std::string base;
     uint32_t generation = 0;  // the generation they leave
     bool joiners = false;     // a collection of one joiner (not of a generation's ranks)
-    bool rejoin = false;      // its ranks were not placed: they ask again as ranks waiting to join
     std::string token;
     uint32_t timeout_ms = 0;
     uint64_t started_ns = 0;
@@ -176,8 +172,8 @@ class Reformer {
   int JoinersNode(const Job& job) const;
   // Joiners held here while another node of the job's live generation decides go there.
   void SendOnJoiners(const std::string& base);
-  // Once this agent decided a generation it has no rank in, what waits here for the next one
-  // (joiners, ranks too few on their node) goes to that generation's node 0.
+  // Once this agent decided a generation it has no rank in, the joiners waiting here for the next
+  // one go to that generation's node 0.
   void SendOnHeld(const std::string& base, const std::string& root);
   void Redirect(UniqueFd fd, const std::string& to);
 

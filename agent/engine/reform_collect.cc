@@ -4,6 +4,7 @@
 
 #include "agent/bootstrap/rendezvous_frame.h"
 #include "agent/engine/job_table.h"
+#include "agent/engine/rank_layout.h"
 #include "agent/engine/reform.h"
 #include "agent/engine/reform_internal.h"
 #include "agent/engine/reform_messages.h"
@@ -200,7 +201,7 @@ void Reformer::SendNext(const std::string& key) {
   }
   c.asking = c.candidates[c.next++];
   ReformRequest req;
-  req.joiner = c.joiners || c.rejoin;
+  req.joiner = c.joiners;
   req.generation = c.generation;
   req.port = net_->rendezvous()->port();
   req.timeout_ms = std::min(c.timeout_ms, ReformRequest::kMaxTimeoutMs);
@@ -243,14 +244,6 @@ void Reformer::OnAnswer(const std::string& key, Result<FrameReply> r) {
     return SendNext(key);
   }
   if (d->absent) return SendNext(key);
-  if (!d->rejoin.empty() && !c.joiners) {
-    // The agent that decided keeps none of this node's ranks for now: they wait at the new
-    // generation's node 0 for the one after.
-    c.rejoin = true;
-    if (c.candidates.size() < c.next + kMaxRedirects)
-      c.candidates.insert(c.candidates.begin() + static_cast<ptrdiff_t>(c.next), d->rejoin);
-    return SendNext(key);
-  }
   // Another agent decides (or decided): reports held here go there.
   if (!c.joiners) {
     auto round = rounds_.find(c.base);
@@ -278,12 +271,13 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
   double seconds = static_cast<double>(ipc::MonotonicNs() - c.started_ns) * 1e-9;
   if (m.enabled() && decision != nullptr) m.reconfiguration_duration->Observe(seconds);
   uint32_t generation = 0;
-  int32_t world = 0, local_size = 0;
+  int32_t world = 0;
+  RankLayout layout;
   std::string root;
   if (decision != nullptr) {
     generation = decision->generation;
     world = decision->world_size;
-    local_size = decision->local_world_size;
+    layout = RankLayout::FromCounts(decision->node_ranks);
     root = decision->root;
     std::string id = GenerationJobId(c.base, generation);
     if (!decision->agents.empty() && agents_of_.emplace(id, decision->agents).second) {
@@ -308,11 +302,14 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
     if (decision != nullptr) {
       const ReformSlot& slot = decision->assign[i];
       if (slot.why.empty()) {
-        ReformAssignment as{generation, slot.rank, world, slot.local_rank, local_size, root};
+        int node = layout.node_of(slot.rank);
+        ReformAssignment as{
+            generation, slot.rank,           world, slot.local_rank, layout.ranks_on(node), root,
+            node,       decision->node_ranks};
         a = as;
         if (w.owner == nullptr) {
           gave_up.push_back(as.local_rank);
-          gave_up_node = as.rank / local_size;
+          gave_up_node = node;
         }
       } else {
         a = FailedPrecondition("left out of generation " + std::to_string(generation) +
@@ -335,7 +332,8 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
   if (!gave_up.empty()) {
     Status lost = PeerLost("job '" + c.base + "' generation " + std::to_string(generation) +
                            ": local rank(s) " + RankList(gave_up) + " of " +
-                           std::to_string(local_size) + " on this node died before joining it");
+                           std::to_string(layout.ranks_on(gave_up_node)) +
+                           " on this node died before joining it");
     std::string id = GenerationJobId(c.base, generation);
     if (Job* nj = jobs_->Find(id); nj != nullptr) {
       nj->GiveUp(lost);

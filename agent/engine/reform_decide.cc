@@ -45,20 +45,6 @@ std::string SeenFrom(const std::string& agent, const std::string& local) {
 
 }  // namespace
 
-int Reformer::RanksPerNode(const std::vector<size_t>& sizes) {
-  size_t best = 0, best_total = 0;
-  for (size_t l : sizes) {
-    if (l == 0) continue;
-    size_t nodes = 0;
-    for (size_t s : sizes) nodes += s >= l;
-    if (l * nodes > best_total || (l * nodes == best_total && l > best)) {
-      best = l;
-      best_total = l * nodes;
-    }
-  }
-  return static_cast<int>(best);
-}
-
 void Reformer::OnReport(const std::string& base, const std::string& token, std::string body,
                         UniqueFd fd, const std::string& local, const std::string& peer) {
   // Authenticated before parsed: a frame about a job this agent does not run, or with another
@@ -122,8 +108,6 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
       }
       return;
     }
-    // Ranks a decision elsewhere kept waiting come with their old ranks.
-    rep.ranks = std::move(req->ranks);
     std::vector<Report>& held = joiners_[base];
     size_t from_agent = 0, places = 0;
     for (const Report& r : held) {
@@ -262,17 +246,8 @@ void Reformer::Decide(const std::string& base, Round& round) {
       entries.push_back(Entry{jr.agent, {}});
       e = entries.end() - 1;
     }
-    if (jr.ranks.empty()) {
-      e->slots.push_back({&jr, -1, -1});
-    } else {
-      // Ranks a decision kept waiting (their node was too small for it): they come as joiners.
-      for (size_t i = 0; i < jr.ranks.size(); ++i)
-        e->slots.push_back({&jr, static_cast<int>(i), -1});
-    }
+    e->slots.push_back({&jr, -1, -1});
   }
-  std::vector<size_t> sizes;
-  for (const Entry& e : entries) sizes.push_back(e.slots.size());
-  int per_node = RanksPerNode(sizes);
   uint32_t next = round.generation + 1;
   // Answers by report: an assignment per rank (or why it has no place).
   std::map<Report*, nlohmann::json> answers;
@@ -280,27 +255,23 @@ void Reformer::Decide(const std::string& base, Round& round) {
   for (Report* r : nodes) {
     for (size_t i = 0; i < r->ranks.size(); ++i) answers[r].push_back(nullptr);
   }
-  for (Report& jr : held) {
-    if (!jr.ranks.empty()) answers[&jr] = nlohmann::json::array();
-    for (size_t i = 0; i < jr.ranks.size(); ++i) answers[&jr].push_back(nullptr);
-  }
-  // Reports whose whole node has too few ranks for this generation: they are not answered but
-  // held for the next one, where a replacement at their node may complete it (a healthy rank is
-  // not sent away because its node lost another).
-  std::set<Report*> waiting;
+  // Every node keeps all its ranks, whatever the others run: a healthy rank is never sent away
+  // because a node-mate died, and a replacement or spare joins on the node where it started.
+  // Ranks are numbered node by node.
   std::vector<int32_t> kept_old;
-  int kept_nodes = 0, joined = 0;
+  int32_t world = 0;
+  int joined = 0;
   std::string root;
   std::vector<std::string> kept_agents;
+  std::vector<int32_t> node_ranks;
   std::vector<std::string> moves;
   for (Entry& e : entries) {
-    bool keep = per_node > 0 && e.slots.size() >= static_cast<size_t>(per_node);
-    for (size_t s = 0; s < e.slots.size(); ++s) {
-      Slot& sl = e.slots[s];
+    int32_t local = 0;
+    for (Slot& sl : e.slots) {
       nlohmann::json a;
-      if (keep && s < static_cast<size_t>(per_node)) {
-        int32_t rank = kept_nodes * per_node + static_cast<int32_t>(s);
-        a = {{"rank", rank}, {"local_rank", static_cast<int32_t>(s)}};
+      if (local < static_cast<int32_t>(kMaxJoinersPerNode)) {
+        int32_t rank = world + local;
+        a = {{"rank", rank}, {"local_rank", local}};
         if (sl.old_rank >= 0) {
           kept_old.push_back(sl.old_rank);
           if (sl.old_rank != rank)
@@ -309,12 +280,10 @@ void Reformer::Decide(const std::string& base, Round& round) {
           ++joined;
           moves.push_back("joiner->" + std::to_string(rank));
         }
+        ++local;
       } else {
-        a = keep ? "its node keeps " + std::to_string(per_node) + " ranks"
-                 : "its node has " + std::to_string(e.slots.size()) +
-                       " ranks, and every node of "
-                       "the new generation runs " +
-                       std::to_string(per_node);
+        a = "its node runs " + std::to_string(kMaxJoinersPerNode) +
+            " ranks of the job, the most one agent serves";
       }
       if (sl.index >= 0) {
         answers[sl.report][static_cast<size_t>(sl.index)] = a;
@@ -322,16 +291,12 @@ void Reformer::Decide(const std::string& base, Round& round) {
         answers[sl.report] = nlohmann::json::array({a});
       }
     }
-    if (!keep && per_node > 0) {
-      for (const Slot& sl : e.slots) waiting.insert(sl.report);
-    }
-    if (keep) {
-      if (kept_nodes == 0) root = e.agent;
-      kept_agents.push_back(e.agent);
-      ++kept_nodes;
-    }
+    if (local == 0) continue;
+    if (root.empty()) root = e.agent;
+    kept_agents.push_back(e.agent);
+    node_ranks.push_back(local);
+    world += local;
   }
-  int32_t world = kept_nodes * per_node;
   auto reply = [&](Report& r) {
     nlohmann::json j;
     if (world == 0) {
@@ -343,29 +308,21 @@ void Reformer::Decide(const std::string& base, Round& round) {
       auto seen = [&](const std::string& a) { return SeenFrom(a, r.local); };
       std::vector<std::string> agents;
       for (const std::string& a : kept_agents) agents.push_back(seen(a));
-      j = {{"code", 0},          {"generation", next},           {"world_size", world},
-           {"root", seen(root)}, {"local_world_size", per_node}, {"assign", answers[&r]},
+      j = {{"code", 0},          {"generation", next},       {"world_size", world},
+           {"root", seen(root)}, {"node_ranks", node_ranks}, {"assign", answers[&r]},
            {"agents", agents}};
     }
     Answer(std::move(r.fd), j);
   };
   for (Report* r : nodes) {
-    if (r->fd.valid() && waiting.count(r) == 0) reply(*r);
+    if (r->fd.valid()) reply(*r);
   }
   for (Report& jr : held) {
-    if (answers.count(&jr) != 0 && jr.fd.valid() && waiting.count(&jr) == 0) reply(jr);
+    if (answers.count(&jr) != 0 && jr.fd.valid()) reply(jr);
   }
-  size_t kept_waiting = 0;
-  for (Report* r : waiting) kept_waiting += r->fd.valid() ? r->places() : 0;
   held.erase(
       std::remove_if(held.begin(), held.end(), [](const Report& r) { return !r.fd.valid(); }),
       held.end());
-  for (Report* r : nodes) {
-    if (waiting.count(r) != 0 && r->fd.valid()) {
-      r->joiner = true;
-      held.push_back(std::move(*r));
-    }
-  }
   // The decider's own node (its report, if its ranks asked) may have no place in the new
   // generation: then what waits here for the next one goes to the new generation's node 0.
   std::string self_agent;
@@ -385,11 +342,11 @@ void Reformer::Decide(const std::string& base, Round& round) {
   for (const std::string& mv : moves) renumbered += (renumbered.empty() ? "" : ", ") + mv;
   std::string missing = Unreported(round, old);
   Logger("engine")->info(
-      "job '{}': generation {} -> {} decided here in {:.3f} s: {} ranks on {} nodes ({} per "
-      "node); left: ranks {}; joined: {}; renumbered: {}; waiting for the next: {}{}",
+      "job '{}': generation {} -> {} decided here in {:.3f} s: {} ranks on {} nodes (ranks per "
+      "node {}); left: ranks {}; joined: {}; renumbered: {}{}",
       base, round.generation, next, static_cast<double>(now - round.started_ns) * 1e-9, world,
-      kept_nodes, per_node, RankList(left), joined, renumbered.empty() ? "none" : renumbered,
-      kept_waiting,
+      node_ranks.size(), RankLayout::FromCounts(node_ranks).ToString(), RankList(left), joined,
+      renumbered.empty() ? "none" : renumbered,
       missing.empty() ? "" : "; at the deadline, without node(s) " + missing + " (never reported)");
   decided_[base] = Decided{round.generation, next, now, world > 0 && !self_kept ? root : ""};
   rounds_.erase(base);
@@ -399,14 +356,7 @@ void Reformer::SendOnHeld(const std::string& base, const std::string& root) {
   auto it = joiners_.find(base);
   if (it == joiners_.end()) return;
   for (Report& r : it->second) {
-    if (!r.fd.valid()) continue;
-    std::string to = SeenFrom(root, r.local);
-    if (r.ranks.empty()) {
-      Redirect(std::move(r.fd), to);
-    } else {
-      // Ranks of an earlier generation (not joiners): they ask again as ranks waiting to join.
-      Answer(std::move(r.fd), {{"code", 0}, {"rejoin", to}});
-    }
+    if (r.fd.valid()) Redirect(std::move(r.fd), SeenFrom(root, r.local));
   }
   it->second.clear();
 }
@@ -440,47 +390,14 @@ uint32_t Reformer::JoinersHeld(const std::string& base) const {
 uint32_t Reformer::JoinersWaiting(const std::string& base) const {
   auto it = joiners_.find(base);
   if (it == joiners_.end()) return 0;
-  // Ranks waiting, by the agent they wait at.
-  std::map<std::string, size_t> by_agent;
   size_t total = 0;
-  for (const Report& r : it->second) {
-    if (!r.fd.valid() || Closed(r.fd)) continue;
-    by_agent[r.agent] += r.places();
-    total += r.places();
-  }
+  for (const Report& r : it->second) total += r.fd.valid() && !Closed(r.fd) ? r.places() : 0;
   Job* live = Live(base);
   if (live == nullptr || total == 0) return static_cast<uint32_t>(total);
-  // Only the node that decides counts them: the others' ranks would re-form for nothing.
+  // Only the node that decides counts them: the others' ranks would re-form for nothing. Every
+  // joiner held has a place in the next generation, on the node where it started.
   if (JoinersNode(*live) != live->node_rank()) return 0;
-  // Only joiners the next generation would place: re-forming for one that cannot be (a lone rank
-  // where every node runs two, a spare beside a full node) would change nothing.
-  std::vector<size_t> sizes;
-  size_t now = 0;  // ranks on the nodes not known to be gone
-  for (int n = 0; n < live->num_nodes(); ++n) {
-    sizes.push_back(live->node_gone(n) ? 0 : static_cast<size_t>(live->local_size()));
-    now += sizes.back();
-  }
-  std::string own = net_ != nullptr ? std::to_string(net_->rendezvous()->port()) : "";
-  for (const auto& [agent, n] : by_agent) {
-    // This agent's own (reported over loopback), or one of the job's nodes, or a new node.
-    int node = -1;
-    if (Loopback(agent) && PortOf(agent) == own) {
-      node = live->node_rank();
-    } else {
-      const auto& addrs = AgentsOf(*live);
-      auto at = std::find(addrs.begin(), addrs.end(), agent);
-      if (at != addrs.end()) node = static_cast<int>(at - addrs.begin());
-    }
-    if (node >= 0 && static_cast<size_t>(node) < sizes.size()) {
-      sizes[static_cast<size_t>(node)] += n;
-    } else {
-      sizes.push_back(n);
-    }
-  }
-  int per_node = RanksPerNode(sizes);
-  size_t world = 0;
-  for (size_t n : sizes) world += n >= static_cast<size_t>(per_node) ? per_node : 0;
-  return world > now ? static_cast<uint32_t>(std::min(world - now, total)) : 0;
+  return static_cast<uint32_t>(total);
 }
 
 }  // namespace outrider::agent

@@ -6,6 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "agent/engine/rank_layout.h"
+
 namespace outrider::agent {
 namespace {
 
@@ -107,8 +109,7 @@ std::string EncodeReformDecision(const ReformDecision& d) {
   json j = {{"code", d.code}};
   if (d.absent) j["absent"] = true;
   if (!d.message.empty()) j["message"] = d.message;
-  if (!d.rejoin.empty()) j["rejoin"] = d.rejoin;
-  if (d.code == 0 && !d.absent && d.rejoin.empty()) {
+  if (d.code == 0 && !d.absent) {
     json assign = json::array();
     for (const ReformSlot& s : d.assign) {
       if (!s.why.empty()) {
@@ -121,7 +122,7 @@ std::string EncodeReformDecision(const ReformDecision& d) {
     }
     j.update({{"generation", d.generation},
               {"world_size", d.world_size},
-              {"local_world_size", d.local_world_size},
+              {"node_ranks", d.node_ranks},
               {"root", d.root},
               {"agents", d.agents},
               {"assign", std::move(assign)}});
@@ -136,19 +137,31 @@ Result<ReformDecision> ParseReformDecision(std::string_view body) {
   d.code = static_cast<int32_t>(Code::kInternal);
   OUTRIDER_RETURN_IF_ERROR(Int(j, "code", &d.code, INT32_MIN, INT32_MAX));
   OUTRIDER_RETURN_IF_ERROR(Str(j, "message", &d.message));
-  OUTRIDER_RETURN_IF_ERROR(Str(j, "rejoin", &d.rejoin));
-  if (d.absent || d.code != 0 || !d.rejoin.empty()) return d;
+  if (d.absent || d.code != 0) return d;
   OUTRIDER_RETURN_IF_ERROR(Int(j, "generation", &d.generation, 0, UINT32_MAX));
   OUTRIDER_RETURN_IF_ERROR(Int(j, "world_size", &d.world_size, 1, kMaxRank));
-  OUTRIDER_RETURN_IF_ERROR(Int(j, "local_world_size", &d.local_world_size, 1, kMaxRank));
-  if (d.world_size < 1 || d.local_world_size < 1)
-    return ProtocolError("a decision without world_size or local_world_size");
+  if (d.world_size < 1) return ProtocolError("a decision without world_size");
   OUTRIDER_RETURN_IF_ERROR(Str(j, "root", &d.root));
   OUTRIDER_ASSIGN_OR_RETURN(const json* agents, Array(j, "agents", ReformDecision::kMaxAgents));
   for (const json& a : *agents) {
     if (!a.is_string()) return ProtocolError("field 'agents' holds a non-string");
     d.agents.push_back(a.get<std::string>());
   }
+  OUTRIDER_ASSIGN_OR_RETURN(const json* per_node,
+                            Array(j, "node_ranks", ReformDecision::kMaxAgents));
+  int64_t total = 0;
+  for (const json& n : *per_node) {
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > kMaxRank)
+      return ProtocolError("field 'node_ranks' holds an impossible count");
+    d.node_ranks.push_back(n.get<int32_t>());
+    total += d.node_ranks.back();
+  }
+  if (d.node_ranks.size() != d.agents.size() || total != d.world_size) {
+    return ProtocolError(
+        "a decision whose ranks per node do not add up to its world_size over "
+        "its agents");
+  }
+  RankLayout layout = RankLayout::FromCounts(d.node_ranks);
   OUTRIDER_ASSIGN_OR_RETURN(const json* assign, Array(j, "assign", ReformRequest::kMaxRanks));
   for (const json& a : *assign) {
     ReformSlot s;
@@ -157,8 +170,10 @@ Result<ReformDecision> ParseReformDecision(std::string_view body) {
       if (s.why.empty()) s.why = "no place for this rank";
     } else if (a.is_object()) {
       OUTRIDER_RETURN_IF_ERROR(Int(a, "rank", &s.rank, 0, d.world_size - 1));
-      OUTRIDER_RETURN_IF_ERROR(Int(a, "local_rank", &s.local_rank, 0, d.local_world_size - 1));
+      OUTRIDER_RETURN_IF_ERROR(Int(a, "local_rank", &s.local_rank, 0, d.world_size - 1));
       if (s.rank < 0 || s.local_rank < 0) return ProtocolError("an assignment without its rank");
+      if (s.rank - layout.first_rank(layout.node_of(s.rank)) != s.local_rank)
+        return ProtocolError("an assignment whose local rank is not its place on its node");
     } else if (a.is_null()) {
       s.why = "no place for this rank";
     } else {

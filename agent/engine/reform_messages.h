@@ -35,13 +35,11 @@ struct ReformSlot {
 struct ReformDecision {
   static constexpr size_t kMaxAgents = 1 << 16;
   bool absent = false;  // that agent has no rank of the job: ask the next one
-  // The ranks asked too early to be placed and their node runs none of the new generation: they
-  // ask again, as ranks waiting to join, at this agent (the new generation's node 0).
-  std::string rejoin;
-  int32_t code = 0;  // a Code; non-zero: no generation, `message` says why
+  int32_t code = 0;     // a Code; non-zero: no generation, `message` says why
   std::string message;
   uint32_t generation = 0;
-  int32_t world_size = 0, local_world_size = 0;
+  int32_t world_size = 0;
+  std::vector<int32_t> node_ranks;  // ranks on each node, in node order (they may differ)
   std::string root;                 // the agent of the new generation's node 0
   std::vector<std::string> agents;  // every kept node's agent, in node order
   std::vector<ReformSlot> assign;   // one per rank of the request, in its order

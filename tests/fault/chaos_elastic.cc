@@ -284,17 +284,20 @@ int RunElastic(const Options& o) {
       killed = {p};
     }
     for (int p : killed) Reap(at[static_cast<size_t>(p)]);
-    std::set<int> hit;  // nodes that lost a rank: their other ranks wait for a replacement
+    std::set<int> hit;  // nodes that lost a rank (an agent restarts on the first)
     for (int p : killed) hit.insert(p / per_node);
-    // Shrink (from the last kill): the first op of every rank on a node that lost none, in a
-    // generation of just those ranks.
-    const int kept = (o.nodes - static_cast<int>(hit.size())) * per_node;
+    // Shrink (from the last kill): the first op of every surviving rank, node-mates of the dead
+    // included, in a generation of just those ranks.
+    const int kept = places - static_cast<int>(killed.size());
+    auto survived = [&](int p) {
+      return std::find(killed.begin(), killed.end(), p) == killed.end();
+    };
     int64_t back_ns = 0;
     bool shrunk = testing::WaitUntil(
         [&] {
           int64_t last = 0;
           for (int p = 0; p < places; ++p) {
-            if (hit.count(p / per_node) != 0) continue;
+            if (!survived(p)) continue;
             ElasticSlot& s = slot(p);
             if (s.done || s.generation <= gen || s.world != kept || s.first_op_ns == 0)
               return false;

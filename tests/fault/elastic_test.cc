@@ -25,14 +25,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-TEST(Reformer, KeepsTheRanksPerNodeThatKeepMostRanks) {
-  EXPECT_EQ(agent::Reformer::RanksPerNode({1, 1, 1}), 1);
-  EXPECT_EQ(agent::Reformer::RanksPerNode({2, 1, 2, 2}), 2);  // 6 ranks, not 4
-  EXPECT_EQ(agent::Reformer::RanksPerNode({4, 1, 1, 1}), 4);  // 4 ranks, 4 = 4: the larger
-  EXPECT_EQ(agent::Reformer::RanksPerNode({3, 2, 2}), 2);     // 6 ranks, not 3
-  EXPECT_EQ(agent::Reformer::RanksPerNode({}), 0);
-}
-
 TEST(Reformer, NamesGenerationsWithinTheJobIdLimit) {
   EXPECT_EQ(agent::GenerationJobId("train", 0), "train");
   EXPECT_EQ(agent::GenerationJobId("train", 3), "train~g3");

@@ -43,7 +43,7 @@ double Bound(SparseAlgo algo, int nodes, double m, double d, double du, double e
 SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   int N = c.nodes;
   agent::sparse::Table t{c.rows, c.dim, c.dtype};
-  agent::sparse::Context ctx{N, 0, c.local, t, c.block_rows, {}};
+  agent::sparse::Context ctx{N, 0, agent::RankLayout::Even(N, c.local), t, c.block_rows, {}};
   // Node contributions: the union of the node's ranks' ids.
   std::vector<std::vector<uint64_t>> node(static_cast<size_t>(N));
   for (int r = 0; r < N * c.local; ++r) {

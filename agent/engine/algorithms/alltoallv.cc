@@ -10,19 +10,21 @@ namespace outrider::agent {
 namespace {
 
 // Node `me`'s counts with node m (`ops`: me's ranks).
-AlltoallvCounts CountsWith(const std::vector<const ValidatedOp*>& ops, size_t m) {
-  size_t L = ops.size();
+AlltoallvCounts CountsWith(const std::vector<const ValidatedOp*>& ops, const Topology& topo,
+                           int m) {
+  size_t L = ops.size(), M = static_cast<size_t>(topo.ranks.ranks_on(m)),
+         first = static_cast<size_t>(topo.ranks.first_rank(m));
   std::vector<int64_t> sent, expected;
   AlltoallvCounts x{};
   // Both in (sending rank, receiving rank) order: this node's ranks send to m's, m's send to them.
   for (size_t i = 0; i < L; ++i) {
-    for (size_t j = 0; j < L; ++j) {
-      sent.push_back(ops[i]->send_counts[m * L + j]);
-      expected.push_back(ops[j]->recv_counts[m * L + i]);
-      x.sent += static_cast<uint64_t>(sent.back());
-      x.expected += static_cast<uint64_t>(expected.back());
-    }
+    for (size_t j = 0; j < M; ++j) sent.push_back(ops[i]->send_counts[first + j]);
   }
+  for (size_t j = 0; j < M; ++j) {
+    for (size_t i = 0; i < L; ++i) expected.push_back(ops[i]->recv_counts[first + j]);
+  }
+  for (int64_t s : sent) x.sent += static_cast<uint64_t>(s);
+  for (int64_t e : expected) x.expected += static_cast<uint64_t>(e);
   x.sent_hash = ipc::Fnv1a(sent.data(), sent.size() * sizeof(int64_t));
   x.expected_hash = ipc::Fnv1a(expected.data(), expected.size() * sizeof(int64_t));
   return x;
@@ -32,12 +34,12 @@ AlltoallvCounts CountsWith(const std::vector<const ValidatedOp*>& ops, size_t m)
 
 AlltoallvAgreement::AlltoallvAgreement(const std::vector<const ValidatedOp*>& ops,
                                        const Topology& topo) {
-  size_t N = static_cast<size_t>(topo.nodes), L = ops.size(), me = static_cast<size_t>(topo.me);
-  for (size_t m = 0; m < N; ++m) counts.push_back(CountsWith(ops, m));
+  size_t L = ops.size(), first = static_cast<size_t>(topo.first_local_rank());
+  for (int m = 0; m < topo.nodes; ++m) counts.push_back(CountsWith(ops, topo, m));
   // The finer check here names the ranks.
   for (size_t i = 0; i < L && local_detail.empty(); ++i) {
     for (size_t j = 0; j < L; ++j) {
-      size_t gi = me * L + i, gj = me * L + j;
+      size_t gi = first + i, gj = first + j;
       if (ops[j]->recv_counts[gi] != ops[i]->send_counts[gj]) {
         local_detail = "rank " + std::to_string(gi) + " sends " +
                        std::to_string(ops[i]->send_counts[gj]) + " elements to rank " +
@@ -94,6 +96,7 @@ void Alltoallv::Prepare(std::function<void()> ready) {
   size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
   uint64_t elem = ipc::DTypeSize(op().dtype);
   const auto& ops = c_.ops;
+  const RankLayout& ranks = topo_.ranks;
   // Blocks among this node's ranks move only once every pair agrees.
   agreement_ = std::make_unique<AlltoallvAgreement>(ops, topo_);
   const std::vector<AlltoallvCounts>& counts = agreement_->counts;
@@ -107,8 +110,8 @@ void Alltoallv::Prepare(std::function<void()> ready) {
     BufferSpan out = BufferSpan::Host(outgoing_[m].data(), outgoing_[m].size());
     uint64_t at = table;
     for (size_t i = 0; i < L; ++i) {
-      for (size_t j = 0; j < L; ++j) {
-        size_t gj = m * L + j;
+      for (int j = 0; j < ranks.ranks_on(static_cast<int>(m)); ++j) {
+        size_t gj = static_cast<size_t>(ranks.first_rank(static_cast<int>(m)) + j);
         uint64_t len = static_cast<uint64_t>(ops[i]->send_counts[gj]) * elem;
         pairs.push_back(
             {out.Sub(at, len), ops[i]->send.Sub(BlockOffset(ops[i]->send_counts, gj, elem), len)});
@@ -136,9 +139,10 @@ void Alltoallv::Agreed() {
     }
   }
   std::vector<CopyPair> pairs;
+  size_t first = static_cast<size_t>(topo_.first_local_rank());
   for (size_t i = 0; i < L; ++i) {  // among this node's ranks: straight from the sender's buffer
     for (size_t j = 0; j < L; ++j) {
-      size_t gi = me * L + i, gj = me * L + j;
+      size_t gi = first + i, gj = first + j;
       uint64_t len = static_cast<uint64_t>(c_.ops[i]->send_counts[gj]) * elem;
       pairs.push_back({c_.ops[j]->recv.Sub(BlockOffset(c_.ops[j]->recv_counts, gi, elem), len),
                        c_.ops[i]->send.Sub(BlockOffset(c_.ops[i]->send_counts, gj, elem), len)});
@@ -148,8 +152,9 @@ void Alltoallv::Agreed() {
     if (n == me) continue;
     BufferSpan in = BufferSpan::Host(c_.data[n].data(), c_.data[n].size());
     uint64_t at = table;
-    for (size_t i = 0; i < L; ++i) {
-      size_t gi = n * L + i;
+    int senders = topo_.ranks.ranks_on(static_cast<int>(n));
+    for (int i = 0; i < senders; ++i) {
+      size_t gi = static_cast<size_t>(topo_.ranks.first_rank(static_cast<int>(n)) + i);
       for (size_t j = 0; j < L; ++j) {
         uint64_t len = static_cast<uint64_t>(c_.ops[j]->recv_counts[gi]) * elem;
         pairs.push_back({c_.ops[j]->recv.Sub(BlockOffset(c_.ops[j]->recv_counts, gi, elem), len),

@@ -18,7 +18,7 @@ class ChainBroadcast final : public Algorithm {
   std::string WaitingFor() const override;
 
  private:
-  int root_node() const { return op().root / topo_.local_size; }
+  int root_node() const { return topo_.ranks.node_of(op().root); }
   void Arrived();
 
   BufferSpan buf_;  // local rank 0's buffer

@@ -28,7 +28,7 @@ void Direct::Prepare(std::function<void()> ready) {
                     PartialOp(o.reduce_op), std::move(ready), OpTrace::kLocalReduce);
     case OpKind::kBroadcast:
       bytes_ = o.recv.length;
-      if (o.root / topo_.local_size != topo_.me) return ready();
+      if (topo_.ranks.node_of(o.root) != topo_.me) return ready();
       // The root node's clients hold the data; its other local clients get it now.
       return Copy(CopyRootLocally(), std::move(ready));
     default:  // barrier
@@ -42,19 +42,28 @@ BufferSpan Direct::Contribution(int node) const {
     case OpKind::kAllreduce:
       return BufferSpan::Host(partial_.data(), bytes_);
     case OpKind::kAllgather:
-      return o.recv.Sub(static_cast<uint64_t>(topo_.me) * bytes_, bytes_);
-    case OpKind::kReduceScatter:
+      return o.recv.Sub(static_cast<uint64_t>(topo_.first_local_rank()) * o.send.length, bytes_);
+    case OpKind::kReduceScatter: {
+      // The slice of `node`'s ranks.
+      uint64_t slice = o.recv.length;
       return BufferSpan::Host(partial_.data(), partial_.size())
-          .Sub(static_cast<uint64_t>(node) * bytes_, bytes_);
+          .Sub(static_cast<uint64_t>(topo_.ranks.first_rank(node)) * slice,
+               static_cast<uint64_t>(topo_.ranks.ranks_on(node)) * slice);
+    }
     case OpKind::kBroadcast:
-      return o.root / topo_.local_size == topo_.me ? o.recv : BufferSpan{};
+      return topo_.ranks.node_of(o.root) == topo_.me ? o.recv : BufferSpan{};
     default:
       return {};
   }
 }
 
+uint64_t Direct::Expected(int node) const {
+  if (op().kind != OpKind::kAllgather) return bytes_;
+  return static_cast<uint64_t>(topo_.ranks.ranks_on(node)) * op().send.length;
+}
+
 bool Direct::SizeOk(int node) {
-  if (c_.data[static_cast<size_t>(node)].size() == bytes_) return true;
+  if (c_.data[static_cast<size_t>(node)].size() == Expected(node)) return true;
   Complete(ProtocolError("peer sent a payload of the wrong size"));
   return false;
 }
@@ -69,7 +78,7 @@ bool Direct::OtherSizesOk() {
 void Direct::Agreed() {
   const ValidatedOp& o = op();
   size_t N = static_cast<size_t>(topo_.nodes), L = local(), me = static_cast<size_t>(topo_.me);
-  int64_t world = static_cast<int64_t>(N * L);
+  int64_t world = topo_.ranks.world();
   auto from = [this](size_t n) { return BufferSpan::Host(c_.data[n].data(), c_.data[n].size()); };
   switch (o.kind) {
     case OpKind::kAllreduce: {
@@ -89,8 +98,10 @@ void Direct::Agreed() {
       std::vector<CopyPair> pairs;
       for (size_t n = 0; n < N; ++n) {
         if (n == me) continue;
+        uint64_t at =
+            static_cast<uint64_t>(topo_.ranks.first_rank(static_cast<int>(n))) * o.send.length;
         for (size_t l = 0; l < L; ++l)
-          pairs.push_back({c_.ops[l]->recv.Sub(n * bytes_, bytes_), from(n)});
+          pairs.push_back({c_.ops[l]->recv.Sub(at, c_.data[n].size()), from(n)});
       }
       return CompleteAfter(std::move(pairs));
     }
@@ -110,7 +121,7 @@ void Direct::Agreed() {
       });
     }
     case OpKind::kBroadcast: {
-      int root_node = o.root / topo_.local_size;
+      int root_node = topo_.ranks.node_of(o.root);
       if (root_node == topo_.me) return Complete(Status::Ok());
       if (!SizeOk(root_node)) return;
       std::vector<CopyPair> pairs;

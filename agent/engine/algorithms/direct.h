@@ -19,12 +19,14 @@ class Direct final : public Algorithm {
   void Agreed() override;
 
  private:
-  // Node `node` sent a share of bytes_; otherwise the instance fails.
+  // What node `node` sends this node: its allgather share (its ranks' blocks), else bytes_.
+  uint64_t Expected(int node) const;
+  // Node `node` sent what it should; otherwise the instance fails.
   bool SizeOk(int node);
   // Every other node did.
   bool OtherSizesOk();
 
-  uint64_t bytes_ = 0;            // each node's share
+  uint64_t bytes_ = 0;            // this node's share (reduce-scatter: its slice of the result)
   std::vector<uint8_t> partial_;  // allreduce: this node's sum; reduce-scatter: its local sums
   std::vector<uint8_t> result_;   // reduce-scatter: the node's slice, reduced across nodes
 };

@@ -5,24 +5,34 @@ namespace outrider::agent {
 
 void GatherRing::Prepare(std::function<void()> ready) {
   // Gather the node's share into every local output first; that share then travels the ring.
-  share_ = local() * op().send.length;
   Copy(GatherLocalBlocks(), std::move(ready));
+}
+
+uint64_t GatherRing::Share(int node) const {
+  return static_cast<uint64_t>(topo_.ranks.ranks_on(node)) * op().send.length;
+}
+
+uint64_t GatherRing::At(int node) const {
+  return static_cast<uint64_t>(topo_.ranks.first_rank(node)) * op().send.length;
 }
 
 void GatherRing::Agreed() {
   uint64_t chunk = ChunkBytes(options_, op().dtype);
-  chunks_left_ = static_cast<uint64_t>(topo_.nodes - 1) * ((share_ + chunk - 1) / chunk);
-  uint64_t base = static_cast<uint64_t>(topo_.me) * share_;
-  for (uint64_t off = 0; off < share_ && !c_.done; off += chunk) {
+  chunks_left_ = 0;
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n != topo_.me) chunks_left_ += (Share(n) + chunk - 1) / chunk;
+  }
+  uint64_t base = At(topo_.me), share = Share(topo_.me);
+  for (uint64_t off = 0; off < share && !c_.done; off += chunk) {
     Send(topo_.next(), {.offset = base + off},
-         op().recv.Sub(base + off, std::min(chunk, share_ - off)));
+         op().recv.Sub(base + off, std::min(chunk, share - off)));
   }
 }
 
 bool GatherRing::Inside(uint64_t offset, uint64_t len) const {
-  uint64_t total = share_ * static_cast<uint64_t>(topo_.nodes),
-           own = static_cast<uint64_t>(topo_.me) * share_;
-  return offset <= total && len <= total - offset && !(offset < own + share_ && offset + len > own);
+  uint64_t total = static_cast<uint64_t>(topo_.ranks.world()) * op().send.length,
+           own = At(topo_.me), share = Share(topo_.me);
+  return offset <= total && len <= total - offset && !(offset < own + share && offset + len > own);
 }
 
 void GatherRing::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len) {
@@ -50,8 +60,7 @@ void GatherRing::Arrived() {
   for (size_t l = 1; l < local(); ++l) {
     for (int n = 0; n < topo_.nodes; ++n) {
       if (n == topo_.me) continue;
-      uint64_t off = static_cast<uint64_t>(n) * share_;
-      rest.push_back({c_.ops[l]->recv.Sub(off, share_), op().recv.Sub(off, share_)});
+      rest.push_back({c_.ops[l]->recv.Sub(At(n), Share(n)), op().recv.Sub(At(n), Share(n))});
     }
   }
   CompleteAfter(std::move(rest));

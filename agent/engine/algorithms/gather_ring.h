@@ -23,7 +23,10 @@ class GatherRing final : public Algorithm {
   bool Inside(uint64_t offset, uint64_t len) const;
   void Arrived();
 
-  uint64_t share_ = 0;  // one node's share: every local rank's block
+  // Node n's share: every one of its ranks' blocks, at its first rank's block.
+  uint64_t Share(int node) const;
+  uint64_t At(int node) const;
+
   uint64_t chunks_left_ = 0;
 };
 

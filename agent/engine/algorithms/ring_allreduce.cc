@@ -67,7 +67,7 @@ void RingAllreduce::OnChunk(const PeerHeader& h, const uint8_t* data, size_t len
     Reduce({dst}, {in, input_.Sub(offset, len)}, PartialOp(op().reduce_op),
            [this, dst, step, N, forward] {
              if (step != N - 2 || op().reduce_op != ipc::ReduceOp::kAvg) return forward();
-             Divide(dst, static_cast<int64_t>(N) * topo_.local_size, forward);
+             Divide(dst, topo_.ranks.world(), forward);
            });
   });
 }

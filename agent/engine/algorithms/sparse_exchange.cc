@@ -30,8 +30,7 @@ std::string_view SparseExchange::label() const {
 
 void SparseExchange::Prepare(std::function<void()> ready) {
   const ValidatedOp& o = op();
-  ctx_ =
-      sparse::MakeContext(o, topo_.nodes, topo_.me, topo_.local_size, options_.sparse_block_rows);
+  ctx_ = sparse::MakeContext(o, topo_.ranks, topo_.me, options_.sparse_block_rows);
   SparseAnnounce a{};
   a.rows = o.rows;
   a.block_rows = options_.sparse_block_rows;
@@ -434,7 +433,7 @@ void SparseExchange::Learn(const sparse::Rows& result) {
 
 std::vector<OpReport> SparseExchange::Reports() const {
   std::vector<OpReport> r = reports_;
-  r.resize(static_cast<size_t>(topo_.local_size));
+  r.resize(static_cast<size_t>(topo_.local_size()));
   for (OpReport& x : r) {
     x.algo = static_cast<uint32_t>(algo_);
     x.predicted_bytes = predicted_bytes_;

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "agent/engine/rank_layout.h"
 #include "agent/engine/sparse/codec.h"
 #include "agent/engine/sparse/rows.h"
 
@@ -20,7 +21,7 @@ namespace outrider::agent::sparse {
 struct Context {
   int nodes = 1;       // nodes of the job
   int me = 0;          // this node
-  int local_size = 1;  // ranks per node
+  RankLayout ranks{};  // which ranks run on which node
   Table table;
   uint64_t block_rows = 8;
   // allgather: where its id ranges start after 0, agreed by every node (MergeQuantiles); empty:

@@ -8,11 +8,11 @@
 
 namespace outrider::agent::sparse {
 
-Context MakeContext(const ValidatedOp& o, int nodes, int me, int local_size, uint64_t block_rows) {
+Context MakeContext(const ValidatedOp& o, const RankLayout& ranks, int me, uint64_t block_rows) {
   Context c;
-  c.nodes = nodes;
+  c.nodes = ranks.nodes();
   c.me = me;
-  c.local_size = local_size;
+  c.ranks = ranks;
   c.table = Table{o.rows, o.count, o.dtype};
   c.block_rows = block_rows;
   return c;
@@ -26,7 +26,7 @@ Result<Rows> CombineLocal(const std::vector<const ValidatedOp*>& ops, const Cont
     ValidatedOp o = *ops[l];
     if (t.dim == 0) o.count = 0;
     OUTRIDER_ASSIGN_OR_RETURN(inputs[l],
-                              ReadInput(o, t, c.me * c.local_size + static_cast<int>(l)));
+                              ReadInput(o, t, c.ranks.first_rank(c.me) + static_cast<int>(l)));
   }
   // One client whose ids are sorted without repeats (as many trainers send them): its rows are the
   // sum already.
@@ -50,7 +50,7 @@ Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*
     q.ids = q.demand;
     q.nnz = q.demand_n;
     q.count = 0;
-    Result<Rows> r = ReadInput(q, ids_only, c.me * c.local_size + static_cast<int>(l));
+    Result<Rows> r = ReadInput(q, ids_only, c.ranks.first_rank(c.me) + static_cast<int>(l));
     if (!r.ok()) return r.status().Annotate("demand ids");
     all.insert(all.end(), r->ids.begin(), r->ids.end());
   }
@@ -61,9 +61,9 @@ Result<std::vector<uint64_t>> CombineDemand(const std::vector<const ValidatedOp*
 
 void ReadShardRow(const std::vector<const ValidatedOp*>& ops, const Context& c, uint64_t id,
                   float* dst) {
-  int world = c.nodes * c.local_size;
+  int world = c.ranks.world();
   int rank = ShardOwnerRank(id, c.table.rows, world, ipc::ShardScheme::kRange);
-  const ValidatedOp& o = *ops[static_cast<size_t>(rank - c.me * c.local_size)];
+  const ValidatedOp& o = *ops[static_cast<size_t>(rank - c.ranks.first_rank(c.me))];
   uint64_t row = id - ipc::ShardFirstRow(c.table.rows, world, rank);
   LoadValues(c.table, HostBytes(o.send) + row * c.table.row_bytes(), c.table.dim, dst);
 }
@@ -72,11 +72,11 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
                               const Context& c, size_t out_row) {
   std::vector<OpReport> reports(ops.size());
   ipc::OpKind kind = ops[0]->kind;
-  int world = c.nodes * c.local_size;
+  int world = c.ranks.world();
   for (size_t l = 0; l < ops.size(); ++l) {
     const ValidatedOp& o = *ops[l];
     OpReport& rep = reports[l];
-    int rank = c.me * c.local_size + static_cast<int>(l);
+    int rank = c.ranks.first_rank(c.me) + static_cast<int>(l);
     if (kind == ipc::OpKind::kSparseAllreduce) {
       rep.result_rows = out_row + result.size();
       rep.status = WriteOutput(result, 0, result.size(), c.table, o, out_row);
@@ -134,7 +134,7 @@ std::vector<OpReport> Deliver(const Rows& result, const std::vector<const Valida
 
 std::vector<OpReport> ExecuteLocal(const std::vector<const ValidatedOp*>& ops, int local_size,
                                    Status* overall) {
-  Context c = MakeContext(*ops[0], 1, 0, local_size, 8);
+  Context c = MakeContext(*ops[0], RankLayout::Even(1, local_size), 0, 8);
   Result<Rows> mine = CombineLocal(ops, c);
   if (!mine.ok()) {
     *overall = mine.status();

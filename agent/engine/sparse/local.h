@@ -12,7 +12,7 @@
 namespace outrider::agent::sparse {
 
 // Context of a sparse op from its (validated) local ops.
-Context MakeContext(const ValidatedOp& o, int nodes, int me, int local_size, uint64_t block_rows);
+Context MakeContext(const ValidatedOp& o, const RankLayout& ranks, int me, uint64_t block_rows);
 // Allreduce and shard: the sum of the local contributions (local rank order). Lookup: the
 // sorted unique ids the local clients ask for (values empty).
 Result<Rows> CombineLocal(const std::vector<const ValidatedOp*>& ops, const Context& c);

@@ -186,15 +186,16 @@ int ShardOwnerRank(uint64_t id, uint64_t rows, int world_size, ipc::ShardScheme 
 }
 
 Partitioning ShardPartitioning(const Context& c, ipc::ShardScheme scheme) {
-  int world = c.nodes * c.local_size, L = c.local_size;
+  int world = c.ranks.world();
   uint64_t rows = c.table.rows;
-  auto owner = [=](uint64_t id) { return ShardOwnerRank(id, rows, world, scheme) / L; };
+  RankLayout ranks = c.ranks;
+  auto owner = [=](uint64_t id) { return ranks.node_of(ShardOwnerRank(id, rows, world, scheme)); };
   if (scheme == ipc::ShardScheme::kHash)
     return Partitioning{owner, [rows](int) { return IdRange{0, rows}; }, false};
   return Partitioning{owner,
                       [=](int node) {
-                        return IdRange{ipc::ShardFirstRow(rows, world, node * L),
-                                       ipc::ShardFirstRow(rows, world, (node + 1) * L)};
+                        return IdRange{ipc::ShardFirstRow(rows, world, ranks.first_rank(node)),
+                                       ipc::ShardFirstRow(rows, world, ranks.first_rank(node + 1))};
                       },
                       true};
 }

@@ -78,7 +78,8 @@ void RunOp(Wire& w, const std::vector<int64_t>& demanded, uint64_t node1_capacit
     x.sched = std::make_unique<SendScheduler>(SchedulerOptions{true, 2 * kChunk, 100'000'000},
                                               [&w] { return w.now; });
     x.group = std::make_unique<NodeGroup>(
-        Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
+        Topology{"job", 2, n, RankLayout::Even(2, 1)}, 1, static_cast<uint64_t>(n + 1),
+        x.port.get(), &x.plane,
         [&x](uint64_t, uint64_t, const Status& st, std::string_view,
              const std::vector<OpReport>* reports, const OpTrace&) {
           x.done = true;
@@ -308,7 +309,8 @@ struct RingPair {
       x.port = net.Attach(cb);
       x.sched = std::make_unique<SendScheduler>(SchedulerOptions{}, [this] { return now; });
       x.group = std::make_unique<NodeGroup>(
-          Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
+          Topology{"job", 2, n, RankLayout::Even(2, 1)}, 1, static_cast<uint64_t>(n + 1),
+          x.port.get(), &x.plane,
           [&x](uint64_t key, uint64_t, const Status& st, std::string_view,
                const std::vector<OpReport>*, const OpTrace&) { x.results[key] = st; });
       x.group->set_scheduler(x.sched.get(), ipc::JobClass::kNormal, 1);

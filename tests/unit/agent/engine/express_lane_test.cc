@@ -60,7 +60,8 @@ class ExpressLaneTest : public ::testing::Test {
       x.port = net_.Attach(cb);
       x.sched = std::make_unique<SendScheduler>(options, [this] { return now_; });
       x.group = std::make_unique<NodeGroup>(
-          Topology{"job", 2, n, 1}, 1, static_cast<uint64_t>(n + 1), x.port.get(), &x.plane,
+          Topology{"job", 2, n, RankLayout::Even(2, 1)}, 1, static_cast<uint64_t>(n + 1),
+          x.port.get(), &x.plane,
           [&x](uint64_t key, uint64_t, const Status& st, std::string_view,
                const std::vector<OpReport>*, const OpTrace&) {
             x.done[key] = st;

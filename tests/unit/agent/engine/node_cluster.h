@@ -34,14 +34,20 @@ class NodeCluster {
   NodeCluster(int nodes, int local_size, EngineOptions options = {})
       : NodeCluster(local_size, std::vector<EngineOptions>(static_cast<size_t>(nodes), options)) {}
   // One node per entry of `options`, each with its own (agents configured apart).
-  NodeCluster(int local_size, const std::vector<EngineOptions>& options) {
+  NodeCluster(int local_size, const std::vector<EngineOptions>& options)
+      : NodeCluster(RankLayout::Even(static_cast<int>(options.size()), local_size), options) {}
+  // Nodes with the ranks `ranks` gives each (they may differ).
+  NodeCluster(const RankLayout& ranks, EngineOptions options = {})
+      : NodeCluster(ranks,
+                    std::vector<EngineOptions>(static_cast<size_t>(ranks.nodes()), options)) {}
+  NodeCluster(const RankLayout& ranks, const std::vector<EngineOptions>& options) {
     int nodes = static_cast<int>(options.size());
     for (int n = 0; n < nodes; ++n) nodes_.push_back(std::make_unique<Node>());
     for (int n = 0; n < nodes; ++n) {
       Node& x = *nodes_[static_cast<size_t>(n)];
       x.port = net_.Attach(Callbacks(n));
       x.group = std::make_unique<NodeGroup>(
-          Topology{"job", nodes, n, local_size}, /*job_hash=*/7,
+          Topology{"job", nodes, n, ranks}, /*job_hash=*/7,
           /*self_hash=*/static_cast<uint64_t>(100 + n), x.port.get(), &x.plane,
           [&x](uint64_t key, uint64_t seq, const Status& st, std::string_view algo,
                const std::vector<OpReport>*, const OpTrace& trace) {

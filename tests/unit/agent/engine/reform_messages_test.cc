@@ -66,35 +66,42 @@ TEST(ReformMessagesTest, RefusesBodiesThatAreNotObjects) {
 TEST(ReformMessagesTest, DecisionsRoundTrip) {
   ReformDecision d;
   d.generation = 2;
-  d.world_size = 4;
-  d.local_world_size = 2;
+  d.world_size = 3;
+  d.node_ranks = {2, 1};  // nodes may run different numbers of ranks
   d.root = "10.0.0.1:29400";
   d.agents = {"10.0.0.1:29400", "10.0.0.2:29400"};
-  d.assign = {{0, 0, ""}, {-1, -1, "its node keeps 2 ranks"}, {-1, -1, ""}};
+  d.assign = {{2, 0, ""}, {-1, -1, "its node runs 64 ranks"}, {-1, -1, ""}};
   Result<ReformDecision> back = ParseReformDecision(EncodeReformDecision(d));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->code, 0);
   EXPECT_EQ(back->generation, 2u);
-  EXPECT_EQ(back->world_size, 4);
+  EXPECT_EQ(back->world_size, 3);
+  EXPECT_EQ(back->node_ranks, d.node_ranks);
   EXPECT_EQ(back->root, d.root);
   EXPECT_EQ(back->agents, d.agents);
   ASSERT_EQ(back->assign.size(), 3u);
-  EXPECT_EQ(back->assign[0].rank, 0);
-  EXPECT_EQ(back->assign[1].why, "its node keeps 2 ranks");
+  EXPECT_EQ(back->assign[0].rank, 2);
+  EXPECT_EQ(back->assign[0].local_rank, 0);
+  EXPECT_EQ(back->assign[1].why, "its node runs 64 ranks");
   EXPECT_EQ(back->assign[2].why, "no place for this rank");  // null: no place
 }
 
 TEST(ReformMessagesTest, RefusesDecisionsThatCannotBeFollowed) {
   const char* bodies[] = {
       R"({"code":"0"})",
-      R"({"code":0,"world_size":"4","local_world_size":1})",
-      R"({"code":0,"local_world_size":1})",
-      R"({"code":0,"world_size":2,"local_world_size":1,"assign":[{"rank":2,"local_rank":0}]})",
-      R"({"code":0,"world_size":2,"local_world_size":1,"assign":[{"rank":0,"local_rank":1}]})",
-      R"({"code":0,"world_size":2,"local_world_size":1,"assign":[{"local_rank":0}]})",
-      R"({"code":0,"world_size":2,"local_world_size":1,"assign":[7]})",
-      R"({"code":0,"world_size":2,"local_world_size":1,"agents":[1]})",
-      R"({"code":0,"world_size":2,"local_world_size":1,"root":5})",
+      R"({"code":0,"world_size":"4","node_ranks":[4],"agents":["a"]})",
+      R"({"code":0,"node_ranks":[1],"agents":["a"]})",
+      R"({"code":0,"world_size":2,"node_ranks":[1],"agents":["a"]})",        // 1 != 2
+      R"({"code":0,"world_size":2,"node_ranks":[1,1],"agents":["a"]})",      // 2 nodes, 1 agent
+      R"({"code":0,"world_size":2,"node_ranks":[2,0],"agents":["a","b"]})",  // an empty node
+      R"({"code":0,"world_size":2,"node_ranks":["2"],"agents":["a"]})",
+      R"({"code":0,"world_size":2,"agents":["a"]})",
+      R"({"code":0,"world_size":2,"node_ranks":[2],"agents":["a"],"assign":[{"rank":2,"local_rank":0}]})",
+      R"({"code":0,"world_size":3,"node_ranks":[1,2],"agents":["a","b"],"assign":[{"rank":2,"local_rank":0}]})",
+      R"({"code":0,"world_size":2,"node_ranks":[2],"agents":["a"],"assign":[{"local_rank":0}]})",
+      R"({"code":0,"world_size":2,"node_ranks":[2],"agents":["a"],"assign":[7]})",
+      R"({"code":0,"world_size":2,"node_ranks":[2],"agents":[1]})",
+      R"({"code":0,"world_size":2,"node_ranks":[2],"agents":["a"],"root":5})",
       R"({"absent":"yes"})",
       R"({"code":3,"message":7})",
   };
@@ -112,19 +119,6 @@ TEST(ReformMessagesTest, AFailureNeedsNoGenerationAndAnUnknownCodeIsInternal) {
   d = ParseReformDecision(R"({"absent":true})");
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(d->absent);
-}
-
-// Ranks the decider could not place, sent on to the new generation's node 0: the answer names it
-// and needs no generation.
-TEST(ReformMessagesTest, ARejoinNamesAnAgentAndNeedsNoGeneration) {
-  ReformDecision d;
-  d.rejoin = "10.0.0.2:29400";
-  Result<ReformDecision> back = ParseReformDecision(EncodeReformDecision(d));
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(back->code, 0);
-  EXPECT_EQ(back->rejoin, "10.0.0.2:29400");
-  EXPECT_TRUE(back->assign.empty());
-  EXPECT_FALSE(ParseReformDecision(R"({"code":0,"rejoin":7})").ok());
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ inline std::vector<Rows> RunReplicated(SparseAlgo algo, const std::vector<Rows>&
   std::vector<std::unique_ptr<Exchange>> ex;
   std::vector<Rows> mine;
   for (int i = 0; i < n; ++i) {
-    Context c{n, i, 1, t, 4, starts};
+    Context c{n, i, RankLayout::Even(n, 1), t, 4, starts};
     ex.push_back(MakeReplicated(algo, c));
     mine.push_back(Coalesce(node_rows[static_cast<size_t>(i)], t));
   }

@@ -131,7 +131,7 @@ TEST(SparseShardTest, RowsArriveSummedAtTheirOwnerOnly) {
     std::vector<Rows> mine;
     for (int i = 0; i < nodes; ++i) {
       in.push_back(RandomRows(rng, t, 300, t.rows));
-      ex.push_back(MakeShard(Context{nodes, i, local, t, 4, {}}, scheme));
+      ex.push_back(MakeShard(Context{nodes, i, RankLayout::Even(nodes, local), t, 4, {}}, scheme));
       mine.push_back(Coalesce(in.back(), t));
     }
     Net net;
@@ -160,10 +160,11 @@ TEST(SparseLookupTest, OwnersAnswerWithTheirRows) {
   want[1].ids = {};
   want[2].ids = {33, 34, 66, 67};
   for (int i = 0; i < nodes; ++i) {
-    ex.push_back(MakeLookup(Context{nodes, i, 1, t, 4, {}}, [&, i](uint64_t id, float* dst) {
-      EXPECT_EQ(ShardOwnerRank(id, t.rows, world, ipc::ShardScheme::kRange), i);
-      for (uint64_t k = 0; k < t.dim; ++k) dst[k] = value(id, k);
-    }));
+    ex.push_back(MakeLookup(
+        Context{nodes, i, RankLayout::Even(nodes, 1), t, 4, {}}, [&, i](uint64_t id, float* dst) {
+          EXPECT_EQ(ShardOwnerRank(id, t.rows, world, ipc::ShardScheme::kRange), i);
+          for (uint64_t k = 0; k < t.dim; ++k) dst[k] = value(id, k);
+        }));
   }
   Net net;
   std::vector<Rows> got = RunAll(ex, want, &net);
@@ -239,7 +240,7 @@ TEST(SparseCostModelTest, CoalescesOnTheGpuOnlyRowsSeenUnsortedOrRepeatedAndNotT
 }
 
 TEST(SparseCostModelTest, PicksByDensity) {
-  Context c{4, 0, 1, MakeTable(1000000, 128), 8, {}};
+  Context c{4, 0, RankLayout::Even(4, 1), MakeTable(1000000, 128), 8, {}};
   CostInputs in;
   in.ctx = c;
   in.link_bytes_per_s = 250e6;
@@ -261,7 +262,7 @@ TEST(SparseCostModelTest, PicksByDensity) {
 }
 
 TEST(SparseCostModelTest, BalancedMustSaveMoreThanItsWholeMessagesCostToBeatStreamingAllgather) {
-  Context c{4, 0, 1, MakeTable(1000000, 128), 8, {}};
+  Context c{4, 0, RankLayout::Even(4, 1), MakeTable(1000000, 128), 8, {}};
   CostInputs in;
   in.ctx = c;
   in.link_bytes_per_s = 250e6;
@@ -283,7 +284,7 @@ TEST(SparseCostModelTest, PredictedBytesMatchEncodedBytesForAllgather) {
   std::mt19937_64 rng(5);
   std::vector<Rows> in;
   CostInputs ci;
-  ci.ctx = Context{3, 0, 1, t, 8, {}};
+  ci.ctx = Context{3, 0, RankLayout::Even(3, 1), t, 8, {}};
   ci.chunk_bytes = 1 << 30;
   ci.chunk_overhead = 0;
   for (int i = 0; i < 3; ++i) {

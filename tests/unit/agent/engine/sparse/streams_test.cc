@@ -89,7 +89,8 @@ TEST(SparseAllgatherTest, StreamsAgreedIdRangesSummedInNodeOrder) {
 
 TEST(SparseAllgatherTest, ARangeThatIsNotTheOpsOrComesTwiceIsAProtocolError) {
   Table t = MakeTable(1000, 4);
-  Context c0{2, 0, 1, t, 4, {500}}, c1{2, 1, 1, t, 4, {500}};
+  Context c0{2, 0, RankLayout::Even(2, 1), t, 4, {500}},
+      c1{2, 1, RankLayout::Even(2, 1), t, 4, {500}};
   std::unique_ptr<Exchange> recv = MakeReplicated(SparseAlgo::kAllgather, c0);
   std::unique_ptr<Exchange> send = MakeReplicated(SparseAlgo::kAllgather, c1);
   std::mt19937_64 rng(3);
@@ -125,7 +126,7 @@ TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
   for (size_t i = 0; i < got.size(); ++i) ExpectBitwiseEqual(got[i], base[0]);
   EXPECT_LE(net.largest, kDenseBlockBytes);  // no message holds more than a block
   // Each node sends every other owner its blocks, and its own blocks' sums to every other node.
-  Context c0{nodes, 0, 1, t, 4, {}};
+  Context c0{nodes, 0, RankLayout::Even(nodes, 1), t, 4, {}};
   Partitioning part = RangePartitioning(c0, 8);
   EXPECT_GT(DenseBlocks(part.range(0), t).size(), 2u);
   for (int i = 0; i < nodes; ++i) {
@@ -142,7 +143,8 @@ TEST(SparseDenseTest, StreamsEachOwnerRangeBlockByBlockWithTheBitsOfAllgather) {
 TEST(SparseDenseTest, HoldsItsBlocksBackUntilPulledOneBlockPerOwnerAtATime) {
   Table t = MakeTable(40000, 64);
   std::vector<Rows> in = FractionalInputs(3, t, 3000);
-  std::unique_ptr<Exchange> ex = MakeReplicated(SparseAlgo::kDense, Context{3, 1, 1, t, 4, {}});
+  std::unique_ptr<Exchange> ex =
+      MakeReplicated(SparseAlgo::kDense, Context{3, 1, RankLayout::Even(3, 1), t, 4, {}});
   std::vector<Outgoing> out;
   ex->Start(Coalesce(in[1], t), &out);
   EXPECT_TRUE(out.empty());
@@ -156,8 +158,10 @@ TEST(SparseDenseTest, HoldsItsBlocksBackUntilPulledOneBlockPerOwnerAtATime) {
 TEST(SparseDenseTest, ABlockThatIsNotTheOwnersOrComesTwiceIsAProtocolError) {
   Table t = MakeTable(40000, 64);
   std::vector<Rows> in = FractionalInputs(2, t, 3000);
-  std::unique_ptr<Exchange> owner = MakeReplicated(SparseAlgo::kDense, Context{2, 0, 1, t, 4, {}});
-  std::unique_ptr<Exchange> sender = MakeReplicated(SparseAlgo::kDense, Context{2, 1, 1, t, 4, {}});
+  std::unique_ptr<Exchange> owner =
+      MakeReplicated(SparseAlgo::kDense, Context{2, 0, RankLayout::Even(2, 1), t, 4, {}});
+  std::unique_ptr<Exchange> sender =
+      MakeReplicated(SparseAlgo::kDense, Context{2, 1, RankLayout::Even(2, 1), t, 4, {}});
   std::vector<Outgoing> out;
   owner->Start(Coalesce(in[0], t), &out);
   sender->Start(Coalesce(in[1], t), &out);
