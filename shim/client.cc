@@ -74,8 +74,13 @@ Status Client::Reconfigure(uint32_t timeout_ms, Membership* out) {
   config_.generation = m.generation;
   config_.joiner = false;
   comms_.Reset(config_);
-  if ((r.flags & ipc::kReformUnevenNodes) != 0)
-    return LearnJobNodes().Annotate("learning the new generation's nodes");
+  if ((r.flags & ipc::kReformUnevenNodes) != 0) {
+    // The client is in the new generation whatever this gives: a loss here ends that generation,
+    // its ops fail with it and the job re-forms again. Communicators made in it fail too.
+    Status learned = LearnJobNodes();
+    if (!learned.ok())
+      comms_.ForgetJobNodes(learned.Annotate("this generation's nodes are not known"));
+  }
   return Status::Ok();
 }
 

@@ -28,6 +28,7 @@ Communicators::Communicators(Connection* conn, const ConnectConfig& config) : co
 
 void Communicators::Reset(const ConnectConfig& config) {
   comms_.clear();
+  job_nodes_ = Status::Ok();
   if (config.joiner) return;  // in no job until it re-forms
   Comm job;
   job.rank = config.rank;
@@ -75,6 +76,7 @@ Result<int> Communicators::Size(uint32_t comm) const {
 
 Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32_t>& members,
                                      uint64_t key) {
+  OUTRIDER_RETURN_IF_ERROR(job_nodes_);
   Comm c;
   c.key = key;
   c.size = static_cast<int>(members.size());

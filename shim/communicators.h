@@ -42,6 +42,8 @@ class Communicators {
   // The job's nodes run different numbers of ranks: rank r's node is the place of
   // `first_ranks[r]` (the first rank of r's node) among them.
   void SetJobNodes(const std::vector<int32_t>& first_ranks);
+  // They could not be learned: communicators of this generation fail with `why`.
+  void ForgetJobNodes(const Status& why) { job_nodes_ = why; }
 
   Result<const Comm*> Find(uint32_t comm) const;
   Result<int> Rank(uint32_t comm) const;
@@ -74,6 +76,7 @@ class Communicators {
 
   Connection* conn_;                // Not owned; outlives this.
   std::map<uint32_t, Comm> comms_;  // by handle; 0 is the job
+  Status job_nodes_;                // not OK: the job's nodes are unknown in this generation
 };
 
 }  // namespace outrider::shim

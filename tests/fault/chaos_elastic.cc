@@ -86,7 +86,6 @@ int ElasticRank(Cluster& cluster, const std::string& token, int node, int rank, 
     if (reform) {
       outrider_membership_t m;
       slot->asking_ns = NowNs();
-      // A rank whose node lost another waits here until a replacement completes the node.
       int rc = outrider_reconfigure(c, 30000, &m);
       if (rc != OUTRIDER_OK) return finish(rc);
       slot->first_op_ns = 0;
