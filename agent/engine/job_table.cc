@@ -55,7 +55,11 @@ Status JobTable::Join(Member* member) {
     it = jobs_.emplace(id.job_id, std::move(job)).first;
   }
   Status st = it->second->AddMember(member);
-  if (!st.ok()) DropIfDone(it);
+  if (!st.ok()) {
+    DropIfDone(it);
+  } else if (!id.comm && id.generation > 0) {
+    reformer_.Entered(*it->second);
+  }
   return st;
 }
 

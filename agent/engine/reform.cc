@@ -85,6 +85,25 @@ void Reformer::Redirect(UniqueFd fd, const std::string& to) {
                             rendezvous::Encode(rendezvous::kRedirect, none, 0, {to}));
 }
 
+void Reformer::Entered(Job& job) {
+  if (auto g = gave_up_.find(job.id()); g != gave_up_.end()) {
+    Status lost = g->second;
+    gave_up_.erase(g);
+    job.GiveUp(lost);
+  }
+  const std::string& base = job.base_id();
+  std::vector<Early> now;
+  for (auto it = early_.begin(); it != early_.end();) {
+    if (it->base == base) {
+      now.push_back(std::move(*it));
+      it = early_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (Early& e : now) OnReport(e.base, e.token, std::move(e.body), std::move(e.fd), e.local, e.peer);
+}
+
 void Reformer::Poke(const std::string& base) {
   if (collections_.count(base) != 0) MaybeSend(base);
   ReleaseIfGone(base);
@@ -143,6 +162,15 @@ void Reformer::Remember(const std::string& base, const std::vector<std::string>&
 }
 
 void Reformer::Tick(uint64_t now_ns) {
+  for (auto it = early_.begin(); it != early_.end();) {
+    if (now_ns < it->deadline_ns) {
+      ++it;
+      continue;
+    }
+    // This node's ranks never entered that generation: the report goes to the next node.
+    Answer(std::move(it->fd), {{"absent", true}});
+    it = early_.erase(it);
+  }
   std::vector<std::string> keys;
   for (const auto& [k, c] : collections_) keys.push_back(k);
   for (const std::string& k : keys) {
@@ -203,6 +231,7 @@ void Reformer::Tick(uint64_t now_ns) {
 
 uint64_t Reformer::NextDeadlineNs() const {
   uint64_t next = UINT64_MAX;
+  for (const Early& e : early_) next = std::min(next, e.deadline_ns);
   for (const auto& [k, c] : collections_) {
     next = std::min(
         next, c.sent ? c.started_ns + uint64_t{c.timeout_ms} * kMs + 1000 * kMs : c.send_by_ns);

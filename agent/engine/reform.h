@@ -72,6 +72,9 @@ class Reformer {
   // A member of a generation of `base` left, or a node of it was found without ranks: the
   // collections and decisions waiting for them may go on.
   void Poke(const std::string& base);
+  // A rank of this node entered `job`, a generation: a rank of this node that died before joining
+  // it fails it now, and reports that came ahead of it go on.
+  void Entered(Job& job);
   // Where the agents of a generation of `base` that had ranks here listen (kept after its ranks
   // here are gone: a joiner on this node finds the job through them).
   void Remember(const std::string& base, const std::vector<std::string>& agents);
@@ -131,6 +134,15 @@ class Reformer {
     int self_node = 0;
     std::vector<Report> reports;
   };
+  // A node's report for a generation this agent decided, or heard of, before its own ranks
+  // entered it (a fast node re-forms again at once): held for them, not passed over as absent.
+  struct Early {
+    std::string base, token, body, local, peer;
+    UniqueFd fd;
+    uint64_t deadline_ns = 0;
+  };
+  static constexpr size_t kMaxEarly = 64;
+  static constexpr uint64_t kEarlyWaitNs = 5'000'000'000;
   struct Decided {
     uint32_t from = 0, to = 0;
     uint64_t at_ns = 0;
@@ -185,6 +197,10 @@ class Reformer {
   std::map<std::string, Round> rounds_;                 // by base job id
   std::map<std::string, std::vector<Report>> joiners_;  // held for the next generation, by base
   std::map<std::string, Decided> decided_;              // the last generation decided here, by base
+  std::vector<Early> early_;
+  // Generations a rank of this node was placed in but died before any rank here entered them: the
+  // first to enter fails the generation (its other nodes may have met already).
+  std::map<std::string, Status> gave_up_;
   std::vector<std::unique_ptr<FrameCall>> withdrawals_;  // in flight
   // Every node's agent of the generations decided lately, by the generation's job id: a
   // generation whose rendezvous never completed re-forms through them.

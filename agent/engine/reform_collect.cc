@@ -343,6 +343,10 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
       // and the next round must not wait for it.
       bool others = std::any_of(collections_.begin(), collections_.end(),
                                 [&](const auto& kv) { return kv.second.base == c.base; });
+      // Another rank of this node may still enter it, after its rendezvous completed: it fails
+      // the generation then (Entered), rather than the others waiting out their op timeout.
+      if (gave_up_.size() >= 256) gave_up_.erase(gave_up_.begin());
+      gave_up_[id] = lost;
       net_->rendezvous()->Abandon(id, lost);
       if (!root.empty()) WithdrawAt(root, id, c.token, lost, others ? -1 : gave_up_node);
     }

@@ -142,6 +142,14 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
   }
   Job* job = jobs_->Find(GenerationJobId(base, generation));
   if (job == nullptr || job->member_count() == 0) {
+    if (live->generation() < generation && early_.size() < kMaxEarly) {
+      // This node's ranks are still on their way into that generation: the report waits for
+      // them (Entered). Answered absent, it would go to a higher node, which would decide the
+      // next generation alone beside this one.
+      early_.push_back(Early{base, token, std::move(body), local, peer, std::move(fd),
+                             now + std::min<uint64_t>(kEarlyWaitNs, uint64_t{timeout_ms} * kMs / 4)});
+      return;
+    }
     Answer(std::move(fd), {{"absent", true}});
     return;
   }
