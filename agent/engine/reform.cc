@@ -101,7 +101,8 @@ void Reformer::Entered(Job& job) {
       ++it;
     }
   }
-  for (Early& e : now) OnReport(e.base, e.token, std::move(e.body), std::move(e.fd), e.local, e.peer);
+  for (Early& e : now)
+    OnReport(e.base, e.token, std::move(e.body), std::move(e.fd), e.local, e.peer);
 }
 
 void Reformer::Poke(const std::string& base) {

@@ -146,8 +146,9 @@ void Reformer::OnReport(const std::string& base, const std::string& token, std::
       // This node's ranks are still on their way into that generation: the report waits for
       // them (Entered). Answered absent, it would go to a higher node, which would decide the
       // next generation alone beside this one.
-      early_.push_back(Early{base, token, std::move(body), local, peer, std::move(fd),
-                             now + std::min<uint64_t>(kEarlyWaitNs, uint64_t{timeout_ms} * kMs / 4)});
+      early_.push_back(
+          Early{base, token, std::move(body), local, peer, std::move(fd),
+                now + std::min<uint64_t>(kEarlyWaitNs, uint64_t{timeout_ms} * kMs / 4)});
       return;
     }
     Answer(std::move(fd), {{"absent", true}});
