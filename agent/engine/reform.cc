@@ -120,11 +120,13 @@ void Reformer::ReleaseIfGone(const std::string& base) {
       c != collections_.end() && std::any_of(c->second.waiters.begin(), c->second.waiters.end(),
                                              [](const Waiter& w) { return w.owner != nullptr; });
   if (Live(base) != nullptr || asking) return;
-  // It never will: the reports and joiners it holds go on to the job's next agent at once.
-  if (auto r = rounds_.find(base);
-      r != rounds_.end() && r->second.role == Round::Role::kUndecided) {
+  // It never will: the reports and joiners it holds go on to the job's next agent at once, even
+  // if it had begun to decide (its own ranks asked, then died): deciding without them, it would
+  // answer the nodes that reported while the others, on their way, decide apart.
+  if (auto r = rounds_.find(base); r != rounds_.end() && r->second.role != Round::Role::kRedirect) {
     for (Report& rep : r->second.reports) Answer(std::move(rep.fd), {{"absent", true}});
     r->second.reports.clear();
+    if (r->second.role == Round::Role::kDeciding) rounds_.erase(r);
   }
   if (auto j = joiners_.find(base); j != joiners_.end()) {
     for (Report& rep : j->second) Answer(std::move(rep.fd), {{"absent", true}});

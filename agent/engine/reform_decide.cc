@@ -192,8 +192,11 @@ void Reformer::MaybeDecide(const std::string& base) {
   if (it == rounds_.end() || it->second.role != Round::Role::kDeciding) return;
   Round& round = it->second;
   Job* job = jobs_->Find(GenerationJobId(base, round.generation));
+  // This agent's ranks of that generation are all gone: it passes the round on (ReleaseIfGone)
+  // rather than decide for the nodes that happened to report.
+  if (job == nullptr) return;
   bool all = true;
-  if (job != nullptr) {
+  {
     for (int n = 0; n < job->num_nodes() && all; ++n) {
       bool reported = std::any_of(round.reports.begin(), round.reports.end(),
                                   [n](const Report& r) { return r.old_node == n; });
