@@ -84,52 +84,51 @@ Status Client::Reconfigure(uint32_t timeout_ms, Membership* out) {
   return Status::Ok();
 }
 
+Result<std::vector<int32_t>> Client::AllgatherInts(uint32_t comm, size_t size,
+                                                   const std::vector<int32_t>& mine,
+                                                   const char* key) {
+  size_t k = mine.size();
+  OUTRIDER_ASSIGN_OR_RETURN(void* mem, Alloc(4 * k * (size + 1)));
+  auto* send = static_cast<int32_t*>(mem);
+  int32_t* all = send + k;
+  std::copy(mine.begin(), mine.end(), send);
+  OpArgs a{ipc::OpKind::kAllgather};
+  a.comm = comm;
+  a.dtype = ipc::DType::kI32;
+  a.count = k;
+  a.send = send;
+  a.send_bytes = 4 * k;
+  a.recv = all;
+  a.recv_bytes = 4 * k * size;
+  a.key = HashKey(key);
+  Result<uint64_t> op = Submit(a, /*agent_order=*/true);
+  Status st = op.ok() ? Wait(*op, -1) : op.status();
+  std::vector<int32_t> out;
+  if (st.ok()) out.assign(all, all + k * size);
+  (void)Free(mem);
+  if (!st.ok()) return st;
+  return out;
+}
+
 Status Client::LearnJobNodes() {
   // Every rank of the generation is here, right after its re-form: one allgather of each rank's
   // node's first rank (its rank less its local rank) tells each rank's node.
-  size_t n = static_cast<size_t>(config_.world_size);
-  OUTRIDER_ASSIGN_OR_RETURN(void* mem, Alloc(4 * (n + 1)));
-  auto* mine = static_cast<int32_t*>(mem);
-  int32_t* all = mine + 1;
-  mine[0] = config_.rank - config_.local_rank;
-  OpArgs a{ipc::OpKind::kAllgather};
-  a.dtype = ipc::DType::kI32;
-  a.count = 1;
-  a.send = mine;
-  a.send_bytes = 4;
-  a.recv = all;
-  a.recv_bytes = 4 * n;
-  a.key = HashKey("outrider.job_nodes");
-  Result<uint64_t> op = Submit(a, /*agent_order=*/true);
-  Status st = op.ok() ? Wait(*op, -1) : op.status();
-  if (st.ok()) comms_.SetJobNodes(std::vector<int32_t>(all, all + n));
-  (void)Free(mem);
-  return st;
+  OUTRIDER_ASSIGN_OR_RETURN(
+      std::vector<int32_t> firsts,
+      AllgatherInts(Communicators::kJob, static_cast<size_t>(config_.world_size),
+                    {config_.rank - config_.local_rank}, "outrider.job_nodes"));
+  comms_.SetJobNodes(firsts);
+  return Status::Ok();
 }
 
 Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color, int32_t key) {
   auto exchange = [&](const Communicators::Comm& p, int32_t my_color,
                       int32_t my_key) -> Result<Communicators::SplitExchange> {
-    size_t n = static_cast<size_t>(p.size);
-    OUTRIDER_ASSIGN_OR_RETURN(void* mem, Alloc(8 * (n + 1)));
-    auto* mine = static_cast<int32_t*>(mem);
-    int32_t* all = mine + 2;
-    mine[0] = my_color;
-    mine[1] = my_key;
-    OpArgs a{ipc::OpKind::kAllgather};
-    a.comm = parent;
-    a.dtype = ipc::DType::kI32;
-    a.count = 2;
-    a.send = mine;
-    a.send_bytes = 8;
-    a.recv = all;
-    a.recv_bytes = 8 * n;
-    a.key = HashKey("outrider.comm_split");
-    Result<uint64_t> op = Submit(a, /*agent_order=*/true);
+    Result<std::vector<int32_t>> pairs = AllgatherInts(parent, static_cast<size_t>(p.size),
+                                                       {my_color, my_key}, "outrider.comm_split");
     Communicators::SplitExchange x;
-    x.status = op.ok() ? Wait(*op, -1) : op.status();
-    if (x.status.ok()) x.pairs.assign(all, all + 2 * n);
-    (void)Free(mem);
+    x.status = pairs.status();
+    if (pairs.ok()) x.pairs = std::move(*pairs);
     return x;
   };
   return comms_.Split(parent, color, key, exchange);

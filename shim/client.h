@@ -99,6 +99,10 @@ class Client {
   Result<uint64_t> Submit(const OpArgs& args, bool agent_order);
   // After a re-form into a generation whose nodes run different numbers of ranks.
   Status LearnJobNodes();
+  // Allgathers `mine` (as many ints on every rank) over communicator `comm` of `size` ranks, in
+  // the agents' order, as collective `key`.
+  Result<std::vector<int32_t>> AllgatherInts(uint32_t comm, size_t size,
+                                             const std::vector<int32_t>& mine, const char* key);
   Result<uint64_t> SubmitEntry(const Communicators::Comm& comm, const OpArgs& args,
                                bool agent_order);
   // Tells the agent that the op `a` was refused here with `why` (queued while the ring is full).
