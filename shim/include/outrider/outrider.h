@@ -159,15 +159,16 @@ OUTRIDER_EXPORT int outrider_local_world_size(const outrider_client_t* client);
  * A job runs as generation 0, 1, 2, ...: after a rank or node is lost (its ops fail with
  * OUTRIDER_ERR_PEER_LOST) or to admit joiners, every surviving rank calls outrider_reconfigure;
  * the agents agree on the members of the next generation (a rank that does not ask within half
- * the timeout is left out, never waited for), renumber them densely (old rank order, joiners
- * last; every node runs as many ranks: the count that keeps the most ranks) and move each client
- * into it. Memory stays registered; communicators end (create them again). */
+ * the timeout is left out, never waited for), renumber them densely node by node (old rank
+ * order, joiners last on their node; every node keeps all its ranks, so nodes may run different
+ * numbers) and move each client into it. Memory stays registered; communicators end (create them
+ * again). */
 typedef struct {
   uint32_t generation;
   int32_t rank; /* in the generation; -1 for a joiner not admitted yet */
   int32_t world_size;
   int32_t local_rank;
-  int32_t local_world_size;
+  int32_t local_world_size; /* ranks on this client's node (nodes of a generation may differ) */
   uint32_t joiners_waiting; /* ranks the next generation would add from those the agent holds
                                (only the job's lowest node with ranks holds them: reduce it with
                                MAX over the ranks) */
