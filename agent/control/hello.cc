@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "agent/engine/rank_layout.h"
 #include "ipc/protocol.h"
 
 namespace outrider::agent {
@@ -85,9 +86,9 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
   }
   // Its nodes are some of the job's: a communicator claiming more would make this agent host a
   // rendezvous for nodes that do not exist, and its ops wait for them.
+  RankLayout job_ranks = RankLayout::Of(job.world_size, job.local_world_size, job.node_ranks);
   int comm_nodes = id.world_size / id.local_world_size;
-  int job_nodes = job.node_ranks.empty() ? job.world_size / job.local_world_size
-                                         : static_cast<int>(job.node_ranks.size());
+  int job_nodes = job_ranks.nodes();
   if (comm_nodes > job_nodes) {
     return InvalidArgument("a communicator of " + std::to_string(id.world_size) + " ranks, " +
                            std::to_string(id.local_world_size) + " per node, spans " +
@@ -102,7 +103,7 @@ Result<ClientIdentity> ParseCommCreate(const ipc::CommCreate& msg, const ClientI
   id.comm = true;
   // A communicator runs as many ranks on each of its nodes (the shim checks): no node_ranks.
   id.node_ranks.clear();
-  id.job_node = job.node_ranks.empty() ? job.rank / job.local_world_size : job.job_node;
+  id.job_node = job_ranks.node_of(job.rank);
   return id;
 }
 

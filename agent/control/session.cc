@@ -245,7 +245,7 @@ void Session::ReplyReform(uint32_t request_id, const Status& st, uint32_t joiner
   reply.local_rank = member ? w.local_rank : -1;
   reply.local_world_size = member ? w.local_world_size : 0;
   reply.joiners_waiting = joiners;
-  if (member && !w.node_ranks.empty() && !RankLayout::FromCounts(w.node_ranks).even())
+  if (member && !RankLayout::Of(w.world_size, w.local_world_size, w.node_ranks).even())
     reply.flags |= ipc::kReformUnevenNodes;
   if (w.generation != 0) ipc::CopyText(reply.root_addr, sizeof(reply.root_addr), w.root_addr);
   ipc::CopyText(reply.message, sizeof(reply.message), st.message());

@@ -17,14 +17,11 @@
 namespace outrider::agent {
 
 Job::Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine,
-         std::vector<int32_t> node_ranks)
+         const std::vector<int32_t>& node_ranks)
     : id_(std::move(id)),
       world_size_(world_size),
       local_size_(local_size),
-      node_ranks_(std::move(node_ranks)),
-      ranks_(node_ranks_.empty()
-                 ? RankLayout::Even(world_size / std::max(local_size, 1), local_size)
-                 : RankLayout::FromCounts(node_ranks_)),
+      ranks_(RankLayout::Of(world_size, local_size, node_ranks)),
       members_(static_cast<size_t>(local_size), nullptr),
       next_seq_(static_cast<size_t>(local_size)),
       net_(net),
@@ -113,7 +110,7 @@ Status Job::AddMember(Member* member) {
                            ", this client says " + std::to_string(id.world_size) + " and " +
                            std::to_string(id.local_world_size));
   }
-  if (id.node_ranks != node_ranks_) {
+  if (RankLayout::Of(id.world_size, id.local_world_size, id.node_ranks) != ranks_) {
     return InvalidArgument("job '" + id_ + "' runs ranks per node " + ranks_.ToString() +
                            ", this client's generation says otherwise");
   }

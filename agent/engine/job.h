@@ -39,7 +39,7 @@ class Job {
   // `node_ranks`: ranks per node where they differ (ClientIdentity::node_ranks); empty: every
   // node runs local_size.
   Job(std::string id, int world_size, int local_size, Network* net,
-      const EngineOptions& engine = {}, std::vector<int32_t> node_ranks = {});
+      const EngineOptions& engine = {}, const std::vector<int32_t>& node_ranks = {});
   ~Job();
   uint64_t hash() const { return hash_; }
   // Sends of this job are still in flight (its clients' memory must stay mapped), or its
@@ -223,7 +223,6 @@ class Job {
   bool active_ = false;
   int world_size_;
   int local_size_;
-  std::vector<int32_t> node_ranks_;  // as the first member said; empty: even
   RankLayout ranks_;
   std::vector<Member*> members_;  // Not owned; a member leaves through RemoveMember first.
   ipc::GpuMode gpu_mode_ = ipc::GpuMode::kStaging;    // its members', set by the first to join

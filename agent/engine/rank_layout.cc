@@ -22,6 +22,11 @@ RankLayout RankLayout::FromCounts(const std::vector<int32_t>& counts) {
   return l;
 }
 
+RankLayout RankLayout::Of(int world_size, int local_size, const std::vector<int32_t>& node_ranks) {
+  if (!node_ranks.empty()) return FromCounts(node_ranks);
+  return Even(world_size / std::max(local_size, 1), local_size);
+}
+
 int RankLayout::max_ranks_on_a_node() const {
   int most = 0;
   for (int n = 0; n < nodes(); ++n) most = std::max(most, ranks_on(n));

@@ -15,6 +15,9 @@ struct RankLayout {
   static RankLayout Even(int nodes, int per_node);
   // From ranks per node; nullopt-like empty `first` when a count is below 1 or there is none.
   static RankLayout FromCounts(const std::vector<int32_t>& counts);
+  // A client's job (ClientIdentity's fields): `node_ranks` where a generation gave them, else
+  // `local_size` ranks on every node.
+  static RankLayout Of(int world_size, int local_size, const std::vector<int32_t>& node_ranks);
 
   bool valid() const { return first.size() >= 2; }
   int nodes() const { return static_cast<int>(first.size()) - 1; }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <set>
 
 #include "agent/bootstrap/rendezvous_frame.h"
 #include "agent/engine/job_table.h"
@@ -196,12 +195,10 @@ void Reformer::MaybeDecide(const std::string& base) {
   // rather than decide for the nodes that happened to report.
   if (job == nullptr) return;
   bool all = true;
-  {
-    for (int n = 0; n < job->num_nodes() && all; ++n) {
-      bool reported = std::any_of(round.reports.begin(), round.reports.end(),
-                                  [n](const Report& r) { return r.old_node == n; });
-      all = reported || n < round.self_node || job->node_gone(n) || NodeLeft(job->id(), n);
-    }
+  for (int n = 0; n < job->num_nodes() && all; ++n) {
+    bool reported = std::any_of(round.reports.begin(), round.reports.end(),
+                                [n](const Report& r) { return r.old_node == n; });
+    all = reported || n < round.self_node || job->node_gone(n) || NodeLeft(job->id(), n);
   }
   if (all || ipc::MonotonicNs() >= round.deadline_ns) Decide(base, round);
 }
@@ -400,16 +397,11 @@ uint32_t Reformer::JoinersHeld(const std::string& base) const {
 }
 
 uint32_t Reformer::JoinersWaiting(const std::string& base) const {
-  auto it = joiners_.find(base);
-  if (it == joiners_.end()) return 0;
-  size_t total = 0;
-  for (const Report& r : it->second) total += r.fd.valid() && !Closed(r.fd) ? r.places() : 0;
-  Job* live = Live(base);
-  if (live == nullptr || total == 0) return static_cast<uint32_t>(total);
   // Only the node that decides counts them: the others' ranks would re-form for nothing. Every
   // joiner held has a place in the next generation, on the node where it started.
-  if (JoinersNode(*live) != live->node_rank()) return 0;
-  return static_cast<uint32_t>(total);
+  Job* live = Live(base);
+  if (live != nullptr && JoinersNode(*live) != live->node_rank()) return 0;
+  return JoinersHeld(base);
 }
 
 }  // namespace outrider::agent
