@@ -142,9 +142,9 @@ const Param kParams[] = {
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
     {"job_metrics_retire_s", "--job-metrics-retire-s", "OUTRIDER_JOB_METRICS_RETIRE_S",
      "job_metrics_retire_s", "S", "", "s",
-     "How long a job's metric series (job=\"...\") stay after its last rank on this node left; "
-     "a scrape in that time still reads their last values. Then they go, and a new job may take "
-     "the label's place; 0 = at the next tick.",
+     "How long a job's metric series (training_job=\"...\") stay after its last rank on this node "
+     "left; a scrape in that time still reads their last values. Then they go, and a new job may "
+     "take the label's place; 0 = at the next tick.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(job_metrics_retire_s)},
     {"spin_us", "--spin-us", "OUTRIDER_SPIN_US", "spin_us", "US", "", "us",
      "How long the progress loop polls the rings before sleeping in epoll; at most 1000000.", true,

@@ -8,8 +8,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace outrider::ipc {
 namespace {
@@ -126,7 +129,37 @@ Result<PeerCredentials> UnixChannel::Peer() const {
   if (::getsockopt(fd_.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
     return ErrnoStatus("SO_PEERCRED", errno);
   }
-  return PeerCredentials{cred.pid, cred.uid, cred.gid};
+  PeerCredentials peer{cred.pid, cred.uid, cred.gid, {}};
+  // SO_PEERGROUPS says how much room it needs when given too little (ERANGE).
+  len = 0;
+  if (::getsockopt(fd_.get(), SOL_SOCKET, SO_PEERGROUPS, nullptr, &len) != 0 && errno != ERANGE) {
+    return ErrnoStatus("SO_PEERGROUPS", errno);
+  }
+  peer.groups.resize(len / sizeof(gid_t));
+  if (!peer.groups.empty()) {
+    if (::getsockopt(fd_.get(), SOL_SOCKET, SO_PEERGROUPS, peer.groups.data(), &len) != 0) {
+      return ErrnoStatus("SO_PEERGROUPS", errno);
+    }
+    peer.groups.resize(len / sizeof(gid_t));
+  }
+  return peer;
+}
+
+bool PeerCredentials::InGroup(gid_t g) const {
+  return gid == g || std::find(groups.begin(), groups.end(), g) != groups.end();
+}
+
+std::vector<gid_t> ProcessGroups(pid_t pid) {
+  std::vector<gid_t> groups;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Groups:", 0) != 0) continue;
+    std::istringstream in(line.substr(7));
+    for (gid_t g; in >> g;) groups.push_back(g);
+    break;
+  }
+  return groups;
 }
 
 bool UnixChannel::PeerGone() const {

@@ -20,7 +20,16 @@ struct PeerCredentials {
   pid_t pid;
   uid_t uid;
   gid_t gid;
+  // Its supplementary groups: a user who joined a socket's group (usermod -aG) has it here, not
+  // as gid.
+  std::vector<gid_t> groups;
+
+  bool InGroup(gid_t g) const;
 };
+
+// The supplementary groups of process `pid` ("Groups:" of /proc/PID/status), for a peer whose
+// socket does not give them (a datagram's SCM_CREDENTIALS); empty if the process is gone.
+std::vector<gid_t> ProcessGroups(pid_t pid);
 
 // Thread-safety: Send() and Recv() may run on different threads; each one from a single thread.
 class UnixChannel {

@@ -1,6 +1,8 @@
 // ResolveConnectConfig: the connect options completed from the environment, and checked.
 #include "shim/connect_config.h"
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -58,6 +60,14 @@ std::string DefaultJobId(std::string* from) {
   return "default";
 }
 
+std::string DefaultSocketPath() {
+  const std::string node = ipc::DefaultSocketPath(nullptr);
+  const std::string session = ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"));
+  struct stat st {};
+  if (session != node && ::stat(session.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return session;
+  return node;
+}
+
 Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   ConnectConfig c;
   if (req.socket_path) {
@@ -65,7 +75,7 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
   } else if (Env("OUTRIDER_SOCKET")) {
     c.socket_path = Env("OUTRIDER_SOCKET");
   } else {
-    c.socket_path = ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"));
+    c.socket_path = DefaultSocketPath();
   }
   if (req.job_id) {
     c.job_id = req.job_id;

@@ -30,6 +30,12 @@ struct ConnectConfig {
   uint32_t job_weight = 1;
 };
 
+// The socket a trainer connects to without OUTRIDER_SOCKET: its own session's agent
+// ($XDG_RUNTIME_DIR/outrider/agent.sock) where a socket is there, else the node's
+// (/run/outrider/agent.sock: the systemd unit's and the container's). A trainer in a login session
+// (which has XDG_RUNTIME_DIR) thus reaches the node's agent unless it runs one of its own.
+std::string DefaultSocketPath();
+
 // The job id a trainer gets without one given: OUTRIDER_JOB_ID, else torchrun's run id (unless it
 // is torchrun's "none"), else slurm-<SLURM_JOB_ID>[.<SLURM_STEP_ID>], else
 // torch-<MASTER_ADDR>-<MASTER_PORT>, else "default". `from` says which.

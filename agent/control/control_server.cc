@@ -60,7 +60,17 @@ Status ControlServer::Start() {
   const std::string& path = options_.socket_path;
   size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0) {
-    OUTRIDER_RETURN_IF_ERROR(MakeSocketDir(path.substr(0, slash), dir_mode, group_gid_));
+    const std::string dir = path.substr(0, slash);
+    OUTRIDER_RETURN_IF_ERROR(MakeSocketDir(dir, dir_mode, group_gid_));
+    // A directory that was there before is left as it is; say so if the group cannot pass it.
+    struct stat st {};
+    if (group_gid_ != static_cast<gid_t>(-1) && ::stat(dir.c_str(), &st) == 0 &&
+        st.st_gid != group_gid_ && (st.st_mode & S_IXOTH) == 0) {
+      Logger("control")->warn(
+          "socket directory {} is not group {}'s and others may not pass it: trainers admitted "
+          "by socket_group cannot reach the socket (chgrp {} {}, or the unit's Group=)",
+          dir, options_.socket_group, options_.socket_group, dir);
+    }
   }
   OUTRIDER_ASSIGN_OR_RETURN(listen_fd_, ipc::ListenUnix(path, 128));
   ::chmod(path.c_str(), sock_mode);
@@ -73,8 +83,10 @@ Status ControlServer::Start() {
   listening_ = true;
   Logger("control")->info("listening on {}", path);
   // Trainers' NCCL telemetry, from the senders the control socket accepts.
-  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(loop_, [this](uid_t uid, gid_t gid) {
-    return CheckPeer(ipc::PeerCredentials{0, uid, gid}).ok();
+  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(loop_, [this](const ucred& cred) {
+    return CheckPeer(
+               ipc::PeerCredentials{cred.pid, cred.uid, cred.gid, ipc::ProcessGroups(cred.pid)})
+        .ok();
   });
   if (Status st = nccl_telemetry_->Open(ipc::NcclTelemetryPath(path), sock_mode, group_gid_);
       !st.ok()) {
@@ -100,7 +112,7 @@ Status ControlServer::CheckPeer(const ipc::PeerCredentials& peer) const {
       options_.allowed_uids.end()) {
     return Status::Ok();
   }
-  if (group_gid_ != static_cast<gid_t>(-1) && peer.gid == group_gid_) return Status::Ok();
+  if (group_gid_ != static_cast<gid_t>(-1) && peer.InGroup(group_gid_)) return Status::Ok();
   return PermissionDenied(
       "uid " + std::to_string(peer.uid) + " (pid " + std::to_string(peer.pid) +
       ") may not use this agent: allow it with --allowed-uids or --socket-group");

@@ -68,20 +68,16 @@ void NcclStatsReceiver::OnReadable() {
       return;
     }
     bool have = false;
-    uid_t uid = 0;
-    gid_t gid = 0;
+    ucred cred{};
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
-        ucred cred;
         std::memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-        uid = cred.uid;
-        gid = cred.gid;
         have = true;
       }
     }
     bool truncated = (msg.msg_flags & MSG_TRUNC) != 0;
     Status st = truncated ? InvalidArgument("datagram too long")
-                          : Take(buf, static_cast<size_t>(n), have, uid, gid);
+                          : Take(buf, static_cast<size_t>(n), have ? &cred : nullptr);
     if (Metrics().enabled())
       Metrics().nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
     if (st.ok()) {
@@ -125,11 +121,10 @@ Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n) {
   return out;
 }
 
-Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid,
-                               gid_t gid) {
-  if (!have_creds) return PermissionDenied("no sender credentials");
-  if (!allowed_(uid, gid))
-    return PermissionDenied("sender uid " + std::to_string(uid) + " is not allowed");
+Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, const ucred* sender) {
+  if (sender == nullptr) return PermissionDenied("no sender credentials");
+  if (!allowed_(*sender))
+    return PermissionDenied("sender uid " + std::to_string(sender->uid) + " is not allowed");
   OUTRIDER_ASSIGN_OR_RETURN(NcclTelemetryReport report, ParseNcclTelemetry(data, n));
   const ipc::NcclStatsHeader& h = report.header;
   std::string job = report.job.empty() ? "_unnamed" : report.job;

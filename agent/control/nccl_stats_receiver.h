@@ -6,6 +6,7 @@
 // Thread-safety: loop thread only.
 #pragma once
 
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -34,8 +35,9 @@ Result<NcclTelemetryReport> ParseNcclTelemetry(const uint8_t* data, size_t n);
 class NcclStatsReceiver {
  public:
   static constexpr size_t kMaxCommLabels = 32;
-  // Whether a sender with these credentials may report (the control socket's rule).
-  using Allowed = std::function<bool(uid_t uid, gid_t gid)>;
+  // Whether a sender with these credentials (SCM_CREDENTIALS) may report (the control socket's
+  // rule).
+  using Allowed = std::function<bool(const ucred& sender)>;
 
   NcclStatsReceiver(EventLoop* loop, Allowed allowed) : loop_(loop), allowed_(std::move(allowed)) {}
   ~NcclStatsReceiver() { Close(); }
@@ -48,7 +50,8 @@ class NcclStatsReceiver {
  private:
   void OnReadable();
   // One datagram: counted, or why not.
-  Status Take(const uint8_t* data, size_t n, bool have_creds, uid_t uid, gid_t gid);
+  // `sender`: null when the datagram came without credentials.
+  Status Take(const uint8_t* data, size_t n, const ucred* sender);
   std::string CommLabel(const std::string& job_label, uint64_t comm_id);
 
   EventLoop* loop_;

@@ -11,6 +11,7 @@
 
 #include "ipc/defaults.h"
 #include "ipc/event_fd.h"
+#include "shim/connect_config.h"
 
 namespace outrider::shim {
 
@@ -44,9 +45,9 @@ uint64_t HashBytes(const void* p, size_t n, uint64_t seed) {
 }
 
 NcclStatsSender::NcclStatsSender(ipc::NcclSource source) : source_(source) {
-  path_ = ipc::NcclTelemetryPath(
-      EnvOr("OUTRIDER_SOCKET", ipc::DefaultSocketPath(std::getenv("XDG_RUNTIME_DIR"))));
-  job_ = EnvOr("OUTRIDER_JOB_ID", EnvOr("TORCHELASTIC_RUN_ID", ""));
+  path_ = ipc::NcclTelemetryPath(EnvOr("OUTRIDER_SOCKET", DefaultSocketPath()));
+  std::string from;
+  job_ = DefaultJobId(&from);
   if (job_.size() > 63) job_.resize(63);
 }
 

@@ -11,7 +11,7 @@
 #   VENV    the venv to make (an old one is removed); the package's build scratch goes to VENV.build
 #   AGENT   an outrider-agent binary, for the diagnosis check
 #   PYTHON  the interpreter the venv is made over (e.g. /usr/bin/python3)
-#   PREFIX  a command every Python process starts with (e.g. tools/torch2/enter.sh --root DIR --);
+#   PREFIX  a command every Python process starts with (e.g. tools/roots/enter.sh --root DIR --);
 #           VENV must be at the same path inside it
 set -euo pipefail
 from_sdist=0

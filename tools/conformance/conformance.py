@@ -80,7 +80,7 @@ def parse_args(argv):
                    help="build directory with bin/outrider-agent and python/outrider_torch (default build/)")
     p.add_argument("--python", metavar="CMD", default=sys.executable,
                    help="the command (split like a shell) that runs the suite's Python: another PyTorch, for example "
-                   "\"tools/torch2/enter.sh -- /usr/bin/python3\" for the trixie root's 2.6 (default: this interpreter)")
+                   "\"tools/roots/enter.sh -- /usr/bin/python3\" for the trixie root's 2.6 (default: this interpreter)")
     p.add_argument("--python-build", metavar="DIR",
                    help="build directory with python/outrider_torch for that Python (default --build; "
                    "for another PyTorch's own build of the backend)")

@@ -86,7 +86,7 @@ class NcclTelemetrySinkTest : public ::testing::Test {
     char dir[] = "/tmp/outrider-telemetry-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
     dir_ = dir;
-    sink_ = std::make_unique<NcclStatsReceiver>(loop_.get(), [](uid_t, gid_t) { return true; });
+    sink_ = std::make_unique<NcclStatsReceiver>(loop_.get(), [](const ucred&) { return true; });
     ASSERT_TRUE(sink_->Open(dir_ + "/agent.sock.nccl", 0600, static_cast<gid_t>(-1)).ok());
   }
   void TearDown() override {

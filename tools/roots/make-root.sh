@@ -1,56 +1,54 @@
 #!/usr/bin/env bash
-# tools/torch2/make-root.sh — a Debian trixie root (debootstrap) with PyTorch 2.6 and what building
-# and testing the outrider_torch backend against it needs. The host (bookworm) has PyTorch 1.13;
-# this root is where the outrider_torch package is pip-installed (into a venv over the root's Python)
-# and its tests run against 2.x (tools/outrider test-torch2). Idempotent: an existing root whose
-# stamp matches is reused as it is.
+# tools/roots/make-root.sh — a Debian root made with debootstrap (--variant=minbase), one of two:
+#   torch2   Debian trixie with PyTorch 2.6 and what building and testing the outrider_torch
+#            backend against it needs. The host (bookworm) has PyTorch 1.13; this root is where the
+#            package is pip-installed (a venv over the root's Python) and its tests run against 2.x
+#            (tools/outrider test-torch2).
+#   debian12 a clean Debian 12 (bookworm) with systemd's tools and nothing of Outrider: the package
+#            test installs the .deb into a throw-away overlay of it (tests/package/install_test.sh).
+# Idempotent: an existing root whose stamp matches is reused as it is.
 set -euo pipefail
 
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PROG="torch2/make-root"
-ROOT_DIR="${OUTRIDER_TORCH2_ROOT:-/var/cache/outrider/trixie-root}"
-SUITE=trixie
-# What the root holds: PyTorch 2.6's Python package and C++ headers (python3-torch, libtorch-dev),
-# Python headers and pybind11, what `python3 -m venv` and `pip install --no-build-isolation` need
-# (python3-venv brings pip's wheel; setuptools and wheel build the package), the compiler, and
-# CMake with Ninja for configuring the tests. Keep in step with tools/outrider test-torch2.
-PACKAGES=(
-  python3 python3-dev python3-torch libtorch-dev pybind11-dev
-  python3-venv python3-setuptools python3-wheel
-  g++ cmake ninja-build
-)
-# Bump when the way the root is made changes (not the package list: that is stamped itself).
+PROG="roots/make-root"
+# Bump when the way a root is made changes (not the package list: that is stamped itself).
 RECIPE=1
+
+KIND=torch2
+ROOT_DIR=""
+MIRROR="${OUTRIDER_ROOTS_MIRROR:-${OUTRIDER_TORCH2_MIRROR:-}}"
+REBUILD=0
 
 usage() {
   cat <<USAGE
-usage: tools/torch2/make-root.sh [--root DIR] [--mirror URL] [--rebuild]
+usage: tools/roots/make-root.sh [--kind torch2|debian12] [--root DIR] [--mirror URL] [--rebuild]
 
-Makes a Debian $SUITE root with debootstrap (--variant=minbase) holding:
-  ${PACKAGES[*]}
-and prints its path on stdout. An existing root with a matching stamp ($ROOT_DIR/.outrider-root)
-is reused; one without (an interrupted run) or with another stamp is made again. The root is made
-in DIR.new and renamed into place when complete. Installs debootstrap on the host if missing.
-Needs root (debootstrap, chroot).
+Makes a Debian root with debootstrap (--variant=minbase) and prints its path on stdout:
+  torch2    trixie, with PyTorch 2.6, its headers, the compiler, CMake and Ninja (default root
+            \$OUTRIDER_TORCH2_ROOT, else /var/cache/outrider/trixie-root)
+  debian12  bookworm, with systemd (systemd-analyze, systemd-sysusers, systemd-tmpfiles) and
+            nothing else (default root \$OUTRIDER_DEBIAN12_ROOT, else /var/cache/outrider/bookworm-root)
+An existing root with a matching stamp (DIR/.outrider-root) is reused; one without (an interrupted
+run) or with another stamp is made again. The root is made in DIR.new and renamed into place when
+complete. Installs debootstrap on the host if missing. Needs root (debootstrap, chroot).
 
 options:
-  --root DIR     where the root lives (default \$OUTRIDER_TORCH2_ROOT, else
-                 /var/cache/outrider/trixie-root)
-  --mirror URL   Debian mirror (default \$OUTRIDER_TORCH2_MIRROR, else the first Debian archive
+  --kind K       which root (default torch2)
+  --root DIR     where the root lives
+  --mirror URL   Debian mirror (default \$OUTRIDER_ROOTS_MIRROR, else the first Debian archive
                  URI in /etc/apt/sources.list*, else http://deb.debian.org/debian)
   --rebuild      make it again even if the stamp matches
 
-Enter it with tools/torch2/enter.sh -- CMD ARGS...
+Enter it with tools/roots/enter.sh --root DIR -- CMD ARGS...
 USAGE
 }
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-MIRROR="${OUTRIDER_TORCH2_MIRROR:-}"
-REBUILD=0
 while (($#)); do
   case "$1" in
+    --kind) (($# >= 2)) || die "--kind needs a value"; KIND="$2"; shift 2 ;;
     --root) (($# >= 2)) || die "--root needs a value"; ROOT_DIR="$2"; shift 2 ;;
     --mirror) (($# >= 2)) || die "--mirror needs a value"; MIRROR="$2"; shift 2 ;;
     --rebuild) REBUILD=1; shift ;;
@@ -58,6 +56,30 @@ while (($#)); do
     *) say "unknown option $1"; usage >&2; exit 2 ;;
   esac
 done
+
+case "$KIND" in
+  torch2)
+    SUITE=trixie
+    ROOT_DIR="${ROOT_DIR:-${OUTRIDER_TORCH2_ROOT:-/var/cache/outrider/trixie-root}}"
+    # PyTorch 2.6's Python package and C++ headers (python3-torch, libtorch-dev), Python headers and
+    # pybind11, what `python3 -m venv` and `pip install --no-build-isolation` need (python3-venv
+    # brings pip's wheel; setuptools and wheel build the package), the compiler, and CMake with
+    # Ninja for configuring the tests. Keep in step with tools/outrider test-torch2.
+    PACKAGES=(
+      python3 python3-dev python3-torch libtorch-dev pybind11-dev
+      python3-venv python3-setuptools python3-wheel
+      g++ cmake ninja-build
+    )
+    ;;
+  debian12)
+    SUITE=bookworm
+    ROOT_DIR="${ROOT_DIR:-${OUTRIDER_DEBIAN12_ROOT:-/var/cache/outrider/bookworm-root}}"
+    # A node before Outrider: systemd's tools (the unit is verified and its users and directories
+    # made with them); apt installs the package and whatever it depends on from the mirror.
+    PACKAGES=(systemd)
+    ;;
+  *) die "--kind must be torch2 or debian12, got '$KIND'" ;;
+esac
 
 [[ $ROOT_DIR == /* ]] || die "--root must be an absolute path, got '$ROOT_DIR'"
 ROOT_DIR="${ROOT_DIR%/}"
@@ -131,19 +153,27 @@ if ! debootstrap --variant=minbase --include="$include" --components=main --keyr
     "$SUITE" "$NEW" "$MIRROR" >&2; then
   log="$NEW/debootstrap/debootstrap.log"
   [[ -f $log ]] && { say "last lines of $log:"; tail -n 30 "$log" >&2; }
-  die "debootstrap failed (mirror $MIRROR; set --mirror or OUTRIDER_TORCH2_MIRROR if it is not reachable)"
+  die "debootstrap failed (mirror $MIRROR; set --mirror or OUTRIDER_ROOTS_MIRROR if it is not reachable)"
 fi
 
-# Check that what the backend's build and tests use is there and works.
-if ! "$SELF/enter.sh" --root "$NEW" -- /usr/bin/python3 -c \
-    'import torch, torch.distributed as d; assert d.is_available(); print("torch", torch.__version__)' >&2; then
-  die "torch.distributed does not import in the new root"
-fi
-for f in /usr/bin/cmake /usr/bin/g++ /usr/bin/ninja; do
-  [[ -e $NEW$f ]] || die "the new root lacks $f"
-done
-"$SELF/enter.sh" --root "$NEW" -- /usr/bin/python3 -c 'import ensurepip, setuptools' ||
-  die "the new root's Python cannot make a venv and build a package (ensurepip, setuptools)"
+# Check that what the root is for is there and works.
+case "$KIND" in
+  torch2)
+    if ! "$SELF/enter.sh" --root "$NEW" -- /usr/bin/python3 -c \
+        'import torch, torch.distributed as d; assert d.is_available(); print("torch", torch.__version__)' >&2; then
+      die "torch.distributed does not import in the new root"
+    fi
+    for f in /usr/bin/cmake /usr/bin/g++ /usr/bin/ninja; do
+      [[ -e $NEW$f ]] || die "the new root lacks $f"
+    done
+    "$SELF/enter.sh" --root "$NEW" -- /usr/bin/python3 -c 'import ensurepip, setuptools' ||
+      die "the new root's Python cannot make a venv and build a package (ensurepip, setuptools)"
+    ;;
+  debian12)
+    "$SELF/enter.sh" --isolated --root "$NEW" -- systemd-analyze --version >&2 ||
+      die "systemd-analyze does not run in the new root"
+    ;;
+esac
 
 # Downloaded packages are not needed any more.
 rm -f "$NEW"/var/cache/apt/archives/*.deb "$NEW"/var/cache/apt/*.bin
