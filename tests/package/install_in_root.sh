@@ -1,6 +1,7 @@
 #!/bin/sh
 # Inside a clean Debian 12 root (tests/package/install_test.sh): installs the package the way its
-# users do (`apt install ./outrider-agent_*.deb`, its dependencies from the archive) and checks
+# users do (README's `apt install ./build/outrider-agent_*.deb`, its dependencies from the
+# archive) and checks
 # what the install leaves: the tools on the PATH, the group, the socket directory, the config file
 # as a conffile, the unit enabled and accepted by systemd-analyze verify.
 set -eu
@@ -15,12 +16,12 @@ check() {  # check WHAT CMD...
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get -q update >/dev/null
-deb=$(ls "$here"/outrider-agent_*.deb)
-if apt-get install -y -q --no-install-recommends "$deb" >"$here/apt.log" 2>&1; then
-  ok "apt-get install ./$(basename "$deb") (with its dependencies from the archive)"
+# README's install command as written, from the folder whose build/ holds the package.
+if (cd "$here" && sh -e ./quickstart-install.sh) >"$here/apt.log" 2>&1; then
+  ok "README's $(grep '^apt install' "$here/quickstart-install.sh" | cut -d'#' -f1)(its dependencies from the archive)"
 else
   tail -n 30 "$here/apt.log"
-  fail "apt-get install ./$(basename "$deb")"
+  fail "README's $(cat "$here/quickstart-install.sh")"
   exit 1
 fi
 check "outrider-agent is on the PATH at /usr/bin" test "$(command -v outrider-agent)" = /usr/bin/outrider-agent

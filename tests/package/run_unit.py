@@ -10,7 +10,7 @@ keys, which systemd-analyze verify checked). Then:
   - a user of group `outrider` (added as agent.toml says) runs a 2-rank job over the unit's socket,
     found by the shim's default with a login session's XDG_RUNTIME_DIR set, and its results check;
   - a user outside the group is refused, and the error names the group setting;
-  - outriderctl reads the agent's status;
+  - README's commands after the install (outriderctl status) read the agent;
   - the unit's KillSignal stops the agent within TimeoutStopSec, with exit status 0.
 Every wait is bounded and waits for its event."""
 import ctypes
@@ -237,9 +237,10 @@ def main():
         check("a user outside group outrider is refused, and told about the socket group",
               r.returncode != 0 and "socket-group" in (r.stdout + r.stderr), f"exit {r.returncode}: {r.stdout}{r.stderr}")
 
-        r = subprocess.run(["outriderctl", "status"], capture_output=True, text=True, timeout=30)
-        check("outriderctl status reads the agent", r.returncode == 0 and "agent" in r.stdout.lower(),
-              f"exit {r.returncode}: {r.stdout}{r.stderr}")
+        after = open(os.path.join(HERE, "quickstart-after.sh")).read()
+        r = subprocess.run(["sh", "-e", "-c", after], cwd=HERE, capture_output=True, text=True, timeout=60)
+        check(f"README's next commands ({'; '.join(l.split('#')[0].strip() for l in after.splitlines() if l.strip())}) "
+              "read the agent", r.returncode == 0 and "agent" in r.stdout.lower(), f"exit {r.returncode}: {r.stdout}{r.stderr}")
     finally:
         kill = getattr(signal, svc.get("KillSignal", ["SIGTERM"])[-1])
         if proc.poll() is None:

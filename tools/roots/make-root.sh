@@ -105,13 +105,22 @@ fi
 STAMP_FILE=".outrider-root"
 STAMP="recipe=$RECIPE suite=$SUITE packages=${PACKAGES[*]}"
 
-if ((!REBUILD)) && [[ -f $ROOT_DIR/$STAMP_FILE ]] && [[ "$(cat "$ROOT_DIR/$STAMP_FILE")" == "$STAMP" ]]; then
-  say "reusing $ROOT_DIR"
-  echo "$ROOT_DIR"
-  exit 0
-fi
+reuse_if_made() {
+  if ((!REBUILD)) && [[ -f $ROOT_DIR/$STAMP_FILE ]] && [[ "$(cat "$ROOT_DIR/$STAMP_FILE")" == "$STAMP" ]]; then
+    say "reusing $ROOT_DIR"
+    echo "$ROOT_DIR"
+    exit 0
+  fi
+}
+reuse_if_made
 
 [[ $(id -u) -eq 0 ]] || die "making the root needs root (debootstrap, chroot): run as root (or with sudo)"
+# One maker at a time (CI makes the roots in the background while it builds, and the tests that
+# use them may ask first): a second one waits here, then finds the root made.
+mkdir -p "$(dirname "$ROOT_DIR")"
+exec 9>"$ROOT_DIR.lock"
+flock 9
+reuse_if_made
 
 # Fails unless DIR is absent, empty or a root this script made (or began), with nothing mounted
 # below it (a bind-mounted repository would be deleted with it).

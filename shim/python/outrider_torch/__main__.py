@@ -8,17 +8,21 @@ use, and whether an agent answers there: it joins a one-rank job of its own for 
 """
 import ctypes
 import os
+import stat
 import sys
 
 
 def agent_socket():
-    """The socket the shim connects to: $OUTRIDER_SOCKET, else the default (ipc/defaults.h)."""
+    """The socket the shim connects to: $OUTRIDER_SOCKET, else the user's session's agent where
+    one listens there, else the node's (shim/connect_config.h, DefaultSocketPath)."""
     if os.environ.get("OUTRIDER_SOCKET"):
         return os.environ["OUTRIDER_SOCKET"], "$OUTRIDER_SOCKET"
     xdg = os.environ.get("XDG_RUNTIME_DIR", "")
     if xdg.startswith("/"):  # a relative one is invalid per the XDG spec, and ignored
-        return os.path.join(xdg, "outrider", "agent.sock"), "default"
-    return "/run/outrider/agent.sock", "default"
+        session = os.path.join(xdg, "outrider", "agent.sock")
+        if os.path.exists(session) and stat.S_ISSOCK(os.stat(session).st_mode):
+            return session, "default: this session's agent"
+    return "/run/outrider/agent.sock", "default: the node's agent"
 
 
 class ConnectOptions(ctypes.Structure):
@@ -88,6 +92,9 @@ def main():
     else:
         ok = False
         print(f"agent:              does not answer: {why}")
+        print("                    no agent on this machine? `tools/outrider agent` in the repository builds one and\n"
+              "                    runs it for this user; on a Debian 12 node, `tools/outrider package` and\n"
+              "                    `apt install ./build/outrider-agent_*.deb` run it as a service (README, Quick start)")
     return 0 if ok else 1
 
 
