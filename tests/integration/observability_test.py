@@ -3,8 +3,10 @@
 (two training jobs of dense buckets + sparse embedding gradients through tools/cluster/run.sh);
 their /metrics pass `promtool check metrics`; /healthz, /readyz and /status answer; outriderctl
 reads them; a real Prometheus server with the shipped scrape configuration scrapes both agents,
-stores each job's series under its own training_job (the scrape job keeps `job`), and evaluates
-every expression of the Grafana dashboard: each one the workload feeds returns series; the shipped
+stores each job's series under its own training_job (the scrape job keeps `job`), evaluates
+every expression of the Grafana dashboard (each one the workload feeds returns series) and the
+shipped alerting rules (loaded, evaluated, every series they read exported; promtool test rules
+says when each fires); the shipped
 scrape config and manifests pass their checkers (the package test, tests/package/, installs and
 verifies the systemd unit). Every wait is bounded; nothing sleeps longer than a poll."""
 import json
@@ -122,7 +124,10 @@ def main():
         targets = '["127.0.0.1:9750"]'
         check("the shipped prometheus.yml lists a target to replace", targets in shipped)
         with open(cfg, "w") as f:
-            f.write(shipped.replace(targets, f'["127.0.0.1:{http[0]}", "127.0.0.1:{http[1]}"]'))
+            # Rules evaluated every 5 s here, so that the test sees them evaluated within seconds.
+            f.write(shipped.replace(targets, f'["127.0.0.1:{http[0]}", "127.0.0.1:{http[1]}"]')
+                    .replace("evaluation_interval: 15s", "evaluation_interval: 5s"))
+        shutil.copy(os.path.join(ROOT, "deploy", "prometheus", "outrider-alerts.yml"), tmp)
         prom = subprocess.Popen([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={tmp}/data",
                                  f"--web.listen-address=127.0.0.1:{prom_port}"],
                                 stdout=open(os.path.join(tmp, "prom.log"), "w"), stderr=subprocess.STDOUT)
@@ -173,6 +178,21 @@ def main():
                 jobs_seen = sorted({x["metric"].get("training_job") for x in result})
                 check(f"dashboard expression names each job: {e[:70]}", jobs_seen == ["obs-alpha", "obs-beta"],
                       str(jobs_seen))
+        # The shipped alerting rules: loaded, evaluated without error against the live agents'
+        # series, and every series each one reads exists (a renamed metric would leave an alert
+        # that never fires). When they fire is promtool test rules' part, below.
+        def rules_evaluated():
+            groups = json.loads(get(api + "/rules")[1])["data"]["groups"]
+            rules = [r for g in groups for r in g["rules"]]
+            return rules if rules and all(r.get("lastEvaluation", "").startswith("20") and
+                                          not r["lastEvaluation"].startswith("0001") for r in rules) else None
+        rules = wait_for("the alerting rules evaluated", rules_evaluated, 40) or []
+        check("Prometheus loaded the shipped alerting rules", len(rules) >= 4, str([r.get("name") for r in rules]))
+        for rule in rules:
+            check(f"alert {rule['name']} evaluates without error", rule.get("health") == "ok", rule.get("lastError", ""))
+            for name in sorted(set(re.findall(r"\b((?:outrider|process)_[a-z_]+|up)\b", rule["query"]))):
+                present = query(f'count({name}{{job="outrider"}})')["data"]["result"]
+                check(f"alert {rule['name']} reads {name}, which the agents export", bool(present))
     finally:
         if prom:
             prom.terminate()
@@ -192,6 +212,9 @@ def main():
     r = subprocess.run([promtool, "check", "config", os.path.join(ROOT, "deploy", "prometheus", "prometheus.yml")],
                        capture_output=True, text=True)
     check("promtool check config deploy/prometheus/prometheus.yml", r.returncode == 0, r.stdout + r.stderr)
+    r = subprocess.run([promtool, "test", "rules", "outrider-alerts.test.yml"],
+                       cwd=os.path.join(ROOT, "deploy", "prometheus"), capture_output=True, text=True)
+    check("promtool test rules: each alert fires when it should", r.returncode == 0, r.stdout + r.stderr)
     try:
         import yaml
         for name in ("daemonset.yaml", "training-pod.yaml"):
