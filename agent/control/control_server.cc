@@ -65,10 +65,10 @@ Status ControlServer::Start() {
     // A directory that was there before is left as it is; say so if the group cannot pass it.
     struct stat st {};
     if (group_gid_ != static_cast<gid_t>(-1) && ::stat(dir.c_str(), &st) == 0 &&
-        st.st_gid != group_gid_ && (st.st_mode & S_IXOTH) == 0) {
+        (st.st_mode & (st.st_gid == group_gid_ ? S_IXGRP : S_IXOTH)) == 0) {
       Logger("control")->warn(
-          "socket directory {} is not group {}'s and others may not pass it: trainers admitted "
-          "by socket_group cannot reach the socket (chgrp {} {}, or the unit's Group=)",
+          "socket directory {} does not let group {} pass: trainers admitted by socket_group "
+          "cannot reach the socket (chgrp {} {} and chmod g+x, or the unit's Group=)",
           dir, options_.socket_group, options_.socket_group, dir);
     }
   }

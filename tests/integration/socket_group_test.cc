@@ -66,6 +66,13 @@ class SocketGroupTest : public ::testing::Test {
   std::unique_ptr<harness::AgentProcess> agent_;
 };
 
+// The agent leaves a socket directory that was there before as it is (an admin's), and says when
+// the group cannot pass it, as the test's own temporary directory (0700) could not.
+TEST_F(SocketGroupTest, SaysWhenAnExistingSocketDirectoryShutsTheGroupOut) {
+  EXPECT_NE(agent_->ReadLog().find("does not let group users pass"), std::string::npos)
+      << agent_->ReadLog();
+}
+
 TEST_F(SocketGroupTest, AdmitsAUserWhosePrimaryGroupItIs) {
   Outcome o = ConnectAs(agent_->socket_path(), gid_, {});
   EXPECT_EQ(o.rc, OUTRIDER_OK) << o.error.s;
