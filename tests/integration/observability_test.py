@@ -85,8 +85,16 @@ def main():
         def work_exited():
             return None if work.poll() is None else f"the launcher exited with code {work.returncode}"
 
-        if not wait_for("agents serve ops in /metrics", lambda: all(ops_re.search(get(u + "/metrics")[1]) for u in urls),
-                        60, work_exited):
+        # Each series below appears with the first op of its kind (the sparse gauges with the first
+        # sparse op, which may end later on one agent than on the other): wait for all of them.
+        series = ("outrider_ops_total", "outrider_bytes_total", "outrider_op_duration_seconds_bucket", "outrider_peers",
+                  "outrider_clients", "outrider_sparse_density_ratio", "process_cpu_seconds_total", "outrider_build_info")
+
+        def exports_all(u):
+            text = get(u + "/metrics")[1]
+            return ops_re.search(text) and all(re.search("^" + n + r"[{ ]", text, re.M) for n in series)
+
+        if not wait_for("agents serve ops in /metrics", lambda: all(exports_all(u) for u in urls), 60, work_exited):
             with open(work_log, errors="replace") as f:
                 print("last lines of the launcher's output:\n" + "".join(f.readlines()[-40:]), flush=True)
             return 1
@@ -94,9 +102,7 @@ def main():
             _, text = get(u + "/metrics")
             r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
             check(f"promtool check metrics on agent {i} under load", r.returncode == 0, r.stdout + r.stderr)
-            for name in ("outrider_ops_total", "outrider_bytes_total", "outrider_op_duration_seconds_bucket",
-                         "outrider_peers", "outrider_clients", "outrider_sparse_density_ratio", "process_cpu_seconds_total",
-                         "outrider_build_info"):
+            for name in series:
                 check(f"agent {i} exports {name}", re.search("^" + name + r"[{ ]", text, re.M) is not None)
             check(f"agent {i} /healthz", get(u + "/healthz")[0] == 200)
             check(f"agent {i} /readyz", get(u + "/readyz")[0] == 200)
