@@ -4,12 +4,11 @@
 # and a 2-rank job of the venv's Python, setting nothing of Outrider's, finds it and allreduces;
 # Ctrl-C (SIGINT) stops the agent with exit status 0.
 #
-# usage: local_agent_test.sh PYTHON [PREFIX...]   (PREFIX: a command the Python starts with)
+# usage: local_agent_test.sh PYTHON_COMMAND...   (the venv's python, after any command it starts
+#                                                 with, e.g. tools/roots/enter.sh --root DIR --)
 set -euo pipefail
-(($# >= 1)) || { sed -n '2,7p' "$0" >&2; exit 2; }
-python=$1
-shift
-prefix=("$@")
+(($# >= 1)) || { sed -n '2,8p' "$0" >&2; exit 2; }
+python=("$@")
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 # Under /tmp, which a PREFIX's root shares with the host; a session's runtime directory is 0700.
 session="$(mktemp -d /tmp/outrider-session.XXXXXX)"
@@ -31,12 +30,11 @@ if ! read -r -n 1 -t 600 _ <"$session/ready"; then
 fi
 echo "ok   - tools/outrider agent listens at \$XDG_RUNTIME_DIR/outrider/agent.sock"
 
-out="$("${prefix[@]}" "$python" -m outrider_torch 2>&1)" || { echo "FAIL - python -m outrider_torch: $out"; exit 1; }
+out="$("${python[@]}" -m outrider_torch 2>&1)" || { echo "FAIL - python -m outrider_torch: $out"; exit 1; }
 grep -q "agent:  *answers" <<<"$out" || { echo "FAIL - python -m outrider_torch does not see the agent: $out"; exit 1; }
 echo "ok   - python -m outrider_torch finds it with nothing set"
 
-port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 job='
 import torch, torch.distributed as dist, outrider_torch
 dist.init_process_group("outrider")
@@ -48,7 +46,7 @@ dist.destroy_process_group()
 pids=()
 for r in 0 1; do
   env RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" USE_LIBUV=0 \
-    "${prefix[@]}" "$python" -c "$job" >"$session/rank$r.log" 2>&1 &
+    "${python[@]}" -c "$job" >"$session/rank$r.log" 2>&1 &
   pids+=($!)
 done
 for r in 0 1; do
