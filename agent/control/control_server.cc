@@ -84,9 +84,12 @@ Status ControlServer::Start() {
   Logger("control")->info("listening on {}", path);
   // Trainers' NCCL telemetry, from the senders the control socket accepts.
   nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(loop_, [this](const ucred& cred) {
-    return CheckPeer(
-               ipc::PeerCredentials{cred.pid, cred.uid, cred.gid, ipc::ProcessGroups(cred.pid)})
-        .ok();
+    ipc::PeerCredentials peer{cred.pid, cred.uid, cred.gid, {}};
+    if (CheckPeer(peer).ok()) return true;
+    // Supplementary groups matter only to the socket group's check: read from /proc only then.
+    if (group_gid_ == static_cast<gid_t>(-1)) return false;
+    peer.groups = ipc::ProcessGroups(cred.pid);
+    return CheckPeer(peer).ok();
   });
   if (Status st = nccl_telemetry_->Open(ipc::NcclTelemetryPath(path), sock_mode, group_gid_);
       !st.ok()) {
