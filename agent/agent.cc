@@ -26,7 +26,14 @@ constexpr uint64_t kExpiryCheckNs = 100'000'000;  // op timeouts are checked eve
 
 Agent::Agent(const AgentOptions& options) : options_(options) {}
 
-Agent::~Agent() = default;
+Agent::~Agent() {
+  // In the order the members would go, but with the generations unhooked from the job table and
+  // the port before they go: clients leaving as the control server goes still reach them.
+  http_.reset();
+  control_.reset();
+  jobs_.set_generations(nullptr);
+  if (port_link_ != nullptr) port_link_->Serve(nullptr);
+}
 
 Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   auto agent = std::unique_ptr<Agent>(new Agent(options));
@@ -69,9 +76,15 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
                                          UcxTransportFactory(options.network.tcp_congestion_control,
                                                              options.network.ucx_zero_copy != 0)));
     agent->jobs_.set_network(agent->network_.get());
+    agent->port_link_ =
+        std::make_unique<membership::PortLink>(agent->loop_.get(), agent->network_->rendezvous());
   }
-  agent->control_ =
-      std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_);
+  agent->generations_ = std::make_unique<membership::Reformer>(
+      &agent->jobs_, agent->port_link_.get(), &agent->clock_, &Metrics());
+  if (agent->port_link_ != nullptr) agent->port_link_->Serve(agent->generations_.get());
+  agent->jobs_.set_generations(agent->generations_.get());
+  agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(),
+                                                    &agent->jobs_, agent->generations_.get());
   agent->control_->set_fence_timeout_ns(uint64_t{options.op_timeout_ms} * 1'000'000);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
   Metrics().set_enabled(options.metrics != 0);
@@ -137,7 +150,7 @@ std::string Agent::StatusJson() {
   j["gpu_nccl"] = {
       {"mode", GpuNcclName(nccl.mode)}, {"enabled", nccl.on}, {"mps", nccl.mps}, {"why", nccl.why}};
   j["jobs"] = jobs_.StatusJson();
-  j["generations"] = jobs_.reformer().StatusJson();
+  j["generations"] = generations_->StatusJson();
   j["finished_jobs"] = jobs_.FinishedJson();
   j["peers"] = network_ != nullptr ? network_->PeersJson(now) : nlohmann::json::array();
   j["peers_lost"] = network_ != nullptr ? network_->peers_lost() : 0;
@@ -248,8 +261,8 @@ bool Agent::Poll() {
       next_watchdog_ns_ = now_ns + watchdog_us_ * 500;  // twice per watchdog period
     }
   }
-  if (uint64_t now = ipc::MonotonicNs(); now >= jobs_.reformer().NextDeadlineNs())
-    jobs_.reformer().Tick(now);
+  if (uint64_t now = ipc::MonotonicNs(); now >= generations_->NextDeadlineNs())
+    generations_->Tick(now);
   if (options_.op_timeout_ms != 0) {
     uint64_t now = ipc::MonotonicNs();
     if (now >= next_expiry_check_ns_) {
@@ -285,7 +298,7 @@ int Agent::TimeoutMs() {
     net_ms = net_ms < 0 ? ms : std::min(net_ms, ms);
     next_tick_ns_ = std::min(next_tick_ns_, control_ns);
   }
-  if (uint64_t reform_ns = jobs_.reformer().NextDeadlineNs(); reform_ns != UINT64_MAX) {
+  if (uint64_t reform_ns = generations_->NextDeadlineNs(); reform_ns != UINT64_MAX) {
     int ms = reform_ns <= now ? 0 : static_cast<int>((reform_ns - now) / 1'000'000 + 1);
     net_ms = net_ms < 0 ? ms : std::min(net_ms, ms);
   }

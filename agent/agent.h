@@ -12,6 +12,8 @@
 #include "agent/engine/job_table.h"
 #include "agent/event_loop.h"
 #include "agent/http/http_server.h"
+#include "agent/membership/port_link.h"
+#include "agent/membership/reformer.h"
 #include "agent/net/network.h"
 
 namespace outrider::agent {
@@ -48,6 +50,9 @@ class Agent {
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<Network> network_;  // declared before jobs_: jobs use it until they are gone
   JobTable jobs_;
+  membership::MonotonicClock clock_;
+  std::unique_ptr<membership::PortLink> port_link_;    // with a network: the agents' port
+  std::unique_ptr<membership::Reformer> generations_;  // jobs' next generations
   std::unique_ptr<ControlServer> control_;
   UniqueFd signal_fd_;
   uint64_t next_expiry_check_ns_ = 0;

@@ -18,6 +18,7 @@
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/node_group.h"
 #include "agent/log.h"
+#include "agent/membership/wire.h"
 #include "agent/transport/fake/fake_transport.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/peer_ops.h"
@@ -544,6 +545,71 @@ void TelemetrySeeds() {
 }  // namespace
 }  // namespace outrider::fuzz
 
+// ---- generations: the bodies agents send each other about a job's next generation, and a
+// Reformer driven by them. ----
+
+void GenerationsSeeds() {
+  namespace m = agent::membership;
+  auto body = [](const std::string& name, uint8_t mode, const std::string& b) {
+    FuzzOutput out;
+    out.Put<uint8_t>(mode);
+    out.Raw(b.data(), b.size());
+    Write("generations", name, out);
+  };
+  m::ReformRequest node;
+  node.generation = 0;
+  node.port = 29400;
+  node.node = 1;
+  node.timeout_ms = 5000;
+  node.ranks = {1};
+  m::ReformRequest joiner;
+  joiner.joiner = true;
+  joiner.port = 29400;
+  joiner.timeout_ms = 5000;
+  body("node-report", 0, m::EncodeReformRequest(node));
+  body("joiner-ask", 0, m::EncodeReformRequest(joiner));
+  m::ReformDecision d;
+  d.generation = 1;
+  d.world_size = 3;
+  d.node_ranks = {2, 1};
+  d.root = "10.0.0.1:29400";
+  d.agents = {"10.0.0.1:29400", "10.0.0.2:29400"};
+  d.assign = {{0, 0, ""}, {2, 0, ""}, {-1, -1, "its node runs 64 ranks"}, {-1, -1, ""}};
+  body("decision", 1, m::EncodeReformDecision(d));
+  body("refusal", 1, m::EncodeReformDecision(m::ReformDecision::Refusal(Code::kPeerLost, "x")));
+  body("absent", 1, m::EncodeReformDecision(m::ReformDecision::Absent()));
+  // Driving agent 0: steps are 0 (a request: flags, body), 1 and 2 (a rank of node 0 or 1 asks:
+  // its timeout), 3 (the clock moves on: units of 100 ms).
+  auto drive = [](const std::string& name, const std::function<void(FuzzOutput&)>& steps) {
+    FuzzOutput out;
+    out.Put<uint8_t>(2);
+    steps(out);
+    Write("generations", name, out);
+  };
+  auto request = [](FuzzOutput& out, uint8_t flags, const std::string& b) {
+    out.Put<uint8_t>(0);
+    out.Put<uint8_t>(flags);
+    out.Bytes(b);
+  };
+  drive("both-nodes-ask", [&](FuzzOutput& out) {
+    out.Put<uint8_t>(1);
+    out.Put<uint16_t>(5000);
+    out.Put<uint8_t>(2);
+    out.Put<uint16_t>(5000);
+  });
+  drive("report-then-own-rank", [&](FuzzOutput& out) {
+    request(out, 0, m::EncodeReformRequest(node));
+    out.Put<uint8_t>(1);
+    out.Put<uint16_t>(5000);
+  });
+  drive("joiner-then-deadline", [&](FuzzOutput& out) {
+    request(out, 0, m::EncodeReformRequest(joiner));
+    out.Put<uint8_t>(3);
+    out.Put<uint16_t>(100);
+  });
+  drive("wrong-token", [&](FuzzOutput& out) { request(out, 1, m::EncodeReformRequest(node)); });
+}
+
 int main(int argc, char** argv) {
   using namespace outrider::fuzz;
   if (argc != 2) {
@@ -559,5 +625,6 @@ int main(int argc, char** argv) {
   RendezvousSeeds();
   PeerSeeds();
   TelemetrySeeds();
+  GenerationsSeeds();
   return 0;
 }

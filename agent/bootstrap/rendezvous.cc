@@ -65,8 +65,8 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
     // this agent's jobs vouch for (a generation decided elsewhere, not offered here yet).
     auto p = pending_.find(h.job_id);
     bool offered = p != pending_.end() && p->second.offered;
-    bool trusted =
-        offered ? TokensEqual(h.token, p->second.shape.token) : vouch_ && vouch_(h.job_id, h.token);
+    bool trusted = offered ? TokensEqual(h.token, p->second.shape.token)
+                           : generations_ != nullptr && generations_->Vouches(h.job_id, h.token);
     if (trusted && (blobs.size() == 1 || blobs.size() == 2)) {
       // The second blob, if any: the node (of the generation) left with no rank.
       int node = -1;
@@ -74,7 +74,8 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
         auto [end, ec] = std::from_chars(blobs[1].data(), blobs[1].data() + blobs[1].size(), node);
         if (ec != std::errc() || end != blobs[1].data() + blobs[1].size()) node = -1;
       }
-      if (node >= 0 && node < kMaxNodes && on_node_left_) on_node_left_(h.job_id, node);
+      if (node >= 0 && node < kMaxNodes && generations_ != nullptr)
+        generations_->OnNodeLeft(h.job_id, node);
       Abandon(h.job_id, PeerLost(blobs[0]));
     } else {
       Logger("rendezvous")
@@ -86,13 +87,13 @@ void RendezvousServer::OnFrame(rendezvous::Frame frame, UniqueFd fd) {
   if (h.type == rendezvous::kReform) {
     std::string local = LocalHost(fd.get()) + ":" + std::to_string(port());
     std::string peer = PeerHost(fd.get());
-    if (!reform_ || blobs.size() != 1) {
+    if (generations_ == nullptr || blobs.size() != 1) {
       JobShape none;
       Reply(std::move(fd), rendezvous::Encode(rendezvous::kRefuse, none, 0,
                                               {"malformed request for a new generation"}));
       return;
     }
-    reform_(h.job_id, h.token, std::move(blobs[0]), std::move(fd), local, peer);
+    generations_->OnReformFrame(h.job_id, h.token, std::move(blobs[0]), std::move(fd), local, peer);
     return;
   }
   Join join{std::move(fd),

@@ -31,6 +31,23 @@ using RendezvousDone = std::function<void(Result<NodeTable>)>;
 // Constant-time comparison (the time does not depend on where the strings differ).
 bool TokensEqual(const std::string& a, const std::string& b);
 
+// What the agent port hands to the job generations (agent/membership/, which implements it; the
+// Agent sets it): this layer knows the frames, not what they decide.
+class GenerationFrames {
+ public:
+  virtual ~GenerationFrames() = default;
+  // A kReform frame about job `job_id`: its one blob, and its connection, to answer (Reply) when
+  // it likes; `local` is this agent's address as the sender reached it, `peer_host` the sender's.
+  virtual void OnReformFrame(const std::string& job_id, const std::string& token, std::string body,
+                             UniqueFd fd, const std::string& local,
+                             const std::string& peer_host) = 0;
+  // Whether `token` is the token of job `id` as far as this agent's jobs know (a withdrawal of a
+  // rendezvous not offered here is trusted only then).
+  virtual bool Vouches(const std::string& id, const std::string& token) = 0;
+  // A trusted withdrawal named node `node` of generation `id` as one that has no rank in it.
+  virtual void OnNodeLeft(const std::string& id, int32_t node) = 0;
+};
+
 // Root side, and the agent port's other frames (a job's next generation, withdrawals). Frames
 // come from anyone who reaches the port (port_connections.h bounds and reads them); joins are
 // checked against the offered job's token, withdrawals against a token the engine vouches for.
@@ -57,20 +74,9 @@ class RendezvousServer {
   void Abandon(const std::string& job_id, const Status& why);
   // Refuses joins and offers older than the rendezvous timeout; drops connections past theirs.
   void Expire(uint64_t now_ns);
-  // Frames of type kReform go to `handler` with their connection, which it answers (Reply) when it
-  // likes; `local` is this agent's address as the sender reached it.
-  using ReformHandler =
-      std::function<void(const std::string& job_id, const std::string& token, std::string body,
-                         UniqueFd fd, const std::string& local, const std::string& peer_host)>;
-  void set_reform_handler(ReformHandler handler) { reform_ = std::move(handler); }
-  // Whether `token` is the token of job `id` as far as this agent's jobs know (a withdrawal of a
-  // rendezvous not offered here is trusted only then).
-  using Vouch = std::function<bool(const std::string& id, const std::string& token)>;
-  void set_vouch(Vouch vouch) { vouch_ = std::move(vouch); }
-  // A trusted withdrawal named a node of the generation that has no rank in it.
-  void set_on_node_left(std::function<void(const std::string& id, int32_t node)> f) {
-    on_node_left_ = std::move(f);
-  }
+  // Where the port's frames about jobs' generations go (null: refused as malformed, withdrawals
+  // of rendezvous not offered here untrusted). Not owned; outlives this or is unset first.
+  void set_generation_frames(GenerationFrames* frames) { generations_ = frames; }
   // Counts a dropped connection by why (PortConnections::DropName).
   void set_on_drop(std::function<void(const char* why)> f) { on_drop_ = std::move(f); }
   // Sends one frame on a connection a handler kept, without blocking, and closes it.
@@ -105,10 +111,8 @@ class RendezvousServer {
   static void DropRefused(std::vector<Join>& joins);
 
   uint32_t timeout_ms_;
-  ReformHandler reform_;
-  Vouch vouch_;
+  GenerationFrames* generations_ = nullptr;
   std::function<void(const char*)> on_drop_;
-  std::function<void(const std::string&, int32_t)> on_node_left_;
   std::map<std::string, Pending> pending_;
   std::map<std::string, std::string> abandoned_;  // job id -> why
   std::deque<std::string> abandoned_order_;

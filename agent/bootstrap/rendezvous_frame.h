@@ -34,7 +34,8 @@ inline constexpr uint32_t kMaxFrame = 1 << 20;  // largest body
 // kJoin: blobs transport address, agent address. kTable: every node's transport address, then
 // every node's agent address. kRefuse: the reason, then its Code as decimal text (absent: a
 // wrong token or shape). kReform, kReformResult: a job's next
-// generation (agent/engine/reform.h), one JSON blob each. kRedirect: the agent to ask instead.
+// generation (agent/membership/reformer.h), one blob each (agent/membership/wire.h). kRedirect: the
+// agent to ask instead.
 enum FrameType : uint16_t {
   kJoin = 1,
   kTable = 2,

@@ -39,8 +39,9 @@ Status MakeSocketDir(const std::string& dir, mode_t mode, gid_t gid) {
 
 }  // namespace
 
-ControlServer::ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs)
-    : options_(std::move(options)), loop_(loop), jobs_(jobs) {}
+ControlServer::ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs,
+                             membership::Reformer* generations)
+    : options_(std::move(options)), loop_(loop), jobs_(jobs), generations_(generations) {}
 
 ControlServer::~ControlServer() {
   StopListening();
@@ -295,7 +296,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   reply.client_id = id.client_id;
   reply.control_bytes = layout.total_bytes;
   Session* s = session.get();
-  s->EnableComms(jobs_, &options_, &comms_in_use_);
+  s->EnableComms(jobs_, generations_, &options_, &comms_in_use_);
   Status sent = s->Send(&reply, sizeof(reply), fds, 3);
   if (sent.ok()) {
     // Ops the client queued before a message are taken first: a region released right after an

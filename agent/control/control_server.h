@@ -26,7 +26,9 @@ namespace outrider::agent {
 // Thread-safety: loop thread only.
 class ControlServer {
  public:
-  ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs);
+  // `generations` re-form clients' jobs (null: refused). Neither is owned; both outlive this.
+  ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs,
+                membership::Reformer* generations = nullptr);
   ~ControlServer();
 
   // Creates the socket directory (0700, or 0750 for a group) and starts listening.
@@ -90,8 +92,9 @@ class ControlServer {
   bool JobsBusy(const Session& s) const;
 
   ControlServerOptions options_;
-  EventLoop* loop_;  // Not owned; outlives this server.
-  JobTable* jobs_;   // Not owned; outlives this server.
+  EventLoop* loop_;                    // Not owned; outlives this server.
+  JobTable* jobs_;                     // Not owned; outlives this server.
+  membership::Reformer* generations_;  // Not owned; may be null.
   UniqueFd listen_fd_;
   bool listening_ = false;
   std::unique_ptr<NcclStatsReceiver> nccl_telemetry_;  // <socket>.nccl

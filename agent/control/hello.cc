@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "agent/engine/rank_layout.h"
+#include "agent/bootstrap/rank_layout.h"
 #include "ipc/protocol.h"
 
 namespace outrider::agent {

@@ -7,10 +7,11 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent/bootstrap/rank_layout.h"
 #include "agent/control/hello.h"
 #include "agent/engine/job_table.h"
-#include "agent/engine/rank_layout.h"
 #include "agent/log.h"
+#include "agent/membership/generation_id.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -36,7 +37,7 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
 
 Session::~Session() {
   if (comms_in_use_ != nullptr) *comms_in_use_ -= comms_.size();
-  if (jobs_ != nullptr) jobs_->reformer().Forget(this);
+  if (generations_ != nullptr) generations_->Forget(this);
 }
 
 Member* Session::world() const {
@@ -54,7 +55,7 @@ std::vector<std::string> Session::job_ids() const {
 
 void Session::Close(const Status& reason) {
   if (closed_) return;
-  if (jobs_ != nullptr) jobs_->reformer().Forget(this);
+  if (generations_ != nullptr) generations_->Forget(this);
   FlushOverflow();
   SayGoodbye(reason);
   closed_ = true;
@@ -260,14 +261,14 @@ void Session::HandleReform(const ipc::Reform& msg) {
   if (msg.reserved != 0 || msg.mode >= ipc::kNumReformModes) {
     return ReplyReform(rid, InvalidArgument("reform request: unknown mode or reserved not 0"), 0);
   }
-  if (jobs_ == nullptr) {
+  if (jobs_ == nullptr || generations_ == nullptr) {
     return ReplyReform(rid, FailedPrecondition("this agent does not re-form jobs"), 0);
   }
   if (static_cast<ipc::ReformMode>(msg.mode) == ipc::ReformMode::kQuery) {
     Job* job = world() != nullptr ? jobs_->Find(w.job_id) : nullptr;
     // The lowest node with ranks holds the joiners: ranks elsewhere see none (their MAX tells
     // them).
-    uint32_t joiners = job != nullptr ? jobs_->reformer().JoinersWaiting(base) : 0;
+    uint32_t joiners = job != nullptr ? generations_->JoinersWaiting(base) : 0;
     return ReplyReform(rid, job != nullptr && !job->lost().ok() ? job->lost() : Status::Ok(),
                        joiners);
   }
@@ -275,20 +276,23 @@ void Session::HandleReform(const ipc::Reform& msg) {
     return ReplyReform(rid, FailedPrecondition("this client is re-forming its job already"), 0);
   }
   reforming_ = true;
-  ClientIdentity asking = world() != nullptr ? w : id_;
-  jobs_->reformer().Ask(this, asking, msg.timeout_ms, [this, rid](Result<ReformAssignment> a) {
-    reforming_ = false;
-    if (closed_) return;
-    Status st = a.ok() ? EnterGeneration(*a) : a.status();
-    ReplyReform(rid, st, 0);
-  });
+  const ClientIdentity& from = world() != nullptr ? w : id_;
+  membership::Asker asking{from.job_id,    from.job_base, from.rank,    from.token,
+                           from.root_addr, from.joiner,   from.peer.pid};
+  generations_->Ask(this, asking, msg.timeout_ms,
+                    [this, rid](Result<membership::ReformAssignment> a) {
+                      reforming_ = false;
+                      if (closed_) return;
+                      Status st = a.ok() ? EnterGeneration(*a) : a.status();
+                      ReplyReform(rid, st, 0);
+                    });
 }
 
-Status Session::EnterGeneration(const ReformAssignment& a) {
+Status Session::EnterGeneration(const membership::ReformAssignment& a) {
   ClientIdentity next = world_identity();
   next.job_base = next.job_base.empty() ? next.job_id : next.job_base;
   next.generation = a.generation;
-  next.job_id = GenerationJobId(next.job_base, a.generation);
+  next.job_id = membership::GenerationJobId(next.job_base, a.generation);
   next.rank = a.rank;
   next.world_size = a.world_size;
   next.local_rank = a.local_rank;

@@ -18,7 +18,7 @@
 #include "agent/engine/job.h"
 #include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
-#include "agent/engine/reform.h"
+#include "agent/membership/reformer.h"
 #include "agent/memory/region_table.h"
 #include "ipc/memfd.h"
 #include "ipc/protocol.h"
@@ -106,11 +106,13 @@ class Session final : public Member {
   void Close(const Status& reason);
 
   // Lets the client create communicators: members join and leave them in `jobs`. Without it,
-  // kCommCreate is refused.
+  // kCommCreate is refused. `generations` re-form the client's job (null: kReform is refused).
   // `comms_in_use` counts the memberships of every client (options->max_communicators bounds
   // it); it outlives the session.
-  void EnableComms(JobTable* jobs, const ControlServerOptions* options, size_t* comms_in_use) {
+  void EnableComms(JobTable* jobs, membership::Reformer* generations,
+                   const ControlServerOptions* options, size_t* comms_in_use) {
     jobs_ = jobs;
+    generations_ = generations;
     options_ = options;
     comms_in_use_ = comms_in_use;
   }
@@ -147,7 +149,7 @@ class Session final : public Member {
   void HandleReform(const ipc::Reform& msg);
   void ReplyReform(uint32_t request_id, const Status& st, uint32_t joiners);
   // Moves the client into its job's next generation as `a` says.
-  Status EnterGeneration(const ReformAssignment& a);
+  Status EnterGeneration(const membership::ReformAssignment& a);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
   // The op's completion, once its outputs are where the client reads them.
@@ -180,6 +182,7 @@ class Session final : public Member {
   bool client_goodbye_ = false;
   Status close_reason_;
   JobTable* jobs_ = nullptr;                               // Not owned; set by EnableComms.
+  membership::Reformer* generations_ = nullptr;            // Not owned; set by EnableComms.
   const ControlServerOptions* options_ = nullptr;          // Not owned; set by EnableComms.
   size_t* comms_in_use_ = nullptr;                         // Not owned; set by EnableComms.
   std::map<uint32_t, std::unique_ptr<CommMember>> comms_;  // by the id the client names them with

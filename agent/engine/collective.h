@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/bootstrap/rank_layout.h"
 #include "agent/engine/op.h"
 #include "agent/engine/op_trace.h"
-#include "agent/engine/rank_layout.h"
 #include "agent/memory/buffer_span.h"
 #include "agent/net/peer_protocol.h"
 #include "base/status.h"

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "agent/log.h"
+#include "agent/membership/reformer.h"
 #include "agent/net/network.h"
 #include "agent/observability.h"
 #include "ipc/event_fd.h"
@@ -50,15 +51,17 @@ Status JobTable::Join(Member* member) {
     }
     Job* raw = job.get();
     raw->set_on_active([this, raw] { active_.insert(raw); });
-    raw->set_on_node_gone([this, raw] { reformer_.Poke(raw->base_id()); });
+    raw->set_on_node_gone([this, raw] {
+      if (generations_ != nullptr) generations_->Poke(raw->base_id());
+    });
     by_hash_.emplace(raw->hash(), raw);
     it = jobs_.emplace(id.job_id, std::move(job)).first;
   }
   Status st = it->second->AddMember(member);
   if (!st.ok()) {
     DropIfDone(it);
-  } else if (!id.comm && id.generation > 0) {
-    reformer_.Entered(*it->second);
+  } else if (!id.comm && id.generation > 0 && generations_ != nullptr) {
+    generations_->Entered(it->second->id(), it->second->base_id());
   }
   return st;
 }
@@ -68,18 +71,56 @@ void JobTable::Leave(Member* member, const Status& why, bool orderly) {
   if (it == jobs_.end()) return;
   it->second->RemoveMember(member, why, orderly);
   std::string base = it->second->base_id();
-  if (!it->second->comm()) reformer_.Remember(base, it->second->agent_addrs());
+  if (generations_ != nullptr && !it->second->comm())
+    generations_->Remember(base, it->second->agent_addrs());
   DropIfDone(it);
-  reformer_.Poke(base);  // a collection waiting for this rank's ask goes on without it
+  // A collection waiting for this rank's ask goes on without it.
+  if (generations_ != nullptr) generations_->Poke(base);
 }
 
-Job* JobTable::LiveGeneration(const std::string& base) const {
+Job* JobTable::LiveJob(const std::string& base) const {
   Job* best = nullptr;
   for (const auto& [id, job] : jobs_) {
     if (job->comm() || job->member_count() == 0 || job->base_id() != base) continue;
     if (best == nullptr || job->generation() > best->generation()) best = job.get();
   }
   return best;
+}
+
+namespace {
+
+membership::GenerationInfo InfoOf(const Job& job) {
+  membership::GenerationInfo g;
+  g.id = job.id();
+  g.base = job.base_id();
+  g.token = job.token();
+  g.generation = job.generation();
+  g.num_nodes = job.num_nodes();
+  g.node_rank = job.node_rank();
+  g.world_size = job.world_size();
+  g.members = job.member_count();
+  g.gone.resize(static_cast<size_t>(std::max(job.num_nodes(), 0)));
+  for (int n = 0; n < job.num_nodes(); ++n) g.gone[static_cast<size_t>(n)] = job.node_gone(n);
+  g.agents = job.agent_addrs();
+  return g;
+}
+
+}  // namespace
+
+std::optional<membership::GenerationInfo> JobTable::Generation(const std::string& id) const {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
+  return InfoOf(*it->second);
+}
+
+std::optional<membership::GenerationInfo> JobTable::LiveGeneration(const std::string& base) const {
+  Job* job = LiveJob(base);
+  if (job == nullptr) return std::nullopt;
+  return InfoOf(*job);
+}
+
+void JobTable::GiveUp(const std::string& id, const Status& why) {
+  if (auto it = jobs_.find(id); it != jobs_.end()) it->second->GiveUp(why);
 }
 
 void JobTable::DropIfDone(Jobs::iterator it) {

@@ -8,19 +8,26 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "agent/engine/job.h"
-#include "agent/engine/reform.h"
+#include "agent/membership/ports.h"
 #include "agent/net/peer_events.h"
 
 namespace outrider::agent {
 
+namespace membership {
+class Reformer;
+}
+
+// The job generations (agent/membership/) see the jobs through it (JobDirectory), and hear from it
+// when ranks enter, leave, or find a node without ranks.
 // Thread-safety: loop thread only.
-class JobTable : public PeerEvents {
+class JobTable : public PeerEvents, public membership::JobDirectory {
  public:
   // How long a communicator that ended before all its local ranks joined is remembered: a rank
   // that joins it meanwhile is told it ended instead of waiting for ranks that left.
@@ -32,10 +39,12 @@ class JobTable : public PeerEvents {
   // Removes the member from its job; drops the job once it is empty. `orderly`: it said goodbye.
   void Leave(Member* member, const Status& why, bool orderly = false);
   Job* Find(const std::string& id);
-  // The newest generation of job `base` with members here (not a communicator), or null.
-  Job* LiveGeneration(const std::string& base) const;
-  // New generations of jobs (reform.h).
-  Reformer& reformer() { return reformer_; }
+  // The job generations told of ranks that enter and leave (not owned; null: none).
+  void set_generations(membership::Reformer* generations) { generations_ = generations; }
+  // JobDirectory: the jobs as the generations see them.
+  std::optional<membership::GenerationInfo> Generation(const std::string& id) const override;
+  std::optional<membership::GenerationInfo> LiveGeneration(const std::string& base) const override;
+  void GiveUp(const std::string& id, const Status& why) override;
   Job* FindByHash(uint64_t hash);
   // PeerEvents: routed to the job with h.job_hash; a lost peer is reported to every job.
   RecvTarget RecvBuffer(const PeerHeader& h, size_t len) override;
@@ -45,10 +54,7 @@ class JobTable : public PeerEvents {
   bool Pump();
   // Drops jobs whose members all left once their last sends finished.
   void Sweep();
-  void set_network(Network* net) {
-    net_ = net;
-    reformer_.set_network(net);
-  }
+  void set_network(Network* net) { net_ = net; }
   // How new multi-node jobs run their collectives.
   void set_engine_options(const EngineOptions& options) { engine_ = options; }
   void FailAll(const Status& why);
@@ -75,6 +81,8 @@ class JobTable : public PeerEvents {
   void ForgetEndedComms(uint64_t now_ns);
   // Why `member` may not join communicator `id`: it ended before this rank joined it.
   Status EndedBeforeJoin(const ClientIdentity& id, uint64_t now_ns);
+  // The newest generation of job `base` with members here (not a communicator), or null.
+  Job* LiveJob(const std::string& base) const;
 
   Jobs jobs_;
   std::unordered_map<uint64_t, Job*> by_hash_;  // every job in jobs_, by Job::hash()
@@ -90,8 +98,8 @@ class JobTable : public PeerEvents {
   std::deque<std::pair<uint64_t, std::string>> ended_order_;  // (ended_ns, id)
   Network* net_ = nullptr;                                    // Not owned.
   EngineOptions engine_;
-  std::deque<nlohmann::json> finished_;  // at most kFinishedJobs
-  Reformer reformer_{this};  // last: it refers to the jobs, and its calls end before they go
+  std::deque<nlohmann::json> finished_;          // at most kFinishedJobs
+  membership::Reformer* generations_ = nullptr;  // Not owned.
 };
 
 }  // namespace outrider::agent

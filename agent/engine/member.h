@@ -30,7 +30,7 @@ struct ClientIdentity {
   ipc::GpuMode gpu_mode = ipc::GpuMode::kStaging;  // how the client hands over device buffers
   // The job as its trainers name it, and its generation: it re-forms as generation 1, 2, ...
   // after losing a rank or to admit joiners. job_id names the generation's own job in the agents
-  // (GenerationJobId); for generation 0 the two are the same.
+  // (membership::GenerationJobId); for generation 0 the two are the same.
   std::string job_base;
   uint32_t generation = 0;
   bool joiner = false;  // connected to join the job at its next generation: in no job until then
@@ -38,10 +38,6 @@ struct ClientIdentity {
   ipc::JobClass job_class = ipc::JobClass::kNormal;
   uint32_t job_weight = 1;
 };
-
-// The agents' name of generation `generation` of job `base`: `base` itself for generation 0, else
-// "<base>~g<generation>" (the base cut so that the whole fits in ipc::kJobIdBytes - 1).
-std::string GenerationJobId(const std::string& base, uint32_t generation);
 
 // Thread-safety: loop thread only.
 class Member {

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "agent/engine/reform.h"
 #include "ipc/event_fd.h"
 #include "tests/fault/elastic_fixture.h"
 
@@ -24,13 +23,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-TEST(Reformer, NamesGenerationsWithinTheJobIdLimit) {
-  EXPECT_EQ(agent::GenerationJobId("train", 0), "train");
-  EXPECT_EQ(agent::GenerationJobId("train", 3), "train~g3");
-  std::string longest(63, 'j');
-  EXPECT_EQ(agent::GenerationJobId(longest, 12).size(), 63u);
-}
 
 // Rank 2 of 4 is killed mid-training: ranks 0, 1, 3 go on as ranks 0, 1, 2 of generation 1 within
 // seconds; a job beside it on the same agents never sees an error. A joiner then connects at

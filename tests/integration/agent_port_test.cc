@@ -1,7 +1,8 @@
-// The agent port as anyone on the network may use it, against a real agent: frames with fields of
-// the wrong type, frames without the job's token, connections that hold part of a frame, a flood
-// of forged reports and running out of fds. The agent answers or drops each one, keeps serving its
-// jobs, and gives back what they took.
+// The agent port as anyone on the network may use it, against a real agent: generation requests
+// that are not what an agent sends (fields out of range, truncated, another version, JSON), frames
+// without the job's token, connections that hold part of a frame, a flood of forged reports and
+// running out of fds. The agent answers or drops each one, keeps serving its jobs, and gives back
+// what they took.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -13,12 +14,13 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/bootstrap/frame_io.h"
 #include "agent/bootstrap/rendezvous_frame.h"
+#include "agent/membership/wire.h"
 #include "ipc/event_fd.h"
 #include "ipc/unique_fd.h"
 #include "tests/support/test_support.h"
@@ -27,6 +29,27 @@ namespace outrider::testing {
 namespace {
 
 namespace rdv = agent::rendezvous;
+namespace m = agent::membership;
+using Answer = std::optional<m::ReformDecision>;
+
+std::string JoinerAsk() {
+  m::ReformRequest r;
+  r.joiner = true;
+  return m::EncodeReformRequest(r);
+}
+
+// Node 0's report of rank `rank` for generation 0.
+std::string NodeReport(int32_t rank) {
+  m::ReformRequest r;
+  r.node = 0;
+  r.ranks = {rank};
+  return m::EncodeReformRequest(r);
+}
+
+std::string With(std::string body, size_t offset, uint32_t v, size_t width) {
+  std::memcpy(body.data() + offset, &v, width);
+  return body;
+}
 
 UniqueFd ConnectPort(uint16_t port) {
   UniqueFd fd = ConnectLoopback(port);
@@ -34,19 +57,21 @@ UniqueFd ConnectPort(uint16_t port) {
   return fd;
 }
 
-// Sends a request for job `job`'s next generation with `token` and `body`; the agent's answer as
-// JSON (null if it sent none within 5 s or something that is not an answer).
-nlohmann::json Ask(uint16_t port, const std::string& job, const std::string& token,
-                   const std::string& body) {
+// Sends a request for job `job`'s next generation with `token` and `body`; the agent's answer
+// (none if it sent none within 5 s or something that is not an answer).
+Answer Ask(uint16_t port, const std::string& job, const std::string& token,
+           const std::string& body) {
   UniqueFd fd = ConnectPort(port);
   agent::JobShape shape{job, token, 0, 0};
   std::string frame = rdv::Encode(rdv::kReform, shape, 0, {body});
   uint64_t deadline = ipc::MonotonicNs() + 5'000'000'000ull;
-  if (!agent::frame_io::WriteAll(fd.get(), frame, -1, deadline).ok()) return nullptr;
+  if (!agent::frame_io::WriteAll(fd.get(), frame, -1, deadline).ok()) return std::nullopt;
   Result<rdv::Frame> reply = agent::frame_io::ReadFrame(fd.get(), -1, deadline);
   if (!reply.ok() || reply->header.type != rdv::kReformResult || reply->blobs.size() != 1)
-    return nullptr;
-  return nlohmann::json::parse(reply->blobs[0], nullptr, false);
+    return std::nullopt;
+  Result<m::ReformDecision> d = m::ParseReformDecision(reply->blobs[0]);
+  if (!d.ok()) return std::nullopt;
+  return *d;
 }
 
 // A one-rank job held open by a child process until released; its allreduce then must complete
@@ -88,19 +113,28 @@ std::unique_ptr<harness::AgentProcess> StartPortAgent(uint16_t* port) {
   return StartAgent({"--port", std::to_string(*port), "--listen-address", "127.0.0.1"});
 }
 
-TEST(AgentPortTest, FieldsOfTheWrongTypeAreAnsweredAndTheAgentCarriesOn) {
+TEST(AgentPortTest, MalformedRequestsAreAnsweredAndTheAgentCarriesOn) {
   uint16_t port = 0;
   auto agent = StartPortAgent(&port);
   ASSERT_NE(agent, nullptr);
   HeldJob job(agent->socket_path(), "victim", "tok");
-  for (const char* body :
-       {R"({"kind":"node","timeout_ms":"x"})", R"({"kind":"joiner","port":null})",
-        R"({"kind":"node","generation":"0","ranks":[0]})", R"({"kind":"node","ranks":{"a":1}})",
-        R"([1,2])", "not json"}) {
-    nlohmann::json a = Ask(port, "victim", "tok", body);
-    ASSERT_TRUE(a.is_object()) << body << ": no answer (the agent died?)";
-    EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kProtocol)) << body << ": " << a.dump();
-    EXPECT_NE(a.value("message", std::string()).find("malformed"), std::string::npos) << a.dump();
+  // Offsets in a request (agent/membership/wire.h): version 4, joiner 8, timeout_ms 19, count 23.
+  std::string report = NodeReport(0);
+  std::string bodies[] = {
+      With(report, 19, 0, 4),            // timeout_ms 0
+      With(report, 8, 7, 1),             // joiner neither 0 nor 1
+      With(report, 23, 1u << 20, 4),     // more ranks than the body holds
+      With(report, 4, 99, 2),            // another version
+      report.substr(0, 20),              // truncated
+      report + "trailing",               // bytes after the message
+      R"({"kind":"node","ranks":[0]})",  // what agents once sent
+      "",
+  };
+  for (const std::string& body : bodies) {
+    Answer a = Ask(port, "victim", "tok", body);
+    ASSERT_TRUE(a.has_value()) << "no answer (the agent died?)";
+    EXPECT_EQ(a->status_code(), Code::kProtocol) << a->message;
+    EXPECT_NE(a->message.find("malformed"), std::string::npos) << a->message;
   }
   EXPECT_EQ(job.Finish(), 0);
   EXPECT_EQ(::kill(agent->pid(), 0), 0);
@@ -113,15 +147,15 @@ TEST(AgentPortTest, ARequestWithoutTheJobsTokenIsRefusedUnread) {
   // A single-node job keeps its token too.
   HeldJob job(agent->socket_path(), "solo", "secret");
   for (const char* token : {"", "guess"}) {
-    nlohmann::json a = Ask(port, "solo", token, R"({"kind":"joiner","timeout_ms":"x"})");
-    ASSERT_TRUE(a.is_object()) << token;
-    EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kPermissionDenied)) << a.dump();
-    EXPECT_NE(a.value("message", std::string()).find("wrong job token"), std::string::npos);
+    Answer a = Ask(port, "solo", token, "not even a request");
+    ASSERT_TRUE(a.has_value()) << token;
+    EXPECT_EQ(a->status_code(), Code::kPermissionDenied) << a->message;
+    EXPECT_NE(a->message.find("wrong job token"), std::string::npos) << a->message;
   }
   // A forged report for the job's generation is not counted: the job's own next step runs.
-  nlohmann::json a =
-      Ask(port, "solo", "", R"({"kind":"node","generation":0,"node":0,"ranks":[5]})");
-  EXPECT_EQ(a.value("code", -1), static_cast<int>(Code::kPermissionDenied)) << a.dump();
+  Answer a = Ask(port, "solo", "", NodeReport(5));
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->status_code(), Code::kPermissionDenied) << a->message;
   EXPECT_EQ(job.Finish(), 0);
 }
 
@@ -142,8 +176,8 @@ TEST(AgentPortTest, HeldConnectionsAndForgedReportsNeitherStallNorBloatTheAgent)
   // 1,000 forged reports, each answered.
   int refused = 0;
   for (int i = 0; i < 1000; ++i) {
-    nlohmann::json a = Ask(port, "busy", "forged", R"({"kind":"joiner"})");
-    refused += a.is_object() && a.value("code", -1) == static_cast<int>(Code::kPermissionDenied);
+    Answer a = Ask(port, "busy", "forged", JoinerAsk());
+    refused += a.has_value() && a->status_code() == Code::kPermissionDenied;
   }
   EXPECT_EQ(refused, 1000);
   // The job's op completes while they are held (within its 10 s wait).
@@ -179,8 +213,9 @@ TEST(AgentPortTest, OutOfFileDescriptorsThePortShedsConnectionsInsteadOfSpinning
   conns.clear();
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);
   // The port answers again.
-  nlohmann::json a = Ask(port, "nobody", "", R"({"kind":"joiner"})");
-  EXPECT_TRUE(a.value("absent", false)) << a.dump();
+  Answer a = Ask(port, "nobody", "", JoinerAsk());
+  ASSERT_TRUE(a.has_value());
+  EXPECT_TRUE(a->absent) << a->message;
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "agent/engine/rank_layout.h"
+#include "agent/bootstrap/rank_layout.h"
 #include "agent/engine/sparse/codec.h"
 #include "agent/engine/sparse/rows.h"
 

@@ -80,9 +80,16 @@ TEST(RendezvousWithdrawTest, AWithdrawalNobodyVouchesForIsIgnored) {
 
 TEST(RendezvousWithdrawTest, AVouchedWithdrawalBeforeTheOfferFailsTheRendezvous) {
   Root root;
-  root.server->set_vouch([](const std::string& id, const std::string& token) {
-    return id == "run8~g1" && token == "tok";
-  });
+  // The generations vouch for the token of a generation decided elsewhere.
+  struct Vouching : GenerationFrames {
+    void OnReformFrame(const std::string&, const std::string&, std::string, UniqueFd,
+                       const std::string&, const std::string&) override {}
+    bool Vouches(const std::string& id, const std::string& token) override {
+      return id == "run8~g1" && token == "tok";
+    }
+    void OnNodeLeft(const std::string&, int32_t) override {}
+  } vouching;
+  root.server->set_generation_frames(&vouching);
   JobShape shape{"run8~g1", "tok", 2, 1};
   root.Withdraw(shape.job_id, "tok");
   Result<NodeTable> t = root.Meet(shape);

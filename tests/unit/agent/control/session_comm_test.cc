@@ -15,7 +15,7 @@ class SessionCommTest : public SessionTest {
   void SetUp() override {
     world_ = 2;
     SessionTest::SetUp();
-    session_->EnableComms(&jobs_, &options_, &comms_in_use_);
+    session_->EnableComms(&jobs_, nullptr, &options_, &comms_in_use_);
   }
   void TearDown() override {
     for (CommMember* c : session_->comms()) jobs_.Leave(c, Cancelled("test ends"));
@@ -136,7 +136,7 @@ TEST_F(SessionCommTest, TheAgentWideBoundCountsEveryMembershipAndFreesOnDestroy)
 }
 
 TEST_F(SessionCommTest, RefusesCommunicatorsWhenTheAgentDoesNotServeThem) {
-  session_->EnableComms(nullptr, nullptr, nullptr);
+  session_->EnableComms(nullptr, nullptr, nullptr, nullptr);
   auto reply = Create(0, 1);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->code, static_cast<int32_t>(Code::kFailedPrecondition));

@@ -21,7 +21,7 @@ class SessionRefusalTest : public SessionTest {
   void SetUp() override {
     SessionTest::SetUp();
     ASSERT_TRUE(jobs_.Join(session_.get()).ok());
-    session_->EnableComms(&jobs_, &options_, &comms_in_use_);
+    session_->EnableComms(&jobs_, nullptr, &options_, &comms_in_use_);
   }
   void TearDown() override {
     jobs_.Leave(session_.get(), Cancelled("test over"), true);

@@ -1,4 +1,4 @@
-#include "agent/engine/rank_layout.h"
+#include "agent/bootstrap/rank_layout.h"
 
 #include <algorithm>
 

@@ -10,9 +10,15 @@
 // at the lowest node with ranks; an agent left with no rank of the job sends what it holds on to
 // the next.
 //
-// Reports travel over the agents' ports (agent/bootstrap/rendezvous.h). A node tries the job's
-// nodes in order: an agent that is gone, or one with no rank of the job left, sends it on to the
-// next; one that decided already (or redirects to the node deciding) says so.
+// Reports travel over the agents' ports (ports.h: PeerLink; port_link.h carries them in rendezvous
+// frames). A node tries the job's nodes in order: an agent that is gone, or one with no rank of
+// the job left, sends it on to the next; one that decided already (or redirects to the node
+// deciding) says so.
+//
+// One class for both sides, a node collecting its ranks' asks and the agent deciding: every rule
+// of the failure table reads both (a collection's answer turns the node's round into a redirect;
+// an agent left without ranks releases its round and its joiners; a decision decides what the
+// node's own collection hears), and split they would share all their state.
 #pragma once
 
 #include <algorithm>
@@ -22,22 +28,20 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "agent/bootstrap/frame_io.h"
-#include "agent/bootstrap/rendezvous.h"
-#include "agent/engine/member.h"
+#include "agent/membership/ports.h"
+#include "agent/membership/wire.h"
 #include "base/status.h"
-#include "ipc/unique_fd.h"
 
 namespace outrider::agent {
+class AgentMetrics;
+}
 
-class JobTable;
-class Job;
-struct ReformDecision;
-class Network;
+namespace outrider::agent::membership {
 
 // A rank's place in the new generation.
 struct ReformAssignment {
@@ -46,6 +50,18 @@ struct ReformAssignment {
   std::string root_addr;            // the agent of the generation's node 0 ("" when it is this one)
   int32_t node = 0;                 // the rank's node in the generation
   std::vector<int32_t> node_ranks;  // ranks on each of the generation's nodes, in node order
+};
+
+// A client that asks for its job's next generation.
+struct Asker {
+  std::string job_id;    // its generation's id (a joiner's: its hello's)
+  std::string job_base;  // the job ("": job_id)
+  int32_t rank = 0;      // in its generation
+  std::string token;
+  std::string root_addr;  // a joiner: an agent of the job it names
+  bool joiner = false;
+  int32_t pid = 0;
+  const std::string& base() const { return job_base.empty() ? job_id : job_base; }
 };
 
 // Thread-safety: loop thread only.
@@ -57,27 +73,40 @@ class Reformer {
   static constexpr size_t kMaxJoinersPerJob = 1024;
   using Reply = std::function<void(Result<ReformAssignment>)>;
 
-  explicit Reformer(JobTable* jobs) : jobs_(jobs) {}
+  // `link` null: single node only, no generations across nodes. `metrics` may be null. None is
+  // owned; all outlive this.
+  Reformer(JobDirectory* jobs, PeerLink* link, const Clock* clock, AgentMetrics* metrics);
   ~Reformer();
-  // Serves other agents' reports on the network's agent port (null: single-node only, and no
-  // generations across nodes).
-  void set_network(Network* net);
+  Reformer(const Reformer&) = delete;
+  Reformer& operator=(const Reformer&) = delete;
 
-  // A client asks for the next generation of its job: `id` is its identity in its current one
-  // (a joiner's: its hello's). `owner` names the client for Forget. `reply` runs once, on the loop
-  // thread, before which the client must stay in its generation.
-  void Ask(const void* owner, const ClientIdentity& id, uint32_t timeout_ms, Reply reply);
+  // A client asks for the next generation of its job. `owner` names the client for Forget.
+  // `reply` runs once, on the loop thread, before which the client must stay in its generation.
+  void Ask(const void* owner, const Asker& asker, uint32_t timeout_ms, Reply reply);
   // The client is gone: its ask, if any, is dropped (its rank is left out).
   void Forget(const void* owner);
   // A member of a generation of `base` left, or a node of it was found without ranks: the
   // collections and decisions waiting for them may go on.
   void Poke(const std::string& base);
-  // A rank of this node entered `job`, a generation: a rank of this node that died before joining
-  // it fails it now, and reports that came ahead of it go on.
-  void Entered(Job& job);
+  // A rank of this node entered generation `id` of job `base`: a rank of this node that died
+  // before joining it fails it now, and reports that came ahead of it go on.
+  void Entered(const std::string& id, const std::string& base);
   // Where the agents of a generation of `base` that had ranks here listen (kept after its ranks
   // here are gone: a joiner on this node finds the job through them).
   void Remember(const std::string& base, const std::vector<std::string>& agents);
+
+  // From the agents' port: another agent's request about job `base`, answered through
+  // `responder`; `local` is this agent's address as the sender reached it, `peer` the sender's
+  // host. Authenticated (the job's token) before its body is read.
+  void OnRequest(const std::string& base, const std::string& token, std::string body,
+                 std::unique_ptr<Responder> responder, const std::string& local,
+                 const std::string& peer);
+  // Whether `token` is the token of generation `id` as this agent's jobs know it (the generation
+  // itself, or one decided lately whose earlier generation still runs here).
+  bool Vouches(const std::string& id, const std::string& token) const;
+  // A withdrawal said node `node` of generation `id` has no rank: the next round skips it.
+  void NoteNodeLeft(const std::string& id, int32_t node);
+
   // Joiners this agent holds for the next generation of `base`.
   uint32_t JoinersHeld(const std::string& base) const;
   // Of those, how many the next generation would add (all of them, at the node that decides; none
@@ -92,7 +121,7 @@ class Reformer {
  private:
   struct Waiter {
     const void* owner = nullptr;
-    ClientIdentity id;
+    Asker asker;
     uint64_t deadline_ns = 0;
     Reply reply;
   };
@@ -110,15 +139,15 @@ class Reformer {
     std::vector<std::string> candidates;  // agents to report to, in order
     size_t next = 0;
     std::string asking;  // the candidate being asked
-    std::unique_ptr<FrameCall> call;
+    std::unique_ptr<Call> call;
   };
-  // A report that reached this agent.
+  // A request that reached this agent, held until answered (`responder` null once it is).
   struct Report {
     bool joiner = false;
     std::string agent;  // host:port of the reporting agent
     int old_node = -1;
     std::vector<int32_t> ranks;  // old ranks (joiners: none)
-    UniqueFd fd;
+    std::unique_ptr<Responder> responder;
     uint64_t deadline_ns = 0;
     std::string local;  // this agent's address as the reporter reached it
     // The places it asks for: its ranks, or one for a joiner.
@@ -138,7 +167,7 @@ class Reformer {
   // entered it (a fast node re-forms again at once): held for them, not passed over as absent.
   struct Early {
     std::string base, token, body, local, peer;
-    UniqueFd fd;
+    std::unique_ptr<Responder> responder;
     uint64_t deadline_ns = 0;
   };
   static constexpr size_t kMaxEarly = 64;
@@ -149,12 +178,9 @@ class Reformer {
     std::string root;  // the new generation's node 0, as this agent knows it ("": this agent)
   };
 
-  void OnReport(const std::string& base, const std::string& token, std::string body, UniqueFd fd,
-                const std::string& local, const std::string& peer);
-  void StartCollection(Collection& c);
   void MaybeSend(const std::string& key);
   void SendNext(const std::string& key);
-  void OnAnswer(const std::string& key, Result<FrameReply> reply);
+  void OnAnswer(const std::string& key, Result<CallAnswer> answer);
   void FinishCollection(const std::string& key, const Status& why,
                         const ReformDecision* decision = nullptr);
   void MaybeDecide(const std::string& base);
@@ -163,34 +189,27 @@ class Reformer {
   void ReleaseIfGone(const std::string& base);
   void Decide(const std::string& base, Round& round);
   // The nodes of `job` (the round's generation) the round still waits for: "1, 3", or "".
-  std::string Unreported(const Round& round, Job* job) const;
-  // The live generation of `base` here with members (the newest), or null.
-  Job* Live(const std::string& base) const;
+  std::string Unreported(const Round& round, const std::optional<GenerationInfo>& job) const;
   // Every node's agent of `job`: from its rendezvous, or (before that completed, or after it
   // failed) from the decision that made it. Empty when neither is known.
-  const std::vector<std::string>& AgentsOf(const Job& job) const;
-  // Whether a job here knows `token` as job `id`'s: the job itself, or a generation decided
-  // lately whose earlier generation still runs here.
-  bool Vouches(const std::string& id, const std::string& token);
+  std::vector<std::string> AgentsOf(const GenerationInfo& job) const;
   // Tells the rendezvous of generation `id` at agent `root` that it cannot complete (`why`).
-  // `node_left`: the generation's node that has no rank in it (-1: none).
   void WithdrawAt(const std::string& root, const std::string& id, const std::string& token,
                   const Status& why, int32_t node_left = -1);
-  // A withdrawal said node `node` of generation `id` has no rank: the next round skips it.
-  void NoteNodeLeft(const std::string& id, int32_t node);
   bool NodeLeft(const std::string& id, int32_t node) const;
-  void Answer(UniqueFd fd, const nlohmann::json& j);
   // The node of `job` where joiners wait: its lowest node that still has ranks.
-  int JoinersNode(const Job& job) const;
+  static int JoinersNode(const GenerationInfo& job);
   // Joiners held here while another node of the job's live generation decides go there.
   void SendOnJoiners(const std::string& base);
   // Once this agent decided a generation it has no rank in, the joiners waiting here for the next
   // one go to that generation's node 0.
   void SendOnHeld(const std::string& base, const std::string& root);
-  void Redirect(UniqueFd fd, const std::string& to);
+  uint64_t Now() const { return clock_->NowNs(); }
 
-  JobTable* jobs_;          // Not owned; owns this.
-  Network* net_ = nullptr;  // Not owned.
+  JobDirectory* jobs_;     // Not owned.
+  PeerLink* link_;         // Not owned; null on a single node.
+  const Clock* clock_;     // Not owned.
+  AgentMetrics* metrics_;  // Not owned; may be null.
   std::map<std::string, Collection>
       collections_;  // by base job id, or "<base>\n<joiner_asks_>" for joiners
   uint64_t joiner_asks_ = 0;
@@ -201,7 +220,7 @@ class Reformer {
   // Generations a rank of this node was placed in but died before any rank here entered them: the
   // first to enter fails the generation (its other nodes may have met already).
   std::map<std::string, Status> gave_up_;
-  std::vector<std::unique_ptr<FrameCall>> withdrawals_;  // in flight
+  std::vector<std::unique_ptr<Call>> withdrawals_;  // in flight
   // Every node's agent of the generations decided lately, by the generation's job id: a
   // generation whose rendezvous never completed re-forms through them.
   std::map<std::string, std::vector<std::string>> agents_of_;
@@ -212,4 +231,4 @@ class Reformer {
   std::deque<std::string> remembered_order_;
 };
 
-}  // namespace outrider::agent
+}  // namespace outrider::agent::membership

@@ -1,7 +1,9 @@
-// The JSON bodies agents exchange about a job's next generation (reform.h), as typed values. They
-// come over the agents' port from any machine that reaches it: Parse* read every field with its
-// type and range checked and never throw; a body they refuse is answered or dropped, never
-// trusted in part. Thread-safety: pure functions.
+// The messages agents exchange about a job's next generation (reformer.h), as a small binary
+// contract: a header (magic, version, kind), then fixed-width fields and length-prefixed texts, in
+// the host's byte order as the rendezvous frames that carry them (agent/bootstrap/). They come over
+// the agents' port from any machine that reaches it: Parse* check every length, count and range
+// before they read or allocate, refuse trailing bytes, and never throw; a body they refuse is
+// answered or dropped, never trusted in part. Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +13,14 @@
 
 #include "base/status.h"
 
-namespace outrider::agent {
+namespace outrider::agent::membership {
 
-// A node's report of its ranks that go on (kind "node"), or a joiner's ask (kind "joiner").
+inline constexpr uint32_t kWireMagic = 0x4e47524f;  // "ORGN"
+// Bumped on any change of layout: an agent refuses another version's body, naming both.
+inline constexpr uint16_t kWireVersion = 1;
+inline constexpr size_t kMaxText = 4096;  // a message, an agent's address, a reason
+
+// A node's report of its ranks that go on, or a joiner's ask (`joiner`; it carries no ranks).
 struct ReformRequest {
   static constexpr uint32_t kMaxTimeoutMs = 600'000;
   static constexpr size_t kMaxRanks = 1 << 16;
@@ -45,6 +52,10 @@ struct ReformDecision {
   std::vector<ReformSlot> assign;   // one per rank of the request, in its order
   // The code as a Status code (Internal for one outside the vocabulary).
   Code status_code() const;
+  // A refusal: no generation, and why.
+  static ReformDecision Refusal(Code code, std::string message);
+  // "Not here": that agent has no rank of the job (`message` may say more).
+  static ReformDecision Absent(std::string message = "");
 };
 
 std::string EncodeReformRequest(const ReformRequest& r);
@@ -52,4 +63,4 @@ Result<ReformRequest> ParseReformRequest(std::string_view body);
 std::string EncodeReformDecision(const ReformDecision& d);
 Result<ReformDecision> ParseReformDecision(std::string_view body);
 
-}  // namespace outrider::agent
+}  // namespace outrider::agent::membership
