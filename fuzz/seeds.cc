@@ -542,9 +542,6 @@ void TelemetrySeeds() {
   }
 }
 
-}  // namespace
-}  // namespace outrider::fuzz
-
 // ---- generations: the bodies agents send each other about a job's next generation, and a
 // Reformer driven by them. ----
 
@@ -609,6 +606,9 @@ void GenerationsSeeds() {
   });
   drive("wrong-token", [&](FuzzOutput& out) { request(out, 1, m::EncodeReformRequest(node)); });
 }
+
+}  // namespace
+}  // namespace outrider::fuzz
 
 int main(int argc, char** argv) {
   using namespace outrider::fuzz;
