@@ -92,9 +92,8 @@ std::unique_ptr<Call> PortLink::Withdraw(const std::string& root, const std::str
       [](const Result<FrameReply>&) {}));
 }
 
-void PortLink::OnReformFrame(const std::string& job_id, const std::string& token,
-                             std::string body, UniqueFd fd, const std::string& local,
-                             const std::string& peer_host) {
+void PortLink::OnReformFrame(const std::string& job_id, const std::string& token, std::string body,
+                             UniqueFd fd, const std::string& local, const std::string& peer_host) {
   reformer_->OnRequest(job_id, token, std::move(body),
                        std::make_unique<FdResponder>(server_, std::move(fd)), local, peer_host);
 }
@@ -103,6 +102,8 @@ bool PortLink::Vouches(const std::string& id, const std::string& token) {
   return reformer_->Vouches(id, token);
 }
 
-void PortLink::OnNodeLeft(const std::string& id, int32_t node) { reformer_->NoteNodeLeft(id, node); }
+void PortLink::OnNodeLeft(const std::string& id, int32_t node) {
+  reformer_->NoteNodeLeft(id, node);
+}
 
 }  // namespace outrider::agent::membership

@@ -1,7 +1,7 @@
 // What a job's generations (reformer.h) need from the rest of the agent, as interfaces handed in
-// by whoever builds it: the jobs that run here (the engine's job table), the agents' port (PortLink,
-// port_link.h) and a clock. The wing includes nothing of the engine, and the port reaches it
-// only through these; tests give fakes (tests/unit/agent/membership/).
+// by whoever builds it: the jobs that run here (the engine's job table), the agents' port
+// (PortLink, port_link.h) and a clock. The wing includes nothing of the engine, and the port
+// reaches it only through these; tests give fakes (tests/unit/agent/membership/).
 #pragma once
 
 #include <cstdint>

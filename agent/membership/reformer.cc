@@ -404,9 +404,9 @@ void Reformer::OnRequest(const std::string& base, const std::string& token, std:
   if (!TokensEqual(token, live->token)) {
     Logger("engine")->warn("job '{}': refused a request from {}: wrong job token", base, peer);
     Answer(std::move(responder),
-           ReformDecision::Refusal(Code::kPermissionDenied, "agent " + local +
-                                                                " refused a request about job '" +
-                                                                base + "': wrong job token"));
+           ReformDecision::Refusal(
+               Code::kPermissionDenied,
+               "agent " + local + " refused a request about job '" + base + "': wrong job token"));
     return;
   }
   Result<ReformRequest> req = ParseReformRequest(body);
@@ -456,11 +456,10 @@ void Reformer::OnRequest(const std::string& base, const std::string& token, std:
     if (from_agent + rep.places() > kMaxJoinersPerNode ||
         places + rep.places() > kMaxJoinersPerJob) {
       Answer(std::move(responder),
-             ReformDecision::Refusal(Code::kResourceExhausted,
-                                     "job '" + base + "' already holds " +
-                                         std::to_string(held.size()) + " joiners (" +
-                                         std::to_string(from_agent) + " from agent " + rep.agent +
-                                         ")"));
+             ReformDecision::Refusal(
+                 Code::kResourceExhausted,
+                 "job '" + base + "' already holds " + std::to_string(held.size()) + " joiners (" +
+                     std::to_string(from_agent) + " from agent " + rep.agent + ")"));
       if (held.empty()) joiners_.erase(base);
       return;
     }
@@ -487,8 +486,9 @@ void Reformer::OnRequest(const std::string& base, const std::string& token, std:
       // This node's ranks are still on their way into that generation: the report waits for
       // them (Entered). Answered absent, it would go to a higher node, which would decide the
       // next generation alone beside this one.
-      early_.push_back(Early{base, token, std::move(body), local, peer, std::move(responder),
-                             now + std::min<uint64_t>(kEarlyWaitNs, uint64_t{timeout_ms} * kMs / 4)});
+      early_.push_back(
+          Early{base, token, std::move(body), local, peer, std::move(responder),
+                now + std::min<uint64_t>(kEarlyWaitNs, uint64_t{timeout_ms} * kMs / 4)});
       return;
     }
     Answer(std::move(responder), ReformDecision::Absent());
@@ -511,11 +511,10 @@ void Reformer::OnRequest(const std::string& base, const std::string& token, std:
     round.self_node = job->node_rank;
   } else if (round.generation > generation) {
     Answer(std::move(responder),
-           ReformDecision::Refusal(Code::kFailedPrecondition,
-                                   "job '" + base + "' is forming generation " +
-                                       std::to_string(round.generation + 1) +
-                                       "; this node reported for generation " +
-                                       std::to_string(generation + 1)));
+           ReformDecision::Refusal(
+               Code::kFailedPrecondition,
+               "job '" + base + "' is forming generation " + std::to_string(round.generation + 1) +
+                   "; this node reported for generation " + std::to_string(generation + 1)));
     return;
   }
   if (round.role == Round::Role::kRedirect) {
@@ -915,14 +914,14 @@ void Reformer::Tick(uint64_t now_ns) {
     for (Report& r : v) {
       if (now_ns >= r.deadline_ns) {
         Answer(std::move(r.responder),
-               ReformDecision::Refusal(Code::kDeadlineExceeded,
-                                       "job '" + it->first +
-                                           "' formed no new generation while the joiner waited"));
+               ReformDecision::Refusal(
+                   Code::kDeadlineExceeded,
+                   "job '" + it->first + "' formed no new generation while the joiner waited"));
       }
     }
-    v.erase(std::remove_if(v.begin(), v.end(),
-                           [](const Report& r) { return r.responder == nullptr; }),
-            v.end());
+    v.erase(
+        std::remove_if(v.begin(), v.end(), [](const Report& r) { return r.responder == nullptr; }),
+        v.end());
     it = v.empty() ? joiners_.erase(it) : std::next(it);
   }
   for (auto it = decided_.begin(); it != decided_.end();)

@@ -240,8 +240,7 @@ Result<ReformDecision> ParseReformDecision(std::string_view body) {
       if (s.why.empty()) s.why = kNoPlaceWhy;
     } else if (tag == kPlaced) {
       OUTRIDER_RETURN_IF_ERROR((rd.Int<int32_t>("assign", &s.rank, 0, d.world_size - 1)));
-      OUTRIDER_RETURN_IF_ERROR(
-          (rd.Int<int32_t>("assign", &s.local_rank, 0, d.world_size - 1)));
+      OUTRIDER_RETURN_IF_ERROR((rd.Int<int32_t>("assign", &s.local_rank, 0, d.world_size - 1)));
       if (s.rank - layout.first_rank(layout.node_of(s.rank)) != s.local_rank)
         return ProtocolError("an assignment whose local rank is not its place on its node");
     } else {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -104,30 +105,27 @@ TEST(AgentDeathTest, KillingTheAgentAtRandomPointsNeverHangsClients) {
     int kill_after = std::uniform_int_distribution<int>(0, 60)(gen);
     Pipe progress;
     SharedValue<Report> reports[2];
-    pid_t pids[2];
-    for (int r = 0; r < 2; ++r) {
-      pids[r] = Spawn([&, r] {
-        outrider_client_t* c = ConnectOrExit(socket, "loop", r, 2);
-        auto* x = static_cast<float*>(outrider_alloc(c, 1 << 20));
-        int rc = OUTRIDER_OK;
-        for (int i = 0; i < 1000000 && rc == OUTRIDER_OK; ++i) {
-          outrider_op_t h;
-          rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM,
-                                  nullptr, &h);
-          if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 1000);
-          if (r == 0 && i == kill_after) progress.Send('k');
-        }
-        reports[r]->wait_rc = rc;
-        CopyText(reports[r]->wait_message, 256, outrider_last_error(c));
-        outrider_disconnect(c);
-        return 0;
-      });
-    }
+    Ranks ranks(2, [&](int r) {
+      outrider_client_t* c = ConnectOrExit(socket, "loop", r, 2);
+      auto* x = static_cast<float*>(outrider_alloc(c, 1 << 20));
+      int rc = OUTRIDER_OK;
+      for (int i = 0; i < 1000000 && rc == OUTRIDER_OK; ++i) {
+        outrider_op_t h;
+        rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM, nullptr,
+                                &h);
+        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 1000);
+        if (r == 0 && i == kill_after) progress.Send('k');
+      }
+      reports[r]->wait_rc = rc;
+      CopyText(reports[r]->wait_message, 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    });
     char ch;
     ASSERT_TRUE(progress.Receive(&ch, 30000));
     agent->Stop(SIGKILL);
     for (int r = 0; r < 2; ++r) {
-      EXPECT_EQ(Reap(pids[r]), 0);
+      EXPECT_EQ(ranks.Reap(r), 0);
       EXPECT_EQ(reports[r]->wait_rc, OUTRIDER_ERR_UNAVAILABLE)
           << "round " << round << ": " << reports[r]->wait_message;
     }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/fault/chaos_cluster.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 #include "tools/harness/agent_process.h"
 
@@ -33,6 +34,7 @@ using testing::CopyText;
 using testing::CountOpenFds;
 using testing::FreePort;
 using testing::Pipe;
+using testing::Ranks;
 using testing::Reap;
 using testing::Spawn;
 
@@ -292,13 +294,13 @@ void Chaos::RunRound(int round, const Plan& p) {
 
   // The second job first: it is running when the victim job starts and when the fault hits.
   Pipe steady_ready;
-  std::vector<pid_t> steady_pids;
-  for (int r = 0; p.bystander && r < steady.world(); ++r) {
-    steady_pids.push_back(Spawn([&, r] {
+  Ranks steady_ranks;
+  if (p.bystander) {
+    steady_ranks.Add(steady.world(), [&](int r) {
       return BystanderRank(cluster_, steady, r, &board_->bystander[r], board_, &steady_ready);
-    }));
+    });
   }
-  for (size_t i = 0; i < steady_pids.size(); ++i) {
+  for (int i = 0; i < steady_ranks.size(); ++i) {
     char ch = 0;
     if (!steady_ready.Receive(&ch, 30000) || ch != 'r') {
       Fail(round, p,
@@ -309,13 +311,10 @@ void Chaos::RunRound(int round, const Plan& p) {
 
   Pipe trigger;
   int trigger_rank = trainer_fault ? p.target : fault_node * o_.ranks_per_node;
-  std::vector<pid_t> pids;
-  for (int r = 0; r < victim.world(); ++r) {
-    pids.push_back(Spawn([&, r] {
-      return VictimRank(cluster_, victim, r, &board_->victim[r],
-                        r == trigger_rank ? &trigger : nullptr, p.kill_after);
-    }));
-  }
+  Ranks ranks(victim.world(), [&](int r) {
+    return VictimRank(cluster_, victim, r, &board_->victim[r],
+                      r == trigger_rank ? &trigger : nullptr, p.kill_after);
+  });
   char ch;
   bool triggered = trigger.Receive(&ch, 30000);
   if (!triggered)
@@ -330,10 +329,10 @@ void Chaos::RunRound(int round, const Plan& p) {
   pid_t agent_pid = cluster_.agent(fault_node).pid();
   switch (p.fault) {
     case Fault::kTrainerKill:
-      ::kill(pids[static_cast<size_t>(p.target)], SIGKILL);
+      ranks.Kill(p.target, SIGKILL);
       break;
     case Fault::kTrainerStop:
-      ::kill(pids[static_cast<size_t>(p.target)], SIGSTOP);
+      ranks.Kill(p.target, SIGSTOP);
       break;
     case Fault::kAgentKill:
       ::kill(agent_pid, SIGKILL);
@@ -346,17 +345,17 @@ void Chaos::RunRound(int round, const Plan& p) {
   // Survivors on other nodes first: with a stopped agent, ranks on its node end only once it dies.
   auto on_fault_node = [&](int r) { return victim.node_of(r) == fault_node; };
   for (int r = 0; r < victim.world(); ++r) {
-    if (!(trainer_fault && r == p.target) && !on_fault_node(r)) Reap(pids[static_cast<size_t>(r)]);
+    if (!(trainer_fault && r == p.target) && !on_fault_node(r)) ranks.Reap(r);
   }
   if (p.fault == Fault::kAgentKill || p.fault == Fault::kAgentStop)
     cluster_.agent(fault_node).Stop(SIGKILL);
   for (int r = 0; r < victim.world(); ++r) {
-    if (!(trainer_fault && r == p.target) && on_fault_node(r)) Reap(pids[static_cast<size_t>(r)]);
+    if (!(trainer_fault && r == p.target) && on_fault_node(r)) ranks.Reap(r);
   }
   if (trainer_fault) {
     // A stopped trainer is killed once the others have their error.
-    ::kill(pids[static_cast<size_t>(p.target)], SIGKILL);
-    Reap(pids[static_cast<size_t>(p.target)]);
+    ranks.Kill(p.target, SIGKILL);
+    ranks.Reap(p.target);
   }
   bool agent_fault = !trainer_fault;
   if (agent_fault) {
@@ -450,7 +449,7 @@ void Chaos::RunRound(int round, const Plan& p) {
     for (int r = 0; r < steady.world(); ++r)
       furthest = std::max(furthest, board_->bystander[r].ops.load());
     board_->bystander_stop_step.store(furthest + 2);
-    for (pid_t pid : steady_pids) Reap(pid);
+    steady_ranks.ReapAll();
     for (int r = 0; r < steady.world(); ++r) {
       const Slot& s = board_->bystander[r];
       if (s.rc != OUTRIDER_OK)

@@ -20,12 +20,14 @@
 
 #include "outrider/outrider.h"
 #include "tests/fault/chaos_cluster.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::chaos {
 namespace {
 
 using testing::CopyText;
+using testing::Ranks;
 using testing::Reap;
 using testing::Spawn;
 
@@ -169,48 +171,45 @@ int RunElastic(const Options& o) {
   };
   for (int p = 0; p < places; ++p) start_rank(p, p);
   // The second job: nodes 0 and 1, whose agents are never killed.
-  std::vector<pid_t> bystanders;
-  for (int r = 0; r < 2; ++r) {
-    bystanders.push_back(Spawn([&, r] {
-      ElasticSlot* slot = &board->bystander[r];
-      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(cluster.port(0))).c_str(), 1);
-      ::setenv("OUTRIDER_JOB_TOKEN", "bystander-token", 1);
-      std::string socket = cluster.agent(r).socket_path();
-      outrider_connect_options_t co;
-      outrider_connect_options_init(&co);
-      co.socket_path = socket.c_str();
-      co.job_id = "bystander";
-      co.rank = r;
-      co.world_size = 2;
-      co.local_rank = 0;
-      co.local_world_size = 1;
-      outrider_client_t* c = nullptr;
-      int rc = outrider_connect(&co, &c);
-      auto* x = rc == OUTRIDER_OK ? static_cast<int32_t*>(outrider_alloc(c, 4 * kBystanderCount))
-                                  : nullptr;
-      while (rc == OUTRIDER_OK) {
-        for (uint64_t i = 0; i < kBystanderCount; ++i) x[i] = r + static_cast<int32_t>(i);
-        x[0] = r == 0 && board->stop ? 1 << 20 : 0;
-        outrider_op_t h;
-        rc = outrider_allreduce(c, x, x, kBystanderCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, kClientWaitMs);
-        if (rc != OUTRIDER_OK) break;
-        for (uint64_t i = 1; i < kBystanderCount; ++i) {
-          if (x[i] != 1 + 2 * static_cast<int32_t>(i)) {
-            ++slot->wrong;
-            break;
-          }
+  Ranks bystanders(2, [&](int r) {
+    ElasticSlot* slot = &board->bystander[r];
+    ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(cluster.port(0))).c_str(), 1);
+    ::setenv("OUTRIDER_JOB_TOKEN", "bystander-token", 1);
+    std::string socket = cluster.agent(r).socket_path();
+    outrider_connect_options_t co;
+    outrider_connect_options_init(&co);
+    co.socket_path = socket.c_str();
+    co.job_id = "bystander";
+    co.rank = r;
+    co.world_size = 2;
+    co.local_rank = 0;
+    co.local_world_size = 1;
+    outrider_client_t* c = nullptr;
+    int rc = outrider_connect(&co, &c);
+    auto* x =
+        rc == OUTRIDER_OK ? static_cast<int32_t*>(outrider_alloc(c, 4 * kBystanderCount)) : nullptr;
+    while (rc == OUTRIDER_OK) {
+      for (uint64_t i = 0; i < kBystanderCount; ++i) x[i] = r + static_cast<int32_t>(i);
+      x[0] = r == 0 && board->stop ? 1 << 20 : 0;
+      outrider_op_t h;
+      rc = outrider_allreduce(c, x, x, kBystanderCount, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, kClientWaitMs);
+      if (rc != OUTRIDER_OK) break;
+      for (uint64_t i = 1; i < kBystanderCount; ++i) {
+        if (x[i] != 1 + 2 * static_cast<int32_t>(i)) {
+          ++slot->wrong;
+          break;
         }
-        ++slot->steps;
-        if (x[0] != 0) break;
       }
-      slot->rc = rc;
-      CopyText(slot->message, sizeof(slot->message), outrider_last_error(c));
-      slot->done = 1;
-      if (c != nullptr) outrider_disconnect(c);
-      return 0;
-    }));
-  }
+      ++slot->steps;
+      if (x[0] != 0) break;
+    }
+    slot->rc = rc;
+    CopyText(slot->message, sizeof(slot->message), outrider_last_error(c));
+    slot->done = 1;
+    if (c != nullptr) outrider_disconnect(c);
+    return 0;
+  });
   // The job is whole: every place's process is in generation `g` of all places and stepping.
   auto whole = [&](uint32_t* g) {
     uint32_t gen = slot(0).generation;
@@ -375,7 +374,7 @@ int RunElastic(const Options& o) {
     if (failures == 0 && s.rc != 0) fail("place " + std::to_string(p) + "'s rank: " + s.message);
   }
   for (int r = 0; r < 2; ++r) {
-    Reap(bystanders[static_cast<size_t>(r)]);
+    bystanders.Reap(r);
     ElasticSlot& s = board->bystander[r];
     if (s.rc != 0) fail("the second job's rank " + std::to_string(r) + " failed: " + s.message);
   }

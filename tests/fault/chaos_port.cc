@@ -23,6 +23,7 @@
 #include "ipc/unique_fd.h"
 #include "outrider/outrider.h"
 #include "tests/fault/chaos_cluster.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::chaos {
@@ -30,6 +31,7 @@ namespace {
 
 namespace rdv = agent::rendezvous;
 using testing::CopyText;
+using testing::Ranks;
 using testing::Reap;
 using testing::Spawn;
 
@@ -153,8 +155,7 @@ int RunPortAbuse(const Options& o) {
   }
   auto* board = new (testing::MapSharedAnon(sizeof(PortBoard))) PortBoard();
   board->phase = -1;
-  std::vector<pid_t> ranks;
-  for (int r = 0; r < 2; ++r) ranks.push_back(Spawn([&, r] { return JobRank(cluster, r, board); }));
+  Ranks ranks(2, [&](int r) { return JobRank(cluster, r, board); });
   int failures = 0;
   auto fail = [&](const std::string& why) {
     std::fprintf(stderr, "FAILED: %s\n", why.c_str());
@@ -181,7 +182,7 @@ int RunPortAbuse(const Options& o) {
   }
   board->phase = -1;
   board->stop = 1;
-  for (pid_t pid : ranks) Reap(pid);
+  ranks.ReapAll();
   if (board->failed) fail(std::string("an op of the job failed: ") + board->message);
   if (board->wrong) fail(std::to_string(board->wrong.load()) + " wrong results");
   // The agent gives back what the abuse took, within the rendezvous timeout (8 s).

@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -113,33 +114,30 @@ TEST_F(ClientDeathTest, KillingAClientAtRandomPointsNeverHangsTheOthers) {
     Pipe progress;
     SharedValue<SurvivorReport> reports[3];
     std::string job = "random-" + std::to_string(round);
-    pid_t pids[3];
-    for (int r = 0; r < 3; ++r) {
-      pids[r] = Spawn([&, r] {
-        outrider_client_t* c = ConnectOrExit(socket, job, r, 3);
-        auto* x = static_cast<float*>(outrider_alloc(c, 1 << 20));
-        int rc = OUTRIDER_OK;
-        int done = 0;
-        for (int i = 0; i < 100000 && rc == OUTRIDER_OK; ++i) {
-          outrider_op_t h;
-          rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM,
-                                  nullptr, &h);
-          if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 1000);
-          if (rc == OUTRIDER_OK) ++done;
-          if (r == victim_rank && done == kill_after) progress.Send('k');
-        }
-        reports[r]->rc = rc;
-        reports[r]->ops_done = done;
-        CopyText(reports[r]->message, 256, outrider_last_error(c));
-        outrider_disconnect(c);
-        return 0;
-      });
-    }
+    Ranks ranks(3, [&](int r) {
+      outrider_client_t* c = ConnectOrExit(socket, job, r, 3);
+      auto* x = static_cast<float*>(outrider_alloc(c, 1 << 20));
+      int rc = OUTRIDER_OK;
+      int done = 0;
+      for (int i = 0; i < 100000 && rc == OUTRIDER_OK; ++i) {
+        outrider_op_t h;
+        rc = outrider_allreduce(c, x, x, (1 << 18) >> (i % 8), OUTRIDER_F32, OUTRIDER_SUM, nullptr,
+                                &h);
+        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 1000);
+        if (rc == OUTRIDER_OK) ++done;
+        if (r == victim_rank && done == kill_after) progress.Send('k');
+      }
+      reports[r]->rc = rc;
+      reports[r]->ops_done = done;
+      CopyText(reports[r]->message, 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    });
     char ch;
     ASSERT_TRUE(progress.Receive(&ch, 30000));
-    ::kill(pids[victim_rank], SIGKILL);
+    ranks.Kill(victim_rank, SIGKILL);
     for (int r = 0; r < 3; ++r) {
-      int status = Reap(pids[r]);
+      int status = ranks.Reap(r);
       if (r == victim_rank) continue;
       EXPECT_EQ(status, 0);
       EXPECT_EQ(reports[r]->rc, OUTRIDER_ERR_PEER_LOST)

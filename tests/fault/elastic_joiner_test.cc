@@ -14,6 +14,7 @@
 
 #include "ipc/event_fd.h"
 #include "tests/fault/elastic_fixture.h"
+#include "tests/support/rank_runner.h"
 
 namespace outrider::testing {
 namespace {
@@ -26,34 +27,31 @@ TEST_F(MultiNodeTest, AReplacementForRankZeroAskingBeforeTheOthersReformIsHeldAn
   SharedValue<Elastic> out;
   SharedValue<Results> res;
   Pipe started, failed, go;
-  std::vector<pid_t> pids(3);
-  for (int r = 0; r < 3; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("phoenix", "tok", r, 3);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (step == 3) started.Send('s');
-      }
-      failed.Send('f');
-      char ch;
-      if (!go.Receive(&ch, 60000)) return 91;
-      outrider_membership_t m;
-      rc = outrider_reconfigure(c, 20000, &m);
-      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      out->world[r] = m.world_size;
-      out->rank[r] = m.rank;
-      outrider_disconnect(c);
-      return 0;
-    });
-  }
+  Ranks ranks(3, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("phoenix", "tok", r, 3);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      rc = Step(c, x);
+      if (step == 3) started.Send('s');
+    }
+    failed.Send('f');
+    char ch;
+    if (!go.Receive(&ch, 60000)) return 91;
+    outrider_membership_t m;
+    rc = outrider_reconfigure(c, 20000, &m);
+    for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    out->world[r] = m.world_size;
+    out->rank[r] = m.rank;
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   for (int r = 0; r < 3; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
-  Reap(pids[0]);
+  ASSERT_EQ(ranks.Kill(0, SIGKILL), 0);
+  ranks.Reap(0);
   for (int r = 1; r < 3; ++r) ASSERT_TRUE(failed.Receive(&ch, 60000));
   pid_t joiner =
       SpawnJoiner(agents_[0]->socket_path(), ports_[0], "phoenix", 30000, 3, 0, res, out);
@@ -74,7 +72,7 @@ TEST_F(MultiNodeTest, AReplacementForRankZeroAskingBeforeTheOthersReformIsHeldAn
   EXPECT_EQ(out->world[0], 3);
   EXPECT_EQ(out->rank[0], 2);  // joiners come last
   for (int r : {1, 2}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(ranks.Reap(r), 0);
     EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
     EXPECT_EQ(out->world[r], 3);
     EXPECT_EQ(out->rank[r], r - 1);
@@ -112,39 +110,36 @@ TEST_F(MultiNodeTest,
   SharedValue<Elastic> out, fin;  // generation 1, then the last
   SharedValue<Results> res;
   Pipe started;
-  std::vector<pid_t> pids(8);
-  for (int r = 0; r < 8; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectRank("fourbytwo", "tok", r, 8, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (step == 3) started.Send('s');
-      }
-      outrider_membership_t m;
-      rc = outrider_reconfigure(c, 30000, &m);
-      out->generation[r] = m.generation;
-      out->world[r] = m.world_size;
-      out->rank[r] = m.rank;
-      if (rc == 0) rc = PairsStep(c, x);
-      // Generation 1 trains until a joiner waits.
-      if (rc == 0) rc = TrainUntilAJoinerWaits(c, x);
-      if (rc == 0) rc = outrider_reconfigure(c, 30000, &m);
-      for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      fin->generation[r] = m.generation;
-      fin->world[r] = m.world_size;
-      fin->rank[r] = m.rank;
-      outrider_disconnect(c);
-      return 0;
-    });
-  }
+  Ranks ranks(8, [&](int r) {
+    outrider_client_t* c = ConnectRank("fourbytwo", "tok", r, 8, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      rc = Step(c, x);
+      if (step == 3) started.Send('s');
+    }
+    outrider_membership_t m;
+    rc = outrider_reconfigure(c, 30000, &m);
+    out->generation[r] = m.generation;
+    out->world[r] = m.world_size;
+    out->rank[r] = m.rank;
+    if (rc == 0) rc = PairsStep(c, x);
+    // Generation 1 trains until a joiner waits.
+    if (rc == 0) rc = TrainUntilAJoinerWaits(c, x);
+    if (rc == 0) rc = outrider_reconfigure(c, 30000, &m);
+    for (int s = 0; rc == 0 && s < 3; ++s) rc = Step(c, x);
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    fin->generation[r] = m.generation;
+    fin->world[r] = m.world_size;
+    fin->rank[r] = m.rank;
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   for (int r = 0; r < 8; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[5], SIGKILL), 0);
-  Reap(pids[5]);
+  ASSERT_EQ(ranks.Kill(5, SIGKILL), 0);
+  ranks.Reap(5);
   ASSERT_TRUE(WaitUntil(
       [&] {
         for (int r : {0, 1, 2, 3, 4, 6, 7}) {
@@ -166,7 +161,7 @@ TEST_F(MultiNodeTest,
   EXPECT_EQ(res->rc[5], 0) << res->error[5];
   EXPECT_EQ(fin->world[5], 8);
   for (int r : {0, 1, 2, 3, 4, 6, 7}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(ranks.Reap(r), 0);
     EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
     EXPECT_EQ(fin->generation[r], 2u) << "rank " << r;
     EXPECT_EQ(fin->world[r], 8) << "rank " << r;
@@ -204,19 +199,16 @@ TEST_F(MultiNodeTest, AJobThatLosesRanksOnTwoNodesOneAfterTheOtherGrowsBackWithT
     outrider_disconnect(c);
     return 0;
   };
-  std::vector<pid_t> pids(8);
-  for (int r = 0; r < 8; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectRank("stagger", "tok", r, 8, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (step == 3) started.Send('s');
-      }
-      return to_eight(c, x, r);
-    });
-  }
+  Ranks ranks(8, [&](int r) {
+    outrider_client_t* c = ConnectRank("stagger", "tok", r, 8, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      rc = Step(c, x);
+      if (step == 3) started.Send('s');
+    }
+    return to_eight(c, x, r);
+  });
   // A replacement at node `node`, asking node 0's agent (ports_[0]) first.
   auto replacement = [&](int node, int slot) {
     return Spawn([&, node, slot] {
@@ -234,11 +226,11 @@ TEST_F(MultiNodeTest, AJobThatLosesRanksOnTwoNodesOneAfterTheOtherGrowsBackWithT
   };
   char ch;
   for (int r = 0; r < 8; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[7], SIGKILL), 0);
-  Reap(pids[7]);
+  ASSERT_EQ(ranks.Kill(7, SIGKILL), 0);
+  ranks.Reap(7);
   ASSERT_TRUE(WaitUntil([&] { return out->world[0] == 7; }, 30000));
-  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
-  Reap(pids[0]);
+  ASSERT_EQ(ranks.Kill(0, SIGKILL), 0);
+  ranks.Reap(0);
   ASSERT_TRUE(WaitUntil([&] { return out->world[2] == 6; }, 30000));
   for (int r = 1; r < 7; ++r) {
     EXPECT_TRUE(WaitUntil([&] { return out->world[r] == 6; }, 30000)) << "rank " << r;
@@ -253,7 +245,7 @@ TEST_F(MultiNodeTest, AJobThatLosesRanksOnTwoNodesOneAfterTheOtherGrowsBackWithT
     EXPECT_EQ(fin->world[r], 8);
   }
   for (int r = 1; r < 7; ++r) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(ranks.Reap(r), 0);
     EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
     EXPECT_EQ(fin->world[r], 8) << "rank " << r;
   }
@@ -267,25 +259,22 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
   SharedValue<Elastic> out;
   SharedValue<Results> res;
   Pipe started, query, queried, finish;
-  std::vector<pid_t> pids(2);
-  for (int r = 0; r < 2; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("ending", "tok", r, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = Step(c, x);
-      started.Send('s');
-      char ch;
-      if (rc == 0 && !query.Receive(&ch, 60000)) rc = 91;
-      // A spare beside a node that runs its one rank: the next generation would place it there.
-      outrider_membership_t now;
-      if (rc == 0) rc = outrider_membership(c, &now);
-      res->rc[4 + r] = rc == 0 ? static_cast<int>(now.joiners_waiting) : -1;
-      queried.Send('q');
-      if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 92;
-      outrider_disconnect(c);
-      return rc;
-    });
-  }
+  Ranks ranks(2, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("ending", "tok", r, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = Step(c, x);
+    started.Send('s');
+    char ch;
+    if (rc == 0 && !query.Receive(&ch, 60000)) rc = 91;
+    // A spare beside a node that runs its one rank: the next generation would place it there.
+    outrider_membership_t now;
+    if (rc == 0) rc = outrider_membership(c, &now);
+    res->rc[4 + r] = rc == 0 ? static_cast<int>(now.joiners_waiting) : -1;
+    queried.Send('q');
+    if (rc == 0 && !finish.Receive(&ch, 60000)) rc = 92;
+    outrider_disconnect(c);
+    return rc;
+  });
   char ch;
   for (int r = 0; r < 2; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
   uint64_t asked = ipc::MonotonicNs();
@@ -302,7 +291,7 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
   for (int r = 0; r < 2; ++r) ASSERT_TRUE(queried.Receive(&ch, 60000));
   finish.Send('f');
   finish.Send('f');
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
   EXPECT_EQ(res->rc[4], 1) << "joiners_waiting at rank 0";
   EXPECT_EQ(Reap(joiner), 0);
   EXPECT_NE(res->rc[2], 0);

@@ -17,6 +17,7 @@
 
 #include "ipc/event_fd.h"
 #include "tests/fault/elastic_fixture.h"
+#include "tests/support/rank_runner.h"
 
 namespace outrider::testing {
 namespace {
@@ -35,63 +36,57 @@ TEST_F(MultiNodeTest, SurvivorsReformAfterARankDiesAndAJoinerBringsTheJobBack) {
   SharedValue<int> stop_other;
   SharedValue<uint64_t> killed_ns;
   Pipe started, grown;
-  std::vector<pid_t> pids(4);
-  for (int r = 0; r < 4; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("elastic", "tok", r, 4);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        rc = Step(c, x);
-        if (step == 3 && r == 0) started.Send('s');
-      }
-      if (r == 2) return 0;  // killed before it gets here
-      outrider_membership_t m;
-      rc = outrider_reconfigure(c, 10000, &m);
-      if (rc == 0) rc = Step(c, x);
-      out->reformed_ns[r] = ipc::MonotonicNs();
-      out->generation[r] = m.generation;
-      out->rank[r] = m.rank;
-      out->world[r] = m.world_size;
-      // Generation 1 trains until a joiner waits.
-      if (rc == 0) rc = TrainUntilAJoinerWaits(c, x);
-      if (rc == 0) rc = outrider_reconfigure(c, 20000, &m);
-      if (rc == 0) rc = Step(c, x);
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      out->generation[4 + r] = m.generation;
-      out->rank[4 + r] = m.rank;
-      out->world[4 + r] = m.world_size;
-      outrider_disconnect(c);
-      return 0;
-    });
-  }
+  Ranks ranks(4, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("elastic", "tok", r, 4);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      rc = Step(c, x);
+      if (step == 3 && r == 0) started.Send('s');
+    }
+    if (r == 2) return 0;  // killed before it gets here
+    outrider_membership_t m;
+    rc = outrider_reconfigure(c, 10000, &m);
+    if (rc == 0) rc = Step(c, x);
+    out->reformed_ns[r] = ipc::MonotonicNs();
+    out->generation[r] = m.generation;
+    out->rank[r] = m.rank;
+    out->world[r] = m.world_size;
+    // Generation 1 trains until a joiner waits.
+    if (rc == 0) rc = TrainUntilAJoinerWaits(c, x);
+    if (rc == 0) rc = outrider_reconfigure(c, 20000, &m);
+    if (rc == 0) rc = Step(c, x);
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    out->generation[4 + r] = m.generation;
+    out->rank[4 + r] = m.rank;
+    out->world[4 + r] = m.world_size;
+    outrider_disconnect(c);
+    return 0;
+  });
   // The second job, on nodes 0 and 3, runs across everything.
-  std::vector<pid_t> others;
-  for (int r = 0; r < 2; ++r) {
-    others.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectAt(r == 0 ? 0 : 3, 0, "bystander", "b", r, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; step < 1000000 && rc == 0; ++step) {
-        rc = Step(c, x);
-        x[0] = r == 0 && *stop_other ? 1 : 0;
-        outrider_op_t h;
-        if (rc == 0)
-          rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
-        if (x[0] != 0) break;
-      }
-      res->rc[5 + r] = rc;
-      CopyText(res->error[5 + r], 256, outrider_last_error(c));
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks others(2, [&](int r) {
+    outrider_client_t* c = ConnectAt(r == 0 ? 0 : 3, 0, "bystander", "b", r, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = 0;
+    for (int step = 0; step < 1000000 && rc == 0; ++step) {
+      rc = Step(c, x);
+      x[0] = r == 0 && *stop_other ? 1 : 0;
+      outrider_op_t h;
+      if (rc == 0)
+        rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
+      if (x[0] != 0) break;
+    }
+    res->rc[5 + r] = rc;
+    CopyText(res->error[5 + r], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   ASSERT_TRUE(started.Receive(&ch, 60000));
   *killed_ns = ipc::MonotonicNs();
-  ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
-  Reap(pids[2]);
+  ASSERT_EQ(ranks.Kill(2, SIGKILL), 0);
+  ranks.Reap(2);
   ASSERT_TRUE(WaitUntil(
       [&] { return out->world[0] != 0 && out->world[1] != 0 && out->world[3] != 0; }, 30000));
   for (int r : {0, 1, 3}) {
@@ -136,7 +131,7 @@ TEST_F(MultiNodeTest, SurvivorsReformAfterARankDiesAndAJoinerBringsTheJobBack) {
   std::printf("joiner: first op of generation 2 done %.3f s after it started\n",
               static_cast<double>(*joined_ns - join_start) / 1e9);
   for (int r : {0, 1, 3}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(ranks.Reap(r), 0);
     EXPECT_EQ(res->rc[r], 0) << "rank " << r << ": " << res->error[r];
     EXPECT_EQ(out->generation[4 + r], 2u);
     EXPECT_EQ(out->world[4 + r], 4);
@@ -144,7 +139,7 @@ TEST_F(MultiNodeTest, SurvivorsReformAfterARankDiesAndAJoinerBringsTheJobBack) {
   }
   *stop_other = 1;
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(Reap(others[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(others.Reap(r), 0);
     EXPECT_EQ(res->rc[5 + r], 0) << "the other job, rank " << r << ": " << res->error[5 + r];
   }
 }
@@ -155,28 +150,25 @@ TEST_F(MultiNodeTest, TwoRanksDyingAtOnceLeaveAJobOfTheOthers) {
   StartAgents(4, /*http=*/true);
   SharedValue<Elastic> out;
   Pipe started;
-  std::vector<pid_t> pids(4);
-  for (int r = 0; r < 4; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("twice", "tok", r, 4);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      for (int step = 0; step < 3; ++step) {
-        if (Step(c, x) != 0) return 90;
-      }
-      started.Send('s');  // each rank: an op still finishing at one would fail with the kills
-      int rc = Survive(c, r, out, 1, 5);
-      outrider_disconnect(c);
-      return rc;
-    });
-  }
+  Ranks ranks(4, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("twice", "tok", r, 4);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    for (int step = 0; step < 3; ++step) {
+      if (Step(c, x) != 0) return 90;
+    }
+    started.Send('s');  // each rank: an op still finishing at one would fail with the kills
+    int rc = Survive(c, r, out, 1, 5);
+    outrider_disconnect(c);
+    return rc;
+  });
   char ch;
   for (int r = 0; r < 4; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[1], SIGKILL), 0);
-  ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
-  Reap(pids[1]);
-  Reap(pids[2]);
-  EXPECT_EQ(Reap(pids[0]), 0);
-  EXPECT_EQ(Reap(pids[3]), 0);
+  ASSERT_EQ(ranks.Kill(1, SIGKILL), 0);
+  ASSERT_EQ(ranks.Kill(2, SIGKILL), 0);
+  ranks.Reap(1);
+  ranks.Reap(2);
+  EXPECT_EQ(ranks.Reap(0), 0);
+  EXPECT_EQ(ranks.Reap(3), 0);
   for (int r : {0, 3}) {
     EXPECT_EQ(out->generation[r], 1u);
     EXPECT_EQ(out->world[r], 2);
@@ -195,31 +187,28 @@ TEST_F(MultiNodeTest, NodeZerosAgentDyingLeavesTheLowestNodeLeftToDecide) {
   StartAgents(3);
   SharedValue<Elastic> out;
   Pipe started;
-  std::vector<pid_t> pids(3);
-  for (int r = 0; r < 3; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("headless", "tok", r, 3);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      for (int step = 0; step < 3; ++step) {
-        if (Step(c, x) != 0) return 90;
-      }
-      started.Send('s');  // each rank: an op still finishing at one would fail with the kill
-      if (r == 0) {
-        int rc = 0;
-        while (rc == 0) rc = Step(c, x);  // until its agent is gone
-        return rc == OUTRIDER_ERR_UNAVAILABLE || rc == OUTRIDER_ERR_PEER_LOST ? 0 : rc;
-      }
-      int rc = Survive(c, r, out, 1, 5);
-      outrider_disconnect(c);
-      return rc;
-    });
-  }
+  Ranks ranks(3, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("headless", "tok", r, 3);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    for (int step = 0; step < 3; ++step) {
+      if (Step(c, x) != 0) return 90;
+    }
+    started.Send('s');  // each rank: an op still finishing at one would fail with the kill
+    if (r == 0) {
+      int rc = 0;
+      while (rc == 0) rc = Step(c, x);  // until its agent is gone
+      return rc == OUTRIDER_ERR_UNAVAILABLE || rc == OUTRIDER_ERR_PEER_LOST ? 0 : rc;
+    }
+    int rc = Survive(c, r, out, 1, 5);
+    outrider_disconnect(c);
+    return rc;
+  });
   char ch;
   for (int r = 0; r < 3; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
   agents_[0]->Stop(SIGKILL);
-  EXPECT_EQ(Reap(pids[0]), 0);
+  EXPECT_EQ(ranks.Reap(0), 0);
   for (int r : {1, 2}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0) << "rank " << r;
+    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r;
     EXPECT_EQ(out->generation[r], 1u);
     EXPECT_EQ(out->world[r], 2);
     EXPECT_EQ(out->rank[r], r - 1);
@@ -237,31 +226,28 @@ TEST_F(MultiNodeTest, ASurvivorDyingWhileTheJobReformsEndsInTheNextGeneration) {
   SharedValue<Elastic> out;
   Pipe started, release;
   SharedValue<int> asking;
-  std::vector<pid_t> pids(4);
-  for (int r = 0; r < 4; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("midway", "tok", r, 4);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      for (int step = 0; step < 3; ++step) {
-        if (Step(c, x) != 0) return 90;
-      }
-      started.Send('s');  // each rank: an op still finishing at one would fail with the kill
-      int rc = 0;
-      while (rc == 0) rc = Step(c, x);
-      if (r == 2) {  // asks only once rank 3 is gone
-        char ch;
-        if (!release.Receive(&ch, 60000)) return 91;
-      }
-      if (r == 3) ++*asking;
-      rc = Survive(c, r, out, 3, 3);
-      outrider_disconnect(c);
-      return rc;
-    });
-  }
+  Ranks ranks(4, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("midway", "tok", r, 4);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    for (int step = 0; step < 3; ++step) {
+      if (Step(c, x) != 0) return 90;
+    }
+    started.Send('s');  // each rank: an op still finishing at one would fail with the kill
+    int rc = 0;
+    while (rc == 0) rc = Step(c, x);
+    if (r == 2) {  // asks only once rank 3 is gone
+      char ch;
+      if (!release.Receive(&ch, 60000)) return 91;
+    }
+    if (r == 3) ++*asking;
+    rc = Survive(c, r, out, 3, 3);
+    outrider_disconnect(c);
+    return rc;
+  });
   char ch;
   for (int r = 0; r < 4; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[1], SIGKILL), 0);
-  Reap(pids[1]);
+  ASSERT_EQ(ranks.Kill(1, SIGKILL), 0);
+  ranks.Reap(1);
   // Rank 3's node has reported it (it asked, and its agent sent its collection).
   ASSERT_TRUE(WaitUntil(
       [&] {
@@ -269,11 +255,11 @@ TEST_F(MultiNodeTest, ASurvivorDyingWhileTheJobReformsEndsInTheNextGeneration) {
         return s.find("\"sent\": true") != std::string::npos;
       },
       30000));
-  ASSERT_EQ(::kill(pids[3], SIGKILL), 0);
-  Reap(pids[3]);
+  ASSERT_EQ(ranks.Kill(3, SIGKILL), 0);
+  ranks.Reap(3);
   release.Send('r');
   for (int r : {0, 2}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0) << "rank " << r;
+    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r;
     EXPECT_EQ(out->generation[r], 2u) << "rank " << r;
     EXPECT_EQ(out->world[r], 2);
     EXPECT_EQ(out->rank[r], r == 0 ? 0 : 1);
@@ -293,29 +279,26 @@ TEST_F(MultiNodeTest, NodeZerosRankDyingAfterTheOthersReportedLeavesTheNextNodeT
   StartAgents(4, /*http=*/true);
   SharedValue<Elastic> out;
   Pipe started;
-  std::vector<pid_t> pids(4);
-  for (int r = 0; r < 4; ++r) {
-    pids[static_cast<size_t>(r)] = Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("stagger", "tok", r, 4);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      for (int step = 0; step < 3; ++step) {
-        if (Step(c, x) != 0) return 90;
+  Ranks ranks(4, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("stagger", "tok", r, 4);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    for (int step = 0; step < 3; ++step) {
+      if (Step(c, x) != 0) return 90;
+    }
+    started.Send('s');
+    if (r == 0) {
+      while (Step(c, x) == 0) {
       }
-      started.Send('s');
-      if (r == 0) {
-        while (Step(c, x) == 0) {
-        }
-        ::pause();  // never asks: killed while the others' reports wait at its agent
-      }
-      int rc = Survive(c, r, out, 1, 3);
-      outrider_disconnect(c);
-      return rc;
-    });
-  }
+      ::pause();  // never asks: killed while the others' reports wait at its agent
+    }
+    int rc = Survive(c, r, out, 1, 3);
+    outrider_disconnect(c);
+    return rc;
+  });
   char ch;
   for (int r = 0; r < 4; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
-  ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
-  Reap(pids[2]);
+  ASSERT_EQ(ranks.Kill(2, SIGKILL), 0);
+  ranks.Reap(2);
   // Both other nodes' reports are held at node 0's agent.
   ASSERT_TRUE(WaitUntil(
       [&] {
@@ -328,10 +311,10 @@ TEST_F(MultiNodeTest, NodeZerosRankDyingAfterTheOthersReportedLeavesTheNextNodeT
         return false;
       },
       30000));
-  ASSERT_EQ(::kill(pids[0], SIGKILL), 0);
-  Reap(pids[0]);
+  ASSERT_EQ(ranks.Kill(0, SIGKILL), 0);
+  ranks.Reap(0);
   for (int r : {1, 3}) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0) << "rank " << r;
+    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r;
     EXPECT_EQ(out->generation[r], 1u) << "rank " << r;
     EXPECT_EQ(out->world[r], 2);
     EXPECT_EQ(out->rank[r], r == 1 ? 0 : 1);
@@ -347,29 +330,26 @@ TEST_F(MultiNodeTest, AJoinerWithTheWrongTokenIsRefusedAndTheJobGoesOn) {
   SharedValue<Results> res;
   SharedValue<int> stop;
   SharedValue<uint32_t> joiners_seen;
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("guarded", "right", r, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
-      int rc = 0;
-      for (int step = 0; step < 1000000 && rc == 0; ++step) {
-        rc = Step(c, x);
-        outrider_membership_t m;
-        if (rc == 0) rc = outrider_membership(c, &m);
-        if (m.joiners_waiting > *joiners_seen) *joiners_seen = m.joiners_waiting;
-        x[0] = r == 0 && *stop ? 1 : 0;
-        outrider_op_t h;
-        if (rc == 0)
-          rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
-        if (x[0] != 0) break;
-      }
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks ranks(2, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("guarded", "right", r, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+    int rc = 0;
+    for (int step = 0; step < 1000000 && rc == 0; ++step) {
+      rc = Step(c, x);
+      outrider_membership_t m;
+      if (rc == 0) rc = outrider_membership(c, &m);
+      if (m.joiners_waiting > *joiners_seen) *joiners_seen = m.joiners_waiting;
+      x[0] = r == 0 && *stop ? 1 : 0;
+      outrider_op_t h;
+      if (rc == 0)
+        rc = Wait(c, outrider_allreduce(c, x, x, 1, OUTRIDER_I32, OUTRIDER_MAX, nullptr, &h), &h);
+      if (x[0] != 0) break;
+    }
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
   pid_t joiner = Spawn([&] {
     ::setenv("OUTRIDER_JOB_TOKEN", "wrong", 1);
     ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
@@ -397,7 +377,7 @@ TEST_F(MultiNodeTest, AJoinerWithTheWrongTokenIsRefusedAndTheJobGoesOn) {
   EXPECT_EQ(res->rc[3], OUTRIDER_ERR_FAILED_PRECONDITION);
   *stop = 1;
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(Reap(pids[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(ranks.Reap(r), 0);
     EXPECT_EQ(res->rc[r], 0) << res->error[r];
   }
   EXPECT_EQ(*joiners_seen, 0u);

@@ -12,6 +12,7 @@
 
 #include "ipc/event_fd.h"
 #include "tests/support/multinode_fixture.h"
+#include "tests/support/rank_runner.h"
 
 namespace outrider::testing {
 namespace {
@@ -32,55 +33,48 @@ TEST_F(MultiNodeTest, NodeThatLosesAPeerFailsTheJobOnTheOtherNodesAtOnceWhileAno
   SharedValue<uint64_t> failed_at_ns;  // when rank 2 got its error
   SharedValue<int> stop_others;        // set once rank 2 has its error
   SharedValue<uint64_t> other_steps;   // allreduces the other job's rank 0 completed
-  std::vector<pid_t> victims, others;
-  for (int r = 0; r < 3; ++r) {
-    victims.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("victim", "v", r, 3);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        outrider_op_t h;
-        rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == 0) rc = outrider_wait(c, h, 20000);
-        if (step == 2 && r == 0) started.Send('s');
-      }
-      if (r == 2) *failed_at_ns = ipc::MonotonicNs();
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      char ch;
-      if (r == 0)
-        release.Receive(&ch, 60000);  // node 0 stays in the job until rank 2 has its error
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (int r = 0; r < 2; ++r) {
-    others.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectAt(r == 0 ? 0 : 2, 0, "bystander", "b", r, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
-      int rc = 0;
-      // Both ranks stop at the same step: rank 0 decides and passes it on in the data.
-      for (int step = 0; step < 1000000 && rc == 0; ++step) {
-        for (int i = 0; i < 1000; ++i) x[i] = step + r;
-        x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
-        outrider_op_t h;
-        rc =
-            Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
-        if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
-        if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
-        if (x[0] != 0) break;
-      }
-      res->rc[3 + r] = rc;
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks victims(3, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("victim", "v", r, 3);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      outrider_op_t h;
+      rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == 0) rc = outrider_wait(c, h, 20000);
+      if (step == 2 && r == 0) started.Send('s');
+    }
+    if (r == 2) *failed_at_ns = ipc::MonotonicNs();
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    char ch;
+    if (r == 0) release.Receive(&ch, 60000);  // node 0 stays in the job until rank 2 has its error
+    outrider_disconnect(c);
+    return 0;
+  });
+  Ranks others(2, [&](int r) {
+    outrider_client_t* c = ConnectAt(r == 0 ? 0 : 2, 0, "bystander", "b", r, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
+    int rc = 0;
+    // Both ranks stop at the same step: rank 0 decides and passes it on in the data.
+    for (int step = 0; step < 1000000 && rc == 0; ++step) {
+      for (int i = 0; i < 1000; ++i) x[i] = step + r;
+      x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
+      outrider_op_t h;
+      rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+      if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
+      if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
+      if (x[0] != 0) break;
+    }
+    res->rc[3 + r] = rc;
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   ASSERT_TRUE(started.Receive(&ch, 60000));
   uint64_t stopped_at_ns = ipc::MonotonicNs();
   uint64_t other_steps_at_stop = *other_steps;
   ASSERT_EQ(::kill(agents_[1]->pid(), SIGSTOP), 0);
-  EXPECT_EQ(Reap(victims[2]), 0);
+  EXPECT_EQ(victims.Reap(2), 0);
   EXPECT_EQ(res->rc[2], OUTRIDER_ERR_PEER_LOST) << res->error[2];
   EXPECT_THAT(res->error[2],
               HasSubstr("rank 1 (node 1) of job 'victim' is lost (reported by rank 0 (node 0))"));
@@ -89,17 +83,17 @@ TEST_F(MultiNodeTest, NodeThatLosesAPeerFailsTheJobOnTheOtherNodesAtOnceWhileAno
   // Agent 0's deadline (2 s) and a margin; agent 2's own would be 60 s.
   EXPECT_LT(*failed_at_ns - stopped_at_ns, 10 * kSecond);
   release.Send('r');
-  EXPECT_EQ(Reap(victims[0]), 0);
+  EXPECT_EQ(victims.Reap(0), 0);
   EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];
   EXPECT_THAT(res->error[0], HasSubstr("rank 1 (node 1) of job 'victim' is lost"));
   *stop_others = 1;
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(Reap(others[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(others.Reap(r), 0);
     EXPECT_EQ(res->rc[3 + r], 0) << "the other job, rank " << r;
   }
   EXPECT_GT(*other_steps, other_steps_at_stop) << "the other job was not running across the loss";
   agents_[1]->Stop(SIGKILL);
-  Reap(victims[1]);
+  victims.Reap(1);
 }
 
 // Rank 2 says goodbye while its large allreduce is out: its contribution has reached nodes 0 and
@@ -121,23 +115,20 @@ TEST_F(MultiNodeTest, RankThatLeavesInOrderMidInstanceFailsTheOtherNodesAtOnce) 
     outrider_disconnect(c);  // says goodbye with the op still out
     return rc;
   });
-  std::vector<pid_t> stayers;
-  for (int r = 0; r < 2; ++r) {
-    stayers.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("mid", "m", r, 3);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
-      char ch;
-      if (!go.Receive(&ch, 60000)) return 90;
-      outrider_op_t h;
-      int rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-      if (rc == 0) rc = outrider_wait(c, h, 15000);  // the hang this test is about would end here
-      *failed_at_ns[r] = ipc::MonotonicNs();
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks stayers(2, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("mid", "m", r, 3);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    char ch;
+    if (!go.Receive(&ch, 60000)) return 90;
+    outrider_op_t h;
+    int rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    if (rc == 0) rc = outrider_wait(c, h, 15000);  // the hang this test is about would end here
+    *failed_at_ns[r] = ipc::MonotonicNs();
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
   // Node 2's agent has started the instance and waits for the others' contributions (bounded
   // poll, 30 s).
   bool started = false;
@@ -153,7 +144,7 @@ TEST_F(MultiNodeTest, RankThatLeavesInOrderMidInstanceFailsTheOtherNodesAtOnce) 
   go.Send('g');
   go.Send('g');
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(Reap(stayers[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(stayers.Reap(r), 0);
     EXPECT_EQ(res->rc[r], OUTRIDER_ERR_PEER_LOST) << "rank " << r << ": " << res->error[r];
     EXPECT_THAT(res->error[r], HasSubstr("rank 2 (local rank 0"));
     EXPECT_LT(*failed_at_ns[r] - left_at_ns, 2 * kSecond) << "rank " << r;

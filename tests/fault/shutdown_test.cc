@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "tests/support/multinode_fixture.h"
+#include "tests/support/rank_runner.h"
 
 namespace outrider::testing {
 namespace {
@@ -132,23 +133,20 @@ TEST_F(ShutdownTest, WhileBulkDataIsInFlightToAStoppedPeerAgent) {
   // has chunks queued to a peer that reads nothing.
   StartAgents(2, /*http=*/true);
   Pipe running;
-  std::vector<pid_t> ranks;
-  for (int r = 0; r < 2; ++r) {
-    ranks.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("bulk", "b", r, 2);
-      constexpr uint64_t kCount = 4 << 20;
-      auto* x = static_cast<float*>(outrider_alloc(c, kCount * sizeof(float)));
-      int rc = OUTRIDER_OK;
-      for (int i = 0; i < 1000 && rc == OUTRIDER_OK; ++i) {
-        outrider_op_t h;
-        rc = outrider_allreduce(c, x, x, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == OUTRIDER_OK && r == 0 && i == 1) running.Send('r');
-        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 20000);
-      }
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks ranks(2, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("bulk", "b", r, 2);
+    constexpr uint64_t kCount = 4 << 20;
+    auto* x = static_cast<float*>(outrider_alloc(c, kCount * sizeof(float)));
+    int rc = OUTRIDER_OK;
+    for (int i = 0; i < 1000 && rc == OUTRIDER_OK; ++i) {
+      outrider_op_t h;
+      rc = outrider_allreduce(c, x, x, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == OUTRIDER_OK && r == 0 && i == 1) running.Send('r');
+      if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 20000);
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   ASSERT_TRUE(running.Receive(&ch, 30000));
   pid_t stopped = agents_[1]->pid();
@@ -157,7 +155,7 @@ TEST_F(ShutdownTest, WhileBulkDataIsInFlightToAStoppedPeerAgent) {
   ExpectPromptStop(0);
   ::kill(stopped, SIGCONT);
   ExpectPromptStop(1);
-  for (pid_t p : ranks) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
 }
 
 }  // namespace

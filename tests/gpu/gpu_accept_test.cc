@@ -18,6 +18,7 @@
 
 #include "ipc/event_fd.h"
 #include "loaders/cuda/driver.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -125,48 +126,45 @@ TEST_P(GpuAcceptTest, AllreduceOfDeviceBuffersIsBitwiseTheHostResult) {
   constexpr size_t kCount = (size_t{4} << 20) / 4 + 7;  // 4 MiB and a ragged tail
   std::string job =
       std::string("accept-") + KindName(kind) + "-" + mode + "-" + std::to_string(trainers);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < trainers; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = TrainerCuda(mode);
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), job.c_str(), r, trainers);
-      CUstream s = nullptr;
-      if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 88;
-      std::vector<float> in = Input(r, kCount), got(kCount);
-      CUdeviceptr buf = DeviceBuffer(d, kind, kCount * 4);
-      if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 89;
-      outrider_op_options_t o;
-      outrider_op_options_init(&o);
-      o.cuda_stream = s;
-      outrider_op_t h = 0;
-      void* p = reinterpret_cast<void*>(buf);
-      int rc = outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
-      if (rc != OUTRIDER_OK) {
-        std::fprintf(stderr, "rank %d: allreduce: %s\n", r, outrider_last_error(c));
-        return 90;
-      }
-      // Queued after the op on its stream: sees the result without waiting for the op here.
-      if (d.cuMemcpyDtoHAsync(got.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 91;
-      if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 92;
-      if (outrider_wait(c, h, 30000) != OUTRIDER_OK) return 93;
-      // The CPU reference: the same allreduce of host buffers.
-      void* host = outrider_alloc(c, kCount * 4);
-      if (host == nullptr) return 94;
-      std::memcpy(host, in.data(), kCount * 4);
-      if (outrider_allreduce(c, host, host, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) !=
-              OUTRIDER_OK ||
-          outrider_wait(c, h, 30000) != OUTRIDER_OK) {
-        return 95;
-      }
-      if (std::memcmp(host, got.data(), kCount * 4) != 0) {
-        std::fprintf(stderr, "rank %d: the device result differs from the host result\n", r);
-        return 96;
-      }
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(trainers, [&](int r) {
+    const cuda::Driver& d = TrainerCuda(mode);
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), job.c_str(), r, trainers);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 88;
+    std::vector<float> in = Input(r, kCount), got(kCount);
+    CUdeviceptr buf = DeviceBuffer(d, kind, kCount * 4);
+    if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 89;
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    int rc = outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h);
+    if (rc != OUTRIDER_OK) {
+      std::fprintf(stderr, "rank %d: allreduce: %s\n", r, outrider_last_error(c));
+      return 90;
+    }
+    // Queued after the op on its stream: sees the result without waiting for the op here.
+    if (d.cuMemcpyDtoHAsync(got.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 91;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 92;
+    if (outrider_wait(c, h, 30000) != OUTRIDER_OK) return 93;
+    // The CPU reference: the same allreduce of host buffers.
+    void* host = outrider_alloc(c, kCount * 4);
+    if (host == nullptr) return 94;
+    std::memcpy(host, in.data(), kCount * 4);
+    if (outrider_allreduce(c, host, host, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h) !=
+            OUTRIDER_OK ||
+        outrider_wait(c, h, 30000) != OUTRIDER_OK) {
+      return 95;
+    }
+    if (std::memcmp(host, got.data(), kCount * 4) != 0) {
+      std::fprintf(stderr, "rank %d: the device result differs from the host result\n", r);
+      return 96;
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  ranks.ExpectAllExitZero();
 }
 
 std::string CellName(const ::testing::TestParamInfo<Cell>& info) {

@@ -25,6 +25,7 @@
 #include "agent/memory/gpu_sparse/gpu_sparse_abi.h"
 #include "loaders/cuda/driver.h"
 #include "tests/integration/gpu_sparse_steps.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -222,25 +223,22 @@ TEST(GpuSparseAcceptTest, TheAgentCoalescesTwoTrainersRowsOnTheGpuWithRightResul
   ::setenv("OUTRIDER_GPU_SPARSE_LIBRARY", path.c_str(), 1);
   auto agent = StartAgent();
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      ::setenv("OUTRIDER_GPU_MODE", "ipc", 1);
-      auto d = cuda::Load();
-      CUdevice dev = 0;
-      CUcontext ctx = nullptr;
-      if (!d.ok() || (*d)->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
-          (*d)->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
-          (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
-        return 80;
-      }
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-sparse-accept", r, 2);
-      int rc = sparse_steps::SparseSteps(**d, c, r);
-      outrider_disconnect(c);
-      return rc;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) {
+    ::setenv("OUTRIDER_GPU_MODE", "ipc", 1);
+    auto d = cuda::Load();
+    CUdevice dev = 0;
+    CUcontext ctx = nullptr;
+    if (!d.ok() || (*d)->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+        (*d)->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        (*d)->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+      return 80;
+    }
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-sparse-accept", r, 2);
+    int rc = sparse_steps::SparseSteps(**d, c, r);
+    outrider_disconnect(c);
+    return rc;
+  });
+  ranks.ExpectAllExitZero();
   EXPECT_NE(AgentLog(*agent).find("are coalesced there before they are copied"), std::string::npos);
 }
 

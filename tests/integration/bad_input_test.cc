@@ -11,6 +11,7 @@
 #include <random>
 
 #include "ipc/event_fd.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -32,22 +33,19 @@ class BadInputTest : public ::testing::Test {
   void ExpectAgentStillServes() {
     std::string job = "healthy-" + std::to_string(healthy_++);
     SharedValue<int> rc[2];
-    pid_t pids[2];
+    Ranks ranks(2, [&](int r) {
+      outrider_client_t* c = ConnectOrExit(agent_->socket_path(), job, r, 2);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4));
+      *x = 1.0f;
+      outrider_op_t h;
+      int e = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (e == OUTRIDER_OK) e = outrider_wait(c, h, 10000);
+      *rc[r] = e == OUTRIDER_OK && *x == 2.0f ? 0 : (e ? e : 99);
+      outrider_disconnect(c);
+      return 0;
+    });
     for (int r = 0; r < 2; ++r) {
-      pids[r] = Spawn([&, r] {
-        outrider_client_t* c = ConnectOrExit(agent_->socket_path(), job, r, 2);
-        auto* x = static_cast<float*>(outrider_alloc(c, 4));
-        *x = 1.0f;
-        outrider_op_t h;
-        int e = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-        if (e == OUTRIDER_OK) e = outrider_wait(c, h, 10000);
-        *rc[r] = e == OUTRIDER_OK && *x == 2.0f ? 0 : (e ? e : 99);
-        outrider_disconnect(c);
-        return 0;
-      });
-    }
-    for (int r = 0; r < 2; ++r) {
-      EXPECT_EQ(Reap(pids[r]), 0);
+      EXPECT_EQ(ranks.Reap(r), 0);
       EXPECT_EQ(*rc[r], 0) << "the agent stopped serving healthy clients";
     }
   }

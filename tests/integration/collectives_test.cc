@@ -11,6 +11,7 @@
 
 #include "agent/engine/dataplane/reduce.h"
 #include "outrider/outrider.hpp"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -88,18 +89,15 @@ class CollectivesTest : public ::testing::Test {
   // Runs `n` client processes, each calling body(client, rank, results) and reporting its rc.
   void RunClients(int n, const std::string& job,
                   const std::function<int(outrider_client_t*, int)>& body) {
-    std::vector<pid_t> pids;
-    for (int r = 0; r < n; ++r) {
-      pids.push_back(Spawn([&, r] {
-        outrider_client_t* c = ConnectOrExit(agent_->socket_path(), job, r, n);
-        int rc = body(c, r);
-        if (rc != OUTRIDER_OK) CopyText(results_->error[r], 256, outrider_last_error(c));
-        results_->rc[r] = rc;
-        outrider_disconnect(c);
-        return 0;
-      }));
-    }
-    for (int r = 0; r < n; ++r) EXPECT_EQ(Reap(pids[r]), 0) << "client " << r;
+    Ranks ranks(n, [&](int r) {
+      outrider_client_t* c = ConnectOrExit(agent_->socket_path(), job, r, n);
+      int rc = body(c, r);
+      if (rc != OUTRIDER_OK) CopyText(results_->error[r], 256, outrider_last_error(c));
+      results_->rc[r] = rc;
+      outrider_disconnect(c);
+      return 0;
+    });
+    ranks.ExpectAllExitZero();
     for (int r = 0; r < n; ++r)
       EXPECT_EQ(results_->rc[r], OUTRIDER_OK) << "rank " << r << ": " << results_->error[r];
   }
@@ -285,26 +283,24 @@ TEST_F(CollectivesTest, RanksMaySubmitDifferentKeysInDifferentOrders) {
 TEST_F(CollectivesTest, JobsWithTheSameKeysAreIsolated) {
   const int n = 2;
   const size_t count = 16;
-  std::vector<pid_t> pids;
   SharedValue<Results> extra;
+  Ranks ranks;
   for (int job = 0; job < 2; ++job) {
-    for (int r = 0; r < n; ++r) {
-      pids.push_back(Spawn([&, job, r] {
-        outrider_client_t* c =
-            ConnectOrExit(agent_->socket_path(), "job" + std::to_string(job), r, n);
-        auto* buf = static_cast<int32_t*>(outrider_alloc(c, count * 4));
-        for (size_t i = 0; i < count; ++i) buf[i] = (job + 1) * 1000 + r;
-        outrider_op_t h;
-        int rc = outrider_allreduce(c, buf, buf, count, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
-        extra->rc[job * n + r] = rc;
-        std::memcpy(extra->out[job * n + r], buf, count * 4);
-        outrider_disconnect(c);
-        return 0;
-      }));
-    }
+    ranks.Add(n, [&, job](int r) {
+      outrider_client_t* c =
+          ConnectOrExit(agent_->socket_path(), "job" + std::to_string(job), r, n);
+      auto* buf = static_cast<int32_t*>(outrider_alloc(c, count * 4));
+      for (size_t i = 0; i < count; ++i) buf[i] = (job + 1) * 1000 + r;
+      outrider_op_t h;
+      int rc = outrider_allreduce(c, buf, buf, count, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 10000);
+      extra->rc[job * n + r] = rc;
+      std::memcpy(extra->out[job * n + r], buf, count * 4);
+      outrider_disconnect(c);
+      return 0;
+    });
   }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
   for (int job = 0; job < 2; ++job) {
     for (int r = 0; r < n; ++r) {
       EXPECT_EQ(extra->rc[job * n + r], OUTRIDER_OK);

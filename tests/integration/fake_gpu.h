@@ -1,4 +1,4 @@
-// Test helpers for trainers on the fake CUDA driver (tests/fake_cuda/) against a real agent:
+// Test helpers for trainers on the fake CUDA driver (tests/fakes/cuda/) against a real agent:
 // child-side CUDA setup, allocations of both kinds, and what the agent has imported.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Every op kind on device buffers, in both GPU modes (staging and ipc), against a real agent with
-// the fake CUDA driver (tests/fake_cuda/) in the trainers and in the agent: broadcast, allgather,
+// the fake CUDA driver (tests/fakes/cuda/) in the trainers and in the agent: broadcast, allgather,
 // reduce-scatter, alltoallv and a sparse allreduce, all queued on one stream before any result is
 // read, each result checked.
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/support/multinode_fixture.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -141,17 +142,14 @@ class GpuEveryOpTest : public ::testing::TestWithParam<const char*> {};
 TEST_P(GpuEveryOpTest, EveryOpKindRunsOnDeviceBuffersInStreamOrder) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = ChildCuda(GetParam());
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-every-op", r, 2);
-      int rc = EveryOpOnDeviceBuffers(d, c, r);
-      outrider_disconnect(c);
-      return rc;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = ChildCuda(GetParam());
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-every-op", r, 2);
+    int rc = EveryOpOnDeviceBuffers(d, c, r);
+    outrider_disconnect(c);
+    return rc;
+  });
+  ranks.ExpectAllExitZero();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GpuEveryOpTest, ::testing::Values("staging", "ipc"));

@@ -1,5 +1,5 @@
 // Ops on device buffers in gpu_mode ipc, against a real agent, with the fake CUDA driver
-// (tests/fake_cuda/) in the trainers and in the agent: trainers register their GPU allocations
+// (tests/fakes/cuda/) in the trainers and in the agent: trainers register their GPU allocations
 // (cuMem allocations as fds, cudaMalloc allocations as legacy handles), the agent imports them
 // and copies through its own pinned buffers; ops are ordered on the caller's stream; a region
 // released while an op on it runs stays imported until the op is done; freed device memory is
@@ -18,6 +18,7 @@
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/support/multinode_fixture.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -29,51 +30,48 @@ TEST(GpuIpcTest,
      AllreduceAndAllgatherOfCudaMallocAndCuMemBuffersRunOnTheAgentsImportsInStreamOrder) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = ChildCuda();
-      outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-ipc", r, 2);
-      CUstream s = nullptr;
-      if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
-      // Allreduce in place, at a non-zero offset into a cudaMalloc allocation (legacy handle).
-      CUdeviceptr legacy = 0;
-      if (d.cuMemAlloc(&legacy, 2 * kCount * 4) != CUDA_SUCCESS) return 87;
-      CUdeviceptr buf = legacy + kCount * 4;
-      std::vector<float> in(kCount), out(kCount, -1.0f);
-      for (uint64_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((r + 1) * i);
-      if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 88;
-      outrider_op_options_t o;
-      outrider_op_options_init(&o);
-      o.cuda_stream = s;
-      outrider_op_t h1 = 0, h2 = 0;
-      void* p = reinterpret_cast<void*>(buf);
-      int rc = outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h1);
-      if (rc != OUTRIDER_OK) {
-        std::fprintf(stderr, "allreduce: %s\n", outrider_last_error(c));
-        return rc;
-      }
-      if (d.cuMemcpyDtoHAsync(out.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 89;
-      // Allgather from the cudaMalloc buffer into a cuMem allocation (fd), on the same stream.
-      CUdeviceptr vmm = VmmAlloc(d);
-      rc = outrider_allgather(c, p, reinterpret_cast<void*>(vmm), kCount, OUTRIDER_F32, &o, &h2);
-      if (rc != OUTRIDER_OK) return 100 + rc;
-      std::vector<float> gathered(2 * kCount, -1.0f);
-      if (d.cuMemcpyDtoHAsync(gathered.data(), vmm, 2 * kCount * 4, s) != CUDA_SUCCESS) return 90;
-      if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
-      for (uint64_t i = 0; i < kCount; ++i) {
-        if (out[i] != static_cast<float>(3 * i)) return 92;
-        if (gathered[i] != static_cast<float>(3 * i) ||
-            gathered[kCount + i] != static_cast<float>(3 * i))
-          return 93;
-      }
-      if (outrider_wait(c, h1, 10000) != OUTRIDER_OK || outrider_wait(c, h2, 10000) != OUTRIDER_OK)
-        return 94;
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-ipc", r, 2);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 86;
+    // Allreduce in place, at a non-zero offset into a cudaMalloc allocation (legacy handle).
+    CUdeviceptr legacy = 0;
+    if (d.cuMemAlloc(&legacy, 2 * kCount * 4) != CUDA_SUCCESS) return 87;
+    CUdeviceptr buf = legacy + kCount * 4;
+    std::vector<float> in(kCount), out(kCount, -1.0f);
+    for (uint64_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((r + 1) * i);
+    if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 88;
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h1 = 0, h2 = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    int rc = outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h1);
+    if (rc != OUTRIDER_OK) {
+      std::fprintf(stderr, "allreduce: %s\n", outrider_last_error(c));
+      return rc;
+    }
+    if (d.cuMemcpyDtoHAsync(out.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 89;
+    // Allgather from the cudaMalloc buffer into a cuMem allocation (fd), on the same stream.
+    CUdeviceptr vmm = VmmAlloc(d);
+    rc = outrider_allgather(c, p, reinterpret_cast<void*>(vmm), kCount, OUTRIDER_F32, &o, &h2);
+    if (rc != OUTRIDER_OK) return 100 + rc;
+    std::vector<float> gathered(2 * kCount, -1.0f);
+    if (d.cuMemcpyDtoHAsync(gathered.data(), vmm, 2 * kCount * 4, s) != CUDA_SUCCESS) return 90;
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 91;
+    for (uint64_t i = 0; i < kCount; ++i) {
+      if (out[i] != static_cast<float>(3 * i)) return 92;
+      if (gathered[i] != static_cast<float>(3 * i) ||
+          gathered[kCount + i] != static_cast<float>(3 * i))
+        return 93;
+    }
+    if (outrider_wait(c, h1, 10000) != OUTRIDER_OK || outrider_wait(c, h2, 10000) != OUTRIDER_OK)
+      return 94;
+    outrider_disconnect(c);
+    return 0;
+  });
+  ranks.ExpectAllExitZero();
 }
 
 TEST(GpuIpcTest, ARegionReleasedWhileAnOpOnItRunsStaysImportedUntilTheOpIsDone) {
@@ -117,13 +115,11 @@ TEST(GpuIpcTest, ARegionReleasedWhileAnOpOnItRunsStaysImportedUntilTheOpIsDone) 
     outrider_disconnect(c);
     return 0;
   };
-  pid_t r0 = Spawn([&] { return trainer(0); });
-  pid_t r1 = Spawn([&] { return trainer(1); });
+  Ranks ranks(2, trainer);
   char ch;
   ASSERT_TRUE(released.Receive(&ch, 20000));
   go.Send('g');
-  EXPECT_EQ(Reap(r0), 0);
-  EXPECT_EQ(Reap(r1), 0);
+  ranks.ExpectAllExitZero();
 }
 
 TEST(GpuIpcTest, AClientsImportsAreClosedWhenItLeavesOrIsKilled) {
@@ -279,8 +275,7 @@ TEST(GpuIpcTest, ABufferSpanningTwoAllocationsIsStagedAndReducedCorrectly) {
     outrider_disconnect(c);
     return 0;
   };
-  pid_t r0 = Spawn([&] { return trainer(0); });
-  pid_t r1 = Spawn([&] { return trainer(1); });
+  Ranks ranks(2, trainer);
   char ch;
   bool both = done.Receive(&ch, 20000) && done.Receive(&ch, 20000);
   EXPECT_TRUE(both) << "both ranks reduced correctly";
@@ -289,8 +284,7 @@ TEST(GpuIpcTest, ABufferSpanningTwoAllocationsIsStagedAndReducedCorrectly) {
   }
   leave.Send('l');
   leave.Send('l');
-  EXPECT_EQ(Reap(r0), 0);
-  EXPECT_EQ(Reap(r1), 0);
+  ranks.ExpectAllExitZero();
 }
 
 // The host memory pinned to stage an op's GPU buffers is kept for reuse while clients work, and

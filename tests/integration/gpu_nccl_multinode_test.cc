@@ -14,6 +14,7 @@
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/support/multinode_fixture.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -52,12 +53,6 @@ class GpuNcclMultiNodeTest : public MultiNodeTest {
     *driver = &d;
     return ConnectAt(rank / kLocal, 0, job, "nccl-token", rank, kWorld, kLocal);
   }
-
-  std::vector<pid_t> SpawnRanks(const std::function<int(int)>& body) {
-    std::vector<pid_t> pids;
-    for (int r = 0; r < kWorld; ++r) pids.push_back(Spawn([&, r] { return body(r); }));
-    return pids;
-  }
 };
 
 // Device buffer of `count` floats holding `values`, on stream `s`.
@@ -70,7 +65,7 @@ CUdeviceptr Upload(const cuda::Driver& d, CUstream s, const std::vector<float>& 
 
 TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrderNodeZeroHandsOut) {
   StartNcclAgents({"force", "force"});
-  auto pids = SpawnRanks([&](int rank) {
+  Ranks ranks(kWorld, [&](int rank) {
     const cuda::Driver* dp = nullptr;
     outrider_client_t* c = ConnectGpuRank("nccl-orders", rank, &dp);
     const cuda::Driver& d = *dp;
@@ -144,7 +139,7 @@ TEST_F(GpuNcclMultiNodeTest, NodesSubmittingInDifferentOrdersLaunchInTheOneOrder
     outrider_disconnect(c);
     return 0;
   });
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
   EXPECT_THAT(agents_[0]->ReadLog(),
               HasSubstr("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
   EXPECT_THAT(agents_[1]->ReadLog(),
@@ -162,7 +157,7 @@ TEST_F(GpuNcclMultiNodeTest,
   BlockCounts wrong = [&](int i, int j) -> int64_t {
     return i == 0 && j == 3 ? counts(i, j) + 5 : counts(i, j);
   };
-  auto pids = SpawnRanks([&](int rank) {
+  Ranks ranks(kWorld, [&](int rank) {
     const cuda::Driver* dp = nullptr;
     outrider_client_t* c = ConnectGpuRank("nccl-a2a", rank, &dp);
     CUstream s = nullptr;
@@ -184,7 +179,7 @@ TEST_F(GpuNcclMultiNodeTest,
     outrider_disconnect(c);
     return 0;
   });
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
   EXPECT_THAT(agents_[0]->ReadLog(),
               HasSubstr("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 4 on GPUs 0,1"));
 }
@@ -193,7 +188,7 @@ TEST_F(GpuNcclMultiNodeTest,
 // members' GPUs, its NCCL ranks the group ranks, while the world's run beside them.
 TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheWorlds) {
   StartNcclAgents({"force", "force"});
-  auto pids = SpawnRanks([&](int rank) {
+  Ranks ranks(kWorld, [&](int rank) {
     const cuda::Driver* dp = nullptr;
     outrider_client_t* c = ConnectGpuRank("nccl-split", rank, &dp);
     const cuda::Driver& d = *dp;
@@ -246,7 +241,7 @@ TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheW
     outrider_disconnect(c);
     return 0;
   });
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
   std::string log = agents_[1]->ReadLog();
   EXPECT_THAT(log,
               HasSubstr("job 'nccl-split': NCCL communicators ready, ranks 2,3 of 4 on GPUs 0,1"));
@@ -257,7 +252,7 @@ TEST_F(GpuNcclMultiNodeTest, EachSplitGroupRunsOnCommunicatorsOfItsOwnBesideTheW
 
 TEST_F(GpuNcclMultiNodeTest, AgentsWithDifferentGpuNcclSettingsFailTheOpOnEveryRankNamingWhy) {
   StartNcclAgents({"force", "off"});
-  auto pids = SpawnRanks([&](int rank) {
+  Ranks ranks(kWorld, [&](int rank) {
     const cuda::Driver* dp = nullptr;
     outrider_client_t* c = ConnectGpuRank("nccl-differ", rank, &dp);
     CUdeviceptr p = 0;
@@ -281,13 +276,13 @@ TEST_F(GpuNcclMultiNodeTest, AgentsWithDifferentGpuNcclSettingsFailTheOpOnEveryR
     outrider_disconnect(c);
     return 0;
   });
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
 }
 
 TEST_F(GpuNcclMultiNodeTest, ARankThatDiesFailsTheOtherRanksOpsNamingIt) {
   StartNcclAgents({"force", "force"});
   Pipe first_done;  // ranks 0-2 finished the first op: rank 3 may die
-  auto pids = SpawnRanks([&](int rank) {
+  Ranks ranks(kWorld, [&](int rank) {
     const cuda::Driver* dp = nullptr;
     outrider_client_t* c = ConnectGpuRank("nccl-death", rank, &dp);
     CUdeviceptr p = 0;
@@ -317,7 +312,7 @@ TEST_F(GpuNcclMultiNodeTest, ARankThatDiesFailsTheOtherRanksOpsNamingIt) {
     outrider_disconnect(c);
     return 0;
   });
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The agent's NCCL path (agent/engine/gpu/nccl_path.h) against a real agent, with the fake CUDA
-// driver (tests/fake_cuda/) in trainers and agent and the fake NCCL (tests/fake_nccl/) in the
+// driver (tests/fakes/cuda/) in trainers and agent and the fake NCCL (tests/fakes/nccl/) in the
 // agent: dense collectives of a single-node gpu_mode ipc job on two GPUs run on the agent's
 // communicators in stream order; alltoallv runs as sends and receives once its counts agree; two
 // ranks on one GPU run on the host engine, saying why; without MPS, `auto` keeps to the host engine
@@ -14,6 +14,7 @@
 
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -107,10 +108,8 @@ int Trainer(const std::string& socket, const std::string& job, int rank, int gpu
 TEST(GpuNcclTest, DenseOpsOfTwoRanksOnTwoGpusRunOnTheAgentsNcclCommunicatorsInStreamOrder) {
   auto agent = StartNcclAgent("force");
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r)
-    pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-two", r, r); }));
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) { return Trainer(agent->socket_path(), "nccl-two", r, r); });
+  ranks.ExpectAllExitZero();
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(log.find("gpu_nccl = force: dense GPU collectives"), std::string::npos) << log;
   EXPECT_NE(log.find("job 'nccl-two': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"),
@@ -131,37 +130,34 @@ TEST(GpuNcclTest,
   BlockCounts wrong = [&](int i, int j) -> int64_t {
     return i == 0 && j == 1 ? counts(i, j) - 1 : counts(i, j);
   };
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = ChildCuda();
-      outrider_client_t* c = ConnectOnGpu(d, agent->socket_path(), "nccl-a2a", r, r);
-      CUstream s = nullptr;
-      if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 51;
-      std::string why;
-      int rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
-      if (rc != 0) {
-        std::fprintf(stderr, "rank %d: first alltoallv: %d %s\n", r, rc, why.c_str());
-        return 52;
-      }
-      rc = DeviceAlltoallv(c, d, s, r, 2, counts, wrong, &why);
-      if (rc != OUTRIDER_ERR_MISMATCH ||
-          why.find("local rank 0 sends 301000 elements to local rank 1, which expects 300999") ==
-              std::string::npos) {
-        std::fprintf(stderr, "rank %d: disagreeing alltoallv: %d %s\n", r, rc, why.c_str());
-        return 53;
-      }
-      rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
-      if (rc != 0) {
-        std::fprintf(stderr, "rank %d: alltoallv after the disagreement: %d %s\n", r, rc,
-                     why.c_str());
-        return 54;
-      }
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOnGpu(d, agent->socket_path(), "nccl-a2a", r, r);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 51;
+    std::string why;
+    int rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
+    if (rc != 0) {
+      std::fprintf(stderr, "rank %d: first alltoallv: %d %s\n", r, rc, why.c_str());
+      return 52;
+    }
+    rc = DeviceAlltoallv(c, d, s, r, 2, counts, wrong, &why);
+    if (rc != OUTRIDER_ERR_MISMATCH ||
+        why.find("local rank 0 sends 301000 elements to local rank 1, which expects 300999") ==
+            std::string::npos) {
+      std::fprintf(stderr, "rank %d: disagreeing alltoallv: %d %s\n", r, rc, why.c_str());
+      return 53;
+    }
+    rc = DeviceAlltoallv(c, d, s, r, 2, counts, counts, &why);
+    if (rc != 0) {
+      std::fprintf(stderr, "rank %d: alltoallv after the disagreement: %d %s\n", r, rc,
+                   why.c_str());
+      return 54;
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  ranks.ExpectAllExitZero();
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(log.find("job 'nccl-a2a': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"),
             std::string::npos)
@@ -175,10 +171,8 @@ TEST(GpuNcclTest,
 TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNamed) {
   auto agent = StartNcclAgent("force", {"--op-timeout-ms", "1500"});
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r)
-    pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-shared", r, 0); }));
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) { return Trainer(agent->socket_path(), "nccl-shared", r, 0); });
+  ranks.ExpectAllExitZero();
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(log.find("job 'nccl-shared': local ranks 0 and 1 keep their buffers on GPU 0: its GPU "
                      "collectives run on the "
@@ -226,53 +220,50 @@ TEST(GpuNcclTest, RanksSharingAGpuRunOnTheHostEngineAndARankThatNeverSubmitsIsNa
 TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl) {
   auto agent = StartNcclAgent("force", {"--op-timeout-ms", "5000"});
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = ChildCuda();
-      outrider_client_t* c = ConnectOnGpu(d, agent->socket_path(), "nccl-orders", r, r);
-      outrider_comm_t g = 0;
-      if (outrider_comm_split(c, OUTRIDER_COMM_WORLD, 0, r, &g) != OUTRIDER_OK) return 51;
-      CUstream on_group = nullptr, on_world = nullptr;
-      CUdeviceptr a = 0, b = 0;
-      if (d.cuStreamCreate(&on_group, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
-          d.cuStreamCreate(&on_world, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
-          d.cuMemAlloc(&a, 4096) != CUDA_SUCCESS || d.cuMemAlloc(&b, 4096) != CUDA_SUCCESS) {
-        return 52;
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = ChildCuda();
+    outrider_client_t* c = ConnectOnGpu(d, agent->socket_path(), "nccl-orders", r, r);
+    outrider_comm_t g = 0;
+    if (outrider_comm_split(c, OUTRIDER_COMM_WORLD, 0, r, &g) != OUTRIDER_OK) return 51;
+    CUstream on_group = nullptr, on_world = nullptr;
+    CUdeviceptr a = 0, b = 0;
+    if (d.cuStreamCreate(&on_group, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        d.cuStreamCreate(&on_world, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        d.cuMemAlloc(&a, 4096) != CUDA_SUCCESS || d.cuMemAlloc(&b, 4096) != CUDA_SUCCESS) {
+      return 52;
+    }
+    std::vector<float> ones(1024, static_cast<float>(r + 1)), got(1024), world(1024);
+    if (d.cuMemcpyHtoDAsync(a, ones.data(), 4096, on_group) != CUDA_SUCCESS ||
+        d.cuMemcpyHtoDAsync(b, ones.data(), 4096, on_world) != CUDA_SUCCESS) {
+      return 53;
+    }
+    outrider_op_t h[2] = {};
+    auto submit = [&](bool group) {
+      outrider_op_options_t o;
+      outrider_op_options_init(&o);
+      o.cuda_stream = group ? on_group : on_world;
+      o.comm = group ? g : OUTRIDER_COMM_WORLD;
+      void* p = reinterpret_cast<void*>(group ? a : b);
+      return outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[group ? 0 : 1]);
+    };
+    if (submit(r == 0) != OUTRIDER_OK || submit(r != 0) != OUTRIDER_OK) return 54;
+    for (outrider_op_t op : h) {
+      if (outrider_wait(c, op, 20000) != OUTRIDER_OK) {
+        std::fprintf(stderr, "rank %d: %s\n", r, outrider_last_error(c));
+        return 55;
       }
-      std::vector<float> ones(1024, static_cast<float>(r + 1)), got(1024), world(1024);
-      if (d.cuMemcpyHtoDAsync(a, ones.data(), 4096, on_group) != CUDA_SUCCESS ||
-          d.cuMemcpyHtoDAsync(b, ones.data(), 4096, on_world) != CUDA_SUCCESS) {
-        return 53;
-      }
-      outrider_op_t h[2] = {};
-      auto submit = [&](bool group) {
-        outrider_op_options_t o;
-        outrider_op_options_init(&o);
-        o.cuda_stream = group ? on_group : on_world;
-        o.comm = group ? g : OUTRIDER_COMM_WORLD;
-        void* p = reinterpret_cast<void*>(group ? a : b);
-        return outrider_allreduce(c, p, p, 1024, OUTRIDER_F32, OUTRIDER_SUM, &o, &h[group ? 0 : 1]);
-      };
-      if (submit(r == 0) != OUTRIDER_OK || submit(r != 0) != OUTRIDER_OK) return 54;
-      for (outrider_op_t op : h) {
-        if (outrider_wait(c, op, 20000) != OUTRIDER_OK) {
-          std::fprintf(stderr, "rank %d: %s\n", r, outrider_last_error(c));
-          return 55;
-        }
-      }
-      if (d.cuMemcpyDtoHAsync(got.data(), a, 4096, on_group) != CUDA_SUCCESS ||
-          d.cuMemcpyDtoHAsync(world.data(), b, 4096, on_world) != CUDA_SUCCESS ||
-          d.cuStreamSynchronize(on_group) != CUDA_SUCCESS ||
-          d.cuStreamSynchronize(on_world) != CUDA_SUCCESS) {
-        return 56;
-      }
-      if (got[0] != 3.0f || got[1023] != 3.0f || world[0] != 3.0f || world[1023] != 3.0f) return 57;
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+    }
+    if (d.cuMemcpyDtoHAsync(got.data(), a, 4096, on_group) != CUDA_SUCCESS ||
+        d.cuMemcpyDtoHAsync(world.data(), b, 4096, on_world) != CUDA_SUCCESS ||
+        d.cuStreamSynchronize(on_group) != CUDA_SUCCESS ||
+        d.cuStreamSynchronize(on_world) != CUDA_SUCCESS) {
+      return 56;
+    }
+    if (got[0] != 3.0f || got[1023] != 3.0f || world[0] != 3.0f || world[1023] != 3.0f) return 57;
+    outrider_disconnect(c);
+    return 0;
+  });
+  ranks.ExpectAllExitZero();
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(log.find("job 'nccl-orders': NCCL communicators ready, ranks 0,1 of 2 on GPUs 0,1"),
             std::string::npos)
@@ -282,10 +273,8 @@ TEST(GpuNcclTest, RanksSubmittingOnTwoCommunicatorsInOppositeOrdersBothRunOnNccl
 TEST(GpuNcclTest, WithoutMpsAutoKeepsToTheHostEngineAndSaysWhy) {
   auto agent = StartNcclAgent("auto");
   ASSERT_NE(agent, nullptr);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r)
-    pids.push_back(Spawn([&, r] { return Trainer(agent->socket_path(), "nccl-auto", r, r); }));
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) { return Trainer(agent->socket_path(), "nccl-auto", r, r); });
+  ranks.ExpectAllExitZero();
   std::string log = ReadFile(agent->log_path());
   EXPECT_NE(
       log.find("gpu_nccl = auto: GPU collectives of gpu_mode ipc clients run on the host engine"),

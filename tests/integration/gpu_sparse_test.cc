@@ -12,6 +12,7 @@
 #include "loaders/cuda/driver.h"
 #include "tests/integration/fake_gpu.h"
 #include "tests/integration/gpu_sparse_steps.h"
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -20,17 +21,14 @@ namespace {
 using sparse_steps::SparseSteps;
 
 void RunTwoRanks(const harness::AgentProcess& agent, const char* job) {
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(Spawn([&, r] {
-      const cuda::Driver& d = ChildCuda("ipc");
-      outrider_client_t* c = ConnectOrExit(agent.socket_path(), job, r, 2);
-      int rc = SparseSteps(d, c, r);
-      outrider_disconnect(c);
-      return rc;
-    }));
-  }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = ChildCuda("ipc");
+    outrider_client_t* c = ConnectOrExit(agent.socket_path(), job, r, 2);
+    int rc = SparseSteps(d, c, r);
+    outrider_disconnect(c);
+    return rc;
+  });
+  ranks.ExpectAllExitZero();
 }
 
 TEST(GpuSparseTest, RowsSeenUnsortedAreCoalescedOnTheGpuFromTheNextOpOnWithTheSameResults) {

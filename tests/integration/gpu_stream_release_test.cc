@@ -1,5 +1,5 @@
 // No stream waits forever on an op the agent will never finish, in either gpu_mode, with the fake
-// CUDA driver (tests/fake_cuda/) against a real agent: an agent SIGKILLed while an op waits lets
+// CUDA driver (tests/fakes/cuda/) against a real agent: an agent SIGKILLed while an op waits lets
 // the stream go on with no call of the caller's (the shim's watchdog writes the done fence) and
 // the op fails UNAVAILABLE; a client that disconnects with an op in flight lets its stream go on,
 // and the agent closes its imports and serves the next job. Nor does a stream wait for a host

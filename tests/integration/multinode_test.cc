@@ -17,6 +17,7 @@
 #include "ipc/event_fd.h"
 #include "ipc/protocol.h"
 #include "tests/support/multinode_fixture.h"
+#include "tests/support/rank_runner.h"
 
 namespace outrider::testing {
 namespace {
@@ -273,28 +274,26 @@ TEST_F(MultiNodeTest, WrongJobTokenIsRefusedAndNamed) {
 TEST_F(MultiNodeTest, TwoJobsShareTheAgentsAtOnce) {
   StartAgents(2);
   SharedValue<Results> other;
-  std::vector<pid_t> pids;
+  Ranks ranks;
   for (int job = 0; job < 2; ++job) {
-    for (int r = 0; r < 2; ++r) {
-      pids.push_back(Spawn([&, job, r] {
-        std::string id = "shared-" + std::to_string(job);
-        outrider_client_t* c = ConnectOnePerNode(id.c_str(), job == 0 ? "a" : "b", r, 2);
-        auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
-        int rc = 0;
-        for (int step = 0; step < 20 && rc == 0; ++step) {
-          for (int i = 0; i < 1000; ++i) x[i] = (job + 1) * 100 + r;
-          outrider_op_t h;
-          rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h),
-                    &h);
-          if (rc == 0 && x[999] != 2 * (job + 1) * 100 + 1) rc = 99;
-        }
-        other->rc[job * 2 + r] = rc;
-        outrider_disconnect(c);
-        return 0;
-      }));
-    }
+    ranks.Add(2, [&, job](int r) {
+      std::string id = "shared-" + std::to_string(job);
+      outrider_client_t* c = ConnectOnePerNode(id.c_str(), job == 0 ? "a" : "b", r, 2);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
+      int rc = 0;
+      for (int step = 0; step < 20 && rc == 0; ++step) {
+        for (int i = 0; i < 1000; ++i) x[i] = (job + 1) * 100 + r;
+        outrider_op_t h;
+        rc =
+            Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+        if (rc == 0 && x[999] != 2 * (job + 1) * 100 + 1) rc = 99;
+      }
+      other->rc[job * 2 + r] = rc;
+      outrider_disconnect(c);
+      return 0;
+    });
   }
-  for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+  ranks.ExpectAllExitZero();
   for (int i = 0; i < 4; ++i) EXPECT_EQ(other->rc[i], 0) << "client " << i;
 }
 
@@ -302,29 +301,26 @@ TEST_F(MultiNodeTest, KilledAgentFailsSurvivorsWithPeerLostNamingTheRanks) {
   StartAgents(3);
   Pipe started;
   SharedValue<Results> res;
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 3; ++r) {
-    pids.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("victim", "tok", r, 3);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        outrider_op_t h;
-        rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == 0) rc = outrider_wait(c, h, 10000);  // the peer deadline is 3 s: must end sooner
-        if (step == 2 && r == 0) started.Send('s');
-      }
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks ranks(3, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("victim", "tok", r, 3);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      outrider_op_t h;
+      rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == 0) rc = outrider_wait(c, h, 10000);  // the peer deadline is 3 s: must end sooner
+      if (step == 2 && r == 0) started.Send('s');
+    }
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   ASSERT_TRUE(started.Receive(&ch, 60000));
   agents_[2]->Stop(SIGKILL);
   for (int r = 0; r < 3; ++r) {
-    int status = Reap(pids[r]);
+    int status = ranks.Reap(r);
     if (r == 2) continue;
     EXPECT_EQ(status, 0);
     EXPECT_EQ(res->rc[r], OUTRIDER_ERR_PEER_LOST) << "rank " << r << ": " << res->error[r];
@@ -354,53 +350,47 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
   SharedValue<uint64_t> failed_at_ns;
   SharedValue<int> stop_others;       // set once the survivor has its error
   SharedValue<uint64_t> other_steps;  // allreduces the other job's rank 0 completed
-  std::vector<pid_t> victims, others;
-  for (int r = 0; r < 2; ++r) {
-    victims.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("victim", "v", r, 2);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
-      int rc = 0;
-      for (int step = 0; rc == 0 && step < 100000; ++step) {
-        outrider_op_t h;
-        rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == 0) rc = outrider_wait(c, h, 20000);
-        if (step == 2 && r == 1) started.Send('s');
-      }
-      *failed_at_ns = ipc::MonotonicNs();
-      res->rc[r] = rc;
-      CopyText(res->error[r], 256, outrider_last_error(c));
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (int r = 0; r < 2; ++r) {
-    others.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectOnePerNode("bystander", "b", r, 2);
-      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
-      int rc = 0;
-      // Both ranks stop at the same step: rank 0 decides and passes it on in the data.
-      for (int step = 0; step < 1000000 && rc == 0; ++step) {
-        for (int i = 0; i < 1000; ++i) x[i] = step + r;
-        x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
-        outrider_op_t h;
-        rc =
-            Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
-        if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
-        if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
-        if (x[0] != 0) break;
-      }
-      res->rc[2 + r] = rc;
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
+  Ranks victims(2, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("victim", "v", r, 2);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4 << 20));
+    int rc = 0;
+    for (int step = 0; rc == 0 && step < 100000; ++step) {
+      outrider_op_t h;
+      rc = outrider_allreduce(c, x, x, 1 << 20, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == 0) rc = outrider_wait(c, h, 20000);
+      if (step == 2 && r == 1) started.Send('s');
+    }
+    *failed_at_ns = ipc::MonotonicNs();
+    res->rc[r] = rc;
+    CopyText(res->error[r], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
+  Ranks others(2, [&](int r) {
+    outrider_client_t* c = ConnectOnePerNode("bystander", "b", r, 2);
+    auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * 1000));
+    int rc = 0;
+    // Both ranks stop at the same step: rank 0 decides and passes it on in the data.
+    for (int step = 0; step < 1000000 && rc == 0; ++step) {
+      for (int i = 0; i < 1000; ++i) x[i] = step + r;
+      x[0] = r == 0 && *stop_others ? 1 << 20 : 0;
+      outrider_op_t h;
+      rc = Wait(c, outrider_allreduce(c, x, x, 1000, OUTRIDER_I32, OUTRIDER_SUM, nullptr, &h), &h);
+      if (rc == 0 && x[999] != 2 * step + 1) rc = 99;
+      if (r == 0) *other_steps = static_cast<uint64_t>(step + 1);
+      if (x[0] != 0) break;
+    }
+    res->rc[2 + r] = rc;
+    outrider_disconnect(c);
+    return 0;
+  });
   char ch;
   ASSERT_TRUE(started.Receive(&ch, 60000));
   uint64_t killed_at_ns = ipc::MonotonicNs();
   uint64_t other_steps_at_kill = *other_steps;
-  ::kill(victims[1], SIGKILL);
-  Reap(victims[1]);
-  EXPECT_EQ(Reap(victims[0]), 0);
+  victims.Kill(1, SIGKILL);
+  victims.Reap(1);
+  EXPECT_EQ(victims.Reap(0), 0);
   *stop_others = 1;
   EXPECT_EQ(res->rc[0], OUTRIDER_ERR_PEER_LOST) << res->error[0];
   EXPECT_THAT(res->error[0], HasSubstr("rank 1 (local rank 0"));
@@ -411,7 +401,7 @@ TEST_F(MultiNodeTest, KilledTrainerFailsItsJobOnOtherNodesAtOnceWhileAnotherJobC
       << "the survivor learned of the death after " << (*failed_at_ns - killed_at_ns) / 1000000
       << " ms";
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(Reap(others[static_cast<size_t>(r)]), 0);
+    EXPECT_EQ(others.Reap(r), 0);
     EXPECT_EQ(res->rc[2 + r], 0) << "the other job, rank " << r;
   }
   EXPECT_GT(*other_steps, other_steps_at_kill) << "the other job was not running across the kill";
@@ -526,21 +516,18 @@ TEST_F(MultiNodeTest, RankThatNeverSubmitsFailsEveryNodeWithDeadlineExceededNami
   });
   char ch;
   ASSERT_TRUE(stuck_ready.Receive(&ch, 30000));
-  std::vector<pid_t> ranks;
-  for (int r : {0, 1, 2}) {
-    ranks.push_back(Spawn([&, r] {
-      outrider_client_t* c = ConnectRank("stuck", "s", r, 4, 2);
-      auto* x = static_cast<float*>(outrider_alloc(c, 4096));
-      outrider_op_t h;
-      int rc = outrider_allreduce(c, x, x, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-      if (rc == 0) rc = outrider_wait(c, h, 20000);  // without the abort, node 0 would wait here
-      results_->rc[r] = rc;
-      CopyText(results_->error[r], 256, outrider_last_error(c));
-      outrider_disconnect(c);
-      return 0;
-    }));
-  }
-  for (pid_t p : ranks) EXPECT_EQ(Reap(p), 0);
+  Ranks ranks(3, [&](int r) {
+    outrider_client_t* c = ConnectRank("stuck", "s", r, 4, 2);
+    auto* x = static_cast<float*>(outrider_alloc(c, 4096));
+    outrider_op_t h;
+    int rc = outrider_allreduce(c, x, x, 1024, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+    if (rc == 0) rc = outrider_wait(c, h, 20000);  // without the abort, node 0 would wait here
+    results_->rc[r] = rc;
+    CopyText(results_->error[r], 256, outrider_last_error(c));
+    outrider_disconnect(c);
+    return 0;
+  });
+  ranks.ExpectAllExitZero();
   release.Send('e');
   EXPECT_EQ(Reap(stuck), 0);
   for (int r : {0, 1, 2}) {

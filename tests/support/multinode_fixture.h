@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
 namespace outrider::testing {
@@ -122,62 +123,58 @@ class MultiNodeTest : public ::testing::Test {
   // (heartbeats) until EndIdleJob(): each rank runs one allreduce and waits. Returns once they ran.
   void StartIdleJob(const char* job) {
     Pipe ready;
-    for (int r = 0; r < 2; ++r) {
-      idle_pids_.push_back(Spawn([&, r] {
-        outrider_client_t* c = ConnectOnePerNode(job, "idle", r, 2);
-        auto* x = static_cast<float*>(outrider_alloc(c, 4));
-        outrider_op_t h;
-        int rc = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
-        if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 30000);
-        char ch;
-        if (r == 0) ready.Send('r');
-        if (!idle_end_.Receive(&ch, 60000)) rc = 90;
-        outrider_disconnect(c);
-        return rc;
-      }));
-    }
+    idle_ranks_ = std::make_unique<Ranks>(2, [&](int r) {
+      outrider_client_t* c = ConnectOnePerNode(job, "idle", r, 2);
+      auto* x = static_cast<float*>(outrider_alloc(c, 4));
+      outrider_op_t h;
+      int rc = outrider_allreduce(c, x, x, 1, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (rc == OUTRIDER_OK) rc = outrider_wait(c, h, 30000);
+      char ch;
+      if (r == 0) ready.Send('r');
+      if (!idle_end_.Receive(&ch, 60000)) rc = 90;
+      outrider_disconnect(c);
+      return rc;
+    });
     char ch;
     ASSERT_TRUE(ready.Receive(&ch, 60000));
   }
   // Ends StartIdleJob()'s ranks; each must have seen no error.
   void EndIdleJob() {
-    for (size_t i = 0; i < idle_pids_.size(); ++i) idle_end_.Send('e');
-    for (pid_t p : idle_pids_) EXPECT_EQ(Reap(p), 0);
-    idle_pids_.clear();
+    if (idle_ranks_ == nullptr) return;
+    for (int i = 0; i < idle_ranks_->size(); ++i) idle_end_.Send('e');
+    idle_ranks_->ExpectAllExitZero();
+    idle_ranks_.reset();
   }
   // Runs nodes x local ranks, each calling body(client, rank); collects rc and error text.
   void RunJob(const std::string& job, int nodes, int local, const std::string& token,
               const std::function<int(outrider_client_t*, int)>& body, bool expect_ok = true) {
-    std::vector<pid_t> pids;
     int world = nodes * local;
-    for (int r = 0; r < world; ++r) {
-      pids.push_back(Spawn([&, r] {
-        ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
-        ::setenv("OUTRIDER_JOB_TOKEN", r == token_breaker_ ? "not-the-token" : token.c_str(), 1);
-        outrider_connect_options_t o;
-        outrider_connect_options_init(&o);
-        std::string socket = agents_[static_cast<size_t>(r / local)]->socket_path();
-        o.socket_path = socket.c_str();
-        o.job_id = job.c_str();
-        o.rank = r;
-        o.world_size = world;
-        o.local_rank = r % local;
-        o.local_world_size = local;
-        outrider_client_t* c = nullptr;
-        int rc = outrider_connect(&o, &c);
-        if (rc != OUTRIDER_OK) {
-          results_->rc[r] = rc;
-          CopyText(results_->error[r], 256, outrider_last_error(nullptr));
-          return 0;
-        }
-        rc = body(c, r);
+    Ranks ranks(world, [&](int r) {
+      ::setenv("OUTRIDER_ROOT_ADDR", ("127.0.0.1:" + std::to_string(ports_[0])).c_str(), 1);
+      ::setenv("OUTRIDER_JOB_TOKEN", r == token_breaker_ ? "not-the-token" : token.c_str(), 1);
+      outrider_connect_options_t o;
+      outrider_connect_options_init(&o);
+      std::string socket = agents_[static_cast<size_t>(r / local)]->socket_path();
+      o.socket_path = socket.c_str();
+      o.job_id = job.c_str();
+      o.rank = r;
+      o.world_size = world;
+      o.local_rank = r % local;
+      o.local_world_size = local;
+      outrider_client_t* c = nullptr;
+      int rc = outrider_connect(&o, &c);
+      if (rc != OUTRIDER_OK) {
         results_->rc[r] = rc;
-        if (rc != OUTRIDER_OK) CopyText(results_->error[r], 256, outrider_last_error(c));
-        outrider_disconnect(c);
+        CopyText(results_->error[r], 256, outrider_last_error(nullptr));
         return 0;
-      }));
-    }
-    for (pid_t p : pids) EXPECT_EQ(Reap(p), 0);
+      }
+      rc = body(c, r);
+      results_->rc[r] = rc;
+      if (rc != OUTRIDER_OK) CopyText(results_->error[r], 256, outrider_last_error(c));
+      outrider_disconnect(c);
+      return 0;
+    });
+    ranks.ExpectAllExitZero();
     if (expect_ok) {
       for (int r = 0; r < world; ++r)
         EXPECT_EQ(results_->rc[r], 0) << "rank " << r << ": " << results_->error[r];
@@ -190,7 +187,7 @@ class MultiNodeTest : public ::testing::Test {
   SharedValue<Results> results_;
   int token_breaker_ = -1;
   Pipe idle_end_;
-  std::vector<pid_t> idle_pids_;
+  std::unique_ptr<Ranks> idle_ranks_;
 };
 
 struct HttpReply {

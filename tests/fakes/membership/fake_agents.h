@@ -57,9 +57,7 @@ class FakeDirectory final : public agent::membership::JobDirectory {
     if (best == nullptr) return std::nullopt;
     return *best;
   }
-  void GiveUp(const std::string& id, const Status& why) override {
-    given_up.emplace_back(id, why);
-  }
+  void GiveUp(const std::string& id, const Status& why) override { given_up.emplace_back(id, why); }
   std::map<std::string, GenerationInfo> jobs;  // by generation id
   std::vector<std::pair<std::string, Status>> given_up;
 };
@@ -263,8 +261,8 @@ class FakeAgents::Link final : public agent::membership::PeerLink {
       FakeAgent* to = net->Find(e->to);
       if (to == nullptr || !to->reachable || to->reformer == nullptr)
         return net->Finish(e, Unavailable("connection to " + e->to + " refused"));
-      to->reformer->OnRequest(base, token, std::move(body),
-                              std::make_unique<FakeResponder>(net, e), to->addr, host);
+      to->reformer->OnRequest(base, token, std::move(body), std::make_unique<FakeResponder>(net, e),
+                              to->addr, host);
     });
     return std::make_unique<FakeCall>(e);
   }

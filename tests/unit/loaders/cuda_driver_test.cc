@@ -1,8 +1,8 @@
-// loaders/cuda/driver.h against the fake driver (tests/fake_cuda/): loading and its errors, GPUs
+// loaders/cuda/driver.h against the fake driver (tests/fakes/cuda/): loading and its errors, GPUs
 // named by UUID whatever their ordinal, and what the GPU protocol relies on: a stream that waits on
 // a fence in registered host memory and writes its own, pointer attributes, legacy IPC (refused in
 // the exporting process, once per importing process, an offset into the allocation) and VMM
-// allocations exported as file descriptors, between real processes (tests/fake_cuda/peer.cc).
+// allocations exported as file descriptors, between real processes (tests/fakes/cuda/peer.cc).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -380,7 +380,7 @@ TEST_F(ReformerTest, ANodeThatNeverReportsIsLeftOutAtTheDeadlineAndToldSoLater) 
 TEST_F(ReformerTest, AnEarlyReportWaitsForThisNodesRanksToEnter) {
   net_.RunJob("job", 0, {1, 1});
   net_.RunJob("job", 1, {1, 1});
-  net_.job(1, "job").members = 0;               // node 1's rank is in generation 1
+  net_.job(1, "job").members = 0;                         // node 1's rank is in generation 1
   net_.at(0).jobs.jobs.erase(GenerationJobId("job", 1));  // node 0's is on its way
   fakes::Ask& r1 = AskNext(1, 1, 1);
   net_.Run();
