@@ -116,7 +116,6 @@ struct Handle {
 
 inline Comm* Of(ncclComm_t c) { return reinterpret_cast<Handle*>(c)->comm.get(); }
 
-
 // Spins a little, then sleeps 50 µs at a time.
 void Pause(int& spins);
 // Waits until every rank passed `step` barriers; false (the communicator failed) if it was
