@@ -1,6 +1,6 @@
 // A fake NCCL for tests on machines without a GPU (OUTRIDER_NCCL_LIBRARY=libfakenccl.so), over the
-// fake CUDA driver (tests/fake_cuda): the entries loaders/nccl/library.h resolves, behaving as NCCL
-// does where the agent depends on it.
+// fake CUDA driver (tests/fakes/cuda/): the entries loaders/nccl/library.h resolves, behaving as
+// NCCL does where the agent depends on it.
 //
 // - A communicator is a shared-memory segment named by the unique id; its ranks are threads of
 //   any processes that open it (the agents). Device pointers of the fake driver are addresses, so
