@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agent/bootstrap/rank_layout.h"
+#include "agent/membership/generation_id.h"
 #include "ipc/protocol.h"
 
 namespace outrider::agent {
@@ -45,15 +46,6 @@ Status CheckRankLayout(const ClientIdentity& id, const ControlServerOptions& opt
                            "LOCAL_WORLD_SIZE + LOCAL_RANK");
   }
   return Status::Ok();
-}
-
-bool IsGenerationId(std::string_view job_id) {
-  size_t tilde = job_id.rfind("~g");
-  if (tilde == std::string_view::npos || tilde + 2 == job_id.size()) return false;
-  for (char c : job_id.substr(tilde + 2)) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
 }
 
 Status CheckJobId(std::string_view job_id, std::string_view what) {
@@ -140,7 +132,7 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   }
   id.job_id.assign(hello.job_id, job_len);
   OUTRIDER_RETURN_IF_ERROR(CheckJobId(id.job_id));
-  if (IsGenerationId(id.job_id)) {
+  if (membership::IsGenerationId(id.job_id)) {
     return InvalidArgument("job id '" + id.job_id +
                            "' ends in ~g<N>, which names a generation of a job (the agent moves "
                            "ranks there itself): choose another job id");

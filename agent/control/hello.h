@@ -23,8 +23,6 @@ struct Hello {
 // A job id as it may appear anywhere, metrics labels included: 1..63 bytes of printable ASCII
 // without spaces. `what` names where it came from in the error.
 Status CheckJobId(std::string_view job_id, std::string_view what = "job id");
-// Whether `job_id` has the form of a generation's id, "<job>~g<N>" (GenerationJobId).
-bool IsGenerationId(std::string_view job_id);
 
 // Rank, world size and local layout of a job or communicator member: every node runs
 // local_world_size ranks, rank = node * local_world_size + local_rank.

@@ -11,6 +11,15 @@ std::string GenerationJobId(const std::string& base, uint32_t generation) {
   return base.substr(0, ipc::kJobIdBytes - 1 - suffix.size()) + suffix;
 }
 
+bool IsGenerationId(std::string_view id) {
+  size_t tilde = id.rfind("~g");
+  if (tilde == std::string_view::npos || tilde + 2 == id.size()) return false;
+  for (char c : id.substr(tilde + 2)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 std::string BaseOfGeneration(const std::string& id) {
   size_t tilde = id.rfind("~g");
   return tilde == std::string::npos ? std::string() : id.substr(0, tilde);

@@ -10,8 +10,8 @@
 #include <atomic>
 #include <vector>
 
-#include "ipc/event_fd.h"
 #include "ipc/unique_fd.h"
+#include "tests/support/test_support.h"
 
 namespace outrider::shim {
 namespace {
@@ -32,9 +32,7 @@ uint64_t Done(const ipc::FenceSlot& s) {
 
 // Waits (at most 10 s) until the watchdog says the agent is gone.
 bool WaitGone(const FenceWatchdog& w) {
-  uint64_t deadline = ipc::MonotonicNs() + 10'000'000'000ull;
-  while (!w.agent_gone() && ipc::MonotonicNs() < deadline) ::poll(nullptr, 0, 1);
-  return w.agent_gone();
+  return testing::WaitUntil([&] { return w.agent_gone(); }, 10000);
 }
 
 TEST(FenceWatchdogTest, TheAgentHangingUpReleasesEveryFenceBehindTheNewestOp) {

@@ -178,6 +178,10 @@ TEST(MembershipWireTest, NamesGenerationsWithinTheJobIdLimit) {
   EXPECT_EQ(GenerationJobId("train", 3), "train~g3");
   EXPECT_EQ(BaseOfGeneration("train~g3"), "train");
   EXPECT_EQ(BaseOfGeneration("train"), "");
+  EXPECT_TRUE(IsGenerationId("train~g3"));
+  EXPECT_TRUE(IsGenerationId(GenerationJobId(std::string(63, 'j'), 12)));
+  for (const char* id : {"train", "train~g", "train~gx", "train~g3a"})
+    EXPECT_FALSE(IsGenerationId(id)) << id;
   std::string longest(63, 'j');
   EXPECT_EQ(GenerationJobId(longest, 12).size(), 63u);
 }
