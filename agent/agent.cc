@@ -12,10 +12,8 @@
 #include <chrono>
 #include <future>
 
-#include "agent/engine/gpu/nccl_path.h"
 #include "agent/engine/json_text.h"
 #include "agent/log.h"
-#include "agent/memory/cuda_memory.h"
 #include "agent/observability.h"
 #include "loaders/cuda/driver.h"
 
@@ -47,9 +45,13 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   Agent* a = agent.get();
   OUTRIDER_RETURN_IF_ERROR(
       agent->loop_->Add(agent->signal_fd_.get(), EPOLLIN, [a](uint32_t) { a->OnSignal(); }));
-  // GPU work the agent waits for (its NCCL collectives) says when it is done: the poll hook that
-  // runs after every wake sees it at once.
-  if (int fd = CudaMemory::CompletionFd(); fd >= 0) {
+  // The process's GPU path, before anything uses GPU memory. GPU work the agent waits for (its
+  // copies and NCCL collectives) says when it is done: the poll hook that runs after every wake
+  // sees it at once.
+  agent->devices_ = std::make_unique<GpuDevicePath>(
+      GpuDevicePath::Options{.pinned_max_bytes = options.gpu_pinned_max_bytes,
+                             .pinned_idle_ns = uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
+  if (int fd = agent->devices_->CompletionFd(); fd >= 0) {
     OUTRIDER_RETURN_IF_ERROR(agent->loop_->Add(fd, EPOLLIN, [fd](uint32_t) {
       uint64_t n = 0;
       while (::read(fd, &n, sizeof(n)) > 0) {
@@ -57,8 +59,6 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
     }));
   }
 
-  CudaMemory::SetPinnedOptions(
-      {options.gpu_pinned_max_bytes, uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
   GpuNcclPolicy& nccl = agent->gpu_nccl_;
   nccl = GpuNcclPolicy::Decide(options.gpu_nccl == "force" ? GpuNccl::kForce
                                : options.gpu_nccl == "off" ? GpuNccl::kOff
@@ -70,6 +70,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   engine.gpu_nccl = nccl.on;
   engine.aging_ns = options.network.scheduler.aging_ns;  // one aging for sends and NCCL launches
   agent->jobs_.set_engine_options(engine);
+  agent->jobs_.set_device_path(agent->devices_.get());
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(
         agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, options.network,
@@ -85,6 +86,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   agent->jobs_.set_generations(agent->generations_.get());
   agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(),
                                                     &agent->jobs_, agent->generations_.get());
+  agent->control_->set_device_path(agent->devices_.get());
   agent->control_->set_fence_timeout_ns(uint64_t{options.op_timeout_ms} * 1'000'000);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
   Metrics().set_enabled(options.metrics != 0);
@@ -207,10 +209,9 @@ void Agent::RefreshGauges() {
   jobs_.RefreshGauges();
   m.pending_ops->Set(static_cast<double>(jobs_.PendingCount()));
   m.memory_registered->Set(static_cast<double>(control_->RegisteredBytes()));
-  if (CudaMemory* cuda = CudaMemory::Started()) {
-    m.gpu_pinned->Get({"in_use"})
-        ->Set(static_cast<double>(cuda->pinned_bytes() - cuda->idle_pinned_bytes()));
-    m.gpu_pinned->Get({"idle"})->Set(static_cast<double>(cuda->idle_pinned_bytes()));
+  if (std::optional<PinnedUse> pinned = devices_->pinned()) {
+    m.gpu_pinned->Get({"in_use"})->Set(static_cast<double>(pinned->in_use));
+    m.gpu_pinned->Get({"idle"})->Set(static_cast<double>(pinned->idle));
   }
   m.peers->Get({"up"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_up()) : 0);
   m.peers->Get({"lost"})->Set(network_ != nullptr ? static_cast<double>(network_->peers_lost())
@@ -242,7 +243,7 @@ bool Agent::Poll() {
     next_tick_ns_ = now_ns + 50'000'000;  // 50 ms: heartbeats, liveness, finished jobs, gauges
     if (network_ != nullptr) network_->Tick(now_ns);
     control_->Tick(now_ns);
-    if (CudaMemory* cuda = CudaMemory::Started()) cuda->TrimIdlePinned(now_ns);
+    devices_->Tick(now_ns);
     jobs_.Sweep();
     Metrics().RetireJobLabels(now_ns, uint64_t{options_.job_metrics_retire_s} * 1'000'000'000);
     RefreshGauges();
@@ -273,7 +274,7 @@ bool Agent::Poll() {
   return worked;
 }
 
-bool Agent::AwaitsGpu() const { return control_->HasFencedWaits() || NcclPath::AnyBusy(); }
+bool Agent::AwaitsGpu() const { return control_->HasFencedWaits() || devices_->busy(); }
 
 bool Agent::PollForGpu() const {
   if (options_.gpu_spin_us == 0 || !AwaitsGpu()) return false;

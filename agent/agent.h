@@ -8,6 +8,7 @@
 
 #include "agent/config.h"
 #include "agent/control/control_server.h"
+#include "agent/engine/gpu/gpu_device_path.h"
 #include "agent/engine/gpu/nccl_policy.h"
 #include "agent/engine/job_table.h"
 #include "agent/event_loop.h"
@@ -47,6 +48,8 @@ class Agent {
 
   AgentOptions options_;
   GpuNcclPolicy gpu_nccl_;  // decided at start
+  // The process's GPU path; declared before the jobs and sessions whose device sides it made.
+  std::unique_ptr<GpuDevicePath> devices_;
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<Network> network_;  // declared before jobs_: jobs use it until they are gone
   JobTable jobs_;

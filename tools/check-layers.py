@@ -20,6 +20,8 @@ BELOW = {
     "net": {"base", "bootstrap", "sched", "transport"},
     "engine": {"base", "bootstrap", "membership", "memory", "net", "sched", "transport"},
     "control": {"base", "bootstrap", "membership", "memory", "net", "sched", "transport", "engine"},
+    # engine/gpu/: the GPU path, above the engine core (which sees it as engine/device_path.h).
+    "gpu": {"base", "bootstrap", "membership", "memory", "net", "sched", "transport", "engine"},
     "http": {"base"},
 }
 BASE_FILES = {"log", "event_loop", "observability"}
@@ -30,6 +32,8 @@ def layer(path):
     if len(parts) == 2:
         stem = os.path.splitext(parts[1])[0]
         return "base" if stem in BASE_FILES else None  # None: the top (agent, config, main)
+    if parts[1] == "engine" and len(parts) > 3 and parts[2] == "gpu":
+        return "gpu"
     return parts[1]
 
 

@@ -297,6 +297,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   reply.control_bytes = layout.total_bytes;
   Session* s = session.get();
   s->EnableComms(jobs_, generations_, &options_, &comms_in_use_);
+  s->set_device_path(devices_);
   Status sent = s->Send(&reply, sizeof(reply), fds, 3);
   if (sent.ok()) {
     // Ops the client queued before a message are taken first: a region released right after an

@@ -38,6 +38,8 @@ class ControlServer {
   // Drains every session's submission ring and starts the fenced ops whose fences are ready.
   // Returns true if any entry was found or op started.
   bool PollSessions();
+  // Where clients' ops on GPU memory go (null: refused). Not owned; outlives this server.
+  void set_device_path(DevicePath* devices) { devices_ = devices; }
   // Fenced ops whose fence is not ready this long after submission fail (0: they wait for good).
   void set_fence_timeout_ns(uint64_t ns) { fence_timeout_ns_ = ns; }
   // Some session has ops waiting for a fence: the loop must poll (fences are plain memory).
@@ -95,6 +97,7 @@ class ControlServer {
   EventLoop* loop_;                    // Not owned; outlives this server.
   JobTable* jobs_;                     // Not owned; outlives this server.
   membership::Reformer* generations_;  // Not owned; may be null.
+  DevicePath* devices_ = nullptr;      // Not owned; may be null.
   UniqueFd listen_fd_;
   bool listening_ = false;
   std::unique_ptr<NcclStatsReceiver> nccl_telemetry_;  // <socket>.nccl

@@ -369,8 +369,11 @@ void Session::Refuse(uint64_t op_id, const Status& why) {
 
 void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                        const OpReport* report) {
-  if (staging_.Finish(op_id, status, seq, agent_ns, report))
-    return;  // its outputs go back to the GPU first
+  if (auto s = staged_.find(op_id); s != staged_.end()) {
+    if (gate_->Finish(op_id, status, seq, agent_ns, report))
+      return;  // its outputs go back to the GPU first
+    staged_.erase(s);
+  }
   Finished(op_id, status, seq, agent_ns, report);
 }
 

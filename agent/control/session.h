@@ -9,12 +9,13 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "agent/control/control_options.h"
 #include "agent/control/entry_validator.h"
 #include "agent/control/session_limits.h"
-#include "agent/engine/gpu/staging.h"
+#include "agent/engine/device_path.h"
 #include "agent/engine/job.h"
 #include "agent/engine/member.h"
 #include "agent/engine/op_report.h"
@@ -87,7 +88,7 @@ class Session final : public Member {
   bool ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeout_ns);
   // Ops are waiting for a fence: the agent polls (the client's stream writes fences without
   // waking it).
-  bool has_fenced_waits() const { return !waiting_.empty() || staging_.busy(); }
+  bool has_fenced_waits() const { return !waiting_.empty() || !staged_.empty(); }
   // Posts a completion and wakes the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report = nullptr) override;
@@ -116,6 +117,9 @@ class Session final : public Member {
     options_ = options;
     comms_in_use_ = comms_in_use;
   }
+  // Where the client's ops on GPU memory go (its gate is made on the first; null: they are
+  // refused). Not owned; outlives the session.
+  void set_device_path(DevicePath* devices) { devices_ = devices; }
   // The client's communicator memberships (to leave their jobs when the client goes).
   std::vector<CommMember*> comms() const;
   // The client's membership of its job's current generation once the job re-formed (null before:
@@ -155,10 +159,11 @@ class Session final : public Member {
   // The op's completion, once its outputs are where the client reads them.
   void Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report);
-  // Whether `op` (of this client, as `member` of its job or of one of its communicators) goes to
-  // the job with its GPU spans, for the agent's NCCL path, instead of through the agent's pinned
-  // buffers: not while it is unknown whether the job's local ranks share a GPU.
-  GpuRoute RouteOf(const Member& member, const ValidatedOp& op) const;
+  // What the gate makes of `op` (of `member`, on GPU memory) at the front of the queue.
+  DeviceGate::Admission AdmitToDevice(const Member& member, const ValidatedOp& op, uint64_t now_ns,
+                                      uint64_t since_ns, uint64_t timeout_ns);
+  // The device side of `member`'s job, or null.
+  JobDevice* DeviceOf(const Member& member) const;
   // Stores `code` then `op_id` (release) in the fence slot: the client's stream may go on.
   void SignalFence(uint32_t slot, uint64_t op_id, Code code);
 
@@ -201,15 +206,20 @@ class Session final : public Member {
     bool fenced = false;
     uint32_t fence = 0;
     uint64_t since_ns = 0;
-    bool copying = false;  // names GPU memory, whose copies in are queued (staging_)
     // Refused when it came (`op` unused): its job is told when it reaches the front.
     Job::RefusedOp refusal{};
     Status refused{};
   };
   std::deque<Waiting> waiting_;
   std::unordered_map<uint64_t, uint32_t>
-      fence_of_;     // fenced ops until they complete: op id -> slot
-  Staging staging_;  // ops on GPU regions, while their copies in or out run
+      fence_of_;                   // fenced ops until they complete: op id -> slot
+  DevicePath* devices_ = nullptr;  // Not owned; set by set_device_path.
+  // Ops the gate admitted as host copies, until their completions are handed on: only these
+  // completions go through the gate.
+  std::unordered_set<uint64_t> staged_;
+  // Its ops on GPU memory, from the front of waiting_ until their outputs are back (made on the
+  // first; declared last: it waits for copies still running, before the regions go).
+  std::unique_ptr<DeviceGate> gate_;
 };
 
 }  // namespace outrider::agent

@@ -108,10 +108,9 @@ bool Session::DrainSubmissions(const OpSink& sink) {
     // The job learns where this rank keeps its buffers as soon as the op comes, not when it
     // reaches the front of the queue: an op held there until the job knows (RouteOf) must not
     // keep a later op of another communicator from telling its job.
-    if (jobs_ != nullptr) {
-      if (Job* job = jobs_->Find(member->identity().job_id); job != nullptr) {
-        job->gpu().NoteFirstMemory(member->identity().local_rank, op->Device());
-      }
+    if (op->NamesDevice()) {
+      if (JobDevice* device = DeviceOf(*member); device != nullptr)
+        device->NoteFirstMemory(member->identity().local_rank, op->Device());
     }
     if (fenced || !waiting_.empty() || op->NamesDevice()) {
       waiting_.push_back(Waiting{.member = member,
@@ -153,34 +152,14 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
                                 std::to_string(w.fence) + ") was not ready within " +
                                 std::to_string(timeout_ns / 1'000'000) +
                                 " ms: the stream that should signal it is stuck or gone");
-    } else if (GpuRoute route =
-                   w.op.NamesDevice() && !w.copying ? RouteOf(*w.member, w.op) : GpuRoute::kHost;
-               route == GpuRoute::kNotYet) {
-      // Held until every local rank of the job has submitted an op on GPU memory (the ops after it
-      // wait).
-      if (timeout_ns == 0 || now_ns < w.since_ns + timeout_ns) break;
-      Job* job = jobs_ != nullptr ? jobs_->Find(w.member->identity().job_id) : nullptr;
-      failed = DeadlineExceeded(
-          "op " + std::to_string(w.op.op_id) + " of job '" + w.member->identity().job_id +
-          "': held to learn whether its local ranks share a GPU, but " +
-          (job != nullptr ? job->gpu().RanksNotYetSeen() : std::string("some local rank")) +
-          " submitted no op on GPU memory within " + std::to_string(timeout_ns / 1'000'000) +
-          " ms");
-    } else if (w.op.NamesDevice() && (w.copying || route == GpuRoute::kHost)) {
-      // Its GPU inputs are copied to the agent's host buffers first; the ops after it wait.
-      if (!w.copying) {
-        failed = staging_.Begin(w.op);
-        w.copying = failed.ok();
-      }
-      if (failed.ok()) {
-        auto host_op = staging_.Ready(w.op.op_id);
-        if (host_op.ok() && *host_op == nullptr) break;
-        if (host_op.ok()) {
-          op = *host_op;
-        } else {
-          failed = host_op.status();
-        }
-      }
+    } else if (w.op.NamesDevice()) {
+      // Its gate holds it (the ops after it wait) until its route is known and, for the host
+      // engine, its GPU inputs are in the agent's host buffers.
+      DeviceGate::Admission a = AdmitToDevice(*w.member, w.op, now_ns, w.since_ns, timeout_ns);
+      if (a.hold) break;
+      failed = a.refused;
+      if (a.op != nullptr) op = a.op;
+      if (a.staged) staged_.insert(w.op.op_id);
     }
     Member* member = w.member;
     ValidatedOp next = *op;
@@ -192,17 +171,31 @@ bool Session::ReleaseFenced(const OpSink& sink, uint64_t now_ns, uint64_t timeou
     }
     any = true;
   }
-  for (Staging::Completion& c : staging_.TakeFinished()) {
-    Finished(c.op_id, c.status, c.seq, c.agent_ns, c.report ? &*c.report : nullptr);
-    any = true;
+  if (!staged_.empty()) {
+    for (DeviceCompletion& c : gate_->TakeFinished()) {
+      staged_.erase(c.op_id);
+      Finished(c.op_id, c.status, c.seq, c.agent_ns, c.report ? &*c.report : nullptr);
+      any = true;
+    }
   }
   return any;
 }
 
-GpuRoute Session::RouteOf(const Member& member, const ValidatedOp& op) const {
-  // The job noted the op's memory when it came. Without a job, the sink fails the op.
+JobDevice* Session::DeviceOf(const Member& member) const {
   Job* job = jobs_ != nullptr ? jobs_->Find(member.identity().job_id) : nullptr;
-  return job != nullptr ? job->gpu().RouteOf(op, id_.gpu_mode) : GpuRoute::kHost;
+  return job != nullptr ? job->device() : nullptr;
+}
+
+DeviceGate::Admission Session::AdmitToDevice(const Member& member, const ValidatedOp& op,
+                                             uint64_t now_ns, uint64_t since_ns,
+                                             uint64_t timeout_ns) {
+  if (gate_ == nullptr && devices_ != nullptr) gate_ = devices_->MakeGate(id_.gpu_mode);
+  if (gate_ == nullptr) {
+    return DeviceGate::Admission::Refuse(FailedPrecondition(
+        "op " + std::to_string(op.op_id) + " names GPU memory, but this agent has no GPU path"));
+  }
+  // The job noted the op's memory when it came. Without a job, the sink fails the op.
+  return gate_->Admit(DeviceOf(member), op, now_ns, since_ns, timeout_ns);
 }
 
 void Session::SignalFence(uint32_t slot, uint64_t op_id, Code code) {

@@ -7,7 +7,7 @@
 #include "agent/engine/algorithms/gather_ring.h"
 #include "agent/engine/algorithms/ring_allreduce.h"
 #include "agent/engine/algorithms/sparse_exchange.h"
-#include "agent/engine/gpu/nccl_collective.h"
+#include "agent/engine/device_path.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -106,10 +106,8 @@ Status CheckReachable(const Collective& c, const DataPlane& data) {
 }  // namespace
 
 Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmDeps& deps) {
-  if (c.op().NamesDevice() &&
-      deps.nccl != nullptr) {  // GPU memory reaches a job only for the agents' NCCL
-    return std::unique_ptr<Algorithm>(std::make_unique<NcclCollective>(c, deps, deps.nccl));
-  }
+  // GPU memory reaches a job only for the agents' NCCL (its sessions' gates stage the rest).
+  if (c.op().NamesDevice() && deps.device != nullptr) return deps.device->MakeAlgorithm(c, deps);
   OUTRIDER_RETURN_IF_ERROR(CheckReachable(c, *deps.data));
   const ValidatedOp& o = c.op();
   bool large = o.recv.length > deps.options->direct_max_bytes;

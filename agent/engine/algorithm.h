@@ -25,7 +25,7 @@
 namespace outrider::agent {
 
 struct SparseShared;
-class NcclPath;
+class JobDevice;
 
 // What every algorithm of one node group works with. Pointers are not owned and outlive the
 // algorithms.
@@ -34,8 +34,8 @@ struct AlgorithmDeps {
   const Topology* topo;
   const EngineOptions* options;
   DataPlane* data;
-  SparseShared* sparse;      // what sparse exchanges learn across instances
-  NcclPath* nccl = nullptr;  // the job's NCCL path, once it has GPU collectives
+  SparseShared* sparse;         // what sparse exchanges learn across instances
+  JobDevice* device = nullptr;  // the job's device side (instances on GPU memory), or null
 };
 
 // Thread-safety: loop thread only.

@@ -5,7 +5,6 @@
 
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_data_plane.h"
-#include "agent/engine/gpu/nccl_path.h"
 #include "agent/engine/local_collectives.h"
 #include "agent/engine/sparse/local.h"
 #include "agent/log.h"
@@ -17,7 +16,7 @@
 namespace outrider::agent {
 
 Job::Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine,
-         const std::vector<int32_t>& node_ranks)
+         const std::vector<int32_t>& node_ranks, DevicePath* devices)
     : id_(std::move(id)),
       world_size_(world_size),
       local_size_(local_size),
@@ -27,8 +26,18 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
       net_(net),
       engine_(engine),
       hash_(ipc::Fnv1a(id_.data(), id_.size())),
-      gpu_(id_, world_size, local_size, engine) {
+      devices_(devices) {
   joined_.assign(static_cast<size_t>(local_size), false);
+}
+
+JobDevice* Job::device() {
+  if (device_ != nullptr || devices_ == nullptr) return device_.get();
+  device_ = devices_->MakeJobDevice(id_, world_size_, local_size_, engine_);
+  if (group_ != nullptr) {
+    device_->Attach(group_.get());
+    group_->set_device(device_.get());
+  }
+  return device_.get();
 }
 
 bool Job::every_rank_joined() const {
@@ -37,8 +46,8 @@ bool Job::every_rank_joined() const {
 
 Job::~Job() {
   if (!job_label_.empty()) Metrics().ReleaseJobLabel(job_label_);
-  // First: the node group's instances may name the NCCL path, and must find nothing to drop.
-  gpu_.Abandon();
+  // First: the node group's instances may name the device side, and must find nothing to drop.
+  if (device_ != nullptr) device_->Abandon();
   rdv_client_.reset();
   if (group_ != nullptr && net_ != nullptr) {
     group_->SayJobLeft(lost_node_, failed_, gave_up_);
@@ -54,12 +63,12 @@ Job::~Job() {
 
 bool Job::Pump() {
   if (group_ != nullptr) return group_->Pump();  // pumps the NCCL path too, under its scope
-  return gpu_.path() != nullptr && gpu_.path()->Pump();
+  return device_ != nullptr && device_->Pump();
 }
 
 bool Job::busy() const {
   return (group_ != nullptr && (in_rendezvous_ || group_->busy())) ||
-         (gpu_.path() != nullptr && gpu_.path()->busy());
+         (device_ != nullptr && device_->busy());
 }
 
 void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view algo,
@@ -224,10 +233,10 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
 }
 
 void Job::FailAll(const Status& why) {
-  // The node group's instances and the NCCL path's point at ops held here: they fail (and finish
+  // The node group's instances and the device side's point at ops held here: they fail (and finish
   // through Finish) first, so none is left pointing at an op this erases.
   if (group_ != nullptr) group_->FailAll(why);
-  if (gpu_.path() != nullptr) gpu_.path()->Fail(why);
+  if (device_ != nullptr) device_->Fail(why);
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
 }
@@ -259,8 +268,9 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
 }
 
 void Job::Submit(Member* member, const ValidatedOp& op) {
-  gpu_.NoteFirstMemory(member->identity().local_rank,
-                       op.Device());  // a staged op's session noted its GPU already
+  // A staged op's session noted its GPU already.
+  if (op.NamesDevice() && device() != nullptr)
+    device_->NoteFirstMemory(member->identity().local_rank, op.Device());
   Arrive(member, &op, RefusedOp::Of(op), Status::Ok());
 }
 
@@ -341,10 +351,17 @@ void Job::Run(InstanceId inst, Pending& p) {
   // GPU memory reaches the job only for the agents' NCCL (sessions stage the rest); the local
   // ranks agreed on it (their fingerprints).
   bool gpu = ops[0]->NamesDevice();
-  if (gpu && !Nccl()->has_ranks()) {
+  if (gpu && device() == nullptr) {
+    return Finish(pending_.find(inst),
+                  FailedPrecondition("job '" + id_ +
+                                     "': an op on GPU memory, but this agent has "
+                                     "no GPU path"),
+                  "nccl", nullptr);
+  }
+  if (gpu) {
     std::vector<int> ranks;
     for (Member* m : members_) ranks.push_back(m != nullptr ? m->identity().rank : -1);
-    Nccl()->SetRanks(std::move(ranks));
+    ActiveDevice()->SetRanks(ranks);
   }
   if (group_ != nullptr) {
     if (!group_->ready()) {
@@ -361,12 +378,10 @@ void Job::Run(InstanceId inst, Pending& p) {
       if (Status st = CheckLocalAlltoallvCounts(ops); !st.ok())
         return Finish(pending_.find(inst), st, "nccl", nullptr);
     }
-    gpu_.path()->Add(inst.first, inst.second, std::move(ops), priority,
-                     [this, inst](const Status& st) {
-                       auto it = pending_.find(inst);
-                       if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
-                     });
-    gpu_.path()->Agreed(inst.first, inst.second);  // a single node agrees with itself
+    device_->Run(inst.first, inst.second, std::move(ops), priority, [this, inst](const Status& st) {
+      auto it = pending_.find(inst);
+      if (it != pending_.end()) Finish(it, st, "nccl", nullptr);
+    });
     return;
   }
   if (ipc::IsSparse(ops[0]->kind)) {

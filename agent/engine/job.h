@@ -19,8 +19,8 @@
 
 #include "agent/bootstrap/rendezvous.h"
 #include "agent/engine/dataplane/host_data_plane.h"
+#include "agent/engine/device_path.h"
 #include "agent/engine/flight_recorder.h"
-#include "agent/engine/gpu/job_gpu.h"
 #include "agent/engine/member.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
@@ -37,9 +37,11 @@ class Job {
  public:
   // `net` may be null (no agent port): then only single-node jobs are possible.
   // `node_ranks`: ranks per node where they differ (ClientIdentity::node_ranks); empty: every
-  // node runs local_size.
+  // node runs local_size. `devices` (not owned, outlives the job; may be null: its ops on GPU
+  // memory are refused) makes the job's device side.
   Job(std::string id, int world_size, int local_size, Network* net,
-      const EngineOptions& engine = {}, const std::vector<int32_t>& node_ranks = {});
+      const EngineOptions& engine = {}, const std::vector<int32_t>& node_ranks = {},
+      DevicePath* devices = nullptr);
   ~Job();
   uint64_t hash() const { return hash_; }
   // Sends of this job are still in flight (its clients' memory must stay mapped), or its
@@ -119,9 +121,10 @@ class Job {
     }
   };
   void Refuse(Member* member, const RefusedOp& op, const Status& why);
-  // Its GPU side: where its ranks keep GPU buffers, and so where each GPU op runs (RouteOf).
-  JobGpu& gpu() { return gpu_; }
-  const JobGpu& gpu() const { return gpu_; }
+  // Its device side, made on first use (an op on GPU memory, or node 0's message for it: a job on
+  // host memory alone never has one): where its ranks keep GPU buffers, and so where each GPU op
+  // runs (RouteOf). Null without a device path.
+  JobDevice* device();
   // Fails every pending collective, the node group's first (agent shutdown, a lost member).
   void FailAll(const Status& why);
   // The job cannot go on (`why`: a rank it expects will never come), here and on every node.
@@ -180,12 +183,14 @@ class Job {
               const std::vector<OpReport>* reports, const OpTrace* trace = nullptr);
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
-  // The job's NCCL path, made on first use (a GPU op, or node 0's id or ticket).
-  NcclPath* Nccl() {
-    if (gpu_.path() == nullptr) MarkActive();
-    return gpu_.Path(group_.get());
+  // The job's device side (not null), about to run GPU work (its NCCL communicators start on
+  // first use): the owner must pump the job from now on.
+  JobDevice* ActiveDevice() {
+    JobDevice* d = device();
+    if (!d->started()) MarkActive();
+    return d;
   }
-  void OnNcclMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  void OnDeviceMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   // Sets up the inter-node group and starts the rendezvous (first member of a multi-node job).
   Status StartNetwork(const Member* first);
   void OnRendezvous(Result<NodeTable> table);
@@ -246,8 +251,9 @@ class Job {
   uint64_t hash_;
   std::string token_;
   HostDataPlane host_plane_;  // moves the bytes of its collectives in host memory; outlives group_
-  // Its NCCL path outlives group_, whose instances name it.
-  JobGpu gpu_;
+  DevicePath* devices_;       // Not owned; may be null.
+  // Outlives group_, whose instances name it.
+  std::unique_ptr<JobDevice> device_;
   std::unique_ptr<NodeGroup> group_;              // multi-node jobs only
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous

@@ -1,8 +1,7 @@
 // A job across nodes: its node group and rendezvous, and the messages of the other nodes'
-// agents (the NCCL path's among them).
+// agents (the device side's among them).
 #include <algorithm>
 
-#include "agent/engine/gpu/nccl_path.h"
 #include "agent/engine/job.h"
 #include "agent/log.h"
 #include "agent/net/network.h"
@@ -41,8 +40,12 @@ Status Job::StartNetwork(const Member* first) {
       },
       engine_);
   group_->set_scheduler(net_->scheduler(), id.job_class, id.job_weight);
-  group_->set_nccl_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
-    OnNcclMessage(h, data, len);
+  if (device_ != nullptr) {
+    device_->Attach(group_.get());
+    group_->set_device(device_.get());
+  }
+  group_->set_device_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
+    OnDeviceMessage(h, data, len);
   });
   // Another node's rank died (or left): nothing that node still owes will come.
   group_->set_failed([this](int node, const Status& why) { Lose(why); });
@@ -154,10 +157,14 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   Lose(PeerLost(lost + ": " + why.message()));
 }
 
-void Job::OnNcclMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+void Job::OnDeviceMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (!lost_.ok()) return;
-  if (gpu_.path() == nullptr) MarkActive();
-  if (Status st = gpu_.OnMessage(group_.get(), h, data, len); !st.ok()) Lose(st);
+  if (device() == nullptr) {
+    return Lose(FailedPrecondition("job '" + id_ +
+                                   "': node 0's agent runs it on NCCL, but this agent has no GPU "
+                                   "path"));
+  }
+  if (Status st = ActiveDevice()->OnMessage(h, data, len); !st.ok()) Lose(st);
 }
 
 }  // namespace outrider::agent

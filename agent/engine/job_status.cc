@@ -1,5 +1,4 @@
 // What a job reports: per-op metrics and its /status entry.
-#include "agent/engine/gpu/nccl_path.h"
 #include "agent/engine/job.h"
 #include "agent/net/network.h"
 #include "agent/observability.h"
@@ -81,7 +80,7 @@ nlohmann::json Job::StatusJson() const {
   } else {
     j["nodes"] = 1;
   }
-  if (gpu_.path() != nullptr) j["nccl"] = gpu_.path()->StatusJson();
+  if (device_ != nullptr && device_->started()) j["nccl"] = device_->StatusJson();
   j["recent_ops"] = recorder_.Json([this](uint64_t key, uint64_t seq) {
     return group_ != nullptr ? group_->WaitingFor(key, seq) : std::string();
   });

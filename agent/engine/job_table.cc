@@ -44,7 +44,7 @@ Status JobTable::Join(Member* member) {
   if (it == jobs_.end()) {
     OUTRIDER_RETURN_IF_ERROR(EndedBeforeJoin(id, ipc::MonotonicNs()));
     auto job = std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_, engine_,
-                                     id.node_ranks);
+                                     id.node_ranks, devices_);
     if (Job* other = FindByHash(job->hash()); other != nullptr) {
       return FailedPrecondition("job id '" + id.job_id + "' hashes like job '" + other->id() +
                                 "' on this agent: choose another job id");

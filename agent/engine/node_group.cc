@@ -7,7 +7,6 @@
 
 #include "agent/engine/agreement.h"
 #include "agent/engine/dataplane/host_memory.h"
-#include "agent/engine/gpu/nccl_path.h"
 #include "agent/log.h"
 #include "agent/observability.h"
 #include "base/check.h"
@@ -199,7 +198,7 @@ void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t l
       static_cast<PeerMsg>(h.type) == PeerMsg::kNcclTicket) {
     // The launch order is the job's, not an instance's (a ticket may come before this node's own
     // fingerprint round for the instance ended).
-    if (h.from_node == 0 && nccl_message_) nccl_message_(h, data, len);
+    if (h.from_node == 0 && device_message_) device_message_(h, data, len);
     return;
   }
   // Late for an instance that finished here (it failed, and its peers had more on the way): nothing
@@ -254,8 +253,8 @@ RecvTarget NodeGroup::RecvBuffer(const PeerHeader& h, size_t len) {
 
 bool NodeGroup::Pump() {
   Scope scope(this);
-  // The job's NCCL path completes instances of this group: under the scope like the rest.
-  bool worked = deps_.nccl != nullptr && deps_.nccl->Pump();
+  // The job's device side completes instances of this group: under the scope like the rest.
+  bool worked = deps_.device != nullptr && deps_.device->Pump();
   if (deps_.data->Poll()) return true;
   for (auto& [id, c] : instances_) {
     if (c.prepared && !c.done && c.algorithm->Pump()) return true;

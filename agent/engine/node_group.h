@@ -19,6 +19,7 @@
 #include "agent/engine/algorithms/sparse_exchange.h"
 #include "agent/engine/collective.h"
 #include "agent/engine/dataplane/data_plane.h"
+#include "agent/engine/device_path.h"
 #include "agent/engine/engine_options.h"
 #include "agent/engine/op_report.h"
 #include "agent/net/peer_protocol.h"
@@ -29,7 +30,7 @@
 namespace outrider::agent {
 
 // Thread-safety: loop thread only.
-class NodeGroup : private CollectiveLinks {
+class NodeGroup : private CollectiveLinks, public DeviceLinks {
  public:
   // `algo`: the metrics label of the algorithm that ran; `reports` (sparse ops; else null): per
   // local rank, its own status when `result` is ok. `trace`: where the instance's time went here.
@@ -48,7 +49,7 @@ class NodeGroup : private CollectiveLinks {
   ~NodeGroup() override;
 
   int num_nodes() const { return topo_.nodes; }
-  int node_rank() const { return topo_.me; }
+  int node_rank() const override { return topo_.me; }
   const Topology& topology() const { return topo_; }
   bool ready() const { return !peers_.empty(); }
   // Some send or data movement still uses client memory or instance buffers.
@@ -73,13 +74,14 @@ class NodeGroup : private CollectiveLinks {
   // Node `node` says the job failed there for a reason of its own (`why`, naming the cause).
   using Failed = std::function<void(int node, const Status& why)>;
   void set_failed(Failed failed) { failed_ = std::move(failed); }
-  // The job's NCCL path: instances on GPU memory run on it (set before the first such Start); its
-  // messages from node 0 (kNcclId, kNcclTicket) go to `on_message`.
-  using NcclMessage = std::function<void(const PeerHeader& h, const uint8_t* data, size_t len)>;
-  void set_nccl(NcclPath* nccl) { deps_.nccl = nccl; }
-  void set_nccl_message(NcclMessage on_message) { nccl_message_ = std::move(on_message); }
+  // The job's device side (engine/device_path.h; not owned, outlives the group's instances), once
+  // it has one: instances on GPU memory run through it, and it is pumped with the group.
+  void set_device(JobDevice* device) { deps_.device = device; }
+  // Node 0's messages for the job's device side (kNcclId, kNcclTicket) go to `on_message`.
+  using DeviceMessage = std::function<void(const PeerHeader& h, const uint8_t* data, size_t len)>;
+  void set_device_message(DeviceMessage on_message) { device_message_ = std::move(on_message); }
   // Sends a job-level control message to every other node at once (ahead of bulk chunks).
-  void SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload);
+  void SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) override;
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once), as the job's
   // class and weight.
   void set_scheduler(SendScheduler* scheduler, ipc::JobClass job_class, uint32_t weight) {
@@ -194,7 +196,7 @@ class NodeGroup : private CollectiveLinks {
   SendScheduler::Flow flow_;            // the job's, for its chunks
   Done done_;
   Failed failed_;
-  NcclMessage nccl_message_;
+  DeviceMessage device_message_;
   EngineOptions options_;
   SparseShared sparse_;
   AlgorithmDeps deps_;

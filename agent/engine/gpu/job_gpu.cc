@@ -4,17 +4,18 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agent/engine/gpu/nccl_collective.h"
 #include "agent/engine/gpu/nccl_path.h"
-#include "agent/engine/node_group.h"
 #include "agent/log.h"
 
 namespace outrider::agent {
 
 JobGpu::JobGpu(const std::string& job_id, int world_size, int local_size,
-               const EngineOptions& engine)
+               const EngineOptions& engine, int* busy_paths)
     : job_id_(job_id),
       world_size_(world_size),
       engine_(engine),
+      busy_paths_(busy_paths),
       first_memory_(static_cast<size_t>(local_size), -2) {}
 
 JobGpu::~JobGpu() { Abandon(); }
@@ -23,15 +24,16 @@ void JobGpu::Abandon() {
   if (nccl_ != nullptr) nccl_->Abandon();
 }
 
-NcclPath* JobGpu::Path(NodeGroup* group) {
+NcclPath* JobGpu::Path() {
   if (nccl_ != nullptr) return nccl_.get();
   NcclPath::Options options;
   options.init_timeout_ns = uint64_t{engine_.nccl_init_timeout_ms} * 1'000'000;
   options.chunk_bytes = engine_.nccl_chunk_bytes;
   options.aging_ns = engine_.aging_ns;
+  options.busy_paths = busy_paths_;
   NcclPath::Links links;
   int node = 0;
-  if (group != nullptr) {
+  if (DeviceLinks* group = links_; group != nullptr) {
     node = group->node_rank();
     links.send_id = [group](const std::string& id) {
       group->SendToOthers(PeerMsg::kNcclId, 0, 0, id);
@@ -42,12 +44,38 @@ NcclPath* JobGpu::Path(NodeGroup* group) {
     };
   }
   nccl_ = std::make_unique<NcclPath>(job_id_, node, world_size_, options, std::move(links));
-  if (group != nullptr) group->set_nccl(nccl_.get());
   return nccl_.get();
 }
 
-Status JobGpu::OnMessage(NodeGroup* group, const PeerHeader& h, const uint8_t* data, size_t len) {
-  NcclPath* nccl = Path(group);
+void JobGpu::SetRanks(const std::vector<int>& ranks) {
+  if (!Path()->has_ranks()) nccl_->SetRanks(ranks);
+}
+
+void JobGpu::Run(uint64_t key, uint64_t seq, std::vector<const ValidatedOp*> ops, int32_t priority,
+                 Done done) {
+  NcclPath* path = Path();
+  path->Add(key, seq, std::move(ops), priority, std::move(done));
+  path->Agreed(key, seq);  // a single node agrees with itself
+}
+
+std::unique_ptr<Algorithm> JobGpu::MakeAlgorithm(Collective& c, const AlgorithmDeps& deps) {
+  return std::make_unique<NcclCollective>(c, deps, Path());
+}
+
+bool JobGpu::Pump() { return nccl_ != nullptr && nccl_->Pump(); }
+
+bool JobGpu::busy() const { return nccl_ != nullptr && nccl_->busy(); }
+
+void JobGpu::Fail(const Status& why) {
+  if (nccl_ != nullptr) nccl_->Fail(why);
+}
+
+nlohmann::json JobGpu::StatusJson() const {
+  return nccl_ != nullptr ? nccl_->StatusJson() : nlohmann::json();
+}
+
+Status JobGpu::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  NcclPath* nccl = Path();
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kNcclId) {
     nccl->OnId(data, len);
     return Status::Ok();
@@ -85,17 +113,18 @@ void JobGpu::NoteFirstMemory(int local_rank, int device) {
   }
 }
 
-GpuRoute JobGpu::RouteOf(const ValidatedOp& op, ipc::GpuMode mode) const {
-  if (!engine_.gpu_nccl || mode != ipc::GpuMode::kIpc || !NcclEligible(op)) return GpuRoute::kHost;
+DeviceRoute JobGpu::RouteOf(const ValidatedOp& op, ipc::GpuMode mode) const {
+  if (!engine_.gpu_nccl || mode != ipc::GpuMode::kIpc || !NcclEligible(op))
+    return DeviceRoute::kHost;
   switch (sharing_) {
     case Sharing::kUnknown:
-      return GpuRoute::kNotYet;
+      return DeviceRoute::kNotYet;
     case Sharing::kShared:
-      return GpuRoute::kHost;
+      return DeviceRoute::kHost;
     case Sharing::kOwn:
-      return GpuRoute::kNccl;
+      return DeviceRoute::kNccl;
   }
-  return GpuRoute::kHost;
+  return DeviceRoute::kHost;
 }
 
 std::string JobGpu::RanksNotYetSeen() const {

@@ -20,7 +20,7 @@ namespace outrider::agent {
 void NcclPath::CountBusy() {
   if (busy() != counted_busy_) {
     counted_busy_ = busy();
-    busy_paths_ += counted_busy_ ? 1 : -1;
+    if (options_.busy_paths != nullptr) *options_.busy_paths += counted_busy_ ? 1 : -1;
   }
 }
 
@@ -56,7 +56,7 @@ bool NcclEligible(const ValidatedOp& op) {
 }
 
 NcclPath::~NcclPath() {
-  if (counted_busy_) --busy_paths_;
+  if (counted_busy_ && options_.busy_paths != nullptr) --*options_.busy_paths;
   if (auto n = nccl::Load(); n.ok()) {
     for (void* c : comms_) {
       if (c != nullptr) (void)(*n)->ncclCommAbort(Comm(c));
@@ -315,7 +315,7 @@ nlohmann::json NcclPath::StatusJson() const {
 
 bool NcclEligible(const ValidatedOp&) { return false; }
 NcclPath::~NcclPath() {
-  if (counted_busy_) --busy_paths_;
+  if (counted_busy_ && options_.busy_paths != nullptr) --*options_.busy_paths;
 }
 void NcclPath::Add(uint64_t, uint64_t, std::vector<const ValidatedOp*>, int32_t, Done done) {
   done(FailedPrecondition("this build of Outrider has no NCCL support"));

@@ -36,7 +36,6 @@
 #include <utility>
 #include <vector>
 
-#include "agent/engine/gpu/nccl_policy.h"
 #include "agent/engine/op.h"
 #include "base/status.h"
 
@@ -64,7 +63,8 @@ class NcclPath {
     uint64_t chunk_bytes = uint64_t{32} << 20;
     uint64_t aging_ns = 100'000'000;  // a ready instance gains a priority level per this; 0 = none
     std::function<uint64_t()>
-        clock;  // for the aging (tests use a fake one); empty: the monotonic clock
+        clock;                  // for the aging (tests use a fake one); empty: the monotonic clock
+    int* busy_paths = nullptr;  // counts this path while it is busy (the agent's; may be null)
   };
   // Messages to the job's other nodes' agents (node 0 sends both; unused with one node).
   struct Links {
@@ -102,9 +102,6 @@ class NcclPath {
   // Creates communicators, hands out tickets, launches, completes: true if it did any of it.
   bool Pump();
   bool busy() const { return !items_.empty() || !flight_.empty(); }
-  // Some job's NCCL path has work queued or in flight (the loop then polls every millisecond:
-  // GPU streams finish without waking it).
-  static bool AnyBusy() { return busy_paths_ > 0; }
   nlohmann::json StatusJson() const;
 
  private:
@@ -167,9 +164,8 @@ class NcclPath {
   std::deque<InFlight> flight_;
   Status failed_;
   uint64_t launched_ = 0, completed_ = 0;
-  bool counted_busy_ = false;
+  bool counted_busy_ = false;  // counted in *options_.busy_paths
   void CountBusy();
-  static inline int busy_paths_ = 0;
 };
 
 }  // namespace outrider::agent

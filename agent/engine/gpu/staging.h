@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "agent/engine/device_path.h"
 #include "agent/engine/op.h"
 #include "agent/engine/op_report.h"
 #include "agent/memory/cuda_memory.h"
@@ -43,15 +44,12 @@ class Staging {
   bool Finish(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
               const OpReport* report);
 
-  struct Completion {
-    uint64_t op_id;
-    Status status;
-    uint64_t seq, agent_ns;
-    std::optional<OpReport> report;
-  };
+  using Completion = DeviceCompletion;
   // Completions whose copies out ran.
   std::vector<Completion> TakeFinished();
   bool busy() const { return !ops_.empty(); }
+  // Begin queued `op_id` and it is not finished yet.
+  bool has(uint64_t op_id) const { return ops_.count(op_id) != 0; }
   size_t size() const { return ops_.size(); }
 
  private:
