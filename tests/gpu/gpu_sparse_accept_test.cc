@@ -22,8 +22,8 @@
 
 #include "agent/engine/sparse/rows.h"
 #include "agent/memory/gpu_sparse/coalesce_rows.h"
-#include "agent/memory/gpu_sparse/gpu_sparse_abi.h"
 #include "loaders/cuda/driver.h"
+#include "loaders/gpu_sparse/abi.h"
 #include "tests/integration/gpu_sparse_steps.h"
 #include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"

@@ -72,7 +72,7 @@ Staging::Shadow* Staging::NewShadow(Staged* s, const BufferSpan& device, uint64_
 
 bool Staging::StartCoalesce(const ValidatedOp& op, Staged* s) {
   if (coalesce_off_) return false;
-  auto lib = GpuSparse::Load();
+  auto lib = gpu_sparse::Library::Load();
   if (!lib.ok()) return false;
   sparse::CoalesceInputs in;
   in.nnz = op.nnz;

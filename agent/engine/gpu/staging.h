@@ -20,8 +20,8 @@
 #include "agent/engine/op.h"
 #include "agent/engine/op_report.h"
 #include "agent/memory/cuda_memory.h"
-#include "agent/memory/gpu_sparse.h"
 #include "base/status.h"
+#include "loaders/gpu_sparse/library.h"
 
 namespace outrider::agent {
 
@@ -55,7 +55,7 @@ class Staging {
  private:
   enum class Phase { kCoalesce, kCopyIn, kRunning, kCopyOut };
   struct Coalesce {  // the op's ids and rows, coalesced on its GPU before they are copied
-    const GpuSparse* lib = nullptr;
+    const gpu_sparse::Library* lib = nullptr;
     void* handle = nullptr;  // the library's result, freed once copied (or the op is dropped)
     void* stream = nullptr;
     CudaMemory::Pinned counts;  // unique rows, moved positions

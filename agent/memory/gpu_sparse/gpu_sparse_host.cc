@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agent/memory/gpu_sparse/coalesce_rows.h"
-#include "agent/memory/gpu_sparse/gpu_sparse_abi.h"
+#include "loaders/gpu_sparse/abi.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// Loading liboutrider_gpu_sparse.so (see gpu_sparse.h).
-#include "agent/memory/gpu_sparse.h"
+// Loading liboutrider_gpu_sparse.so (see library.h).
+#include "loaders/gpu_sparse/library.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <mutex>
 #include <vector>
 
-#include "agent/memory/gpu_sparse/gpu_sparse_abi.h"
+#include "loaders/gpu_sparse/abi.h"
 
-namespace outrider::agent {
+namespace outrider::gpu_sparse {
 namespace {
 
 constexpr const char* kName = "liboutrider_gpu_sparse.so";
@@ -27,8 +27,8 @@ std::string BesideTheAgent() {
   return exe.substr(0, slash) + "/../lib/" + kName;
 }
 
-Result<const GpuSparse*> DoLoad() {
-  static GpuSparse g;
+Result<const Library*> DoLoad() {
+  static Library g;
   std::vector<std::string> tries;
   const char* env = std::getenv("OUTRIDER_GPU_SPARSE_LIBRARY");
   const char* driver = std::getenv("OUTRIDER_CUDA_DRIVER");
@@ -78,18 +78,18 @@ Result<const GpuSparse*> DoLoad() {
 }
 
 std::once_flag g_once;
-Result<const GpuSparse*> g_loaded = Internal("unset");
+Result<const Library*> g_loaded = Internal("unset");
 
 }  // namespace
 
-Result<const GpuSparse*> GpuSparse::Load() {
+Result<const Library*> Library::Load() {
   std::call_once(g_once, [] { g_loaded = DoLoad(); });
   return g_loaded;
 }
 
-Status GpuSparse::Check(int rc, const char* what) const {
+Status Library::Check(int rc, const char* what) const {
   if (rc == 0) return Status::Ok();
   return Internal(std::string(what) + ": " + error(rc));
 }
 
-}  // namespace outrider::agent
+}  // namespace outrider::gpu_sparse

@@ -1,6 +1,6 @@
 // The C interface of liboutrider_gpu_sparse.so: coalescing a rank's sparse rows on the GPU before
 // they are staged to host memory (docs/design.md#gpu-path). The agent dlopen()s the library
-// (gpu_sparse.h), so it runs with or without it; the library is built with nvcc (CUDA runtime and
+// (library.h), so it runs with or without it; the library is built with nvcc (CUDA runtime and
 // Thrust linked in statically) where the toolkit has one, and on the host for tests against the
 // fake CUDA driver. Thread-safety: calls on one stream from one thread at a time.
 #pragma once
