@@ -49,6 +49,9 @@ class CommMember final : public Member {
   size_t in_flight_ = 0;
 };
 
+// One class in one file (session.cc, ~650 lines): its control messages, its submission ring and its
+// completions share the client's regions, fences, memberships and in-flight count, and closing the
+// session must see all of them. Ops on GPU memory pass its gate (engine/device_path.h).
 // Thread-safety: loop thread only.
 class Session final : public Member {
  public:

@@ -32,6 +32,10 @@ namespace outrider::agent {
 
 class Network;
 
+// One class in one file (job.cc, ~700 lines): membership, matching, the job across nodes and what
+// it reports all read and change the same pending instances and members, and every failure path
+// (a member leaving, a node lost, an op timing out) must see all of them at once. What separates
+// cleanly is apart: the node group, the device side, the flight recorder, the data plane.
 // Thread-safety: loop thread only.
 class Job {
  public:

@@ -29,6 +29,10 @@
 
 namespace outrider::agent {
 
+// One class in one file (node_group.cc, ~650 lines): instances, their sends and nodes leaving share
+// the instance map and the per-node message counts that decide when a node's departure takes
+// effect (a node's goodbye applies only once everything it sent before has arrived). The
+// algorithms, the send scheduler and the data plane are apart.
 // Thread-safety: loop thread only.
 class NodeGroup : private CollectiveLinks, public DeviceLinks {
  public:

@@ -55,6 +55,9 @@ struct NcclTicket {
 };
 static_assert(sizeof(NcclTicket) == 24);
 
+// One class in one file (nccl_path.cc): the launch order and the communicators fail together (a
+// ticket launches only on ready communicators, and a communicator's error fails every ticketed
+// chunk, whose order can then no longer be kept).
 // Thread-safety: loop thread only.
 class NcclPath {
  public:

@@ -1,5 +1,5 @@
-// Conversions between the agent's types and NCCL's, for the NCCL path's files (nccl_path.cc,
-// nccl_launch.cc). NCCL builds only.
+// Conversions between the agent's types and NCCL's, for the NCCL path (nccl_path.cc). NCCL builds
+// only.
 #pragma once
 
 #if OUTRIDER_HAVE_NCCL

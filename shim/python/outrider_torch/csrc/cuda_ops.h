@@ -1,4 +1,4 @@
-// Pieces of the backend's ops on CUDA tensors (process_group_cuda.cc). The backend reaches CUDA
+// Pieces of the backend's ops on CUDA tensors (process_group.cc). The backend reaches CUDA
 // through c10's device-generic interfaces only: it links no CUDA library, so one build serves
 // CPU-only and CUDA PyTorch alike.
 #pragma once

@@ -3,9 +3,8 @@
 // process's one connection (Connection). CPU tensors are copied into memory shared with the agent
 // (the client's arena, or pooled regions for large tensors) and back, unless they already lie in
 // it (shared_memory.h): then the agent works on them in place. CUDA tensors go to the shim as
-// device pointers, ordered on the caller's current stream (process_group_cuda.cc). Sparse COO
-// tensors go to the agent's sparse allreduce; send/recv to a broadcast in the pair's own
-// communicator.
+// device pointers, ordered on the caller's current stream. Sparse COO tensors go to the agent's
+// sparse allreduce; send/recv to a broadcast in the pair's own communicator.
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
 
@@ -60,7 +59,10 @@ class SparseWork : public OutriderWork {
 };
 
 // A c10d::ProcessGroup in PyTorch 1.13, a c10d::Backend from 2.0 (torch_compat.h): one group of
-// ranks, an outrider communicator over the process's Connection.
+// ranks, an outrider communicator over the process's Connection. One class in one file
+// (process_group.cc, ~1,200 lines), as c10d's own backends are: most of its members are c10d's
+// interface, each op a translation of tensors into shim requests over one enqueue core
+// (Enqueue), and every family of ops shares the group's communicator, pairs and options.
 class ProcessGroupOutrider : public BackendBase {
  public:
   // `store` is the group's own store (for receives from any source; may be null).
@@ -84,8 +86,7 @@ class ProcessGroupOutrider : public BackendBase {
 
   const std::string getBackendName() const override { return "outrider"; }
 
-  // The collectives and barriers (process_group_collectives.cc; alltoall, gather and scatter in
-  // process_group_alltoall.cc), then the point-to-point ops (process_group_p2p.cc).
+  // The collectives and barriers, alltoall, gather and scatter, then the point-to-point ops.
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                            const c10d::BroadcastOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
@@ -173,7 +174,7 @@ class ProcessGroupOutrider : public BackendBase {
                                                  std::vector<int64_t> send_counts,
                                                  std::vector<int64_t> recv_counts,
                                                  outrider_dtype_t dtype);
-  // ---- Ops on CUDA tensors (process_group_cuda.cc) ----
+  // ---- Ops on CUDA tensors ----
   // Work for an op on tensors of CUDA `device`, ordered on the caller's current stream there.
   c10::intrusive_ptr<OutriderWork> StreamWork(c10d::OpType type, std::vector<at::Tensor> outputs,
                                               c10::Device device);
@@ -200,7 +201,7 @@ class ProcessGroupOutrider : public BackendBase {
                                                   std::vector<int64_t> send_counts,
                                                   std::vector<int64_t> recv_counts,
                                                   outrider_dtype_t dtype);
-  // ---- Point-to-point (process_group_p2p.cc) ----
+  // ---- Point-to-point ----
   // A broadcast in the two-rank communicator of this rank and `peer` (made on first use; the
   // worker thread only), rooted at the sender, keyed by the tag. Checks `t` and `peer`, and
   // returns the op's preparation.
@@ -229,7 +230,7 @@ class ProcessGroupOutrider : public BackendBase {
     // out_values, or copied out of the staging buffer).
     at::Tensor Rows(int64_t begin, int64_t end) const;
   };
-  // allreduce of a sparse COO tensor (process_group_sparse.cc): the sum replaces `t`, and the
+  // allreduce of a sparse COO tensor: the sum replaces `t`, and the
   // pending row demand (SetDemand) goes with it.
   c10::intrusive_ptr<c10d::Work> AllreduceSparse(at::Tensor t);
   // Queues a sparse allreduce of `t`; `demanded` (may be null) gets the demanded rows as soon as
