@@ -43,7 +43,7 @@ void EventLoop::Remove(int fd) {
 
 void EventLoop::Post(std::function<void()> task) {
   {
-    std::lock_guard<std::mutex> lock(posted_mu_);
+    MutexLock lock(&posted_mu_);
     posted_.push_back(std::move(task));
   }
   ipc::SignalEventFd(wake_fd_.get());
@@ -52,7 +52,7 @@ void EventLoop::Post(std::function<void()> task) {
 void EventLoop::RunPosted() {
   std::deque<std::function<void()>> tasks;
   {
-    std::lock_guard<std::mutex> lock(posted_mu_);
+    MutexLock lock(&posted_mu_);
     tasks.swap(posted_);
   }
   for (auto& t : tasks) t();

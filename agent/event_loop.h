@@ -7,9 +7,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "ipc/event_fd.h"
 #include "ipc/unique_fd.h"
@@ -53,8 +53,8 @@ class EventLoop {
   uint32_t next_generation_ = 1;
   std::unordered_map<int, Entry> handlers_;
   volatile bool stop_ = false;
-  std::mutex posted_mu_;
-  std::deque<std::function<void()>> posted_;  // guarded by posted_mu_
+  Mutex posted_mu_;
+  std::deque<std::function<void()>> posted_ OUTRIDER_GUARDED_BY(posted_mu_);
   void RunPosted();
 };
 

@@ -3,12 +3,12 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include <mutex>
+#include "base/mutex.h"
 
 namespace outrider::agent {
 namespace {
-std::mutex g_mu;
-spdlog::level::level_enum g_level = spdlog::level::info;
+Mutex g_mu;
+spdlog::level::level_enum g_level OUTRIDER_GUARDED_BY(g_mu) = spdlog::level::info;
 }  // namespace
 
 Status InitLogging(const std::string& level) {
@@ -16,7 +16,7 @@ Status InitLogging(const std::string& level) {
   if (lvl == spdlog::level::off && level != "off") {
     return InvalidArgument("unknown log level '" + level + "'");
   }
-  std::lock_guard<std::mutex> lock(g_mu);
+  MutexLock lock(&g_mu);
   g_level = lvl;
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [%n] %v");
   spdlog::apply_all([&](const std::shared_ptr<spdlog::logger>& l) { l->set_level(lvl); });
@@ -24,7 +24,7 @@ Status InitLogging(const std::string& level) {
 }
 
 std::shared_ptr<spdlog::logger> Logger(const std::string& subsystem) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  MutexLock lock(&g_mu);
   auto l = spdlog::get(subsystem);
   if (l) return l;
   l = spdlog::stderr_color_mt(subsystem);

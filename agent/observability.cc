@@ -184,17 +184,17 @@ std::string AgentMetrics::LabelLocked(const std::string& job, int hold) {
 }
 
 std::string AgentMetrics::JobLabel(const std::string& job) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return LabelLocked(job, 0);
 }
 
 std::string AgentMetrics::AcquireJobLabel(const std::string& job) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return LabelLocked(job, 1);
 }
 
 void AgentMetrics::ReleaseJobLabel(const std::string& label) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = job_labels_.find(label);
   if (it == job_labels_.end() || it->second.holders == 0) return;
   --it->second.holders;
@@ -204,7 +204,7 @@ void AgentMetrics::ReleaseJobLabel(const std::string& label) {
 size_t AgentMetrics::RetireJobLabels(uint64_t now_ns, uint64_t after_ns) {
   // Under mu_: no job takes the label while its series go. One that takes it later starts fresh
   // series from zero, a counter reset that Prometheus' rate() handles.
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   size_t n = 0;
   for (auto it = job_labels_.begin(); it != job_labels_.end();) {
     if (it->second.holders == 0 && it->second.idle_since_ns <= now_ns &&
@@ -220,7 +220,7 @@ size_t AgentMetrics::RetireJobLabels(uint64_t now_ns, uint64_t after_ns) {
 }
 
 size_t AgentMetrics::job_label_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return job_labels_.size();
 }
 

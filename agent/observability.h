@@ -9,10 +9,10 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "ipc/protocol.h"
 #include "metrics/registry.h"
@@ -89,17 +89,16 @@ class AgentMetrics {
  private:
   metrics::Registry registry_;
   bool enabled_ = true;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   struct LabelUse {
     int holders = 0;
     uint64_t idle_since_ns = 0;  // last held or named
   };
-  std::map<std::string, LabelUse> job_labels_;
-  // Registers `job` (if there is room) and returns its label; guarded by mu_.
-  std::string LabelLocked(const std::string& job, int hold);
+  std::map<std::string, LabelUse> job_labels_ OUTRIDER_GUARDED_BY(mu_);
+  // Registers `job` (if there is room) and returns its label.
+  std::string LabelLocked(const std::string& job, int hold) OUTRIDER_REQUIRES(mu_);
   metrics::Family<metrics::Counter>* ops_;
   metrics::Family<metrics::Counter>* bytes_;
-  metrics::Family<metrics::Histogram>* duration_;
   metrics::Family<metrics::Gauge>* sparse_density_;
   metrics::Family<metrics::Gauge>* wire_efficiency_;
   metrics::Family<metrics::Gauge>* gpu_mode_;

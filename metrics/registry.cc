@@ -112,7 +112,7 @@ std::string FormatValue(double v) {
 
 Family<Counter>& Registry::AddCounter(const std::string& name, const std::string& help,
                                       std::vector<std::string> labels) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   counters_.push_back(std::make_unique<Family<Counter>>(name, help, std::move(labels)));
   order_.emplace_back(Type::kCounter, counters_.size() - 1);
   return *counters_.back();
@@ -120,7 +120,7 @@ Family<Counter>& Registry::AddCounter(const std::string& name, const std::string
 
 Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& help,
                                   std::vector<std::string> labels) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   gauges_.push_back(std::make_unique<Family<Gauge>>(name, help, std::move(labels)));
   order_.emplace_back(Type::kGauge, gauges_.size() - 1);
   return *gauges_.back();
@@ -129,7 +129,7 @@ Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& he
 Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::string& help,
                                           std::vector<std::string> labels,
                                           std::vector<double> bounds) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   histograms_.push_back(
       std::make_unique<Family<Histogram>>(name, help, std::move(labels), std::move(bounds)));
   order_.emplace_back(Type::kHistogram, histograms_.size() - 1);
@@ -137,12 +137,12 @@ Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::st
 }
 
 void Registry::AddCollector(std::function<void()> collect) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   collectors_.push_back(std::move(collect));
 }
 
 size_t Registry::RemoveSeries(const std::string& label, const std::string& value) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   size_t n = 0;
   for (auto& f : counters_) n += f->RemoveWhere(label, value);
   for (auto& f : gauges_) n += f->RemoveWhere(label, value);
@@ -153,11 +153,11 @@ size_t Registry::RemoveSeries(const std::string& label, const std::string& value
 std::string Registry::Serialize() const {
   std::vector<std::function<void()>> collectors;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     collectors = collectors_;
   }
   for (auto& c : collectors) c();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::string out;
   auto header = [&](const std::string& name, const std::string& help, const char* type) {
     out += "# HELP " + name + " " + EscapeHelp(help) + "\n# TYPE " + name + " " + type + "\n";

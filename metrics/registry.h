@@ -12,9 +12,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace outrider::metrics {
 
@@ -86,8 +87,8 @@ class Family {
   std::string name_, help_;
   std::vector<std::string> label_names_;
   std::vector<double> bounds_;
-  mutable std::mutex mu_;
-  std::map<std::vector<std::string>, std::shared_ptr<T>> children_;
+  mutable Mutex mu_;
+  std::map<std::vector<std::string>, std::shared_ptr<T>> children_ OUTRIDER_GUARDED_BY(mu_);
 };
 
 class Registry {
@@ -106,12 +107,13 @@ class Registry {
   size_t RemoveSeries(const std::string& label, const std::string& value);
 
  private:
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Family<Counter>>> counters_;
-  std::vector<std::unique_ptr<Family<Gauge>>> gauges_;
-  std::vector<std::unique_ptr<Family<Histogram>>> histograms_;
-  std::vector<std::pair<Type, size_t>> order_;  // families in registration order
-  std::vector<std::function<void()>> collectors_;
+  mutable Mutex mu_;
+  std::vector<std::unique_ptr<Family<Counter>>> counters_ OUTRIDER_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Family<Gauge>>> gauges_ OUTRIDER_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Family<Histogram>>> histograms_ OUTRIDER_GUARDED_BY(mu_);
+  // families in registration order
+  std::vector<std::pair<Type, size_t>> order_ OUTRIDER_GUARDED_BY(mu_);
+  std::vector<std::function<void()>> collectors_ OUTRIDER_GUARDED_BY(mu_);
 };
 
 // Escapes a label value (backslash, double quote, newline) and a HELP text (backslash, newline).
@@ -125,7 +127,7 @@ void AddProcessCollector(Registry* registry);
 
 template <typename T>
 T* Family<T>::Get(const std::vector<std::string>& values) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = children_.find(values);
   if (it != children_.end()) return it->second.get();
   std::shared_ptr<T> child;
@@ -144,7 +146,7 @@ size_t Family<T>::RemoveWhere(const std::string& label, const std::string& value
   auto at = std::find(label_names_.begin(), label_names_.end(), label);
   if (at == label_names_.end()) return 0;
   auto index = static_cast<size_t>(at - label_names_.begin());
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   size_t n = 0;
   for (auto it = children_.begin(); it != children_.end();) {
     if (it->first[index] == value) {
@@ -160,7 +162,7 @@ size_t Family<T>::RemoveWhere(const std::string& label, const std::string& value
 template <typename T>
 std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const T>>> Family<T>::Children()
     const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const T>>> out;
   for (const auto& [values, child] : children_) out.emplace_back(values, child);
   return out;

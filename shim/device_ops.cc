@@ -20,10 +20,10 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "ipc/event_fd.h"
 #include "loaders/cuda/driver.h"
 #include "shim/connection.h"
@@ -100,9 +100,9 @@ namespace {
 // The primary context of device `ordinal`, retained once per process (as the CUDA runtime does:
 // it is the context a runtime user's default stream belongs to).
 Result<CUcontext> PrimaryContext(const cuda::Driver& d, int ordinal) {
-  static std::mutex mu;
+  static Mutex mu;
   static std::map<int, CUcontext> retained;
-  std::lock_guard<std::mutex> l(mu);
+  MutexLock l(&mu);
   if (auto it = retained.find(ordinal); it != retained.end()) return it->second;
   CUdevice dev = 0;
   CUcontext ctx = nullptr;

@@ -159,14 +159,14 @@ FrameCall::FrameCall(EventLoop* loop, std::string address, std::string frame, ui
       reply.local = LocalHost(fd->get());
       bool half_closed = false;
       {
-        std::lock_guard<std::mutex> lock(conn->mu);
+        MutexLock lock(&conn->mu);
         conn->fd = fd->get();
         half_closed = conn->half_closed;
       }
       struct Forget {  // the socket closes with `fd`: HalfClose must not reach it after
         Conn* c;
         ~Forget() {
-          std::lock_guard<std::mutex> lock(c->mu);
+          MutexLock lock(&c->mu);
           c->fd = -1;
         }
       } forget{conn.get()};
@@ -187,7 +187,7 @@ FrameCall::FrameCall(EventLoop* loop, std::string address, std::string frame, ui
 }
 
 void FrameCall::HalfClose() {
-  std::lock_guard<std::mutex> lock(conn_->mu);
+  MutexLock lock(&conn_->mu);
   conn_->half_closed = true;
   if (conn_->fd >= 0) ::shutdown(conn_->fd, SHUT_WR);
 }

@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "agent/bootstrap/rendezvous_frame.h"
 #include "agent/event_loop.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "ipc/unique_fd.h"
 
@@ -57,9 +57,9 @@ class FrameCall {
 
  private:
   struct Conn {
-    std::mutex mu;
-    int fd = -1;               // guarded by mu: the call's socket while it is open
-    bool half_closed = false;  // guarded by mu
+    Mutex mu;
+    int fd OUTRIDER_GUARDED_BY(mu) = -1;  // the call's socket while it is open
+    bool half_closed OUTRIDER_GUARDED_BY(mu) = false;
   };
   UniqueFd cancel_fd_;
   std::shared_ptr<bool> alive_;

@@ -34,7 +34,7 @@
 namespace outrider::agent {
 
 class Algorithm;
-class Collective;
+struct Collective;
 struct AlgorithmDeps;
 
 // Where an op on GPU memory runs.

@@ -1,18 +1,19 @@
 // The communicators the interposer counts calls of, and its per-thread call state (call_stats.h).
 #include "shim/nccl/call_stats.h"
 
-#include <mutex>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "shim/nccl/real_nccl.h"
 
 namespace outrider::shim {
 namespace {
 
 struct Comms {
-  std::mutex mu;
-  std::unordered_map<ncclComm_t, NcclStatsSender::Comm*> by_handle;
-  std::unordered_map<uint64_t, uint64_t> splits;  // parent id -> splits made from it so far
+  Mutex mu;
+  std::unordered_map<ncclComm_t, NcclStatsSender::Comm*> by_handle OUTRIDER_GUARDED_BY(mu);
+  // parent id -> splits made from it so far
+  std::unordered_map<uint64_t, uint64_t> splits OUTRIDER_GUARDED_BY(mu);
 };
 Comms& TheComms() {
   static auto* c = new Comms;
@@ -37,7 +38,7 @@ constinit thread_local int t_group = 0;
 
 NcclStatsSender::Comm* CommOf(ncclComm_t comm) {
   Comms& cs = TheComms();
-  std::lock_guard<std::mutex> l(cs.mu);
+  MutexLock l(&cs.mu);
   auto it = cs.by_handle.find(comm);
   return it == cs.by_handle.end() ? nullptr : it->second;
 }
@@ -48,7 +49,7 @@ void Track(ncclComm_t comm, uint64_t id) {
   int nranks = Ranks(comm);
   NcclStatsSender::Comm* c = Telemetry().Track(id, rank, nranks);
   Comms& cs = TheComms();
-  std::lock_guard<std::mutex> l(cs.mu);
+  MutexLock l(&cs.mu);
   cs.by_handle[comm] = c;
 }
 
@@ -56,7 +57,7 @@ void Untrack(ncclComm_t comm) {
   NcclStatsSender::Comm* c = nullptr;
   {
     Comms& cs = TheComms();
-    std::lock_guard<std::mutex> l(cs.mu);
+    MutexLock l(&cs.mu);
     auto it = cs.by_handle.find(comm);
     if (it == cs.by_handle.end()) return;
     c = it->second;
@@ -70,7 +71,7 @@ uint64_t ChildId(ncclComm_t parent, int kind, int color) {
   auto& cs = TheComms();
   uint64_t nth;
   {
-    std::lock_guard<std::mutex> l(cs.mu);
+    MutexLock l(&cs.mu);
     nth = cs.splits[parent_id]++;
   }
   uint64_t key[4] = {parent_id, static_cast<uint64_t>(kind),

@@ -2,27 +2,27 @@
 #include "shim/nccl/cuda_stream.h"
 
 #include <deque>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "shim/nccl/call_stats.h"
 
 namespace outrider::shim {
 namespace {
 
 struct Timer {
-  std::mutex mu;
-  const cuda::Driver* d = nullptr;
-  bool tried = false;
-  std::deque<Timing> pending;  // end recorded, oldest first
-  std::vector<CUevent> spare;
+  Mutex mu;
+  const cuda::Driver* d OUTRIDER_GUARDED_BY(mu) = nullptr;
+  bool tried OUTRIDER_GUARDED_BY(mu) = false;
+  std::deque<Timing> pending OUTRIDER_GUARDED_BY(mu);  // end recorded, oldest first
+  std::vector<CUevent> spare OUTRIDER_GUARDED_BY(mu);
 };
 Timer& TheTimer() {
   static auto* t = new Timer;
   return *t;
 }
 
-const cuda::Driver* Driver(Timer& t) {
+const cuda::Driver* Driver(Timer& t) OUTRIDER_REQUIRES(t.mu) {
   if (!t.tried) {
     t.tried = true;
     auto d = cuda::Load();
@@ -31,7 +31,7 @@ const cuda::Driver* Driver(Timer& t) {
   return t.d;
 }
 
-CUevent NewEvent(Timer& t) {
+CUevent NewEvent(Timer& t) OUTRIDER_REQUIRES(t.mu) {
   if (!t.spare.empty()) {
     CUevent e = t.spare.back();
     t.spare.pop_back();
@@ -42,8 +42,8 @@ CUevent NewEvent(Timer& t) {
 }
 
 // Reads the times of calls whose end event completed (oldest first; stops at the first still
-// running). Timer's mutex held.
-void HarvestLocked(Timer& t) {
+// running).
+void HarvestLocked(Timer& t) OUTRIDER_REQUIRES(t.mu) {
   while (!t.pending.empty()) {
     Timing& x = t.pending.front();
     CUresult rc = t.d->cuEventQuery(x.end);
@@ -63,7 +63,7 @@ void HarvestLocked(Timer& t) {
 
 bool StartTiming(Timing* x, cudaStream_t stream) {
   Timer& t = TheTimer();
-  std::lock_guard<std::mutex> l(t.mu);
+  MutexLock l(&t.mu);
   if (Driver(t) == nullptr) return false;
   auto s = reinterpret_cast<CUstream>(stream);
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -83,7 +83,7 @@ bool StartTiming(Timing* x, cudaStream_t stream) {
 
 void EndTiming(Timing x) {
   Timer& t = TheTimer();
-  std::lock_guard<std::mutex> l(t.mu);
+  MutexLock l(&t.mu);
   if (t.d->cuEventRecord(x.end, x.stream) != CUDA_SUCCESS) {
     t.spare.push_back(x.start);
     t.spare.push_back(x.end);
@@ -95,13 +95,13 @@ void EndTiming(Timing x) {
 
 void Harvest() {
   Timer& t = TheTimer();
-  std::lock_guard<std::mutex> l(t.mu);
+  MutexLock l(&t.mu);
   if (t.d != nullptr) HarvestLocked(t);
 }
 
 bool Capturing(cudaStream_t stream) {
   Timer& t = TheTimer();
-  std::lock_guard<std::mutex> l(t.mu);
+  MutexLock l(&t.mu);
   if (Driver(t) == nullptr) return false;
   CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
   return t.d->cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &st) != CUDA_SUCCESS ||
@@ -110,7 +110,7 @@ bool Capturing(cudaStream_t stream) {
 
 bool CopyOnStream(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
   Timer& t = TheTimer();
-  std::lock_guard<std::mutex> l(t.mu);
+  MutexLock l(&t.mu);
   return Driver(t) != nullptr &&
          t.d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
                             bytes, reinterpret_cast<CUstream>(stream)) == CUDA_SUCCESS;

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "outrider/outrider.h"
 #include "shim/nccl/call_stats.h"
 #include "shim/nccl/cuda_stream.h"
@@ -89,8 +89,8 @@ struct Offload {
   std::deque<outrider_op_t> pending;  // submitted, not yet seen done
 };
 
-std::mutex g_offload_mu;
-std::unordered_map<ncclComm_t, Offload*>& Offloads() {
+Mutex g_offload_mu;
+std::unordered_map<ncclComm_t, Offload*>& Offloads() OUTRIDER_REQUIRES(g_offload_mu) {
   static auto* m = new std::unordered_map<ncclComm_t, Offload*>;
   return *m;
 }
@@ -177,7 +177,7 @@ Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t d
                     outrider_redop_t* orop) {
   Offload* o = nullptr;
   {
-    std::lock_guard<std::mutex> l(g_offload_mu);
+    MutexLock l(&g_offload_mu);
     auto it = Offloads().find(comm);
     if (it == Offloads().end()) return nullptr;
     o = it->second;
@@ -207,7 +207,7 @@ Offload* OffloadFor(ncclComm_t comm, NcclOp op, uint64_t bytes, ncclDataType_t d
 // returned): queued (ncclSuccess), or the call fails. It cannot go to
 // NCCL instead: the other ranks' agents may have taken it, and NCCL would wait for them forever.
 ncclResult_t Submitted(Offload* o, int rc, outrider_op_t h) {
-  std::lock_guard<std::mutex> l(g_offload_mu);
+  MutexLock l(&g_offload_mu);
   if (rc == OUTRIDER_OK) {
     o->pending.push_back(h);
     return ncclSuccess;
@@ -297,14 +297,14 @@ void MaybeOffload(ncclComm_t comm, uint64_t id, int nranks, int rank) {
   SayOnce("on", std::string("offloading ") + spec + " of communicator " + idhex + " (" +
                     std::to_string(nranks) + " ranks) through the agent as job '" + job + "'");
   auto* off = new Offload{c, std::move(rules), {}};
-  std::lock_guard<std::mutex> l(g_offload_mu);
+  MutexLock l(&g_offload_mu);
   Offloads()[comm] = off;
 }
 
 void EndOffload(ncclComm_t comm) {
   Offload* o = nullptr;
   {
-    std::lock_guard<std::mutex> l(g_offload_mu);
+    MutexLock l(&g_offload_mu);
     auto it = Offloads().find(comm);
     if (it == Offloads().end()) return;
     o = it->second;

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "base/mutex.h"
 #include "shim/nccl/profiler_abi.h"
 #include "shim/nccl/stats_sender.h"
 
@@ -41,7 +42,7 @@ NcclStatsSender& Telemetry() {
   return *t;
 }
 
-std::mutex g_mu;  // event state
+outrider::Mutex g_mu;  // event state
 
 struct Context {
   NcclStatsSender::Comm* comm;
@@ -96,7 +97,7 @@ size_t ElementBytes(const char* datatype) {
   return 1;
 }
 
-void Release(Event* e) {  // g_mu held
+void Release(Event* e) OUTRIDER_REQUIRES(g_mu) {
   if (--e->refs > 0) return;
   if (e->gpu_stop > e->gpu_start && e->gpu_start != UINT64_MAX)
     Telemetry().Time(e->ctx->comm, e->op, e->gpu_stop - e->gpu_start);
@@ -141,7 +142,7 @@ Result Start(void* ctx, void** handle, uint64_t type, void* parent, const EventU
     Telemetry().MaybeFlush();
   } else if (type == kKernelCh && parent != nullptr) {
     auto* p = static_cast<Event*>(parent);
-    std::lock_guard<std::mutex> l(g_mu);
+    outrider::MutexLock l(&g_mu);
     if (p->channel) return kSuccess;
     p->refs++;
     if (u.kernel_ch.timer < p->gpu_start) p->gpu_start = u.kernel_ch.timer;
@@ -155,7 +156,7 @@ Result Start(void* ctx, void** handle, uint64_t type, void* parent, const EventU
 Result Stop(void* handle) {
   auto* e = static_cast<Event*>(handle);
   if (e == nullptr) return kSuccess;
-  std::lock_guard<std::mutex> l(g_mu);
+  outrider::MutexLock l(&g_mu);
   if (e->channel) {
     Release(e->parent);
     delete e;
@@ -169,7 +170,7 @@ Result Record(void* handle, int state, StateArgs* args) {
   auto* e = static_cast<Event*>(handle);
   if (e == nullptr || !e->channel || state != kStateKernelChStop || args == nullptr)
     return kSuccess;
-  std::lock_guard<std::mutex> l(g_mu);
+  outrider::MutexLock l(&g_mu);
   if (args->kernel_ch.timer > e->parent->gpu_stop) e->parent->gpu_stop = args->kernel_ch.timer;
   return kSuccess;
 }

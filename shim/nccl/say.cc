@@ -2,17 +2,18 @@
 #include "shim/nccl/say.h"
 
 #include <cstdio>
-#include <mutex>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace outrider::shim {
 
 void Say(const std::string& what) { std::fprintf(stderr, "outrider-nccl: %s\n", what.c_str()); }
 
 void SayOnce(const std::string& key, const std::string& what) {
-  static std::mutex mu;
+  static Mutex mu;
   static auto* said = new std::vector<std::string>;
-  std::lock_guard<std::mutex> l(mu);
+  MutexLock l(&mu);
   for (const std::string& k : *said) {
     if (k == key) return;
   }

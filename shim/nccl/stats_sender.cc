@@ -54,7 +54,7 @@ NcclStatsSender::NcclStatsSender(ipc::NcclSource source) : source_(source) {
 NcclStatsSender::~NcclStatsSender() { FlushAll(); }
 
 NcclStatsSender::Comm* NcclStatsSender::Track(uint64_t comm_id, int rank, int nranks) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Comm& c = comms_.emplace_back();
   c.id = comm_id;
   c.rank = rank;
@@ -67,13 +67,13 @@ NcclStatsSender::Comm* NcclStatsSender::Track(uint64_t comm_id, int rank, int nr
 uint64_t NcclStatsSender::Id(const Comm* c) { return c->id; }
 
 void NcclStatsSender::Forget(Comm* c) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   SendLocked(c);
   comms_.remove_if([c](const Comm& have) { return &have == c; });
 }
 
 void NcclStatsSender::Count(Comm* c, ipc::NcclOp op, uint64_t bytes) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   ipc::NcclStatsRecord& r = c->ops[static_cast<uint32_t>(op)];
   r.calls++;
   r.bytes += bytes;
@@ -81,7 +81,7 @@ void NcclStatsSender::Count(Comm* c, ipc::NcclOp op, uint64_t bytes) {
 }
 
 void NcclStatsSender::Time(Comm* c, ipc::NcclOp op, uint64_t gpu_ns) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   ipc::NcclStatsRecord& r = c->ops[static_cast<uint32_t>(op)];
   r.timed_calls++;
   r.gpu_ns += gpu_ns;
@@ -90,14 +90,14 @@ void NcclStatsSender::Time(Comm* c, ipc::NcclOp op, uint64_t gpu_ns) {
 
 void NcclStatsSender::MaybeFlush() {
   uint64_t now = ipc::MonotonicNs();
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (Comm& c : comms_) {
     if (c.dirty && now - c.sent_ns >= kFlushNs) SendLocked(&c);
   }
 }
 
 void NcclStatsSender::FlushAll() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (Comm& c : comms_) SendLocked(&c);
 }
 

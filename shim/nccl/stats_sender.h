@@ -9,9 +9,9 @@
 
 #include <cstdint>
 #include <list>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "ipc/nccl_stats_wire.h"
 #include "ipc/unique_fd.h"
 
@@ -41,15 +41,15 @@ class NcclStatsSender {
   const std::string& job() const { return job_; }
 
  private:
-  void SendLocked(Comm* c);  // mu_ held
+  void SendLocked(Comm* c) OUTRIDER_REQUIRES(mu_);
 
   ipc::NcclSource source_;
   std::string path_, job_;
-  std::mutex mu_;
-  std::list<Comm> comms_;
-  UniqueFd fd_;
-  uint64_t next_connect_ns_ = 0;
-  uint64_t dropped_ = 0;
+  Mutex mu_;
+  std::list<Comm> comms_ OUTRIDER_GUARDED_BY(mu_);
+  UniqueFd fd_ OUTRIDER_GUARDED_BY(mu_);
+  uint64_t next_connect_ns_ OUTRIDER_GUARDED_BY(mu_) = 0;
+  uint64_t dropped_ OUTRIDER_GUARDED_BY(mu_) = 0;
 };
 
 // FNV-1a over `n` bytes, from `seed` (communicator ids).

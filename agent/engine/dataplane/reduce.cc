@@ -188,7 +188,13 @@ OUTRIDER_INLINE void CopyToOtherOutputs(void* const* outputs, int num_outputs, s
 
 // One block of n elements. Passes over the inputs fold two at a time into `acc`; the last pass
 // writes `out` directly. `out` may be one of the inputs: every pass reads and writes element j in
-// the same iteration, so there is no loop-carried dependence and ivdep is safe.
+// the same iteration, so there is no loop-carried dependence and ivdep is safe. (GCC's pragma:
+// clang has none of that meaning, and vectorizes these loops after its own checks.)
+#if defined(__clang__)
+#define OUTRIDER_IVDEP
+#else
+#define OUTRIDER_IVDEP _Pragma("GCC ivdep")
+#endif
 template <typename D, typename Op>
 OUTRIDER_INLINE void ReduceBlock(const void* const* inputs, int num_inputs, size_t base,
                                  typename D::Storage* out, typename D::Acc* acc,
@@ -196,13 +202,13 @@ OUTRIDER_INLINE void ReduceBlock(const void* const* inputs, int num_inputs, size
   const auto in = [&](int i) { return static_cast<const typename D::Storage*>(inputs[i]) + base; };
   if (num_inputs == 1) {
     const auto* x = in(0);
-#pragma GCC ivdep
+    OUTRIDER_IVDEP
     for (size_t j = 0; j < n; ++j) out[j] = finish(D::Load(x[j]));
     return;
   }
   if (num_inputs == 2) {
     const auto *x = in(0), *y = in(1);
-#pragma GCC ivdep
+    OUTRIDER_IVDEP
     for (size_t j = 0; j < n; ++j) out[j] = finish(Op::Apply(D::Load(x[j]), D::Load(y[j])));
     return;
   }
@@ -219,13 +225,13 @@ OUTRIDER_INLINE void ReduceBlock(const void* const* inputs, int num_inputs, size
   }
   if (num_inputs - next == 2) {
     const auto *x = in(next), *y = in(next + 1);
-#pragma GCC ivdep
+    OUTRIDER_IVDEP
     for (size_t j = 0; j < n; ++j) {
       out[j] = finish(Op::Apply(Op::Apply(acc[j], D::Load(x[j])), D::Load(y[j])));
     }
   } else {
     const auto* x = in(next);
-#pragma GCC ivdep
+    OUTRIDER_IVDEP
     for (size_t j = 0; j < n; ++j) out[j] = finish(Op::Apply(acc[j], D::Load(x[j])));
   }
 }
