@@ -23,6 +23,8 @@ namespace outrider::agent {
 // target that label, and would store ours as "exported_job".
 inline constexpr const char* kJobLabel = "training_job";
 
+// Most of its ~45 members are the metric families an operator reads, one pointer each: a table,
+// not behaviour; the behaviour is the job labels' lifetime.
 class AgentMetrics {
  public:
   static constexpr size_t kMaxJobLabels = 64;

@@ -35,6 +35,9 @@
 
 namespace outrider::agent {
 
+// One class (send_scheduler.cc, ~330 lines) though it has ~50 members: the three levels above,
+// the windows and the per-link credit all decide one thing, which chunk a link sends next, and
+// each reads the others' state on every pick.
 class SendScheduler {
  public:
   // Performs the send; the caller's completion path must call Done(peer, bytes) exactly once.
