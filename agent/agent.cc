@@ -50,7 +50,8 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   // sees it at once.
   agent->devices_ = std::make_unique<GpuDevicePath>(
       GpuDevicePath::Options{.pinned_max_bytes = options.gpu_pinned_max_bytes,
-                             .pinned_idle_ns = uint64_t{options.gpu_pinned_idle_ms} * 1'000'000});
+                             .pinned_idle_ns = uint64_t{options.gpu_pinned_idle_ms} * 1'000'000,
+                             .metrics = &agent->metrics_});
   if (int fd = agent->devices_->CompletionFd(); fd >= 0) {
     OUTRIDER_RETURN_IF_ERROR(agent->loop_->Add(fd, EPOLLIN, [fd](uint32_t) {
       uint64_t n = 0;
@@ -65,31 +66,37 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
                                                            : GpuNccl::kAuto);
   if (cuda::kBuiltWithCuda)
     Logger("agent")->info("gpu_nccl = {}: {}", GpuNcclName(nccl.mode), nccl.why);
-  Metrics().gpu_nccl->Get({GpuNcclName(nccl.mode)})->Set(nccl.on ? 1 : 0);
+  agent->metrics_.gpu_nccl->Get({GpuNcclName(nccl.mode)})->Set(nccl.on ? 1 : 0);
   EngineOptions engine = options.engine;
   engine.gpu_nccl = nccl.on;
   engine.aging_ns = options.network.scheduler.aging_ns;  // one aging for sends and NCCL launches
   agent->jobs_.set_engine_options(engine);
   agent->jobs_.set_device_path(agent->devices_.get());
+  agent->jobs_.set_metrics(&agent->metrics_);
   if (options.network.port != 0) {
     OUTRIDER_ASSIGN_OR_RETURN(
         agent->network_, Network::Create(agent->loop_.get(), &agent->jobs_, options.network,
                                          UcxTransportFactory(options.network.tcp_congestion_control,
                                                              options.network.ucx_zero_copy != 0)));
     agent->jobs_.set_network(agent->network_.get());
+    AgentMetrics* metrics = &agent->metrics_;
+    agent->network_->rendezvous()->set_on_drop([metrics](const char* why) {
+      if (metrics->enabled()) metrics->agent_port_dropped->Get({why})->Inc();
+    });
     agent->port_link_ =
         std::make_unique<membership::PortLink>(agent->loop_.get(), agent->network_->rendezvous());
   }
   agent->generations_ = std::make_unique<membership::Reformer>(
-      &agent->jobs_, agent->port_link_.get(), &agent->clock_, &Metrics());
+      &agent->jobs_, agent->port_link_.get(), &agent->clock_, &agent->metrics_);
   if (agent->port_link_ != nullptr) agent->port_link_->Serve(agent->generations_.get());
   agent->jobs_.set_generations(agent->generations_.get());
-  agent->control_ = std::make_unique<ControlServer>(options.control, agent->loop_.get(),
-                                                    &agent->jobs_, agent->generations_.get());
+  agent->control_ =
+      std::make_unique<ControlServer>(options.control, agent->loop_.get(), &agent->jobs_,
+                                      agent->generations_.get(), &agent->metrics_);
   agent->control_->set_device_path(agent->devices_.get());
   agent->control_->set_fence_timeout_ns(uint64_t{options.op_timeout_ms} * 1'000'000);
   OUTRIDER_RETURN_IF_ERROR(agent->control_->Start());
-  Metrics().set_enabled(options.metrics != 0);
+  agent->metrics_.set_enabled(options.metrics != 0);
   agent->start_ns_ = ipc::MonotonicNs();
   agent->loop_alive_ns_ = agent->start_ns_;
   if (options.http_port != 0) OUTRIDER_RETURN_IF_ERROR(agent->StartHttp());
@@ -98,9 +105,9 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
 
 Status Agent::StartHttp() {
   std::map<std::string, HttpServer::Handler> routes;
-  routes["/metrics"] = [] {
+  routes["/metrics"] = [this] {
     return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
-                        Metrics().registry().Serialize()};
+                        metrics_.registry().Serialize()};
   };
   routes["/healthz"] = [this] {
     // The loop may store a newer time between the two reads: a stamp ahead of `now` is age 0.
@@ -203,7 +210,7 @@ std::string Agent::StatusJson() {
 }
 
 void Agent::RefreshGauges() {
-  AgentMetrics& m = Metrics();
+  AgentMetrics& m = metrics_;
   m.clients->Set(static_cast<double>(control_->session_count()));
   m.jobs->Set(static_cast<double>(jobs_.size()));
   jobs_.RefreshGauges();
@@ -245,7 +252,7 @@ bool Agent::Poll() {
     control_->Tick(now_ns);
     devices_->Tick(now_ns);
     jobs_.Sweep();
-    Metrics().RetireJobLabels(now_ns, uint64_t{options_.job_metrics_retire_s} * 1'000'000'000);
+    metrics_.RetireJobLabels(now_ns, uint64_t{options_.job_metrics_retire_s} * 1'000'000'000);
     RefreshGauges();
     // Give heap memory back after 5 s without collectives or jobs coming and going (main()
     // keeps it while busy): what ended jobs and communicators held goes back too.

@@ -16,6 +16,7 @@
 #include "agent/membership/port_link.h"
 #include "agent/membership/reformer.h"
 #include "agent/net/network.h"
+#include "agent/observability.h"
 
 namespace outrider::agent {
 
@@ -47,6 +48,8 @@ class Agent {
   HttpResponse StatusResponse();
 
   AgentOptions options_;
+  // The process's metrics, handed to every part that counts; declared first: gone last.
+  AgentMetrics metrics_;
   GpuNcclPolicy gpu_nccl_;  // decided at start
   // The process's GPU path; declared before the jobs and sessions whose device sides it made.
   std::unique_ptr<GpuDevicePath> devices_;

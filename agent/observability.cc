@@ -9,11 +9,6 @@
 
 namespace outrider::agent {
 
-AgentMetrics& Metrics() {
-  static AgentMetrics* m = new AgentMetrics();
-  return *m;
-}
-
 AgentMetrics::AgentMetrics() {
   auto& build = registry_.AddGauge("outrider_build_info", "Build of the running agent (value 1).",
                                    {"version", "protocol"});

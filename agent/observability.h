@@ -3,7 +3,8 @@
 // labels exist at once. A job holds its label while it runs; once no job holds it, its series
 // retire after job_metrics_retire_s (RetireJobLabels), or sooner, longest idle first, when a new
 // job needs the place. Only past kMaxJobLabels jobs running at once do jobs share "_other". Op
-// kinds, algorithms, result codes, directions and peer states are fixed sets. Thread-safety:
+// kinds, algorithms, result codes, directions and peer states are fixed sets. The agent makes one
+// and hands it to whoever counts (a null AgentMetrics* means: count nothing). Thread-safety:
 // updates from any thread (relaxed atomics); Serialize() from the HTTP threads.
 #pragma once
 
@@ -109,8 +110,5 @@ class AgentMetrics {
   metrics::Family<metrics::Counter>* nccl_timed_;
   metrics::Family<metrics::Counter>* nccl_seconds_;
 };
-
-// The agent's metrics; created on first use, never destroyed.
-AgentMetrics& Metrics();
 
 }  // namespace outrider::agent

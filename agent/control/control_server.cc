@@ -40,8 +40,12 @@ Status MakeSocketDir(const std::string& dir, mode_t mode, gid_t gid) {
 }  // namespace
 
 ControlServer::ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs,
-                             membership::Reformer* generations)
-    : options_(std::move(options)), loop_(loop), jobs_(jobs), generations_(generations) {}
+                             membership::Reformer* generations, AgentMetrics* metrics)
+    : options_(std::move(options)),
+      loop_(loop),
+      jobs_(jobs),
+      generations_(generations),
+      metrics_(metrics) {}
 
 ControlServer::~ControlServer() {
   StopListening();
@@ -84,7 +88,7 @@ Status ControlServer::Start() {
   listening_ = true;
   Logger("control")->info("listening on {}", path);
   // Trainers' NCCL telemetry, from the senders the control socket accepts.
-  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(loop_, [this](const ucred& cred) {
+  nccl_telemetry_ = std::make_unique<NcclStatsReceiver>(loop_, metrics_, [this](const ucred& cred) {
     ipc::PeerCredentials peer{cred.pid, cred.uid, cred.gid, {}};
     if (CheckPeer(peer).ok()) return true;
     // Supplementary groups matter only to the socket group's check: read from /proc only then.

@@ -27,8 +27,9 @@ namespace outrider::agent {
 class ControlServer {
  public:
   // `generations` re-form clients' jobs (null: refused). Neither is owned; both outlive this.
+  // `metrics` (not owned; may be null: nothing counted) counts the trainers' NCCL telemetry.
   ControlServer(ControlServerOptions options, EventLoop* loop, JobTable* jobs,
-                membership::Reformer* generations = nullptr);
+                membership::Reformer* generations = nullptr, AgentMetrics* metrics = nullptr);
   ~ControlServer();
 
   // Creates the socket directory (0700, or 0750 for a group) and starts listening.
@@ -97,6 +98,7 @@ class ControlServer {
   EventLoop* loop_;                    // Not owned; outlives this server.
   JobTable* jobs_;                     // Not owned; outlives this server.
   membership::Reformer* generations_;  // Not owned; may be null.
+  AgentMetrics* metrics_;              // Not owned; may be null.
   DevicePath* devices_ = nullptr;      // Not owned; may be null.
   UniqueFd listen_fd_;
   bool listening_ = false;

@@ -78,8 +78,8 @@ void NcclStatsReceiver::OnReadable() {
     bool truncated = (msg.msg_flags & MSG_TRUNC) != 0;
     Status st = truncated ? InvalidArgument("datagram too long")
                           : Take(buf, static_cast<size_t>(n), have ? &cred : nullptr);
-    if (Metrics().enabled())
-      Metrics().nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
+    if (metrics_ != nullptr && metrics_->enabled())
+      metrics_->nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
     if (st.ok()) {
       ++accepted_;
     } else {
@@ -128,12 +128,12 @@ Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, const ucred* sende
   OUTRIDER_ASSIGN_OR_RETURN(NcclTelemetryReport report, ParseNcclTelemetry(data, n));
   const ipc::NcclStatsHeader& h = report.header;
   std::string job = report.job.empty() ? "_unnamed" : report.job;
-  if (Metrics().enabled()) {
-    std::string job_label = Metrics().JobLabel(job);
+  if (metrics_ != nullptr && metrics_->enabled()) {
+    std::string job_label = metrics_->JobLabel(job);
     std::string comm_label = CommLabel(job_label, h.comm_id);
     const char* source = ipc::NcclSourceName(static_cast<ipc::NcclSource>(h.source));
     for (const ipc::NcclStatsRecord& r : report.records) {
-      AgentMetrics::NcclCounters c = Metrics().Nccl(
+      AgentMetrics::NcclCounters c = metrics_->Nccl(
           job_label, comm_label, ipc::NcclOpName(static_cast<ipc::NcclOp>(r.op)), source);
       c.calls->Inc(static_cast<double>(r.calls));
       c.bytes->Inc(static_cast<double>(r.bytes));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "agent/event_loop.h"
+#include "agent/observability.h"
 #include "base/status.h"
 #include "ipc/nccl_stats_wire.h"
 #include "ipc/unique_fd.h"
@@ -39,7 +40,9 @@ class NcclStatsReceiver {
   // rule).
   using Allowed = std::function<bool(const ucred& sender)>;
 
-  NcclStatsReceiver(EventLoop* loop, Allowed allowed) : loop_(loop), allowed_(std::move(allowed)) {}
+  // `metrics` (not owned; may be null: the datagrams are checked and counted here only).
+  NcclStatsReceiver(EventLoop* loop, AgentMetrics* metrics, Allowed allowed)
+      : loop_(loop), metrics_(metrics), allowed_(std::move(allowed)) {}
   ~NcclStatsReceiver() { Close(); }
   // Binds `path` (mode `mode`, group `gid` unless -1) and starts reading it.
   Status Open(const std::string& path, mode_t mode, gid_t gid);
@@ -55,6 +58,7 @@ class NcclStatsReceiver {
   std::string CommLabel(const std::string& job_label, uint64_t comm_id);
 
   EventLoop* loop_;
+  AgentMetrics* metrics_;
   Allowed allowed_;
   UniqueFd fd_;
   std::string path_;

@@ -12,6 +12,7 @@
 #include "agent/engine/job_table.h"
 #include "agent/log.h"
 #include "agent/membership/generation_id.h"
+#include "agent/memory/gpu_memory.h"
 #include "ipc/event_fd.h"
 
 namespace outrider::agent {
@@ -156,9 +157,12 @@ void Session::HandleRegister(const ipc::RegisterRegion& msg, std::vector<UniqueF
   } else if (id_.gpu_mode != ipc::GpuMode::kIpc) {
     id = FailedPrecondition("GPU regions are for clients in gpu_mode ipc; this one said " +
                             std::string(ipc::GpuModeName(id_.gpu_mode)));
+  } else if (GpuMemory* memory = devices_ != nullptr ? devices_->memory() : nullptr;
+             memory == nullptr) {
+    id = FailedPrecondition("this agent has no GPU path: it cannot import GPU memory");
   } else {
     bool trusted = id_.peer.uid == 0 || id_.peer.uid == ::geteuid();
-    id = regions_.ImportCuda(msg, std::move(fds), trusted);
+    id = regions_.ImportCuda(msg, std::move(fds), trusted, *memory);
   }
   if (id.ok()) {
     Logger("control")->debug("client {} (job {} local rank {}) registered region {} of {} bytes",

@@ -33,6 +33,8 @@
 
 namespace outrider::agent {
 
+class GpuMemory;
+
 class Algorithm;
 struct Collective;
 struct AlgorithmDeps;
@@ -159,6 +161,8 @@ class DevicePath {
   virtual void Tick(uint64_t now_ns) = 0;
   // Once GPU memory was used.
   virtual std::optional<PinnedUse> pinned() const = 0;
+  // The agent's GPU memory, which clients' GPU allocations are imported into (null: none).
+  virtual GpuMemory* memory() = 0;
 };
 
 }  // namespace outrider::agent

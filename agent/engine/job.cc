@@ -17,7 +17,7 @@
 namespace outrider::agent {
 
 Job::Job(std::string id, int world_size, int local_size, Network* net, const EngineOptions& engine,
-         const std::vector<int32_t>& node_ranks, DevicePath* devices)
+         const std::vector<int32_t>& node_ranks, DevicePath* devices, AgentMetrics* metrics)
     : id_(std::move(id)),
       world_size_(world_size),
       local_size_(local_size),
@@ -27,7 +27,8 @@ Job::Job(std::string id, int world_size, int local_size, Network* net, const Eng
       net_(net),
       engine_(engine),
       hash_(ipc::Fnv1a(id_.data(), id_.size())),
-      devices_(devices) {
+      devices_(devices),
+      metrics_(metrics) {
   joined_.assign(static_cast<size_t>(local_size), false);
 }
 
@@ -46,7 +47,7 @@ bool Job::every_rank_joined() const {
 }
 
 Job::~Job() {
-  if (!job_label_.empty()) Metrics().ReleaseJobLabel(job_label_);
+  if (!job_label_.empty()) metrics_->ReleaseJobLabel(job_label_);
   // First: the node group's instances may name the device side, and must find nothing to drop.
   if (device_ != nullptr) device_->Abandon();
   rdv_client_.reset();
@@ -168,10 +169,9 @@ Status Job::AddMember(Member* member) {
     // Every job keeps its token, single-node ones too: the agents' port authenticates frames
     // about the job (its next generation, its joiners) against it.
     token_ = id.token;
-    AgentMetrics& m = Metrics();
-    if (m.enabled()) {
+    if (AgentMetrics* m = counting()) {
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
-        m.GpuMode(MetricsLabel(), static_cast<ipc::GpuMode>(g))
+        m->GpuMode(MetricsLabel(), static_cast<ipc::GpuMode>(g))
             ->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
       }
     }
@@ -335,7 +335,8 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
 }
 
 void Job::Run(InstanceId inst, Pending& p) {
-  Metrics().queue_wait->Observe(static_cast<double>(ipc::MonotonicNs() - p.first_ns) * 1e-9);
+  if (AgentMetrics* m = counting())
+    m->queue_wait->Observe(static_cast<double>(ipc::MonotonicNs() - p.first_ns) * 1e-9);
   recorder_.Started(inst.first, inst.second, group_ != nullptr ? "peer nodes" : "");
   std::vector<const ValidatedOp*> ops;
   ops.reserve(p.ops.size());
@@ -477,6 +478,7 @@ Status Job::StartNetwork(const Member* first) {
       },
       engine_);
   group_->set_scheduler(net_->scheduler(), id.job_class, id.job_weight);
+  group_->set_metrics(counting());
   if (device_ != nullptr) {
     device_->Attach(group_.get());
     group_->set_device(device_.get());
@@ -608,26 +610,26 @@ void Job::OnDeviceMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 
 void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns,
                   std::string_view algo) {
-  AgentMetrics& m = Metrics();
-  if (!m.enabled()) return;
+  AgentMetrics* m = counting();
+  if (m == nullptr) return;
   uint64_t key = reinterpret_cast<uintptr_t>(algo.data()) << 16 |
                  static_cast<uint64_t>(op.kind) << 8 | static_cast<uint64_t>(st.code());
   auto it = op_counters_.find(key);
   if (it == op_counters_.end()) {
     it = op_counters_
              .emplace(key,
-                      m.OpsCounter(MetricsLabel(), op.kind, std::string(algo).c_str(), st.code()))
+                      m->OpsCounter(MetricsLabel(), op.kind, std::string(algo).c_str(), st.code()))
              .first;
   }
   it->second->Inc();
-  m.duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
-  if (!st.ok()) m.errors[static_cast<int>(st.code())]->Inc();
+  m->duration[static_cast<size_t>(op.kind)]->Observe(static_cast<double>(elapsed_ns) * 1e-9);
+  if (!st.ok()) m->errors[static_cast<int>(st.code())]->Inc();
 }
 
 const std::string& Job::MetricsLabel() {
   // Every generation of a job is the same job to its users: one label.
   // Held until the job goes: a job's series are never retired under it.
-  if (job_label_.empty()) job_label_ = Metrics().AcquireJobLabel(base_id_.empty() ? id_ : base_id_);
+  if (job_label_.empty()) job_label_ = metrics_->AcquireJobLabel(base_id_.empty() ? id_ : base_id_);
   return job_label_;
 }
 

@@ -25,6 +25,7 @@
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
 #include "agent/net/peer_protocol.h"
+#include "agent/observability.h"
 #include "base/status.h"
 #include "metrics/registry.h"
 
@@ -45,7 +46,7 @@ class Job {
   // memory are refused) makes the job's device side.
   Job(std::string id, int world_size, int local_size, Network* net,
       const EngineOptions& engine = {}, const std::vector<int32_t>& node_ranks = {},
-      DevicePath* devices = nullptr);
+      DevicePath* devices = nullptr, AgentMetrics* metrics = nullptr);
   ~Job();
   uint64_t hash() const { return hash_; }
   // Sends of this job are still in flight (its clients' memory must stay mapped), or its
@@ -256,6 +257,7 @@ class Job {
   std::string token_;
   HostDataPlane host_plane_;  // moves the bytes of its collectives in host memory; outlives group_
   DevicePath* devices_;       // Not owned; may be null.
+  AgentMetrics* metrics_;     // Not owned; may be null: nothing counted.
   // Outlives group_, whose instances name it.
   std::unique_ptr<JobDevice> device_;
   std::unique_ptr<NodeGroup> group_;              // multi-node jobs only
@@ -268,7 +270,11 @@ class Job {
   // The send scheduler of this agent's network, or null.
   const SendScheduler* scheduler() const;
   std::string job_label_;  // metrics label: set by MetricsLabel()
-  const std::string& MetricsLabel();
+  // The metrics to count in: null when there are none or they are off.
+  AgentMetrics* counting() const {
+    return metrics_ != nullptr && metrics_->enabled() ? metrics_ : nullptr;
+  }
+  const std::string& MetricsLabel();  // only with metrics
   // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names
   // them.
   std::unordered_map<uint64_t, metrics::Counter*> op_counters_;

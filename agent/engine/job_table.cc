@@ -44,7 +44,7 @@ Status JobTable::Join(Member* member) {
   if (it == jobs_.end()) {
     OUTRIDER_RETURN_IF_ERROR(EndedBeforeJoin(id, ipc::MonotonicNs()));
     auto job = std::make_unique<Job>(id.job_id, id.world_size, id.local_world_size, net_, engine_,
-                                     id.node_ranks, devices_);
+                                     id.node_ranks, devices_, metrics_);
     if (Job* other = FindByHash(job->hash()); other != nullptr) {
       return FailedPrecondition("job id '" + id.job_id + "' hashes like job '" + other->id() +
                                 "' on this agent: choose another job id");
@@ -238,8 +238,8 @@ nlohmann::json JobTable::StatusJson() const {
 }
 
 void JobTable::RefreshGauges() {
-  AgentMetrics& m = Metrics();
-  if (!m.enabled()) return;
+  if (metrics_ == nullptr || !metrics_->enabled()) return;
+  AgentMetrics& m = *metrics_;
   std::map<std::string, Job::Gauges> by_label;
   std::map<uint64_t, double> shares;  // one pass over the scheduler's last sends for every job
   if (net_ != nullptr) shares = net_->scheduler()->RecentShares();

@@ -57,6 +57,8 @@ class JobTable : public PeerEvents, public membership::JobDirectory {
   void set_network(Network* net) { net_ = net; }
   // Where new jobs' ops on GPU memory go (null: refused). Not owned; outlives every job.
   void set_device_path(DevicePath* devices) { devices_ = devices; }
+  // Where jobs count (not owned; may be null: nothing counted).
+  void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
   // How new multi-node jobs run their collectives.
   void set_engine_options(const EngineOptions& options) { engine_ = options; }
   void FailAll(const Status& why);
@@ -100,6 +102,7 @@ class JobTable : public PeerEvents, public membership::JobDirectory {
   std::deque<std::pair<uint64_t, std::string>> ended_order_;  // (ended_ns, id)
   Network* net_ = nullptr;                                    // Not owned.
   DevicePath* devices_ = nullptr;                             // Not owned.
+  AgentMetrics* metrics_ = nullptr;                           // Not owned.
   EngineOptions engine_;
   std::deque<nlohmann::json> finished_;          // at most kFinishedJobs
   membership::Reformer* generations_ = nullptr;  // Not owned.

@@ -305,12 +305,11 @@ void NodeGroup::Notify(Collective& c) {
   }
   std::string_view label = c.algorithm ? c.algorithm->label() : "none";
   c.ops.clear();
-  AgentMetrics& m = Metrics();
-  if (m.enabled() && (c.wire_sent != 0 || c.wire_recv != 0)) {
+  if (metrics_ != nullptr && (c.wire_sent != 0 || c.wire_recv != 0)) {
     if (bytes_sent_ == nullptr) {
-      std::string job = m.JobLabel(topo_.metrics_job());
-      bytes_sent_ = m.BytesCounter(job, "sent");
-      bytes_recv_ = m.BytesCounter(job, "received");
+      std::string job = metrics_->JobLabel(topo_.metrics_job());
+      bytes_sent_ = metrics_->BytesCounter(job, "sent");
+      bytes_recv_ = metrics_->BytesCounter(job, "received");
     }
     bytes_sent_->Inc(static_cast<double>(c.wire_sent));
     bytes_recv_->Inc(static_cast<double>(c.wire_recv));

@@ -29,6 +29,8 @@
 
 namespace outrider::agent {
 
+class AgentMetrics;
+
 // One class in one file (node_group.cc, ~650 lines): instances, their sends and nodes leaving share
 // the instance map and the per-node message counts that decide when a node's departure takes
 // effect (a node's goodbye applies only once everything it sent before has arrived). The
@@ -75,6 +77,12 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   void Start(uint64_t key, uint64_t seq, const std::vector<const ValidatedOp*>& ops,
              int32_t priority = 0);
   void set_partial(Partial partial) { sparse_.partial = std::move(partial); }
+  // Where the group counts its wire bytes and its sparse exchanges their density (not owned; may
+  // be null, and is when metrics are off: nothing counted).
+  void set_metrics(AgentMetrics* metrics) {
+    metrics_ = metrics;
+    sparse_.metrics = metrics;
+  }
   // Node `node` says the job failed there for a reason of its own (`why`, naming the cause).
   using Failed = std::function<void(int node, const Status& why)>;
   void set_failed(Failed failed) { failed_ = std::move(failed); }
@@ -224,9 +232,10 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   std::vector<uint64_t> received_from_;
   std::vector<int64_t> left_after_;  // -1: the node has not left
   std::vector<bool> left_;
-  std::vector<int> left_cause_;             // node whose loss made the leaving node give up, or -1
-  std::vector<Status> left_failed_;         // why the job failed at the leaving node, if it did
-  std::vector<bool> left_gave_up_;          // ... with instances half done
+  std::vector<int> left_cause_;      // node whose loss made the leaving node give up, or -1
+  std::vector<Status> left_failed_;  // why the job failed at the leaving node, if it did
+  std::vector<bool> left_gave_up_;   // ... with instances half done
+  AgentMetrics* metrics_ = nullptr;
   metrics::Counter* bytes_sent_ = nullptr;  // created on first use; owned by the registry
   metrics::Counter* bytes_recv_ = nullptr;
 };

@@ -18,13 +18,6 @@ namespace outrider::agent {
 
 namespace {
 
-PinnedPool::Options& PinnedOptions() {
-  static PinnedPool::Options options{0, uint64_t{10'000} * 1'000'000};
-  return options;
-}
-
-CudaMemory* g_started = nullptr;  // set once Get() succeeded
-
 // A stream and the pinned word it writes its last finished ticket into. The wake-up host functions
 // run beside it (made on the first WakeWhenDone), so that the lane's own work never waits for the
 // driver's thread to call them.
@@ -52,6 +45,7 @@ struct CudaMemory::Impl {
   // (NewStream; null once released, reused).
   std::vector<std::unique_ptr<Lane>> lanes;
   std::unique_ptr<PinnedPool> pinned;
+  int completion_fd = -1;  // WakeWhenDone's host functions write it
 
   Status Current(int ordinal) {
     return cuda::Check(*d, d->cuCtxSetCurrent(devices[static_cast<size_t>(ordinal)].ctx),
@@ -88,37 +82,34 @@ struct CudaMemory::Impl {
   }
 };
 
-Result<CudaMemory*> CudaMemory::Get() {
-  static Result<CudaMemory*> instance = []() -> Result<CudaMemory*> {
-    OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
-    auto impl = std::make_unique<Impl>();
-    impl->d = d;
-    OUTRIDER_ASSIGN_OR_RETURN(std::vector<cuda::Device> devices, cuda::Devices(*d));
-    for (const cuda::Device& found : devices) {
-      Device dev;
-      dev.ordinal = found.ordinal;
-      dev.uuid = found.uuid;
-      CUdevice handle = 0;
-      OUTRIDER_RETURN_IF_ERROR(
-          cuda::Check(*d, d->cuDeviceGet(&handle, found.ordinal), "cuDeviceGet"));
-      OUTRIDER_RETURN_IF_ERROR(cuda::Check(*d, d->cuDevicePrimaryCtxRetain(&dev.ctx, handle),
-                                           "cuDevicePrimaryCtxRetain"));
-      impl->devices.push_back(std::move(dev));
-      impl->lanes.push_back(std::make_unique<Lane>());
-      OUTRIDER_RETURN_IF_ERROR(impl->NewLane(found.ordinal, impl->lanes.back().get()));
-    }
-    impl->pinned = std::make_unique<PinnedPool>(
-        PinnedOptions(),
-        [d](void* data, uint64_t bytes) {
-          return cuda::Check(*d, d->cuMemHostRegister(data, bytes, 0),
-                             "pinning GPU staging (cuMemHostRegister)");
-        },
-        [d](void* data, uint64_t) { (void)d->cuMemHostUnregister(data); });
-    // Lives as long as the process: imports and pinned buffers outlive any one session.
-    g_started = new CudaMemory(std::move(impl));
-    return g_started;
-  }();
-  return instance;
+Result<std::unique_ptr<CudaMemory>> CudaMemory::Open(PinnedPool::Options pinned,
+                                                     int completion_fd) {
+  OUTRIDER_ASSIGN_OR_RETURN(const cuda::Driver* d, cuda::Load());
+  auto impl = std::make_unique<Impl>();
+  impl->d = d;
+  impl->completion_fd = completion_fd;
+  OUTRIDER_ASSIGN_OR_RETURN(std::vector<cuda::Device> devices, cuda::Devices(*d));
+  for (const cuda::Device& found : devices) {
+    Device dev;
+    dev.ordinal = found.ordinal;
+    dev.uuid = found.uuid;
+    CUdevice handle = 0;
+    OUTRIDER_RETURN_IF_ERROR(
+        cuda::Check(*d, d->cuDeviceGet(&handle, found.ordinal), "cuDeviceGet"));
+    OUTRIDER_RETURN_IF_ERROR(
+        cuda::Check(*d, d->cuDevicePrimaryCtxRetain(&dev.ctx, handle), "cuDevicePrimaryCtxRetain"));
+    impl->devices.push_back(std::move(dev));
+    impl->lanes.push_back(std::make_unique<Lane>());
+    OUTRIDER_RETURN_IF_ERROR(impl->NewLane(found.ordinal, impl->lanes.back().get()));
+  }
+  impl->pinned = std::make_unique<PinnedPool>(
+      pinned,
+      [d](void* data, uint64_t bytes) {
+        return cuda::Check(*d, d->cuMemHostRegister(data, bytes, 0),
+                           "pinning GPU staging (cuMemHostRegister)");
+      },
+      [d](void* data, uint64_t) { (void)d->cuMemHostUnregister(data); });
+  return std::unique_ptr<CudaMemory>(new CudaMemory(std::move(impl)));
 }
 
 CudaMemory::CudaMemory(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -239,10 +230,6 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t* h
   return std::shared_ptr<const void>(import);
 }
 
-void CudaMemory::SetPinnedOptions(PinnedPool::Options options) { PinnedOptions() = options; }
-
-CudaMemory* CudaMemory::Started() { return g_started; }
-
 void CudaMemory::TrimIdlePinned(uint64_t now_ns) { impl_->pinned->Trim(now_ns); }
 
 Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t bytes) {
@@ -286,12 +273,12 @@ Status CudaMemory::WakeWhenDone(int stream) {
   OUTRIDER_ASSIGN_OR_RETURN(Lane * lane, impl_->LaneOf(stream));
   OUTRIDER_RETURN_IF_ERROR(impl_->Current(lane->device));
   // Runs on the driver's thread: an eventfd write only (no CUDA call is allowed there).
-  auto wake = [](void*) {
+  auto wake = [](void* fd) {
     uint64_t one = 1;
-    ssize_t n = ::write(CompletionFd(), &one, sizeof(one));
+    ssize_t n = ::write(*static_cast<const int*>(fd), &one, sizeof(one));
     (void)n;  // EAGAIN: the counter is already non-zero, the loop wakes anyway
   };
-  return cuda::LaunchHostFuncAfter(d, &lane->wakes, lane->stream, wake, nullptr);
+  return cuda::LaunchHostFuncAfter(d, &lane->wakes, lane->stream, wake, &impl_->completion_fd);
 }
 
 Status CudaMemory::Failed(int stream) const {
@@ -335,7 +322,7 @@ void CudaMemory::ReleaseStream(int stream) {
   (void)impl_->Current((*lane)->device);
   (void)d.cuStreamSynchronize((*lane)->stream);
   (void)d.cuStreamDestroy((*lane)->stream);
-  cuda::DestroySideStream(d, &(*lane)->wakes);  // its host functions only write CompletionFd()
+  cuda::DestroySideStream(d, &(*lane)->wakes);  // its host functions only write the completion fd
   (void)d.cuMemHostUnregister((*lane)->progress);
   std::free((*lane)->progress);
   impl_->lanes[static_cast<size_t>(stream)].reset();
@@ -354,7 +341,7 @@ void CudaMemory::Drain() {
 struct CudaMemory::Impl {};
 CudaMemory::CudaMemory(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaMemory::~CudaMemory() = default;
-Result<CudaMemory*> CudaMemory::Get() {
+Result<std::unique_ptr<CudaMemory>> CudaMemory::Open(PinnedPool::Options, int) {
   return FailedPrecondition(
       "this agent was built without CUDA (configure with -DOUTRIDER_WITH_CUDA=ON)");
 }
@@ -366,8 +353,6 @@ Result<std::shared_ptr<const void>> CudaMemory::ImportIpcHandle(const uint8_t*, 
                                                                 const std::string&, BufferSpan*) {
   return FailedPrecondition("built without CUDA");
 }
-void CudaMemory::SetPinnedOptions(PinnedPool::Options) {}
-CudaMemory* CudaMemory::Started() { return nullptr; }
 void CudaMemory::TrimIdlePinned(uint64_t) {}
 Result<CudaMemory::Pinned> CudaMemory::TakePinned(uint64_t) {
   return FailedPrecondition("built without CUDA");
@@ -387,10 +372,5 @@ Status CudaMemory::Failed(int) const { return Status::Ok(); }
 void CudaMemory::Drain() {}
 
 #endif
-
-int CudaMemory::CompletionFd() {
-  static const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  return fd;
-}
 
 }  // namespace outrider::agent

@@ -20,9 +20,12 @@ namespace outrider::agent {
 // Thread-safety: loop thread only.
 class CudaMemory {
  public:
-  // The agent's CUDA, set up on first use (the driver, a context and a copy stream per GPU):
-  // why not, if this agent cannot use GPUs (built without CUDA, no driver, no GPU).
-  static Result<CudaMemory*> Get();
+  // Sets up CUDA (the driver, a context and a copy stream per GPU), pinned staging memory bounded
+  // and given back as `pinned` says (the agent's gpu_pinned_max_bytes and gpu_pinned_idle_ms), and
+  // WakeWhenDone writing `completion_fd` (an eventfd that outlives this): why not, if this agent
+  // cannot use GPUs (built without CUDA, no driver, no GPU). The agent opens it once, through
+  // GpuMemory (gpu_memory.h).
+  static Result<std::unique_ptr<CudaMemory>> Open(PinnedPool::Options pinned, int completion_fd);
 
   // Imports a client's allocation of `bytes` on GPU `uuid`; `*span` names it. What it returns
   // holds the import: the mapping is closed once the last holder (the region, ops naming it) goes.
@@ -31,11 +34,6 @@ class CudaMemory {
   Result<std::shared_ptr<const void>> ImportIpcHandle(const uint8_t* handle, uint64_t bytes,
                                                       const std::string& uuid, BufferSpan* span);
 
-  // How pinned staging memory is bounded and given back (the agent's gpu_pinned_max_bytes and
-  // gpu_pinned_idle_ms): before the first Get(), or it has no effect.
-  static void SetPinnedOptions(PinnedPool::Options options);
-  // The agent's CUDA if Get() set it up already, else null (never sets it up).
-  static CudaMemory* Started();
   // Gives back pinned buffers idle for long enough. Call from the loop now and then.
   void TrimIdlePinned(uint64_t now_ns);
 
@@ -58,13 +56,10 @@ class CudaMemory {
   // them ran.
   Result<uint64_t> Enqueue(int stream, const std::vector<Copy>& copies);
   bool Done(int stream, uint64_t ticket) const;
-  // Makes CompletionFd() readable once what is queued on `stream` so far has run (a host function
-  // on a stream beside it, so `stream` never waits for the driver's thread to call it), so the loop
-  // sees a ticket done at once rather than at its next timed wake.
+  // Makes the completion fd readable once what is queued on `stream` so far has run (a host
+  // function on a stream beside it, so `stream` never waits for the driver's thread to call it), so
+  // the loop sees a ticket done at once rather than at its next timed wake.
   Status WakeWhenDone(int stream);
-  // An eventfd (non-blocking) that WakeWhenDone signals from the driver's thread; the agent's
-  // loop waits on it. Valid for the process's life, GPU or not.
-  static int CompletionFd();
   // Why `stream` failed (a copy faulted: its tickets never come), or OK.
   Status Failed(int stream) const;
   // Blocks until everything queued on every stream has run: before memory it touches is given back.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agent/memory/cuda_memory.h"
+#include "agent/memory/gpu_memory.h"
 
 namespace outrider::agent {
 namespace {
@@ -46,7 +47,7 @@ Result<uint32_t> RegionTable::ImportHost(std::vector<UniqueFd> fds, uint64_t byt
 }
 
 Result<uint32_t> RegionTable::ImportCuda(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds,
-                                         bool trusted) {
+                                         bool trusted, GpuMemory& memory) {
   auto kind = static_cast<ipc::RegionKind>(msg.kind);
   size_t want_fds = kind == ipc::RegionKind::kCudaFd ? 1 : 0;
   if (fds.size() != want_fds) {
@@ -63,7 +64,7 @@ Result<uint32_t> RegionTable::ImportCuda(const ipc::RegisterRegion& msg, std::ve
         "legacy CUDA IPC handles are accepted only from the agent's own user or root "
         "(their bytes can be forged): register cuMem allocations instead");
   }
-  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory * cuda, CudaMemory::Get());
+  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory * cuda, memory.Get());
   BufferSpan span;
   std::shared_ptr<const void> import;
   if (kind == ipc::RegionKind::kCudaFd) {

@@ -16,6 +16,8 @@
 
 namespace outrider::agent {
 
+class GpuMemory;
+
 struct Region {
   uint32_t id = 0;
   BufferSpan span;  // the whole region in the agent's view
@@ -37,8 +39,9 @@ class RegionTable {
   // Imports a client's GPU allocation (gpu_mode ipc): `kind` kCudaFd carries exactly one fd,
   // kCudaIpc none and a legacy handle, which only `trusted` clients may send (its bytes name
   // memory of any process in the PID namespace: they can be forged).
+  // `memory`: the agent's GPU memory, imported into.
   Result<uint32_t> ImportCuda(const ipc::RegisterRegion& msg, std::vector<UniqueFd> fds,
-                              bool trusted);
+                              bool trusted, GpuMemory& memory);
   // Forgets a region: new ops can no longer name it; it is unmapped once no op holds it.
   Status Release(uint32_t id);
   const Region* Find(uint32_t id) const;

@@ -8,7 +8,6 @@
 
 #include "agent/log.h"
 #include "agent/net/peer_protocol.h"
-#include "agent/observability.h"
 #include "ipc/protocol.h"
 
 namespace outrider::agent {
@@ -36,10 +35,6 @@ Result<std::unique_ptr<Network>> Network::Create(EventLoop* loop, PeerEvents* ev
       ipc::Fnv1a(net->transport_->address().data(), net->transport_->address().size());
   OUTRIDER_RETURN_IF_ERROR(loop->Add(net->transport_->event_fd(), EPOLLIN, [](uint32_t) {}));
   net->rendezvous_ = std::make_unique<RendezvousServer>(loop, options.rendezvous_timeout_ms);
-  net->rendezvous_->set_on_drop([](const char* why) {
-    AgentMetrics& m = Metrics();
-    if (m.enabled()) m.agent_port_dropped->Get({why})->Inc();
-  });
   OUTRIDER_RETURN_IF_ERROR(net->rendezvous_->Listen(options.listen_address, options.port));
   Logger("network")->info("agent port {}:{} (rendezvous), data plane ready", options.listen_address,
                           net->rendezvous_->port());

@@ -416,12 +416,11 @@ void SparseExchange::Learn(const sparse::Rows& result) {
     if (first_) blocks += sparse::CountBlocks(first_->result(), 0, first_rows_, ctx_.block_rows);
     h.block_union_ratio = static_cast<double>(blocks) / static_cast<double>(sum_blocks_);
   }
-  AgentMetrics& m = Metrics();
-  if (m.enabled()) {
+  if (AgentMetrics* m = shared_.metrics) {
     if (shared_.density == nullptr) {
-      std::string label = m.JobLabel(topo_.metrics_job());
-      shared_.density = m.SparseDensity(label);
-      shared_.efficiency = m.WireEfficiency(label);
+      std::string label = m->JobLabel(topo_.metrics_job());
+      shared_.density = m->SparseDensity(label);
+      shared_.efficiency = m->WireEfficiency(label);
     }
     shared_.density->Set(static_cast<double>(first_rows_ + result.size()) /
                          static_cast<double>(ctx_.table.rows));

@@ -19,6 +19,8 @@
 
 namespace outrider::agent {
 
+class AgentMetrics;
+
 // What the sparse exchanges of one node group learn across instances and share.
 struct SparseShared {
   struct History {
@@ -28,6 +30,7 @@ struct SparseShared {
   double link_estimate = 0;             // bytes/s measured on large exchanges; 0: none yet
   // The demanded rows of instance (key, seq) are in every local client's output.
   std::function<void(uint64_t key, uint64_t seq, const std::vector<OpReport>& reports)> partial;
+  AgentMetrics* metrics = nullptr;    // not owned; null: nothing counted
   metrics::Gauge* density = nullptr;  // created on first use; owned by the registry
   metrics::Gauge* efficiency = nullptr;
 };

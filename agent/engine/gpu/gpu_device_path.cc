@@ -15,7 +15,8 @@ namespace {
 // and their outputs copied back before the client hears.
 class StagingGate final : public DeviceGate {
  public:
-  explicit StagingGate(ipc::GpuMode mode) : mode_(mode) {}
+  StagingGate(ipc::GpuMode mode, GpuMemory* memory, AgentMetrics* metrics)
+      : mode_(mode), staging_(memory, metrics) {}
 
   Admission Admit(JobDevice* job, const ValidatedOp& op, uint64_t now_ns, uint64_t since_ns,
                   uint64_t timeout_ns) override {
@@ -54,28 +55,28 @@ class StagingGate final : public DeviceGate {
 
 }  // namespace
 
-GpuDevicePath::GpuDevicePath(Options options) {
-  CudaMemory::SetPinnedOptions({options.pinned_max_bytes, options.pinned_idle_ns});
-}
+GpuDevicePath::GpuDevicePath(Options options)
+    : memory_(PinnedPool::Options{options.pinned_max_bytes, options.pinned_idle_ns}),
+      metrics_(options.metrics) {}
 
 std::unique_ptr<JobDevice> GpuDevicePath::MakeJobDevice(const std::string& job_id, int world_size,
                                                         int local_size,
                                                         const EngineOptions& engine) {
-  return std::make_unique<JobGpu>(job_id, world_size, local_size, engine, &busy_paths_);
+  return std::make_unique<JobGpu>(job_id, world_size, local_size, engine, &busy_paths_, &memory_);
 }
 
 std::unique_ptr<DeviceGate> GpuDevicePath::MakeGate(ipc::GpuMode mode) {
-  return std::make_unique<StagingGate>(mode);
+  return std::make_unique<StagingGate>(mode, &memory_, metrics_);
 }
 
-int GpuDevicePath::CompletionFd() const { return CudaMemory::CompletionFd(); }
+int GpuDevicePath::CompletionFd() const { return memory_.completion_fd(); }
 
 void GpuDevicePath::Tick(uint64_t now_ns) {
-  if (CudaMemory* cuda = CudaMemory::Started()) cuda->TrimIdlePinned(now_ns);
+  if (CudaMemory* cuda = memory_.started()) cuda->TrimIdlePinned(now_ns);
 }
 
 std::optional<PinnedUse> GpuDevicePath::pinned() const {
-  CudaMemory* cuda = CudaMemory::Started();
+  CudaMemory* cuda = memory_.started();
   if (cuda == nullptr) return std::nullopt;
   return PinnedUse{.in_use = cuda->pinned_bytes() - cuda->idle_pinned_bytes(),
                    .idle = cuda->idle_pinned_bytes()};

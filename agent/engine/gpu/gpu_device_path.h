@@ -9,6 +9,8 @@
 #include <string>
 
 #include "agent/engine/device_path.h"
+#include "agent/memory/gpu_memory.h"
+#include "agent/observability.h"
 
 namespace outrider::agent {
 
@@ -16,8 +18,9 @@ namespace outrider::agent {
 class GpuDevicePath final : public DevicePath {
  public:
   struct Options {
-    uint64_t pinned_max_bytes = 0;  // the agent's gpu_pinned_max_bytes (0: the pool's default)
-    uint64_t pinned_idle_ns = 0;    // and gpu_pinned_idle_ms
+    uint64_t pinned_max_bytes = 0;    // the agent's gpu_pinned_max_bytes (0: the pool's default)
+    uint64_t pinned_idle_ns = 0;      // and gpu_pinned_idle_ms
+    AgentMetrics* metrics = nullptr;  // counts staged sparse rows (not owned; may be null)
   };
   // Before any GPU memory is used: the pinned buffers' bounds hold from the first.
   explicit GpuDevicePath(Options options);
@@ -29,8 +32,11 @@ class GpuDevicePath final : public DevicePath {
   bool busy() const override { return busy_paths_ > 0; }
   void Tick(uint64_t now_ns) override;
   std::optional<PinnedUse> pinned() const override;
+  GpuMemory* memory() override { return &memory_; }
 
  private:
+  GpuMemory memory_;  // the agent's CUDA, opened on first use
+  AgentMetrics* metrics_;
   int busy_paths_ = 0;  // NCCL paths with work queued or in flight
 };
 

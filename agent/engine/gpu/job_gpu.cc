@@ -11,11 +11,12 @@
 namespace outrider::agent {
 
 JobGpu::JobGpu(const std::string& job_id, int world_size, int local_size,
-               const EngineOptions& engine, int* busy_paths)
+               const EngineOptions& engine, int* busy_paths, GpuMemory* memory)
     : job_id_(job_id),
       world_size_(world_size),
       engine_(engine),
       busy_paths_(busy_paths),
+      memory_(memory),
       first_memory_(static_cast<size_t>(local_size), -2) {}
 
 JobGpu::~JobGpu() { Abandon(); }
@@ -31,6 +32,7 @@ NcclPath* JobGpu::Path() {
   options.chunk_bytes = engine_.nccl_chunk_bytes;
   options.aging_ns = engine_.aging_ns;
   options.busy_paths = busy_paths_;
+  options.memory = memory_;
   NcclPath::Links links;
   int node = 0;
   if (DeviceLinks* group = links_; group != nullptr) {

@@ -10,6 +10,7 @@
 
 #include "agent/engine/device_path.h"
 #include "agent/engine/engine_options.h"
+#include "agent/memory/gpu_memory.h"
 
 namespace outrider::agent {
 
@@ -18,9 +19,10 @@ class NcclPath;
 // Thread-safety: loop thread only (its job's).
 class JobGpu final : public JobDevice {
  public:
-  // `busy_paths`: the agent's count of NCCL paths with work (GpuDevicePath::busy).
+  // `busy_paths`: the agent's count of NCCL paths with work (GpuDevicePath::busy); `memory`: the
+  // agent's GPU memory (both not owned; they outlive the job).
   JobGpu(const std::string& job_id, int world_size, int local_size, const EngineOptions& engine,
-         int* busy_paths);
+         int* busy_paths, GpuMemory* memory);
   ~JobGpu() override;
 
   void Attach(DeviceLinks* links) override { links_ = links; }
@@ -59,6 +61,7 @@ class JobGpu final : public JobDevice {
   int world_size_;
   EngineOptions engine_;
   int* busy_paths_;
+  GpuMemory* memory_;
   DeviceLinks* links_ = nullptr;   // multi-node jobs: the node group
   std::vector<int> first_memory_;  // by local rank: the GPU of its first GPU op, -2 until it came
   Sharing sharing_ = Sharing::kUnknown;

@@ -62,7 +62,7 @@ NcclPath::~NcclPath() {
       if (c != nullptr) (void)(*n)->ncclCommAbort(Comm(c));
     }
   }
-  if (auto cuda = CudaMemory::Get(); cuda.ok()) {
+  if (auto cuda = Cuda(); cuda.ok()) {
     for (int s : streams_) (*cuda)->ReleaseStream(s);
   }
 }
@@ -169,7 +169,7 @@ void NcclPath::FailAll(const Status& why) {
       }
     }
     // The aborted collectives return: once the streams passed them, the memory they named is free.
-    if (auto cuda = CudaMemory::Get(); cuda.ok()) {
+    if (auto cuda = Cuda(); cuda.ok()) {
       for (int s : streams_) (*cuda)->ReleaseStream(s);
     }
     streams_.clear();
@@ -269,7 +269,7 @@ bool NcclPath::PumpOnce() {
       FailAll(st);
       return true;
     }
-    auto cuda = CudaMemory::Get();
+    auto cuda = Cuda();
     while (!flight_.empty()) {
       bool done = true;
       for (auto [stream, ticket] : flight_.front().tickets)
@@ -380,7 +380,7 @@ Status NcclPath::StartInit(const std::vector<const ValidatedOp*>& ops) {
 
 Status NcclPath::CreateComms() {
   OUTRIDER_ASSIGN_OR_RETURN(const nccl::Nccl* n, nccl::Load());
-  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory * cuda, CudaMemory::Get());
+  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory * cuda, Cuda());
   for (int device : devices_) {
     OUTRIDER_ASSIGN_OR_RETURN(int stream, cuda->NewStream(device));
     streams_.push_back(stream);
@@ -452,7 +452,7 @@ void NcclPath::HandOutTickets() {
 
 Status NcclPath::Launch(const Item& item, const NcclTicket& t, InFlight* flight) {
   OUTRIDER_ASSIGN_OR_RETURN(const nccl::Nccl* n, nccl::Load());
-  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory * cuda, CudaMemory::Get());
+  OUTRIDER_ASSIGN_OR_RETURN(CudaMemory * cuda, Cuda());
   const ValidatedOp& first = *item.ops[0];
   if (t.first + t.count < t.first || t.first + t.count > item.count ||
       (!Chunkable(first.kind) && t.count != item.count)) {

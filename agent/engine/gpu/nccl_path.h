@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "agent/engine/op.h"
+#include "agent/memory/gpu_memory.h"
 #include "base/status.h"
 
 namespace outrider::agent {
@@ -68,6 +69,7 @@ class NcclPath {
     std::function<uint64_t()>
         clock;                  // for the aging (tests use a fake one); empty: the monotonic clock
     int* busy_paths = nullptr;  // counts this path while it is busy (the agent's; may be null)
+    GpuMemory* memory = nullptr;  // the agent's GPU memory: streams, tickets (null: none)
   };
   // Messages to the job's other nodes' agents (node 0 sends both; unused with one node).
   struct Links {
@@ -108,6 +110,11 @@ class NcclPath {
   nlohmann::json StatusJson() const;
 
  private:
+  // The agent's CUDA, from its GPU memory.
+  Result<CudaMemory*> Cuda() const {
+    if (options_.memory == nullptr) return FailedPrecondition("this agent has no GPU memory");
+    return options_.memory->Get();
+  }
   enum class State { kNone, kInit, kReady, kFailed };
   using InstanceId = std::pair<uint64_t, uint64_t>;
   struct Item {

@@ -6,7 +6,6 @@
 
 #include "agent/engine/sparse/cost_model.h"
 #include "agent/log.h"
-#include "agent/observability.h"
 
 namespace outrider::agent {
 
@@ -130,9 +129,9 @@ Status Staging::CopyCoalesced(Staged* s) {
   }
   seen_[s->device_op.key] =
       Seen{moved == 0 && unique == c.nnz, static_cast<double>(unique) / static_cast<double>(c.nnz)};
-  if (Metrics().enabled()) {
-    Metrics().gpu_sparse_coalesced_in->Inc(static_cast<double>(c.nnz));
-    Metrics().gpu_sparse_coalesced_out->Inc(static_cast<double>(unique));
+  if (AgentMetrics* m = counting()) {
+    m->gpu_sparse_coalesced_in->Inc(static_cast<double>(c.nnz));
+    m->gpu_sparse_coalesced_out->Inc(static_cast<double>(unique));
   }
   uint64_t id_bytes = unique * static_cast<uint64_t>(c.id_bytes),
            value_bytes = unique * c.dim * sizeof(float);
@@ -167,7 +166,7 @@ void Staging::NoteStaged(const Staged& s) {
   if (!Coalescible(op) || s.coalesce) return;
   if (seen_.size() >= 4096 && seen_.find(op.key) == seen_.end())
     seen_.clear();  // keys are a model's tables: few
-  if (Metrics().enabled()) Metrics().gpu_sparse_as_is->Inc(static_cast<double>(op.nnz));
+  if (AgentMetrics* m = counting()) m->gpu_sparse_as_is->Inc(static_cast<double>(op.nnz));
   const auto* ids = reinterpret_cast<const uint8_t*>(s.host_op.ids.address);
   Seen& seen = seen_[op.key];
   seen.strictly_increasing = StrictlyIncreasing(ids, op.nnz, IdBytes(op));
@@ -176,7 +175,7 @@ void Staging::NoteStaged(const Staged& s) {
 
 Status Staging::Begin(const ValidatedOp& op) {
   if (cuda_ == nullptr) {
-    OUTRIDER_ASSIGN_OR_RETURN(cuda_, CudaMemory::Get());
+    OUTRIDER_ASSIGN_OR_RETURN(cuda_, memory_->Get());
   }
   Staged s;
   s.device_op = op;

@@ -20,6 +20,8 @@
 #include "agent/engine/op.h"
 #include "agent/engine/op_report.h"
 #include "agent/memory/cuda_memory.h"
+#include "agent/memory/gpu_memory.h"
+#include "agent/observability.h"
 #include "base/status.h"
 #include "loaders/gpu_sparse/library.h"
 
@@ -28,7 +30,9 @@ namespace outrider::agent {
 // Thread-safety: loop thread only (one per session).
 class Staging {
  public:
-  Staging() = default;
+  // `memory`: the agent's GPU memory; `metrics` counts staged sparse rows (both not owned,
+  // outlive this; metrics may be null).
+  Staging(GpuMemory* memory, AgentMetrics* metrics) : memory_(memory), metrics_(metrics) {}
   Staging(const Staging&) = delete;
   Staging& operator=(const Staging&) = delete;
   // Waits for copies still running (they touch pinned buffers given back here).
@@ -99,7 +103,14 @@ class Staging {
   // A pinned host buffer of `bytes` for `device` memory, held by the engine's op.
   Shadow* NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st);
 
-  CudaMemory* cuda_ = nullptr;
+  // Counting if there are metrics and they are on, else null.
+  AgentMetrics* counting() const {
+    return metrics_ != nullptr && metrics_->enabled() ? metrics_ : nullptr;
+  }
+
+  GpuMemory* memory_;
+  AgentMetrics* metrics_;
+  CudaMemory* cuda_ = nullptr;  // memory_'s, once the first op is staged
   std::map<uint64_t, Staged> ops_;
   std::map<uint64_t, Seen> seen_;  // by op key
   bool said_coalescing_ = false;

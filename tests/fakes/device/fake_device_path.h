@@ -81,6 +81,7 @@ class FakeDevicePath final : public DevicePath {
   bool busy() const override { return false; }
   void Tick(uint64_t) override {}
   std::optional<PinnedUse> pinned() const override { return std::nullopt; }
+  GpuMemory* memory() override { return nullptr; }
 
   // The device sides made, by job id (owned by their jobs).
   std::vector<std::pair<std::string, FakeJobDevice*>> jobs;

@@ -86,7 +86,8 @@ class NcclTelemetrySinkTest : public ::testing::Test {
     char dir[] = "/tmp/outrider-telemetry-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
     dir_ = dir;
-    sink_ = std::make_unique<NcclStatsReceiver>(loop_.get(), [](const ucred&) { return true; });
+    sink_ = std::make_unique<NcclStatsReceiver>(loop_.get(), &metrics_,
+                                                [](const ucred&) { return true; });
     ASSERT_TRUE(sink_->Open(dir_ + "/agent.sock.nccl", 0600, static_cast<gid_t>(-1)).ok());
   }
   void TearDown() override {
@@ -123,20 +124,21 @@ class NcclTelemetrySinkTest : public ::testing::Test {
     return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 1));
   }
 
+  AgentMetrics metrics_;
   std::unique_ptr<EventLoop> loop_;
   std::string dir_;
   std::unique_ptr<NcclStatsReceiver> sink_;
 };
 
 TEST_F(NcclTelemetrySinkTest, CountsADatagramWholeOrNotAtAllAndCountsRejections) {
-  std::string before = Metrics().registry().Serialize();
+  std::string before = metrics_.registry().Serialize();
   double rejected = Value(before, "outrider_nccl_telemetry_datagrams_total{result=\"rejected\"}");
   // The first record is fine, the second is not: nothing of the datagram may count.
   Send({Datagram("whole-or-none", {0, 99}), Datagram("bad\rname", {0}),
         Datagram("whole-or-none", {}), Datagram("counted", {1})});
   EXPECT_EQ(sink_->rejected(), 3u);
   EXPECT_EQ(sink_->accepted(), 1u);
-  std::string after = Metrics().registry().Serialize();
+  std::string after = metrics_.registry().Serialize();
   EXPECT_EQ(after.find("whole-or-none"), std::string::npos)
       << "a refused datagram's records were counted";
   EXPECT_EQ(after.find("bad\r"), std::string::npos);

@@ -257,7 +257,9 @@ TEST_F(JobTest, AlltoallvDeliversUnevenBlocksInSenderOrder) {
 // ---- Status ----
 
 TEST_F(JobTest, TheFirstMemberSetsTheJobsGpuModeAndAMemberInAnotherModeIsRefused) {
-  job_ = std::make_unique<Job>("gpu-job", 2, 2, nullptr);
+  AgentMetrics metrics;
+  job_ = std::make_unique<Job>("gpu-job", 2, 2, nullptr, EngineOptions{}, std::vector<int32_t>{},
+                               nullptr, &metrics);
   FakeMember m0(0, 2), m1(1, 2);
   m0.mutable_identity().gpu_mode = ipc::GpuMode::kIpc;
   ASSERT_TRUE(job_->AddMember(&m0).ok());
@@ -266,7 +268,7 @@ TEST_F(JobTest, TheFirstMemberSetsTheJobsGpuModeAndAMemberInAnotherModeIsRefused
   EXPECT_NE(st.message().find("gpu_mode ipc, this client says staging"), std::string::npos)
       << st.message();
   EXPECT_EQ(job_->StatusJson()["gpu_mode"], "ipc");
-  std::string text = Metrics().registry().Serialize();
+  std::string text = metrics.registry().Serialize();
   EXPECT_NE(text.find("outrider_job_gpu_mode{training_job=\"gpu-job\",mode=\"ipc\"} 1"),
             std::string::npos)
       << text;
@@ -274,6 +276,7 @@ TEST_F(JobTest, TheFirstMemberSetsTheJobsGpuModeAndAMemberInAnotherModeIsRefused
             std::string::npos);
   m1.mutable_identity().gpu_mode = ipc::GpuMode::kIpc;
   EXPECT_TRUE(job_->AddMember(&m1).ok());
+  job_.reset();  // before the metrics it holds a label of
 }
 
 TEST_F(JobTest, StatusJsonListsMembersAndPendingOps) {

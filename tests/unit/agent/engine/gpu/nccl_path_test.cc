@@ -31,6 +31,12 @@ const cuda::Driver& FakeCuda() {
   return **d;
 }
 
+// The GPU memory the tests' NCCL paths use, over the fake driver.
+GpuMemory& Memory() {
+  static GpuMemory memory;
+  return memory;
+}
+
 // An in-place f32 sum allreduce of `n` floats on GPU 0, the values i % 251.
 ValidatedOp Allreduce(const cuda::Driver& d, uint64_t key, uint64_t n) {
   CUdeviceptr p = 0;
@@ -50,14 +56,15 @@ ValidatedOp Allreduce(const cuda::Driver& d, uint64_t key, uint64_t n) {
 
 TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOne) {
   const cuda::Driver& d = FakeCuda();
-  ASSERT_TRUE(CudaMemory::Get().ok()) << CudaMemory::Get().status().ToString();
+  ASSERT_TRUE(Memory().Get().ok()) << Memory().Get().status().ToString();
   std::vector<std::pair<uint64_t, NcclTicket>> tickets;  // (key, ticket) in the order handed out
   NcclPath::Links links;
   links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket& t) {
     tickets.emplace_back(key, t);
   };
   NcclPath path("order", /*node=*/0, /*world=*/1,
-                {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}}, links);
+                {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}, nullptr, &Memory()},
+                links);
   path.SetRanks({0});
   ValidatedOp big = Allreduce(d, 1, 16 * kChunk / 4);  // 16 chunks
   ValidatedOp urgent = Allreduce(d, 2, 100);
@@ -109,15 +116,17 @@ TEST(NcclPathTest, AnUrgentInstanceGetsTheNextTicketAfterAtMostTwoChunksOfABigOn
 // priorities alone decide.
 TEST(NcclPathTest, AnInstanceReadyForLongGoesAheadOfAFreshMoreUrgentOneUnlessAgingIsOff) {
   const cuda::Driver& d = FakeCuda();
-  ASSERT_TRUE(CudaMemory::Get().ok());
+  ASSERT_TRUE(Memory().Get().ok());
   for (uint64_t aging_ns : {uint64_t{100'000'000}, uint64_t{0}}) {
     SCOPED_TRACE(aging_ns ? "aging" : "no aging");
     uint64_t now = 0;
     std::vector<uint64_t> keys;  // by ticket
     NcclPath::Links links;
     links.send_ticket = [&](uint64_t key, uint64_t, const NcclTicket&) { keys.push_back(key); };
-    NcclPath path("aging", 0, 1, {uint64_t{10'000'000'000}, kChunk, aging_ns, [&] { return now; }},
-                  links);
+    NcclPath path(
+        "aging", 0, 1,
+        {uint64_t{10'000'000'000}, kChunk, aging_ns, [&] { return now; }, nullptr, &Memory()},
+        links);
     path.SetRanks({0});
     ValidatedOp low = Allreduce(d, 1, kChunk / 4), first = Allreduce(d, 2, 2 * kChunk / 4),
                 fresh = Allreduce(d, 3, 2 * kChunk / 4);
@@ -147,8 +156,9 @@ TEST(NcclPathTest, AnInstanceReadyForLongGoesAheadOfAFreshMoreUrgentOneUnlessAgi
 
 TEST(NcclPathTest, AnInstanceDroppedAfterItsLaunchWasOrderedFailsTheRestNamingWhy) {
   const cuda::Driver& d = FakeCuda();
-  ASSERT_TRUE(CudaMemory::Get().ok());
-  NcclPath path("drop", 0, 1, {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}});
+  ASSERT_TRUE(Memory().Get().ok());
+  NcclPath path("drop", 0, 1,
+                {uint64_t{10'000'000'000}, kChunk, uint64_t{100'000'000}, {}, nullptr, &Memory()});
   path.SetRanks({0});
   ValidatedOp a = Allreduce(d, 1, 16 * kChunk / 4), b = Allreduce(d, 2, 100);
   Status a_done = Internal("not run"), b_done = Internal("not run");
