@@ -1,0 +1,227 @@
+// The shim's client over a scripted agent (tests/fakes/shim/fake_agent.h), in one process: what
+// it sends for each call, and what it makes of every answer, including the ones a real agent
+// never gives (another protocol version, a communicator id it already has, hanging up mid-op).
+#include "shim/client.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/fakes/shim/fake_agent.h"
+#include "tests/support/test_support.h"
+
+namespace outrider::shim {
+namespace {
+
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/outrider-client-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    config_.socket_path = dir_ + "/agent.sock";
+    config_.job_id = "job";
+    config_.job_id_from = "the test";
+    config_.world_size = 2;
+    config_.local_world_size = 2;
+    config_.arena_bytes = 1 << 20;
+    config_.timeout_ms = 5000;
+  }
+  void TearDown() override {
+    client_.reset();
+    agent_.reset();
+    (void)::unlink(config_.socket_path.c_str());
+    (void)::rmdir(dir_.c_str());
+  }
+  // Starts the agent and connects the client to it.
+  void Connect(FakeAgent::Options options = {}) {
+    agent_ = FakeAgent::Start(config_.socket_path, options);
+    ASSERT_NE(agent_, nullptr);
+    Result<std::unique_ptr<Client>> c = Client::Connect(config_);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    client_ = std::move(*c);
+  }
+  // An allreduce of `n` floats in place, in a region of the client's.
+  OpArgs Allreduce(float* buf, uint64_t n) {
+    OpArgs a{};
+    a.kind = ipc::OpKind::kAllreduce;
+    a.count = n;
+    a.send = buf;
+    a.send_bytes = n * sizeof(float);
+    a.recv = buf;
+    a.recv_bytes = n * sizeof(float);
+    a.key = HashKey("grads");
+    return a;
+  }
+
+  std::string dir_;
+  ConnectConfig config_;
+  std::unique_ptr<FakeAgent> agent_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(ClientTest, AnAgentOfAnotherProtocolVersionIsRefusedNamingBothVersions) {
+  FakeAgent::Options options;
+  options.version = ipc::kProtocolVersion + 1;
+  agent_ = FakeAgent::Start(config_.socket_path, options);
+  ASSERT_NE(agent_, nullptr);
+  Result<std::unique_ptr<Client>> c = Client::Connect(config_);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kProtocol);
+  EXPECT_NE(
+      c.status().message().find("protocol version " + std::to_string(ipc::kProtocolVersion + 1) +
+                                ", this shim " + std::to_string(ipc::kProtocolVersion)),
+      std::string::npos)
+      << c.status().ToString();
+}
+
+TEST_F(ClientTest, AHelloTheAgentRefusesFailsWithTheAgentsCodeAndWords) {
+  FakeAgent::Options options;
+  options.refuse_hello = PermissionDenied("uid 1234 may not use this agent");
+  agent_ = FakeAgent::Start(config_.socket_path, options);
+  ASSERT_NE(agent_, nullptr);
+  Result<std::unique_ptr<Client>> c = Client::Connect(config_);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kPermissionDenied);
+  EXPECT_NE(c.status().message().find("uid 1234 may not use this agent"), std::string::npos);
+  EXPECT_NE(c.status().message().find("refused the connection"), std::string::npos);
+}
+
+TEST_F(ClientTest, AnAllreduceIsOneEntryNamingItsRegionAndFinishesWithTheAgentsResult) {
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  auto* buf = static_cast<float*>(*region);
+  Result<uint64_t> op = client_->Submit(Allreduce(buf + 16, 100));
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kind, static_cast<uint32_t>(ipc::OpKind::kAllreduce));
+  EXPECT_EQ(e->count, 100u);
+  EXPECT_EQ(e->flags, 0u);
+  EXPECT_EQ(e->send.region_id, 1u);  // the id the agent gave the region
+  EXPECT_EQ(e->send.offset, 64u);
+  EXPECT_EQ(e->send.length, 400u);
+  EXPECT_EQ(e->recv.region_id, 1u);
+  EXPECT_EQ(e->key, HashKey("grads"));
+  // Not done until the agent says so; then with the agent's code and message.
+  bool done = true;
+  EXPECT_TRUE(client_->Test(*op, &done).ok());
+  EXPECT_FALSE(done);
+  agent_->Complete(e->op_id, Internal("a peer sent a chunk twice"));
+  Status st = client_->Wait(*op, 5000);
+  EXPECT_EQ(st.code(), Code::kInternal);
+  EXPECT_NE(st.message().find("a peer sent a chunk twice"), std::string::npos) << st.ToString();
+  EXPECT_EQ(agent_->requests(), std::vector<ipc::MsgType>{ipc::MsgType::kRegisterRegion});
+}
+
+TEST_F(ClientTest, AnOpRefusedInTheClientStillReachesTheAgentAsARefusalInItsKeysOrder) {
+  Connect();
+  std::vector<float> not_shared(8);
+  Result<uint64_t> op = client_->Submit(Allreduce(not_shared.data(), 8));
+  ASSERT_FALSE(op.ok());
+  EXPECT_EQ(op.status().code(), Code::kInvalidArgument) << op.status().ToString();
+  // The other ranks' op of this key must not pair with this rank's next one: the agent hears.
+  std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->flags, ipc::kSubmitRefused);
+  EXPECT_EQ(e->key, HashKey("grads"));
+  EXPECT_EQ(e->root, static_cast<int32_t>(Code::kInvalidArgument));
+}
+
+TEST_F(ClientTest, TheAgentHangingUpFailsAnOpInFlightAsUnavailableWithoutWaitingOut) {
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  ASSERT_TRUE(op.ok());
+  ASSERT_TRUE(agent_->NextSubmission(5000).has_value());
+  agent_->HangUp();
+  auto start = std::chrono::steady_clock::now();
+  Status st = client_->Wait(*op, 60'000);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(st.code(), Code::kUnavailable) << st.ToString();
+  EXPECT_LT(waited, 30.0) << "the wait ran toward its timeout instead of seeing the agent go";
+  // And every later call says so rather than waiting.
+  Result<uint64_t> next = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  EXPECT_EQ(next.status().code(), Code::kUnavailable);
+}
+
+TEST_F(ClientTest, ARegionTheAgentRefusesIsNotKeptAndTheNextOneIsAccepted) {
+  Connect();
+  agent_->RefuseRequests(ResourceExhausted("this client has 64 regions, the most it may have"));
+  Result<void*> refused = client_->CreateRegion(4096);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("the most it may have"), std::string::npos);
+  agent_->RefuseRequests(Status::Ok());
+  Result<void*> accepted = client_->CreateRegion(4096);
+  ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+  EXPECT_TRUE(client_->ReleaseRegion(*accepted).ok());
+  // A region it never kept cannot be released.
+  EXPECT_EQ(client_->ReleaseRegion(*accepted).code(), Code::kInvalidArgument);
+}
+
+TEST_F(ClientTest, ACommunicatorIsAskedForInTheAgentsNumberingAndItsRanksAreTheCallers) {
+  // Job ranks 0, 1 on node 0 and 2, 3 on node 1; this client is job rank 0.
+  config_.world_size = 4;
+  Connect();
+  // Communicator ranks {2, 0}: rank 0 is job rank 2 (node 1), rank 1 is this client.
+  Result<uint32_t> comm = client_->CommCreate(Client::kJobComm, {2, 0});
+  ASSERT_TRUE(comm.ok()) << comm.status().ToString();
+  EXPECT_EQ(*client_->CommRank(*comm), 1);
+  EXPECT_EQ(*client_->CommSize(*comm), 2);
+  std::vector<ipc::CommCreate> asked = agent_->comm_requests();
+  ASSERT_EQ(asked.size(), 1u);
+  // The agents number a communicator's ranks node by node: this client, on node 0, is their 0.
+  EXPECT_EQ(asked[0].rank, 0);
+  EXPECT_EQ(asked[0].world_size, 2);
+  EXPECT_EQ(asked[0].local_world_size, 1);
+  // A broadcast from communicator rank 0 names the agents' rank of it (1) as its root.
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  OpArgs b = Allreduce(static_cast<float*>(*region), 4);
+  b.kind = ipc::OpKind::kBroadcast;
+  b.comm = *comm;
+  b.root = 0;
+  Result<uint64_t> op = client_->Submit(b);
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->root, 1);
+  EXPECT_EQ(e->comm, *comm);
+  // An allgather on it is refused here: its ranks are not in node order.
+  OpArgs g = Allreduce(static_cast<float*>(*region), 2);
+  g.kind = ipc::OpKind::kAllgather;
+  g.comm = *comm;
+  g.recv_bytes = 4 * sizeof(float);
+  Result<uint64_t> refused = client_->Submit(g);
+  EXPECT_EQ(refused.status().code(), Code::kFailedPrecondition) << refused.status().ToString();
+}
+
+TEST_F(ClientTest, ACommunicatorIdTheAgentShouldNeverGiveIsAProtocolError) {
+  Connect();
+  Result<uint32_t> first = client_->CommCreate(Client::kJobComm, {0, 1});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  // A second communicator with the first one's id.
+  agent_->AnswerCommsWith(*first);
+  Result<uint32_t> comm = client_->CommCreate(Client::kJobComm, {1, 0});
+  ASSERT_FALSE(comm.ok());
+  EXPECT_EQ(comm.status().code(), Code::kProtocol) << comm.status().ToString();
+}
+
+TEST_F(ClientTest, AClientThatGoesSaysGoodbye) {
+  Connect();
+  client_.reset();
+  EXPECT_TRUE(agent_->greeted());
+  // The goodbye is read on the agent's thread.
+  EXPECT_TRUE(testing::WaitUntil([&] { return agent_->said_goodbye(); }, 5000));
+}
+
+}  // namespace
+}  // namespace outrider::shim
