@@ -70,9 +70,8 @@ bool FakeAgent::Handle(const uint8_t* msg, size_t n, std::vector<UniqueFd>& fds)
   if (type == ipc::MsgType::kHello) {
     ipc::HelloRequest hello{};
     std::memcpy(&hello, msg, std::min(n, sizeof(hello)));
-    Status st = Hello(hello);
-    greeted_.store(true);
-    return st.ok();
+    greeted_.store(true);  // before the reply: the client may look as soon as it has it
+    return Hello(hello).ok();
   }
   if (type == ipc::MsgType::kGoodbye) {
     goodbye_.store(true);
