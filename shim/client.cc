@@ -2,6 +2,9 @@
 // still counts), completions, and the waits on them.
 #include "shim/client.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -121,7 +124,87 @@ Status Client::LearnJobNodes() {
   return Status::Ok();
 }
 
+namespace {
+
+// Op `id` failed because the agent is gone (`gone`): whether it may simply be submitted again.
+Status Departed(uint64_t id, const OpState& s, const Status& gone) {
+  // The agent may also have died between two ranks' completions of it: where it completed, it
+  // must not run again.
+  const char* again =
+      s.in_place ? "it ran in place (its output is its input), which the agent may have written "
+                   "part of: restore the input before submitting it again, and only where every "
+                   "rank failed it"
+                 : "its inputs are intact: it may be submitted again, where every rank failed it "
+                   "(the agent may have completed it on some before it went)";
+  return Status(gone.code(),
+                gone.message() + "; op " + std::to_string(id) + " was in flight: " + again);
+}
+
+}  // namespace
+
+Status Client::Reconnect() {
+  Status gone = conn_->gone();
+  if (gone.ok() || gone.code() == Code::kCancelled) return gone;  // there, or this client left
+  if (config_.reconnect_ms <= 0) return gone;
+  const char* stays = device_.started() ? "it ran ops on GPU memory, whose streams wait on the "
+                                          "agent's fences"
+                      : config_.world_size != config_.local_world_size ? "its job spans nodes"
+                      : config_.generation != 0 || config_.joiner      ? "its job re-formed"
+                                                                       : nullptr;
+  if (stays != nullptr) {
+    return Status(gone.code(),
+                  gone.message() + "; this client does not reconnect: " + std::string(stays));
+  }
+  DrainCompletions();  // what the agent finished before it went still counts
+  for (auto& [id, s] : ops_) {
+    if (s.done) continue;
+    s.done = true;
+    s.result = Departed(id, s, gone);
+    s.aux = nullptr;  // the agent may have been reading it: leaked, never reused
+  }
+  in_flight_ = 0;
+  refusals_.clear();
+  uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.reconnect_ms) * 1'000'000;
+  uint64_t pause_us = 10'000;
+  for (;;) {
+    Status opened = conn_->Reopen(config_);
+    if (opened.ok()) break;
+    uint64_t now = ipc::MonotonicNs();
+    if (now >= deadline) {
+      return Unavailable(gone.message() + "; no agent answered at " + config_.socket_path +
+                         " within " + std::to_string(config_.reconnect_ms) +
+                         " ms (OUTRIDER_RECONNECT_MS): " + opened.message());
+    }
+    // An agent that restarts is back within a second or two: asked again soon, then less often.
+    ::usleep(static_cast<useconds_t>(std::min<uint64_t>(pause_us, (deadline - now) / 1000 + 1)));
+    pause_us = std::min<uint64_t>(pause_us * 2, 200'000);
+  }
+  Status again = regions_.Reregister();
+  if (again.ok()) again = comms_.Rejoin();
+  if (!again.ok()) {
+    conn_->MarkGone(again);
+    return again;
+  }
+  return Status::Ok();
+}
+
+Status Client::ReachAgent() {
+  // Outside a request the agent only ever sends a goodbye: a readable socket means it is leaving.
+  if (conn_->gone().ok() && conn_->SocketReadable()) conn_->OnSocketReadable();
+  return Reconnect();
+}
+
+Result<uint64_t> Client::Submit(const OpArgs& args) {
+  OUTRIDER_RETURN_IF_ERROR(Reconnect());
+  Result<uint64_t> r = Submit(args, false);
+  if (r.ok() || conn_->gone().ok()) return r;
+  // The agent went away just now, before the op reached it: once more at the next agent.
+  OUTRIDER_RETURN_IF_ERROR(Reconnect());
+  return Submit(args, false);
+}
+
 Result<std::optional<uint32_t>> Client::CommSplit(uint32_t parent, int32_t color, int32_t key) {
+  OUTRIDER_RETURN_IF_ERROR(ReachAgent());
   auto exchange = [&](const Communicators::Comm& p, int32_t my_color,
                       int32_t my_key) -> Result<Communicators::SplitExchange> {
     Result<std::vector<int32_t>> pairs = AllgatherInts(parent, static_cast<size_t>(p.size),
@@ -160,7 +243,7 @@ void Client::Refuse(const OpArgs& a, const Status& why) {
   e.kind = static_cast<uint32_t>(a.kind);
   e.dtype = static_cast<uint32_t>(a.dtype);
   e.count = a.count;
-  e.comm = a.comm;
+  e.comm = comms_.AgentId(a.comm);
   e.flags = ipc::kSubmitRefused;
   e.root = static_cast<int32_t>(why.code());
   refusals_.push_back(e);
@@ -258,7 +341,7 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
   e.root = root;
   e.priority = a.priority;
   e.count = a.count;
-  e.comm = a.comm;
+  e.comm = comm->agent_id;
   if (a.fence >= 0) {
     e.flags = ipc::kSubmitFenced;
     e.fence = static_cast<uint32_t>(a.fence);
@@ -272,6 +355,9 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
   OpState state;
   state.comm = a.comm;
   state.aux = aux;
+  auto send = reinterpret_cast<uintptr_t>(a.send), recv = reinterpret_cast<uintptr_t>(a.recv);
+  state.in_place = a.send_bytes > 0 && a.recv_bytes > 0 && send < recv + a.recv_bytes &&
+                   recv < send + a.send_bytes;
   ops_.emplace(e.op_id, std::move(state));
   return e.op_id;
 }
@@ -322,9 +408,10 @@ Status Client::Test(uint64_t op, bool* done, OpResult* result) {
     if (it->second.done) return Test(op, done, result);
     *done = true;
     it->second.aux = nullptr;  // the agent is gone but may have been reading it: leak, never reuse
+    Status departed = Departed(op, it->second, gone);
     Release(it);
     --in_flight_;
-    return gone;
+    return departed;
   }
   return Status::Ok();
 }

@@ -31,10 +31,21 @@ class Client {
 
   const ConnectConfig& config() const { return config_; }
 
-  Result<void*> Alloc(size_t bytes) { return regions_.Alloc(bytes); }
+  // Every call that needs the agent first reaches a restarted one if the agent went away (see
+  // Reconnect).
+  Result<void*> Alloc(size_t bytes) {
+    OUTRIDER_RETURN_IF_ERROR(Reconnect());
+    return regions_.Alloc(bytes);
+  }
   Status Free(void* p) { return regions_.Free(p); }
-  Result<void*> CreateRegion(size_t bytes) { return regions_.Create(bytes); }
-  Result<void*> RegisterFd(int fd, size_t bytes) { return regions_.RegisterFd(fd, bytes); }
+  Result<void*> CreateRegion(size_t bytes) {
+    OUTRIDER_RETURN_IF_ERROR(ReachAgent());
+    return regions_.Create(bytes);
+  }
+  Result<void*> RegisterFd(int fd, size_t bytes) {
+    OUTRIDER_RETURN_IF_ERROR(ReachAgent());
+    return regions_.RegisterFd(fd, bytes);
+  }
   Status ReleaseRegion(void* base) { return regions_.Release(base); }
   // Releases the GPU allocations registered with the agent that start in [p, p + bytes).
   Status ReleaseDeviceMemory(const void* p, size_t bytes) {
@@ -48,6 +59,7 @@ class Client {
   // Called by every member of the new communicator (and by no one else): its rank i is rank
   // ranks[i] of `parent`. Members must create communicators from the same list in the same order.
   Result<uint32_t> CommCreate(uint32_t parent, const std::vector<int32_t>& ranks) {
+    OUTRIDER_RETURN_IF_ERROR(ReachAgent());
     return comms_.Create(parent, ranks);
   }
   // Called by every rank of `parent`: those with the same color >= 0 form a communicator, ranked
@@ -58,7 +70,7 @@ class Client {
   Result<int> CommRank(uint32_t comm) const { return comms_.Rank(comm); }
   Result<int> CommSize(uint32_t comm) const { return comms_.Size(comm); }
 
-  Result<uint64_t> Submit(const OpArgs& args) { return Submit(args, false); }
+  Result<uint64_t> Submit(const OpArgs& args);
   // DeadlineExceeded leaves the op pending; any other result releases the handle.
   Status Wait(uint64_t op, int64_t timeout_ms, OpResult* result = nullptr);
   // Sets *done; when done returns the op's result (and `result`, if given) and releases the handle.
@@ -88,6 +100,16 @@ class Client {
   Status Reconfigure(uint32_t timeout_ms, Membership* out);
 
   std::string& last_error() { return last_error_; }
+
+  // Once the agent went away (it was restarted, upgraded, or died): every op still in flight fails
+  // once, saying whether it may be submitted again (its inputs are intact unless it ran in place),
+  // and the client connects to the agent at its socket again for up to reconnect_ms, registers its
+  // memory there and joins its communicators again, keeping every pointer and handle. A client of
+  // a job across nodes, of a re-formed job, or that ran ops on GPU memory does not reconnect: the
+  // agent's departure stays its answer. OK at once while the agent is there.
+  Status Reconnect();
+  // The same, having first read whether the agent is leaving right now.
+  Status ReachAgent();
 
  private:
   Client(const ConnectConfig& config, std::unique_ptr<Connection> conn);

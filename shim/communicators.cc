@@ -114,26 +114,56 @@ Result<uint32_t> Communicators::Join(const Comm& parent, const std::vector<int32
     c.agent_rank[static_cast<size_t>(order[e])] = static_cast<int32_t>(e);
     c.node_order = c.node_order && order[e] == static_cast<int32_t>(e);
   }
-  int32_t agent_rank = c.agent_rank[static_cast<size_t>(c.rank)];
+  c.local_size = local;
+  OUTRIDER_ASSIGN_OR_RETURN(c.agent_id, Request(c));
+  uint32_t handle = next_handle_++;
+  comms_.emplace(handle, std::move(c));
+  return handle;
+}
 
+Result<uint32_t> Communicators::Request(const Comm& c) {
+  int32_t agent_rank = c.agent_rank[static_cast<size_t>(c.rank)];
   ipc::CommCreate msg{};
   uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommCreate, sizeof(msg) - sizeof(msg.header), rid);
-  msg.key = key;
+  msg.key = c.key;
   msg.rank = agent_rank;
   msg.world_size = c.size;
-  msg.local_rank = agent_rank % local;
-  msg.local_world_size = local;
+  msg.local_rank = agent_rank % c.local_size;
+  msg.local_world_size = c.local_size;
   OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply,
                             conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
   OUTRIDER_RETURN_IF_ERROR(
       FromReply(reply.code, reply.message).Annotate("creating a communicator"));
-  if (reply.region_id == kJob || comms_.count(reply.region_id) != 0) {
+  bool known = std::any_of(comms_.begin(), comms_.end(),
+                           [&](const auto& h) { return h.second.agent_id == reply.region_id; });
+  if (reply.region_id == kJob || known) {
     return ProtocolError("the agent answered a communicator request with id " +
                          std::to_string(reply.region_id));
   }
-  comms_.emplace(reply.region_id, std::move(c));
   return reply.region_id;
+}
+
+uint32_t Communicators::AgentId(uint32_t comm) const {
+  auto it = comms_.find(comm);
+  return it != comms_.end() ? it->second.agent_id : comm;
+}
+
+Status Communicators::Rejoin() {
+  // Forgotten first: the new agent's ids are checked against each other only.
+  for (auto& [handle, c] : comms_) {
+    if (handle != kJob) c.agent_id = kJob;
+  }
+  for (auto& [handle, c] : comms_) {  // handles grow in the order they were made
+    if (handle == kJob) continue;
+    Result<uint32_t> id = Request(c);
+    if (!id.ok()) {
+      return id.status().Annotate("joining communicator " + std::to_string(handle) +
+                                  " at the agent again");
+    }
+    c.agent_id = *id;
+  }
+  return Status::Ok();
 }
 
 Result<uint32_t> Communicators::Create(uint32_t parent, const std::vector<int32_t>& ranks) {
@@ -200,7 +230,7 @@ Status Communicators::Destroy(uint32_t comm, size_t pending) {
   uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kCommDestroy, sizeof(msg) - sizeof(msg.header),
                      rid);
-  msg.comm = comm;
+  msg.comm = AgentId(comm);
   OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply,
                             conn_->Request(&msg, sizeof(msg), nullptr, 0, rid));
   OUTRIDER_RETURN_IF_ERROR(

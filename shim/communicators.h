@@ -19,6 +19,9 @@ class Connection;
 // Thread-safety: one thread at a time (the owning Client's).
 class Communicators {
  public:
+  // Handle 0 is the job itself.
+  static constexpr uint32_t kJob = 0;
+
   struct Comm {
     uint64_t key = 0;  // names it within the job: the agents derive its job id from it
     int rank = 0, size = 1;
@@ -27,9 +30,11 @@ class Communicators {
     bool node_order = true;                // agent_rank[r] == r for every rank
     std::map<uint64_t, uint32_t> created;  // communicators made from it, by member list hash
     uint64_t splits = 0;
+    // The agent's id for it (the job's: kJob). The caller's handle stays when the client joins
+    // it again at a new agent (Rejoin), whose id for it may differ.
+    uint32_t agent_id = kJob;
+    int local_size = 1;  // its ranks per node
   };
-  // Handle 0 is the job itself.
-  static constexpr uint32_t kJob = 0;
 
   // Holds the job's communicator: the config's ranks, local_world_size of them per node.
   Communicators(Connection* conn, const ConnectConfig& config);
@@ -70,12 +75,21 @@ class Communicators {
   // Leaves a communicator; `pending` ops on it have not been waited for (then it stays).
   Status Destroy(uint32_t comm, size_t pending);
 
+  // The agent's id for the communicator with handle `comm` (`comm` itself if there is none).
+  uint32_t AgentId(uint32_t comm) const;
+  // The client is connected to a new agent: joins every communicator there again, in the order
+  // they were made (every member does the same), keeping their handles.
+  Status Rejoin();
+
  private:
   // Joins the communicator of `members` (ranks of `parent`) named `key` at the agent.
   Result<uint32_t> Join(const Comm& parent, const std::vector<int32_t>& members, uint64_t key);
+  // Asks the agent to let this client into `c`: the agent's id for it.
+  Result<uint32_t> Request(const Comm& c);
 
   Connection* conn_;                // Not owned; outlives this.
   std::map<uint32_t, Comm> comms_;  // by handle; 0 is the job
+  uint32_t next_handle_ = 1;        // handles are the client's, never the agent's ids
   Status job_nodes_;                // not OK: the job's nodes are unknown in this generation
 };
 

@@ -99,6 +99,10 @@ Result<ConnectConfig> ResolveConnectConfig(const ConnectRequest& req) {
     OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_ARENA_BYTES", &c.arena_bytes));
   }
   OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_SPIN_US", &c.spin_us));
+  OUTRIDER_RETURN_IF_ERROR(ParseEnvInt("OUTRIDER_RECONNECT_MS", &c.reconnect_ms));
+  if (c.reconnect_ms < 0)
+    return InvalidArgument("OUTRIDER_RECONNECT_MS=" + std::to_string(c.reconnect_ms) +
+                           " is negative (0: never reconnect)");
   if (const char* mode = Env("OUTRIDER_GPU_MODE")) {
     if (std::string_view(mode) == "staging" || *mode == '\0') {
       c.gpu_mode = ipc::GpuMode::kStaging;

@@ -17,6 +17,9 @@ struct ConnectConfig {
   int32_t rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
   uint64_t arena_bytes = uint64_t{256} << 20;
   int timeout_ms = 5000;
+  // After the agent went away: how long the next call tries to reach an agent at the socket again
+  // (a restarted one) before it fails (OUTRIDER_RECONNECT_MS; 0: it fails at once).
+  int reconnect_ms = 30000;
   uint32_t spin_us = 20;
   std::string root_addr;  // host:port of the job's root agent (multi-node)
   std::string token;

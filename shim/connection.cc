@@ -40,6 +40,32 @@ void Connection::Close() {
   }
 }
 
+Status Connection::Reopen(const ConnectConfig& config) {
+  if (gone_.ok()) return FailedPrecondition("the agent is still there");
+  config_ = config;
+  channel_ = ipc::UnixChannel();
+  sq_ = {};
+  cq_ = {};
+  control_ = ipc::Mapping();
+  sq_efd_ = UniqueFd();
+  cq_efd_ = UniqueFd();
+  next_request_id_ = 1;
+  Result<ipc::UnixChannel> channel = ipc::UnixChannel::Connect(config_.socket_path);
+  Status st = channel.ok() ? Status::Ok() : channel.status();
+  if (st.ok()) {
+    channel_ = std::move(*channel);
+    st = Handshake();
+  }
+  if (!st.ok()) {
+    channel_ = ipc::UnixChannel();
+    gone_ = st;
+    return st;
+  }
+  gone_ = Status::Ok();
+  closed_ = false;
+  return Status::Ok();
+}
+
 Status Connection::Handshake() {
   ipc::HelloRequest hello{};
   ipc::InitMsgHeader(&hello.header, ipc::MsgType::kHello, sizeof(hello) - sizeof(hello.header),

@@ -31,6 +31,10 @@ class Connection {
 
   // Says goodbye unless the agent is gone (or was told already). Nothing is sent after it.
   void Close();
+  // Once the agent is gone: connects to the agent at the socket again (a restarted one) and says
+  // hello as `config`, with a new control segment and rings. Until it succeeds the connection
+  // stays gone (with why it could not).
+  Status Reopen(const ConnectConfig& config);
 
   // Called once the agent is found gone (after gone() says why): streams waiting on the agent's
   // fences go on.

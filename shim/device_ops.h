@@ -42,6 +42,8 @@ class DeviceOps {
   DeviceOps& operator=(const DeviceOps&) = delete;
 
   static bool IsDevice(const void* p) { return DeviceMemory::IsDevice(p); }
+  // Whether ops on GPU memory ran (their streams wait on fences in this connection's segment).
+  bool started() const { return gpu_ != nullptr; }
 
   // Submits an op on host memory (fenced: args.fence >= 0) and returns its id.
   using Submit = std::function<Result<uint64_t>(const OpArgs& args)>;

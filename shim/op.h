@@ -56,6 +56,7 @@ struct OpState {
   bool done = false;
   uint32_t comm = 0;
   bool demand_ready = false;  // a partial completion arrived
+  bool in_place = false;      // its output overlaps its input (the agent writes what it reads)
   Status result;
   void* aux = nullptr;  // arena memory the agent reads until the op completes
   OpResult info;

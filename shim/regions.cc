@@ -21,18 +21,36 @@ Regions::Regions(Connection* conn, uint64_t arena_bytes)
 
 Result<void*> Regions::Add(UniqueFd fd, size_t bytes) {
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping mapping, ipc::MapShared(fd.get(), bytes));
+  OUTRIDER_ASSIGN_OR_RETURN(uint32_t id, Register(fd.get(), bytes));
+  uint8_t* base = mapping.data();
+  regions_.emplace(reinterpret_cast<uintptr_t>(base),
+                   Region{id, bytes, std::move(mapping), std::move(fd)});
+  return static_cast<void*>(base);
+}
+
+Result<uint32_t> Regions::Register(int fd, size_t bytes) {
   ipc::RegisterRegion msg{};
   uint32_t rid = conn_->NextRequestId();
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header),
                      rid);
   msg.bytes = bytes;
-  int f = fd.get();
-  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), &f, 1, rid));
+  OUTRIDER_ASSIGN_OR_RETURN(ipc::RegionReply reply, conn_->Request(&msg, sizeof(msg), &fd, 1, rid));
   OUTRIDER_RETURN_IF_ERROR(FromReply(reply.code, reply.message).Annotate("registering a region"));
-  uint8_t* base = mapping.data();
-  regions_.emplace(reinterpret_cast<uintptr_t>(base),
-                   Region{reply.region_id, bytes, std::move(mapping), std::move(fd)});
-  return static_cast<void*>(base);
+  return reply.region_id;
+}
+
+Status Regions::Reregister() {
+  for (auto it = regions_.begin(); it != regions_.end();) {
+    if (it->second.device) {
+      it = regions_.erase(it);  // registered again when an op next names it
+      continue;
+    }
+    Result<uint32_t> id = Register(it->second.fd.get(), it->second.bytes);
+    if (!id.ok()) return id.status().Annotate("registering the client's memory again");
+    it->second.id = *id;
+    ++it;
+  }
+  return Status::Ok();
 }
 
 Result<void*> Regions::Create(size_t bytes) {

@@ -62,9 +62,14 @@ class Regions {
   // Leaves every region mapped, and the arena's bookkeeping in place, for good (streams may still
   // use them).
   void Leak();
+  // The client is connected to a new agent: registers every host region there again (same memfd,
+  // same address, the new agent's id) and forgets the GPU allocations the old one had imported.
+  Status Reregister();
 
  private:
   Result<void*> Add(UniqueFd fd, size_t bytes);
+  // Registers memfd `fd` of `bytes` with the agent: its id there.
+  Result<uint32_t> Register(int fd, size_t bytes);
 
   Connection* conn_;  // Not owned; outlives this.
   std::unique_ptr<Arena> arena_;

@@ -1,5 +1,6 @@
-// The agent killed or stopped: every pending and new shim call returns an error (never a hang,
-// never SIGBUS); SIGTERM fails what waits with a clear reason and removes the socket.
+// The agent killed or stopped: every pending shim call returns an error (never a hang, never
+// SIGBUS), and a new one too once no agent came back within the reconnect deadline; SIGTERM fails
+// what waits with a clear reason and removes the socket. A restarted agent takes the client back.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -28,8 +29,10 @@ struct Report {
 };
 
 // Rank 0 of a two-rank job whose rank 1 never submits: its op stays pending until the agent
-// goes away. Then it checks that a new submit fails too and that its memory is still readable.
+// goes away. Then it checks that a new submit fails too (no agent comes back within its 300 ms)
+// and that its memory is still readable.
 int PendingClient(const std::string& socket, Pipe* submitted, Report* report) {
+  ::setenv("OUTRIDER_RECONNECT_MS", "300", 1);
   outrider_client_t* c = ConnectOrExit(socket, "pending", 0, 2);
   auto* x = static_cast<float*>(outrider_alloc(c, 1 << 16));
   x[0] = 3.5f;
@@ -75,6 +78,7 @@ TEST(AgentDeathTest, KilledAgentFailsPendingAndNewCallsWithUnavailable) {
   EXPECT_EQ(report->wait_rc, OUTRIDER_ERR_UNAVAILABLE) << report->wait_message;
   EXPECT_THAT(report->wait_message, HasSubstr("agent"));
   EXPECT_EQ(report->submit_rc, OUTRIDER_ERR_UNAVAILABLE) << report->submit_message;
+  EXPECT_THAT(report->submit_message, HasSubstr("within 300 ms (OUTRIDER_RECONNECT_MS)"));
   EXPECT_EQ(report->read_back, 3.5f);
 }
 
@@ -106,6 +110,7 @@ TEST(AgentDeathTest, KillingTheAgentAtRandomPointsNeverHangsClients) {
     Pipe progress;
     SharedValue<Report> reports[2];
     Ranks ranks(2, [&](int r) {
+      ::setenv("OUTRIDER_RECONNECT_MS", "300", 1);  // no agent comes back here
       outrider_client_t* c = ConnectOrExit(socket, "loop", r, 2);
       auto* x = static_cast<float*>(outrider_alloc(c, 1 << 20));
       int rc = OUTRIDER_OK;
@@ -130,6 +135,82 @@ TEST(AgentDeathTest, KillingTheAgentAtRandomPointsNeverHangsClients) {
           << "round " << round << ": " << reports[r]->wait_message;
     }
   }
+}
+
+struct RestartReport {
+  int failures;  // ops that failed with the agent, and were submitted again
+  int rc;
+  int wrong;  // results that were not the sum
+  int first_wrong_step;
+  float first_wrong;
+  char message[256];
+};
+
+// A job on one node, its agent killed and started again on the same socket: its ranks go on at
+// the new agent with no call other than submitting again the op the kill failed, which says its
+// inputs are intact; every result is checked.
+TEST(AgentDeathTest, ARestartedAgentTakesTheJobBackAndTheOpItFailedRunsAgainRight) {
+  auto agent = StartAgent();
+  ASSERT_NE(agent, nullptr);
+  std::string socket = agent->socket_path();
+  Pipe at_eleven[2], killed;
+  SharedValue<RestartReport> reports[2];
+  constexpr int kSteps = 30;
+  constexpr uint64_t kCount = 4096;
+  Ranks ranks(2, [&](int r) {
+    outrider_client_t* c = ConnectOrExit(socket, "restart", r, 2);
+    auto* in = static_cast<float*>(outrider_alloc(c, 2 * kCount * sizeof(float)));
+    float* out = in + kCount;
+    RestartReport& rep = *reports[r];
+    for (int i = 0; i < kSteps; ++i) {
+      // Both ranks finished step 10. Rank 0 stops before step 11 until the agent is dead; rank 1
+      // has its step 11 in flight then. (An op that completed on one rank only, because the agent
+      // died between two ranks' completions, could not be submitted again: not this test's case.)
+      if (r == 0 && i == 11) {
+        at_eleven[0].Send('t');
+        char ch;
+        if (!killed.Receive(&ch, 30000)) return 2;
+      }
+      for (uint64_t k = 0; k < kCount; ++k) in[k] = static_cast<float>((r + 1) * (i + 1));
+      for (;;) {
+        outrider_op_t h;
+        rep.rc = outrider_allreduce(c, in, out, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+        if (r == 1 && i == 11 && rep.failures == 0) at_eleven[1].Send('t');
+        if (rep.rc == OUTRIDER_OK) rep.rc = outrider_wait(c, h, 30000);
+        if (rep.rc == OUTRIDER_OK) break;
+        CopyText(rep.message, 256, outrider_last_error(c));
+        if (rep.rc != OUTRIDER_ERR_UNAVAILABLE ||
+            std::strstr(rep.message, "its inputs are intact") == nullptr || ++rep.failures > 1)
+          return 1;
+      }
+      for (uint64_t k = 0; k < kCount; ++k) {
+        if (out[k] != static_cast<float>(3 * (i + 1)) && rep.wrong++ == 0) {
+          rep.first_wrong_step = i;
+          rep.first_wrong = out[k];
+        }
+      }
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  char ch;
+  ASSERT_TRUE(at_eleven[0].Receive(&ch, 30000));
+  ASSERT_TRUE(at_eleven[1].Receive(&ch, 30000));
+  agent->Stop(SIGKILL);
+  killed.Send('k');
+  harness::AgentProcessOptions again;
+  again.socket_path = socket;
+  Result<std::unique_ptr<harness::AgentProcess>> restarted = harness::AgentProcess::Start(again);
+  ASSERT_TRUE(restarted.ok()) << restarted.status().ToString();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r << ": " << reports[r]->message;
+    EXPECT_EQ(reports[r]->wrong, 0)
+        << "rank " << r << ": first at step " << reports[r]->first_wrong_step << ", "
+        << reports[r]->first_wrong;
+  }
+  EXPECT_EQ(reports[0]->failures, 0) << "rank 0 had no op in flight: it reconnects on its next";
+  EXPECT_EQ(reports[1]->failures, 1) << reports[1]->message;
+  EXPECT_THAT(reports[1]->message, HasSubstr("op "));
 }
 
 }  // namespace

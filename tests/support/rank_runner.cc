@@ -34,7 +34,9 @@ int Ranks::Reap(int rank) {
 
 void Ranks::ExpectAllExitZero() {
   for (int r = 0; r < size(); ++r) {
-    if (!reaped_[static_cast<size_t>(r)]) EXPECT_EQ(Reap(r), 0) << "rank " << r;
+    if (!reaped_[static_cast<size_t>(r)]) {
+      EXPECT_EQ(Reap(r), 0) << "rank " << r;
+    }
   }
 }
 

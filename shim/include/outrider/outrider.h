@@ -24,7 +24,9 @@ enum {
   OUTRIDER_OK = 0,
   OUTRIDER_ERR_INVALID_ARGUMENT = 1,
   OUTRIDER_ERR_FAILED_PRECONDITION = 2,
-  OUTRIDER_ERR_UNAVAILABLE = 3,       /* agent not running, gone, or shutting down */
+  OUTRIDER_ERR_UNAVAILABLE = 3,       /* agent not running, gone, or shutting down; after the agent
+                                         went, the next call reconnects to a restarted one within
+                                         OUTRIDER_RECONNECT_MS (docs/operations.md) */
   OUTRIDER_ERR_DEADLINE_EXCEEDED = 4, /* a wait's timeout passed; the op is still pending */
   OUTRIDER_ERR_PEER_LOST = 5,         /* another rank of the job died */
   OUTRIDER_ERR_MISMATCH = 6,          /* ranks disagree on an op's shape */

@@ -147,9 +147,6 @@ TEST_F(ClientTest, TheAgentHangingUpFailsAnOpInFlightAsUnavailableWithoutWaiting
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(st.code(), Code::kUnavailable) << st.ToString();
   EXPECT_LT(waited, 30.0) << "the wait ran toward its timeout instead of seeing the agent go";
-  // And every later call says so rather than waiting.
-  Result<uint64_t> next = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
-  EXPECT_EQ(next.status().code(), Code::kUnavailable);
 }
 
 TEST_F(ClientTest, ARegionTheAgentRefusesIsNotKeptAndTheNextOneIsAccepted) {
@@ -213,6 +210,103 @@ TEST_F(ClientTest, ACommunicatorIdTheAgentShouldNeverGiveIsAProtocolError) {
   Result<uint32_t> comm = client_->CommCreate(Client::kJobComm, {1, 0});
   ASSERT_FALSE(comm.ok());
   EXPECT_EQ(comm.status().code(), Code::kProtocol) << comm.status().ToString();
+}
+
+TEST_F(ClientTest, AfterTheAgentRestartsTheClientGoesOnWithItsMemoryAndCommunicatorsAtTheNewOne) {
+  Connect();
+  Result<void*> region = client_->CreateRegion(8192);
+  ASSERT_TRUE(region.ok());
+  auto* buf = static_cast<float*>(*region);
+  Result<uint32_t> comm = client_->CommCreate(Client::kJobComm, {1, 0});
+  ASSERT_TRUE(comm.ok());
+  OpArgs out_of_place = Allreduce(buf, 8);
+  out_of_place.recv = buf + 1024;
+  Result<uint64_t> a = client_->Submit(out_of_place);
+  Result<uint64_t> b = client_->Submit(Allreduce(buf, 8));
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(agent_->NextSubmission(5000).has_value());
+  // The agent dies with both in flight; another starts on the same socket.
+  agent_->HangUp();
+  agent_.reset();
+  agent_ = FakeAgent::Start(config_.socket_path);
+  ASSERT_NE(agent_, nullptr);
+  agent_->AnswerCommsWith(42);
+  // Each op fails once, saying whether it may go again.
+  Status sa = client_->Wait(*a, 5000);
+  EXPECT_EQ(sa.code(), Code::kUnavailable);
+  EXPECT_NE(sa.message().find("its inputs are intact: it may be submitted again"),
+            std::string::npos)
+      << sa.ToString();
+  Status sb = client_->Wait(*b, 5000);
+  EXPECT_EQ(sb.code(), Code::kUnavailable);
+  EXPECT_NE(sb.message().find("restore the input before submitting it again"), std::string::npos)
+      << sb.ToString();
+  // The next op reaches the new agent: the region and the communicator are known there, by the
+  // new agent's ids, under the pointers and handle the caller has.
+  OpArgs again = Allreduce(buf, 8);
+  again.comm = *comm;
+  Result<uint64_t> c = client_->Submit(again);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->comm, 42u);
+  EXPECT_EQ(e->send.region_id, 1u);
+  EXPECT_EQ(e->send.offset, 0u);
+  EXPECT_GT(e->op_id, *b);  // op ids keep growing: an agent can tell no op twice
+  std::vector<ipc::MsgType> asked = agent_->requests();
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[0], ipc::MsgType::kRegisterRegion);
+  EXPECT_EQ(asked[1], ipc::MsgType::kCommCreate);
+  EXPECT_EQ(*client_->CommRank(*comm), 1);
+  agent_->Complete(e->op_id, Status::Ok());
+  EXPECT_TRUE(client_->Wait(*c, 5000).ok());
+}
+
+TEST_F(ClientTest, AnAgentThatDoesNotComeBackFailsTheNextCallAfterTheDeadlineNamingIt) {
+  config_.reconnect_ms = 300;
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  agent_->HangUp();
+  agent_.reset();
+  auto start = std::chrono::steady_clock::now();
+  Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(op.ok());
+  EXPECT_EQ(op.status().code(), Code::kUnavailable);
+  EXPECT_NE(op.status().message().find("no agent answered at " + config_.socket_path +
+                                       " within 300 ms (OUTRIDER_RECONNECT_MS)"),
+            std::string::npos)
+      << op.status().ToString();
+  EXPECT_GE(waited, 0.3);
+  EXPECT_LT(waited, 10.0);
+}
+
+TEST_F(ClientTest, WithoutReconnectingTheAgentsDepartureIsEveryLaterCallsAnswer) {
+  config_.reconnect_ms = 0;
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  agent_->HangUp();
+  agent_.reset();
+  agent_ = FakeAgent::Start(config_.socket_path);
+  Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  EXPECT_EQ(op.status().code(), Code::kUnavailable);
+  EXPECT_FALSE(agent_->greeted());
+}
+
+TEST_F(ClientTest, AClientOfAJobAcrossNodesDoesNotReconnectAndSaysWhy) {
+  config_.world_size = 4;  // two nodes of two
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  agent_->HangUp();
+  agent_.reset();
+  Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  EXPECT_EQ(op.status().code(), Code::kUnavailable);
+  EXPECT_NE(op.status().message().find("does not reconnect: its job spans nodes"),
+            std::string::npos)
+      << op.status().ToString();
 }
 
 TEST_F(ClientTest, AClientThatGoesSaysGoodbye) {
