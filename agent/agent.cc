@@ -235,6 +235,21 @@ void Agent::RefreshGauges() {
 void Agent::OnSignal() {
   signalfd_siginfo info{};
   if (::read(signal_fd_.get(), &info, sizeof(info)) != sizeof(info)) return;
+  if (!handing_over_ && info.ssi_signo == SIGTERM && options_.drain_timeout_ms != 0 &&
+      jobs_.size() != 0) {
+    // The socket goes first, so that the next agent can listen; the trainers of one-node jobs
+    // reconnect to it and submit there what was given back to them.
+    Logger("agent")->info(
+        "received signal {}; handing {} jobs over: ops that have not started go back to their "
+        "trainers for the next agent, started ones finish here (at most {} ms)",
+        info.ssi_signo, jobs_.size(), options_.drain_timeout_ms);
+    handing_over_ = true;
+    hand_over_deadline_ns_ = ipc::MonotonicNs() + uint64_t{options_.drain_timeout_ms} * 1'000'000;
+    ready_ = false;
+    control_->StopListening();
+    jobs_.HandOver();
+    return;
+  }
   Logger("agent")->info("received signal {}; shutting down", info.ssi_signo);
   loop_->Stop();
 }
@@ -267,6 +282,18 @@ bool Agent::Poll() {
     if (watchdog_us_ != 0 && now_ns >= next_watchdog_ns_) {
       sd_notify(0, "WATCHDOG=1");
       next_watchdog_ns_ = now_ns + watchdog_us_ * 500;  // twice per watchdog period
+    }
+  }
+  if (handing_over_) {
+    size_t running = jobs_.HandOverRunning();
+    if (running == 0 || ipc::MonotonicNs() >= hand_over_deadline_ns_) {
+      if (running == 0) {
+        Logger("agent")->info("jobs handed over; shutting down");
+      } else {
+        Logger("agent")->warn("hand-over took too long ({} ops still running); shutting down",
+                              running);
+      }
+      loop_->Stop();
     }
   }
   if (uint64_t now = ipc::MonotonicNs(); now >= generations_->NextDeadlineNs())

@@ -62,6 +62,9 @@ class Agent {
   std::unique_ptr<ControlServer> control_;
   UniqueFd signal_fd_;
   uint64_t next_expiry_check_ns_ = 0;
+  // SIGTERM with jobs running: the jobs are being handed over until this (then it exits).
+  bool handing_over_ = false;
+  uint64_t hand_over_deadline_ns_ = 0;
   uint64_t next_tick_ns_ = 0;
   uint64_t start_ns_ = 0;
   uint64_t watchdog_us_ = 0;   // systemd WatchdogSec, 0 = none

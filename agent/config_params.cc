@@ -140,6 +140,13 @@ const Param kParams[] = {
      "How long a collective may wait for all local ranks to submit before it fails with "
      "DEADLINE_EXCEEDED on every node of its job; 0 = never.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
+    {"drain_timeout_ms", "--drain-timeout-ms", "OUTRIDER_DRAIN_TIMEOUT_MS", "drain_timeout_ms",
+     "MS", "", "ms",
+     "On SIGTERM, how long the agent hands its jobs over before it exits: ops of one-node jobs t"
+     "hat have not started are given back to their trainers, which submit them again at the next"
+     " agent on the same socket, and started ones finish here; a second SIGTERM exits at once. 0"
+     " = exit at once, failing what is pending.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(drain_timeout_ms)},
     {"job_metrics_retire_s", "--job-metrics-retire-s", "OUTRIDER_JOB_METRICS_RETIRE_S",
      "job_metrics_retire_s", "S", "", "s",
      "How long a job's metric series (training_job=\"...\") stay after its last rank on this node "

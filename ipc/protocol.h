@@ -330,6 +330,10 @@ struct CompletionEntry {
   char message[256 - 80];
 };
 inline constexpr uint32_t kCompletionPartial = 1;
+// The agent is handing its jobs over to the next agent and the op had not started (code
+// UNAVAILABLE; its buffers are untouched): the client submits it again at the next agent. A client
+// that does not know this flag sees the op fail.
+inline constexpr uint32_t kCompletionMoved = 2;
 static_assert(sizeof(CompletionEntry) == 256);
 static_assert(std::is_trivially_copyable_v<CompletionEntry>);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -155,15 +156,30 @@ Status Client::Reconnect() {
     return Status(gone.code(),
                   gone.message() + "; this client does not reconnect: " + std::string(stays));
   }
-  DrainCompletions();  // what the agent finished before it went still counts
+  DrainCompletions();  // what the agent finished (or gave back) before it went still counts
+  std::vector<uint64_t> moved;
   for (auto& [id, s] : ops_) {
     if (s.done) continue;
+    if (s.moved) {
+      moved.push_back(id);
+      continue;
+    }
     s.done = true;
     s.result = Departed(id, s, gone);
     s.aux = nullptr;  // the agent may have been reading it: leaked, never reused
   }
+  std::sort(moved.begin(), moved.end());  // submitted again in their order
   in_flight_ = 0;
   refusals_.clear();
+  // Ops given back that cannot reach another agent fail with why.
+  auto fail_moved = [&](const Status& why) {
+    for (uint64_t id : moved) {
+      OpState& s = ops_.at(id);
+      s.moved = false;
+      s.done = true;
+      s.result = why;
+    }
+  };
   uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.reconnect_ms) * 1'000'000;
   uint64_t pause_us = 10'000;
   for (;;) {
@@ -171,19 +187,41 @@ Status Client::Reconnect() {
     if (opened.ok()) break;
     uint64_t now = ipc::MonotonicNs();
     if (now >= deadline) {
-      return Unavailable(gone.message() + "; no agent answered at " + config_.socket_path +
-                         " within " + std::to_string(config_.reconnect_ms) +
-                         " ms (OUTRIDER_RECONNECT_MS): " + opened.message());
+      Status none = Unavailable(gone.message() + "; no agent answered at " + config_.socket_path +
+                                " within " + std::to_string(config_.reconnect_ms) +
+                                " ms (OUTRIDER_RECONNECT_MS): " + opened.message());
+      fail_moved(none);
+      return none;
     }
     // An agent that restarts is back within a second or two: asked again soon, then less often.
     ::usleep(static_cast<useconds_t>(std::min<uint64_t>(pause_us, (deadline - now) / 1000 + 1)));
     pause_us = std::min<uint64_t>(pause_us * 2, 200'000);
   }
-  Status again = regions_.Reregister();
+  Result<std::map<uint32_t, uint32_t>> ids = regions_.Reregister();
+  Status again = ids.status();
   if (again.ok()) again = comms_.Rejoin();
   if (!again.ok()) {
+    fail_moved(again);
     conn_->MarkGone(again);
     return again;
+  }
+  for (uint64_t id : moved) {
+    OpState& s = ops_.at(id);
+    ipc::SubmitEntry e = s.entry;
+    for (ipc::BufferRef* ref : {&e.send, &e.recv, &e.aux, &e.out_ids, &e.demand}) {
+      if (ref->length == 0) continue;
+      auto it = ids->find(ref->region_id);
+      ref->region_id = it != ids->end() ? it->second : 0;  // 0: no region, refused there
+    }
+    e.comm = comms_.AgentId(s.comm);
+    s.moved = false;
+    if (!conn_->Push(e)) {  // a fresh ring holds every op a client may have in flight
+      s.done = true;
+      s.result = Internal("the submission ring of the new agent rejected a handed-over op");
+      continue;
+    }
+    ++entries_pushed_;
+    ++in_flight_;
   }
   return Status::Ok();
 }
@@ -355,6 +393,7 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
   OpState state;
   state.comm = a.comm;
   state.aux = aux;
+  state.entry = e;
   auto send = reinterpret_cast<uintptr_t>(a.send), recv = reinterpret_cast<uintptr_t>(a.recv);
   state.in_place = a.send_bytes > 0 && a.recv_bytes > 0 && send < recv + a.recv_bytes &&
                    recv < send + a.send_bytes;
@@ -374,6 +413,12 @@ void Client::DrainCompletions() {
     }
     auto it = ops_.find(c.op_id);
     if (it == ops_.end() || it->second.done) continue;  // not ours: ignore
+    if (c.flags & ipc::kCompletionMoved) {
+      // Given back before it started: it waits for the next agent (Reconnect).
+      --in_flight_;
+      it->second.moved = true;
+      continue;
+    }
     if (c.flags & ipc::kCompletionPartial) {
       it->second.demand_ready = true;
       it->second.info.result_rows = c.result_rows;
@@ -406,11 +451,17 @@ Status Client::Test(uint64_t op, bool* done, OpResult* result) {
   if (Status gone = conn_->gone(); !gone.ok()) {
     DrainCompletions();  // completions posted before the goodbye still count
     if (it->second.done) return Test(op, done, result);
+    if (it->second.moved) {
+      // Handed over: it goes on at the next agent (or fails, saying why it could not).
+      Status reached = Reconnect();
+      if (reached.ok() || it->second.done)
+        return reached.ok() ? Status::Ok() : Test(op, done, result);
+    }
     *done = true;
     it->second.aux = nullptr;  // the agent is gone but may have been reading it: leak, never reuse
     Status departed = Departed(op, it->second, gone);
+    if (!it->second.moved) --in_flight_;  // a moved op left the count when it was given back
     Release(it);
-    --in_flight_;
     return departed;
   }
   return Status::Ok();

@@ -42,25 +42,21 @@ void Connection::Close() {
 
 Status Connection::Reopen(const ConnectConfig& config) {
   if (gone_.ok()) return FailedPrecondition("the agent is still there");
+  // Made aside: until the new agent took it, this connection stays as it was (gone, its rings
+  // still readable for what the old agent posted).
+  auto fresh = std::unique_ptr<Connection>(new Connection(config));
+  Result<ipc::UnixChannel> channel = ipc::UnixChannel::Connect(config.socket_path);
+  if (!channel.ok()) return channel.status();
+  fresh->channel_ = std::move(*channel);
+  OUTRIDER_RETURN_IF_ERROR(fresh->Handshake());
   config_ = config;
-  channel_ = ipc::UnixChannel();
-  sq_ = {};
-  cq_ = {};
-  control_ = ipc::Mapping();
-  sq_efd_ = UniqueFd();
-  cq_efd_ = UniqueFd();
-  next_request_id_ = 1;
-  Result<ipc::UnixChannel> channel = ipc::UnixChannel::Connect(config_.socket_path);
-  Status st = channel.ok() ? Status::Ok() : channel.status();
-  if (st.ok()) {
-    channel_ = std::move(*channel);
-    st = Handshake();
-  }
-  if (!st.ok()) {
-    channel_ = ipc::UnixChannel();
-    gone_ = st;
-    return st;
-  }
+  channel_ = std::move(fresh->channel_);
+  control_ = std::move(fresh->control_);
+  sq_efd_ = std::move(fresh->sq_efd_);
+  cq_efd_ = std::move(fresh->cq_efd_);
+  sq_ = fresh->sq_;
+  cq_ = fresh->cq_;
+  next_request_id_ = fresh->next_request_id_;
   gone_ = Status::Ok();
   closed_ = false;
   return Status::Ok();

@@ -33,7 +33,7 @@ class Connection {
   void Close();
   // Once the agent is gone: connects to the agent at the socket again (a restarted one) and says
   // hello as `config`, with a new control segment and rings. Until it succeeds the connection
-  // stays gone (with why it could not).
+  // stays as it was: gone, its rings still readable.
   Status Reopen(const ConnectConfig& config);
 
   // Called once the agent is found gone (after gone() says why): streams waiting on the agent's

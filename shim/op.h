@@ -57,6 +57,10 @@ struct OpState {
   uint32_t comm = 0;
   bool demand_ready = false;  // a partial completion arrived
   bool in_place = false;      // its output overlaps its input (the agent writes what it reads)
+  // The agent handed its jobs over before the op started: it goes to the next agent as `entry`
+  // (the region ids translated) once the client reaches it.
+  bool moved = false;
+  ipc::SubmitEntry entry{};
   Status result;
   void* aux = nullptr;  // arena memory the agent reads until the op completes
   OpResult info;

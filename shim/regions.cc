@@ -39,7 +39,8 @@ Result<uint32_t> Regions::Register(int fd, size_t bytes) {
   return reply.region_id;
 }
 
-Status Regions::Reregister() {
+Result<std::map<uint32_t, uint32_t>> Regions::Reregister() {
+  std::map<uint32_t, uint32_t> ids;
   for (auto it = regions_.begin(); it != regions_.end();) {
     if (it->second.device) {
       it = regions_.erase(it);  // registered again when an op next names it
@@ -47,10 +48,11 @@ Status Regions::Reregister() {
     }
     Result<uint32_t> id = Register(it->second.fd.get(), it->second.bytes);
     if (!id.ok()) return id.status().Annotate("registering the client's memory again");
+    ids[it->second.id] = *id;
     it->second.id = *id;
     ++it;
   }
-  return Status::Ok();
+  return ids;
 }
 
 Result<void*> Regions::Create(size_t bytes) {

@@ -64,7 +64,8 @@ class Regions {
   void Leak();
   // The client is connected to a new agent: registers every host region there again (same memfd,
   // same address, the new agent's id) and forgets the GPU allocations the old one had imported.
-  Status Reregister();
+  // The new id of each old one.
+  Result<std::map<uint32_t, uint32_t>> Reregister();
 
  private:
   Result<void*> Add(UniqueFd fd, size_t bytes);

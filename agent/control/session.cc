@@ -354,6 +354,11 @@ void CommMember::Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const 
   session_->Partial(op_id, seq, agent_ns, report);
 }
 
+void CommMember::Moved(uint64_t op_id, uint64_t seq) {
+  if (in_flight_ > 0) --in_flight_;
+  session_->Moved(op_id, seq);
+}
+
 void Session::FlushOverflow() {
   while (!overflow_.empty()) {
     ipc::RingResult r = cq_.Push(overflow_.front());
@@ -403,6 +408,26 @@ void Session::Finished(uint64_t op_id, const Status& status, uint64_t seq, uint6
     c.demand_rows = report->demand_rows;
   }
   ipc::CopyText(c.message, sizeof(c.message), status.message());
+  Post(c);
+}
+
+void Session::Moved(uint64_t op_id, uint64_t seq) {
+  // A stream waits on an op on GPU memory (its fence, its staged copies): it fails instead.
+  if (staged_.count(op_id) != 0 || fence_of_.count(op_id) != 0) {
+    Complete(op_id,
+             Unavailable("the agent stopped before this op started; ops on GPU memory are not "
+                         "handed to the next agent"),
+             seq, 0);
+    return;
+  }
+  if (in_flight_ > 0) --in_flight_;
+  if (closed_) return;
+  ipc::CompletionEntry c{};
+  c.op_id = op_id;
+  c.code = static_cast<int32_t>(Code::kUnavailable);
+  c.seq = seq;
+  c.flags = ipc::kCompletionMoved;
+  ipc::CopyText(c.message, sizeof(c.message), "handed over to the next agent before it started");
   Post(c);
 }
 

@@ -40,6 +40,7 @@ class CommMember final : public Member {
   void Complete(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
                 const OpReport* report = nullptr) override;
   void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
+  void Moved(uint64_t op_id, uint64_t seq) override;
   size_t in_flight() const { return in_flight_; }
   void Submitted() { ++in_flight_; }
 
@@ -97,6 +98,7 @@ class Session final : public Member {
                 const OpReport* report = nullptr) override;
   // Posts a partial completion: the op's demanded rows are in its output; Complete follows.
   void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
+  void Moved(uint64_t op_id, uint64_t seq) override;
 
   bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
   void FinishSleep() {

@@ -90,6 +90,31 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
   pending_.erase(it);
 }
 
+void Job::HandOver() {
+  if (world_size_ != local_size_ || handing_over_) return;
+  handing_over_ = true;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Pending& p = it->second;
+    if (p.arrived == local_size_ || !p.failed.ok()) {  // running, or failed and kept as such
+      ++it;
+      continue;
+    }
+    for (size_t r = 0; r < p.ops.size(); ++r) {
+      if (p.op_ids[r] != 0 && members_[r] != nullptr)
+        members_[r]->Moved(p.op_ids[r], it->first.second);
+    }
+    recorder_.Ended(it->first.first, it->first.second, Unavailable("handed over"), nullptr);
+    it = pending_.erase(it);
+  }
+}
+
+size_t Job::running_count() const {
+  if (world_size_ != local_size_) return 0;
+  return static_cast<size_t>(std::count_if(pending_.begin(), pending_.end(), [&](const auto& e) {
+    return e.second.arrived == local_size_ && e.second.failed.ok();
+  }));
+}
+
 void Job::Lose(const Status& why, Ending how) {
   if (lost_.ok()) {
     Logger("engine")->warn("job '{}' failed for good ({}); its last ops:\n{}", id_, why.ToString(),
@@ -287,6 +312,10 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
   uint64_t seq = next_seq_[static_cast<size_t>(rank)][key]++;
   if (!lost_.ok()) {
     member->Complete(entry.op_id, op != nullptr ? lost_ : why, seq, 0);
+    return;
+  }
+  if (handing_over_ && op != nullptr) {
+    member->Moved(entry.op_id, seq);
     return;
   }
   InstanceId inst{key, seq};

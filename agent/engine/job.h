@@ -132,6 +132,13 @@ class Job {
   JobDevice* device();
   // Fails every pending collective, the node group's first (agent shutdown, a lost member).
   void FailAll(const Status& why);
+  // The agent hands its jobs over to the next one (docs/operations.md). A job on one node gives
+  // every op of an instance that has not started back to its rank (Member::Moved), now and as
+  // more come, so that they run at the next agent; started instances finish here. A job across
+  // nodes is left as it is.
+  void HandOver();
+  // Instances running here that a hand-over waits for (one-node jobs only).
+  size_t running_count() const;
   // The job cannot go on (`why`: a rank it expects will never come), here and on every node.
   void GiveUp(const Status& why);
   // A message from another node's agent for this job.
@@ -243,6 +250,7 @@ class Job {
   // Instances in the order they were created (so by first_ns), while some rank may still be
   // missing; settled ones are dropped from the front lazily.
   std::deque<InstanceId> arrival_;
+  bool handing_over_ = false;  // HandOver ran: every op that comes is moved
   // The front of arrival_ still waiting for a rank, or null (dropping what settled).
   Pending* OldestWaiting();
   Status lost_;  // set once a member left

@@ -262,6 +262,16 @@ nlohmann::json JobTable::FinishedJson() const {
   return out;
 }
 
+void JobTable::HandOver() {
+  for (auto& [id, job] : jobs_) job->HandOver();
+}
+
+size_t JobTable::HandOverRunning() const {
+  size_t n = 0;
+  for (const auto& [id, job] : jobs_) n += job->running_count();
+  return n;
+}
+
 size_t JobTable::PendingCount() const {
   size_t n = 0;
   for (const Job* job : active_) n += job->pending_count();

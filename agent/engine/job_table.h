@@ -75,6 +75,10 @@ class JobTable : public PeerEvents, public membership::JobDirectory {
   static constexpr size_t kFinishedJobs = 64;
   nlohmann::json FinishedJson() const;
   size_t PendingCount() const;
+  // The agent hands its jobs over (Job::HandOver, every job), and the instances still running
+  // here that the hand-over waits for.
+  void HandOver();
+  size_t HandOverRunning() const;
 
  private:
   using Jobs = std::map<std::string, std::unique_ptr<Job>>;

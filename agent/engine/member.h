@@ -49,6 +49,12 @@ class Member {
                         const OpReport* report = nullptr) = 0;
   // The op's demanded rows are in its output; Complete follows.
   virtual void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) = 0;
+  // The agent hands its jobs over to the next agent and this op had not started: the client
+  // submits it again there (its buffers are untouched). Where the client cannot hear that, the op
+  // fails.
+  virtual void Moved(uint64_t op_id, uint64_t seq) {
+    Complete(op_id, Unavailable("the agent stopped before this op started"), seq, 0);
+  }
 };
 
 }  // namespace outrider::agent

@@ -213,5 +213,57 @@ TEST(AgentDeathTest, ARestartedAgentTakesTheJobBackAndTheOpItFailedRunsAgainRigh
   EXPECT_THAT(reports[1]->message, HasSubstr("op "));
 }
 
+// The same job through a restart with SIGTERM: the agent gives back the op that had not started,
+// finishes, and the next agent on the socket runs it. No op fails; every result is checked.
+TEST(AgentDeathTest, ASigtermedAgentHandsItsJobToTheNextAndNoOpFails) {
+  auto agent = StartAgent();
+  ASSERT_NE(agent, nullptr);
+  std::string socket = agent->socket_path();
+  Pipe at_eleven[2], stopped;
+  SharedValue<RestartReport> reports[2];
+  constexpr int kSteps = 30;
+  constexpr uint64_t kCount = 4096;
+  Ranks ranks(2, [&](int r) {
+    outrider_client_t* c = ConnectOrExit(socket, "hand-over", r, 2);
+    auto* in = static_cast<float*>(outrider_alloc(c, 2 * kCount * sizeof(float)));
+    float* out = in + kCount;
+    RestartReport& rep = *reports[r];
+    for (int i = 0; i < kSteps; ++i) {
+      // Rank 0 stops before step 11 until the agent has stopped: rank 1's step 11 waits for it.
+      if (r == 0 && i == 11) {
+        at_eleven[0].Send('t');
+        char ch;
+        if (!stopped.Receive(&ch, 30000)) return 2;
+      }
+      for (uint64_t k = 0; k < kCount; ++k) in[k] = static_cast<float>((r + 1) * (i + 1));
+      outrider_op_t h;
+      rep.rc = outrider_allreduce(c, in, out, kCount, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h);
+      if (r == 1 && i == 11) at_eleven[1].Send('t');
+      if (rep.rc == OUTRIDER_OK) rep.rc = outrider_wait(c, h, 30000);
+      if (rep.rc != OUTRIDER_OK) {
+        CopyText(rep.message, 256, outrider_last_error(c));
+        return 1;
+      }
+      for (uint64_t k = 0; k < kCount; ++k) rep.wrong += out[k] != static_cast<float>(3 * (i + 1));
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  char ch;
+  ASSERT_TRUE(at_eleven[0].Receive(&ch, 30000));
+  ASSERT_TRUE(at_eleven[1].Receive(&ch, 30000));
+  int status = agent->Stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "agent wait status " << status;
+  stopped.Send('s');
+  harness::AgentProcessOptions next;
+  next.socket_path = socket;
+  Result<std::unique_ptr<harness::AgentProcess>> restarted = harness::AgentProcess::Start(next);
+  ASSERT_TRUE(restarted.ok()) << restarted.status().ToString();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r << ": " << reports[r]->message;
+    EXPECT_EQ(reports[r]->wrong, 0) << "rank " << r;
+  }
+}
+
 }  // namespace
 }  // namespace outrider::testing

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <chrono>
 #include <cstring>
 
 #include "ipc/event_fd.h"
@@ -138,7 +139,11 @@ Status FakeAgent::Hello(const ipc::HelloRequest& hello) {
   cq_ = ipc::RingProducer<ipc::CompletionEntry>(
       reinterpret_cast<ipc::RingIndices*>(base + layout.cq_indices_offset),
       reinterpret_cast<ipc::CompletionEntry*>(base + layout.cq_slots_offset), entries);
-  rings_ready_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rings_ready_.store(true);
+  }
+  hello_said_.notify_all();
   reply.client_id = 1;
   reply.control_bytes = layout.total_bytes;
   ipc::UnixChannel channel(UniqueFd(::dup(client_.get())));
@@ -156,9 +161,14 @@ void FakeAgent::Reply(ipc::MsgType type, uint32_t request_id, const Status& st, 
 }
 
 std::optional<ipc::SubmitEntry> FakeAgent::NextSubmission(int timeout_ms) {
-  if (!rings_ready_.load()) return std::nullopt;
-  ipc::SubmitEntry e{};
   uint64_t deadline = ipc::MonotonicNs() + uint64_t(timeout_ms) * 1'000'000;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!hello_said_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                              [&] { return rings_ready_.load(); }))
+      return std::nullopt;
+  }
+  ipc::SubmitEntry e{};
   for (;;) {
     if (sq_.Pop(&e) == ipc::RingResult::kOk) return e;
     uint64_t now = ipc::MonotonicNs();
@@ -177,6 +187,15 @@ void FakeAgent::Complete(uint64_t op_id, const Status& status) {
   c.op_id = op_id;
   c.code = static_cast<int32_t>(status.code());
   ipc::CopyText(c.message, sizeof(c.message), status.message());
+  (void)cq_.Push(c);
+  if (cq_.ConsumerNeedsWake()) ipc::SignalEventFd(cq_efd_.get());
+}
+
+void FakeAgent::Move(uint64_t op_id) {
+  ipc::CompletionEntry c{};
+  c.op_id = op_id;
+  c.code = static_cast<int32_t>(Code::kUnavailable);
+  c.flags = ipc::kCompletionMoved;
   (void)cq_.Push(c);
   if (cq_.ConsumerNeedsWake()) ipc::SignalEventFd(cq_efd_.get());
 }

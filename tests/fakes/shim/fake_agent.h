@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,8 @@ class FakeAgent {
   std::optional<ipc::SubmitEntry> NextSubmission(int timeout_ms);
   // Completes `op_id` with `status` (its message travels), waking the client if it sleeps.
   void Complete(uint64_t op_id, const Status& status);
+  // Gives `op_id` back unstarted, as an agent handing its jobs over does (kCompletionMoved).
+  void Move(uint64_t op_id);
   // Closes the client's socket without a goodbye, as an agent that died would.
   void HangUp();
 
@@ -78,7 +81,8 @@ class FakeAgent {
   std::atomic<uint32_t> comm_id_{0};
   std::atomic<int> client_fd_{-1};  // client_'s, for HangUp
   mutable std::mutex mu_;
-  Status refuse_;  // guarded by mu_
+  std::condition_variable hello_said_;  // with mu_: the rings are ready
+  Status refuse_;                       // guarded by mu_
   uint32_t next_id_ = 1;
   std::vector<ipc::MsgType> requests_;          // guarded by mu_
   std::vector<ipc::CommCreate> comm_requests_;  // guarded by mu_

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/fakes/shim/fake_agent.h"
@@ -260,6 +261,54 @@ TEST_F(ClientTest, AfterTheAgentRestartsTheClientGoesOnWithItsMemoryAndCommunica
   EXPECT_EQ(*client_->CommRank(*comm), 1);
   agent_->Complete(e->op_id, Status::Ok());
   EXPECT_TRUE(client_->Wait(*c, 5000).ok());
+}
+
+TEST_F(ClientTest, AnOpTheAgentGaveBackRunsAtTheNextAgentWithoutFailing) {
+  Connect();
+  Result<void*> region = client_->CreateRegion(8192);
+  ASSERT_TRUE(region.ok());
+  auto* buf = static_cast<float*>(*region);
+  ASSERT_TRUE(client_->CreateRegion(4096).ok());  // a second region: ids move at the next agent
+  Result<uint64_t> op = client_->Submit(Allreduce(buf + 8, 8));
+  ASSERT_TRUE(op.ok());
+  std::optional<ipc::SubmitEntry> first = agent_->NextSubmission(5000);
+  ASSERT_TRUE(first.has_value());
+  // Handed over before it started, then the agent goes and the next one comes.
+  agent_->Move(first->op_id);
+  agent_->HangUp();
+  agent_.reset();
+  agent_ = FakeAgent::Start(config_.socket_path);
+  ASSERT_NE(agent_, nullptr);
+  agent_->RefuseRequests(Status::Ok());
+  // The wait reaches the next agent itself: the op is there, under the same id, in the new
+  // agent's numbering of its region.
+  std::thread finish([&] {
+    std::optional<ipc::SubmitEntry> again = agent_->NextSubmission(10000);
+    if (again.has_value()) agent_->Complete(again->op_id, Status::Ok());
+  });
+  Status st = client_->Wait(*op, 10000);
+  finish.join();
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::vector<ipc::MsgType> asked = agent_->requests();
+  ASSERT_EQ(asked.size(), 2u);  // both regions registered again
+}
+
+TEST_F(ClientTest, AnOpGivenBackFailsSayingWhyWhenNoAgentComes) {
+  config_.reconnect_ms = 200;
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  ASSERT_TRUE(op.ok());
+  std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
+  ASSERT_TRUE(e.has_value());
+  agent_->Move(e->op_id);
+  agent_->HangUp();
+  agent_.reset();
+  Status st = client_->Wait(*op, 10000);
+  EXPECT_EQ(st.code(), Code::kUnavailable);
+  EXPECT_NE(st.message().find("within 200 ms (OUTRIDER_RECONNECT_MS)"), std::string::npos)
+      << st.ToString();
 }
 
 TEST_F(ClientTest, AnAgentThatDoesNotComeBackFailsTheNextCallAfterTheDeadlineNamingIt) {
