@@ -247,7 +247,8 @@ void Agent::OnSignal() {
     hand_over_deadline_ns_ = ipc::MonotonicNs() + uint64_t{options_.drain_timeout_ms} * 1'000'000;
     ready_ = false;
     control_->StopListening();
-    jobs_.HandOver();
+    size_t moved = jobs_.HandOver();
+    Logger("agent")->info("gave {} ops that had not started back to their trainers", moved);
     return;
   }
   Logger("agent")->info("received signal {}; shutting down", info.ssi_signo);

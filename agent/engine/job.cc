@@ -90,9 +90,10 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
   pending_.erase(it);
 }
 
-void Job::HandOver() {
-  if (world_size_ != local_size_ || handing_over_) return;
+size_t Job::HandOver() {
+  if (world_size_ != local_size_ || handing_over_) return 0;
   handing_over_ = true;
+  size_t moved = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
     Pending& p = it->second;
     if (p.arrived == local_size_ || !p.failed.ok()) {  // running, or failed and kept as such
@@ -100,12 +101,15 @@ void Job::HandOver() {
       continue;
     }
     for (size_t r = 0; r < p.ops.size(); ++r) {
-      if (p.op_ids[r] != 0 && members_[r] != nullptr)
+      if (p.op_ids[r] != 0 && members_[r] != nullptr) {
         members_[r]->Moved(p.op_ids[r], it->first.second);
+        ++moved;
+      }
     }
     recorder_.Ended(it->first.first, it->first.second, Unavailable("handed over"), nullptr);
     it = pending_.erase(it);
   }
+  return moved;
 }
 
 size_t Job::running_count() const {

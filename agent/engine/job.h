@@ -136,7 +136,8 @@ class Job {
   // every op of an instance that has not started back to its rank (Member::Moved), now and as
   // more come, so that they run at the next agent; started instances finish here. A job across
   // nodes is left as it is.
-  void HandOver();
+  // Returns how many ops it gave back.
+  size_t HandOver();
   // Instances running here that a hand-over waits for (one-node jobs only).
   size_t running_count() const;
   // The job cannot go on (`why`: a rank it expects will never come), here and on every node.

@@ -262,8 +262,10 @@ nlohmann::json JobTable::FinishedJson() const {
   return out;
 }
 
-void JobTable::HandOver() {
-  for (auto& [id, job] : jobs_) job->HandOver();
+size_t JobTable::HandOver() {
+  size_t moved = 0;
+  for (auto& [id, job] : jobs_) moved += job->HandOver();
+  return moved;
 }
 
 size_t JobTable::HandOverRunning() const {

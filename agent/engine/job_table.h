@@ -77,7 +77,7 @@ class JobTable : public PeerEvents, public membership::JobDirectory {
   size_t PendingCount() const;
   // The agent hands its jobs over (Job::HandOver, every job), and the instances still running
   // here that the hand-over waits for.
-  void HandOver();
+  size_t HandOver();  // the ops given back
   size_t HandOverRunning() const;
 
  private:
