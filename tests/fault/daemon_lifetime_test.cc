@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "tests/support/multinode_fixture.h"
@@ -35,8 +36,10 @@ ProcStatus ReadStatus(pid_t pid) {
   return s;
 }
 
-// Runs job `name`: one rank, one allreduce checked, then it leaves in order.
-void RunShortJob(const std::string& socket, const std::string& name) {
+// Runs job `name`: one rank, one allreduce checked, then it leaves in order; `before_leaving`
+// runs while the job is still there.
+void RunShortJob(const std::string& socket, const std::string& name,
+                 const std::function<void()>& before_leaving = {}) {
   outrider_connect_options_t o;
   outrider_connect_options_init(&o);
   o.socket_path = socket.c_str();
@@ -52,6 +55,7 @@ void RunShortJob(const std::string& socket, const std::string& name) {
   ASSERT_EQ(Wait(c, outrider_allreduce(c, x, x, 256, OUTRIDER_F32, OUTRIDER_SUM, nullptr, &h), &h),
             OUTRIDER_OK);
   ASSERT_EQ(x[255], 255.0f);
+  if (before_leaving) before_leaving();
   outrider_disconnect(c);
 }
 
@@ -68,12 +72,14 @@ TEST_F(MultiNodeTest, AThousandJobsLeaveEachItsOwnLabelAndTheAgentFlat) {
   ProcStatus before = ReadStatus(agent);
   int fds_before = CountOpenFds(agent);
   const int kJobs = 1000;
+  std::string metrics;  // scraped while the last job runs: its series go a tick after it ends
   for (int j = 0; j < kJobs; ++j) {
-    RunShortJob(socket, "ci-" + std::to_string(j));
+    RunShortJob(socket, "ci-" + std::to_string(j), [&] {
+      if (j == kJobs - 1) metrics = HttpGet(http_ports_[0], "/metrics");
+    });
     if (HasFailure()) return;
   }
   // The last job has its own series, not "_other".
-  std::string metrics = HttpGet(http_ports_[0], "/metrics");
   EXPECT_THAT(metrics, HasSubstr("training_job=\"ci-" + std::to_string(kJobs - 1) + "\""));
   EXPECT_THAT(metrics, Not(HasSubstr("training_job=\"_other\"")));
   // Every job's series go once it ended (retire after 0 s: at the next tick).
