@@ -111,4 +111,9 @@ class AgentMetrics {
   metrics::Family<metrics::Counter>* nccl_seconds_;
 };
 
+// Where a part counts: `metrics` when there are metrics and they are on, else null.
+inline AgentMetrics* Counting(AgentMetrics* metrics) {
+  return metrics != nullptr && metrics->enabled() ? metrics : nullptr;
+}
+
 }  // namespace outrider::agent

@@ -21,6 +21,10 @@
 
 namespace outrider::shim {
 
+// One class in one file (client.cc, ~530 lines): submitting, completing, waiting and reaching a
+// restarted agent (Reconnect) all read and change the one table of ops in flight and the one
+// connection; reconnecting must fail, keep or submit again every op in that table at once. What
+// separates cleanly is apart: the connection, the regions, the communicators, the device path.
 // Thread-safety: one thread at a time (the C API documents this contract).
 class Client {
  public:

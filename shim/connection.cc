@@ -44,11 +44,7 @@ Status Connection::Reopen(const ConnectConfig& config) {
   if (gone_.ok()) return FailedPrecondition("the agent is still there");
   // Made aside: until the new agent took it, this connection stays as it was (gone, its rings
   // still readable for what the old agent posted).
-  auto fresh = std::unique_ptr<Connection>(new Connection(config));
-  Result<ipc::UnixChannel> channel = ipc::UnixChannel::Connect(config.socket_path);
-  if (!channel.ok()) return channel.status();
-  fresh->channel_ = std::move(*channel);
-  OUTRIDER_RETURN_IF_ERROR(fresh->Handshake());
+  OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<Connection> fresh, Open(config));
   config_ = config;
   channel_ = std::move(fresh->channel_);
   control_ = std::move(fresh->control_);

@@ -78,8 +78,8 @@ void NcclStatsReceiver::OnReadable() {
     bool truncated = (msg.msg_flags & MSG_TRUNC) != 0;
     Status st = truncated ? InvalidArgument("datagram too long")
                           : Take(buf, static_cast<size_t>(n), have ? &cred : nullptr);
-    if (metrics_ != nullptr && metrics_->enabled())
-      metrics_->nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
+    if (AgentMetrics* m = Counting(metrics_))
+      m->nccl_telemetry->Get({st.ok() ? "accepted" : "rejected"})->Inc();
     if (st.ok()) {
       ++accepted_;
     } else {
@@ -128,7 +128,7 @@ Status NcclStatsReceiver::Take(const uint8_t* data, size_t n, const ucred* sende
   OUTRIDER_ASSIGN_OR_RETURN(NcclTelemetryReport report, ParseNcclTelemetry(data, n));
   const ipc::NcclStatsHeader& h = report.header;
   std::string job = report.job.empty() ? "_unnamed" : report.job;
-  if (metrics_ != nullptr && metrics_->enabled()) {
+  if (Counting(metrics_) != nullptr) {
     std::string job_label = metrics_->JobLabel(job);
     std::string comm_label = CommLabel(job_label, h.comm_id);
     const char* source = ipc::NcclSourceName(static_cast<ipc::NcclSource>(h.source));

@@ -387,7 +387,7 @@ void Session::Complete(uint64_t op_id, const Status& status, uint64_t seq, uint6
 }
 
 void Session::Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
-                       const OpReport* report) {
+                       const OpReport* report, uint32_t flags) {
   if (in_flight_ > 0) --in_flight_;
   if (auto f = fence_of_.find(op_id); f != fence_of_.end()) {
     SignalFence(f->second, op_id, status.code());  // the outputs are written (or the op failed)
@@ -399,6 +399,7 @@ void Session::Finished(uint64_t op_id, const Status& status, uint64_t seq, uint6
   c.code = static_cast<int32_t>(status.code());
   c.seq = seq;
   c.agent_ns = agent_ns;
+  c.flags = flags;
   if (report != nullptr) {
     c.algo = report->algo;
     c.result_rows = report->result_rows;
@@ -420,15 +421,8 @@ void Session::Moved(uint64_t op_id, uint64_t seq) {
              seq, 0);
     return;
   }
-  if (in_flight_ > 0) --in_flight_;
-  if (closed_) return;
-  ipc::CompletionEntry c{};
-  c.op_id = op_id;
-  c.code = static_cast<int32_t>(Code::kUnavailable);
-  c.seq = seq;
-  c.flags = ipc::kCompletionMoved;
-  ipc::CopyText(c.message, sizeof(c.message), "handed over to the next agent before it started");
-  Post(c);
+  Finished(op_id, Unavailable("handed over to the next agent before it started"), seq, 0, nullptr,
+           ipc::kCompletionMoved);
 }
 
 void Session::Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) {

@@ -50,7 +50,7 @@ class CommMember final : public Member {
   size_t in_flight_ = 0;
 };
 
-// One class in one file (session.cc, ~650 lines): its control messages, its submission ring and its
+// One class in one file (session.cc, ~670 lines): its control messages, its submission ring and its
 // completions share the client's regions, fences, memberships and in-flight count, and closing the
 // session must see all of them. Ops on GPU memory pass its gate (engine/device_path.h).
 // Thread-safety: loop thread only.
@@ -161,9 +161,10 @@ class Session final : public Member {
   Status EnterGeneration(const membership::ReformAssignment& a);
   void ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st, uint32_t region_id);
   void FlushOverflow();
-  // The op's completion, once its outputs are where the client reads them.
+  // The op's completion, once its outputs are where the client reads them (`flags`:
+  // ipc::kCompletion*).
   void Finished(uint64_t op_id, const Status& status, uint64_t seq, uint64_t agent_ns,
-                const OpReport* report);
+                const OpReport* report, uint32_t flags = 0);
   // What the gate makes of `op` (of `member`, on GPU memory) at the front of the queue.
   DeviceGate::Admission AdmitToDevice(const Member& member, const ValidatedOp& op, uint64_t now_ns,
                                       uint64_t since_ns, uint64_t timeout_ns);

@@ -198,7 +198,7 @@ Status Job::AddMember(Member* member) {
     // Every job keeps its token, single-node ones too: the agents' port authenticates frames
     // about the job (its next generation, its joiners) against it.
     token_ = id.token;
-    if (AgentMetrics* m = counting()) {
+    if (AgentMetrics* m = Counting(metrics_)) {
       for (uint32_t g = 0; g < ipc::kNumGpuModes; ++g) {
         m->GpuMode(MetricsLabel(), static_cast<ipc::GpuMode>(g))
             ->Set(g == static_cast<uint32_t>(gpu_mode_) ? 1 : 0);
@@ -368,7 +368,7 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
 }
 
 void Job::Run(InstanceId inst, Pending& p) {
-  if (AgentMetrics* m = counting())
+  if (AgentMetrics* m = Counting(metrics_))
     m->queue_wait->Observe(static_cast<double>(ipc::MonotonicNs() - p.first_ns) * 1e-9);
   recorder_.Started(inst.first, inst.second, group_ != nullptr ? "peer nodes" : "");
   std::vector<const ValidatedOp*> ops;
@@ -511,7 +511,7 @@ Status Job::StartNetwork(const Member* first) {
       },
       engine_);
   group_->set_scheduler(net_->scheduler(), id.job_class, id.job_weight);
-  group_->set_metrics(counting());
+  group_->set_metrics(Counting(metrics_));
   if (device_ != nullptr) {
     device_->Attach(group_.get());
     group_->set_device(device_.get());
@@ -643,7 +643,7 @@ void Job::OnDeviceMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 
 void Job::Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns,
                   std::string_view algo) {
-  AgentMetrics* m = counting();
+  AgentMetrics* m = Counting(metrics_);
   if (m == nullptr) return;
   uint64_t key = reinterpret_cast<uintptr_t>(algo.data()) << 16 |
                  static_cast<uint64_t>(op.kind) << 8 | static_cast<uint64_t>(st.code());

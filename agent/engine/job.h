@@ -33,9 +33,10 @@ namespace outrider::agent {
 
 class Network;
 
-// One class in one file (job.cc, ~700 lines): membership, matching, the job across nodes and what
+// One class in one file (job.cc, ~730 lines): membership, matching, the job across nodes and what
 // it reports all read and change the same pending instances and members, and every failure path
-// (a member leaving, a node lost, an op timing out) must see all of them at once. What separates
+// (a member leaving, a node lost, an op timing out) and the hand-over to the next agent must see
+// all of them at once. What separates
 // cleanly is apart: the node group, the device side, the flight recorder, the data plane.
 // Thread-safety: loop thread only.
 class Job {
@@ -278,11 +279,7 @@ class Job {
   int32_t iteration_index_ = 0;
   // The send scheduler of this agent's network, or null.
   const SendScheduler* scheduler() const;
-  std::string job_label_;  // metrics label: set by MetricsLabel()
-  // The metrics to count in: null when there are none or they are off.
-  AgentMetrics* counting() const {
-    return metrics_ != nullptr && metrics_->enabled() ? metrics_ : nullptr;
-  }
+  std::string job_label_;             // metrics label: set by MetricsLabel()
   const std::string& MetricsLabel();  // only with metrics
   // By (algo << 16 | kind << 8 | code); algo labels are static strings, so their address names
   // them.

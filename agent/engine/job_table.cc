@@ -238,7 +238,7 @@ nlohmann::json JobTable::StatusJson() const {
 }
 
 void JobTable::RefreshGauges() {
-  if (metrics_ == nullptr || !metrics_->enabled()) return;
+  if (Counting(metrics_) == nullptr) return;
   AgentMetrics& m = *metrics_;
   std::map<std::string, Job::Gauges> by_label;
   std::map<uint64_t, double> shares;  // one pass over the scheduler's last sends for every job

@@ -295,7 +295,7 @@ void Reformer::FinishCollection(const std::string& key, const Status& why,
   if (it == collections_.end()) return;
   Collection c = std::move(it->second);
   collections_.erase(it);
-  bool metered = metrics_ != nullptr && metrics_->enabled();
+  bool metered = Counting(metrics_) != nullptr;
   double seconds = static_cast<double>(Now() - c.started_ns) * 1e-9;
   if (metered && decision != nullptr) metrics_->reconfiguration_duration->Observe(seconds);
   uint32_t generation = 0;

@@ -129,7 +129,7 @@ Status Staging::CopyCoalesced(Staged* s) {
   }
   seen_[s->device_op.key] =
       Seen{moved == 0 && unique == c.nnz, static_cast<double>(unique) / static_cast<double>(c.nnz)};
-  if (AgentMetrics* m = counting()) {
+  if (AgentMetrics* m = Counting(metrics_)) {
     m->gpu_sparse_coalesced_in->Inc(static_cast<double>(c.nnz));
     m->gpu_sparse_coalesced_out->Inc(static_cast<double>(unique));
   }
@@ -166,7 +166,7 @@ void Staging::NoteStaged(const Staged& s) {
   if (!Coalescible(op) || s.coalesce) return;
   if (seen_.size() >= 4096 && seen_.find(op.key) == seen_.end())
     seen_.clear();  // keys are a model's tables: few
-  if (AgentMetrics* m = counting()) m->gpu_sparse_as_is->Inc(static_cast<double>(op.nnz));
+  if (AgentMetrics* m = Counting(metrics_)) m->gpu_sparse_as_is->Inc(static_cast<double>(op.nnz));
   const auto* ids = reinterpret_cast<const uint8_t*>(s.host_op.ids.address);
   Seen& seen = seen_[op.key];
   seen.strictly_increasing = StrictlyIncreasing(ids, op.nnz, IdBytes(op));

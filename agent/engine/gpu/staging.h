@@ -103,11 +103,6 @@ class Staging {
   // A pinned host buffer of `bytes` for `device` memory, held by the engine's op.
   Shadow* NewShadow(Staged* s, const BufferSpan& device, uint64_t bytes, Status* st);
 
-  // Counting if there are metrics and they are on, else null.
-  AgentMetrics* counting() const {
-    return metrics_ != nullptr && metrics_->enabled() ? metrics_ : nullptr;
-  }
-
   GpuMemory* memory_;
   AgentMetrics* metrics_;
   CudaMemory* cuda_ = nullptr;  // memory_'s, once the first op is staged

@@ -47,6 +47,17 @@ class ClientTest : public ::testing::Test {
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     client_ = std::move(*c);
   }
+  // The agent goes as a killed one does (no goodbye); its socket file stays.
+  void AgentDies() {
+    agent_->HangUp();
+    agent_.reset();
+  }
+  // ... and another starts on the same socket, as the agent's unit or DaemonSet restarts it.
+  void AgentRestarts() {
+    AgentDies();
+    agent_ = FakeAgent::Start(config_.socket_path);
+    ASSERT_NE(agent_, nullptr);
+  }
   // An allreduce of `n` floats in place, in a region of the client's.
   OpArgs Allreduce(float* buf, uint64_t n) {
     OpArgs a{};
@@ -227,10 +238,7 @@ TEST_F(ClientTest, AfterTheAgentRestartsTheClientGoesOnWithItsMemoryAndCommunica
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_TRUE(agent_->NextSubmission(5000).has_value());
   // The agent dies with both in flight; another starts on the same socket.
-  agent_->HangUp();
-  agent_.reset();
-  agent_ = FakeAgent::Start(config_.socket_path);
-  ASSERT_NE(agent_, nullptr);
+  ASSERT_NO_FATAL_FAILURE(AgentRestarts());
   agent_->AnswerCommsWith(42);
   // Each op fails once, saying whether it may go again.
   Status sa = client_->Wait(*a, 5000);
@@ -275,11 +283,7 @@ TEST_F(ClientTest, AnOpTheAgentGaveBackRunsAtTheNextAgentWithoutFailing) {
   ASSERT_TRUE(first.has_value());
   // Handed over before it started, then the agent goes and the next one comes.
   agent_->Move(first->op_id);
-  agent_->HangUp();
-  agent_.reset();
-  agent_ = FakeAgent::Start(config_.socket_path);
-  ASSERT_NE(agent_, nullptr);
-  agent_->RefuseRequests(Status::Ok());
+  ASSERT_NO_FATAL_FAILURE(AgentRestarts());
   // The wait reaches the next agent itself: the op is there, under the same id, in the new
   // agent's numbering of its region.
   std::thread finish([&] {
@@ -303,8 +307,7 @@ TEST_F(ClientTest, AnOpGivenBackFailsSayingWhyWhenNoAgentComes) {
   std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
   ASSERT_TRUE(e.has_value());
   agent_->Move(e->op_id);
-  agent_->HangUp();
-  agent_.reset();
+  AgentDies();
   Status st = client_->Wait(*op, 10000);
   EXPECT_EQ(st.code(), Code::kUnavailable);
   EXPECT_NE(st.message().find("within 200 ms (OUTRIDER_RECONNECT_MS)"), std::string::npos)
@@ -316,8 +319,7 @@ TEST_F(ClientTest, AnAgentThatDoesNotComeBackFailsTheNextCallAfterTheDeadlineNam
   Connect();
   Result<void*> region = client_->CreateRegion(4096);
   ASSERT_TRUE(region.ok());
-  agent_->HangUp();
-  agent_.reset();
+  AgentDies();
   auto start = std::chrono::steady_clock::now();
   Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -336,9 +338,7 @@ TEST_F(ClientTest, WithoutReconnectingTheAgentsDepartureIsEveryLaterCallsAnswer)
   Connect();
   Result<void*> region = client_->CreateRegion(4096);
   ASSERT_TRUE(region.ok());
-  agent_->HangUp();
-  agent_.reset();
-  agent_ = FakeAgent::Start(config_.socket_path);
+  ASSERT_NO_FATAL_FAILURE(AgentRestarts());
   Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
   EXPECT_EQ(op.status().code(), Code::kUnavailable);
   EXPECT_FALSE(agent_->greeted());
@@ -349,8 +349,7 @@ TEST_F(ClientTest, AClientOfAJobAcrossNodesDoesNotReconnectAndSaysWhy) {
   Connect();
   Result<void*> region = client_->CreateRegion(4096);
   ASSERT_TRUE(region.ok());
-  agent_->HangUp();
-  agent_.reset();
+  AgentDies();
   Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
   EXPECT_EQ(op.status().code(), Code::kUnavailable);
   EXPECT_NE(op.status().message().find("does not reconnect: its job spans nodes"),
