@@ -22,7 +22,8 @@ namespace {
 constexpr uint64_t kExpiryCheckNs = 100'000'000;  // op timeouts are checked every 100 ms when busy
 }
 
-Agent::Agent(const AgentOptions& options) : options_(options) {}
+Agent::Agent(const AgentOptions& options)
+    : options_(options), metrics_(options.control.protocol.newest) {}
 
 Agent::~Agent() {
   // In the order the members would go, but with the generations unhooked from the job table and
@@ -148,12 +149,21 @@ HttpResponse Agent::StatusResponse() {
 std::string Agent::StatusJson() {
   uint64_t now = ipc::MonotonicNs();
   nlohmann::json j;
-  j["agent"] = {{"pid", ::getpid()},
-                {"uptime_s", (now - start_ns_) / 1e9},
-                {"socket", options_.control.socket_path},
-                {"port", options_.network.port},
-                {"protocol", ipc::kProtocolVersion},
-                {"ready", ready_.load()}};
+  j["agent"] = {
+      {"pid", ::getpid()},
+      {"uptime_s", (now - start_ns_) / 1e9},
+      {"socket", options_.control.socket_path},
+      {"port", options_.network.port},
+      {"protocol", options_.control.protocol.newest},
+      {"serves_protocols", {options_.control.protocol.oldest, options_.control.protocol.newest}},
+      {"ready", ready_.load()}};
+  if (handing_over_) {
+    j["agent"]["hand_over"] = {
+        {"since_s", (now - hand_over_.started_ns) / 1e9},
+        {"deadline_s", (static_cast<double>(hand_over_deadline_ns_) - now) / 1e9},
+        {"given_back", hand_over_.given_back},
+        {"running", jobs_.HandOverRunning()}};
+  }
   j["clients"] = control_->ClientsJson();
   const GpuNcclPolicy& nccl = gpu_nccl_;
   j["gpu_nccl"] = {
@@ -244,11 +254,19 @@ void Agent::OnSignal() {
         "trainers for the next agent, started ones finish here (at most {} ms)",
         info.ssi_signo, jobs_.size(), options_.drain_timeout_ms);
     handing_over_ = true;
-    hand_over_deadline_ns_ = ipc::MonotonicNs() + uint64_t{options_.drain_timeout_ms} * 1'000'000;
+    hand_over_.started_ns = ipc::MonotonicNs();
+    hand_over_deadline_ns_ =
+        hand_over_.started_ns + uint64_t{options_.drain_timeout_ms} * 1'000'000;
     ready_ = false;
     control_->StopListening();
-    size_t moved = jobs_.HandOver();
-    Logger("agent")->info("gave {} ops that had not started back to their trainers", moved);
+    hand_over_.given_back = jobs_.HandOver();
+    hand_over_.running_at_start = jobs_.HandOverRunning();
+    Logger("agent")->info("gave {} ops that had not started back to their trainers",
+                          hand_over_.given_back);
+    if (AgentMetrics* m = Counting(&metrics_)) {
+      m->hand_over_in_progress->Set(1);
+      m->hand_over_ops->Get({"given_back"})->Inc(static_cast<double>(hand_over_.given_back));
+    }
     return;
   }
   Logger("agent")->info("received signal {}; shutting down", info.ssi_signo);
@@ -288,11 +306,22 @@ bool Agent::Poll() {
   if (handing_over_) {
     size_t running = jobs_.HandOverRunning();
     if (running == 0 || ipc::MonotonicNs() >= hand_over_deadline_ns_) {
+      uint64_t took_ms = (ipc::MonotonicNs() - hand_over_.started_ns) / 1'000'000;
+      size_t finished =
+          hand_over_.running_at_start - std::min(running, hand_over_.running_at_start);
       if (running == 0) {
-        Logger("agent")->info("jobs handed over; shutting down");
+        Logger("agent")->info(
+            "jobs handed over in {} ms ({} ops given back, {} finished here); shutting down",
+            took_ms, hand_over_.given_back, finished);
       } else {
-        Logger("agent")->warn("hand-over took too long ({} ops still running); shutting down",
-                              running);
+        Logger("agent")->warn(
+            "hand-over took too long ({} ms, drain_timeout_ms; {} ops still running); shutting "
+            "down",
+            took_ms, running);
+      }
+      if (AgentMetrics* m = Counting(&metrics_)) {
+        m->hand_over_ops->Get({"finished"})->Inc(static_cast<double>(finished));
+        m->hand_over_in_progress->Set(0);
       }
       loop_->Stop();
     }

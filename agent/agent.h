@@ -65,6 +65,11 @@ class Agent {
   // SIGTERM with jobs running: the jobs are being handed over until this (then it exits).
   bool handing_over_ = false;
   uint64_t hand_over_deadline_ns_ = 0;
+  struct HandOverProgress {
+    uint64_t started_ns = 0;
+    size_t given_back = 0;        // ops that had not started, given back to their trainers
+    size_t running_at_start = 0;  // started ones, let finish here
+  } hand_over_;
   uint64_t next_tick_ns_ = 0;
   uint64_t start_ns_ = 0;
   uint64_t watchdog_us_ = 0;   // systemd WatchdogSec, 0 = none

@@ -350,10 +350,15 @@ Result<LoadedConfig> LoadConfig(int argc, const char* const* argv, const EnvLook
     return InvalidArgument(std::string("command line: ") + e.what());
   }
   if (help || version || table) {
+    ProtocolWindow protocol;
     out.help_requested = true;
-    out.help_text = help      ? HelpText()
-                    : version ? std::string("outrider-agent " OUTRIDER_VERSION "\n")
-                              : ParameterTableMarkdown();
+    out.help_text = help ? HelpText()
+                    : version
+                        ? "outrider-agent " OUTRIDER_VERSION " (protocol " +
+                              std::to_string(protocol.newest) + ", serves shims of versions " +
+                              std::to_string(protocol.oldest) + " to " +
+                              std::to_string(protocol.newest) + ")\n"
+                        : ParameterTableMarkdown();
     return out;
   }
 

@@ -43,7 +43,12 @@ int main(int argc, char** argv) {
     std::fputs(loaded->help_text.c_str(), stdout);
     return 0;
   }
-  const AgentOptions& options = loaded->options;
+  AgentOptions& options = loaded->options;
+#ifdef OUTRIDER_NEXT_PROTOCOL
+  // outrider-agent-next, built for tests only: this agent as the next release, which speaks the
+  // protocol one version higher and serves this release's shims (their layouts are the same).
+  options.control.protocol = {.newest = ipc::kProtocolVersion + 1, .oldest = ipc::kProtocolVersion};
+#endif
   Status st = InitLogging(options.log_level);
   if (!st.ok()) {
     std::fprintf(stderr, "outrider-agent: %s\n", st.message().c_str());

@@ -9,10 +9,10 @@
 
 namespace outrider::agent {
 
-AgentMetrics::AgentMetrics() {
+AgentMetrics::AgentMetrics(uint16_t protocol) {
   auto& build = registry_.AddGauge("outrider_build_info", "Build of the running agent (value 1).",
                                    {"version", "protocol"});
-  build.Get({OUTRIDER_VERSION, std::to_string(ipc::kProtocolVersion)})->Set(1);
+  build.Get({OUTRIDER_VERSION, std::to_string(protocol)})->Set(1);
   ops_ = &registry_.AddCounter(
       "outrider_ops_total", "Ops completed per client, by job, op kind, algorithm and result code.",
       {kJobLabel, "op", "algo", "result"});
@@ -54,6 +54,28 @@ AgentMetrics::AgentMetrics() {
                         "agents' decision reaching it.",
                         {}, metrics::ExponentialBuckets(1e-3, 2, 16))
           .Get({});
+  reconnects = &registry_.AddCounter(
+      "outrider_client_reconnects_total",
+      "Trainers that connected again after their agent went away, by how it went: `stop` (it said "
+      "goodbye: a restart or upgrade) or `crash` (it vanished).",
+      {"after"});
+  reconnect_pause =
+      registry_
+          .AddHistogram("outrider_reconnect_pause_seconds",
+                        "Time a reconnecting trainer was without an agent, from noticing its "
+                        "previous agent gone to its hello here (the pause its job saw).",
+                        {}, metrics::ExponentialBuckets(1e-3, 2, 16))
+          .Get({});
+  hand_over_in_progress =
+      registry_
+          .AddGauge("outrider_hand_over_in_progress",
+                    "1 while this agent hands its jobs over to the next one (after SIGTERM).", {})
+          .Get({});
+  hand_over_ops = &registry_.AddCounter(
+      "outrider_hand_over_ops_total",
+      "Ops of this agent's hand-over, by fate: `given_back` (not started; the trainer submits it "
+      "at the next agent) or `finished` (started here, let finish).",
+      {"fate"});
   pending_ops = registry_
                     .AddGauge("outrider_queue_depth",
                               "Collectives pending on this agent (waiting for ranks or running).",

@@ -29,7 +29,8 @@ inline constexpr const char* kJobLabel = "training_job";
 class AgentMetrics {
  public:
   static constexpr size_t kMaxJobLabels = 64;
-  AgentMetrics();
+  // `protocol`: the shim protocol version the agent speaks (build_info says it).
+  explicit AgentMetrics(uint16_t protocol = ipc::kProtocolVersion);
   metrics::Registry& registry() { return registry_; }
   // Metrics off: updates are skipped (the registry still serves build_info and process_*).
   void set_enabled(bool on) { enabled_ = on; }
@@ -66,6 +67,12 @@ class AgentMetrics {
   metrics::Family<metrics::Counter>* reconfigurations;
   metrics::Family<metrics::Counter>* agent_port_dropped;  // {reason}
   metrics::Histogram* reconfiguration_duration;           // from the first local ask to the answer
+  // Trainers back after their agent went away ({after}: `stop`, `crash`), and how long each was
+  // without an agent; this agent's own hand-over while it runs (docs/operations.md).
+  metrics::Family<metrics::Counter>* reconnects;
+  metrics::Histogram* reconnect_pause;
+  metrics::Gauge* hand_over_in_progress;
+  metrics::Family<metrics::Counter>* hand_over_ops;  // {fate}: `given_back`, `finished`
 
   metrics::Counter* gpu_sparse_as_is;  // sparse rows in GPU memory, staged as submitted
   metrics::Counter* gpu_sparse_coalesced_in;

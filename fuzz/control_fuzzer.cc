@@ -75,7 +75,8 @@ struct Client {
   ipc::RingIndices* sq_indices = nullptr;
   ipc::SubmitEntry* sq_slots = nullptr;
   uint64_t tail = 0;
-  size_t regions = 0;  // registered, as the replies told
+  size_t regions = 0;    // registered, as the replies told
+  uint16_t version = 0;  // its protocol version: the session answers in it
 };
 
 std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLimits& limits,
@@ -93,7 +94,8 @@ std::unique_ptr<Session> Open(const agent::Hello& hello, const agent::SessionLim
   Result<ipc::Mapping> client_view = ipc::MapShared(control_fd->get(), layout.total_bytes);
   OUTRIDER_CHECK(agent_view.ok() && client_view.ok());
   ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(agent_view->data()), kRingEntries,
-                         kRingEntries, layout);
+                         kRingEntries, layout, hello.version);
+  client->version = hello.version;
   client->control = std::move(*client_view);
   client->sq_indices =
       reinterpret_cast<ipc::RingIndices*>(client->control.data() + layout.sq_indices_offset);
@@ -118,7 +120,7 @@ void ReadReplies(Client* client) {
     OUTRIDER_CHECK(static_cast<size_t>(n) >= sizeof(ipc::MsgHeader));
     ipc::MsgHeader h;
     std::memcpy(&h, buf, sizeof(h));
-    OUTRIDER_CHECK(h.magic == ipc::kMagic && h.version == ipc::kProtocolVersion);
+    OUTRIDER_CHECK(h.magic == ipc::kMagic && h.version == client->version);
     auto type = static_cast<ipc::MsgType>(h.type);
     if (type == ipc::MsgType::kGoodbye) {
       OUTRIDER_CHECK(static_cast<size_t>(n) == sizeof(ipc::Goodbye));

@@ -134,9 +134,17 @@ void ControlSeeds() {
     Write("control", "regions-and-limits", out);
   }
   {
-    FuzzOutput out;
+    FuzzOutput out;  // the previous release's shim: served, at its hello's own size
     auto hello = Hello(0, 2, 0, 2, 8);
-    hello.header.version = ipc::kProtocolVersion - 1;
+    hello.header.version = ipc::kOldestProtocolVersion;
+    hello.header.body_bytes = ipc::kHelloRequestV12Bytes - sizeof(hello.header);
+    out.Bytes(&hello, ipc::kHelloRequestV12Bytes);
+    Write("control", "hello-previous-version", out);
+  }
+  {
+    FuzzOutput out;  // older still: refused
+    auto hello = Hello(0, 2, 0, 2, 8);
+    hello.header.version = ipc::kOldestProtocolVersion - 1;
     out.Bytes(&hello, sizeof(hello));
     Write("control", "hello-old-version", out);
   }

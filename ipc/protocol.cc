@@ -187,10 +187,10 @@ ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries) {
 }
 
 void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries,
-                       const ControlLayout& layout) {
+                       const ControlLayout& layout, uint16_t version) {
   std::memset(h, 0, sizeof(*h));
   h->magic = kMagic;
-  h->version = kProtocolVersion;
+  h->version = version;
   h->sq_entries = sq_entries;
   h->cq_entries = cq_entries;
   h->sq_indices_offset = layout.sq_indices_offset;
@@ -201,10 +201,11 @@ void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entrie
   h->total_bytes = layout.total_bytes;
 }
 
-void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id) {
+void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id,
+                   uint16_t version) {
   std::memset(h, 0, sizeof(*h));
   h->magic = kMagic;
-  h->version = kProtocolVersion;
+  h->version = version;
   h->type = static_cast<uint16_t>(type);
   h->body_bytes = body_bytes;
   h->request_id = request_id;

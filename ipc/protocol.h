@@ -1,6 +1,7 @@
 // The shim <-> agent wire protocol. Everything here crosses a trust boundary: structs are fixed
 // size, trivially copyable, little-endian, and checked with static_assert. Bump kProtocolVersion
-// on any change to a struct, an enum value or the control-segment layout.
+// on any change to a struct, an enum value or the control-segment layout, and keep the previous
+// version's layouts readable in the agent for one release (kOldestProtocolVersion).
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,16 @@
 namespace outrider::ipc {
 
 inline constexpr uint32_t kMagic = 0x5244524F;  // "ORDR" little-endian
-inline constexpr uint16_t kProtocolVersion = 12;
+inline constexpr uint16_t kProtocolVersion = 13;
+// The oldest client version an agent of this build serves. An agent serves the shim one release
+// behind it, so that an agent is upgraded under running trainers and the trainers move to the new
+// shim when they next start (docs/operations.md, "Version skew"): a bump that changes a layout
+// keeps the previous one readable in the agent's sessions, which answer each client in its own
+// version. The shim speaks only its own version. 12 to 13: the hello gained away_ms and the
+// reconnect flags (a 12 hello is kHelloRequestV12Bytes long, with neither).
+inline constexpr uint16_t kOldestProtocolVersion = 12;
+static_assert(kOldestProtocolVersion + 1 == kProtocolVersion,
+              "an agent serves its own protocol version and the one before it");
 
 // ---- Enums shared with the C API (values equal the OUTRIDER_* constants in outrider.h). ----
 // The dense dtypes of torch.distributed. Complex numbers are (real, imaginary) pairs of f32 or
@@ -126,12 +136,21 @@ struct HelloRequest {
   uint32_t flags;                 // kHello* bits; others must be 0
   uint32_t job_class;             // JobClass; 0: normal
   uint32_t job_weight;            // its share within its class, 1..kMaxJobWeight; 0: 1
+  // With kHelloReconnect: how long the client was without an agent, from noticing its previous
+  // agent gone to this hello (version 13 on).
+  uint32_t away_ms;
 };
-static_assert(sizeof(HelloRequest) == 248);
+static_assert(sizeof(HelloRequest) == 252);
+inline constexpr size_t kHelloRequestV12Bytes = 248;  // up to job_weight
 
 // HelloRequest.flags: the client joins a running job at its next generation (kReform), not now;
 // its rank and sizes in the hello are ignored until then.
 inline constexpr uint32_t kHelloJoiner = 1;
+// The client comes back after its agent went away (a restart or an upgrade): its regions and
+// communicators follow, and the ops its previous agent gave back. kHelloAfterGoodbye: that agent
+// said goodbye (it was stopped) rather than vanished (killed). Version 13 on.
+inline constexpr uint32_t kHelloReconnect = 2;
+inline constexpr uint32_t kHelloAfterGoodbye = 4;
 
 // A job's class (docs/jobs.md): on every peer link the agent's send scheduler serves the chunks of
 // a higher class first, shares a class between its jobs by weight, and ages what waits so that
@@ -387,10 +406,11 @@ ControlLayout ComputeControlLayout(uint32_t sq_entries, uint32_t cq_entries);
 // Fills the header at the start of a control segment laid out as `layout` (the agent's side; the
 // shim reads it back and checks it).
 void InitControlHeader(ControlHeader* h, uint32_t sq_entries, uint32_t cq_entries,
-                       const ControlLayout& layout);
+                       const ControlLayout& layout, uint16_t version = kProtocolVersion);
 
 // Fills a header; the reader checks it with ValidateControlHeader semantics in the shim.
-void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id);
+void InitMsgHeader(MsgHeader* h, MsgType type, uint32_t body_bytes, uint32_t request_id,
+                   uint16_t version = kProtocolVersion);
 // Copies text into a fixed message field, truncating and always NUL-terminating.
 void CopyText(char* dst, size_t cap, std::string_view text);
 // 64-bit FNV-1a: op keys (shim) and job / agent-address hashes (agent).

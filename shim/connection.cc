@@ -23,10 +23,11 @@ Status FromReply(int32_t code, const char* message) {
 
 Connection::Connection(const ConnectConfig& config) : config_(config), spin_(config_.spin_us) {}
 
-Result<std::unique_ptr<Connection>> Connection::Open(const ConnectConfig& config) {
+Result<std::unique_ptr<Connection>> Connection::Open(const ConnectConfig& config,
+                                                     std::optional<Comeback> comeback) {
   auto c = std::unique_ptr<Connection>(new Connection(config));
   OUTRIDER_ASSIGN_OR_RETURN(c->channel_, ipc::UnixChannel::Connect(config.socket_path));
-  OUTRIDER_RETURN_IF_ERROR(c->Handshake());
+  OUTRIDER_RETURN_IF_ERROR(c->Handshake(comeback));
   return c;
 }
 
@@ -44,7 +45,11 @@ Status Connection::Reopen(const ConnectConfig& config) {
   if (gone_.ok()) return FailedPrecondition("the agent is still there");
   // Made aside: until the new agent took it, this connection stays as it was (gone, its rings
   // still readable for what the old agent posted).
-  OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<Connection> fresh, Open(config));
+  uint64_t away_ns = ipc::MonotonicNs() - gone_ns_;
+  Comeback comeback{
+      .away_ms = static_cast<uint32_t>(std::min<uint64_t>(away_ns / 1'000'000, UINT32_MAX)),
+      .after_goodbye = gone_goodbye_};
+  OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<Connection> fresh, Open(config, comeback));
   config_ = config;
   channel_ = std::move(fresh->channel_);
   control_ = std::move(fresh->control_);
@@ -54,11 +59,12 @@ Status Connection::Reopen(const ConnectConfig& config) {
   cq_ = fresh->cq_;
   next_request_id_ = fresh->next_request_id_;
   gone_ = Status::Ok();
+  gone_goodbye_ = false;
   closed_ = false;
   return Status::Ok();
 }
 
-Status Connection::Handshake() {
+Status Connection::Handshake(std::optional<Comeback> comeback) {
   ipc::HelloRequest hello{};
   ipc::InitMsgHeader(&hello.header, ipc::MsgType::kHello, sizeof(hello) - sizeof(hello.header),
                      next_request_id_++);
@@ -72,6 +78,10 @@ Status Connection::Handshake() {
   std::memcpy(hello.token, config_.token.data(), config_.token.size());
   hello.gpu_mode = static_cast<uint32_t>(config_.gpu_mode);
   hello.flags = config_.joiner ? ipc::kHelloJoiner : 0;
+  if (comeback) {
+    hello.flags |= ipc::kHelloReconnect | (comeback->after_goodbye ? ipc::kHelloAfterGoodbye : 0);
+    hello.away_ms = comeback->away_ms;
+  }
   hello.job_class = static_cast<uint32_t>(config_.job_class);
   hello.job_weight = config_.job_weight;
   // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
@@ -133,8 +143,10 @@ Status Connection::Handshake() {
   return Status::Ok();
 }
 
-void Connection::MarkGone(Status why) {
+void Connection::MarkGone(Status why, bool goodbye) {
+  if (gone_.ok()) gone_ns_ = ipc::MonotonicNs();
   gone_ = std::move(why);
+  gone_goodbye_ = goodbye;
   if (on_gone_) on_gone_();
 }
 
@@ -152,9 +164,10 @@ void Connection::LeaveAndDrain(uint64_t deadline) {
   }
 }
 
-std::optional<Status> Connection::Departure(const Result<size_t>& n, const uint8_t* buf) {
-  if (!n.ok()) return Unavailable("connection to the agent failed: " + n.status().message());
-  if (*n == 0) return Unavailable("the agent closed the connection (agent exited or was killed)");
+std::optional<Connection::Gone> Connection::Departure(const Result<size_t>& n, const uint8_t* buf) {
+  if (!n.ok()) return Gone{Unavailable("connection to the agent failed: " + n.status().message())};
+  if (*n == 0)
+    return Gone{Unavailable("the agent closed the connection (agent exited or was killed)")};
   ipc::Goodbye bye{};
   std::memcpy(&bye, buf, std::min(*n, sizeof(bye)));
   if (*n == sizeof(bye) && bye.header.magic == ipc::kMagic &&
@@ -162,7 +175,7 @@ std::optional<Status> Connection::Departure(const Result<size_t>& n, const uint8
     bye.message[sizeof(bye.message) - 1] = '\0';
     Status why =
         FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
-    return Status(why.code(), "the agent closed the connection: " + why.message());
+    return Gone{Status(why.code(), "the agent closed the connection: " + why.message()), true};
   }
   return std::nullopt;
 }
@@ -174,8 +187,12 @@ void Connection::OnSocketReadable() {
   std::vector<UniqueFd> fds;
   auto n = channel_.Recv(buf, sizeof(buf), &fds, 0);
   if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) return;  // nothing there
-  std::optional<Status> gone = Departure(n, buf);
-  MarkGone(gone ? *gone : ProtocolError("unexpected message from the agent"));
+  std::optional<Gone> gone = Departure(n, buf);
+  if (gone) {
+    MarkGone(gone->why, gone->goodbye);
+  } else {
+    MarkGone(ProtocolError("unexpected message from the agent"));
+  }
 }
 
 bool Connection::Push(const ipc::SubmitEntry& e) {
@@ -194,8 +211,8 @@ Status Connection::AwaitReply(uint32_t request_id, void* out, size_t bytes, uint
     auto n =
         channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
     if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
-    if (std::optional<Status> gone = Departure(n, buf)) {
-      MarkGone(*gone);
+    if (std::optional<Gone> gone = Departure(n, buf)) {
+      MarkGone(gone->why, gone->goodbye);
       return gone_;
     }
     ipc::MsgHeader hdr;

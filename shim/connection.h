@@ -24,7 +24,14 @@ class Connection {
  public:
   // Connects to the agent's socket and says hello: maps the control segment and attaches the
   // rings. A connection that fails after connecting still says goodbye.
-  static Result<std::unique_ptr<Connection>> Open(const ConnectConfig& config);
+  // What a hello to a restarted agent says (ipc::kHelloReconnect): how long this client was
+  // without an agent, and whether the previous one said goodbye (stopped) or vanished.
+  struct Comeback {
+    uint32_t away_ms = 0;
+    bool after_goodbye = false;
+  };
+  static Result<std::unique_ptr<Connection>> Open(const ConnectConfig& config,
+                                                  std::optional<Comeback> comeback = {});
   ~Connection() { Close(); }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -42,8 +49,8 @@ class Connection {
 
   // OK while the agent is there; else why it is gone.
   Status gone() const { return gone_.ok() ? Status::Ok() : gone_; }
-  // Records why the agent is gone and runs the on_gone hook.
-  void MarkGone(Status why);
+  // Records why the agent is gone (`goodbye`: it said so) and runs the on_gone hook.
+  void MarkGone(Status why, bool goodbye = false);
   // Tells the agent this client leaves (a goodbye), records the client as gone (Cancelled) and
   // reads until the agent hangs up or `deadline` (monotonic ns) passes; the on_gone hook is not
   // run (the caller releases the fences itself).
@@ -84,13 +91,17 @@ class Connection {
 
  private:
   explicit Connection(const ConnectConfig& config);
-  Status Handshake();
+  Status Handshake(std::optional<Comeback> comeback);
   // Reads the reply to request `request_id` (a message of `bytes` bytes) into `out`, waiting
   // until `deadline` (monotonic ns); `what` names the request in errors.
   Status AwaitReply(uint32_t request_id, void* out, size_t bytes, uint64_t deadline,
                     const char* what);
   // Why the agent is gone, if a receive's result says so: failure, EOF or a goodbye.
-  static std::optional<Status> Departure(const Result<size_t>& n, const uint8_t* buf);
+  struct Gone {
+    Status why;
+    bool goodbye = false;
+  };
+  static std::optional<Gone> Departure(const Result<size_t>& n, const uint8_t* buf);
 
   ConnectConfig config_;
   ipc::UnixChannel channel_;
@@ -101,8 +112,10 @@ class Connection {
   ipc::RingConsumer<ipc::CompletionEntry> cq_;
   ipc::AdaptiveSpin spin_;
   uint32_t next_request_id_ = 1;
-  Status gone_;          // set once the agent closed the connection
-  bool closed_ = false;  // Close() ran
+  Status gone_;                // set once the agent closed the connection
+  uint64_t gone_ns_ = 0;       // when gone_ was set (monotonic)
+  bool gone_goodbye_ = false;  // the agent said goodbye as it went
+  bool closed_ = false;        // Close() ran
   std::function<void()> on_gone_;
 };
 

@@ -9,8 +9,17 @@
 #include "agent/control/job_class_ceiling.h"
 #include "agent/control/session_limits.h"
 #include "base/status.h"
+#include "ipc/protocol.h"
 
 namespace outrider::agent {
+
+// The shim protocol versions the agent serves: its own and the one before (ipc/protocol.h), so that
+// an agent is upgraded under trainers that run the previous release's shim.
+struct ProtocolWindow {
+  uint16_t newest = ipc::kProtocolVersion;
+  uint16_t oldest = ipc::kOldestProtocolVersion;
+  bool Serves(uint16_t version) const { return version >= oldest && version <= newest; }
+};
 
 struct ControlServerOptions {
   // Empty until LoadConfig fills in ipc::DefaultSocketPath, which depends on XDG_RUNTIME_DIR.
@@ -31,6 +40,7 @@ struct ControlServerOptions {
   uint32_t max_world_size = 65536;
   SessionLimits limits;  // per client: max_regions_per_client, max_region_bytes
   JobClassCeiling job_class_ceiling;
+  ProtocolWindow protocol;
 
   // The first bad field, named by its agent parameter with its value. Access: the socket and
   // who may use it; Capacity: rings, clients and their regions.

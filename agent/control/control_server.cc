@@ -220,10 +220,14 @@ uint64_t ControlServer::NextDeadlineNs() const {
   return next;
 }
 
-void ControlServer::RejectHello(ipc::UnixChannel& channel, uint32_t request_id, const Status& st) {
+void ControlServer::RejectHello(ipc::UnixChannel& channel, uint16_t version, uint32_t request_id,
+                                const Status& st) {
+  // In the client's version where the agent serves it; otherwise in the agent's own, which the
+  // client's check of the reply names beside its own.
+  if (!options_.protocol.Serves(version)) version = options_.protocol.newest;
   ipc::HelloReply reply{};
   ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
-                     request_id);
+                     request_id, version);
   reply.code = static_cast<int32_t>(st.code());
   ipc::CopyText(reply.message, sizeof(reply.message), st.message());
   (void)channel.Send(&reply, sizeof(reply));
@@ -239,11 +243,11 @@ void ControlServer::OnHandshakeReadable(int fd) {
   auto n = hs.channel.Recv(buf, sizeof(buf), nullptr, -1);
   if (!n.ok() || *n == 0) return;  // gone before saying hello
   if (*n < sizeof(ipc::MsgHeader)) {
-    return RejectHello(hs.channel, 0, ProtocolError("hello shorter than a message header"));
+    return RejectHello(hs.channel, 0, 0, ProtocolError("hello shorter than a message header"));
   }
   ipc::MsgHeader h;
   std::memcpy(&h, buf, sizeof(h));
-  if (!hs.refusal.ok()) return RejectHello(hs.channel, h.request_id, hs.refusal);
+  if (!hs.refusal.ok()) return RejectHello(hs.channel, h.version, h.request_id, hs.refusal);
   Result<Hello> hello = ParseHello(buf, *n, options_);
   Status st = hello.status();
   if (hello.ok()) {
@@ -252,7 +256,7 @@ void ControlServer::OnHandshakeReadable(int fd) {
   }
   Logger("control")->warn("rejected client pid {} uid {}: {}", hs.peer.pid, hs.peer.uid,
                           st.ToString());
-  RejectHello(hs.channel, h.request_id, st);
+  RejectHello(hs.channel, h.version, h.request_id, st);
 }
 
 Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id) {
@@ -273,7 +277,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping control,
                             ipc::MapShared(control_fd.get(), layout.total_bytes));
   ipc::InitControlHeader(reinterpret_cast<ipc::ControlHeader*>(control.data()), sq_entries,
-                         sq_entries, layout);
+                         sq_entries, layout, hello.version);
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd sq_efd, ipc::CreateEventFd());
   OUTRIDER_ASSIGN_OR_RETURN(UniqueFd cq_efd, ipc::CreateEventFd());
   id.client_id = next_client_id_++;
@@ -285,7 +289,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
                                            options_.limits);
   ipc::HelloReply reply{};
   ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
-                     request_id);
+                     request_id, hello.version);
   // A joiner is in no job until it re-forms into the job's next generation.
   Status joined = id.joiner ? Status::Ok() : jobs_->Join(session.get());
   if (!joined.ok()) {
@@ -320,9 +324,18 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
     return Status::Ok();  // the client is gone; nothing to reply to
   }
   Logger("control")->info(
-      "client {} joined job '{}' as rank {}/{} local rank {}/{} (pid {} uid {})", id.client_id,
-      id.job_id, id.rank, id.world_size, id.local_rank, id.local_world_size, id.peer.pid,
-      id.peer.uid);
+      "client {} joined job '{}' as rank {}/{} local rank {}/{} (pid {} uid {}, protocol {})",
+      id.client_id, id.job_id, id.rank, id.world_size, id.local_rank, id.local_world_size,
+      id.peer.pid, id.peer.uid, hello.version);
+  if (hello.reconnect) {
+    const char* after = hello.reconnect->after_goodbye ? "stop" : "crash";
+    Logger("control")->info("client {} came back {} ms after its previous agent's {}", id.client_id,
+                            hello.reconnect->away_ms, after);
+    if (AgentMetrics* m = Counting(metrics_)) {
+      m->reconnects->Get({after})->Inc();
+      m->reconnect_pause->Observe(hello.reconnect->away_ms / 1e3);
+    }
+  }
   sessions_.emplace(sfd, std::move(session));
   return Status::Ok();
 }
@@ -438,6 +451,7 @@ nlohmann::json ControlServer::ClientsJson() const {
                    {"local_rank", id.local_rank},
                    {"pid", id.peer.pid},
                    {"uid", id.peer.uid},
+                   {"protocol", s->protocol()},
                    {"regions", s->region_count()},
                    {"region_bytes", s->region_bytes()},
                    {"communicators", s->comm_count()}});

@@ -87,7 +87,8 @@ class ControlServer {
   void OnHandshakeReadable(int fd);
   // Creates the client's control segment and eventfds, joins its job and answers the hello.
   Status Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id);
-  void RejectHello(ipc::UnixChannel& channel, uint32_t request_id, const Status& st);
+  void RejectHello(ipc::UnixChannel& channel, uint16_t version, uint32_t request_id,
+                   const Status& st);
   Status CheckPeer(const ipc::PeerCredentials& peer) const;
   // Removes closed sessions: their jobs learn first, then fds and mappings are released.
   void ReapClosed();

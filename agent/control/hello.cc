@@ -109,21 +109,28 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
     std::snprintf(hex, sizeof(hex), "%08x", h.magic);
     return ProtocolError("bad magic 0x" + std::string(hex) + ": not an outrider client");
   }
-  if (h.version != ipc::kProtocolVersion) {
-    return ProtocolError("protocol version " + std::to_string(h.version) +
-                         " is not supported: this agent speaks version " +
-                         std::to_string(ipc::kProtocolVersion) +
-                         " (upgrade the shim or the agent)");
+  if (!options.protocol.Serves(h.version)) {
+    const ProtocolWindow& w = options.protocol;
+    return ProtocolError(
+        "protocol version " + std::to_string(h.version) + " is not supported: this agent speaks " +
+        "version " + std::to_string(w.newest) + " and serves shims of versions " +
+        std::to_string(w.oldest) + " to " + std::to_string(w.newest) +
+        (h.version < w.oldest ? " (restart the trainer with the shim installed with this agent)"
+                              : " (upgrade the agent before the trainers)"));
   }
-  if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || len != sizeof(hello)) {
-    return ProtocolError("first message must be a hello of " + std::to_string(sizeof(hello)) +
-                         " bytes");
+  // Version 12's hello ends before away_ms (and has no reconnect flags).
+  bool v12 = h.version == 12;
+  size_t size = v12 ? ipc::kHelloRequestV12Bytes : sizeof(hello);
+  if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || len != size) {
+    return ProtocolError("first message must be a hello of " + std::to_string(size) +
+                         " bytes (protocol version " + std::to_string(h.version) + ")");
   }
-  if (h.body_bytes != sizeof(hello) - sizeof(h)) {
+  if (h.body_bytes != size - sizeof(h)) {
     return ProtocolError("hello says body_bytes=" + std::to_string(h.body_bytes) + " but " +
-                         std::to_string(sizeof(hello) - sizeof(h)) + " followed its header");
+                         std::to_string(size - sizeof(h)) + " followed its header");
   }
   Hello out;
+  out.version = h.version;
   ClientIdentity& id = out.identity;
   size_t job_len = strnlen(hello.job_id, sizeof(hello.job_id));
   if (job_len == sizeof(hello.job_id)) {
@@ -144,11 +151,20 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   OUTRIDER_RETURN_IF_ERROR(CheckRankLayout(id, options));
   id.root_addr.assign(hello.root_addr, strnlen(hello.root_addr, sizeof(hello.root_addr)));
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
-  if ((hello.flags & ~ipc::kHelloJoiner) != 0) {
+  uint32_t known =
+      v12 ? ipc::kHelloJoiner : ipc::kHelloJoiner | ipc::kHelloReconnect | ipc::kHelloAfterGoodbye;
+  if ((hello.flags & ~known) != 0) {
     return InvalidArgument("hello: unknown flags " + std::to_string(hello.flags));
+  }
+  if ((hello.flags & ipc::kHelloReconnect) == 0 && (hello.flags & ipc::kHelloAfterGoodbye) != 0) {
+    return InvalidArgument("hello: flag kHelloAfterGoodbye without kHelloReconnect");
   }
   id.job_base = id.job_id;
   id.joiner = (hello.flags & ipc::kHelloJoiner) != 0;
+  if ((hello.flags & ipc::kHelloReconnect) != 0) {
+    out.reconnect = Hello::Reconnect{.away_ms = hello.away_ms,
+                                     .after_goodbye = (hello.flags & ipc::kHelloAfterGoodbye) != 0};
+  }
   if (hello.gpu_mode >= ipc::kNumGpuModes) {
     return InvalidArgument("gpu_mode " + std::to_string(hello.gpu_mode) +
                            " is not staging (0) or ipc (1)");

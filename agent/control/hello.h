@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "agent/control/control_options.h"
@@ -18,6 +19,14 @@ struct Hello {
   // Job, ranks, root address and token; client_id and peer are the caller's to fill in.
   ClientIdentity identity;
   uint32_t sq_entries = 0;  // ring entries the client gets: a power of two in [8, 65536]
+  uint16_t version = 0;     // the client's protocol version, one the agent serves
+  // A client back after its agent went away: how long it was without one, and whether that agent
+  // said goodbye (stopped) or vanished (killed).
+  struct Reconnect {
+    uint32_t away_ms = 0;
+    bool after_goodbye = false;
+  };
+  std::optional<Reconnect> reconnect;
 };
 
 // A job id as it may appear anywhere, metrics labels included: 1..63 bytes of printable ASCII

@@ -34,6 +34,7 @@ Session::Session(ClientIdentity id, ipc::UnixChannel channel, UniqueFd control_f
       reinterpret_cast<ipc::RingIndices*>(control_.data() + h->cq_indices_offset),
       reinterpret_cast<ipc::CompletionEntry*>(control_.data() + h->cq_slots_offset), h->cq_entries);
   fences_ = reinterpret_cast<ipc::FenceSlot*>(control_.data() + h->fences_offset);
+  protocol_ = h->version;
 }
 
 Session::~Session() {
@@ -69,7 +70,8 @@ void Session::SayGoodbye(const Status& reason) {
   if (said_goodbye_) return;
   said_goodbye_ = true;
   ipc::Goodbye bye{};
-  ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+  ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0,
+                     protocol_);
   bye.code = static_cast<int32_t>(reason.code());
   ipc::CopyText(bye.message, sizeof(bye.message), reason.message());
   (void)channel_.Send(&bye, sizeof(bye));
@@ -95,8 +97,11 @@ void Session::OnSocketReadable() {
   }
   ipc::MsgHeader hdr;
   std::memcpy(&hdr, buf, sizeof(hdr));
-  if (hdr.magic != ipc::kMagic || hdr.version != ipc::kProtocolVersion) {
-    Close(ProtocolError("control message with bad magic or protocol version"));
+  if (hdr.magic != ipc::kMagic || hdr.version != protocol_) {
+    Close(
+        ProtocolError("control message with bad magic or another protocol version than its "
+                      "hello's (" +
+                      std::to_string(protocol_) + ")"));
     return;
   }
   if (hdr.body_bytes != *n - sizeof(hdr)) {
@@ -138,7 +143,8 @@ void Session::OnSocketReadable() {
 void Session::ReplyRegion(uint32_t request_id, ipc::MsgType type, const Status& st,
                           uint32_t region_id) {
   ipc::RegionReply reply{};
-  ipc::InitMsgHeader(&reply.header, type, sizeof(reply) - sizeof(reply.header), request_id);
+  ipc::InitMsgHeader(&reply.header, type, sizeof(reply) - sizeof(reply.header), request_id,
+                     protocol_);
   reply.code = static_cast<int32_t>(st.code());
   reply.region_id = region_id;
   ipc::CopyText(reply.message, sizeof(reply.message), st.message());
@@ -240,7 +246,7 @@ void Session::HandleCommDestroy(const ipc::CommDestroy& msg) {
 void Session::ReplyReform(uint32_t request_id, const Status& st, uint32_t joiners) {
   ipc::ReformReply reply{};
   ipc::InitMsgHeader(&reply.header, ipc::MsgType::kReformReply,
-                     sizeof(reply) - sizeof(reply.header), request_id);
+                     sizeof(reply) - sizeof(reply.header), request_id, protocol_);
   const ClientIdentity& w = world_identity();
   reply.code = static_cast<int32_t>(st.code());
   reply.generation = w.generation;

@@ -70,6 +70,7 @@ class Session final : public Member {
   int socket_fd() const { return channel_.fd(); }
   int sq_efd() const { return sq_efd_.get(); }
   bool closed() const { return closed_; }
+  uint16_t protocol() const { return protocol_; }  // the client's protocol version
   const Status& close_reason() const { return close_reason_; }
   // The client said goodbye before its connection closed (it left in order, not by dying).
   bool left_in_order() const { return client_goodbye_; }
@@ -180,6 +181,8 @@ class Session final : public Member {
   UniqueFd sq_efd_;
   UniqueFd cq_efd_;
   SessionLimits limits_;
+  // The client's protocol version (the control header says it): its messages come and go in it.
+  uint16_t protocol_ = ipc::kProtocolVersion;
   ipc::RingConsumer<ipc::SubmitEntry> sq_;
   ipc::RingProducer<ipc::CompletionEntry> cq_;
   std::deque<ipc::CompletionEntry> overflow_;  // completions waiting for CQ space

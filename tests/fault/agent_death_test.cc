@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 
+#include "tests/support/multinode_fixture.h"
 #include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
 
@@ -148,11 +149,11 @@ struct RestartReport {
 
 // A 2-rank job on one node, 30 steps of an allreduce whose every result is checked. Both ranks
 // finish step 10; rank 0 then waits before step 11 while rank 1's step 11 waits in the agent for
-// it, and the agent is stopped with `sig` and another started on the same socket. An op that
-// fails is submitted again once if its error says its inputs are intact (`retry`), else the rank
-// gives up. (An op that completed on one rank only, because a killed agent died between two
-// ranks' completions, could not be submitted again: not this case.)
-void RestartMidJob(int sig, bool retry, SharedValue<RestartReport> (&reports)[2]) {
+// it, and the agent is stopped with `sigs` (one after the other, at once) and another started on
+// the same socket. An op that fails is submitted again once if its error says its inputs are
+// intact (`retry`), else the rank gives up. (An op that completed on one rank only, because a
+// killed agent died between two ranks' completions, could not be submitted again: not this case.)
+void RestartMidJob(std::vector<int> sigs, bool retry, SharedValue<RestartReport> (&reports)[2]) {
   auto agent = StartAgent();
   ASSERT_NE(agent, nullptr);
   std::string socket = agent->socket_path();
@@ -195,13 +196,22 @@ void RestartMidJob(int sig, bool retry, SharedValue<RestartReport> (&reports)[2]
   char ch;
   ASSERT_TRUE(at_eleven[0].Receive(&ch, 30000));
   ASSERT_TRUE(at_eleven[1].Receive(&ch, 30000));
-  int status = agent->Stop(sig);
-  if (sig == SIGTERM) {
+  for (size_t i = 0; i + 1 < sigs.size(); ++i) ::kill(agent->pid(), sigs[i]);
+  int status = agent->Stop(sigs.back());
+  // One SIGTERM: the agent hands the job over and exits 0; the next counts the trainers back
+  // after a stop (one SIGKILL: after a crash; more signals: either, as the race went).
+  std::string after = sigs == std::vector<int>{SIGTERM}   ? "stop"
+                      : sigs == std::vector<int>{SIGKILL} ? "crash"
+                                                          : "";
+  if (after == "stop") {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "agent wait status " << status;
+    EXPECT_THAT(agent->ReadLog(), HasSubstr("jobs handed over in"));
   }
   stopped.Send('s');
   harness::AgentProcessOptions next;
   next.socket_path = socket;
+  uint16_t http_port = FreePort();
+  next.extra_args = {"--http-port", std::to_string(http_port)};
   Result<std::unique_ptr<harness::AgentProcess>> restarted = harness::AgentProcess::Start(next);
   ASSERT_TRUE(restarted.ok()) << restarted.status().ToString();
   for (int r = 0; r < 2; ++r) {
@@ -210,13 +220,22 @@ void RestartMidJob(int sig, bool retry, SharedValue<RestartReport> (&reports)[2]
         << "rank " << r << ": first at step " << reports[r]->first_wrong_step << ", "
         << reports[r]->first_wrong;
   }
+  // The next agent counted both trainers back, and how their agent went.
+  HttpReply metrics = HttpFetch(http_port, "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_THAT(metrics.body, HasSubstr("outrider_reconnect_pause_seconds_count 2"));
+  if (!after.empty()) {
+    EXPECT_THAT(metrics.body,
+                HasSubstr("outrider_client_reconnects_total{after=\"" + after + "\"} 2"));
+    EXPECT_THAT((*restarted)->ReadLog(), HasSubstr("after its previous agent's " + after));
+  }
 }
 
 // Killed: the op in flight fails once, says its inputs are intact, and runs again at the next
 // agent; rank 0 had none in flight and reconnects on its next.
 TEST(AgentDeathTest, ARestartedAgentTakesTheJobBackAndTheOpItFailedRunsAgainRight) {
   SharedValue<RestartReport> reports[2];
-  RestartMidJob(SIGKILL, /*retry=*/true, reports);
+  RestartMidJob({SIGKILL}, /*retry=*/true, reports);
   EXPECT_EQ(reports[0]->failures, 0) << reports[0]->message;
   EXPECT_EQ(reports[1]->failures, 1) << reports[1]->message;
   EXPECT_THAT(reports[1]->message, HasSubstr("op "));
@@ -226,8 +245,23 @@ TEST(AgentDeathTest, ARestartedAgentTakesTheJobBackAndTheOpItFailedRunsAgainRigh
 // fails (a failure would end the rank).
 TEST(AgentDeathTest, ASigtermedAgentHandsItsJobToTheNextAndNoOpFails) {
   SharedValue<RestartReport> reports[2];
-  RestartMidJob(SIGTERM, /*retry=*/false, reports);
+  RestartMidJob({SIGTERM}, /*retry=*/false, reports);
   EXPECT_EQ(reports[0]->failures + reports[1]->failures, 0);
+}
+
+// Killed as it hands over (SIGTERM, then SIGKILL at once): wherever the kill finds the hand-over,
+// no result is wrong and nothing hangs; an op fails at most once, saying it may go again.
+TEST(AgentDeathTest, AnAgentKilledAsItHandsOverLeavesNoResultWrongAndNoRankHung) {
+  SharedValue<RestartReport> reports[2];
+  RestartMidJob({SIGTERM, SIGKILL}, /*retry=*/true, reports);
+  EXPECT_LE(reports[0]->failures + reports[1]->failures, 1);
+}
+
+// Stopped twice (a second SIGTERM ends a hand-over at once): the same.
+TEST(AgentDeathTest, ASecondSigtermDuringAHandOverLeavesNoResultWrongAndNoRankHung) {
+  SharedValue<RestartReport> reports[2];
+  RestartMidJob({SIGTERM, SIGTERM}, /*retry=*/true, reports);
+  EXPECT_LE(reports[0]->failures + reports[1]->failures, 1);
 }
 
 }  // namespace

@@ -267,6 +267,49 @@ TEST_F(BadInputTest, WrongProtocolVersionIsRefusedNamingBothVersions) {
   EXPECT_THAT(reply->message, HasSubstr("speaks version " + std::to_string(ipc::kProtocolVersion)));
 }
 
+// The previous release's shim (protocol 12) on this agent: its 248-byte hello is served, its
+// control segment and every reply are in version 12, and a job of such clients runs an allreduce
+// (a job of this release's runs after, in TearDown); a message in another version than its
+// hello's closes only that client.
+TEST_F(BadInputTest, AShimOfThePreviousProtocolVersionIsServedInItsOwnVersion) {
+  static_assert(ipc::kOldestProtocolVersion == 12);
+  std::unique_ptr<RawClient> old[2];
+  uint32_t regions[2];
+  for (int r = 0; r < 2; ++r) {
+    auto raw = RawClient::Connect(agent_->socket_path());
+    ASSERT_TRUE(raw.ok());
+    auto reply = (*raw)->Hello((*raw)->MakeHello("previous", r, 2, 12));
+    ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+    ASSERT_EQ(reply->code, 0) << reply->message;
+    EXPECT_EQ(reply->header.version, 12);
+    EXPECT_EQ((*raw)->control_header().version, 12);
+    auto region = (*raw)->RegisterRegion(4096);
+    ASSERT_TRUE(region.ok()) << region.status().ToString();
+    regions[r] = *region;
+    old[r] = std::move(*raw);
+  }
+  for (int r = 0; r < 2; ++r) {
+    auto* x = reinterpret_cast<float*>(old[r]->region_base(regions[r]));
+    x[0] = 1.5f + static_cast<float>(r);
+    old[r]->Push(AllreduceEntry(1, regions[r], 0, 1));
+  }
+  for (int r = 0; r < 2; ++r) {
+    auto c = old[r]->NextCompletion(10000);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->code, 0);
+    EXPECT_EQ(reinterpret_cast<float*>(old[r]->region_base(regions[r]))[0], 4.0f);
+  }
+  // A version-13 message from a version-12 client: that client alone is closed, saying why.
+  ipc::ReleaseRegion msg{};
+  ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header),
+                     900, ipc::kProtocolVersion);
+  msg.region_id = regions[0];
+  ASSERT_TRUE(old[0]->channel().Send(&msg, sizeof(msg), nullptr, 0).ok());
+  auto bye = old[0]->AwaitGoodbye(5000);
+  ASSERT_TRUE(bye.ok()) << bye.status().ToString();
+  EXPECT_THAT(*bye, HasSubstr("another protocol version than its hello's (12)"));
+}
+
 TEST_F(BadInputTest, WrongMagicIsRefused) {
   auto raw = RawClient::Connect(agent_->socket_path());
   ASSERT_TRUE(raw.ok());

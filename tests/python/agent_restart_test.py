@@ -7,9 +7,12 @@ that step rank 1 is held back until the agent has stopped, so rank 0's gradient 
 the agent when SIGTERM comes: the agent gives them back, and rank 0 submits them at the next one.
 Checked: every trainer exits 0 in both runs (no op failed), the agent said it gave ops back, and
 the final parameters are bitwise equal to the uninterrupted run's. Printed: the longest step of
-each run beside the median step, i.e. the pause the restart cost.
+each run beside the median step, i.e. the pause the restart cost. With OUTRIDER_NEXT_AGENT the
+restarted agent is that binary, the next release's build (one protocol version higher), and the
+trainers' shims, unchanged, are checked to be served by it in their own version: an upgrade.
 
-Usage: python agent_restart_test.py   (OUTRIDER_AGENT: the agent binary)
+Usage: python agent_restart_test.py   (OUTRIDER_AGENT: the agent binary; OUTRIDER_NEXT_AGENT: the
+                                       restarted one, default the same)
 """
 import argparse
 import hashlib
@@ -91,6 +94,8 @@ def pending(http_port):
 
 def run(args, restart, tmp):
     binary = os.environ["OUTRIDER_AGENT"]
+    # The restarted agent: the next release's build where given (one protocol version higher).
+    next_binary = os.environ.get("OUTRIDER_NEXT_AGENT") or binary
     sock = os.path.join(tmp, f"agent-{restart}.sock")
     log = open(os.path.join(tmp, f"agent-{restart}.log"), "ab")
     http_port = free_port()
@@ -123,7 +128,7 @@ def run(args, restart, tmp):
                 raise SystemExit(f"the stopped agent exited {rc}; see {log.name}")
             with open(gate, "wb") as g:
                 g.write(b"g")
-            agent = start_agent(binary, sock, log)
+            agent = start_agent(next_binary, sock, log)
             print(f"agent restarted in {time.monotonic() - restarted_at:.3f} s", flush=True)
         if line.startswith("result "):
             r = json.loads(line[len("result "):])
@@ -148,6 +153,16 @@ def run(args, restart, tmp):
         print("agent: " + (gave[0].strip() if gave else "(no hand-over logged)"), flush=True)
         if not gave or " gave 0 ops" in gave[0]:
             raise SystemExit("the stopped agent gave no op back: the hand-over was not exercised")
+        if os.environ.get("OUTRIDER_NEXT_AGENT"):
+            import outrider_torch
+            spoken = f"protocol {outrider_torch._C.protocol_version})"
+            with open(log.name) as f:
+                rejoined = [line for line in f if "joined job 'restart-True" in line and spoken in line]
+            # Two joins at the first agent, two at the next one, each in this shim's version.
+            if len(rejoined) != 4:
+                raise SystemExit(f"expected 4 joins in protocol {outrider_torch._C.protocol_version}, "
+                                 f"saw {len(rejoined)}; see {log.name}")
+            print(f"the next agent served this shim's protocol {outrider_torch._C.protocol_version}", flush=True)
     return results
 
 

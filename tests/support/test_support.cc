@@ -218,9 +218,11 @@ Result<std::unique_ptr<RawClient>> RawClient::Connect(const std::string& path) {
   return c;
 }
 
-ipc::HelloRequest RawClient::MakeHello(const std::string& job, int rank, int size) const {
+ipc::HelloRequest RawClient::MakeHello(const std::string& job, int rank, int size,
+                                       uint16_t version) const {
   ipc::HelloRequest h{};
-  ipc::InitMsgHeader(&h.header, ipc::MsgType::kHello, sizeof(h) - sizeof(h.header), 1);
+  size_t bytes = version == 12 ? ipc::kHelloRequestV12Bytes : sizeof(h);
+  ipc::InitMsgHeader(&h.header, ipc::MsgType::kHello, bytes - sizeof(h.header), 1, version);
   CopyText(h.job_id, sizeof(h.job_id), job.c_str());
   h.rank = rank;
   h.world_size = size;
@@ -231,7 +233,9 @@ ipc::HelloRequest RawClient::MakeHello(const std::string& job, int rank, int siz
 }
 
 Result<ipc::HelloReply> RawClient::Hello(const ipc::HelloRequest& hello) {
-  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&hello, sizeof(hello)));
+  version_ = hello.header.version;
+  OUTRIDER_RETURN_IF_ERROR(
+      channel_.Send(&hello, version_ == 12 ? ipc::kHelloRequestV12Bytes : sizeof(hello)));
   ipc::HelloReply reply{};
   std::vector<UniqueFd> fds;
   OUTRIDER_ASSIGN_OR_RETURN(size_t n, channel_.Recv(&reply, sizeof(reply), &fds, 5000));
@@ -257,7 +261,7 @@ Result<uint32_t> RawClient::RegisterRegion(size_t bytes) {
   OUTRIDER_ASSIGN_OR_RETURN(ipc::Mapping m, ipc::MapShared(fd.get(), bytes));
   ipc::RegisterRegion msg{};
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kRegisterRegion, sizeof(msg) - sizeof(msg.header),
-                     next_request_++);
+                     next_request_++, version_);
   msg.bytes = bytes;
   int f = fd.get();
   OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg), &f, 1));
@@ -273,7 +277,7 @@ Result<uint32_t> RawClient::RegisterRegion(size_t bytes) {
 Status RawClient::ReleaseRegion(uint32_t id) {
   ipc::ReleaseRegion msg{};
   ipc::InitMsgHeader(&msg.header, ipc::MsgType::kReleaseRegion, sizeof(msg) - sizeof(msg.header),
-                     next_request_++);
+                     next_request_++, version_);
   msg.region_id = id;
   OUTRIDER_RETURN_IF_ERROR(channel_.Send(&msg, sizeof(msg), nullptr, 0));
   ipc::RegionReply reply{};

@@ -93,8 +93,12 @@ bool WaitUntil(const std::function<bool()>& cond, int timeout_ms);
 class RawClient {
  public:
   static Result<std::unique_ptr<RawClient>> Connect(const std::string& path);
-  ipc::HelloRequest MakeHello(const std::string& job, int rank, int size) const;
-  // Sends `hello` and reads the reply; on success maps the control segment and rings.
+  // `version`: the protocol version the client speaks from its hello on (12: the previous
+  // release's shim, whose hello is ipc::kHelloRequestV12Bytes long).
+  ipc::HelloRequest MakeHello(const std::string& job, int rank, int size,
+                              uint16_t version = ipc::kProtocolVersion) const;
+  // Sends `hello` (at its version's size) and reads the reply; on success maps the control segment
+  // and rings, and speaks the hello's version.
   Result<ipc::HelloReply> Hello(const ipc::HelloRequest& hello);
   Result<uint32_t> RegisterRegion(size_t bytes);
   // Asks the agent to forget region `id` and waits for its answer; the local mapping is dropped
@@ -105,6 +109,9 @@ class RawClient {
   // Wakes the agent without publishing anything.
   void Kick();
   ipc::RingIndices* sq_indices() { return sq_idx_; }
+  const ipc::ControlHeader& control_header() const {
+    return *reinterpret_cast<const ipc::ControlHeader*>(control_.data());
+  }
   // Fence slot `i` of the control segment (after Hello).
   ipc::FenceSlot& fence(uint32_t i) {
     auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
@@ -126,6 +133,7 @@ class RawClient {
   std::map<uint32_t, ipc::Mapping> regions_;
   std::vector<UniqueFd> region_fds_;
   uint32_t next_request_ = 100;
+  uint16_t version_ = ipc::kProtocolVersion;
 };
 
 // A raw client of the agent at `socket` that joined `job` as rank `rank` of `size` and registered

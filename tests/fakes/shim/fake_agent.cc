@@ -33,6 +33,11 @@ void FakeAgent::RefuseRequests(Status why) {
   refuse_ = std::move(why);
 }
 
+std::optional<ipc::HelloRequest> FakeAgent::hello() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hello_;
+}
+
 std::vector<ipc::MsgType> FakeAgent::requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return requests_;
@@ -71,6 +76,10 @@ bool FakeAgent::Handle(const uint8_t* msg, size_t n, std::vector<UniqueFd>& fds)
   if (type == ipc::MsgType::kHello) {
     ipc::HelloRequest hello{};
     std::memcpy(&hello, msg, std::min(n, sizeof(hello)));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      hello_ = hello;
+    }
     greeted_.store(true);  // before the reply: the client may look as soon as it has it
     return Hello(hello).ok();
   }
@@ -202,6 +211,17 @@ void FakeAgent::Move(uint64_t op_id) {
 
 void FakeAgent::HangUp() {
   if (int fd = client_fd_.load(); fd >= 0) (void)::shutdown(fd, SHUT_RDWR);
+}
+
+void FakeAgent::Leave() {
+  if (int fd = client_fd_.load(); fd >= 0) {
+    ipc::Goodbye bye{};
+    ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0);
+    bye.code = static_cast<int32_t>(Code::kUnavailable);
+    ipc::CopyText(bye.message, sizeof(bye.message), "the agent is stopping");
+    (void)::send(fd, &bye, sizeof(bye), MSG_NOSIGNAL);
+  }
+  HangUp();
 }
 
 }  // namespace outrider::shim

@@ -53,10 +53,14 @@ class FakeAgent {
   void Move(uint64_t op_id);
   // Closes the client's socket without a goodbye, as an agent that died would.
   void HangUp();
+  // Says goodbye (UNAVAILABLE: stopping), then closes it, as an agent that was stopped does.
+  void Leave();
 
   // What the client sent, in order: message types of every request after the hello.
   std::vector<ipc::MsgType> requests() const;
   std::vector<ipc::CommCreate> comm_requests() const;
+  // The client's hello (empty before it came).
+  std::optional<ipc::HelloRequest> hello() const;
   // Whether the client said hello and goodbye.
   bool greeted() const { return greeted_.load(); }
   bool said_goodbye() const { return goodbye_.load(); }
@@ -86,6 +90,7 @@ class FakeAgent {
   uint32_t next_id_ = 1;
   std::vector<ipc::MsgType> requests_;          // guarded by mu_
   std::vector<ipc::CommCreate> comm_requests_;  // guarded by mu_
+  std::optional<ipc::HelloRequest> hello_;      // guarded by mu_
 };
 
 }  // namespace outrider::shim

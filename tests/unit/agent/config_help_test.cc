@@ -41,11 +41,16 @@ TEST_F(ConfigTest, HelpIsShownEvenWhenOtherInputsAreInvalid) {
   EXPECT_TRUE(r->help_requested);
 }
 
-TEST_F(ConfigTest, VersionPrintsTheVersion) {
+TEST_F(ConfigTest, VersionPrintsTheVersionAndTheProtocolsItServes) {
   Result<LoadedConfig> r = Load({"--version"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->help_requested);
   EXPECT_TRUE(Contains(r->help_text, "outrider-agent "));
+  EXPECT_TRUE(Contains(r->help_text, "(protocol " + std::to_string(ipc::kProtocolVersion) +
+                                         ", serves shims of versions " +
+                                         std::to_string(ipc::kOldestProtocolVersion) + " to " +
+                                         std::to_string(ipc::kProtocolVersion) + ")"))
+      << r->help_text;
 }
 
 TEST_F(ConfigTest, PrintConfigTableReturnsTheMarkdownTable) {

@@ -52,11 +52,23 @@ class ClientTest : public ::testing::Test {
     agent_->HangUp();
     agent_.reset();
   }
-  // ... and another starts on the same socket, as the agent's unit or DaemonSet restarts it.
-  void AgentRestarts() {
+  // ... and another starts on the same socket, as the agent's unit or DaemonSet restarts it;
+  // `stopped`: the agent went saying goodbye, as one stopped with SIGTERM does.
+  void AgentRestarts(bool stopped = false) {
+    if (stopped) agent_->Leave();
     AgentDies();
     agent_ = FakeAgent::Start(config_.socket_path);
     ASSERT_NE(agent_, nullptr);
+  }
+  // The new agent's hello says the client comes back, after a stop or a crash, and how long it
+  // was away (bounded by the test's own waits).
+  void ExpectComeback(bool after_goodbye) {
+    std::optional<ipc::HelloRequest> h = agent_->hello();
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->header.version, ipc::kProtocolVersion);
+    EXPECT_NE(h->flags & ipc::kHelloReconnect, 0u);
+    EXPECT_EQ((h->flags & ipc::kHelloAfterGoodbye) != 0, after_goodbye);
+    EXPECT_LT(h->away_ms, 10000u);
   }
   // An allreduce of `n` floats in place, in a region of the client's.
   OpArgs Allreduce(float* buf, uint64_t n) {
@@ -267,6 +279,7 @@ TEST_F(ClientTest, AfterTheAgentRestartsTheClientGoesOnWithItsMemoryAndCommunica
   EXPECT_EQ(asked[0], ipc::MsgType::kRegisterRegion);
   EXPECT_EQ(asked[1], ipc::MsgType::kCommCreate);
   EXPECT_EQ(*client_->CommRank(*comm), 1);
+  ExpectComeback(/*after_goodbye=*/false);
   agent_->Complete(e->op_id, Status::Ok());
   EXPECT_TRUE(client_->Wait(*c, 5000).ok());
 }
@@ -281,9 +294,9 @@ TEST_F(ClientTest, AnOpTheAgentGaveBackRunsAtTheNextAgentWithoutFailing) {
   ASSERT_TRUE(op.ok());
   std::optional<ipc::SubmitEntry> first = agent_->NextSubmission(5000);
   ASSERT_TRUE(first.has_value());
-  // Handed over before it started, then the agent goes and the next one comes.
+  // Handed over before it started, then the agent goes (saying goodbye) and the next one comes.
   agent_->Move(first->op_id);
-  ASSERT_NO_FATAL_FAILURE(AgentRestarts());
+  ASSERT_NO_FATAL_FAILURE(AgentRestarts(/*stopped=*/true));
   // The wait reaches the next agent itself: the op is there, under the same id, in the new
   // agent's numbering of its region.
   std::thread finish([&] {
@@ -295,6 +308,7 @@ TEST_F(ClientTest, AnOpTheAgentGaveBackRunsAtTheNextAgentWithoutFailing) {
   EXPECT_TRUE(st.ok()) << st.ToString();
   std::vector<ipc::MsgType> asked = agent_->requests();
   ASSERT_EQ(asked.size(), 2u);  // both regions registered again
+  ExpectComeback(/*after_goodbye=*/true);
 }
 
 TEST_F(ClientTest, AnOpGivenBackFailsSayingWhyWhenNoAgentComes) {

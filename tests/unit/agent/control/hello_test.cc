@@ -75,7 +75,35 @@ TEST(HelloTest, RefusesAnotherProtocolVersionNamingBoth) {
   ipc::HelloRequest h = ValidHello();
   h.header.version = ipc::kProtocolVersion + 1;
   ExpectRefused(Parse(h), Code::kProtocol,
-                "this agent speaks version " + std::to_string(ipc::kProtocolVersion));
+                "protocol version " + std::to_string(ipc::kProtocolVersion + 1) +
+                    " is not supported: this agent speaks version " +
+                    std::to_string(ipc::kProtocolVersion));
+  ExpectRefused(Parse(h), Code::kProtocol, "upgrade the agent before the trainers");
+}
+
+// The next release's agent (one version higher) serves this release's shims in their own version,
+// and refuses the shims of the release before this one, naming its window.
+TEST(HelloTest, AnAgentOneVersionAheadServesThePreviousVersionAndNoOlder) {
+  ControlServerOptions next;
+  next.protocol = {.newest = uint16_t(ipc::kProtocolVersion + 1), .oldest = ipc::kProtocolVersion};
+  ipc::HelloRequest h = ValidHello();
+  Result<Hello> r = Parse(h, next);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, ipc::kProtocolVersion);
+  h.header.version = ipc::kProtocolVersion + 1;
+  r = Parse(h, next);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, ipc::kProtocolVersion + 1);
+  h.header.version = ipc::kProtocolVersion - 1;
+  std::string window = "serves shims of versions " + std::to_string(ipc::kProtocolVersion) +
+                       " to " + std::to_string(ipc::kProtocolVersion + 1);
+  ExpectRefused(Parse(h, next), Code::kProtocol, window);
+  ExpectRefused(
+      Parse(h, next), Code::kProtocol,
+      "protocol version " + std::to_string(ipc::kProtocolVersion - 1) + " is not supported");
+  ExpectRefused(Parse(h, next), Code::kProtocol, "restart the trainer with the shim installed");
+  h.header.version = ipc::kProtocolVersion + 2;
+  ExpectRefused(Parse(h, next), Code::kProtocol, window);
 }
 
 TEST(HelloTest, RefusesAnotherTypeOrSize) {
@@ -84,7 +112,42 @@ TEST(HelloTest, RefusesAnotherTypeOrSize) {
   ExpectRefused(Parse(h), Code::kProtocol, "first message must be a hello");
   h = ValidHello();
   ExpectRefused(ParseHello(reinterpret_cast<const uint8_t*>(&h), sizeof(h) - 1, {}),
-                Code::kProtocol, "first message must be a hello of 248 bytes");
+                Code::kProtocol,
+                "first message must be a hello of 252 bytes (protocol version 13)");
+}
+
+// The previous release's shim (version 12) says a hello without away_ms: 248 bytes, served with
+// its identity; it knows no reconnect flags, and a 12 hello of 13's size is refused.
+TEST(HelloTest, AVersion12HelloIsServedAtItsOwnSize) {
+  ipc::HelloRequest h = ValidHello();
+  h.header.version = 12;
+  h.header.body_bytes = ipc::kHelloRequestV12Bytes - sizeof(h.header);
+  auto bytes = reinterpret_cast<const uint8_t*>(&h);
+  Result<Hello> r = ParseHello(bytes, ipc::kHelloRequestV12Bytes, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 12);
+  EXPECT_EQ(r->identity.job_id, "job-1");
+  EXPECT_EQ(r->identity.rank, 5);
+  EXPECT_FALSE(r->reconnect.has_value());
+  ExpectRefused(ParseHello(bytes, sizeof(h), {}), Code::kProtocol,
+                "first message must be a hello of 248 bytes (protocol version 12)");
+  h.flags = ipc::kHelloReconnect;
+  ExpectRefused(ParseHello(bytes, ipc::kHelloRequestV12Bytes, {}), Code::kInvalidArgument,
+                "unknown flags 2");
+}
+
+TEST(HelloTest, AReconnectingClientSaysHowLongItWasAwayAndHowItsAgentWent) {
+  ipc::HelloRequest h = ValidHello();
+  EXPECT_FALSE(Parse(h)->reconnect.has_value());
+  h.flags = ipc::kHelloReconnect | ipc::kHelloAfterGoodbye;
+  h.away_ms = 1234;
+  Result<Hello> r = Parse(h);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->reconnect.has_value());
+  EXPECT_EQ(r->reconnect->away_ms, 1234u);
+  EXPECT_TRUE(r->reconnect->after_goodbye);
+  h.flags = ipc::kHelloAfterGoodbye;
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "kHelloAfterGoodbye without kHelloReconnect");
 }
 
 TEST(HelloTest, TakesTheJobsClassAndWeightZeroBeingNormalAndOne) {
