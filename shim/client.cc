@@ -66,6 +66,13 @@ Status Client::Reconfigure(uint32_t timeout_ms, Membership* out) {
                               " ops of this client are not waited for yet; wait for (or test) "
                               "every op before re-forming the job");
   }
+  // Its agent gone (killed, restarted): a rank of a job across nodes asks to rejoin it as a
+  // joiner through the agent that comes back at its socket, and the job's next generation takes
+  // it in (the job's other nodes went on); a one-node job's rank reconnects as itself.
+  if (conn_->gone().ok() && conn_->SocketReadable()) conn_->OnSocketReadable();
+  if (!conn_->gone().ok()) {
+    OUTRIDER_RETURN_IF_ERROR(Reconnect(config_.world_size != config_.local_world_size));
+  }
   OUTRIDER_ASSIGN_OR_RETURN(ipc::ReformReply r,
                             conn_->Reform(ipc::ReformMode::kReform, timeout_ms));
   Membership m = MembershipOf(r);
@@ -143,18 +150,28 @@ Status Departed(uint64_t id, const OpState& s, const Status& gone) {
 
 }  // namespace
 
-Status Client::Reconnect() {
+Status Client::Reconnect() { return Reconnect(/*as_joiner=*/false); }
+
+Status Client::Reconnect(bool as_joiner) {
   Status gone = conn_->gone();
   if (gone.ok() || gone.code() == Code::kCancelled) return gone;  // there, or this client left
   if (config_.reconnect_ms <= 0) return gone;
-  const char* stays = device_.started() ? "it ran ops on GPU memory, whose streams wait on the "
-                                          "agent's fences"
-                      : config_.world_size != config_.local_world_size ? "its job spans nodes"
-                      : config_.generation != 0 || config_.joiner      ? "its job re-formed"
-                                                                       : nullptr;
+  const char* stays =
+      device_.started() ? "it ran ops on GPU memory, whose streams wait on the agent's fences"
+      : as_joiner       ? nullptr
+      : config_.world_size != config_.local_world_size
+          ? "its job spans nodes (an elastic job's rank rejoins it through a restarted agent "
+            "with outrider_reconfigure)"
+      : config_.generation != 0 || config_.joiner ? "its job re-formed"
+                                                  : nullptr;
   if (stays != nullptr) {
     return Status(gone.code(),
                   gone.message() + "; this client does not reconnect: " + std::string(stays));
+  }
+  if (as_joiner) {
+    // In no job at the next agent until the job's next generation takes it in (Reconfigure).
+    config_.joiner = true;
+    config_.generation = 0;
   }
   DrainCompletions();  // what the agent finished (or gave back) before it went still counts
   std::vector<uint64_t> moved;
@@ -199,7 +216,11 @@ Status Client::Reconnect() {
   }
   Result<std::map<uint32_t, uint32_t>> ids = regions_.Reregister();
   Status again = ids.status();
-  if (again.ok()) again = comms_.Rejoin();
+  if (again.ok() && as_joiner) {
+    comms_.Reset(config_);  // a joiner belongs to no communicator until it is placed
+  } else if (again.ok()) {
+    again = comms_.Rejoin();
+  }
   if (!again.ok()) {
     fail_moved(again);
     conn_->MarkGone(again);

@@ -101,6 +101,9 @@ class Client {
   Status GetMembership(Membership* out);
   // Moves the client into the job's next generation: its rank and sizes change, every
   // communicator but the job's is gone, its memory stays registered. No op may be in flight.
+  // With its agent gone, it first connects to the agent that comes back at its socket (for up to
+  // reconnect_ms): a rank of a job across nodes as a joiner of its job, taken into the generation
+  // that admits it.
   Status Reconfigure(uint32_t timeout_ms, Membership* out);
 
   std::string& last_error() { return last_error_; }
@@ -117,6 +120,9 @@ class Client {
 
  private:
   Client(const ConnectConfig& config, std::unique_ptr<Connection> conn);
+  // Reconnect as described; `as_joiner`: to rejoin a job across nodes as a joiner (any client but
+  // one that ran ops on GPU memory), in no job until Reconfigure places it.
+  Status Reconnect(bool as_joiner);
 
   // `agent_order`: rank-ordered results may come in the agents' rank order (internal ops that
   // map blocks back themselves). An op refused here (after its communicator is known) still

@@ -2,14 +2,18 @@
 // rank 0 that asks before the others re-form is held by the lowest node left; a job of two ranks
 // per node that loses one grows back with one replacement (the lost rank's node-mate waits instead
 // of being sent away), also when the agent that decided has no rank left in the job; a held joiner
-// hears at once when its job ends.
+// hears at once when its job ends; a rank whose agent was killed and started again rejoins through
+// it, as a joiner, without restarting.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ipc/event_fd.h"
@@ -298,6 +302,87 @@ TEST_F(MultiNodeTest, AHeldJoinerIsToldAtOnceWhenItsJobEnds) {
   EXPECT_NE(res->rc[2], OUTRIDER_ERR_DEADLINE_EXCEEDED) << res->error[2];
   std::printf("joiner told after %.3f s: %s\n",
               static_cast<double>(ipc::MonotonicNs() - asked) / 1e9, res->error[2]);
+}
+
+// An agent killed under an elastic job and started again a second later, as systemd's Restart= or
+// a DaemonSet brings it back: no trainer restarts. The killed node's rank fails its op once
+// (UNAVAILABLE), asks to go on, and reaches the new agent at its socket as a joiner of its job; the
+// other ranks went on without its node and take it back when they see it waiting. The job is at
+// full size again and every step's sum is right. Printed: the time from the kill to the first step
+// at full size, per round (OUTRIDER_REJOIN_ROUNDS rounds, default 1).
+TEST_F(MultiNodeTest, ARankWhoseAgentWasKilledAndRestartedRejoinsItsJobWithoutRestarting) {
+  StartAgents(4);
+  const char* env = std::getenv("OUTRIDER_REJOIN_ROUNDS");
+  int rounds = env != nullptr ? std::max(1, std::atoi(env)) : 1;
+  std::vector<double> took;
+  for (int round = 0; round < rounds; ++round) {
+    std::string job = "rejoin-" + std::to_string(round);
+    SharedValue<Elastic> out;
+    SharedValue<Results> res;
+    Pipe started;
+    Ranks ranks(4, [&](int r) {
+      outrider_client_t* c = ConnectOnePerNode(job.c_str(), "tok", r, 4);
+      auto* x = static_cast<int32_t*>(outrider_alloc(c, 4 * kCount));
+      int rc = 0;
+      for (int step = 0; step < 3 && rc == 0; ++step) rc = Step(c, x);
+      if (rc != 0) return 90;
+      started.Send('s');
+      while (rc == 0) rc = Step(c, x);  // until the kill reaches this rank
+      res->rc[r] = rc;
+      CopyText(res->error[r], 256, outrider_last_error(c));
+      outrider_membership_t m{};
+      for (int attempt = 0; attempt < 4; ++attempt) {
+        rc = outrider_reconfigure(c, 30000, &m);
+        if (rc != 0) {
+          std::fprintf(stderr, "rank %d: reconfigure: %s\n", r, outrider_last_error(c));
+          return 91;
+        }
+        rc = Step(c, x);
+        if (rc != 0) continue;  // that generation failed already: on to the next
+        if (m.world_size == 4) break;
+        rc = TrainUntilAJoinerWaits(c, x);  // the killed node's rank, back as a joiner
+      }
+      if (rc != 0 || m.world_size != 4) return 92;
+      out->reformed_ns[r] = ipc::MonotonicNs();
+      out->generation[r] = m.generation;
+      out->rank[r] = m.rank;
+      out->world[r] = m.world_size;
+      int s = 0;
+      for (; s < 5 && rc == 0; ++s) rc = Step(c, x);
+      out->steps[r] = s;
+      outrider_disconnect(c);
+      return rc;
+    });
+    char ch;
+    for (int r = 0; r < 4; ++r) ASSERT_TRUE(started.Receive(&ch, 60000));
+    uint64_t killed = ipc::MonotonicNs();
+    agents_[2]->Stop(SIGKILL);
+    // The restart delay itself (a unit's RestartSec=1): what the rank rides out.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ASSERT_NO_FATAL_FAILURE(RestartAgent(2));
+    uint64_t back = 0;
+    std::vector<int32_t> places;
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r << ": first failure " << res->error[r];
+      EXPECT_EQ(out->world[r], 4) << "rank " << r;
+      EXPECT_EQ(out->steps[r], 5) << "rank " << r;
+      places.push_back(out->rank[r]);
+      back = std::max(back, out->reformed_ns[r]);
+    }
+    // The killed node's rank failed its op with its agent, saying the agent went.
+    EXPECT_EQ(res->rc[2], OUTRIDER_ERR_UNAVAILABLE) << res->error[2];
+    std::sort(places.begin(), places.end());
+    EXPECT_EQ(places, (std::vector<int32_t>{0, 1, 2, 3}));
+    if (HasFailure()) return;
+    took.push_back(static_cast<double>(back - killed) / 1e9);
+    std::printf("round %d: back at full size %.3f s after the kill (generation %u)\n", round,
+                took.back(), out->generation[0]);
+  }
+  std::sort(took.begin(), took.end());
+  std::printf(
+      "back at full size after a kill and a restart 1 s later: median %.3f s of %zu "
+      "rounds (min %.3f, max %.3f)\n",
+      took[took.size() / 2], took.size(), took.front(), took.back());
 }
 
 }  // namespace

@@ -78,8 +78,9 @@ class MultiNodeTest : public ::testing::Test {
         }
         args.insert(args.end(), {"--log-level", "debug"});
         harness::AgentProcessOptions o;
-        o.extra_args = std::move(args);
+        o.extra_args = args;
         agent = harness::AgentProcess::Start(o);
+        if (agent.ok()) agent_args_.push_back(std::move(args));
         std::string why = agent.ok() ? std::string() : agent.status().message();
         if (agent.ok() || (why.find("Address already in use") == std::string::npos &&
                            why.find("cannot listen for HTTP") == std::string::npos)) {
@@ -91,6 +92,18 @@ class MultiNodeTest : public ::testing::Test {
       if (http) http_ports_.push_back(http_port);
       agents_.push_back(std::move(*agent));
     }
+  }
+  // Agent `n` is started again after it was stopped or killed: the same port, socket and flags, as
+  // systemd's Restart= or a DaemonSet brings a node's agent back. The stopped one is kept (its
+  // directory holds the socket) until the test ends.
+  void RestartAgent(size_t n) {
+    harness::AgentProcessOptions o;
+    o.extra_args = agent_args_[n];
+    o.socket_path = agents_[n]->socket_path();
+    Result<std::unique_ptr<harness::AgentProcess>> agent = harness::AgentProcess::Start(o);
+    ASSERT_TRUE(agent.ok()) << agent.status().ToString();
+    stopped_agents_.push_back(std::move(agents_[n]));
+    agents_[n] = std::move(*agent);
   }
   // In a child: connects as `rank` of a job of `world` ranks, one per node (node `rank`'s agent,
   // node 0's as the root); exits the child if that fails.
@@ -182,6 +195,8 @@ class MultiNodeTest : public ::testing::Test {
   }
 
   std::vector<std::unique_ptr<harness::AgentProcess>> agents_;
+  std::vector<std::vector<std::string>> agent_args_;                    // each agent's flags
+  std::vector<std::unique_ptr<harness::AgentProcess>> stopped_agents_;  // see RestartAgent
   std::vector<uint16_t> ports_;
   std::vector<uint16_t> http_ports_;
   SharedValue<Results> results_;

@@ -33,6 +33,11 @@ void FakeAgent::RefuseRequests(Status why) {
   refuse_ = std::move(why);
 }
 
+void FakeAgent::PlaceOnReform(const ipc::ReformReply& place) {
+  std::lock_guard<std::mutex> lock(mu_);
+  place_ = place;
+}
+
 std::optional<ipc::HelloRequest> FakeAgent::hello() const {
   std::lock_guard<std::mutex> lock(mu_);
   return hello_;
@@ -114,6 +119,19 @@ bool FakeAgent::Handle(const uint8_t* msg, size_t n, std::vector<UniqueFd>& fds)
     case ipc::MsgType::kCommDestroy:
       Reply(ipc::MsgType::kCommDestroyReply, h.request_id, refuse, 0);
       break;
+    case ipc::MsgType::kReform: {
+      std::optional<ipc::ReformReply> place;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        place = place_;
+      }
+      if (!place) break;
+      ipc::InitMsgHeader(&place->header, ipc::MsgType::kReformReply,
+                         sizeof(*place) - sizeof(place->header), h.request_id);
+      place->code = 0;
+      (void)::send(client_.get(), &*place, sizeof(*place), MSG_NOSIGNAL);
+      break;
+    }
     default:
       break;  // unanswered: the client's wait for a reply times out
   }

@@ -44,6 +44,9 @@ class FakeAgent {
   void RefuseRequests(Status why);
   // Communicator requests from now on are answered with `id`, right or wrong (0: the next id).
   void AnswerCommsWith(uint32_t id) { comm_id_.store(id); }
+  // A request for the job's next generation (kReform) is answered with `place` (its header and
+  // code filled in here); unanswered until this is called.
+  void PlaceOnReform(const ipc::ReformReply& place);
 
   // The next entry the client pushed on the submission ring, waiting up to `timeout_ms`.
   std::optional<ipc::SubmitEntry> NextSubmission(int timeout_ms);
@@ -91,6 +94,7 @@ class FakeAgent {
   std::vector<ipc::MsgType> requests_;          // guarded by mu_
   std::vector<ipc::CommCreate> comm_requests_;  // guarded by mu_
   std::optional<ipc::HelloRequest> hello_;      // guarded by mu_
+  std::optional<ipc::ReformReply> place_;       // guarded by mu_
 };
 
 }  // namespace outrider::shim

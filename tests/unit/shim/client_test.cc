@@ -366,9 +366,50 @@ TEST_F(ClientTest, AClientOfAJobAcrossNodesDoesNotReconnectAndSaysWhy) {
   AgentDies();
   Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
   EXPECT_EQ(op.status().code(), Code::kUnavailable);
-  EXPECT_NE(op.status().message().find("does not reconnect: its job spans nodes"),
+  EXPECT_NE(op.status().message().find("does not reconnect: its job spans nodes (an elastic "
+                                       "job's rank rejoins it through a restarted agent with "
+                                       "outrider_reconfigure)"),
             std::string::npos)
       << op.status().ToString();
+}
+
+// Its agent killed and started again, a rank of a job across nodes (an elastic job's) asks to go
+// on: it reaches the new agent as a joiner of its job, says it comes back, registers its memory
+// there, and takes the place the job's next generation gives it; its next op names the region by
+// the new agent's id.
+TEST_F(ClientTest, ARankOfAJobAcrossNodesRejoinsAsAJoinerWhenItReconfiguresAfterARestart) {
+  config_.world_size = 4;  // two nodes of two
+  Connect();
+  Result<void*> region = client_->CreateRegion(4096);
+  ASSERT_TRUE(region.ok());
+  ASSERT_NO_FATAL_FAILURE(AgentRestarts());
+  ipc::ReformReply place{};
+  place.generation = 1;
+  place.rank = 3;
+  place.world_size = 4;
+  place.local_rank = 1;
+  place.local_world_size = 2;
+  agent_->PlaceOnReform(place);
+  Client::Membership m;
+  Status st = client_->Reconfigure(5000, &m);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(m.generation, 1u);
+  EXPECT_EQ(m.rank, 3);
+  std::optional<ipc::HelloRequest> h = agent_->hello();
+  ASSERT_TRUE(h.has_value());
+  EXPECT_NE(h->flags & ipc::kHelloJoiner, 0u);
+  ExpectComeback(/*after_goodbye=*/false);
+  std::vector<ipc::MsgType> asked = agent_->requests();
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[0], ipc::MsgType::kRegisterRegion);
+  EXPECT_EQ(asked[1], ipc::MsgType::kReform);
+  Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  std::optional<ipc::SubmitEntry> e = agent_->NextSubmission(5000);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->send.region_id, 1u);
+  agent_->Complete(e->op_id, Status::Ok());
+  EXPECT_TRUE(client_->Wait(*op, 5000).ok());
 }
 
 TEST_F(ClientTest, AClientThatGoesSaysGoodbye) {
