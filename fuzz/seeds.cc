@@ -137,8 +137,8 @@ void ControlSeeds() {
     FuzzOutput out;  // the previous release's shim: served, at its hello's own size
     auto hello = Hello(0, 2, 0, 2, 8);
     hello.header.version = ipc::kOldestProtocolVersion;
-    hello.header.body_bytes = ipc::kHelloRequestV12Bytes - sizeof(hello.header);
-    out.Bytes(&hello, ipc::kHelloRequestV12Bytes);
+    hello.header.body_bytes = ipc::HelloBytes(hello.header.version) - sizeof(hello.header);
+    out.Bytes(&hello, ipc::HelloBytes(hello.header.version));
     Write("control", "hello-previous-version", out);
   }
   {

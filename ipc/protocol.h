@@ -142,6 +142,10 @@ struct HelloRequest {
 };
 static_assert(sizeof(HelloRequest) == 252);
 inline constexpr size_t kHelloRequestV12Bytes = 248;  // up to job_weight
+// The length of a hello of `version` (one the agent serves).
+inline constexpr size_t HelloBytes(uint16_t version) {
+  return version <= 12 ? kHelloRequestV12Bytes : sizeof(HelloRequest);
+}
 
 // HelloRequest.flags: the client joins a running job at its next generation (kReform), not now;
 // its rank and sizes in the hello are ignored until then.

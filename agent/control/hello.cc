@@ -119,8 +119,8 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
                               : " (upgrade the agent before the trainers)"));
   }
   // Version 12's hello ends before away_ms (and has no reconnect flags).
-  bool v12 = h.version == 12;
-  size_t size = v12 ? ipc::kHelloRequestV12Bytes : sizeof(hello);
+  size_t size = ipc::HelloBytes(h.version);
+  bool v12 = size == ipc::kHelloRequestV12Bytes;
   if (h.type != static_cast<uint16_t>(ipc::MsgType::kHello) || len != size) {
     return ProtocolError("first message must be a hello of " + std::to_string(size) +
                          " bytes (protocol version " + std::to_string(h.version) + ")");

@@ -221,8 +221,8 @@ Result<std::unique_ptr<RawClient>> RawClient::Connect(const std::string& path) {
 ipc::HelloRequest RawClient::MakeHello(const std::string& job, int rank, int size,
                                        uint16_t version) const {
   ipc::HelloRequest h{};
-  size_t bytes = version == 12 ? ipc::kHelloRequestV12Bytes : sizeof(h);
-  ipc::InitMsgHeader(&h.header, ipc::MsgType::kHello, bytes - sizeof(h.header), 1, version);
+  ipc::InitMsgHeader(&h.header, ipc::MsgType::kHello, ipc::HelloBytes(version) - sizeof(h.header),
+                     1, version);
   CopyText(h.job_id, sizeof(h.job_id), job.c_str());
   h.rank = rank;
   h.world_size = size;
@@ -234,8 +234,7 @@ ipc::HelloRequest RawClient::MakeHello(const std::string& job, int rank, int siz
 
 Result<ipc::HelloReply> RawClient::Hello(const ipc::HelloRequest& hello) {
   version_ = hello.header.version;
-  OUTRIDER_RETURN_IF_ERROR(
-      channel_.Send(&hello, version_ == 12 ? ipc::kHelloRequestV12Bytes : sizeof(hello)));
+  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&hello, ipc::HelloBytes(version_)));
   ipc::HelloReply reply{};
   std::vector<UniqueFd> fds;
   OUTRIDER_ASSIGN_OR_RETURN(size_t n, channel_.Recv(&reply, sizeof(reply), &fds, 5000));
