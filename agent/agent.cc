@@ -126,24 +126,36 @@ Status Agent::StartHttp() {
                         "not ready (starting or shutting down)\n"};
   };
   routes["/status"] = [this] { return StatusResponse(); };
+  std::map<std::string, HttpServer::Handler> post_routes;
+  post_routes["/drain"] = [this] { return DrainResponse(); };
   OUTRIDER_ASSIGN_OR_RETURN(
       http_, HttpServer::Start(options_.http_address, static_cast<uint16_t>(options_.http_port),
-                               std::move(routes)));
-  Logger("agent")->info("HTTP on {}:{} (/metrics /healthz /readyz /status)", options_.http_address,
-                        options_.http_port);
+                               std::move(routes), std::move(post_routes)));
+  Logger("agent")->info("HTTP on {}:{} (/metrics /healthz /readyz /status; POST /drain)",
+                        options_.http_address, options_.http_port);
   return Status::Ok();
 }
 
-HttpResponse Agent::StatusResponse() {
-  // Loop state is read on the loop thread; a stuck loop answers 503 instead of hanging.
+HttpResponse Agent::OnLoop(int status, const std::function<std::string()>& answer) {
+  // The task alone holds the promise: a loop that closes without running it breaks the promise,
+  // and the request is answered at once; a stuck loop answers 503 instead of hanging.
   auto promise = std::make_shared<std::promise<std::string>>();
   std::future<std::string> result = promise->get_future();
-  loop_->Post([this, promise] { promise->set_value(StatusJson()); });
-  if (result.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
+  bool posted =
+      loop_->Post([promise = std::move(promise), answer] { promise->set_value(answer()); });
+  if (posted && result.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
     return HttpResponse{503, "text/plain; charset=utf-8",
                         "progress loop did not answer within 2 s\n"};
   }
-  return HttpResponse{200, "application/json", result.get()};
+  try {
+    if (posted) return HttpResponse{status, "application/json", result.get()};
+  } catch (const std::future_error&) {
+  }
+  return HttpResponse{503, "text/plain; charset=utf-8", "the agent is shutting down\n"};
+}
+
+HttpResponse Agent::StatusResponse() {
+  return OnLoop(200, [this] { return StatusJson(); });
 }
 
 std::string Agent::StatusJson() {
@@ -245,14 +257,28 @@ void Agent::RefreshGauges() {
 void Agent::OnSignal() {
   signalfd_siginfo info{};
   if (::read(signal_fd_.get(), &info, sizeof(info)) != sizeof(info)) return;
-  if (!handing_over_ && info.ssi_signo == SIGTERM && options_.drain_timeout_ms != 0 &&
-      jobs_.size() != 0) {
+  if (!handing_over_ && info.ssi_signo == SIGTERM) {
+    Drain("received signal " + std::to_string(info.ssi_signo));
+    return;
+  }
+  Logger("agent")->info("received signal {}; shutting down", info.ssi_signo);
+  loop_->Stop();
+}
+
+bool Agent::Drain(const std::string& why) {
+  if (handing_over_) return true;
+  if (options_.drain_timeout_ms == 0 || jobs_.size() == 0) {
+    Logger("agent")->info("{}; shutting down", why);
+    loop_->Stop();
+    return false;
+  }
+  {
     // The socket goes first, so that the next agent can listen; the trainers of one-node jobs
     // reconnect to it and submit there what was given back to them.
     Logger("agent")->info(
-        "received signal {}; handing {} jobs over: ops that have not started go back to their "
-        "trainers for the next agent, started ones finish here (at most {} ms)",
-        info.ssi_signo, jobs_.size(), options_.drain_timeout_ms);
+        "{}; handing {} jobs over: ops that have not started go back to their trainers for the "
+        "next agent, started ones finish here (at most {} ms)",
+        why, jobs_.size(), options_.drain_timeout_ms);
     handing_over_ = true;
     hand_over_.started_ns = ipc::MonotonicNs();
     hand_over_deadline_ns_ =
@@ -267,10 +293,23 @@ void Agent::OnSignal() {
       m->hand_over_in_progress->Set(1);
       m->hand_over_ops->Get({"given_back"})->Inc(static_cast<double>(hand_over_.given_back));
     }
-    return;
   }
-  Logger("agent")->info("received signal {}; shutting down", info.ssi_signo);
-  loop_->Stop();
+  return true;
+}
+
+HttpResponse Agent::DrainResponse() {
+  // Started on the loop thread, as SIGTERM starts it; the answer says what it does.
+  return OnLoop(202, [this] {
+    size_t jobs = jobs_.size();
+    bool handing_over = Drain("asked to drain (POST /drain)");
+    nlohmann::json j = {{"handing_over", handing_over}, {"jobs", jobs}};
+    if (handing_over) {
+      j["given_back"] = hand_over_.given_back;
+      j["running"] = jobs_.HandOverRunning();
+      j["drain_timeout_ms"] = options_.drain_timeout_ms;
+    }
+    return JsonText(j) + "\n";
+  });
 }
 
 bool Agent::Poll() {
@@ -398,6 +437,8 @@ Status Agent::Run() {
   hooks.timeout_ms = [this] { return TimeoutMs(); };
   loop_->Run(hooks);
   ready_ = false;
+  // HTTP requests that wait for the loop are answered at once (503), not after 2 s.
+  loop_->Close();
   sd_notify(0, "STOPPING=1");
   // In-flight ops run to completion inside the loop; what still waits for a rank fails now.
   control_->StopListening();

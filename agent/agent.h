@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,10 @@ class Agent {
  private:
   explicit Agent(const AgentOptions& options);
   void OnSignal();
+  // Stops serving and hands the jobs over to the next agent (SIGTERM, POST /drain): true while it
+  // does; false when there is nothing to hand over (no jobs, or drain_timeout_ms 0) and the agent
+  // shuts down at once. Loop thread.
+  bool Drain(const std::string& why);
   bool Poll();
   // Whether GPU work the loop waits for is in flight: a stream's ready fence, or NCCL launches.
   bool AwaitsGpu() const;
@@ -45,7 +50,11 @@ class Agent {
   Status StartHttp();
   // Runs on the loop thread (posted from an HTTP thread).
   std::string StatusJson();
+  // From an HTTP thread: `answer` (JSON) run on the loop thread, with `status`; 503 when the loop
+  // does not answer within 2 s or has closed.
+  HttpResponse OnLoop(int status, const std::function<std::string()>& answer);
   HttpResponse StatusResponse();
+  HttpResponse DrainResponse();  // POST /drain
 
   AgentOptions options_;
   // The process's metrics, handed to every part that counts; declared first: gone last.

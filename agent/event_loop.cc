@@ -41,12 +41,21 @@ void EventLoop::Remove(int fd) {
   handlers_.erase(fd);
 }
 
-void EventLoop::Post(std::function<void()> task) {
+bool EventLoop::Post(std::function<void()> task) {
   {
     MutexLock lock(&posted_mu_);
+    if (closed_) return false;
     posted_.push_back(std::move(task));
   }
   ipc::SignalEventFd(wake_fd_.get());
+  return true;
+}
+
+void EventLoop::Close() {
+  std::deque<std::function<void()>> dropped;
+  MutexLock lock(&posted_mu_);
+  closed_ = true;
+  dropped.swap(posted_);  // destroyed after the lock is released (declared first)
 }
 
 void EventLoop::RunPosted() {

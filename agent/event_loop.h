@@ -36,7 +36,12 @@ class EventLoop {
   void Stop();
   bool stopping() const { return stop_; }
   // Runs `task` on the loop thread soon. Thread-safe: the way other threads hand results back.
-  void Post(std::function<void()> task);
+  // False once the loop is closed: the task will never run.
+  bool Post(std::function<void()> task);
+  // After the last Run: drops what was posted without running it (a task that holds a promise
+  // breaks it), and refuses what is posted from now on, so that no thread waits on a loop that is
+  // gone. Any thread.
+  void Close();
 
  private:
   EventLoop(UniqueFd epfd, UniqueFd wake_fd, uint32_t spin_us);
@@ -55,6 +60,7 @@ class EventLoop {
   volatile bool stop_ = false;
   Mutex posted_mu_;
   std::deque<std::function<void()>> posted_ OUTRIDER_GUARDED_BY(posted_mu_);
+  bool closed_ OUTRIDER_GUARDED_BY(posted_mu_) = false;
   void RunPosted();
 };
 

@@ -147,14 +147,20 @@ struct RestartReport {
   char message[256];
 };
 
+// Not a signal: the agent is asked to drain with POST /drain on its HTTP listener (outriderctl
+// drain), which hands its jobs over as SIGTERM does.
+constexpr int kDrain = 0;
+
 // A 2-rank job on one node, 30 steps of an allreduce whose every result is checked. Both ranks
 // finish step 10; rank 0 then waits before step 11 while rank 1's step 11 waits in the agent for
-// it, and the agent is stopped with `sigs` (one after the other, at once) and another started on
-// the same socket. An op that fails is submitted again once if its error says its inputs are
-// intact (`retry`), else the rank gives up. (An op that completed on one rank only, because a
-// killed agent died between two ranks' completions, could not be submitted again: not this case.)
+// it, and the agent is stopped with `sigs` (one after the other, at once; kDrain: POST /drain) and
+// another started on the same socket. An op that fails is submitted again once if its error says
+// its inputs are intact (`retry`), else the rank gives up. (An op that completed on one rank only,
+// because a killed agent died between two ranks' completions, could not be submitted again: not
+// this case.)
 void RestartMidJob(std::vector<int> sigs, bool retry, SharedValue<RestartReport> (&reports)[2]) {
-  auto agent = StartAgent();
+  uint16_t first_http = FreePort();
+  auto agent = StartAgent({"--http-port", std::to_string(first_http)});
   ASSERT_NE(agent, nullptr);
   std::string socket = agent->socket_path();
   Pipe at_eleven[2], stopped;
@@ -196,13 +202,20 @@ void RestartMidJob(std::vector<int> sigs, bool retry, SharedValue<RestartReport>
   char ch;
   ASSERT_TRUE(at_eleven[0].Receive(&ch, 30000));
   ASSERT_TRUE(at_eleven[1].Receive(&ch, 30000));
-  for (size_t i = 0; i + 1 < sigs.size(); ++i) ::kill(agent->pid(), sigs[i]);
-  int status = agent->Stop(sigs.back());
-  // One SIGTERM: the agent hands the job over and exits 0; the next counts the trainers back
-  // after a stop (one SIGKILL: after a crash; more signals: either, as the race went).
-  std::string after = sigs == std::vector<int>{SIGTERM}   ? "stop"
-                      : sigs == std::vector<int>{SIGKILL} ? "crash"
-                                                          : "";
+  for (int sig : sigs) {
+    if (sig != kDrain) {
+      ::kill(agent->pid(), sig);
+      continue;
+    }
+    HttpReply drained = HttpFetch(first_http, "/drain", "POST");
+    EXPECT_EQ(drained.status, 202) << drained.body;
+    EXPECT_THAT(drained.body, HasSubstr("\"handing_over\":true"));
+  }
+  int status = agent->Stop(0);  // reaped once it exited (SIGKILL after 10 s)
+  // One SIGTERM or drain: the agent hands the job over and exits 0; the next counts the trainers
+  // back after a stop (one SIGKILL: after a crash; more signals: either, as the race went).
+  bool handed_over = sigs == std::vector<int>{SIGTERM} || sigs == std::vector<int>{kDrain};
+  std::string after = handed_over ? "stop" : sigs == std::vector<int>{SIGKILL} ? "crash" : "";
   if (after == "stop") {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "agent wait status " << status;
     EXPECT_THAT(agent->ReadLog(), HasSubstr("jobs handed over in"));
@@ -246,6 +259,13 @@ TEST(AgentDeathTest, ARestartedAgentTakesTheJobBackAndTheOpItFailedRunsAgainRigh
 TEST(AgentDeathTest, ASigtermedAgentHandsItsJobToTheNextAndNoOpFails) {
   SharedValue<RestartReport> reports[2];
   RestartMidJob({SIGTERM}, /*retry=*/false, reports);
+  EXPECT_EQ(reports[0]->failures + reports[1]->failures, 0);
+}
+
+// Asked to drain over HTTP (outriderctl drain): the same hand-over as SIGTERM's.
+TEST(AgentDeathTest, AnAgentAskedToDrainHandsItsJobToTheNextAndNoOpFails) {
+  SharedValue<RestartReport> reports[2];
+  RestartMidJob({kDrain}, /*retry=*/false, reports);
   EXPECT_EQ(reports[0]->failures + reports[1]->failures, 0);
 }
 

@@ -1,10 +1,11 @@
-"""A plain DDP job on one node trains through `SIGTERM` and a restart of its agent.
+"""A plain DDP job on one node trains through a drain and an upgrade of its agent.
 
 Two trainers (unchanged DDP training code: no retry, no elastic calls) train a small model with a
-fixed seed, once with the agent left alone and once with the agent stopped with SIGTERM during
-step --restart-step + 1 and another started on the same socket, as `systemctl restart` does. In
-that step rank 1 is held back until the agent has stopped, so rank 0's gradient allreduces wait in
-the agent when SIGTERM comes: the agent gives them back, and rank 0 submits them at the next one.
+fixed seed, once with the agent left alone and once with the agent drained (`outriderctl drain`,
+the hand-over SIGTERM also starts) during step --restart-step + 1 and another started on the same
+socket, as an operator upgrading it does. In that step rank 1 is held back until the agent has
+stopped, so rank 0's gradient allreduces wait in the agent when the drain comes: the agent gives
+them back, and rank 0 submits them at the next one.
 Checked: every trainer exits 0 in both runs (no op failed), the agent said it gave ops back, and
 the final parameters are bitwise equal to the uninterrupted run's. Printed: the longest step of
 each run beside the median step, i.e. the pause the restart cost. With OUTRIDER_NEXT_AGENT the
@@ -110,38 +111,57 @@ def run(args, restart, tmp):
                    OUTRIDER_JOB_ID=f"restart-{restart}-{os.getpid()}", OUTRIDER_TEST_GATE=gate if restart else "")
         procs.append(subprocess.Popen([sys.executable, __file__, "--rank", str(rank), "--steps", str(args.steps)],
                                       env=env, stdout=subprocess.PIPE, text=True))
-    results = {}
-    restarted_at = None
-    for line in procs[0].stdout:  # rank 0 says where it is
-        line = line.strip()
-        if restart and line == f"step {args.restart_step}" and restarted_at is None:
-            # Rank 0 is in the next step, its allreduces waiting for rank 1 (held at the gate).
-            deadline = time.monotonic() + 30
-            while pending(http_port) == 0:
-                if time.monotonic() > deadline:
-                    raise SystemExit("rank 0's allreduces never reached the agent")
-                time.sleep(0.01)
-            restarted_at = time.monotonic()
-            agent.send_signal(signal.SIGTERM)
-            rc = agent.wait(timeout=30)
-            if rc != 0:
-                raise SystemExit(f"the stopped agent exited {rc}; see {log.name}")
-            with open(gate, "wb") as g:
-                g.write(b"g")
-            agent = start_agent(next_binary, sock, log)
-            print(f"agent restarted in {time.monotonic() - restarted_at:.3f} s", flush=True)
-        if line.startswith("result "):
-            r = json.loads(line[len("result "):])
-            results[r["rank"]] = r
-    out1, _ = procs[1].communicate(timeout=240)
-    for line in out1.splitlines():
-        if line.startswith("result "):
-            r = json.loads(line[len("result "):])
-            results[r["rank"]] = r
-    codes = [p.wait(timeout=240) for p in procs]
-    agent.send_signal(signal.SIGTERM)
-    agent.wait(timeout=30)
-    log.close()
+    try:
+        results = {}
+        restarted_at = None
+        for line in procs[0].stdout:  # rank 0 says where it is
+            line = line.strip()
+            if restart and line == f"step {args.restart_step}" and restarted_at is None:
+                # Rank 0 is in the next step, its allreduces waiting for rank 1 (held at the gate).
+                deadline = time.monotonic() + 30
+                while pending(http_port) == 0:
+                    if time.monotonic() > deadline:
+                        raise SystemExit("rank 0's allreduces never reached the agent")
+                    time.sleep(0.01)
+                restarted_at = time.monotonic()
+                # Drained as an operator does (outriderctl drain: the same hand-over as SIGTERM's),
+                # which waits until the agent has exited.
+                ctl = os.path.join(os.path.dirname(binary), "outriderctl")
+                drained = subprocess.run([ctl, "--url", f"http://127.0.0.1:{http_port}", "drain"],
+                                         capture_output=True, text=True, timeout=60)
+                print("outriderctl drain: " + drained.stdout.strip().replace("\n", " / "), flush=True)
+                if drained.returncode != 0 or "the agent has exited" not in drained.stdout:
+                    raise SystemExit(f"outriderctl drain failed ({drained.returncode}): {drained.stderr}")
+                rc = agent.wait(timeout=30)
+                if rc != 0:
+                    raise SystemExit(f"the drained agent exited {rc}; see {log.name}")
+                with open(gate, "wb") as g:
+                    g.write(b"g")
+                agent = start_agent(next_binary, sock, log)
+                print(f"agent restarted in {time.monotonic() - restarted_at:.3f} s", flush=True)
+            if line.startswith("result "):
+                r = json.loads(line[len("result "):])
+                results[r["rank"]] = r
+        out1, _ = procs[1].communicate(timeout=240)
+        for line in out1.splitlines():
+            if line.startswith("result "):
+                r = json.loads(line[len("result "):])
+                results[r["rank"]] = r
+        codes = [p.wait(timeout=240) for p in procs]
+        agent.send_signal(signal.SIGTERM)
+        agent.wait(timeout=30)
+        log.close()
+    except BaseException:
+        # Nothing left behind: the trainers and the agent go, and the agent's log says what it saw.
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        if agent.poll() is None:
+            agent.kill()
+        log.close()
+        with open(log.name, errors="replace") as f:
+            print("agent log (tail):\n" + "".join(f.readlines()[-40:]), flush=True)
+        raise
     if codes != [0, 0] or len(results) != 2:
         raise SystemExit(f"{'with' if restart else 'without'} a restart: trainers exited {codes}; "
                          f"agent log: {log.name}")

@@ -205,43 +205,6 @@ class MultiNodeTest : public ::testing::Test {
   std::unique_ptr<Ranks> idle_ranks_;
 };
 
-struct HttpReply {
-  int status = 0;  // 0: no answer
-  std::string body;
-};
-
-// GET http://127.0.0.1:port/path.
-inline HttpReply HttpFetch(uint16_t port, const std::string& path) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string out;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
-    std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-      char buf[4096];
-      for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;)
-        out.append(buf, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  HttpReply reply;
-  size_t body = out.find("\r\n\r\n");
-  if (body == std::string::npos || out.rfind("HTTP/1.", 0) != 0 || out.size() < 12) return reply;
-  reply.status = std::atoi(out.c_str() + 9);
-  reply.body = out.substr(body + 4);
-  return reply;
-}
-// The body, or "" on any failure.
-inline std::string HttpGet(uint16_t port, const std::string& path) {
-  return HttpFetch(port, path).body;
-}
-inline int HttpStatus(uint16_t port, const std::string& path) {
-  return HttpFetch(port, path).status;
-}
-
 inline int Wait(outrider_client_t* c, int rc, const outrider_op_t* h) {
   return rc == OUTRIDER_OK ? outrider_wait(c, *h, 30000) : rc;
 }

@@ -212,6 +212,32 @@ bool WaitUntil(const std::function<bool()>& cond, int timeout_ms) {
   return true;
 }
 
+HttpReply HttpFetch(uint16_t port, const std::string& path, const std::string& method) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
+    std::string req = method + " " + path +
+                      " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: "
+                      "close\r\n\r\n";
+    if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;)
+        out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  HttpReply reply;
+  size_t body = out.find("\r\n\r\n");
+  if (body == std::string::npos || out.rfind("HTTP/1.", 0) != 0 || out.size() < 12) return reply;
+  reply.status = std::atoi(out.c_str() + 9);
+  reply.body = out.substr(body + 4);
+  return reply;
+}
+
 Result<std::unique_ptr<RawClient>> RawClient::Connect(const std::string& path) {
   auto c = std::make_unique<RawClient>();
   OUTRIDER_ASSIGN_OR_RETURN(c->channel_, ipc::UnixChannel::Connect(path));

@@ -83,6 +83,22 @@ double CpuSeconds(pid_t pid);
 // A TCP port on 127.0.0.1 that was free a moment ago, outside the kernel's ephemeral range (so
 // only an explicit bind can take it before the caller's); successive calls return different ports.
 uint16_t FreePort();
+
+// An HTTP answer: the status (0: no answer) and the body.
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+// GET (or `method`) http://127.0.0.1:port/path.
+HttpReply HttpFetch(uint16_t port, const std::string& path, const std::string& method = "GET");
+// The body, or "" on any failure.
+inline std::string HttpGet(uint16_t port, const std::string& path) {
+  return HttpFetch(port, path).body;
+}
+inline int HttpStatus(uint16_t port, const std::string& path) {
+  return HttpFetch(port, path).status;
+}
+
 // A TCP connection to 127.0.0.1:`port` (invalid, with errno set, if it was refused).
 UniqueFd ConnectLoopback(uint16_t port);
 std::set<std::string> DevShmEntries();
