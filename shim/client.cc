@@ -168,10 +168,12 @@ Status Client::Reconnect(bool as_joiner) {
     return Status(gone.code(),
                   gone.message() + "; this client does not reconnect: " + std::string(stays));
   }
+  // A joiner is in no job at the next agent until the job's next generation takes it in
+  // (Reconfigure); it is one from the moment that agent took its hello.
+  ConnectConfig hello = config_;
   if (as_joiner) {
-    // In no job at the next agent until the job's next generation takes it in (Reconfigure).
-    config_.joiner = true;
-    config_.generation = 0;
+    hello.joiner = true;
+    hello.generation = 0;
   }
   DrainCompletions();  // what the agent finished (or gave back) before it went still counts
   std::vector<uint64_t> moved;
@@ -200,7 +202,7 @@ Status Client::Reconnect(bool as_joiner) {
   uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.reconnect_ms) * 1'000'000;
   uint64_t pause_us = 10'000;
   for (;;) {
-    Status opened = conn_->Reopen(config_);
+    Status opened = conn_->Reopen(hello);
     if (opened.ok()) break;
     uint64_t now = ipc::MonotonicNs();
     if (now >= deadline) {
@@ -214,6 +216,7 @@ Status Client::Reconnect(bool as_joiner) {
     ::usleep(static_cast<useconds_t>(std::min<uint64_t>(pause_us, (deadline - now) / 1000 + 1)));
     pause_us = std::min<uint64_t>(pause_us * 2, 200'000);
   }
+  config_ = hello;
   Result<std::map<uint32_t, uint32_t>> ids = regions_.Reregister();
   Status again = ids.status();
   if (again.ok() && as_joiner) {
