@@ -55,8 +55,8 @@ int HttpServer::Dispatch(::mg_connection* conn, void* cbdata) {
     r.body = route->post ? "only POST\n" : "only GET\n";
   } else if (route->post && !IsLoopback(ri->remote_addr)) {
     r.status = 403;
-    r.body =
-        std::string("served to clients on the agent's host only, not ") + ri->remote_addr + "\n";
+    r.body = std::string("served over loopback only (ask 127.0.0.1 on the agent's host), not to ") +
+             ri->remote_addr + "\n";
   } else {
     r = route->handler();
   }

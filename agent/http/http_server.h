@@ -1,5 +1,5 @@
 // The agent's HTTP listener (civetweb): serves a fixed set of GET routes, and POST routes that act
-// (served to clients on this host only), each answered by a handler that returns status, content
+// (served over loopback only), each answered by a handler that returns status, content
 // type and body. Handlers run on civetweb's worker threads.
 // Thread-safety: Start/Stop on one thread; handlers must be thread-safe.
 #pragma once
@@ -31,7 +31,7 @@ class HttpServer {
  public:
   using Handler = std::function<HttpResponse()>;
   // Listens on address:port; `routes` maps exact paths to GET handlers, `post_routes` to POST
-  // handlers, which only clients on this host reach (others get 403, whatever the listening
+  // handlers, which only clients over loopback reach (others get 403, whatever the listening
   // address: an action such as a drain is the node operator's).
   static Result<std::unique_ptr<HttpServer>> Start(const std::string& address, uint16_t port,
                                                    std::map<std::string, Handler> routes,

@@ -212,17 +212,17 @@ bool WaitUntil(const std::function<bool()>& cond, int timeout_ms) {
   return true;
 }
 
-HttpReply HttpFetch(uint16_t port, const std::string& path, const std::string& method) {
+HttpReply HttpFetch(uint16_t port, const std::string& path, const std::string& method,
+                    const std::string& host) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string out;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
-    std::string req = method + " " + path +
-                      " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: "
-                      "close\r\n\r\n";
+  if (::inet_pton(AF_INET, host.c_str(), &sa.sin_addr) == 1 &&
+      ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
+    std::string req = method + " " + path + " HTTP/1.1\r\nHost: " + host +
+                      "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
       char buf[4096];
       for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;)

@@ -89,8 +89,9 @@ struct HttpReply {
   int status = 0;
   std::string body;
 };
-// GET (or `method`) http://127.0.0.1:port/path.
-HttpReply HttpFetch(uint16_t port, const std::string& path, const std::string& method = "GET");
+// GET (or `method`) http://host:port/path (host: an IPv4 address).
+HttpReply HttpFetch(uint16_t port, const std::string& path, const std::string& method = "GET",
+                    const std::string& host = "127.0.0.1");
 // The body, or "" on any failure.
 inline std::string HttpGet(uint16_t port, const std::string& path) {
   return HttpFetch(port, path).body;
