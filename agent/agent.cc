@@ -172,7 +172,7 @@ std::string Agent::StatusJson() {
   if (handing_over_) {
     j["agent"]["hand_over"] = {
         {"since_s", (now - hand_over_.started_ns) / 1e9},
-        {"deadline_s", (static_cast<double>(hand_over_deadline_ns_) - now) / 1e9},
+        {"deadline_s", (static_cast<double>(HandOverDeadlineNs()) - now) / 1e9},
         {"given_back", hand_over_.given_back},
         {"running", jobs_.HandOverRunning()}};
   }
@@ -272,27 +272,23 @@ bool Agent::Drain(const std::string& why) {
     loop_->Stop();
     return false;
   }
-  {
-    // The socket goes first, so that the next agent can listen; the trainers of one-node jobs
-    // reconnect to it and submit there what was given back to them.
-    Logger("agent")->info(
-        "{}; handing {} jobs over: ops that have not started go back to their trainers for the "
-        "next agent, started ones finish here (at most {} ms)",
-        why, jobs_.size(), options_.drain_timeout_ms);
-    handing_over_ = true;
-    hand_over_.started_ns = ipc::MonotonicNs();
-    hand_over_deadline_ns_ =
-        hand_over_.started_ns + uint64_t{options_.drain_timeout_ms} * 1'000'000;
-    ready_ = false;
-    control_->StopListening();
-    hand_over_.given_back = jobs_.HandOver();
-    hand_over_.running_at_start = jobs_.HandOverRunning();
-    Logger("agent")->info("gave {} ops that had not started back to their trainers",
-                          hand_over_.given_back);
-    if (AgentMetrics* m = Counting(&metrics_)) {
-      m->hand_over_in_progress->Set(1);
-      m->hand_over_ops->Get({"given_back"})->Inc(static_cast<double>(hand_over_.given_back));
-    }
+  // The socket goes first, so that the next agent can listen; the trainers of one-node jobs
+  // reconnect to it and submit there what was given back to them.
+  Logger("agent")->info(
+      "{}; handing {} jobs over: ops that have not started go back to their trainers for the "
+      "next agent, started ones finish here (at most {} ms)",
+      why, jobs_.size(), options_.drain_timeout_ms);
+  handing_over_ = true;
+  hand_over_.started_ns = ipc::MonotonicNs();
+  ready_ = false;
+  control_->StopListening();
+  hand_over_.given_back = jobs_.HandOver();
+  hand_over_.running_at_start = jobs_.HandOverRunning();
+  Logger("agent")->info("gave {} ops that had not started back to their trainers",
+                        hand_over_.given_back);
+  if (AgentMetrics* m = Counting(&metrics_)) {
+    m->hand_over_in_progress->Set(1);
+    m->hand_over_ops->Get({"given_back"})->Inc(static_cast<double>(hand_over_.given_back));
   }
   return true;
 }
@@ -344,7 +340,7 @@ bool Agent::Poll() {
   }
   if (handing_over_) {
     size_t running = jobs_.HandOverRunning();
-    if (running == 0 || ipc::MonotonicNs() >= hand_over_deadline_ns_) {
+    if (running == 0 || ipc::MonotonicNs() >= HandOverDeadlineNs()) {
       uint64_t took_ms = (ipc::MonotonicNs() - hand_over_.started_ns) / 1'000'000;
       size_t finished =
           hand_over_.running_at_start - std::min(running, hand_over_.running_at_start);

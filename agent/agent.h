@@ -37,6 +37,10 @@ class Agent {
   // does; false when there is nothing to hand over (no jobs, or drain_timeout_ms 0) and the agent
   // shuts down at once. Loop thread.
   bool Drain(const std::string& why);
+  // When a hand-over ends even if started ops still run (drain_timeout_ms after it began).
+  uint64_t HandOverDeadlineNs() const {
+    return hand_over_.started_ns + uint64_t{options_.drain_timeout_ms} * 1'000'000;
+  }
   bool Poll();
   // Whether GPU work the loop waits for is in flight: a stream's ready fence, or NCCL launches.
   bool AwaitsGpu() const;
@@ -71,9 +75,8 @@ class Agent {
   std::unique_ptr<ControlServer> control_;
   UniqueFd signal_fd_;
   uint64_t next_expiry_check_ns_ = 0;
-  // SIGTERM with jobs running: the jobs are being handed over until this (then it exits).
+  // SIGTERM or a drain with jobs running: the jobs are being handed over (then it exits).
   bool handing_over_ = false;
-  uint64_t hand_over_deadline_ns_ = 0;
   struct HandOverProgress {
     uint64_t started_ns = 0;
     size_t given_back = 0;        // ops that had not started, given back to their trainers

@@ -17,20 +17,32 @@ namespace {
 using testing::FreePort;
 using testing::HttpFetch;
 
-TEST(HttpServerTest, GetAndPostRoutesAnswerTheirOwnMethodOnly) {
-  uint16_t port = FreePort();
+// A listener with a GET route (/status) and a POST route (/drain) that counts its calls.
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void Listen(const std::string& address) {
+    port = FreePort();
+    Result<std::unique_ptr<HttpServer>> started =
+        HttpServer::Start(address, port,
+                          {{"/status",
+                            [] {
+                              return HttpResponse{200, "text/plain", "fine\n"};
+                            }}},
+                          {{"/drain", [this] {
+                              ++drains;
+                              return HttpResponse{202, "application/json", "{}\n"};
+                            }}});
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    server = std::move(*started);
+  }
+
+  uint16_t port = 0;
   int drains = 0;
-  Result<std::unique_ptr<HttpServer>> server =
-      HttpServer::Start("127.0.0.1", port,
-                        {{"/status",
-                          [] {
-                            return HttpResponse{200, "text/plain", "fine\n"};
-                          }}},
-                        {{"/drain", [&drains] {
-                            ++drains;
-                            return HttpResponse{202, "application/json", "{}\n"};
-                          }}});
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  std::unique_ptr<HttpServer> server;
+};
+
+TEST_F(HttpServerTest, GetAndPostRoutesAnswerTheirOwnMethodOnly) {
+  ASSERT_NO_FATAL_FAILURE(Listen("127.0.0.1"));
   EXPECT_EQ(HttpFetch(port, "/status").status, 200);
   EXPECT_EQ(HttpFetch(port, "/status").body, "fine\n");
   EXPECT_EQ(HttpFetch(port, "/status", "POST").status, 405);
@@ -60,22 +72,10 @@ std::string NonLoopbackAddress() {
 // Listening on every interface, as the DaemonSet's agent does: a POST route is refused to a client
 // that reaches it through another address than loopback, and its handler never runs; GET routes
 // answer there as before.
-TEST(HttpServerTest, APostRouteIsRefusedToAClientThatIsNotOnLoopback) {
+TEST_F(HttpServerTest, APostRouteIsRefusedToAClientThatIsNotOnLoopback) {
   std::string address = NonLoopbackAddress();
   if (address.empty()) GTEST_SKIP() << "this host has no IPv4 address but loopback";
-  uint16_t port = FreePort();
-  int drains = 0;
-  Result<std::unique_ptr<HttpServer>> server =
-      HttpServer::Start("0.0.0.0", port,
-                        {{"/status",
-                          [] {
-                            return HttpResponse{200, "text/plain", "fine\n"};
-                          }}},
-                        {{"/drain", [&drains] {
-                            ++drains;
-                            return HttpResponse{202, "application/json", "{}\n"};
-                          }}});
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_NO_FATAL_FAILURE(Listen("0.0.0.0"));
   testing::HttpReply refused = HttpFetch(port, "/drain", "POST", address);
   EXPECT_EQ(refused.status, 403) << refused.body;
   EXPECT_NE(refused.body.find("served over loopback only (ask 127.0.0.1 on the agent's host), "
@@ -89,7 +89,7 @@ TEST(HttpServerTest, APostRouteIsRefusedToAClientThatIsNotOnLoopback) {
   EXPECT_EQ(drains, 1);
 }
 
-TEST(HttpServerTest, OnlyThisHostsLoopbackAddressesCountAsLocal) {
+TEST_F(HttpServerTest, OnlyThisHostsLoopbackAddressesCountAsLocal) {
   for (const char* local : {"127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"})
     EXPECT_TRUE(IsLoopback(local)) << local;
   for (const char* remote :
