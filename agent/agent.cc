@@ -12,6 +12,7 @@
 #include <chrono>
 #include <future>
 
+#include "agent/engine/hand_over_record.h"
 #include "agent/engine/json_text.h"
 #include "agent/log.h"
 #include "agent/observability.h"
@@ -72,6 +73,7 @@ Result<std::unique_ptr<Agent>> Agent::Create(const AgentOptions& options) {
   engine.gpu_nccl = nccl.on;
   engine.aging_ns = options.network.scheduler.aging_ns;  // one aging for sends and NCCL launches
   agent->jobs_.set_engine_options(engine);
+  agent->jobs_.set_hand_over_path(HandOverRecordPath(options.control.socket_path));
   agent->jobs_.set_device_path(agent->devices_.get());
   agent->jobs_.set_metrics(&agent->metrics_);
   if (options.network.port != 0) {
@@ -173,7 +175,7 @@ std::string Agent::StatusJson() {
     j["agent"]["hand_over"] = {
         {"since_s", (now - hand_over_.started_ns) / 1e9},
         {"deadline_s", (static_cast<double>(HandOverDeadlineNs()) - now) / 1e9},
-        {"given_back", hand_over_.given_back},
+        {"given_back", jobs_.MovedOps()},
         {"running", jobs_.HandOverRunning()}};
   }
   j["clients"] = control_->ClientsJson();
@@ -342,12 +344,15 @@ bool Agent::Poll() {
     size_t running = jobs_.HandOverRunning();
     if (running == 0 || ipc::MonotonicNs() >= HandOverDeadlineNs()) {
       uint64_t took_ms = (ipc::MonotonicNs() - hand_over_.started_ns) / 1'000'000;
+      // Jobs across nodes give theirs back once their nodes agreed where to stop, later arrivals
+      // are given back as they come: counted now.
+      size_t given_back = std::max(jobs_.MovedOps(), hand_over_.given_back);
       size_t finished =
           hand_over_.running_at_start - std::min(running, hand_over_.running_at_start);
       if (running == 0) {
         Logger("agent")->info(
             "jobs handed over in {} ms ({} ops given back, {} finished here); shutting down",
-            took_ms, hand_over_.given_back, finished);
+            took_ms, given_back, finished);
       } else {
         Logger("agent")->warn(
             "hand-over took too long ({} ms, drain_timeout_ms; {} ops still running); shutting "
@@ -356,7 +361,17 @@ bool Agent::Poll() {
       }
       if (AgentMetrics* m = Counting(&metrics_)) {
         m->hand_over_ops->Get({"finished"})->Inc(static_cast<double>(finished));
+        m->hand_over_ops->Get({"given_back"})
+            ->Inc(static_cast<double>(given_back - hand_over_.given_back));
         m->hand_over_in_progress->Set(0);
+      }
+      // Before the trainers hear the goodbye: the next agent reads it when they come back.
+      std::vector<HandOverRecord> records = jobs_.HandOverRecords();
+      std::string path = HandOverRecordPath(options_.control.socket_path);
+      if (Status st = WriteHandOverRecords(path, records); !st.ok()) {
+        Logger("agent")->error("the jobs across nodes cannot be handed over: {}", st.ToString());
+      } else if (!records.empty()) {
+        Logger("agent")->info("{} jobs across nodes handed over ({})", records.size(), path);
       }
       loop_->Stop();
     }

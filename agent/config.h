@@ -34,9 +34,10 @@ struct AgentOptions {
   // How long a collective may wait for all local ranks to submit before it fails with
   // DEADLINE_EXCEEDED; 0 = never.
   uint32_t op_timeout_ms = 300000;
-  // On SIGTERM with jobs running: how long the agent hands them over (one-node jobs' ops that
-  // have not started go to the next agent, started ones finish here) before it exits; 0 = it
-  // exits at once, failing what is pending.
+  // On SIGTERM with jobs running: how long the agent hands them over (ops that have not started
+  // go to the next agent, started ones finish here; a job across nodes first agrees with its
+  // other nodes where this node stops) before it exits; 0 = it exits at once, failing what is
+  // pending.
   uint32_t drain_timeout_ms = 10000;
   // How long a job's metric series stay after its last rank here left (a scrape in that time
   // still reads their last values); then they go, and a new job may take the label's place.

@@ -142,11 +142,18 @@ const Param kParams[] = {
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(op_timeout_ms)},
     {"drain_timeout_ms", "--drain-timeout-ms", "OUTRIDER_DRAIN_TIMEOUT_MS", "drain_timeout_ms",
      "MS", "", "ms",
-     "On SIGTERM, how long the agent hands its jobs over before it exits: ops of one-node jobs t"
-     "hat have not started are given back to their trainers, which submit them again at the next"
-     " agent on the same socket, and started ones finish here; a second SIGTERM exits at once. 0"
-     " = exit at once, failing what is pending.",
+     "On SIGTERM, how long the agent hands its jobs over before it exits: ops that have not "
+     "started are given back to their trainers, which submit them again at the next agent on the "
+     "same socket, and started ones finish here (a job across nodes first agrees with its other "
+     "nodes where this node stops); a second SIGTERM exits at once. 0 = exit at once, failing "
+     "what is pending.",
      true, ParamKind::kUint, OUTRIDER_UINT_FIELD(drain_timeout_ms)},
+    {"hand_over_wait_ms", "--hand-over-wait-ms", "OUTRIDER_HAND_OVER_WAIT_MS", "hand_over_wait_ms",
+     "MS", "", "ms",
+     "How long a job across nodes waits for a node whose agent handed it over (a drain, SIGTERM) "
+     "to come back with its next agent, which takes the node's ranks over as themselves; then the "
+     "job fails with PEER_LOST. 0 = the job fails when the node's agent stops.",
+     true, ParamKind::kUint, OUTRIDER_UINT_FIELD(engine.hand_over_wait_ms)},
     {"job_metrics_retire_s", "--job-metrics-retire-s", "OUTRIDER_JOB_METRICS_RETIRE_S",
      "job_metrics_retire_s", "S", "", "s",
      "How long a job's metric series (training_job=\"...\") stay after its last rank on this node "

@@ -155,6 +155,9 @@ inline constexpr uint32_t kHelloJoiner = 1;
 // said goodbye (it was stopped) rather than vanished (killed). Version 13 on.
 inline constexpr uint32_t kHelloReconnect = 2;
 inline constexpr uint32_t kHelloAfterGoodbye = 4;
+// With kHelloAfterGoodbye: that agent handed the client's job across nodes over to this one
+// (Goodbye kGoodbyeHandedOver); the client comes back as the same rank of the same generation.
+inline constexpr uint32_t kHelloHandedOver = 8;
 
 // A job's class (docs/jobs.md): on every peer link the agent's send scheduler serves the chunks of
 // a higher class first, shares a class between its jobs by weight, and ages what waits so that
@@ -240,10 +243,14 @@ struct CommDestroy {
 };
 static_assert(sizeof(CommDestroy) == 24);
 
+// Goodbye.flags (version 13 on): the agent handed the client's job across nodes over to the next
+// agent at its socket, which takes the client back as the same rank (kHelloHandedOver).
+inline constexpr uint32_t kGoodbyeHandedOver = 1;
+
 struct Goodbye {
   MsgHeader header;
   int32_t code;
-  uint32_t reserved;
+  uint32_t flags;  // version 13 on; 0 before
   char message[kMessageBytes];
 };
 static_assert(sizeof(Goodbye) == 216);

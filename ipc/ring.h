@@ -49,6 +49,10 @@ class RingProducer {
   }
 
   uint32_t capacity() const { return mask_ + 1; }
+  // Entries pushed so far, and how many of them the consumer took: an entry pushed at position
+  // p (produced() before its Push) was taken once consumed() > p.
+  uint64_t produced() const { return tail_; }
+  uint64_t consumed() const { return AtomicU64(idx_->head).load(std::memory_order_acquire); }
 
  private:
   RingIndices* idx_ = nullptr;  // Not owned; lives in the mapped control segment.

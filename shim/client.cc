@@ -159,9 +159,10 @@ Status Client::Reconnect(bool as_joiner) {
   const char* stays =
       device_.started() ? "it ran ops on GPU memory, whose streams wait on the agent's fences"
       : as_joiner       ? nullptr
-      : config_.world_size != config_.local_world_size
-          ? "its job spans nodes (an elastic job's rank rejoins it through a restarted agent "
-            "with outrider_reconfigure)"
+      // Across nodes, only where the agent handed the job over: it comes back as itself.
+      : config_.world_size != config_.local_world_size && !conn_->handed_over()
+          ? "its job spans nodes and its agent did not hand it over (an elastic job's rank "
+            "rejoins it through a restarted agent with outrider_reconfigure)"
       : config_.generation != 0 || config_.joiner ? "its job re-formed"
                                                   : nullptr;
   if (stays != nullptr) {
@@ -176,6 +177,7 @@ Status Client::Reconnect(bool as_joiner) {
     hello.generation = 0;
   }
   DrainCompletions();  // what the agent finished (or gave back) before it went still counts
+  MoveUntaken();
   std::vector<uint64_t> moved;
   for (auto& [id, s] : ops_) {
     if (s.done) continue;
@@ -239,6 +241,7 @@ Status Client::Reconnect(bool as_joiner) {
     }
     e.comm = comms_.AgentId(s.comm);
     s.moved = false;
+    s.sq_pos = conn_->sq_position();
     if (!conn_->Push(e)) {  // a fresh ring holds every op a client may have in flight
       s.done = true;
       s.result = Internal("the submission ring of the new agent rejected a handed-over op");
@@ -408,6 +411,7 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
     e.flags = ipc::kSubmitFenced;
     e.fence = static_cast<uint32_t>(a.fence);
   }
+  uint64_t sq_pos = conn_->sq_position();
   if (!conn_->Push(e)) {
     if (aux) regions_.arena().Free(aux);
     return Internal("submission ring rejected an entry");
@@ -418,11 +422,25 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
   state.comm = a.comm;
   state.aux = aux;
   state.entry = e;
+  state.sq_pos = sq_pos;
   auto send = reinterpret_cast<uintptr_t>(a.send), recv = reinterpret_cast<uintptr_t>(a.recv);
   state.in_place = a.send_bytes > 0 && a.recv_bytes > 0 && send < recv + a.recv_bytes &&
                    recv < send + a.send_bytes;
   ops_.emplace(e.op_id, std::move(state));
   return e.op_id;
+}
+
+void Client::MoveUntaken() {
+  // Only after a hand-over: the agent gave back every op it took and had not started, so one it
+  // never took is as unstarted. (After a crash or a plain stop, ops it took failed on other ranks
+  // and were not given back: submitting this one again would pair it with their next op.)
+  if (!conn_->handed_over()) return;
+  uint64_t taken = conn_->sq_taken();
+  for (auto& [id, s] : ops_) {
+    if (s.done || s.moved || s.sq_pos == UINT64_MAX || s.sq_pos < taken) continue;
+    s.moved = true;
+    --in_flight_;
+  }
 }
 
 void Client::DrainCompletions() {
@@ -474,6 +492,7 @@ Status Client::Test(uint64_t op, bool* done, OpResult* result) {
   if (conn_->gone().ok() && conn_->SocketReadable()) conn_->OnSocketReadable();
   if (Status gone = conn_->gone(); !gone.ok()) {
     DrainCompletions();  // completions posted before the goodbye still count
+    MoveUntaken();
     if (it->second.done) return Test(op, done, result);
     if (it->second.moved) {
       // Handed over: it goes on at the next agent (or fails, saying why it could not).

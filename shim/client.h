@@ -142,6 +142,9 @@ class Client {
   // Pushes queued refusals; false while some are still queued (the ring is full).
   bool PushRefusals();
   void DrainCompletions();
+  // After a hand-over (Connection::handed_over), ops whose entries the agent never took count as
+  // given back: they go to the next agent with the others.
+  void MoveUntaken();
   void Release(OpMap::iterator it);
 
   // Declared in the order they are built; destroyed in reverse (the device path first, the

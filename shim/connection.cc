@@ -48,7 +48,8 @@ Status Connection::Reopen(const ConnectConfig& config) {
   uint64_t away_ns = ipc::MonotonicNs() - gone_ns_;
   Comeback comeback{
       .away_ms = static_cast<uint32_t>(std::min<uint64_t>(away_ns / 1'000'000, UINT32_MAX)),
-      .after_goodbye = gone_goodbye_};
+      .after_goodbye = gone_goodbye_,
+      .handed_over = gone_goodbye_ && gone_handed_over_};
   OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<Connection> fresh, Open(config, comeback));
   config_ = config;
   channel_ = std::move(fresh->channel_);
@@ -60,6 +61,7 @@ Status Connection::Reopen(const ConnectConfig& config) {
   next_request_id_ = fresh->next_request_id_;
   gone_ = Status::Ok();
   gone_goodbye_ = false;
+  gone_handed_over_ = false;
   closed_ = false;
   return Status::Ok();
 }
@@ -79,7 +81,8 @@ Status Connection::Handshake(std::optional<Comeback> comeback) {
   hello.gpu_mode = static_cast<uint32_t>(config_.gpu_mode);
   hello.flags = config_.joiner ? ipc::kHelloJoiner : 0;
   if (comeback) {
-    hello.flags |= ipc::kHelloReconnect | (comeback->after_goodbye ? ipc::kHelloAfterGoodbye : 0);
+    hello.flags |= ipc::kHelloReconnect | (comeback->after_goodbye ? ipc::kHelloAfterGoodbye : 0) |
+                   (comeback->handed_over ? ipc::kHelloHandedOver : 0);
     hello.away_ms = comeback->away_ms;
   }
   hello.job_class = static_cast<uint32_t>(config_.job_class);
@@ -143,10 +146,11 @@ Status Connection::Handshake(std::optional<Comeback> comeback) {
   return Status::Ok();
 }
 
-void Connection::MarkGone(Status why, bool goodbye) {
+void Connection::MarkGone(Status why, bool goodbye, bool handed_over) {
   if (gone_.ok()) gone_ns_ = ipc::MonotonicNs();
   gone_ = std::move(why);
   gone_goodbye_ = goodbye;
+  gone_handed_over_ = goodbye && handed_over;
   if (on_gone_) on_gone_();
 }
 
@@ -175,7 +179,8 @@ std::optional<Connection::Gone> Connection::Departure(const Result<size_t>& n, c
     bye.message[sizeof(bye.message) - 1] = '\0';
     Status why =
         FromReply(bye.code == 0 ? static_cast<int32_t>(Code::kUnavailable) : bye.code, bye.message);
-    return Gone{Status(why.code(), "the agent closed the connection: " + why.message()), true};
+    return Gone{Status(why.code(), "the agent closed the connection: " + why.message()), true,
+                (bye.flags & ipc::kGoodbyeHandedOver) != 0};
   }
   return std::nullopt;
 }
@@ -189,7 +194,7 @@ void Connection::OnSocketReadable() {
   if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) return;  // nothing there
   std::optional<Gone> gone = Departure(n, buf);
   if (gone) {
-    MarkGone(gone->why, gone->goodbye);
+    MarkGone(gone->why, gone->goodbye, gone->handed_over);
   } else {
     MarkGone(ProtocolError("unexpected message from the agent"));
   }
@@ -212,7 +217,7 @@ Status Connection::AwaitReply(uint32_t request_id, void* out, size_t bytes, uint
         channel_.Recv(buf, sizeof(buf), nullptr, static_cast<int>((deadline - now) / 1000000 + 1));
     if (!n.ok() && n.status().code() == Code::kDeadlineExceeded) continue;
     if (std::optional<Gone> gone = Departure(n, buf)) {
-      MarkGone(gone->why, gone->goodbye);
+      MarkGone(gone->why, gone->goodbye, gone->handed_over);
       return gone_;
     }
     ipc::MsgHeader hdr;

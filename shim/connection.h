@@ -29,6 +29,7 @@ class Connection {
   struct Comeback {
     uint32_t away_ms = 0;
     bool after_goodbye = false;
+    bool handed_over = false;  // ... and handed this client's job across nodes over
   };
   static Result<std::unique_ptr<Connection>> Open(const ConnectConfig& config,
                                                   std::optional<Comeback> comeback = {});
@@ -49,8 +50,11 @@ class Connection {
 
   // OK while the agent is there; else why it is gone.
   Status gone() const { return gone_.ok() ? Status::Ok() : gone_; }
-  // Records why the agent is gone (`goodbye`: it said so) and runs the on_gone hook.
-  void MarkGone(Status why, bool goodbye = false);
+  // Records why the agent is gone (`goodbye`: it said so; `handed_over`: its goodbye said it
+  // handed this client's job across nodes over to the next agent) and runs the on_gone hook.
+  void MarkGone(Status why, bool goodbye = false, bool handed_over = false);
+  // The agent went saying it handed this client's job across nodes over (ipc::kGoodbyeHandedOver).
+  bool handed_over() const { return !gone_.ok() && gone_handed_over_; }
   // Tells the agent this client leaves (a goodbye), records the client as gone (Cancelled) and
   // reads until the agent hangs up or `deadline` (monotonic ns) passes; the on_gone hook is not
   // run (the caller releases the fences itself).
@@ -65,6 +69,9 @@ class Connection {
   // the ring is full.
   bool Push(const ipc::SubmitEntry& e);
   uint32_t sq_capacity() const { return sq_.capacity(); }
+  // The submission ring's position for the next entry, and how many entries the agent took.
+  uint64_t sq_position() const { return sq_.produced(); }
+  uint64_t sq_taken() const { return sq_.consumed(); }
   ipc::RingResult PopCompletion(ipc::CompletionEntry* c) { return cq_.Pop(c); }
   bool CompletionsEmpty() const { return cq_.Empty(); }
   // Blocks until a completion may have arrived, the agent said something, `wake_fd` (if >= 0) is
@@ -100,6 +107,7 @@ class Connection {
   struct Gone {
     Status why;
     bool goodbye = false;
+    bool handed_over = false;
   };
   static std::optional<Gone> Departure(const Result<size_t>& n, const uint8_t* buf);
 
@@ -112,10 +120,11 @@ class Connection {
   ipc::RingConsumer<ipc::CompletionEntry> cq_;
   ipc::AdaptiveSpin spin_;
   uint32_t next_request_id_ = 1;
-  Status gone_;                // set once the agent closed the connection
-  uint64_t gone_ns_ = 0;       // when gone_ was set (monotonic)
-  bool gone_goodbye_ = false;  // the agent said goodbye as it went
-  bool closed_ = false;        // Close() ran
+  Status gone_;                    // set once the agent closed the connection
+  uint64_t gone_ns_ = 0;           // when gone_ was set (monotonic)
+  bool gone_goodbye_ = false;      // the agent said goodbye as it went
+  bool gone_handed_over_ = false;  // ... saying it handed the client's job over
+  bool closed_ = false;            // Close() ran
   std::function<void()> on_gone_;
 };
 

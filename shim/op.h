@@ -61,6 +61,9 @@ struct OpState {
   // (the region ids translated) once the client reaches it.
   bool moved = false;
   ipc::SubmitEntry entry{};
+  // Where its entry went in the submission ring (UINT64_MAX: not pushed to this ring): an agent
+  // that handed its jobs over and never took it left it unstarted, as if it had given it back.
+  uint64_t sq_pos = UINT64_MAX;
   Status result;
   void* aux = nullptr;  // arena memory the agent reads until the op completes
   OpResult info;

@@ -151,14 +151,19 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   OUTRIDER_RETURN_IF_ERROR(CheckRankLayout(id, options));
   id.root_addr.assign(hello.root_addr, strnlen(hello.root_addr, sizeof(hello.root_addr)));
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
-  uint32_t known =
-      v12 ? ipc::kHelloJoiner : ipc::kHelloJoiner | ipc::kHelloReconnect | ipc::kHelloAfterGoodbye;
+  uint32_t known = v12 ? ipc::kHelloJoiner
+                       : ipc::kHelloJoiner | ipc::kHelloReconnect | ipc::kHelloAfterGoodbye |
+                             ipc::kHelloHandedOver;
   if ((hello.flags & ~known) != 0) {
     return InvalidArgument("hello: unknown flags " + std::to_string(hello.flags));
   }
   if ((hello.flags & ipc::kHelloReconnect) == 0 && (hello.flags & ipc::kHelloAfterGoodbye) != 0) {
     return InvalidArgument("hello: flag kHelloAfterGoodbye without kHelloReconnect");
   }
+  if ((hello.flags & ipc::kHelloHandedOver) != 0 && (hello.flags & ipc::kHelloAfterGoodbye) == 0) {
+    return InvalidArgument("hello: flag kHelloHandedOver without kHelloAfterGoodbye");
+  }
+  id.handed_over = (hello.flags & ipc::kHelloHandedOver) != 0;
   id.job_base = id.job_id;
   id.joiner = (hello.flags & ipc::kHelloJoiner) != 0;
   if ((hello.flags & ipc::kHelloReconnect) != 0) {

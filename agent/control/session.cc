@@ -73,6 +73,7 @@ void Session::SayGoodbye(const Status& reason) {
   ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0,
                      protocol_);
   bye.code = static_cast<int32_t>(reason.code());
+  if (handed_over_ && protocol_ >= 13) bye.flags = ipc::kGoodbyeHandedOver;
   ipc::CopyText(bye.message, sizeof(bye.message), reason.message());
   (void)channel_.Send(&bye, sizeof(bye));
 }

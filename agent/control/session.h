@@ -100,6 +100,8 @@ class Session final : public Member {
   // Posts a partial completion: the op's demanded rows are in its output; Complete follows.
   void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
   void Moved(uint64_t op_id, uint64_t seq) override;
+  // Its job across nodes is handed over: the goodbye says so (ipc::kGoodbyeHandedOver).
+  void HandedOver() override { handed_over_ = true; }
 
   bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
   void FinishSleep() {
@@ -193,6 +195,7 @@ class Session final : public Member {
   size_t in_flight_ = 0;
   bool closed_ = false;
   bool said_goodbye_ = false;
+  bool handed_over_ = false;  // HandedOver: the client comes back to the next agent as itself
   bool client_goodbye_ = false;
   Status close_reason_;
   JobTable* jobs_ = nullptr;                               // Not owned; set by EnableComms.

@@ -24,6 +24,9 @@ struct EngineOptions {
   uint64_t nccl_chunk_bytes = uint64_t{32}
                               << 20;  // NCCL launches of allreduce and broadcast at most this large
   uint32_t nccl_init_timeout_ms = 60000;  // the agent's NCCL communicators must start within this
+  // A job across nodes waits this long for a node's next agent after the node's agent handed it
+  // over (and that next agent as long for the other nodes) before it fails with PEER_LOST.
+  uint32_t hand_over_wait_ms = 60000;
   // Whether GPU collectives of gpu_mode ipc jobs run on the agent's own NCCL (GpuNcclPolicy::on,
   // decided at the agent's start from gpu_nccl; off in an engine made without an agent).
   bool gpu_nccl = false;

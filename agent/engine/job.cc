@@ -64,6 +64,10 @@ Job::~Job() {
 }
 
 bool Job::Pump() {
+  if (back_address_ && group_ != nullptr && net_ != nullptr) {
+    TakeBack();
+    return true;
+  }
   if (group_ != nullptr) return group_->Pump();  // pumps the NCCL path too, under its scope
   return device_ != nullptr && device_->Pump();
 }
@@ -88,11 +92,34 @@ void Job::Finish(PendingMap::iterator it, const Status& st, std::string_view alg
   }
   recorder_.Ended(id.first, id.second, st, trace);
   pending_.erase(it);
+  if (hand_over_) MaybeFinishHandOver();
 }
 
 size_t Job::HandOver() {
-  if (world_size_ != local_size_ || handing_over_) return 0;
+  if (world_size_ != local_size_) {
+    // Across nodes: only a job its trainers can come back to as themselves (generation 0: a
+    // hello names no other), on host memory (the NCCL communicators would need every node's
+    // agent), with no other node handing over.
+    if (hand_over_ || group_ == nullptr || !group_->ready() || !lost_.ok() || generation_ != 0 ||
+        (device_ != nullptr && device_->started()) || engine_.hand_over_wait_ms == 0) {
+      Logger("engine")->warn(
+          "job '{}' spans nodes and is not handed over ({}): it fails when this agent stops", id_,
+          hand_over_                              ? "another node's agent hands over"
+          : group_ == nullptr || !group_->ready() ? "its nodes are not connected yet"
+          : !lost_.ok()                           ? "it failed"
+          : generation_ != 0                      ? "it re-formed"
+          : engine_.hand_over_wait_ms == 0        ? "hand_over_wait_ms is 0"
+                                                  : "it ran ops on the agents' NCCL");
+      return 0;
+    }
+    BeginHandOver(group_->node_rank());
+    return 0;
+  }
+  if (handing_over_) return 0;
   handing_over_ = true;
+  for (Member* m : members_) {
+    if (m != nullptr) m->HandedOver();
+  }
   size_t moved = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
     Pending& p = it->second;
@@ -103,6 +130,7 @@ size_t Job::HandOver() {
     for (size_t r = 0; r < p.ops.size(); ++r) {
       if (p.op_ids[r] != 0 && members_[r] != nullptr) {
         members_[r]->Moved(p.op_ids[r], it->first.second);
+        ++moved_ops_;
         ++moved;
       }
     }
@@ -112,8 +140,28 @@ size_t Job::HandOver() {
   return moved;
 }
 
-size_t Job::running_count() const {
-  if (world_size_ != local_size_) return 0;
+size_t Job::HandOverRunning() {
+  if (world_size_ != local_size_) {
+    MaybeFinishHandOver();
+    if (hand_over_ && hand_over_->leaving_here() &&
+        hand_over_->agreement_late(ipc::MonotonicNs())) {
+      // Some node did not say where it stands: not handed over; the job fails when the agent
+      // stops, as without a hand-over.
+      Logger("engine")->warn(
+          "job '{}': not every node said where it stands within {} ms; it is not handed over", id_,
+          JobHandOver::kAgreeWithinNs / 1'000'000);
+      hand_over_.reset();
+      abandoned_hand_over_ = true;
+      RunHeld();
+      return 0;
+    }
+    if (abandoned_hand_over_) return 0;
+    // Its last word to the other nodes must leave before the agent does.
+    // and every other node must have taken it, or it would take this agent's exit for a loss.
+    bool waits = hand_over_ && hand_over_->leaving_here() &&
+                 (!handed_over_here_ || group_->hand_over_sending() || !hand_over_->left_seen());
+    return waits ? 1 : 0;
+  }
   return static_cast<size_t>(std::count_if(pending_.begin(), pending_.end(), [&](const auto& e) {
     return e.second.arrived == local_size_ && e.second.failed.ok();
   }));
@@ -320,6 +368,13 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
   }
   if (handing_over_ && op != nullptr) {
     member->Moved(entry.op_id, seq);
+    ++moved_ops_;
+    return;
+  }
+  // Past the stop point of this node's hand-over: it runs at the next agent.
+  if (op != nullptr && hand_over_ && hand_over_->leaving_here() && hand_over_->PastStop(key, seq)) {
+    member->Moved(entry.op_id, seq);
+    ++moved_ops_;
     return;
   }
   InstanceId inst{key, seq};
@@ -368,6 +423,10 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
 }
 
 void Job::Run(InstanceId inst, Pending& p) {
+  if (group_ != nullptr && hand_over_ && !hand_over_->MayStart(inst.first, inst.second)) {
+    held_.push_back(inst);  // RunHeld starts it
+    return;
+  }
   if (AgentMetrics* m = Counting(metrics_))
     m->queue_wait->Observe(static_cast<double>(ipc::MonotonicNs() - p.first_ns) * 1e-9);
   recorder_.Started(inst.first, inst.second, group_ != nullptr ? "peer nodes" : "");
@@ -403,6 +462,8 @@ void Job::Run(InstanceId inst, Pending& p) {
       waiting_for_network_.push_back(inst);
       return;
     }
+    uint64_t& started = started_next_[inst.first];
+    started = std::max(started, inst.second + 1);
     group_->Start(inst.first, inst.second, ops, priority);  // finishes through Finish
     return;
   }
@@ -446,6 +507,21 @@ Job::Pending* Job::OldestWaiting() {
 }
 
 void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
+  if (hand_over_ && lost_.ok() && hand_over_->away_until_ns() != 0 &&
+      now_ns >= hand_over_->away_until_ns()) {
+    uint64_t ms = HandOverWaitNs() / 1'000'000;
+    if (hand_over_->resuming()) {
+      Lose(PeerLost("job '" + id_ +
+                    "': the other nodes did not take this node's ranks back within " +
+                    std::to_string(ms) + " ms after its previous agent handed them over"));
+    } else {
+      int node = hand_over_->leaving();
+      Lose(PeerLost(group_->DescribeNode(node) + " of job '" + id_ +
+                    "' handed over, and no next agent took its ranks back within " +
+                    std::to_string(ms) + " ms (is the agent on that node running?)"));
+    }
+    return;
+  }
   for (Pending* p = OldestWaiting(); p != nullptr && now_ns - p->first_ns >= timeout_ns;
        p = OldestWaiting()) {
     InstanceId id = arrival_.front();
@@ -475,7 +551,10 @@ void Job::ExpireOps(uint64_t now_ns, uint64_t timeout_ns) {
 
 uint64_t Job::NextExpiryNs(uint64_t timeout_ns) {
   Pending* p = OldestWaiting();
-  return p == nullptr ? UINT64_MAX : p->first_ns + timeout_ns;
+  uint64_t next = p == nullptr ? UINT64_MAX : p->first_ns + timeout_ns;
+  if (hand_over_ && hand_over_->away_until_ns() != 0)
+    next = std::min(next, hand_over_->away_until_ns());
+  return next;
 }
 
 // ---- The job across nodes: its node group and rendezvous, the other nodes' messages ----
@@ -491,7 +570,7 @@ Status Job::StartNetwork(const Member* first) {
   // The job's node 0 hosts the rendezvous: a job's own, and also each of its communicators'. A
   // communicator whose node 0 is another node joins there like its other nodes.
   bool host = node == 0 && (!id.comm || id.job_node == 0);
-  if (!host && id.root_addr.empty()) {
+  if (!host && id.root_addr.empty() && !resume_) {
     return FailedPrecondition(
         "job '" + id_ + "' spans " + std::to_string(num_nodes) +
         " nodes: set OUTRIDER_ROOT_ADDR (host:port of node 0's agent) or MASTER_ADDR");
@@ -519,6 +598,9 @@ Status Job::StartNetwork(const Member* first) {
   group_->set_device_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
     OnDeviceMessage(h, data, len);
   });
+  group_->set_hand_over_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
+    OnHandOverMessage(h, data, len);
+  });
   // Another node's rank died (or left): nothing that node still owes will come.
   group_->set_failed([this](int node, const Status& why) { Lose(why); });
   group_->set_partial([this](uint64_t key, uint64_t seq, const std::vector<OpReport>& reports) {
@@ -536,6 +618,7 @@ Status Job::StartNetwork(const Member* first) {
       ranks_.even()
           ? 0
           : static_cast<uint32_t>(ipc::Fnv1a(counts.data(), counts.size() * sizeof(int32_t)));
+  if (resume_) return ResumeNetwork();
   JobShape shape{id_, token_, num_nodes, local_size_, layout};
   auto done = [this](Result<NodeTable> table) { OnRendezvous(std::move(table)); };
   in_rendezvous_ = true;
@@ -566,6 +649,7 @@ void Job::OnRendezvous(Result<NodeTable> table) {
     return;
   }
   agent_addrs_ = table->agents;
+  transports_.assign(table->begin(), table->end());
   // The root's own entry: the address its members reached it at, when the joiners did not say.
   if (group_->node_rank() != 0 && !agent_addrs_.empty() && agent_addrs_[0].empty() &&
       !members_.empty()) {
@@ -601,6 +685,16 @@ void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   // Who has no member left is news even once the job failed here: a new generation must not wait
   // for those nodes.
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobLeft) MarkNodeGone(h.from_node);
+  // A node's next agent, back after the job failed here: told at once instead of waiting for a
+  // welcome that never comes.
+  if (group_ != nullptr && group_->ready() && !lost_.ok() &&
+      static_cast<PeerMsg>(h.type) == PeerMsg::kHandOver &&
+      static_cast<JobHandOver::Step>(h.key) == JobHandOver::Step::kBack && net_ != nullptr &&
+      h.from_node >= 0 && h.from_node < group_->num_nodes() && h.from_node != group_->node_rank()) {
+    back_address_ = std::string(reinterpret_cast<const char*>(data), data != nullptr ? len : 0);
+    back_node_ = h.from_node;
+    return MarkActive();  // Pump tells it (TakeBack)
+  }
   if (group_ != nullptr && lost_.ok()) {
     MarkActive();
     group_->OnMessage(h, data, len);
@@ -615,6 +709,8 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
   if (group_ == nullptr || !group_->ready()) return;
   int node = group_->NodeOfPeer(peer);
   if (node < 0) return;
+  // A node whose agent finished handing over goes quiet: its next agent follows.
+  if (hand_over_ && hand_over_->leaving() == node && hand_over_->away()) return;
   MarkNodeGone(node);
   std::string lost = group_->DescribeNode(node) + " of job '" + id_ + "' is lost";
   if (lost_.ok()) {
@@ -627,6 +723,212 @@ void Job::OnPeerLost(PeerId peer, const Status& why) {
         node);
   }
   Lose(PeerLost(lost + ": " + why.message()));
+}
+
+// ---- The hand-over across nodes: a stop point every node agrees on, then the next agent ----
+
+uint64_t Job::HandOverWaitNs() const { return uint64_t{engine_.hand_over_wait_ms} * 1'000'000; }
+
+void Job::BeginHandOver(int leaving) {
+  int me = group_->node_rank();
+  hand_over_.emplace(group_->num_nodes(), me, leaving, ipc::MonotonicNs());
+  Logger("engine")->info(
+      "job '{}': {} hands over; instances stop starting until the nodes agree "
+      "where",
+      id_, leaving == me ? "this node" : group_->DescribeNode(leaving));
+  group_->SendHandOver(static_cast<uint64_t>(JobHandOver::Step::kMark), leaving,
+                       EncodeSeqMap(started_next_));
+  if (hand_over_->Mark(me, started_next_)) OnStopKnown();
+}
+
+void Job::OnHandOverMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (!lost_.ok() || group_ == nullptr) return;
+  int me = group_->node_rank(), from = h.from_node;
+  switch (static_cast<JobHandOver::Step>(h.key)) {
+    case JobHandOver::Step::kMark: {
+      std::optional<JobHandOver::SeqMap> next = DecodeSeqMap(data, len);
+      if (!next) {
+        return Lose(Internal(group_->DescribeNode(from) + " of job '" + id_ +
+                             "' sent a hand-over mark that does not parse"));
+      }
+      if (!hand_over_) {
+        if (h.lost_node < 0 || h.lost_node >= group_->num_nodes() || h.lost_node == me) return;
+        BeginHandOver(h.lost_node);
+      } else if (hand_over_->leaving() != h.lost_node || hand_over_->resuming()) {
+        // One node at a time (a rolling restart): the other agent's part never completes, and
+        // the job fails when it stops, as it would without a hand-over.
+        Logger("engine")->warn("job '{}': {} hands over while {} does; it is not waited for", id_,
+                               group_->DescribeNode(h.lost_node),
+                               group_->DescribeNode(hand_over_->leaving()));
+        return;
+      }
+      if (hand_over_->Mark(from, *next)) OnStopKnown();
+      return;
+    }
+    case JobHandOver::Step::kLeft:
+      if (!hand_over_ || hand_over_->leaving() != from || hand_over_->leaving_here()) return;
+      hand_over_->Left(ipc::MonotonicNs() + HandOverWaitNs());
+      // Told that it was heard, then let go in order before it exits (its next agent has a new
+      // address); the close flushes the answer first.
+      group_->SendHandOver(static_cast<uint64_t>(JobHandOver::Step::kLeftSeen), from, "");
+      net_->Retire(group_->peers()[static_cast<size_t>(from)]);
+      Logger("engine")->info(
+          "job '{}': {} handed over; its next agent has {} ms to take its "
+          "ranks back",
+          id_, group_->DescribeNode(from), engine_.hand_over_wait_ms);
+      MarkActive();  // its deadline counts from now
+      return;
+    case JobHandOver::Step::kBack:
+      if (!hand_over_ || hand_over_->leaving() != from || !hand_over_->away()) return;
+      // Connected from Pump, not here: this runs inside the transport's progress, where a new
+      // connection to the sender may replace the very one this message came on.
+      back_address_ = std::string(reinterpret_cast<const char*>(data), data != nullptr ? len : 0);
+      return MarkActive();
+    case JobHandOver::Step::kLeftSeen:
+      if (hand_over_ && hand_over_->leaving_here()) hand_over_->LeftSeen(from);
+      return;
+    case JobHandOver::Step::kWelcome:
+      if (!hand_over_ || !hand_over_->resuming() || !hand_over_->Welcome(from)) return;
+      Logger("engine")->info("job '{}': every other node took this node's ranks back", id_);
+      hand_over_.reset();
+      return RunHeld();
+  }
+}
+
+void Job::TakeBack() {
+  std::string address = std::move(*back_address_);
+  back_address_.reset();
+  bool failed = !lost_.ok();
+  int node = failed ? back_node_ : hand_over_->leaving();
+  Result<PeerId> peer = net_->Connect(address);
+  if (!peer.ok()) {
+    if (failed) return;
+    return Lose(PeerLost("the next agent of " + group_->DescribeNode(node) + " of job '" + id_ +
+                         "' is unreachable: " + peer.status().message()));
+  }
+  PeerId old = group_->peers()[static_cast<size_t>(node)];
+  group_->ReplacePeer(node, *peer);
+  net_->Release(old);
+  if (static_cast<size_t>(node) < transports_.size())
+    transports_[static_cast<size_t>(node)] = address;
+  if (failed) return group_->SayJobFailedTo(node, lost_);
+  group_->SendHandOver(static_cast<uint64_t>(JobHandOver::Step::kWelcome), node, "");
+  Logger("engine")->info("job '{}': {} is back with its next agent; the job goes on", id_,
+                         group_->DescribeNode(node));
+  hand_over_.reset();
+  RunHeld();
+}
+
+void Job::OnStopKnown() {
+  Logger("engine")->info(
+      "job '{}': the nodes agreed where {} hands over ({} keys)", id_,
+      hand_over_->leaving_here() ? "this node" : group_->DescribeNode(hand_over_->leaving()),
+      hand_over_->stop().size());
+  if (hand_over_->leaving_here()) {
+    // What is past the stop point goes back to this node's ranks, for the next agent: no other
+    // node starts it before then either.
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      Pending& p = it->second;
+      if (!p.failed.ok() || !hand_over_->PastStop(it->first.first, it->first.second)) {
+        ++it;
+        continue;
+      }
+      for (size_t r = 0; r < p.ops.size(); ++r) {
+        if (p.op_ids[r] != 0 && members_[r] != nullptr)
+          members_[r]->Moved(p.op_ids[r], it->first.second);
+        ++moved_ops_;
+      }
+      recorder_.Ended(it->first.first, it->first.second, Unavailable("handed over"), nullptr);
+      it = pending_.erase(it);
+    }
+  }
+  RunHeld();
+  MaybeFinishHandOver();
+}
+
+void Job::RunHeld() {
+  std::vector<InstanceId> held = std::move(held_);
+  held_.clear();
+  std::sort(held.begin(), held.end());
+  for (const InstanceId& inst : held) {
+    auto it = pending_.find(inst);
+    if (it != pending_.end() && it->second.failed.ok()) Run(inst, it->second);
+  }
+}
+
+void Job::MaybeFinishHandOver() {
+  if (!hand_over_ || !hand_over_->leaving_here() || !hand_over_->stop_known() ||
+      handed_over_here_ || !lost_.ok())
+    return;
+  // Everything below the stop point finished here: every rank submitted it, and it ran.
+  for (const auto& [inst, p] : pending_) {
+    if (!hand_over_->PastStop(inst.first, inst.second)) return;
+  }
+  for (const auto& [key, stop] : hand_over_->stop()) {
+    for (size_t r = 0; r < next_seq_.size(); ++r) {
+      auto it = next_seq_[r].find(key);
+      if ((it != next_seq_[r].end() ? it->second : 0) < stop) return;
+    }
+  }
+  if (group_->busy()) return;  // its last sends are still on the way
+  handed_over_here_ = true;
+  group_->SendHandOver(static_cast<uint64_t>(JobHandOver::Step::kLeft), group_->node_rank(), "");
+  group_->Detach();
+  for (Member* m : members_) {
+    if (m != nullptr) m->HandedOver();
+  }
+  Logger("engine")->info(
+      "job '{}': this node's part is handed over; its ranks come back to the "
+      "next agent",
+      id_);
+}
+
+std::optional<HandOverRecord> Job::HandOverRecordOf() const {
+  if (!handed_over_here_) return std::nullopt;
+  HandOverRecord r;
+  r.job_id = id_;
+  r.token = token_;
+  r.node_rank = group_->node_rank();
+  r.transports = transports_;
+  r.agents = agent_addrs_;
+  r.agents.resize(transports_.size());
+  r.stop = hand_over_->stop();
+  return r;
+}
+
+Status Job::ResumeNetwork() {
+  int me = group_->node_rank();
+  const HandOverRecord& r = *resume_;
+  if (static_cast<int>(r.transports.size()) != group_->num_nodes() || r.node_rank != me) {
+    return FailedPrecondition("job '" + id_ + "': the hand-over left for this agent is of node " +
+                              std::to_string(r.node_rank) + " of " +
+                              std::to_string(r.transports.size()) + ", this client's is node " +
+                              std::to_string(me) + " of " + std::to_string(group_->num_nodes()));
+  }
+  agent_addrs_ = r.agents;
+  transports_ = r.transports;
+  transports_[static_cast<size_t>(me)] = net_->transport()->address();
+  NodeTable table(transports_.begin(), transports_.end());
+  int unreachable = -1;
+  auto peers = net_->ConnectNodes(table, me, &unreachable);
+  if (!peers.ok()) {
+    return PeerLost(group_->DescribeNode(unreachable) + " of job '" + id_ +
+                    "' is unreachable: " + peers.status().message());
+  }
+  group_->SetPeers(std::move(*peers));
+  hand_over_ = JobHandOver::Resuming(group_->num_nodes(), me, r.stop);
+  hand_over_->set_deadline_ns(ipc::MonotonicNs() + HandOverWaitNs());
+  started_next_ = r.stop;
+  for (auto& next : next_seq_)
+    next = std::unordered_map<uint64_t, uint64_t>(r.stop.begin(), r.stop.end());
+  group_->SendHandOver(static_cast<uint64_t>(JobHandOver::Step::kBack), me,
+                       net_->transport()->address());
+  Logger("engine")->info(
+      "job '{}': node {} of {}, taken over from the previous agent; waiting "
+      "for the other nodes to take it back",
+      id_, me, group_->num_nodes());
+  MarkActive();
+  return Status::Ok();
 }
 
 void Job::OnDeviceMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
@@ -717,6 +1019,17 @@ nlohmann::json Job::StatusJson() const {
     j["nodes"] = 1;
   }
   if (device_ != nullptr && device_->started()) j["nccl"] = device_->StatusJson();
+  if (hand_over_ && group_ != nullptr) {
+    int node = hand_over_->leaving();
+    j["hand_over"] = {
+        {"node", node},
+        {"role", hand_over_->resuming()       ? "next agent: waiting for the other nodes"
+                 : hand_over_->leaving_here() ? (handed_over_here_ ? "handed over" : "leaving")
+                 : hand_over_->away()         ? "waiting for the node's next agent"
+                                              : "agreeing where the node stops"},
+        {"stop_agreed", hand_over_->stop_known()},
+        {"held", held_.size()}};
+  }
   j["recent_ops"] = recorder_.Json([this](uint64_t key, uint64_t seq) {
     return group_ != nullptr ? group_->WaitingFor(key, seq) : std::string();
   });

@@ -21,6 +21,8 @@
 #include "agent/engine/dataplane/host_data_plane.h"
 #include "agent/engine/device_path.h"
 #include "agent/engine/flight_recorder.h"
+#include "agent/engine/hand_over_record.h"
+#include "agent/engine/job_hand_over.h"
 #include "agent/engine/member.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
@@ -136,11 +138,22 @@ class Job {
   // The agent hands its jobs over to the next one (docs/operations.md). A job on one node gives
   // every op of an instance that has not started back to its rank (Member::Moved), now and as
   // more come, so that they run at the next agent; started instances finish here. A job across
-  // nodes is left as it is.
-  // Returns how many ops it gave back.
+  // nodes (generation 0, host memory, no other node handing over) agrees a stop point with its
+  // other nodes (JobHandOver): instances below it finish everywhere, ops past it go back to this
+  // node's ranks, and the other nodes hold theirs until the next agent is back. Other jobs across
+  // nodes are left as they are: they fail when the agent stops.
+  // Returns how many ops it gave back now.
   size_t HandOver();
-  // Instances running here that a hand-over waits for (one-node jobs only).
-  size_t running_count() const;
+  // What a hand-over still waits for here: instances running (one node), or this node's part
+  // not yet done (across nodes). Finishes that part when it can.
+  size_t HandOverRunning();
+  // The next agent: the job resumes where its previous agent handed it over (`record`), in the
+  // same generation with the same ranks. Before its first member joins.
+  void Resume(HandOverRecord record) { resume_ = std::move(record); }
+  // The previous agent: what the next one needs, once this node's part is handed over.
+  std::optional<HandOverRecord> HandOverRecordOf() const;
+  // Ops given back to their trainers for the next agent so far.
+  size_t moved_ops() const { return moved_ops_; }
   // The job cannot go on (`why`: a rank it expects will never come), here and on every node.
   void GiveUp(const Status& why);
   // A message from another node's agent for this job.
@@ -230,6 +243,23 @@ class Job {
 
   void MarkNodeGone(int node);
 
+  // ---- The hand-over across nodes (job_hand_over.h) ----
+  // Node `leaving` hands over: this node stops starting instances and says where it stands.
+  void BeginHandOver(int leaving);
+  void OnHandOverMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+  void OnStopKnown();
+  // The leaving node: once everything below the stop point finished here, tells the others and
+  // its ranks, and says nothing more to the peers.
+  void MaybeFinishHandOver();
+  // The next agent: connects to the other nodes and tells them it is back.
+  Status ResumeNetwork();
+  // Starts the held instances that may start now (in (key, seq) order).
+  void RunHeld();
+  // From Pump: connects to the next agent that said it is back (back_address_), and welcomes it
+  // (or, where the job failed meanwhile, tells it so).
+  void TakeBack();
+  uint64_t HandOverWaitNs() const;
+
   std::string id_;
   std::string base_id_;
   uint32_t generation_ = 0;
@@ -252,7 +282,20 @@ class Job {
   // Instances in the order they were created (so by first_ns), while some rank may still be
   // missing; settled ones are dropped from the front lazily.
   std::deque<InstanceId> arrival_;
-  bool handing_over_ = false;  // HandOver ran: every op that comes is moved
+  bool handing_over_ = false;  // HandOver ran (one node): every op that comes is moved
+  // Across nodes: a hand-over in progress, the instances it holds (every local rank in, not
+  // started), per key one past the highest sequence number started here, what the next agent
+  // resumes from, and whether this node's part is handed over.
+  std::optional<JobHandOver> hand_over_;
+  std::vector<std::pair<uint64_t, uint64_t>> held_;
+  std::map<uint64_t, uint64_t> started_next_;
+  std::optional<HandOverRecord> resume_;
+  bool handed_over_here_ = false;
+  bool abandoned_hand_over_ = false;  // this node's hand-over found no agreement in time
+  size_t moved_ops_ = 0;
+  std::optional<std::string> back_address_;  // a next agent's transport, for TakeBack
+  int back_node_ = -1;                       // its node, where the job failed here
+  std::vector<std::string> transports_;      // by node, from the rendezvous: the agents' transports
   // The front of arrival_ still waiting for a rank, or null (dropping what settled).
   Pending* OldestWaiting();
   Status lost_;  // set once a member left

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "agent/log.h"
 #include "agent/membership/reformer.h"
@@ -49,6 +50,8 @@ Status JobTable::Join(Member* member) {
       return FailedPrecondition("job id '" + id.job_id + "' hashes like job '" + other->id() +
                                 "' on this agent: choose another job id");
     }
+    if (id.handed_over && id.world_size != id.local_world_size)
+      OUTRIDER_RETURN_IF_ERROR(ResumeFromRecord(id, job.get()));
     Job* raw = job.get();
     raw->set_on_active([this, raw] { active_.insert(raw); });
     raw->set_on_node_gone([this, raw] {
@@ -268,9 +271,49 @@ size_t JobTable::HandOver() {
   return moved;
 }
 
-size_t JobTable::HandOverRunning() const {
+std::vector<HandOverRecord> JobTable::HandOverRecords() const {
+  std::vector<HandOverRecord> out;
+  uint64_t now = static_cast<uint64_t>(std::time(nullptr));
+  for (const auto& [id, job] : jobs_) {
+    if (std::optional<HandOverRecord> r = job->HandOverRecordOf()) {
+      r->written_unix_s = now;
+      out.push_back(std::move(*r));
+    }
+  }
+  return out;
+}
+
+Status JobTable::ResumeFromRecord(const ClientIdentity& id, Job* job) {
+  // Records live as long as a trainer may take to come back (the shim's reconnect window is far
+  // shorter); an older one is from a restart long over.
+  constexpr uint64_t kMaxAgeS = 600;
+  Result<std::vector<HandOverRecord>> records =
+      hand_over_path_.empty() ? std::vector<HandOverRecord>{}
+                              : ReadHandOverRecords(hand_over_path_, kMaxAgeS);
+  if (!records.ok()) return records.status();
+  for (HandOverRecord& r : *records) {
+    if (r.job_id != id.job_id || resumed_.count({r.job_id, r.written_unix_s}) != 0) continue;
+    if (!TokensEqual(r.token, id.token))
+      return PermissionDenied("job token differs from the one its previous agent handed over");
+    resumed_.insert({r.job_id, r.written_unix_s});
+    job->Resume(std::move(r));
+    return Status::Ok();
+  }
+  return Unavailable("job '" + id.job_id +
+                     "' spans nodes, and its previous agent left no hand-over of it here (" +
+                     (hand_over_path_.empty() ? std::string("no socket") : hand_over_path_) +
+                     "): the job cannot be resumed on this node; restart its trainers");
+}
+
+size_t JobTable::MovedOps() const {
   size_t n = 0;
-  for (const auto& [id, job] : jobs_) n += job->running_count();
+  for (const auto& [id, job] : jobs_) n += job->moved_ops();
+  return n;
+}
+
+size_t JobTable::HandOverRunning() {
+  size_t n = 0;
+  for (const auto& [id, job] : jobs_) n += job->HandOverRunning();
   return n;
 }
 

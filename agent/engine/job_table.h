@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -78,7 +79,14 @@ class JobTable : public PeerEvents, public membership::JobDirectory {
   // The agent hands its jobs over (Job::HandOver, every job), and the instances still running
   // here that the hand-over waits for.
   size_t HandOver();  // the ops given back
-  size_t HandOverRunning() const;
+  size_t HandOverRunning();
+  // Ops the jobs gave back to their trainers for the next agent so far.
+  size_t MovedOps() const;
+  // What the jobs across nodes handed over leave for the next agent (engine/hand_over_record.h).
+  std::vector<HandOverRecord> HandOverRecords() const;
+  // Where a previous agent left its hand-over records: a client that comes back handed over
+  // (ClientIdentity::handed_over) resumes its job across nodes from them. Empty: nowhere.
+  void set_hand_over_path(std::string path) { hand_over_path_ = std::move(path); }
 
  private:
   using Jobs = std::map<std::string, std::unique_ptr<Job>>;
@@ -110,6 +118,11 @@ class JobTable : public PeerEvents, public membership::JobDirectory {
   EngineOptions engine_;
   std::deque<nlohmann::json> finished_;          // at most kFinishedJobs
   membership::Reformer* generations_ = nullptr;  // Not owned.
+  std::string hand_over_path_;
+  // Records taken already, by (job id, written_unix_s): each resumes one job once.
+  std::set<std::pair<std::string, uint64_t>> resumed_;
+  // A new job across nodes of a client that comes back handed over: its record, or why not.
+  Status ResumeFromRecord(const ClientIdentity& id, Job* job);
 };
 
 }  // namespace outrider::agent

@@ -34,6 +34,9 @@ struct ClientIdentity {
   std::string job_base;
   uint32_t generation = 0;
   bool joiner = false;  // connected to join the job at its next generation: in no job until then
+  // Back from an agent that handed its job across nodes over (ipc::kHelloHandedOver): the job
+  // resumes here from what that agent left (engine/hand_over_record.h).
+  bool handed_over = false;
   // The job's class and weight in its class (send scheduling between jobs; docs/jobs.md).
   ipc::JobClass job_class = ipc::JobClass::kNormal;
   uint32_t job_weight = 1;
@@ -55,6 +58,9 @@ class Member {
   virtual void Moved(uint64_t op_id, uint64_t seq) {
     Complete(op_id, Unavailable("the agent stopped before this op started"), seq, 0);
   }
+  // This node's part of the member's job across nodes is handed over: when the agent stops, the
+  // client comes back to the next one as the same rank.
+  virtual void HandedOver() {}
 };
 
 }  // namespace outrider::agent

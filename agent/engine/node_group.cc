@@ -29,7 +29,10 @@ NodeGroup::NodeGroup(Topology topo, uint64_t job_hash, uint64_t self_hash, Trans
       left_(static_cast<size_t>(topo_.nodes), false),
       left_cause_(static_cast<size_t>(topo_.nodes), -1),
       left_failed_(static_cast<size_t>(topo_.nodes)),
-      left_gave_up_(static_cast<size_t>(topo_.nodes), false) {}
+      left_gave_up_(static_cast<size_t>(topo_.nodes), false) {
+  hand_over_held_.resize(static_cast<size_t>(topo_.nodes));
+  sender_of_.assign(static_cast<size_t>(topo_.nodes), 0);
+}
 
 NodeGroup::~NodeGroup() {
   for (const auto& [id, c] : instances_) {
@@ -167,6 +170,15 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
   Scope scope(this);
   if (h.from_node < 0 || h.from_node >= topo_.nodes || h.from_node == topo_.me) return;
   size_t from = static_cast<size_t>(h.from_node);
+  if (sender_of_[from] != h.sender) {
+    // The node's next agent (a hand-over): its messages count from its first.
+    if (sender_of_[from] != 0) {
+      received_from_[from] = 0;
+      left_after_[from] = -1;
+      hand_over_held_[from].clear();
+    }
+    sender_of_[from] = h.sender;
+  }
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kJobFailed) {
     std::string text = data != nullptr ? std::string(reinterpret_cast<const char*>(data),
                                                      std::min<size_t>(len, 1024))
@@ -187,7 +199,20 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
     return;
   }
   ++received_from_[from];
-  HandleMessage(h, data, len);
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kHandOver) {
+    // After everything the sender sent before it (bulk chunks may still be on another lane).
+    hand_over_held_[from].push_back(
+        {h, data != nullptr ? std::string(reinterpret_cast<const char*>(data), len) : ""});
+  } else {
+    HandleMessage(h, data, len);
+  }
+  while (!hand_over_held_[from].empty() &&
+         received_from_[from] > hand_over_held_[from].front().h.sent_before) {
+    HeldHandOver m = std::move(hand_over_held_[from].front());
+    hand_over_held_[from].pop_front();
+    if (hand_over_message_)
+      hand_over_message_(m.h, reinterpret_cast<const uint8_t*>(m.data.data()), m.data.size());
+  }
   if (left_after_[from] >= 0 && received_from_[from] >= static_cast<uint64_t>(left_after_[from]) &&
       !left_[from]) {
     ApplyLeft(h.from_node);
@@ -517,7 +542,39 @@ void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const 
   MaybeErase(key, seq);
 }
 
+void NodeGroup::SendHandOver(uint64_t step, int leaving, std::string payload) {
+  if (detached_ || peers_.empty()) return;
+  PeerHeader h = Header(PeerMsg::kHandOver, step, 0);
+  h.lost_node = leaving;
+  auto bytes = std::make_shared<const std::string>(std::move(payload));
+  for (int n = 0; n < topo_.nodes; ++n) {
+    if (n == topo_.me || left_[static_cast<size_t>(n)]) continue;
+    h.sent_before = sent_to_[static_cast<size_t>(n)]++;
+    ++*hand_over_sends_;
+    Status sent = transport_->Send(peers_[static_cast<size_t>(n)], ControlLane(), &h, sizeof(h),
+                                   bytes->data(), bytes->size(),
+                                   [bytes, sends = hand_over_sends_](const Status&) { --*sends; });
+    if (!sent.ok()) --*hand_over_sends_;  // refused at once: no callback comes
+  }
+}
+
+void NodeGroup::SayJobFailedTo(int node, const Status& why) {
+  if (node < 0 || node >= topo_.nodes || node == topo_.me || detached_) return;
+  PeerHeader h = Header(PeerMsg::kJobFailed, 0, 0);
+  auto text = std::make_shared<const std::string>(why.message());
+  (void)transport_->Send(peers_[static_cast<size_t>(node)], ControlLane(), &h, sizeof(h),
+                         text->data(), text->size(), [text](const Status&) {});
+}
+
+void NodeGroup::ReplacePeer(int node, PeerId peer) {
+  if (node < 0 || node >= topo_.nodes || node == topo_.me) return;
+  size_t n = static_cast<size_t>(node);
+  if (n < peers_.size()) peers_[n] = peer;
+  sent_to_[n] = 0;  // the receiving side counts afresh from the new agent's first message
+}
+
 void NodeGroup::SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) {
+  if (detached_) return;
   PeerHeader h = Header(type, key, seq);
   // The callback alone keeps the payload alive: the group may be gone by the time a send finishes.
   auto bytes = std::make_shared<const std::string>(std::move(payload));
@@ -588,6 +645,7 @@ void NodeGroup::Abort(uint64_t key, uint64_t seq, const Status& why) {
 }
 
 void NodeGroup::SendAborts() {
+  if (detached_) return;
   auto aborts = std::move(aborts_);
   for (auto& [key, seq, why] : aborts) {
     if (Finished(key, seq)) continue;
@@ -619,7 +677,7 @@ void NodeGroup::SayFailed(Collective& c, const Status& why) {
 void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
   failure_ = why.message();
   failure_skips_ = lost_node;
-  if (peers_.empty()) return;
+  if (peers_.empty() || detached_) return;
   PeerHeader h = Header(PeerMsg::kJobFailed, 0, 0);
   // Sent directly, on the express lane, so neither the credit window nor the chunks already on the
   // bulk lane hold it back. The group may be gone by the time a send finishes: the callback alone
@@ -633,7 +691,7 @@ void NodeGroup::SayJobFailed(const Status& why, int lost_node) {
 }
 
 void NodeGroup::SayJobLeft(int lost_node, const Status& failed, bool gave_up) {
-  if (peers_.empty()) return;
+  if (peers_.empty() || detached_) return;
   PeerHeader h = Header(PeerMsg::kJobLeft, 0, 0);
   h.lost_node = lost_node;
   h.step = gave_up ? 1 : 0;

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -94,6 +96,23 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   void set_device_message(DeviceMessage on_message) { device_message_ = std::move(on_message); }
   // Sends a job-level control message to every other node at once (ahead of bulk chunks).
   void SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) override;
+  // The job's hand-over across nodes (engine/job_hand_over.h): a kHandOver of `step` about node
+  // `leaving`, to every other node; those that come go to `on_message`.
+  void SendHandOver(uint64_t step, int leaving, std::string payload);
+  // Some kHandOver is still on its way out (an agent that leaves waits for its last word).
+  bool hand_over_sending() const { return *hand_over_sends_ != 0; }
+  // Tells node `node` alone that the job failed here (a node's next agent, back after the job
+  // failed without it).
+  void SayJobFailedTo(int node, const Status& why);
+  void set_hand_over_message(DeviceMessage on_message) {
+    hand_over_message_ = std::move(on_message);
+  }
+  // Node `node` runs at another agent now (`peer`), which starts its count of messages afresh.
+  void ReplacePeer(int node, PeerId peer);
+  // This node handed its part of the job over: the group says nothing more to its peers (no
+  // goodbye, failure or abort: the next agent goes on in its place).
+  void Detach() { detached_ = true; }
+  bool detached() const { return detached_; }
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once), as the job's
   // class and weight.
   void set_scheduler(SendScheduler* scheduler, ipc::JobClass job_class, uint32_t weight) {
@@ -209,6 +228,18 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   Done done_;
   Failed failed_;
   DeviceMessage device_message_;
+  DeviceMessage hand_over_message_;
+  // kHandOver sends not yet done; shared with their callbacks, which may outlive the group.
+  std::shared_ptr<size_t> hand_over_sends_ = std::make_shared<size_t>(0);
+  // By node: kHandOver messages that came before something their sender sent ahead of them
+  // (PeerHeader::sent_before), held until it has.
+  struct HeldHandOver {
+    PeerHeader h;
+    std::string data;
+  };
+  std::vector<std::deque<HeldHandOver>> hand_over_held_;
+  std::vector<uint64_t> sender_of_;  // by node: the agent its messages come from (0: none yet)
+  bool detached_ = false;
   EngineOptions options_;
   SparseShared sparse_;
   AlgorithmDeps deps_;

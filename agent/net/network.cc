@@ -67,6 +67,28 @@ Result<std::vector<PeerId>> Network::ConnectNodes(const NodeTable& table, int se
   return peers;
 }
 
+Result<PeerId> Network::Connect(const std::string& address) {
+  NodeTable table{address};
+  OUTRIDER_ASSIGN_OR_RETURN(std::vector<PeerId> peers, ConnectNodes(table, -1));
+  return peers[0];
+}
+
+void Network::Retire(PeerId peer) {
+  auto it = peers_.find(peer);
+  if (it == peers_.end()) return;
+  if (it->second.uses > 0) --it->second.uses;
+  if (it->second.uses != 0) return;
+  peer_by_hash_.erase(it->second.hash);
+  peers_.erase(it);
+  scheduler_->Drain(peer);
+  transport_->Close(peer);
+}
+
+void Network::Release(PeerId peer) {
+  auto it = peers_.find(peer);
+  if (it != peers_.end() && it->second.uses > 0) --it->second.uses;
+}
+
 void Network::Release(const std::vector<PeerId>& peers, int self) {
   for (size_t n = 0; n < peers.size(); ++n) {
     if (static_cast<int>(n) == self) continue;

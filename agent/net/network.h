@@ -48,6 +48,13 @@ class Network {
                                            int* failed_node = nullptr);
   // A job stops using these peers; unused peers get no more heartbeats.
   void Release(const std::vector<PeerId>& peers, int self);
+  // One more agent for a job that runs already (a node's next agent after a hand-over), and its
+  // release.
+  Result<PeerId> Connect(const std::string& address);
+  void Release(PeerId peer);
+  // A job lets go of a peer whose agent is leaving in order (it handed its part over): once no
+  // job uses it, the connection is closed from this side, before that agent exits.
+  void Retire(PeerId peer);
 
   bool Progress();
   bool Arm();

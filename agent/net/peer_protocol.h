@@ -11,7 +11,7 @@ inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // Bump on any change to a struct or an enum value here, or to the lanes the messages take;
 // agents of different versions drop each other's messages (and so fail jobs that span them)
 // rather than misread them.
-inline constexpr uint16_t kPeerVersion = 11;
+inline constexpr uint16_t kPeerVersion = 12;
 
 enum class PeerMsg : uint16_t {
   // Liveness only.
@@ -42,6 +42,9 @@ enum class PeerMsg : uint16_t {
   // Node 0's agent: a chunk of instance (key, seq) has its place in the job's NCCL launch order
   // (the payload: an NcclTicket).
   kNcclTicket = 10,
+  // The job's hand-over across nodes (engine/job_hand_over.h): `key` is the JobHandOver::Step,
+  // `lost_node` the node whose agent hands over; a kMark's payload is its EncodeSeqMap.
+  kHandOver = 11,
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
@@ -85,9 +88,11 @@ struct PeerHeader {
   uint64_t message_bytes;  // kSparse: length of the whole message the chunk belongs to
   uint64_t credit_bytes;   // kCredit: bytes of the chunk taken, header included
   uint64_t
-      sent_before;    // kJobLeft: messages of the job the sender sent this node before leaving;
+      sent_before;    // kJobLeft, kHandOver: messages of the job the sender sent this node before
+                      // this one;
                       // kSparse: messages of this phase the sender sent this node before this one
-  int32_t lost_node;  // kJobLeft: node whose loss made the sender give up, or -1
+  int32_t lost_node;  // kJobLeft: node whose loss made the sender give up, or -1; kHandOver: the
+                      // node whose agent hands over
   int32_t
       code;  // kAbort, kJobLeft: the outrider::Code the instance or job failed with at the sender
   Fingerprint fp;  // kContrib

@@ -65,6 +65,9 @@ class Transport {
                       const void* data, size_t len, SendDone done) = 0;
   // Drops the connection to `peer` (no callbacks follow for it).
   virtual void Disconnect(PeerId peer) = 0;
+  // Closes the connection to a live `peer` in order, both sides done with it (no callbacks
+  // follow for it): the peer's agent is about to go, and this side lets go first.
+  virtual void Close(PeerId peer) { Disconnect(peer); }
   // Readable when Progress() may have work after Arm() returned true.
   virtual int event_fd() const = 0;
   // Advances sends and receives, runs callbacks. True if anything happened.

@@ -96,8 +96,10 @@ class MultiNodeTest : public ::testing::Test {
   // Agent `n` is started again after it was stopped or killed: the same port, socket and flags, as
   // systemd's Restart= or a DaemonSet brings a node's agent back. The stopped one is kept (its
   // directory holds the socket) until the test ends.
-  void RestartAgent(size_t n) {
+  // `binary`: another build (the next release's), else the same.
+  void RestartAgent(size_t n, const std::string& binary = "") {
     harness::AgentProcessOptions o;
+    o.binary = binary;
     o.extra_args = agent_args_[n];
     o.socket_path = agents_[n]->socket_path();
     Result<std::unique_ptr<harness::AgentProcess>> agent = harness::AgentProcess::Start(o);

@@ -246,6 +246,7 @@ def main():
                    "time_us": step_s * 1e6, "compute_us": compute_s * 1e6, "comm_us": max(0.0, step_s - compute_s) * 1e6,
                    "forward_us": fwd * 1e6, "backward_us": bwd * 1e6, "optimizer_us": upd * 1e6,
                    "step_times_us": [t * 1e6 for t in times], "losses": losses, "params_identical": identical,
+                   "params_sha256": params_digest(model).hex(),
                    "ranks": world, "steps": args.steps, "batch": args.batch, "context": args.context, "vocab": vocab,
                    "copies_per_step": copied, "dim": args.dim, "corpus": source, "corpus_words": int(stream.numel()), "demand": bool(args.demand)}
             if args.backend == "outrider" and args.sparse == "on":

@@ -174,6 +174,11 @@ UcxTransport::~UcxTransport() {
     }
   }
   peers_.clear();
+  for (ucs_status_ptr_t r : closing_) {
+    while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+    ucp_request_free(r);
+  }
+  closing_.clear();
   if (worker_) ucp_worker_destroy(worker_);
   if (context_) ucp_cleanup(context_);
 }
@@ -220,6 +225,26 @@ Result<PeerId> UcxTransport::Connect(const std::string& remote_address) {
   peers_.emplace(id, std::move(peer));
   peer_by_address_[remote_address] = id;
   return id;
+}
+
+void UcxTransport::Close(PeerId id) {
+  auto it = peers_.find(id);
+  if (it == peers_.end() || it->second->failed) return Disconnect(id);
+  // Flushed and closed while the peer is alive: its agent sees an orderly close, not an error,
+  // and nothing of the endpoint is left for late events of its socket to find.
+  for (ucp_ep_h& ep : it->second->ep) {
+    if (ep == nullptr) continue;
+    ucp_request_param_t p{};
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+    if (UCS_PTR_IS_PTR(r)) closing_.push_back(r);
+    ep = nullptr;
+  }
+  it->second->closed = true;
+  for (auto a = peer_by_address_.begin(); a != peer_by_address_.end();) {
+    a = a->second == id ? peer_by_address_.erase(a) : std::next(a);
+  }
+  closed_peers_.push_back(std::move(it->second));
+  peers_.erase(it);
 }
 
 void UcxTransport::Disconnect(PeerId id) {
@@ -351,6 +376,14 @@ void UcxTransport::RunDeferred() {
 bool UcxTransport::Progress() {
   bool any = false;
   while (ucp_worker_progress(worker_) != 0) any = true;
+  for (auto it = closing_.begin(); it != closing_.end();) {
+    if (ucp_request_check_status(*it) == UCS_INPROGRESS) {
+      ++it;
+      continue;
+    }
+    ucp_request_free(*it);
+    it = closing_.erase(it);
+  }
   any |= !deliveries_.empty() || !send_done_.empty() || !peer_errors_.empty();
   RunDeferred();
   return any;

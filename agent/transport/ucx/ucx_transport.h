@@ -40,6 +40,7 @@ class UcxTransport : public Transport {
   Status Send(PeerId peer, Lane lane, const void* header, size_t header_len, const void* data,
               size_t len, SendDone done) override;
   void Disconnect(PeerId peer) override;
+  void Close(PeerId peer) override;
   int event_fd() const override { return efd_; }
   bool Progress() override;
   bool Arm() override;
@@ -86,6 +87,9 @@ class UcxTransport : public Transport {
   // Disconnected peers stay allocated: UCX may still run their error callback while it closes
   // the endpoint, and that callback's argument must not dangle.
   std::vector<std::unique_ptr<Peer>> closed_peers_;
+  // Orderly closes under way (Close may run inside a callback, where progressing is not allowed):
+  // freed by Progress once done, and waited for by the destructor.
+  std::vector<ucs_status_ptr_t> closing_;
   PeerId next_peer_ = 1;
   // Work that must not run inside UCX callbacks: message deliveries, send completions, errors.
   std::deque<Delivery> deliveries_;

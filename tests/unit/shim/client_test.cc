@@ -366,9 +366,9 @@ TEST_F(ClientTest, AClientOfAJobAcrossNodesDoesNotReconnectAndSaysWhy) {
   AgentDies();
   Result<uint64_t> op = client_->Submit(Allreduce(static_cast<float*>(*region), 8));
   EXPECT_EQ(op.status().code(), Code::kUnavailable);
-  EXPECT_NE(op.status().message().find("does not reconnect: its job spans nodes (an elastic "
-                                       "job's rank rejoins it through a restarted agent with "
-                                       "outrider_reconfigure)"),
+  EXPECT_NE(op.status().message().find("does not reconnect: its job spans nodes and its agent "
+                                       "did not hand it over (an elastic job's rank rejoins it "
+                                       "through a restarted agent with outrider_reconfigure)"),
             std::string::npos)
       << op.status().ToString();
 }
