@@ -361,6 +361,8 @@ void CommMember::Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const 
   session_->Partial(op_id, seq, agent_ns, report);
 }
 
+bool CommMember::ComesBackHandedOver() const { return session_->ComesBackHandedOver(); }
+
 void CommMember::Moved(uint64_t op_id, uint64_t seq) {
   if (in_flight_ > 0) --in_flight_;
   session_->Moved(op_id, seq);

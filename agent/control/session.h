@@ -41,6 +41,7 @@ class CommMember final : public Member {
                 const OpReport* report = nullptr) override;
   void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
   void Moved(uint64_t op_id, uint64_t seq) override;
+  bool ComesBackHandedOver() const override;
   size_t in_flight() const { return in_flight_; }
   void Submitted() { ++in_flight_; }
 
@@ -102,6 +103,7 @@ class Session final : public Member {
   void Moved(uint64_t op_id, uint64_t seq) override;
   // Its job across nodes is handed over: the goodbye says so (ipc::kGoodbyeHandedOver).
   void HandedOver() override { handed_over_ = true; }
+  bool ComesBackHandedOver() const override { return protocol_ >= 13; }
 
   bool PrepareSleep() { return closed_ || sq_.PrepareSleep(); }
   void FinishSleep() {

@@ -100,8 +100,11 @@ size_t Job::HandOver() {
     // Across nodes: only a job its trainers can come back to as themselves (generation 0: a
     // hello names no other), on host memory (the NCCL communicators would need every node's
     // agent), with no other node handing over.
+    bool old_shim = std::any_of(members_.begin(), members_.end(), [](const Member* m) {
+      return m != nullptr && !m->ComesBackHandedOver();
+    });
     if (hand_over_ || group_ == nullptr || !group_->ready() || !lost_.ok() || generation_ != 0 ||
-        (device_ != nullptr && device_->started()) || engine_.hand_over_wait_ms == 0) {
+        (device_ != nullptr && device_->started()) || engine_.hand_over_wait_ms == 0 || old_shim) {
       Logger("engine")->warn(
           "job '{}' spans nodes and is not handed over ({}): it fails when this agent stops", id_,
           hand_over_                              ? "another node's agent hands over"
@@ -109,6 +112,7 @@ size_t Job::HandOver() {
           : !lost_.ok()                           ? "it failed"
           : generation_ != 0                      ? "it re-formed"
           : engine_.hand_over_wait_ms == 0        ? "hand_over_wait_ms is 0"
+          : old_shim                              ? "a trainer's shim speaks protocol 12"
                                                   : "it ran ops on the agents' NCCL");
       return 0;
     }
@@ -158,7 +162,7 @@ size_t Job::HandOverRunning() {
     if (abandoned_hand_over_) return 0;
     // Its last word to the other nodes must leave before the agent does.
     // and every other node must have taken it, or it would take this agent's exit for a loss.
-    bool waits = hand_over_ && hand_over_->leaving_here() &&
+    bool waits = hand_over_ && hand_over_->leaving_here() && lost_.ok() &&
                  (!handed_over_here_ || group_->hand_over_sending() || !hand_over_->left_seen());
     return waits ? 1 : 0;
   }
@@ -834,9 +838,10 @@ void Job::OnStopKnown() {
         continue;
       }
       for (size_t r = 0; r < p.ops.size(); ++r) {
-        if (p.op_ids[r] != 0 && members_[r] != nullptr)
+        if (p.op_ids[r] != 0 && members_[r] != nullptr) {
           members_[r]->Moved(p.op_ids[r], it->first.second);
-        ++moved_ops_;
+          ++moved_ops_;
+        }
       }
       recorder_.Ended(it->first.first, it->first.second, Unavailable("handed over"), nullptr);
       it = pending_.erase(it);

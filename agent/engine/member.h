@@ -61,6 +61,9 @@ class Member {
   // This node's part of the member's job across nodes is handed over: when the agent stops, the
   // client comes back to the next one as the same rank.
   virtual void HandedOver() {}
+  // Whether the client can come back to the next agent as the same rank of a job across nodes
+  // (its shim understands the hand-over's goodbye).
+  virtual bool ComesBackHandedOver() const { return true; }
 };
 
 }  // namespace outrider::agent
