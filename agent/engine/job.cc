@@ -124,23 +124,30 @@ size_t Job::HandOver() {
   for (Member* m : members_) {
     if (m != nullptr) m->HandedOver();
   }
+  // Not the running ones, nor those failed and kept as such.
+  return GiveBack([&](const InstanceId&, const Pending& p) {
+    return p.arrived < local_size_ && p.failed.ok();
+  });
+}
+
+size_t Job::GiveBack(const std::function<bool(const InstanceId&, const Pending&)>& which) {
   size_t moved = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
-    Pending& p = it->second;
-    if (p.arrived == local_size_ || !p.failed.ok()) {  // running, or failed and kept as such
+    if (!which(it->first, it->second)) {
       ++it;
       continue;
     }
+    Pending& p = it->second;
     for (size_t r = 0; r < p.ops.size(); ++r) {
       if (p.op_ids[r] != 0 && members_[r] != nullptr) {
         members_[r]->Moved(p.op_ids[r], it->first.second);
-        ++moved_ops_;
         ++moved;
       }
     }
     recorder_.Ended(it->first.first, it->first.second, Unavailable("handed over"), nullptr);
     it = pending_.erase(it);
   }
+  moved_ops_ += moved;
   return moved;
 }
 
@@ -831,21 +838,9 @@ void Job::OnStopKnown() {
   if (hand_over_->leaving_here()) {
     // What is past the stop point goes back to this node's ranks, for the next agent: no other
     // node starts it before then either.
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      Pending& p = it->second;
-      if (!p.failed.ok() || !hand_over_->PastStop(it->first.first, it->first.second)) {
-        ++it;
-        continue;
-      }
-      for (size_t r = 0; r < p.ops.size(); ++r) {
-        if (p.op_ids[r] != 0 && members_[r] != nullptr) {
-          members_[r]->Moved(p.op_ids[r], it->first.second);
-          ++moved_ops_;
-        }
-      }
-      recorder_.Ended(it->first.first, it->first.second, Unavailable("handed over"), nullptr);
-      it = pending_.erase(it);
-    }
+    GiveBack([this](const InstanceId& inst, const Pending& p) {
+      return p.failed.ok() && hand_over_->PastStop(inst.first, inst.second);
+    });
   }
   RunHeld();
   MaybeFinishHandOver();

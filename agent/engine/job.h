@@ -210,6 +210,9 @@ class Job {
               const std::vector<OpReport>* reports, const OpTrace* trace = nullptr);
   // Fails the members' ops of an instance that stays (as a tombstone or until erased).
   void Fail(Pending& p, const Status& why, uint64_t seq);
+  // Gives every local rank's op of each instance `which` picks back to its rank (Member::Moved)
+  // and forgets the instance; returns how many ops.
+  size_t GiveBack(const std::function<bool(const InstanceId&, const Pending&)>& which);
   // The job's device side (not null), about to run GPU work (its NCCL communicators start on
   // first use): the owner must pump the job from now on.
   JobDevice* ActiveDevice() {
