@@ -158,6 +158,12 @@ inline constexpr uint32_t kHelloAfterGoodbye = 4;
 // With kHelloAfterGoodbye: that agent handed the client's job across nodes over to this one
 // (Goodbye kGoodbyeHandedOver); the client comes back as the same rank of the same generation.
 inline constexpr uint32_t kHelloHandedOver = 8;
+// With kHelloAfterGoodbye, in gpu_mode staging: the client's streams wait on fences in the control
+// segment of an earlier agent, whose memfd comes with the hello (the only fd a hello carries). The
+// agent reads and signals the client's fences there, so that an op on GPU memory that the previous
+// agent gave back finishes at this one
+// (docs/operations.md#restarting-the-agent-under-a-running-job).
+inline constexpr uint32_t kHelloFences = 16;
 
 // A job's class (docs/jobs.md): on every peer link the agent's send scheduler serves the chunks of
 // a higher class first, shares a class between its jobs by weight, and ages what waits so that
@@ -397,7 +403,10 @@ inline constexpr uint32_t kFenceSlots = 1024;
 struct ControlHeader {
   uint32_t magic;
   uint16_t version;
-  uint16_t reserved0;
+  // 0 while the agent serves the client; kDepartureHandedOver, stored (release) before a goodbye
+  // with kGoodbyeHandedOver: the shim's fence watchdog, which sees only the socket hang up, then
+  // keeps the streams waiting for the next agent instead of letting them go.
+  uint16_t departure;
   uint32_t sq_entries;  // power of two
   uint32_t cq_entries;  // power of two
   uint64_t sq_indices_offset;
@@ -408,6 +417,7 @@ struct ControlHeader {
   uint64_t fences_offset;  // kFenceSlots FenceSlots
 };
 static_assert(sizeof(ControlHeader) == 64);
+inline constexpr uint16_t kDepartureHandedOver = 1;
 
 struct ControlLayout {
   uint64_t sq_indices_offset, sq_slots_offset, cq_indices_offset, cq_slots_offset, fences_offset,

@@ -23,8 +23,10 @@ Client::Client(const ConnectConfig& config, std::unique_ptr<Connection> conn)
       regions_(conn_.get(), config_.arena_bytes),
       comms_(conn_.get(), config_),
       device_(&config_, conn_.get(), &regions_, &ops_) {
-  conn_->set_on_gone(
-      [this] { device_.ReleaseFences(); });  // streams waiting on the agent's fences go on
+  // Streams waiting on the agent's fences go on, unless they wait for the next agent.
+  conn_->set_on_gone([this] {
+    if (!device_.StreamsWaitForNextAgent()) device_.ReleaseFences();
+  });
 }
 
 Client::~Client() {
@@ -157,8 +159,13 @@ Status Client::Reconnect(bool as_joiner) {
   if (gone.ok() || gone.code() == Code::kCancelled) return gone;  // there, or this client left
   if (config_.reconnect_ms <= 0) return gone;
   const char* stays =
-      device_.started() ? "it ran ops on GPU memory, whose streams wait on the agent's fences"
-      : as_joiner       ? nullptr
+      device_.started() && !device_.StreamsWaitForNextAgent()
+          ? (config_.gpu_mode == ipc::GpuMode::kIpc
+                 ? "it ran ops on GPU memory the agent imported (gpu_mode ipc)"
+             : !conn_->handed_over()
+                 ? "it ran ops on GPU memory, and its agent went without handing them over"
+                 : "its streams were let go after OUTRIDER_RECONNECT_MS without an agent")
+      : as_joiner ? nullptr
       // Across nodes, only where the agent handed the job over: it comes back as itself.
       : config_.world_size != config_.local_world_size && !conn_->handed_over()
           ? "its job spans nodes and its agent did not hand it over (an elastic job's rank "
@@ -188,6 +195,7 @@ Status Client::Reconnect(bool as_joiner) {
     s.done = true;
     s.result = Departed(id, s, gone);
     s.aux = nullptr;  // the agent may have been reading it: leaked, never reused
+    device_.ReleaseFence(id, s.fence, Code::kUnavailable);  // its stream waits no longer
   }
   std::sort(moved.begin(), moved.end());  // submitted again in their order
   in_flight_ = 0;
@@ -199,12 +207,16 @@ Status Client::Reconnect(bool as_joiner) {
       s.moved = false;
       s.done = true;
       s.result = why;
+      device_.ReleaseFence(id, s.fence, why.code());
     }
   };
+  // The streams of staged ops wait for the next agent: no watchdog lets them go meanwhile (this
+  // thread does, if no agent comes), and the hello hands it their fences.
+  device_.Unwatch();
   uint64_t deadline = ipc::MonotonicNs() + uint64_t(config_.reconnect_ms) * 1'000'000;
   uint64_t pause_us = 10'000;
   for (;;) {
-    Status opened = conn_->Reopen(hello);
+    Status opened = conn_->Reopen(hello, device_.fence_segment_fd());
     if (opened.ok()) break;
     uint64_t now = ipc::MonotonicNs();
     if (now >= deadline) {
@@ -221,6 +233,7 @@ Status Client::Reconnect(bool as_joiner) {
   config_ = hello;
   Result<std::map<uint32_t, uint32_t>> ids = regions_.Reregister();
   Status again = ids.status();
+  if (again.ok()) again = device_.Rewatch();
   if (again.ok() && as_joiner) {
     comms_.Reset(config_);  // a joiner belongs to no communicator until it is placed
   } else if (again.ok()) {
@@ -499,6 +512,11 @@ Status Client::Test(uint64_t op, bool* done, OpResult* result) {
       Status reached = Reconnect();
       if (reached.ok() || it->second.done)
         return reached.ok() ? Status::Ok() : Test(op, done, result);
+      *done = true;
+      Release(it);
+      return Status(reached.code(), reached.message() + "; op " + std::to_string(op) +
+                                        " had not started (the agent gave it back): its inputs "
+                                        "are intact and it may be submitted again");
     }
     *done = true;
     it->second.aux = nullptr;  // the agent is gone but may have been reading it: leak, never reuse

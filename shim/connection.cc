@@ -41,7 +41,7 @@ void Connection::Close() {
   }
 }
 
-Status Connection::Reopen(const ConnectConfig& config) {
+Status Connection::Reopen(const ConnectConfig& config, int fences_fd) {
   if (gone_.ok()) return FailedPrecondition("the agent is still there");
   // Made aside: until the new agent took it, this connection stays as it was (gone, its rings
   // still readable for what the old agent posted).
@@ -49,7 +49,8 @@ Status Connection::Reopen(const ConnectConfig& config) {
   Comeback comeback{
       .away_ms = static_cast<uint32_t>(std::min<uint64_t>(away_ns / 1'000'000, UINT32_MAX)),
       .after_goodbye = gone_goodbye_,
-      .handed_over = gone_goodbye_ && gone_handed_over_};
+      .handed_over = gone_goodbye_ && gone_handed_over_,
+      .fences_fd = fences_fd};
   OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<Connection> fresh, Open(config, comeback));
   config_ = config;
   channel_ = std::move(fresh->channel_);
@@ -84,12 +85,15 @@ Status Connection::Handshake(std::optional<Comeback> comeback) {
     hello.flags |= ipc::kHelloReconnect | (comeback->after_goodbye ? ipc::kHelloAfterGoodbye : 0) |
                    (comeback->handed_over ? ipc::kHelloHandedOver : 0);
     hello.away_ms = comeback->away_ms;
+    if (comeback->fences_fd >= 0) hello.flags |= ipc::kHelloFences;
   }
   hello.job_class = static_cast<uint32_t>(config_.job_class);
   hello.job_weight = config_.job_weight;
   // An agent that refuses us (credentials, capacity) replies and hangs up before reading the
   // hello; its reply is still worth reading when the send fails.
-  Status sent = channel_.Send(&hello, sizeof(hello));
+  int fences_fd = comeback ? comeback->fences_fd : -1;
+  Status sent = channel_.Send(&hello, sizeof(hello), fences_fd >= 0 ? &fences_fd : nullptr,
+                              fences_fd >= 0 ? 1 : 0);
   ipc::HelloReply reply{};
   std::vector<UniqueFd> fds;
   auto n = channel_.Recv(&reply, sizeof(reply), &fds, sent.ok() ? config_.timeout_ms : 0);
@@ -123,9 +127,12 @@ Status Connection::Handshake(std::optional<Comeback> comeback) {
   if (control_size != reply.control_bytes || control_size < sizeof(ipc::ControlHeader)) {
     return ProtocolError("control segment size does not match the hello reply");
   }
-  OUTRIDER_ASSIGN_OR_RETURN(control_, ipc::MapShared(fds[0].get(), control_size));
+  auto segment = std::make_shared<ControlSegment>();
+  OUTRIDER_ASSIGN_OR_RETURN(segment->mapping, ipc::MapShared(fds[0].get(), control_size));
+  segment->fd = std::move(fds[0]);
+  control_ = std::move(segment);
   ipc::ControlHeader h;
-  std::memcpy(&h, control_.data(), sizeof(h));
+  std::memcpy(&h, control_->mapping.data(), sizeof(h));
   ipc::ControlLayout l = ipc::ComputeControlLayout(h.sq_entries, h.cq_entries);
   bool pow2 = h.sq_entries && !(h.sq_entries & (h.sq_entries - 1)) && h.cq_entries == h.sq_entries;
   if (h.magic != ipc::kMagic || h.version != ipc::kProtocolVersion || !pow2 ||
@@ -134,7 +141,7 @@ Status Connection::Handshake(std::optional<Comeback> comeback) {
       l.cq_slots_offset != h.cq_slots_offset || l.fences_offset != h.fences_offset) {
     return ProtocolError("control segment header does not match this shim's layout");
   }
-  uint8_t* base = control_.data();
+  uint8_t* base = control_->mapping.data();
   sq_ = ipc::RingProducer<ipc::SubmitEntry>(
       reinterpret_cast<ipc::RingIndices*>(base + l.sq_indices_offset),
       reinterpret_cast<ipc::SubmitEntry*>(base + l.sq_slots_offset), h.sq_entries);
@@ -285,12 +292,17 @@ bool Connection::Await(uint64_t deadline, int wake_fd) {
   return true;
 }
 
-ipc::FenceSlot* Connection::fence_slots() const {
+ipc::FenceSlot* ControlSegment::fence_slots() const {
   return reinterpret_cast<ipc::FenceSlot*>(
-      control_.data() +
-      reinterpret_cast<const ipc::ControlHeader*>(control_.data())->fences_offset);
+      mapping.data() + reinterpret_cast<const ipc::ControlHeader*>(mapping.data())->fences_offset);
 }
 
-void Connection::LeakControl() { (void)new ipc::Mapping(std::move(control_)); }
+const uint16_t* ControlSegment::departure_word() const {
+  return &reinterpret_cast<const ipc::ControlHeader*>(mapping.data())->departure;
+}
+
+void Connection::LeakControl() {
+  if (control_ != nullptr) (void)new std::shared_ptr<const ControlSegment>(control_);
+}
 
 }  // namespace outrider::shim

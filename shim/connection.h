@@ -18,6 +18,16 @@
 
 namespace outrider::shim {
 
+// An agent's control segment as the client maps it, with its memfd: what streams waiting on its
+// fences keep alive, and what a later agent is given to signal them (ipc::kHelloFences).
+struct ControlSegment {
+  ipc::Mapping mapping;
+  UniqueFd fd;
+  ipc::FenceSlot* fence_slots() const;
+  // The agent's ControlHeader::departure, which another thread may read (atomically).
+  const uint16_t* departure_word() const;
+};
+
 // Thread-safety: one thread at a time (the owning Client's). fd() may be polled from another
 // thread (the fence watchdog), which never reads the socket.
 class Connection {
@@ -30,6 +40,9 @@ class Connection {
     uint32_t away_ms = 0;
     bool after_goodbye = false;
     bool handed_over = false;  // ... and handed this client's job across nodes over
+    // The memfd of the control segment whose fences this client's streams wait on (sent with
+    // the hello, ipc::kHelloFences), else -1.
+    int fences_fd = -1;
   };
   static Result<std::unique_ptr<Connection>> Open(const ConnectConfig& config,
                                                   std::optional<Comeback> comeback = {});
@@ -41,8 +54,8 @@ class Connection {
   void Close();
   // Once the agent is gone: connects to the agent at the socket again (a restarted one) and says
   // hello as `config`, with a new control segment and rings. Until it succeeds the connection
-  // stays as it was: gone, its rings still readable.
-  Status Reopen(const ConnectConfig& config);
+  // stays as it was: gone, its rings still readable. `fences_fd`: as Comeback::fences_fd.
+  Status Reopen(const ConnectConfig& config, int fences_fd = -1);
 
   // Called once the agent is found gone (after gone() says why): streams waiting on the agent's
   // fences go on.
@@ -90,9 +103,9 @@ class Connection {
   int fd() const { return channel_.fd(); }
   // The submission ring's doorbell (an eventfd the agent waits on).
   int doorbell_fd() const { return sq_efd_.get(); }
-  const ipc::Mapping& control() const { return control_; }
-  // The control segment's fence slots (ipc::kFenceSlots of them).
-  ipc::FenceSlot* fence_slots() const;
+  const ipc::Mapping& control() const { return control_->mapping; }
+  // The control segment, shared with whoever keeps it mapped after this connection moves on.
+  const std::shared_ptr<const ControlSegment>& control_segment() const { return control_; }
   // Leaves the control segment mapped for good (streams may still use it).
   void LeakControl();
 
@@ -113,7 +126,7 @@ class Connection {
 
   ConnectConfig config_;
   ipc::UnixChannel channel_;
-  ipc::Mapping control_;
+  std::shared_ptr<const ControlSegment> control_;
   UniqueFd sq_efd_;
   UniqueFd cq_efd_;
   ipc::RingProducer<ipc::SubmitEntry> sq_;

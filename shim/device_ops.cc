@@ -50,17 +50,18 @@ Status DeviceOps::Setup(const cuda::Driver* driver) {
   auto g = std::make_unique<Gpu>();
   g->driver = driver;
   // The control segment, so that streams write and wait on its fences.
+  g->segment = conn_->control_segment();
+  const ipc::Mapping& m = g->segment->mapping;
   OUTRIDER_RETURN_IF_ERROR(
       cuda::Check(d,
-                  d.cuMemHostRegister(conn_->control().data(), conn_->control().size(),
+                  d.cuMemHostRegister(m.data(), m.size(),
                                       CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
                   "registering the control segment (cuMemHostRegister)"));
   CUdeviceptr base = 0;
   OUTRIDER_RETURN_IF_ERROR(
-      cuda::Check(d, d.cuMemHostGetDevicePointer(&base, conn_->control().data(), 0),
-                  "cuMemHostGetDevicePointer"));
-  auto* h = reinterpret_cast<const ipc::ControlHeader*>(conn_->control().data());
-  g->fences = base + h->fences_offset;
+      cuda::Check(d, d.cuMemHostGetDevicePointer(&base, m.data(), 0), "cuMemHostGetDevicePointer"));
+  g->fence_slots = g->segment->fence_slots();
+  g->fences = base + (reinterpret_cast<uint8_t*>(g->fence_slots) - m.data());
   g->released = std::make_unique<uint64_t[]>(ipc::kFenceSlots);
   OUTRIDER_RETURN_IF_ERROR(
       cuda::Check(d,
@@ -75,9 +76,10 @@ Status DeviceOps::Setup(const cuda::Driver* driver) {
   int wake = ::fcntl(conn_->doorbell_fd(), F_DUPFD_CLOEXEC, 0);
   if (wake < 0) return ErrnoStatus("duplicating the ring's doorbell", errno);
   g->agent_wake = std::make_shared<const UniqueFd>(wake);
-  OUTRIDER_RETURN_IF_ERROR(g->watchdog.Start(conn_->fd(), conn_->fence_slots()));
   gpu_ = std::move(g);
-  return Status::Ok();
+  Status watching = gpu_->watchdog.Start(WatchOf());
+  if (!watching.ok()) gpu_.reset();  // registrations stay: the next op's Setup fails the same way
+  return watching;
 }
 
 Status DeviceOps::RegisterHost(const void* p) {
@@ -355,16 +357,47 @@ void DeviceOps::RetireStaged() {
   retiring_.erase(std::remove_if(retiring_.begin(), retiring_.end(), done), retiring_.end());
 }
 
+void DeviceOps::ReleaseFence(uint64_t op, int32_t slot, Code code) {
+  if (gpu_ == nullptr || slot < 0) return;
+  ipc::FenceSlot& f = gpu_->fence_slots[slot];
+  if (std::atomic_ref<uint64_t>(f.done).load(std::memory_order_acquire) >= op) return;
+  std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(f.done).store(op, std::memory_order_release);
+}
+
 void DeviceOps::ReleaseFences(Code code) {
-  if (gpu_ == nullptr) return;
-  ipc::FenceSlot* fences = conn_->fence_slots();
-  for (const auto& [op, s] : *ops_) {
-    if (s.fence < 0) continue;
-    ipc::FenceSlot& f = fences[s.fence];
-    if (std::atomic_ref<uint64_t>(f.done).load(std::memory_order_acquire) >= op) continue;
-    std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
-    std::atomic_ref<uint64_t>(f.done).store(op, std::memory_order_release);
-  }
+  for (const auto& [op, s] : *ops_) ReleaseFence(op, s.fence, code);
+}
+
+FenceWatchdog::Watch DeviceOps::WatchOf() const {
+  const std::shared_ptr<const ControlSegment>& current = conn_->control_segment();
+  return FenceWatchdog::Watch{
+      .socket_fd = conn_->fd(),
+      .fences = gpu_->fence_slots,
+      .departure = current->departure_word(),
+      .keep = current,
+      // Only staged ops go on at the next agent (it cannot import the last one's GPU memory).
+      .hold_ms =
+          config_->gpu_mode == ipc::GpuMode::kStaging ? std::max(config_->reconnect_ms, 0) : 0};
+}
+
+int DeviceOps::fence_segment_fd() const { return gpu_ != nullptr ? gpu_->segment->fd.get() : -1; }
+
+bool DeviceOps::StreamsWaitForNextAgent() const {
+  return gpu_ != nullptr && config_->gpu_mode == ipc::GpuMode::kStaging &&
+         config_->reconnect_ms > 0 && conn_->handed_over() && !gpu_->watchdog.agent_gone();
+}
+
+void DeviceOps::Unwatch() {
+  if (gpu_ != nullptr) gpu_->watchdog.Stop();
+}
+
+Status DeviceOps::Rewatch() {
+  if (gpu_ == nullptr) return Status::Ok();
+  int wake = ::fcntl(conn_->doorbell_fd(), F_DUPFD_CLOEXEC, 0);
+  if (wake < 0) return ErrnoStatus("duplicating the ring's doorbell", errno);
+  gpu_->agent_wake = std::make_shared<const UniqueFd>(wake);
+  return gpu_->watchdog.Start(WatchOf());
 }
 
 void DeviceOps::Stop(std::string* last_error) {
@@ -396,6 +429,7 @@ void DeviceOps::Stop(std::string* last_error) {
       *last_error += " at disconnect: the client's shared memory stays mapped and pinned";
       std::fprintf(stderr, "outrider: %s\n", last_error->c_str());
       gpu_->watchdog.Stop();  // the rest is left as the streams need it
+      (void)new std::shared_ptr<const ControlSegment>(gpu_->segment);
       (void)gpu_.release();
       conn_->LeakControl();
       regions_->Leak();
@@ -413,7 +447,7 @@ void DeviceOps::Stop(std::string* last_error) {
   for (uintptr_t base : gpu_->registered)
     (void)d.cuMemHostUnregister(reinterpret_cast<void*>(base));
   (void)d.cuMemHostUnregister(gpu_->released.get());
-  (void)d.cuMemHostUnregister(conn_->control().data());
+  (void)d.cuMemHostUnregister(gpu_->segment->mapping.data());
   gpu_.reset();
 }
 
@@ -426,6 +460,11 @@ void DeviceOps::RetireStaged() {}
 bool DeviceOps::Retired(uint64_t, const OpState&) const { return true; }
 void DeviceOps::FreeStaging(const OpState&) {}
 void DeviceOps::ReleaseFences(Code) {}
+void DeviceOps::ReleaseFence(uint64_t, int32_t, Code) {}
+int DeviceOps::fence_segment_fd() const { return -1; }
+bool DeviceOps::StreamsWaitForNextAgent() const { return false; }
+void DeviceOps::Unwatch() {}
+Status DeviceOps::Rewatch() { return Status::Ok(); }
 void DeviceOps::Stop(std::string*) {}
 Status DeviceOps::Setup(const cuda::Driver*) { return FailedPrecondition("built without CUDA"); }
 Status DeviceOps::RegisterHost(const void*) { return FailedPrecondition("built without CUDA"); }

@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "ipc/unique_fd.h"
 #include "shim/connect_config.h"
+#include "shim/connection.h"
 #include "shim/device_memory.h"
 #include "shim/fence_watchdog.h"
 #include "shim/op.h"
@@ -27,7 +28,6 @@ struct Driver;
 
 namespace outrider::shim {
 
-class Connection;
 class Regions;
 
 // Thread-safety: one thread at a time (the owning Client's); its fence watchdog runs on a thread
@@ -42,8 +42,21 @@ class DeviceOps {
   DeviceOps& operator=(const DeviceOps&) = delete;
 
   static bool IsDevice(const void* p) { return DeviceMemory::IsDevice(p); }
-  // Whether ops on GPU memory ran (their streams wait on fences in this connection's segment).
+  // Whether ops on GPU memory ran (their streams wait on fences in the fence segment).
   bool started() const { return gpu_ != nullptr; }
+  // The memfd of the control segment whose fences this client's streams wait on: the agent's at
+  // the first op on device buffers, which later agents signal after a hand-over
+  // (ipc::kHelloFences); -1 before that op.
+  int fence_segment_fd() const;
+  // The agent went, handing the client over, and the streams of the ops it gave back wait for
+  // the next agent (gpu_mode staging; the watchdog has not let them go).
+  bool StreamsWaitForNextAgent() const;
+  // Before the client connects to the next agent: the watchdog stops watching the last one.
+  void Unwatch();
+  // At the next agent: its doorbell rings after ready fences, and the watchdog watches its socket.
+  Status Rewatch();
+  // Lets op `op`'s stream go on (done = op, status `code`) unless its fence `slot` holds it.
+  void ReleaseFence(uint64_t op, int32_t slot, Code code);
 
   // Submits an op on host memory (fenced: args.fence >= 0) and returns its id.
   using Submit = std::function<Result<uint64_t>(const OpArgs& args)>;
@@ -70,7 +83,11 @@ class DeviceOps {
   struct Gpu {
     const cuda::Driver* driver = nullptr;  // Not owned; loaded for the process's lifetime.
     void* ctx = nullptr;                   // CUcontext of the first op: where disconnect unpins
-    uint64_t fences = 0;                   // device address of the control segment's fence slots
+    // The control segment whose fences the streams use, kept mapped and pinned; its fence
+    // slots, here and as the device sees them.
+    std::shared_ptr<const ControlSegment> segment;
+    ipc::FenceSlot* fence_slots = nullptr;
+    uint64_t fences = 0;
     std::unique_ptr<uint64_t[]> released;  // per slot: the op whose result the stream copied back
     uint64_t released_dev = 0;             // its device address
     std::vector<uint32_t> free_slots;
@@ -95,6 +112,8 @@ class DeviceOps {
   };
   // Made on the first op on device buffers.
   Status Setup(const cuda::Driver* driver);
+  // What the watchdog watches: the current connection's socket and departure word.
+  FenceWatchdog::Watch WatchOf() const;
   // Pins the region holding the staging buffer `p` for the driver, once.
   Status RegisterHost(const void* p);
   // Queues the agent's doorbell behind what `stream` (of context `ctx`, current) has queued, on the

@@ -1,4 +1,5 @@
-// The fence watchdog's thread: a poll for the socket's hang-up, then every lagging fence released.
+// The fence watchdog's thread: a poll for the socket's hang-up, then every lagging fence released
+// (after a hold when the agent handed the client over).
 #include "shim/fence_watchdog.h"
 
 #include <poll.h>
@@ -6,31 +7,51 @@
 
 #include <atomic>
 #include <cerrno>
+#include <utility>
 
 #include "ipc/event_fd.h"
 
 namespace outrider::shim {
 namespace {
 
-// Until `stop_fd` is readable: once `socket_fd` hangs up (the agent exited, was killed or dropped
-// the client), every slot whose done word is behind the newest op is set to that op, status
-// UNAVAILABLE: a stream waits for done >= its op, so each one goes on. It polls for no event, so
-// only a hang-up or an error wakes it.
-void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op,
-           std::atomic<bool>* agent_gone, ipc::FenceSlot* fences) {
-  pollfd p[2] = {{socket_fd, 0, 0}, {stop_fd, POLLIN, 0}};
+enum class Woke { kStop, kSocket, kTimeout };
+
+// Polls `p` (the socket, then stop_fd) for up to `timeout_ms` (-1: no limit). A failed poll counts
+// as a stop: the thread ends without touching a fence, as it always has.
+Woke PollFor(pollfd (&p)[2], int timeout_ms) {
   for (;;) {
-    int n = ::poll(p, 2, -1);
+    int n = ::poll(p, 2, timeout_ms);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || p[1].revents != 0) return;
-    if (p[0].revents != 0) break;
+    if (n == 0) return Woke::kTimeout;
+    return n < 0 || p[1].revents != 0 ? Woke::kStop : Woke::kSocket;
+  }
+}
+
+// Until `stop_fd` is readable: once the socket hangs up (the agent exited, was killed or dropped
+// the client), every slot whose done word is behind the newest op is set to that op, status
+// UNAVAILABLE: a stream waits for done >= its op, so each one goes on. It polls the socket for no
+// event, so only a hang-up or an error wakes it.
+void Run(FenceWatchdog::Watch w, int stop_fd, std::atomic<uint64_t>* last_op,
+         std::atomic<bool>* agent_gone, std::atomic<bool>* holding) {
+  pollfd p[2] = {{w.socket_fd, 0, 0}, {stop_fd, POLLIN, 0}};
+  if (PollFor(p, -1) == Woke::kStop) return;
+  // Handed over: the streams wait for the next agent, which the owner reaches on its next call
+  // (and then stops this thread), for up to hold_ms.
+  if (w.departure != nullptr && w.hold_ms > 0 &&
+      std::atomic_ref<uint16_t>(*const_cast<uint16_t*>(w.departure))
+              .load(std::memory_order_acquire) == ipc::kDepartureHandedOver) {
+    p[0].fd = -1;  // ignored from now on
+    holding->store(true);
+    Woke woke = PollFor(p, w.hold_ms);
+    holding->store(false);
+    if (woke == Woke::kStop) return;
   }
   agent_gone->store(true);  // seq_cst: a submission after this sees it, or its op is in last_op
   uint64_t last = last_op->load();
   for (uint32_t i = 0; i < ipc::kFenceSlots; ++i) {
-    std::atomic_ref<uint64_t> done(fences[i].done);
+    std::atomic_ref<uint64_t> done(w.fences[i].done);
     if (done.load(std::memory_order_acquire) >= last) continue;
-    std::atomic_ref<int32_t>(fences[i].status)
+    std::atomic_ref<int32_t>(w.fences[i].status)
         .store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
     done.store(last, std::memory_order_release);
   }
@@ -38,9 +59,10 @@ void Watch(int socket_fd, int stop_fd, std::atomic<uint64_t>* last_op,
 
 }  // namespace
 
-Status FenceWatchdog::Start(int socket_fd, ipc::FenceSlot* fences) {
+Status FenceWatchdog::Start(Watch watch) {
+  if (thread_.joinable()) return FailedPrecondition("the fence watchdog runs already");
   OUTRIDER_ASSIGN_OR_RETURN(stop_, ipc::CreateEventFd());
-  thread_ = std::thread(Watch, socket_fd, stop_.get(), &last_op_, &agent_gone_, fences);
+  thread_ = std::thread(Run, std::move(watch), stop_.get(), &last_op_, &agent_gone_, &holding_);
   return Status::Ok();
 }
 

@@ -240,7 +240,8 @@ void ControlServer::OnHandshakeReadable(int fd) {
   handshakes_.erase(it);  // its entry in handshake_order_ is skipped when it reaches the front
   loop_->Remove(fd);
   alignas(8) uint8_t buf[ipc::kMaxMessageBytes];
-  auto n = hs.channel.Recv(buf, sizeof(buf), nullptr, -1);
+  std::vector<UniqueFd> fds;  // a hello with kHelloFences carries one
+  auto n = hs.channel.Recv(buf, sizeof(buf), &fds, -1);
   if (!n.ok() || *n == 0) return;  // gone before saying hello
   if (*n < sizeof(ipc::MsgHeader)) {
     return RejectHello(hs.channel, 0, 0, ProtocolError("hello shorter than a message header"));
@@ -250,8 +251,11 @@ void ControlServer::OnHandshakeReadable(int fd) {
   if (!hs.refusal.ok()) return RejectHello(hs.channel, h.version, h.request_id, hs.refusal);
   Result<Hello> hello = ParseHello(buf, *n, options_);
   Status st = hello.status();
-  if (hello.ok()) {
-    st = Handshake(hs, *hello, h.request_id);
+  if (hello.ok() && fds.size() != (hello->fences ? 1u : 0u)) {
+    st = ProtocolError("a hello carries one fd with flag kHelloFences, none without it; this one " +
+                       std::to_string(fds.size()));
+  } else if (hello.ok()) {
+    st = Handshake(hs, *hello, h.request_id, hello->fences ? std::move(fds[0]) : UniqueFd());
     if (st.ok()) return;
   }
   Logger("control")->warn("rejected client pid {} uid {}: {}", hs.peer.pid, hs.peer.uid,
@@ -259,7 +263,8 @@ void ControlServer::OnHandshakeReadable(int fd) {
   RejectHello(hs.channel, h.version, h.request_id, st);
 }
 
-Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id) {
+Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id,
+                                UniqueFd fences) {
   ClientIdentity id = hello.identity;
   id.peer = hs.peer;
   // Lower values are higher classes.
@@ -269,6 +274,13 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
                             " is above what uid " + std::to_string(id.peer.uid) +
                             " may declare here (" + std::string(ipc::JobClassName(ceiling)) +
                             ", the agent's job_class_ceiling)");
+  }
+  // The fences of an earlier agent's control segment, where the client's streams wait.
+  std::optional<FenceSegment> adopted;
+  if (fences.valid()) {
+    Result<FenceSegment> segment = FenceSegment::Open(std::move(fences));
+    OUTRIDER_RETURN_IF_ERROR(segment.status().Annotate("the fences that came with the hello"));
+    adopted = std::move(*segment);
   }
   uint32_t sq_entries = hello.sq_entries;
   ipc::ControlLayout layout = ipc::ComputeControlLayout(sq_entries, sq_entries);
@@ -287,6 +299,7 @@ Status ControlServer::Handshake(PendingHandshake& hs, const Hello& hello, uint32
   auto session = std::make_unique<Session>(id, std::move(hs.channel), std::move(control_fd),
                                            std::move(control), std::move(sq_efd), std::move(cq_efd),
                                            options_.limits);
+  if (adopted) session->AdoptFences(std::move(*adopted));
   ipc::HelloReply reply{};
   ipc::InitMsgHeader(&reply.header, ipc::MsgType::kHelloReply, sizeof(reply) - sizeof(reply.header),
                      request_id, hello.version);
@@ -454,7 +467,8 @@ nlohmann::json ControlServer::ClientsJson() const {
                    {"protocol", s->protocol()},
                    {"regions", s->region_count()},
                    {"region_bytes", s->region_bytes()},
-                   {"communicators", s->comm_count()}});
+                   {"communicators", s->comm_count()},
+                   {"in_flight", s->in_flight()}});
   }
   return out;
 }

@@ -86,7 +86,8 @@ class ControlServer {
   void OnAccept();
   void OnHandshakeReadable(int fd);
   // Creates the client's control segment and eventfds, joins its job and answers the hello.
-  Status Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id);
+  // `fences`: the memfd that came with a hello of kHelloFences, else invalid.
+  Status Handshake(PendingHandshake& hs, const Hello& hello, uint32_t request_id, UniqueFd fences);
   void RejectHello(ipc::UnixChannel& channel, uint16_t version, uint32_t request_id,
                    const Status& st);
   Status CheckPeer(const ipc::PeerCredentials& peer) const;

@@ -153,7 +153,7 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   id.token.assign(hello.token, strnlen(hello.token, sizeof(hello.token)));
   uint32_t known = v12 ? ipc::kHelloJoiner
                        : ipc::kHelloJoiner | ipc::kHelloReconnect | ipc::kHelloAfterGoodbye |
-                             ipc::kHelloHandedOver;
+                             ipc::kHelloHandedOver | ipc::kHelloFences;
   if ((hello.flags & ~known) != 0) {
     return InvalidArgument("hello: unknown flags " + std::to_string(hello.flags));
   }
@@ -163,6 +163,13 @@ Result<Hello> ParseHello(const uint8_t* msg, size_t len, const ControlServerOpti
   if ((hello.flags & ipc::kHelloHandedOver) != 0 && (hello.flags & ipc::kHelloAfterGoodbye) == 0) {
     return InvalidArgument("hello: flag kHelloHandedOver without kHelloAfterGoodbye");
   }
+  if ((hello.flags & ipc::kHelloFences) != 0 &&
+      ((hello.flags & ipc::kHelloAfterGoodbye) == 0 ||
+       hello.gpu_mode != static_cast<uint32_t>(ipc::GpuMode::kStaging))) {
+    return InvalidArgument(
+        "hello: flag kHelloFences without kHelloAfterGoodbye, or in a gpu_mode other than staging");
+  }
+  out.fences = (hello.flags & ipc::kHelloFences) != 0;
   id.handed_over = (hello.flags & ipc::kHelloHandedOver) != 0;
   id.job_base = id.job_id;
   id.joiner = (hello.flags & ipc::kHelloJoiner) != 0;

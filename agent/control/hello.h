@@ -27,6 +27,9 @@ struct Hello {
     bool after_goodbye = false;
   };
   std::optional<Reconnect> reconnect;
+  // ipc::kHelloFences: the memfd of an earlier agent's control segment comes with the hello, and
+  // the client's fences are there.
+  bool fences = false;
 };
 
 // A job id as it may appear anywhere, metrics labels included: 1..63 bytes of printable ASCII

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 
 #include "agent/bootstrap/rank_layout.h"
@@ -55,6 +56,33 @@ std::vector<std::string> Session::job_ids() const {
   return ids;
 }
 
+Result<FenceSegment> FenceSegment::Open(UniqueFd fd) {
+  OUTRIDER_ASSIGN_OR_RETURN(size_t bytes, ipc::CheckSealedMemfd(fd.get()));
+  if (bytes < sizeof(ipc::ControlHeader)) {
+    return InvalidArgument("a control segment of " + std::to_string(bytes) +
+                           " bytes is shorter than its header");
+  }
+  FenceSegment f;
+  OUTRIDER_ASSIGN_OR_RETURN(f.mapping_, ipc::MapShared(fd.get(), bytes));
+  uint64_t offset = 0;
+  std::memcpy(&offset, f.mapping_.data() + offsetof(ipc::ControlHeader, fences_offset),
+              sizeof(offset));
+  constexpr uint64_t kSlotsBytes = uint64_t{ipc::kFenceSlots} * sizeof(ipc::FenceSlot);
+  if (offset % alignof(ipc::FenceSlot) != 0 || offset < sizeof(ipc::ControlHeader) ||
+      offset > bytes || bytes - offset < kSlotsBytes) {
+    return InvalidArgument("its fences (offset " + std::to_string(offset) + ", " +
+                           std::to_string(kSlotsBytes) + " bytes) are not inside its " +
+                           std::to_string(bytes) + " bytes");
+  }
+  f.slots_ = reinterpret_cast<ipc::FenceSlot*>(f.mapping_.data() + offset);
+  return f;
+}
+
+void Session::AdoptFences(FenceSegment segment) {
+  adopted_fences_ = std::move(segment);
+  fences_ = adopted_fences_->slots();
+}
+
 void Session::Close(const Status& reason) {
   if (closed_) return;
   if (generations_ != nullptr) generations_->Forget(this);
@@ -69,11 +97,30 @@ void Session::Close(const Status& reason) {
 void Session::SayGoodbye(const Status& reason) {
   if (said_goodbye_) return;
   said_goodbye_ = true;
+  if (handed_over_) {
+    // Held here, never started (a fence not ready yet, or behind one): they go back with the rest,
+    // in submission order, before the goodbye (the client reads what was given back once it sees
+    // it), and their streams wait for the next agent.
+    for (const Waiting& w : waiting_) {
+      uint64_t op_id = w.refused.ok() ? w.op.op_id : w.refusal.op_id;
+      fence_of_.erase(op_id);
+      Finished(op_id, Unavailable("handed over to the next agent before it started"), 0, 0, nullptr,
+               ipc::kCompletionMoved);
+    }
+    waiting_.clear();
+    FlushOverflow();
+  }
   ipc::Goodbye bye{};
   ipc::InitMsgHeader(&bye.header, ipc::MsgType::kGoodbye, sizeof(bye) - sizeof(bye.header), 0,
                      protocol_);
   bye.code = static_cast<int32_t>(reason.code());
-  if (handed_over_ && protocol_ >= 13) bye.flags = ipc::kGoodbyeHandedOver;
+  if (handed_over_ && protocol_ >= 13) {
+    bye.flags = ipc::kGoodbyeHandedOver;
+    // Before the socket hangs up: the shim's fence watchdog reads it then.
+    auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
+    std::atomic_ref<uint16_t>(h->departure)
+        .store(ipc::kDepartureHandedOver, std::memory_order_release);
+  }
   ipc::CopyText(bye.message, sizeof(bye.message), reason.message());
   (void)channel_.Send(&bye, sizeof(bye));
 }
@@ -422,14 +469,18 @@ void Session::Finished(uint64_t op_id, const Status& status, uint64_t seq, uint6
 }
 
 void Session::Moved(uint64_t op_id, uint64_t seq) {
-  // A stream waits on an op on GPU memory (its fence, its staged copies): it fails instead.
-  if (staged_.count(op_id) != 0 || fence_of_.count(op_id) != 0) {
+  // An op on GPU memory this agent imported (gpu_mode ipc): the next agent would import it anew,
+  // under a stream that waits here; it fails instead.
+  if (staged_.count(op_id) != 0 ||
+      (fence_of_.count(op_id) != 0 && id_.gpu_mode != ipc::GpuMode::kStaging)) {
     Complete(op_id,
-             Unavailable("the agent stopped before this op started; ops on GPU memory are not "
-                         "handed to the next agent"),
+             Unavailable("the agent stopped before this op started; ops on GPU memory in "
+                         "gpu_mode ipc are not handed to the next agent"),
              seq, 0);
     return;
   }
+  // Staged by the client: its stream waits on its fence until the next agent signals it.
+  fence_of_.erase(op_id);
   Finished(op_id, Unavailable("handed over to the next agent before it started"), seq, 0, nullptr,
            ipc::kCompletionMoved);
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,6 +34,20 @@ class Session;
 
 // The client as a member of one of its job's communicators: a job of its own in the agents,
 // whose results go back through the client's session.
+// The fence slots of an earlier agent's control segment, where a client's streams wait after
+// that agent handed the client over (ipc::kHelloFences): the sealed memfd, mapped, with the fence
+// offset of its header checked against its size once (the client may rewrite the header later;
+// it reaches only its own fences).
+class FenceSegment {
+ public:
+  static Result<FenceSegment> Open(UniqueFd fd);
+  ipc::FenceSlot* slots() const { return slots_; }
+
+ private:
+  ipc::Mapping mapping_;
+  ipc::FenceSlot* slots_ = nullptr;
+};
+
 class CommMember final : public Member {
  public:
   CommMember(Session* session, ClientIdentity id) : session_(session), id_(std::move(id)) {}
@@ -77,6 +92,8 @@ class Session final : public Member {
   bool left_in_order() const { return client_goodbye_; }
   size_t region_count() const { return regions_.size(); }
   uint64_t region_bytes() const { return regions_.bytes(); }
+  // Ops taken from the ring and not completed (held for a fence, in a job, or running).
+  size_t in_flight() const { return in_flight_; }
 
   // Sends a message on the client's socket (handshake replies).
   Status Send(const void* data, size_t bytes, const int* fds, size_t num_fds) {
@@ -100,7 +117,11 @@ class Session final : public Member {
                 const OpReport* report = nullptr) override;
   // Posts a partial completion: the op's demanded rows are in its output; Complete follows.
   void Partial(uint64_t op_id, uint64_t seq, uint64_t agent_ns, const OpReport& report) override;
+  // An op on GPU memory the client staged itself goes back too: its stream waits on its fence,
+  // which the next agent signals (AdoptFences); one whose inputs this agent imported fails.
   void Moved(uint64_t op_id, uint64_t seq) override;
+  // The client's fences are in `segment` from now on, not in this session's control segment.
+  void AdoptFences(FenceSegment segment);
   // Its job across nodes is handed over: the goodbye says so (ipc::kGoodbyeHandedOver).
   void HandedOver() override { handed_over_ = true; }
   bool ComesBackHandedOver() const override { return protocol_ >= 13; }
@@ -212,7 +233,8 @@ class Session final : public Member {
   std::vector<std::unique_ptr<CommMember>> retired_;
   bool in_first_generation_ = true;
   bool reforming_ = false;            // a kReform is being answered
-  ipc::FenceSlot* fences_ = nullptr;  // in the control segment
+  ipc::FenceSlot* fences_ = nullptr;  // in the control segment, or in adopted_fences_
+  std::optional<FenceSegment> adopted_fences_;
   // A fenced op, or one submitted after a fenced op that still waits: the sink gets them in order.
   struct Waiting {
     Member* member = nullptr;

@@ -1,16 +1,20 @@
 // The GPU acceptance matrix (label gpu; tools/gpu/accept.sh runs it and tabulates it): on a real
 // GPU, allreduce of device buffers of every allocation kind the shim takes, in both gpu_modes,
 // with 2 and 4 trainers on one GPU, bitwise against the same allreduce of host buffers (the
-// agent's host path: the CPU reference); and agent death mid-op, which must release the stream.
+// agent's host path: the CPU reference); agent death mid-op, which must release the stream; and an
+// agent replaced mid-op (SIGTERM, the next one on the same socket), which must run the op it gave
+// back and let the stream see the result.
 // Without a usable driver and GPU every test skips, saying why in one line. OUTRIDER_CUDA_DRIVER
 // may name another driver library (the fake one: how the matrix itself is checked without a GPU).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
@@ -20,6 +24,7 @@
 #include "loaders/cuda/driver.h"
 #include "tests/support/rank_runner.h"
 #include "tests/support/test_support.h"
+#include "tools/harness/agent_process.h"
 
 namespace outrider::testing {
 namespace {
@@ -234,6 +239,67 @@ TEST_P(GpuAgentDeathTest, AgentKilledMidOpReleasesTheStreamWithinASecond) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GpuAgentDeathTest, ::testing::Values("staging", "ipc"));
+
+// Two trainers on the GPU (gpu_mode staging); rank 1's allreduce waits in the agent for rank 0's
+// when the agent is stopped (SIGTERM) and the next one started on its socket. The agent gives the
+// op back, rank 1 submits it at the next agent, whose completion signals the fence its stream
+// waits on; rank 0 then submits its own. Both streams see the sum.
+TEST(GpuHandOverAcceptTest, AnOpGivenBackAtASigtermRunsAtTheNextAgentOnTheStream) {
+  SKIP_WITHOUT_GPU();
+  harness::AgentProcessOptions first;
+  Result<std::unique_ptr<harness::AgentProcess>> agent = harness::AgentProcess::Start(first);
+  ASSERT_TRUE(agent.ok()) << agent.status().ToString();
+  std::string socket = (*agent)->socket_path();
+  constexpr size_t kCount = 1 << 18;
+  Pipe submitted, stopped;
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = TrainerCuda("staging");
+    outrider_client_t* c = ConnectOrExit(socket, "accept-hand-over", r, 2);
+    CUstream s = nullptr;
+    if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 88;
+    CUdeviceptr buf = DeviceBuffer(d, Kind::kCudaMalloc, kCount * 4);
+    std::vector<float> in(kCount), out(kCount);
+    for (size_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((r + 1) * (i % 1000));
+    if (r == 0) {
+      char ch;
+      if (!stopped.Receive(&ch, 60000)) return 89;
+    }
+    if (d.cuMemcpyHtoDAsync(buf, in.data(), kCount * 4, s) != CUDA_SUCCESS) return 90;
+    outrider_op_options_t o;
+    outrider_op_options_init(&o);
+    o.cuda_stream = s;
+    outrider_op_t h = 0;
+    void* p = reinterpret_cast<void*>(buf);
+    if (outrider_allreduce(c, p, p, kCount, OUTRIDER_F32, OUTRIDER_SUM, &o, &h) != OUTRIDER_OK)
+      return 91;
+    if (d.cuMemcpyDtoHAsync(out.data(), buf, kCount * 4, s) != CUDA_SUCCESS) return 92;
+    if (r == 1) submitted.Send('s');
+    if (int rc = outrider_wait(c, h, 60000); rc != OUTRIDER_OK) {
+      std::fprintf(stderr, "rank %d: %s\n", r, outrider_last_error(c));
+      return 93;
+    }
+    if (d.cuStreamSynchronize(s) != CUDA_SUCCESS) return 94;
+    for (size_t i = 0; i < kCount; ++i) {
+      if (out[i] != static_cast<float>(3 * (i % 1000))) return 95;
+    }
+    outrider_disconnect(c);
+    return 0;
+  });
+  char ch;
+  ASSERT_TRUE(submitted.Receive(&ch, 30000));
+  // Rank 1's op has reached the agent once its stream wrote the ready fence; the agent gives back
+  // whatever it holds, and the shim whatever the agent had not taken yet.
+  int status = (*agent)->Stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "agent wait status " << status;
+  harness::AgentProcessOptions next;
+  next.socket_path = socket;
+  Result<std::unique_ptr<harness::AgentProcess>> restarted = harness::AgentProcess::Start(next);
+  ASSERT_TRUE(restarted.ok()) << restarted.status().ToString();
+  stopped.Send('s');
+  EXPECT_EQ(ranks.Reap(0), 0);
+  EXPECT_EQ(ranks.Reap(1), 0);
+  std::printf("gpu hand-over: the op given back ran at the next agent, both streams saw the sum\n");
+}
 
 }  // namespace
 }  // namespace outrider::testing

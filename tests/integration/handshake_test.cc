@@ -1,20 +1,28 @@
 // Connections to the control socket that never say hello: they are closed at the handshake
 // deadline, never lock trainers out (they are not clients, and past a bound the oldest goes), and
-// an agent out of file descriptors pauses accepting instead of spinning a core.
+// an agent out of file descriptors pauses accepting instead of spinning a core. A hello that
+// brings the fences of an earlier agent's control segment (ipc::kHelloFences): the agent signals
+// the client's fences there, and refuses any fd but a sealed segment whose fences fit.
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ipc/event_fd.h"
+#include "ipc/memfd.h"
+#include "ipc/protocol.h"
 #include "ipc/unique_fd.h"
 #include "tests/support/test_support.h"
 
@@ -104,6 +112,84 @@ TEST(HandshakeTest, OutOfFileDescriptorsTheAgentPausesAcceptingInsteadOfSpinning
   silent.clear();
   ASSERT_EQ(::prlimit(agent->pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);
   EXPECT_EQ(TrainerRuns(agent->socket_path(), "after-emfile"), 0);
+}
+
+// A hello of a client whose agent handed it over, bringing `fd` (if >= 0) as its fences.
+Result<ipc::HelloReply> HelloWithFences(const std::string& socket, const std::string& job, int fd,
+                                        std::unique_ptr<RawClient>* out = nullptr,
+                                        uint32_t flags = ipc::kHelloReconnect |
+                                                         ipc::kHelloAfterGoodbye |
+                                                         ipc::kHelloFences) {
+  OUTRIDER_ASSIGN_OR_RETURN(std::unique_ptr<RawClient> raw, RawClient::Connect(socket));
+  ipc::HelloRequest h = raw->MakeHello(job, 0, 1);
+  h.flags = flags;
+  Result<ipc::HelloReply> reply = raw->Hello(h, fd);
+  if (out != nullptr) *out = std::move(raw);
+  return reply;
+}
+
+TEST(HandshakeTest, AHelloWithFencesHasTheAgentSignalThemInTheSegmentItBrings) {
+  auto agent = StartAgent();
+  ASSERT_NE(agent, nullptr);
+  // The segment an earlier agent gave the client (here: this agent's, to another client).
+  uint32_t region = 0;
+  Result<std::unique_ptr<RawClient>> earlier = JoinRawJob(agent->socket_path(), "a", 0, 1, &region);
+  ASSERT_TRUE(earlier.ok()) << earlier.status().ToString();
+  std::unique_ptr<RawClient> raw;
+  Result<ipc::HelloReply> reply =
+      HelloWithFences(agent->socket_path(), "b", (*earlier)->control_fd(), &raw);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  ASSERT_EQ(reply->code, 0) << reply->message;
+  Result<uint32_t> r = raw->RegisterRegion(4096);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // A fenced op, ready in the brought segment only: the agent runs it and signals it there.
+  ipc::SubmitEntry e = AllreduceEntry(7, *r, 0, 16);
+  e.flags = ipc::kSubmitFenced;
+  e.fence = 5;
+  std::atomic_ref<uint64_t>((*earlier)->fence(5).ready).store(7, std::memory_order_release);
+  raw->Push(e);
+  Result<ipc::CompletionEntry> done = raw->NextCompletion(10000);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->op_id, 7u);
+  EXPECT_EQ(done->code, 0) << done->message;
+  EXPECT_EQ(std::atomic_ref<uint64_t>((*earlier)->fence(5).done).load(), 7u);
+  EXPECT_EQ(std::atomic_ref<uint64_t>(raw->fence(5).done).load(), 0u);  // its own: untouched
+}
+
+TEST(HandshakeTest, AHelloWithFencesIsRefusedUnlessItBringsASealedSegmentWhoseFencesFit) {
+  auto agent = StartAgent();
+  ASSERT_NE(agent, nullptr);
+  const std::string socket = agent->socket_path();
+  auto refused = [&](int fd, uint32_t flags, const std::string& why) {
+    Result<ipc::HelloReply> r = HelloWithFences(socket, "refused", fd, nullptr, flags);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_NE(r->code, 0);
+    EXPECT_NE(std::string(r->message).find(why), std::string::npos) << r->message;
+  };
+  constexpr uint32_t kBack = ipc::kHelloReconnect | ipc::kHelloAfterGoodbye;
+  refused(-1, kBack | ipc::kHelloFences, "carries one fd with flag kHelloFences");
+  Result<UniqueFd> made = ipc::CreateSealedMemfd("control", 1 << 20);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  UniqueFd sealed = std::move(*made);
+  refused(sealed.get(), kBack, "none without it");
+  refused(sealed.get(), ipc::kHelloReconnect | ipc::kHelloFences,
+          "kHelloFences without kHelloAfterGoodbye");
+  UniqueFd unsealed(::memfd_create("unsealed", MFD_CLOEXEC));
+  ASSERT_EQ(::ftruncate(unsealed.get(), 1 << 20), 0);
+  refused(unsealed.get(), kBack | ipc::kHelloFences, "the fences that came with the hello");
+  made = ipc::CreateSealedMemfd("control", sizeof(ipc::ControlHeader) + 64);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  UniqueFd small = std::move(*made);
+  refused(small.get(), kBack | ipc::kHelloFences, "are not inside its");
+  // A segment whose header puts its fences past its end.
+  {
+    Result<ipc::Mapping> m = ipc::MapShared(sealed.get(), 1 << 20);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    reinterpret_cast<ipc::ControlHeader*>(m->data())->fences_offset = (1 << 20) - 64;
+  }
+  refused(sealed.get(), kBack | ipc::kHelloFences, "are not inside its");
+  // And it still serves.
+  EXPECT_EQ(TrainerRuns(socket, "after-bad-fences"), 0);
 }
 
 }  // namespace

@@ -258,9 +258,10 @@ ipc::HelloRequest RawClient::MakeHello(const std::string& job, int rank, int siz
   return h;
 }
 
-Result<ipc::HelloReply> RawClient::Hello(const ipc::HelloRequest& hello) {
+Result<ipc::HelloReply> RawClient::Hello(const ipc::HelloRequest& hello, int fd) {
   version_ = hello.header.version;
-  OUTRIDER_RETURN_IF_ERROR(channel_.Send(&hello, ipc::HelloBytes(version_)));
+  OUTRIDER_RETURN_IF_ERROR(
+      channel_.Send(&hello, ipc::HelloBytes(version_), fd >= 0 ? &fd : nullptr, fd >= 0 ? 1 : 0));
   ipc::HelloReply reply{};
   std::vector<UniqueFd> fds;
   OUTRIDER_ASSIGN_OR_RETURN(size_t n, channel_.Recv(&reply, sizeof(reply), &fds, 5000));
@@ -268,6 +269,7 @@ Result<ipc::HelloReply> RawClient::Hello(const ipc::HelloRequest& hello) {
     return Unavailable("no hello reply (got " + std::to_string(n) + " bytes)");
   if (reply.code != 0 || fds.size() != 3) return reply;
   OUTRIDER_ASSIGN_OR_RETURN(control_, ipc::MapShared(fds[0].get(), reply.control_bytes));
+  control_fd_ = std::move(fds[0]);
   auto* h = reinterpret_cast<ipc::ControlHeader*>(control_.data());
   sq_idx_ = reinterpret_cast<ipc::RingIndices*>(control_.data() + h->sq_indices_offset);
   sq_ = ipc::RingProducer<ipc::SubmitEntry>(

@@ -114,9 +114,11 @@ class RawClient {
   // release's shim, whose hello is ipc::kHelloRequestV12Bytes long).
   ipc::HelloRequest MakeHello(const std::string& job, int rank, int size,
                               uint16_t version = ipc::kProtocolVersion) const;
-  // Sends `hello` (at its version's size) and reads the reply; on success maps the control segment
-  // and rings, and speaks the hello's version.
-  Result<ipc::HelloReply> Hello(const ipc::HelloRequest& hello);
+  // Sends `hello` (at its version's size, with `fd` if >= 0) and reads the reply; on success maps
+  // the control segment and rings, and speaks the hello's version.
+  Result<ipc::HelloReply> Hello(const ipc::HelloRequest& hello, int fd = -1);
+  // The control segment's memfd (after Hello).
+  int control_fd() const { return control_fd_.get(); }
   Result<uint32_t> RegisterRegion(size_t bytes);
   // Asks the agent to forget region `id` and waits for its answer; the local mapping is dropped
   // too (as a client that frees the memory would).
@@ -143,6 +145,7 @@ class RawClient {
  private:
   ipc::UnixChannel channel_;
   ipc::Mapping control_;
+  UniqueFd control_fd_;
   UniqueFd sq_efd_, cq_efd_;
   ipc::RingIndices* sq_idx_ = nullptr;
   ipc::RingProducer<ipc::SubmitEntry> sq_;

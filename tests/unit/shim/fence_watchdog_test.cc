@@ -1,6 +1,8 @@
 // The fence watchdog on its own: a socketpair stands for the agent's socket, an array for the
-// control segment's fence slots. When the agent's end closes, every slot behind the newest op is
-// released with UNAVAILABLE and no other is touched; stopped first, it touches nothing.
+// control segment's fence slots, a word for its departure. When the agent's end closes, every
+// slot behind the newest op is released with UNAVAILABLE and no other is touched; stopped first,
+// it touches nothing. An agent that handed the client over leaves the streams waiting for the
+// next agent: until the owner stops the watchdog (it reached that agent), or the hold ends.
 #include "shim/fence_watchdog.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +32,16 @@ uint64_t Done(const ipc::FenceSlot& s) {
   return std::atomic_ref<const uint64_t>(s.done).load(std::memory_order_acquire);
 }
 
+// What the watchdog watches: `s`'s client end, `fences`, and `departure` held `hold_ms`.
+FenceWatchdog::Watch Watching(const SocketPair& s, std::vector<ipc::FenceSlot>& fences,
+                              const uint16_t* departure = nullptr, int hold_ms = 0) {
+  return FenceWatchdog::Watch{.socket_fd = s.client.get(),
+                              .fences = fences.data(),
+                              .departure = departure,
+                              .keep = nullptr,
+                              .hold_ms = hold_ms};
+}
+
 // Waits (at most 10 s) until the watchdog says the agent is gone.
 bool WaitGone(const FenceWatchdog& w) {
   return testing::WaitUntil([&] { return w.agent_gone(); }, 10000);
@@ -43,7 +55,7 @@ TEST(FenceWatchdogTest, TheAgentHangingUpReleasesEveryFenceBehindTheNewestOp) {
   fences[5].done = 12;  // ahead (a later op the agent finished)
   fences[5].status = static_cast<int32_t>(Code::kOk);
   FenceWatchdog w;
-  ASSERT_TRUE(w.Start(s.client.get(), fences.data()).ok());
+  ASSERT_TRUE(w.Start(Watching(s, fences)).ok());
   w.set_last_op(9);
   EXPECT_FALSE(w.agent_gone());
   s.agent.reset();  // the agent exits
@@ -62,7 +74,7 @@ TEST(FenceWatchdogTest, StoppedWhileTheAgentLivesItTouchesNothing) {
   SocketPair s;
   std::vector<ipc::FenceSlot> fences(ipc::kFenceSlots);
   FenceWatchdog w;
-  ASSERT_TRUE(w.Start(s.client.get(), fences.data()).ok());
+  ASSERT_TRUE(w.Start(Watching(s, fences)).ok());
   w.set_last_op(5);
   w.Stop();
   s.agent.reset();  // after Stop: nobody watches any more
@@ -77,7 +89,7 @@ TEST(FenceWatchdogTest, DataFromTheAgentDoesNotWakeIt) {
   SocketPair s;
   std::vector<ipc::FenceSlot> fences(ipc::kFenceSlots);
   FenceWatchdog w;
-  ASSERT_TRUE(w.Start(s.client.get(), fences.data()).ok());
+  ASSERT_TRUE(w.Start(Watching(s, fences)).ok());
   w.set_last_op(2);
   char byte = 'x';
   ASSERT_EQ(::send(s.agent.get(), &byte, 1, MSG_NOSIGNAL), 1);  // a reply the caller will read
@@ -90,6 +102,65 @@ TEST(FenceWatchdogTest, DataFromTheAgentDoesNotWakeIt) {
   ASSERT_TRUE(WaitGone(w));
   w.Stop();
   EXPECT_EQ(Done(fences[0]), 2u);
+}
+
+TEST(FenceWatchdogTest, AnAgentThatHandedTheClientOverLeavesTheStreamsToTheNextAgent) {
+  SocketPair s;
+  std::vector<ipc::FenceSlot> fences(ipc::kFenceSlots);
+  fences[3].done = 7;  // a stream waiting for op 9, which the agent gave back
+  uint16_t departure = ipc::kDepartureHandedOver;
+  FenceWatchdog w;
+  ASSERT_TRUE(w.Start(Watching(s, fences, &departure, 60000)).ok());
+  w.set_last_op(9);
+  s.agent.reset();  // the agent exits after its goodbye
+  ASSERT_TRUE(testing::WaitUntil([&] { return w.holding(); }, 10000));
+  w.Stop();  // the owner reached the next agent, which signals the fence
+  EXPECT_FALSE(w.agent_gone());
+  EXPECT_EQ(Done(fences[3]), 7u);
+  EXPECT_EQ(fences[3].status, 0);
+}
+
+TEST(FenceWatchdogTest, StreamsHeldForANextAgentThatNeverComesGoOnAfterTheHold) {
+  SocketPair s;
+  std::vector<ipc::FenceSlot> fences(ipc::kFenceSlots);
+  uint16_t departure = ipc::kDepartureHandedOver;
+  FenceWatchdog w;
+  ASSERT_TRUE(w.Start(Watching(s, fences, &departure, 50)).ok());
+  w.set_last_op(4);
+  s.agent.reset();
+  ASSERT_TRUE(WaitGone(w));
+  w.Stop();
+  EXPECT_FALSE(w.holding());
+  EXPECT_EQ(Done(fences[3]), 4u);
+  EXPECT_EQ(fences[3].status, static_cast<int32_t>(Code::kUnavailable));
+}
+
+TEST(FenceWatchdogTest, AnAgentThatWentWithoutHandingOverReleasesAtOnceDespiteAHold) {
+  SocketPair s;
+  std::vector<ipc::FenceSlot> fences(ipc::kFenceSlots);
+  uint16_t departure = 0;  // killed, or stopped without handing the job over
+  FenceWatchdog w;
+  ASSERT_TRUE(w.Start(Watching(s, fences, &departure, 600000)).ok());
+  w.set_last_op(4);
+  s.agent.reset();
+  ASSERT_TRUE(WaitGone(w));  // within 10 s, not the 600 s hold
+  w.Stop();
+  EXPECT_EQ(Done(fences[0]), 4u);
+}
+
+TEST(FenceWatchdogTest, StartedAgainItWatchesTheNextSocket) {
+  SocketPair first, second;
+  std::vector<ipc::FenceSlot> fences(ipc::kFenceSlots);
+  FenceWatchdog w;
+  ASSERT_TRUE(w.Start(Watching(first, fences)).ok());
+  EXPECT_FALSE(w.Start(Watching(second, fences)).ok());  // one thread at a time
+  w.Stop();
+  ASSERT_TRUE(w.Start(Watching(second, fences)).ok());
+  w.set_last_op(3);
+  second.agent.reset();
+  ASSERT_TRUE(WaitGone(w));
+  w.Stop();
+  EXPECT_EQ(Done(fences[0]), 3u);
 }
 
 }  // namespace

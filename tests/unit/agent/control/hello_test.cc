@@ -150,6 +150,20 @@ TEST(HelloTest, AReconnectingClientSaysHowLongItWasAwayAndHowItsAgentWent) {
   ExpectRefused(Parse(h), Code::kInvalidArgument, "kHelloAfterGoodbye without kHelloReconnect");
 }
 
+TEST(HelloTest, FencesComeOnlyWithAClientBackAfterAGoodbyeInGpuModeStaging) {
+  ipc::HelloRequest h = ValidHello();
+  h.flags = ipc::kHelloReconnect | ipc::kHelloAfterGoodbye | ipc::kHelloFences;
+  Result<Hello> r = Parse(h);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->fences);
+  EXPECT_FALSE(Parse(ValidHello())->fences);
+  h.flags = ipc::kHelloReconnect | ipc::kHelloFences;
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "kHelloFences without kHelloAfterGoodbye");
+  h.flags = ipc::kHelloReconnect | ipc::kHelloAfterGoodbye | ipc::kHelloFences;
+  h.gpu_mode = static_cast<uint32_t>(ipc::GpuMode::kIpc);
+  ExpectRefused(Parse(h), Code::kInvalidArgument, "in a gpu_mode other than staging");
+}
+
 TEST(HelloTest, TakesTheJobsClassAndWeightZeroBeingNormalAndOne) {
   ipc::HelloRequest h = ValidHello();
   Result<Hello> r = Parse(h);
