@@ -1,6 +1,8 @@
 """Two PyTorch DDP jobs across four agents train through a rolling restart of every agent.
 
-Four agents on loopback stand for four nodes (one rank of each job per node). Two jobs run
+Four agents stand for four nodes (one rank of each job per node): on loopback, or with --rate in
+four network namespaces on a bridge whose links are shaped to RATE in both directions with tc tbf
+(as tools/outrider run makes them; root only), the agents talking over those links. Two jobs run
 tools/examples/train_lm.py unchanged (no retry, no elastic calls): one with sparse embedding
 gradients, one dense. They train once with the agents left alone and once while every agent in
 turn is stopped with SIGTERM, as systemd's restart and a DaemonSet's rolling update stop it, and
@@ -11,7 +13,7 @@ Checked: every trainer exits 0 in both runs (no op failed), each stopped agent s
 jobs across nodes over, and each job's final parameters are bitwise equal to its uninterrupted
 run's. Printed: the longest step of each job beside its median step in both runs.
 
-Usage: python rolling_restart_test.py [--rounds R] [--steps S]
+Usage: python rolling_restart_test.py [--rounds R] [--steps S] [--rate RATE]
        (OUTRIDER_AGENT: the agent binary; OUTRIDER_NEXT_AGENT: the restarted one, default the same)
 """
 import argparse
@@ -39,7 +41,66 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=1, help="restarts of all four agents (default 1)")
     p.add_argument("--steps", type=int, default=300, help="training steps of the sparse job; the dense one runs three times as many (default 300)")
+    p.add_argument("--rate", help="emulated nodes: namespaces whose links are shaped to RATE (e.g. 2gbit); default: loopback")
     return p.parse_args()
+
+
+class Nodes:
+    """Where the agents run: loopback, or (rate set) one network namespace per node, each node's
+    eth0 a veth on one bridge, shaped to `rate` in both directions (egress in the namespace,
+    ingress on the host side), node i at 10.78.<pid mod 256>.<i+1>."""
+
+    BURST = "512kb"  # tools/outrider run's default
+
+    def __init__(self, rate):
+        self.rate = rate
+        self.tag = f"orr{os.getpid()}"
+        self.made = []  # what to delete, in reverse
+
+    def __enter__(self):
+        if self.rate is None:
+            return self
+        try:
+            sh = lambda *cmd: subprocess.run(cmd, check=True, capture_output=True, text=True)
+            bridge = f"{self.tag}b"
+            sh("ip", "link", "add", "name", bridge, "type", "bridge")
+            self.made.append(("link", bridge))
+            sh("ip", "link", "set", "dev", bridge, "up")
+            for n in range(NODES):
+                ns, veth = f"{self.tag}n{n}", f"{self.tag}h{n}"
+                sh("ip", "netns", "add", ns)
+                self.made.append(("netns", ns))
+                sh("ip", "link", "add", "name", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+                self.made.append(("link", veth))
+                sh("ip", "netns", "exec", ns, "ip", "addr", "add", f"{self.address(n)}/24", "dev", "eth0")
+                sh("ip", "netns", "exec", ns, "ip", "link", "set", "dev", "eth0", "up")
+                sh("ip", "netns", "exec", ns, "ip", "link", "set", "dev", "lo", "up")
+                sh("ip", "link", "set", "dev", veth, "master", bridge)
+                sh("ip", "link", "set", "dev", veth, "up")
+                shape = ["tbf", "rate", self.rate, "burst", self.BURST, "latency", "5ms"]
+                sh("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "eth0", "root", *shape)
+                sh("tc", "qdisc", "add", "dev", veth, "root", *shape)
+        except (OSError, subprocess.CalledProcessError) as e:
+            self.__exit__(None, None, None)
+            detail = getattr(e, "stderr", "") or str(e)
+            raise SystemExit(f"cannot make the emulated nodes ({' '.join(getattr(e, 'cmd', []) or [])}): {detail.strip()}")
+        return self
+
+    def __exit__(self, *exc):
+        for kind, name in reversed(self.made):
+            cmd = ["ip", "netns", "del", name] if kind == "netns" else ["ip", "link", "del", name]
+            subprocess.run(cmd, capture_output=True)
+        self.made = []
+
+    def address(self, node):
+        return "127.0.0.1" if self.rate is None else f"10.78.{os.getpid() % 256}.{node + 1}"
+
+    def command(self, node, argv):
+        """`argv` run on node `node`."""
+        return argv if self.rate is None else ["ip", "netns", "exec", f"{self.tag}n{node}"] + argv
+
+    def ucx_env(self):
+        return {"UCX_TLS": "tcp", "UCX_TCP_CM_REUSEADDR": "y"} | ({} if self.rate is None else {"UCX_NET_DEVICES": "eth0"})
 
 
 def free_port():
@@ -51,11 +112,13 @@ def free_port():
 class Agent:
     """One node's agent: started, stopped and started again on the same socket and port."""
 
-    def __init__(self, tmp, node):
+    def __init__(self, tmp, node, nodes):
         self.node = node
+        self.nodes = nodes
         self.sock = os.path.join(tmp, f"node{node}", "agent.sock")
         os.makedirs(os.path.dirname(self.sock), exist_ok=True)
-        self.port = free_port()
+        self.address = nodes.address(node)
+        self.port = free_port() if nodes.rate is None else 29750
         self.log_path = os.path.join(tmp, f"node{node}", "agent.log")
         self.proc = None
 
@@ -63,11 +126,11 @@ class Agent:
         r, w = os.pipe()
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [binary, "--socket", self.sock, "--port", str(self.port), "--listen-address", "127.0.0.1",
-                 "--http-port", "0", "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
-                 "--ready-fd", str(w)],
-                pass_fds=[w], stdout=log, stderr=log,
-                env=dict(os.environ, UCX_TLS="tcp", UCX_TCP_CM_REUSEADDR="y"))
+                self.nodes.command(self.node, [
+                    binary, "--socket", self.sock, "--port", str(self.port), "--listen-address", self.address,
+                    "--http-port", "0", "--heartbeat-ms", "200", "--peer-timeout-ms", "3000",
+                    "--ready-fd", str(w)]),
+                pass_fds=[w], stdout=log, stderr=log, env=dict(os.environ, **self.nodes.ucx_env()))
         os.close(w)
         with os.fdopen(r, "rb") as ready:
             if ready.read(1) != b"R":
@@ -91,11 +154,11 @@ class Agent:
             self.proc.wait()
 
 
-def run(args, restart, tmp):
+def run(args, restart, tmp, nodes):
     binary = os.environ["OUTRIDER_AGENT"]
     next_binary = os.environ.get("OUTRIDER_NEXT_AGENT") or binary
     tag = "restart" if restart else "plain"
-    agents = [Agent(os.path.join(tmp, tag), n) for n in range(NODES)]
+    agents = [Agent(os.path.join(tmp, tag), n, nodes) for n in range(NODES)]
     procs = {}
     try:
         for a in agents:
@@ -105,7 +168,7 @@ def run(args, restart, tmp):
             for rank in range(NODES):
                 env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(NODES), LOCAL_RANK="0", LOCAL_WORLD_SIZE="1",
                            MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OUTRIDER_SOCKET=agents[rank].sock,
-                           OUTRIDER_ROOT_ADDR=f"127.0.0.1:{agents[0].port}", OUTRIDER_JOB_TOKEN="rolling",
+                           OUTRIDER_ROOT_ADDR=f"{agents[0].address}:{agents[0].port}", OUTRIDER_JOB_TOKEN="rolling",
                            OUTRIDER_JOB_ID=f"{job}-{tag}-{os.getpid()}", OMP_NUM_THREADS="1")
                 out = os.path.join(tmp, f"{job}-{tag}.json")
                 cmd = [sys.executable, TRAIN, "--backend", "outrider", "--steps", str(args.steps * times), "--batch", "32",
@@ -170,9 +233,10 @@ def run(args, restart, tmp):
 
 def main():
     args = parse_args()
-    with tempfile.TemporaryDirectory(prefix="outrider-rolling-") as tmp:
-        plain = run(args, False, tmp)
-        restarted = run(args, True, tmp)
+    with tempfile.TemporaryDirectory(prefix="outrider-rolling-") as tmp, Nodes(args.rate) as nodes:
+        print(f"nodes: {'loopback' if args.rate is None else 'namespaces, links shaped to ' + args.rate}", flush=True)
+        plain = run(args, False, tmp, nodes)
+        restarted = run(args, True, tmp, nodes)
     ok = True
     for job in JOBS:
         if plain[job]["params_sha256"] != restarted[job]["params_sha256"]:
