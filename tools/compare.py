@@ -43,6 +43,14 @@ def sparse_args(args):
             "--seed", str(args.seed), "--iters", str(args.iters)]
 
 
+def sweep_rate(nodes):
+    """The link rate of a sparse sweep at `nodes` emulated nodes. The host's cores move every node's
+    traffic through the bridge and its shapers: halving the rate as the nodes double keeps what all
+    links carry at once at 8 Gbit/s (4 x 2 = 8 x 1 = 16 x 0.5), so the emulation's own load does not
+    grow with the node count (docs/benchmarks.md, "Sparse")."""
+    return "2gbit" if nodes <= 4 else "1gbit" if nodes <= 8 else "500mbit"
+
+
 def outrider_env(build):
     """Environment that makes a run use this build's agent and library."""
     lib = os.path.join(build, "lib")
@@ -167,9 +175,14 @@ def main():
     p.add_argument("op", choices=sorted(OPS),
                    help="collective to compare, train (the DDP example) or local (outrider-bench local, one node)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"), help=argparse.SUPPRESS)
-    p.add_argument("--nodes", type=int, default=4, help="emulated nodes (default 4)")
+    p.add_argument("--nodes", default="4",
+                   help="emulated nodes (default 4); sparse: a comma-separated list compares at each count in turn "
+                        "(e.g. 4,8,16)")
     p.add_argument("--procs-per-node", type=int, default=1, help="ranks per node (default 1)")
-    p.add_argument("--rate", default="2gbit", help="link rate, tc syntax (default 2gbit; 'none' for unshaped)")
+    p.add_argument("--rate",
+                   help="link rate, tc syntax (default 2gbit; 'none' for unshaped); sparse with several --nodes: one "
+                        "rate for all or one per count, comma-separated (default: 2gbit up to 4 nodes, 1gbit up to 8, "
+                        "500mbit above: what all links carry at once stays at 8 Gbit/s)")
     p.add_argument("--min-bytes", help="smallest size (default 64M; local: 8)")
     p.add_argument("--max-bytes", help="largest size (default 64M; local: 256M)")
     p.add_argument("--sweep", action="store_true",
@@ -223,6 +236,19 @@ def main():
     g.add_argument("--overlap", action="store_true",
                    help="also run outrider with the embedding synchronized outside DDP, overlapped with the next step")
     args = p.parse_args()
+    try:
+        node_counts = [int(n) for n in args.nodes.split(",") if n]
+    except ValueError:
+        p.error(f"--nodes: not a list of whole numbers: {args.nodes}")
+    if not node_counts or len(node_counts) > 1 and args.op != "sparse":
+        p.error("--nodes: one count (a list only for compare sparse)")
+    rates = (args.rate or "").split(",") if args.rate else [sweep_rate(n) if len(node_counts) > 1 else "2gbit"
+                                                             for n in node_counts]
+    if len(rates) == 1:
+        rates *= len(node_counts)
+    if len(rates) != len(node_counts):
+        p.error(f"--rate: {len(rates)} rates for {len(node_counts)} node counts")
+    args.nodes, args.rate = node_counts[0], rates[0]
     if args.against:
         if args.op == "train":
             p.error("--against is not supported for train")
@@ -281,13 +307,19 @@ def main():
             p.error(f"--densities: not a list of numbers: {densities}")
         if not densities or any(not 0 < d <= 1 for d in densities):
             p.error("densities must lie in (0, 1]")
+        if any(n < 2 for n in node_counts):
+            p.error("compare sparse needs at least 2 nodes")
         rows, env = [], None
-        for d in densities:
-            args.density = d
-            more, env = compare_sparse(args, systems)
-            rows += more
-        if len(densities) > 1:
-            print_sparse_summary(args, rows, densities)
+        points = []
+        for nodes, rate in zip(node_counts, rates):
+            args.nodes, args.rate = nodes, "" if rate == "none" else rate
+            for d in densities:
+                args.density = d
+                more, env = compare_sparse(args, systems)
+                rows += more
+                points.append((nodes, args.rate, d))
+        if len(points) > 1:
+            print_sparse_summary(args, rows, points)
         return write_json(args, rows, env)
     if args.rounds < 1 or args.nodes < 1 or args.procs_per_node < 1 or args.clients < 1:
         p.error("--rounds, --nodes, --procs-per-node and --clients must be positive")

@@ -60,16 +60,17 @@ def print_dense_summary(args, rows, systems):
         print(f"  largest outrider / best baseline over the sweep: {worst:.3f}")
 
 
-def print_sparse_summary(args, rows, densities):
-    """One line per density: the fastest algorithm, auto against it, and both against the link time and
-    torch-gloo's sparse all_reduce."""
-    print(f"\n# summary: sparse allreduce, {args.rows} x {args.dim} f32, Zipf {args.zipf}, {args.nodes} nodes at "
-          f"{args.rate or 'no rate'}; t/link = time / (this node's measured wire bytes at the link rate)")
-    print(f"  {'density':>8} {'fastest':>10} {'time(us)':>11} {'t/link':>7} {'auto ran':>10} {'auto(us)':>11} "
-          f"{'auto/fast':>10} {'auto t/link':>11} {'torch sparse/auto':>18}")
-    for d in densities:
-        ours = {r["algo"]: r for r in rows if r["system"] == "outrider" and r["density"] == d}
-        theirs = {r["algo"]: r for r in rows if r["system"] == "torch-gloo" and r["density"] == d}
+def print_sparse_summary(args, rows, points):
+    """One line per (nodes, link rate, density) compared: the fastest algorithm, auto against it, and
+    both against the link time and torch-gloo's sparse all_reduce."""
+    print(f"\n# summary: sparse allreduce, {args.rows} x {args.dim} f32, Zipf {args.zipf}; t/link = time / (this "
+          f"node's measured wire bytes at the link rate)")
+    print(f"  {'nodes':>5} {'rate':>8} {'density':>8} {'fastest':>10} {'time(us)':>11} {'t/link':>7} {'auto ran':>10} "
+          f"{'auto(us)':>11} {'auto/fast':>10} {'auto t/link':>11} {'torch sparse/auto':>18}")
+    for nodes, rate, d in points:
+        here = [r for r in rows if r["nodes"] == nodes and r["density"] == d]
+        ours = {r["algo"]: r for r in here if r["system"] == "outrider"}
+        theirs = {r["algo"]: r for r in here if r["system"] == "torch-gloo"}
         fixed = {a: r for a, r in ours.items() if a != "auto"}
         if not fixed:
             continue
@@ -77,7 +78,7 @@ def print_sparse_summary(args, rows, densities):
         f, au = fixed[fa], ours.get("auto")
         fmt = lambda v, spec: format(v, spec) if v is not None else "-"
         torch_ratio = theirs["sparse"]["time_us"] / au["time_us"] if au and "sparse" in theirs else None
-        print(f"  {d:>8g} {fa:>10} {f['time_us']:>11.1f} {fmt(f.get('time_over_link'), '7.3f'):>7} "
-              f"{(au or {}).get('algo_ran', '-'):>10} {fmt(au and au['time_us'], '11.1f'):>11} "
-              f"{fmt(au and au['time_us'] / f['time_us'], '10.3f'):>10} {fmt((au or {}).get('time_over_link'), '11.3f'):>11} "
-              f"{fmt(torch_ratio, '18.2f'):>18}")
+        print(f"  {nodes:>5} {rate or 'none':>8} {d:>8g} {fa:>10} {f['time_us']:>11.1f} "
+              f"{fmt(f.get('time_over_link'), '7.3f'):>7} {(au or {}).get('algo_ran', '-'):>10} "
+              f"{fmt(au and au['time_us'], '11.1f'):>11} {fmt(au and au['time_us'] / f['time_us'], '10.3f'):>10} "
+              f"{fmt((au or {}).get('time_over_link'), '11.3f'):>11} {fmt(torch_ratio, '18.2f'):>18}")
