@@ -180,8 +180,8 @@ def main():
                         "(e.g. 4,8,16)")
     p.add_argument("--procs-per-node", type=int, default=1, help="ranks per node (default 1)")
     p.add_argument("--rate",
-                   help="link rate, tc syntax (default 2gbit; 'none' for unshaped); sparse with several --nodes: one "
-                        "rate for all or one per count, comma-separated (default: 2gbit up to 4 nodes, 1gbit up to 8, "
+                   help="link rate, tc syntax (default 2gbit; 'none' for unshaped); sparse: one rate for all node "
+                        "counts or one per count, comma-separated (default: 2gbit up to 4 nodes, 1gbit up to 8, "
                         "500mbit above: what all links carry at once stays at 8 Gbit/s)")
     p.add_argument("--min-bytes", help="smallest size (default 64M; local: 8)")
     p.add_argument("--max-bytes", help="largest size (default 64M; local: 256M)")
@@ -242,8 +242,8 @@ def main():
         p.error(f"--nodes: not a list of whole numbers: {args.nodes}")
     if not node_counts or len(node_counts) > 1 and args.op != "sparse":
         p.error("--nodes: one count (a list only for compare sparse)")
-    rates = (args.rate or "").split(",") if args.rate else [sweep_rate(n) if len(node_counts) > 1 else "2gbit"
-                                                             for n in node_counts]
+    rates = args.rate.split(",") if args.rate else [sweep_rate(n) if args.op == "sparse" else "2gbit"
+                                                     for n in node_counts]
     if len(rates) == 1:
         rates *= len(node_counts)
     if len(rates) != len(node_counts):
