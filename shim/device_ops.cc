@@ -73,11 +73,8 @@ Status DeviceOps::Setup(const cuda::Driver* driver) {
                                        "cuMemHostGetDevicePointer"));
   g->released_dev = rel;
   for (uint32_t i = ipc::kFenceSlots; i > 0; --i) g->free_slots.push_back(i - 1);
-  int wake = ::fcntl(conn_->doorbell_fd(), F_DUPFD_CLOEXEC, 0);
-  if (wake < 0) return ErrnoStatus("duplicating the ring's doorbell", errno);
-  g->agent_wake = std::make_shared<const UniqueFd>(wake);
   gpu_ = std::move(g);
-  Status watching = gpu_->watchdog.Start(WatchOf());
+  Status watching = Rewatch();       // this agent's doorbell and socket
   if (!watching.ok()) gpu_.reset();  // registrations stay: the next op's Setup fails the same way
   return watching;
 }
@@ -358,11 +355,7 @@ void DeviceOps::RetireStaged() {
 }
 
 void DeviceOps::ReleaseFence(uint64_t op, int32_t slot, Code code) {
-  if (gpu_ == nullptr || slot < 0) return;
-  ipc::FenceSlot& f = gpu_->fence_slots[slot];
-  if (std::atomic_ref<uint64_t>(f.done).load(std::memory_order_acquire) >= op) return;
-  std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
-  std::atomic_ref<uint64_t>(f.done).store(op, std::memory_order_release);
+  if (gpu_ != nullptr && slot >= 0) LetStreamGo(gpu_->fence_slots[slot], op, code);
 }
 
 void DeviceOps::ReleaseFences(Code code) {

@@ -53,7 +53,8 @@ class DeviceOps {
   bool StreamsWaitForNextAgent() const;
   // Before the client connects to the next agent: the watchdog stops watching the last one.
   void Unwatch();
-  // At the next agent: its doorbell rings after ready fences, and the watchdog watches its socket.
+  // At the current agent (the first, or the next after a reconnect): its doorbell rings after ready
+  // fences, and the watchdog watches its socket.
   Status Rewatch();
   // Lets op `op`'s stream go on (done = op, status `code`) unless its fence `slot` holds it.
   void ReleaseFence(uint64_t op, int32_t slot, Code code);

@@ -48,16 +48,18 @@ void Run(FenceWatchdog::Watch w, int stop_fd, std::atomic<uint64_t>* last_op,
   }
   agent_gone->store(true);  // seq_cst: a submission after this sees it, or its op is in last_op
   uint64_t last = last_op->load();
-  for (uint32_t i = 0; i < ipc::kFenceSlots; ++i) {
-    std::atomic_ref<uint64_t> done(w.fences[i].done);
-    if (done.load(std::memory_order_acquire) >= last) continue;
-    std::atomic_ref<int32_t>(w.fences[i].status)
-        .store(static_cast<int32_t>(Code::kUnavailable), std::memory_order_relaxed);
-    done.store(last, std::memory_order_release);
-  }
+  for (uint32_t i = 0; i < ipc::kFenceSlots; ++i)
+    LetStreamGo(w.fences[i], last, Code::kUnavailable);
 }
 
 }  // namespace
+
+void LetStreamGo(ipc::FenceSlot& f, uint64_t op, Code code) {
+  std::atomic_ref<uint64_t> done(f.done);
+  if (done.load(std::memory_order_acquire) >= op) return;
+  std::atomic_ref<int32_t>(f.status).store(static_cast<int32_t>(code), std::memory_order_relaxed);
+  done.store(op, std::memory_order_release);
+}
 
 Status FenceWatchdog::Start(Watch watch) {
   if (thread_.joinable()) return FailedPrecondition("the fence watchdog runs already");

@@ -15,6 +15,10 @@
 
 namespace outrider::shim {
 
+// Lets a stream waiting on fence `f` for op `op` (or an earlier one) go on: status `code`, then
+// done = `op` (release), unless `done` already holds `op` or a later op. Any thread.
+void LetStreamGo(ipc::FenceSlot& f, uint64_t op, Code code);
+
 // Thread-safety: Start(), Stop() and set_last_op() from the owner's thread; agent_gone() from any.
 class FenceWatchdog {
  public:

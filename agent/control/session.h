@@ -15,6 +15,7 @@
 
 #include "agent/control/control_options.h"
 #include "agent/control/entry_validator.h"
+#include "agent/control/fence_segment.h"
 #include "agent/control/session_limits.h"
 #include "agent/engine/device_path.h"
 #include "agent/engine/job.h"
@@ -34,20 +35,6 @@ class Session;
 
 // The client as a member of one of its job's communicators: a job of its own in the agents,
 // whose results go back through the client's session.
-// The fence slots of an earlier agent's control segment, where a client's streams wait after
-// that agent handed the client over (ipc::kHelloFences): the sealed memfd, mapped, with the fence
-// offset of its header checked against its size once (the client may rewrite the header later;
-// it reaches only its own fences).
-class FenceSegment {
- public:
-  static Result<FenceSegment> Open(UniqueFd fd);
-  ipc::FenceSlot* slots() const { return slots_; }
-
- private:
-  ipc::Mapping mapping_;
-  ipc::FenceSlot* slots_ = nullptr;
-};
-
 class CommMember final : public Member {
  public:
   CommMember(Session* session, ClientIdentity id) : session_(session), id_(std::move(id)) {}

@@ -102,6 +102,15 @@ class DeviceStep {
   std::vector<float> in_, out_;
 };
 
+// Both ranks exited 0: every op succeeded and every result was right (else the report says where).
+void ExpectTrainedRight(Ranks& ranks, SharedValue<RankReport> (&reports)[2]) {
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r << " at step " << reports[r]->step << ": "
+                                << reports[r]->message << " (wrong at step "
+                                << reports[r]->wrong_step << ": " << reports[r]->wrong << ")";
+  }
+}
+
 // Where rank 1's op of the step at the stop is when the agent stops.
 enum class Held { kInTheJob, kForItsFence };
 
@@ -175,11 +184,7 @@ TEST_P(GpuHandOverTest, AnOpTheAgentGaveBackRunsAtTheNextAgentAndItsStreamSeesTh
   Result<std::unique_ptr<harness::AgentProcess>> restarted = harness::AgentProcess::Start(next);
   ASSERT_TRUE(restarted.ok()) << restarted.status().ToString();
   stopped.Send('s');
-  for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r << " at step " << reports[r]->step << ": "
-                                << reports[r]->message << " (wrong at step "
-                                << reports[r]->wrong_step << ": " << reports[r]->wrong << ")";
-  }
+  ExpectTrainedRight(ranks, reports);
   HttpReply metrics = HttpFetch(next_http, "/metrics");
   EXPECT_THAT(metrics.body, HasSubstr("outrider_client_reconnects_total{after=\"stop\"} 2"));
 }
@@ -290,11 +295,7 @@ TEST_F(GpuHandOverAcrossNodesTest, EachNodesAgentReplacedInTurnUnderAJobOnDevice
                             << "'s agent was replaced";
   }
   p->stop.store(std::max(p->steps[0].load(), p->steps[1].load()) + 3);
-  for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(ranks.Reap(r), 0) << "rank " << r << " at step " << reports[r]->step << ": "
-                                << reports[r]->message << " (wrong at step "
-                                << reports[r]->wrong_step << ": " << reports[r]->wrong << ")";
-  }
+  ExpectTrainedRight(ranks, reports);
 }
 
 }  // namespace
