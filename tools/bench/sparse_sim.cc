@@ -118,55 +118,50 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     }
     algos.push_back(s);
   }
-  {  // balanced: hash-partitioned shares and owner returns
-    SimAlgo s = start(SparseAlgo::kBalanced);
-    auto part = agent::sparse::HashPartitioning(ctx);
-    std::vector<uint64_t> owned(static_cast<size_t>(N), 0);
-    for (uint64_t id : uni) ++owned[static_cast<size_t>(part.owner(id))];
-    for (int i = 0; i < N; ++i) {
-      std::vector<uint64_t> share(static_cast<size_t>(N), 0);
-      for (uint64_t id : node[static_cast<size_t>(i)]) ++share[static_cast<size_t>(part.owner(id))];
-      for (int j = 0; j < N; ++j) {
-        if (j == i) continue;
-        add(s, i, j,
-            wire(agent::sparse::EncodedBytes(Encoding::kSparse, share[static_cast<size_t>(j)],
-                                             IdRange{0, c.rows}, t, c.block_rows)));
-        add(s, i, j,
-            wire(agent::sparse::EncodedBytes(Encoding::kSparse, owned[static_cast<size_t>(i)],
-                                             IdRange{0, c.rows}, t, c.block_rows)));
-      }
-    }
-    algos.push_back(s);
-  }
   uint64_t union_blocks = blocks_of(uni), node_blocks_total = 0;
-  {  // block: contiguous ranges of whole blocks
-    SimAlgo s = start(SparseAlgo::kBlock);
-    auto part = agent::sparse::RangePartitioning(ctx, c.block_rows);
-    auto count_blocks = [&](const std::vector<uint64_t>& v, std::vector<uint64_t>* per_owner) {
-      per_owner->assign(static_cast<size_t>(N), 0);
-      for (size_t k = 0; k < v.size(); ++k) {
-        if (k == 0 || v[k] / c.block_rows != v[k - 1] / c.block_rows)
-          ++(*per_owner)[static_cast<size_t>(part.owner(v[k]))];
+  for (const auto& v : node) node_blocks_total += blocks_of(v);
+  // balanced and block: per agreed range, one message from every node to every owner and one from
+  // every owner back to every node; what each holds is counted from the ids (block: non-zero
+  // blocks, which the aligned ranges never split).
+  auto owner_stream = [&](SparseAlgo a) {
+    SimAlgo s = start(a);
+    bool blk = a == SparseAlgo::kBlock;
+    Encoding enc = blk ? Encoding::kBlocks : Encoding::kSparse;
+    std::vector<IdRange> ranges = blk ? agent::sparse::AlignedRanges(starts, c.rows, c.block_rows)
+                                      : agent::sparse::RangesFrom(starts, c.rows);
+    // counts[k][owner]: rows (blocks) of `v` in range k that owner holds.
+    auto count = [&](const std::vector<uint64_t>& v) {
+      std::vector<std::vector<uint64_t>> counts(ranges.size(),
+                                                std::vector<uint64_t>(static_cast<size_t>(N), 0));
+      size_t k = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        while (v[i] >= ranges[k].hi) ++k;
+        if (blk && i > 0 && v[i] / c.block_rows == v[i - 1] / c.block_rows) continue;
+        int owner = blk ? agent::sparse::BlockOwner(v[i], c.block_rows, N)
+                        : agent::sparse::RowOwner(v[i], N);
+        ++counts[k][static_cast<size_t>(owner)];
       }
+      return counts;
     };
-    std::vector<uint64_t> owned;
-    count_blocks(uni, &owned);
+    auto owned = count(uni);
     for (int i = 0; i < N; ++i) {
-      std::vector<uint64_t> share;
-      count_blocks(node[static_cast<size_t>(i)], &share);
-      for (uint64_t b : share) node_blocks_total += b;
+      auto share = count(node[static_cast<size_t>(i)]);
       for (int j = 0; j < N; ++j) {
         if (j == i) continue;
-        add(s, i, j,
-            wire(agent::sparse::EncodedBytes(Encoding::kBlocks, share[static_cast<size_t>(j)],
-                                             part.range(j), t, c.block_rows)));
-        add(s, i, j,
-            wire(agent::sparse::EncodedBytes(Encoding::kBlocks, owned[static_cast<size_t>(i)],
-                                             part.range(i), t, c.block_rows)));
+        for (size_t k = 0; k < ranges.size(); ++k) {
+          add(s, i, j,
+              wire(agent::sparse::OwnerMessageBytes(enc, share[k][static_cast<size_t>(j)],
+                                                    ranges[k], t, c.block_rows)));
+          add(s, i, j,
+              wire(agent::sparse::OwnerMessageBytes(enc, owned[k][static_cast<size_t>(i)],
+                                                    ranges[k], t, c.block_rows)));
+        }
       }
     }
-    algos.push_back(s);
-  }
+    return s;
+  };
+  algos.push_back(owner_stream(SparseAlgo::kBalanced));
+  algos.push_back(owner_stream(SparseAlgo::kBlock));
   {  // dense
     SimAlgo s = start(SparseAlgo::kDense);
     auto part = agent::sparse::RangePartitioning(ctx, 8);

@@ -72,42 +72,35 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
       }
       break;
     }
-    case ipc::SparseAlgo::kBalanced: {
-      double u = in.union_ratio >= 0 ? std::min(rows, in.union_ratio * total_nnz)
-                                     : IndependentUnion(nnz, rows);
-      auto per_owner_u = static_cast<uint64_t>(std::llround(u / static_cast<double>(N)));
-      for (size_t i = 0; i < N; ++i) {
-        auto share = static_cast<uint64_t>(std::llround(nnz[i] / static_cast<double>(N)));
-        uint64_t b0 =
-            wire(EncodedBytes(Encoding::kSparse, share, IdRange{0, t.rows}, t, c.block_rows));
-        uint64_t b1 =
-            wire(EncodedBytes(Encoding::kSparse, per_owner_u, IdRange{0, t.rows}, t, c.block_rows));
-        for (size_t j = 0; j < N; ++j) {
-          if (j == i) continue;
-          add(i, j, b0);
-          add(i, j, b1);
-        }
-      }
-      break;
-    }
+    case ipc::SparseAlgo::kBalanced:
     case ipc::SparseAlgo::kBlock: {
-      Partitioning part = RangePartitioning(pc, c.block_rows);
-      double space = std::ceil(rows / static_cast<double>(c.block_rows));
-      double total_blocks = 0;
-      for (double b : blocks) total_blocks += b;
-      double ub = in.block_union_ratio >= 0 ? std::min(space, in.block_union_ratio * total_blocks)
-                                            : IndependentUnion(blocks, space);
+      // Streamed by the agreed ranges; the hash spreads every node's rows (blocks) and the union's
+      // evenly over the owners, and the quantile cuts spread them evenly over the ranges.
+      bool blk = algo == ipc::SparseAlgo::kBlock;
+      Encoding enc = blk ? Encoding::kBlocks : Encoding::kSparse;
+      std::vector<IdRange> ranges = blk ? AlignedRanges(c.range_starts, t.rows, c.block_rows)
+                                        : RangesFrom(c.range_starts, t.rows);
+      double parts = static_cast<double>(N * ranges.size());
+      double u;
+      if (blk) {
+        double space = std::ceil(rows / static_cast<double>(c.block_rows)), total_blocks = 0;
+        for (double b : blocks) total_blocks += b;
+        u = in.block_union_ratio >= 0 ? std::min(space, in.block_union_ratio * total_blocks)
+                                      : IndependentUnion(blocks, space);
+      } else {
+        u = in.union_ratio >= 0 ? std::min(rows, in.union_ratio * total_nnz)
+                                : IndependentUnion(nnz, rows);
+      }
+      auto per_part_u = static_cast<uint64_t>(std::llround(u / parts));
       for (size_t i = 0; i < N; ++i) {
+        auto share = static_cast<uint64_t>(std::llround((blk ? blocks[i] : nnz[i]) / parts));
+        uint64_t b = 0;
+        for (const IdRange& r : ranges) {
+          b += wire(OwnerMessageBytes(enc, share, r, t, c.block_rows)) +
+               wire(OwnerMessageBytes(enc, per_part_u, r, t, c.block_rows));
+        }
         for (size_t j = 0; j < N; ++j) {
-          if (j == i) continue;
-          IdRange rj = part.range(static_cast<int>(j)), ri = part.range(static_cast<int>(i));
-          double fj = static_cast<double>(rj.size()) / rows,
-                 fi = static_cast<double>(ri.size()) / rows;
-          auto share = static_cast<uint64_t>(std::llround(blocks[i] * fj));
-          add(i, j, wire(EncodedBytes(Encoding::kBlocks, share, rj, t, c.block_rows)));
-          add(i, j,
-              wire(EncodedBytes(Encoding::kBlocks, static_cast<uint64_t>(std::llround(ub * fi)), ri,
-                                t, c.block_rows)));
+          if (j != i) add(i, j, b);
         }
       }
       break;

@@ -70,7 +70,6 @@ struct Partitioning {
   std::function<IdRange(int node)> range;
   bool contiguous = false;  // ranges are disjoint and increasing with the node
 };
-Partitioning HashPartitioning(const Context& c);
 // Contiguous ranges of whole blocks of `align` rows.
 Partitioning RangePartitioning(const Context& c, uint64_t align);
 // Rows owned by ranks (scheme), grouped by the ranks' nodes.
@@ -91,10 +90,9 @@ std::unique_ptr<Exchange> MakeShard(const Context& c, ipc::ShardScheme scheme);
 using ShardReader = std::function<void(uint64_t id, float* dst)>;
 std::unique_ptr<Exchange> MakeLookup(const Context& c, ShardReader read);
 
-// The two-phase owner scheme behind balanced, block and shard, in whole messages: rows go to their
-// owner, owners sum them, and (replicated) send the reduced rows back to every node.
-std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc,
-                                          bool return_phase);
+// The owner scheme in whole messages (shard): each node's rows go to their owner in one message,
+// and the owner's result is their sum.
+std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc);
 
 // allgather streams id ranges: every node cuts its rows at the same ids (Context::range_starts)
 // and sends range k to every other node as a message of its own ([sparse encoding][u64 k]); a
@@ -126,6 +124,33 @@ class RangeResult {
 
 // Bytes of allgather's message for `n` rows in `range`: [sparse encoding][u64 range index].
 uint64_t RangeMessageBytes(uint64_t n, IdRange range, const Table& t);
+
+// balanced and block stream the owner scheme by the same agreed id ranges (owner_stream.cc): every
+// row (balanced) or block of block_rows rows (block) has an owner node by a fixed hash, so skewed
+// ids still spread evenly. For range k, each node sends every owner its rows of the range that
+// owner holds ([encoding][u64 k], phase 0); an owner sums range k as soon as every node's share of
+// it is in (node order) and sends the sum to every other node (phase 1); a node merges range k
+// once every owner's sum of it is in. Shares, sums and returns of different ranges overlap, and
+// the result grows in id order while the last ranges are still on the wire.
+std::unique_ptr<Exchange> MakeOwnerStream(const Context& c, Encoding enc,
+                                          std::function<int(uint64_t id)> owner,
+                                          std::vector<IdRange> ranges);
+// balanced's owner of a row, block's owner of a row's block.
+inline int RowOwner(uint64_t id, int nodes) {
+  return static_cast<int>(RowHash(id) % static_cast<uint64_t>(nodes));
+}
+inline int BlockOwner(uint64_t id, uint64_t block_rows, int nodes) {
+  return RowOwner(id / block_rows, nodes);
+}
+// The ranges `starts` cuts [0, rows) into, each start rounded down to a multiple of `align` (block:
+// no block straddles two ranges).
+std::vector<IdRange> AlignedRanges(const std::vector<uint64_t>& starts, uint64_t rows,
+                                   uint64_t align);
+// Bytes of one owner-stream message of `n` rows (block: `n` non-zero blocks) in `range`.
+inline uint64_t OwnerMessageBytes(Encoding enc, uint64_t n, IdRange range, const Table& t,
+                                  uint64_t block_rows) {
+  return EncodedBytes(enc, n, range, t, block_rows) + kTrailerBytes;
+}
 
 // dense streams the owner scheme block by block (agent/engine/sparse/dense.cc): owners hold
 // contiguous ranges (RangePartitioning(c, 8)), cut into blocks of about kDenseBlockBytes of

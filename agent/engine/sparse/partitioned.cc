@@ -1,5 +1,5 @@
-// The owner scheme: phase 0 sends each owner its share of this node's rows; the owner sums the
-// shares in node order; phase 1 (replicated tables) returns the reduced share to every node.
+// The owner scheme in whole messages, for sharded tables: each owner gets its share of this
+// node's rows in one message and sums the shares in node order; the sum is the owner's result.
 #include <algorithm>
 
 #include "agent/engine/sparse/exchange.h"
@@ -10,15 +10,12 @@ namespace {
 
 class PartitionedExchange : public Exchange {
  public:
-  PartitionedExchange(const Context& c, Partitioning p, Encoding enc, bool return_phase)
+  PartitionedExchange(const Context& c, Partitioning p, Encoding enc)
       : c_(c),
         p_(std::move(p)),
         enc_(enc),
-        return_phase_(return_phase),
         shares_(static_cast<size_t>(c.nodes)),
-        owned_(static_cast<size_t>(c.nodes)),
-        got_share_(static_cast<size_t>(c.nodes), false),
-        got_owned_(static_cast<size_t>(c.nodes), false) {}
+        got_share_(static_cast<size_t>(c.nodes), false) {}
 
   void Start(Rows mine, std::vector<Outgoing>* out) override {
     std::vector<Rows> split(static_cast<size_t>(c_.nodes));
@@ -64,96 +61,39 @@ class PartitionedExchange : public Exchange {
   Status OnMessage(int from, uint32_t phase, const uint8_t* data, size_t len,
                    std::vector<Outgoing>* out) override {
     auto f = static_cast<size_t>(from);
-    if (phase == 0) {
-      if (got_share_[f]) return ProtocolError("sparse: a node sent its share twice");
-      OUTRIDER_ASSIGN_OR_RETURN(shares_[f],
-                                Decode(data, len, p_.range(c_.me), c_.table, c_.block_rows));
-      for (uint64_t id : shares_[f].ids) {
-        if (p_.owner(id) != c_.me)
-          return ProtocolError("sparse: a node sent rows this node does not own");
-      }
-      got_share_[f] = true;
-      MaybeReduce(out);
-      return Status::Ok();
+    if (phase != 0) return ProtocolError("sparse: unexpected phase " + std::to_string(phase));
+    if (got_share_[f]) return ProtocolError("sparse: a node sent its share twice");
+    OUTRIDER_ASSIGN_OR_RETURN(shares_[f],
+                              Decode(data, len, p_.range(c_.me), c_.table, c_.block_rows));
+    for (uint64_t id : shares_[f].ids) {
+      if (p_.owner(id) != c_.me)
+        return ProtocolError("sparse: a node sent rows this node does not own");
     }
-    if (phase != 1 || !return_phase_)
-      return ProtocolError("sparse: unexpected phase " + std::to_string(phase));
-    if (got_owned_[f]) return ProtocolError("sparse: an owner sent its rows twice");
-    OUTRIDER_ASSIGN_OR_RETURN(owned_[f],
-                              Decode(data, len, p_.range(from), c_.table, c_.block_rows));
-    for (uint64_t id : owned_[f].ids) {
-      if (p_.owner(id) != from)
-        return ProtocolError("sparse: an owner returned rows it does not own");
-    }
-    got_owned_[f] = true;
-    MaybeFinish();
+    got_share_[f] = true;
+    MaybeReduce(out);
     return Status::Ok();
   }
 
  private:
-  void MaybeReduce(std::vector<Outgoing>* out) {
-    if (!started_ || reduced_ || std::count(got_share_.begin(), got_share_.end(), true) != c_.nodes)
+  void MaybeReduce(std::vector<Outgoing>*) {
+    if (!started_ || done_ || std::count(got_share_.begin(), got_share_.end(), true) != c_.nodes)
       return;
-    reduced_ = true;
     std::vector<const Rows*> parts;
     for (const Rows& s : shares_) parts.push_back(&s);
-    Rows mine = Sum(parts, c_.table);
+    result_ = Sum(parts, c_.table);
     shares_.clear();
-    if (!return_phase_) {
-      result_ = std::move(mine);
-      done_ = true;
-      return;
-    }
-    auto bytes =
-        Share(Encode(enc_, mine, 0, mine.size(), p_.range(c_.me), c_.table, c_.block_rows));
-    for (int n = 0; n < c_.nodes; ++n) {
-      if (n != c_.me) out->push_back({n, 1, bytes});
-    }
-    owned_[static_cast<size_t>(c_.me)] = std::move(mine);
-    got_owned_[static_cast<size_t>(c_.me)] = true;
-    MaybeFinish();
-  }
-
-  void MaybeFinish() {
-    if (done_ || !reduced_ || std::count(got_owned_.begin(), got_owned_.end(), true) != c_.nodes)
-      return;
-    if (p_.contiguous) {
-      for (Rows& o : owned_) {
-        result_.ids.insert(result_.ids.end(), o.ids.begin(), o.ids.end());
-        result_.vals.insert(result_.vals.end(), o.vals.begin(), o.vals.end());
-      }
-    } else {
-      // Owners hold disjoint ids: the sum is a merge and changes no value.
-      std::vector<const Rows*> parts;
-      for (const Rows& o : owned_) parts.push_back(&o);
-      result_ = Sum(parts, c_.table);
-    }
-    owned_.clear();
     done_ = true;
   }
 
   Context c_;
   Partitioning p_;
   Encoding enc_;
-  bool return_phase_;
-  bool started_ = false, reduced_ = false;
-  std::vector<Rows> shares_;  // phase 0, by sending node (own share included)
-  std::vector<Rows> owned_;   // phase 1, by owner
-  std::vector<bool> got_share_, got_owned_;
+  bool started_ = false;
+  std::vector<Rows> shares_;  // by sending node (own share included)
+  std::vector<bool> got_share_;
 };
 
 }  // namespace
-
-Partitioning HashPartitioning(const Context& c) {
-  int n = c.nodes;
-  uint64_t rows = c.table.rows;
-  return Partitioning{
-      [n](uint64_t id) { return static_cast<int>(RowHash(id) % static_cast<uint64_t>(n)); },
-      [rows](int) {
-        return IdRange{0, rows};
-      },
-      false};
-}
 
 Partitioning RangePartitioning(const Context& c, uint64_t align) {
   int n = c.nodes;
@@ -200,13 +140,12 @@ Partitioning ShardPartitioning(const Context& c, ipc::ShardScheme scheme) {
                       true};
 }
 
-std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc,
-                                          bool return_phase) {
-  return std::make_unique<PartitionedExchange>(c, std::move(p), enc, return_phase);
+std::unique_ptr<Exchange> MakePartitioned(const Context& c, Partitioning p, Encoding enc) {
+  return std::make_unique<PartitionedExchange>(c, std::move(p), enc);
 }
 
 std::unique_ptr<Exchange> MakeShard(const Context& c, ipc::ShardScheme scheme) {
-  return MakePartitioned(c, ShardPartitioning(c, scheme), Encoding::kSparse, false);
+  return MakePartitioned(c, ShardPartitioning(c, scheme), Encoding::kSparse);
 }
 
 std::unique_ptr<Exchange> MakeReplicated(ipc::SparseAlgo algo, const Context& c) {

@@ -1,4 +1,5 @@
-// Streamed sparse exchanges: allgather's agreed id ranges, dense's blocks. Each
+// Streamed sparse exchanges: allgather's agreed id ranges, balanced's and block's owners by those
+// ranges, dense's blocks. Each
 // message is made when pulled, sums happen as soon as their parts are in, and the bits are the
 // same as every other algorithm's.
 #include <gtest/gtest.h>
@@ -185,6 +186,128 @@ TEST(SparseDenseTest, ABlockThatIsNotTheOwnersOrComesTwiceIsAProtocolError) {
   st = owner->OnMessage(1, 0, block.data(), block.size(), &sent);
   EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
   EXPECT_NE(st.message().find("twice"), std::string::npos) << st.ToString();
+}
+
+// Skewed rows (most near id 0, as Zipf-popular rows are) on 4 nodes, the ranges agreed as the
+// agents agree them.
+std::vector<Rows> SkewedInputs(const Table& t, int nodes, std::vector<uint64_t>* starts) {
+  std::mt19937_64 rng(11);
+  std::vector<Rows> mine;
+  for (int i = 0; i < nodes; ++i)
+    mine.push_back(Coalesce(RandomRows(rng, t, 3000, t.rows, true), t));
+  *starts = AgreedStarts(mine);
+  return mine;
+}
+
+TEST(SparseOwnerStreamTest, BalancedAndBlockSpreadSkewedRowsEvenlyWithTheBitsOfAllgather) {
+  Table t = MakeTable(200000, 16);
+  const int nodes = 4;
+  std::vector<uint64_t> starts;
+  std::vector<Rows> mine = SkewedInputs(t, nodes, &starts);
+  Net base_net;
+  std::vector<Rows> base = RunReplicated(SparseAlgo::kAllgather, mine, t, &base_net, starts);
+  for (SparseAlgo algo : {SparseAlgo::kBalanced, SparseAlgo::kBlock}) {
+    SCOPED_TRACE(std::string(ipc::SparseAlgoName(algo)));
+    Net net;
+    std::vector<Rows> got = RunReplicated(algo, mine, t, &net, starts);
+    for (const Rows& g : got) ExpectBitwiseEqual(g, base[0]);
+    // Hot rows sit at the front of the table, yet every node sends about as much as any other:
+    // the owners are hashed (rows, blocks), not cut from the table in contiguous ranges.
+    uint64_t most = *std::max_element(net.sent.begin(), net.sent.end());
+    uint64_t least = *std::min_element(net.sent.begin(), net.sent.end());
+    EXPECT_LE(static_cast<double>(most), 1.15 * static_cast<double>(least))
+        << "most " << most << ", least " << least;
+  }
+}
+
+TEST(SparseOwnerStreamTest, AnOwnerReturnsARangeAsSoonAsEveryShareOfItIsInBeforeLaterRanges) {
+  Table t = MakeTable(200000, 16);
+  const int nodes = 2;
+  std::vector<uint64_t> starts;
+  std::vector<Rows> mine = SkewedInputs(t, nodes, &starts);
+  ASSERT_GE(starts.size(), 2u);
+  for (SparseAlgo algo : {SparseAlgo::kBalanced, SparseAlgo::kBlock}) {
+    SCOPED_TRACE(std::string(ipc::SparseAlgoName(algo)));
+    std::unique_ptr<Exchange> a =
+        MakeReplicated(algo, Context{2, 0, RankLayout::Even(2, 1), t, 4, starts});
+    std::unique_ptr<Exchange> b =
+        MakeReplicated(algo, Context{2, 1, RankLayout::Even(2, 1), t, 4, starts});
+    std::vector<Outgoing> out;
+    a->Start(mine[0], &out);
+    b->Start(mine[1], &out);
+    EXPECT_TRUE(out.empty());  // ranges wait to be pulled
+    a->Pull(&out);
+    ASSERT_EQ(out.size(), 1u);  // range 0's share for the other owner
+    EXPECT_EQ(out[0].node, 1);
+    EXPECT_EQ(out[0].phase, 0u);
+    std::vector<uint8_t> share = *out[0].bytes;
+    out.clear();
+    // b holds its own share of range 0 only once it pulled it: then it sums and returns range 0
+    // alone, with a's share in, before any later range of either node moves.
+    ASSERT_TRUE(b->OnMessage(0, 0, share.data(), share.size(), &out).ok());
+    EXPECT_TRUE(out.empty());
+    b->Pull(&out);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].phase, 0u);  // b's share of range 0 for a
+    EXPECT_EQ(out[1].phase, 1u);  // b's sum of the rows of range 0 it owns
+    std::vector<uint8_t> ret = *out[1].bytes, b_share = *out[0].bytes;
+    out.clear();
+    EXPECT_EQ(a->ready_rows(), 0u);
+    ASSERT_TRUE(a->OnMessage(1, 1, ret.data(), ret.size(), &out).ok());
+    EXPECT_TRUE(out.empty());
+    ASSERT_TRUE(a->OnMessage(1, 0, b_share.data(), b_share.size(), &out).ok());
+    ASSERT_EQ(out.size(), 1u);  // a's sum of range 0 for b
+    EXPECT_EQ(out[0].phase, 1u);
+    // Range 0 is whole at a: its rows are the result's first, before range 1 was even pulled.
+    uint64_t hi = algo == SparseAlgo::kBlock ? starts[0] / 4 * 4 : starts[0];
+    std::vector<const Rows*> parts;
+    for (const Rows& m : mine) parts.push_back(&m);
+    Rows all = Sum(parts, t);
+    size_t want =
+        static_cast<size_t>(std::lower_bound(all.ids.begin(), all.ids.end(), hi) - all.ids.begin());
+    EXPECT_GT(want, 0u);
+    EXPECT_EQ(a->ready_rows(), want);
+    EXPECT_FALSE(a->done());
+  }
+}
+
+TEST(SparseOwnerStreamTest, MessagesOfAnotherRangeOwnerPhaseOrTwiceAreProtocolErrors) {
+  Table t = MakeTable(200000, 16);
+  std::vector<uint64_t> starts;
+  std::vector<Rows> mine = SkewedInputs(t, 2, &starts);
+  for (SparseAlgo algo : {SparseAlgo::kBalanced, SparseAlgo::kBlock}) {
+    SCOPED_TRACE(std::string(ipc::SparseAlgoName(algo)));
+    std::unique_ptr<Exchange> a =
+        MakeReplicated(algo, Context{2, 0, RankLayout::Even(2, 1), t, 4, starts});
+    std::unique_ptr<Exchange> b =
+        MakeReplicated(algo, Context{2, 1, RankLayout::Even(2, 1), t, 4, starts});
+    std::vector<Outgoing> out, sent;
+    a->Start(mine[0], &out);
+    b->Start(mine[1], &out);
+    b->Pull(&out);
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<uint8_t> share = *out[0].bytes;
+    ASSERT_GT(share.size(), 64u);  // holds rows
+    auto refused = [&](const std::vector<uint8_t>& m, uint32_t phase, std::string_view says) {
+      Status st = a->OnMessage(1, phase, m.data(), m.size(), &sent);
+      EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
+      EXPECT_NE(st.message().find(says), std::string::npos) << st.ToString();
+    };
+    std::vector<uint8_t> bad = share;
+    uint64_t k = starts.size() + 1;  // one past the last range
+    std::memcpy(bad.data() + bad.size() - 8, &k, 8);
+    refused(bad, 0, "range this op does not have");
+    refused(share, 2, "unexpected phase");
+    // The share b made for a, as if a (its owner) returned it: those rows are a's, not b's.
+    refused(share, 1, "does not own");
+    // Sent back to b as if from a: b does not own them.
+    Status st = b->OnMessage(0, 0, share.data(), share.size(), &sent);
+    EXPECT_EQ(st.code(), Code::kProtocol) << st.ToString();
+    EXPECT_NE(st.message().find("does not own"), std::string::npos) << st.ToString();
+    ASSERT_TRUE(a->OnMessage(1, 0, share.data(), share.size(), &sent).ok());
+    refused(share, 0, "twice");
+    EXPECT_FALSE(a->done());
+  }
 }
 
 }  // namespace
