@@ -71,7 +71,9 @@ def run_system(system, args, build, out_json):
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes),
                 "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
     if args.rate:
-        launcher += ["--rate", args.rate]
+        launcher += ["--rate", args.rate] + (["--queue", args.queue] if args.queue else [])
+    if args.mtu:
+        launcher += ["--mtu", str(args.mtu)]
     if args.op == "train":
         backend, algo = system
         cmd = launcher + ([] if backend == "outrider" else ["--no-agent"]) + [
@@ -183,6 +185,13 @@ def main():
                    help="link rate, tc syntax (default 2gbit; 'none' for unshaped); sparse: one rate for all node "
                         "counts or one per count, comma-separated (default: 2gbit up to 4 nodes, 1gbit up to 8, "
                         "500mbit above: what all links carry at once stays at 8 Gbit/s)")
+    p.add_argument("--queue",
+                   help="bytes each shaped link queues before it drops (tools/outrider run --queue; default: 5 ms at "
+                        "the rate; sparse: 4mb: in an all-to-all every node sends to every other at once, and 5 ms "
+                        "at 500 Mbit/s drops what no switch port of such a fabric would, docs/benchmarks.md)")
+    p.add_argument("--mtu", type=int,
+                   help="node links' MTU (default 1500; sparse: 9000, the jumbo frames training clusters run: at 1500 "
+                        "TCP/IP headers take 4.6 %% of the link)")
     p.add_argument("--min-bytes", help="smallest size (default 64M; local: 8)")
     p.add_argument("--max-bytes", help="largest size (default 64M; local: 256M)")
     p.add_argument("--sweep", action="store_true",
@@ -287,6 +296,9 @@ def main():
         return compare_interfere(args)
     if args.op == "sparse" and args.systems == "outrider,gloo,torch-gloo":
         args.systems = "outrider,torch-gloo"
+    if args.op == "sparse":
+        args.queue = args.queue or "4mb"
+        args.mtu = args.mtu or 9000
     if args.rate == "none":
         args.rate = ""
     systems = [s for s in args.systems.split(",") if s]
@@ -388,7 +400,8 @@ def main():
 def compare_interfere(args):
     """Two jobs on the same agents in one launch; prints the bench's table and the targets."""
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes), "--procs-per-node", "2",
-                "--timeout", str(args.timeout)] + (["--rate", args.rate] if args.rate else [])
+                "--timeout", str(args.timeout)] + (["--rate", args.rate] if args.rate else []) + \
+        (["--queue", args.queue] if args.rate and args.queue else []) + (["--mtu", str(args.mtu)] if args.mtu else [])
     # Job A declares high: the agents' default ceiling (normal) would refuse it.
     for a in ["--job-class-ceiling=high"] + args.agent_arg:
         launcher += ["--agent-arg", a]
@@ -433,11 +446,12 @@ def compare_sparse(args, systems):
     results, env = run_rounds(args, systems, lambda row: row["algo"])
     med = lambda rs, k: statistics.median(r[k] for r in rs if r.get(k) is not None) if any(r.get(k) is not None for r in rs) else None
     rows = []
-    print(f"\n# sparse allreduce: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
+    print(f"\n# sparse allreduce: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}"
+          f"{f' (queue {args.queue})' if args.rate and args.queue else ''}{f', mtu {args.mtu}' if args.mtu else ''}, "
           f"table {args.rows} x {args.dim} f32, density {args.density} per rank, Zipf {args.zipf}; medians of {args.rounds} rounds "
           f"(Outrider: of every timed op of them)")
     print(f"  {'system':<13} {'algo':<10} {'ran':<10} {'time(us)':>12} {'wire_sent(B)':>14} {'bound(B)':>14} "
-          f"{'w/bound':>8} {'sim_err':>8} {'t/link':>7}")
+          f"{'w/bound':>8} {'sim_err':>8} {'t/link':>7} {'model(us)':>12} {'model/t':>8}")
     for (system, algo), rs in sorted(results.items(), key=lambda kv: (systems.index(kv[0][0]), kv[0][1])):
         # Outrider's rows list every timed op: the median of all of them (rounds pooled) rests on
         # as many ops as the rounds ran, not on three medians.
@@ -450,12 +464,15 @@ def compare_sparse(args, systems):
         if "trace" in rs[-1]:
             row["trace"] = rs[-1]["trace"]  # the last round's medians
         for k in ("wire_bytes_sent", "wire_bytes_recv", "bound_bytes", "sim_wire_bytes_sent", "sim_error",
-                  "predicted_bytes", "union_rows", "link_time_us", "time_over_link", "wire_over_bound"):
+                  "predicted_bytes", "union_rows", "link_time_us", "time_over_link", "wire_over_bound",
+                  "model_time_us", "model_round_us"):
             v = med(rs, k)
             if v is not None:
                 row[k] = v
         if row.get("link_time_us"):
             row["time_over_link"] = time_us / row["link_time_us"]
+        if row.get("model_time_us"):
+            row["model_over_time"] = row["model_time_us"] / time_us
         if "algo_ran" in rs[0]:
             row["algo_ran"] = rs[-1]["algo_ran"]
         if system in ("outrider", BASE):
@@ -464,7 +481,8 @@ def compare_sparse(args, systems):
         f = lambda k, fmt: format(row[k], fmt) if k in row else "-"
         print(f"  {system:<13} {algo:<10} {row.get('algo_ran', '-'):<10} {row['time_us']:>12.1f} "
               f"{f('wire_bytes_sent', '14.0f'):>14} {f('bound_bytes', '14.0f'):>14} {f('wire_over_bound', '8.3f'):>8} "
-              f"{f('sim_error', '8.4f'):>8} {f('time_over_link', '7.3f'):>7}")
+              f"{f('sim_error', '8.4f'):>8} {f('time_over_link', '7.3f'):>7} {f('model_time_us', '12.1f'):>12} "
+              f"{f('model_over_time', '8.3f'):>8}")
     ours = {r["algo"]: r for r in rows if r["system"] == "outrider"}
     theirs = {r["algo"]: r for r in rows if r["system"] == "torch-gloo"}
     base = {r["algo"]: r for r in rows if r["system"] == BASE}

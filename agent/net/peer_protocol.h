@@ -8,10 +8,11 @@
 namespace outrider::agent {
 
 inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
-// Bump on any change to a struct or an enum value here, or to the lanes the messages take;
-// agents of different versions drop each other's messages (and so fail jobs that span them)
-// rather than misread them.
-inline constexpr uint16_t kPeerVersion = 12;
+// Bump on any change to a struct or an enum value here, to the lanes the messages take, or to
+// what a message's payload means (a sparse algorithm's messages, say); agents of different
+// versions drop each other's messages (and so fail jobs that span them) rather than misread them.
+// 13: balanced and block stream by id ranges, block's owners are hashed blocks.
+inline constexpr uint16_t kPeerVersion = 13;
 
 enum class PeerMsg : uint16_t {
   // Liveness only.

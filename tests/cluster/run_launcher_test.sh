@@ -202,7 +202,9 @@ check "--timeout 1: exit 124 (got $rc)" bash -c '(($1 == 124)) && grep -q "timed
 for args in "--nodes 2 true" "--nodes 0 -- true" "--nodes 2 --procs-per-node x -- true" \
             "--nodes 2 --bogus -- true" "--nodes 2 --rate 2 -- true" "--nodes 2 --" \
             "--nodes 2 --burst 1mb -- true" "--nodes 2 --rate 2gbit --burst 1x -- true" \
-            "--nodes 2 --rate 2gbit --burst 0kb -- true"; do
+            "--nodes 2 --rate 2gbit --burst 0kb -- true" "--nodes 2 --queue 4mb -- true" \
+            "--nodes 2 --rate 2gbit --queue 4 -- true" "--nodes 2 --mtu 100 -- true" \
+            "--nodes 2 --mtu 9k -- true"; do
   # shellcheck disable=SC2086
   "$RUN" $args >/dev/null 2>"$T/bad.err"
   rc=$?
@@ -241,6 +243,25 @@ check "--burst 256KB: every node's egress tbf has a 256 KiB bucket" \
 check "--burst 256KB: the banner names the rate and the burst" grep -q "2gbit burst 256kb" "$T/burst.err"
 check "--burst: no namespaces, links or run dir left" no_leftovers "$lp"
 ((FAIL)) && dump "$T/burst.out" "$T/burst.err"
+
+# ---------------------------------------------------------------------------------------------
+# 8. --queue sizes the shaper's queue in bytes instead of 5 ms at the rate, --mtu every node link's
+# MTU (the host side too: the bridge takes the smallest of its ports'), and the banner says both.
+"$RUN" --nodes 2 --rate 500mbit --queue 4mb --mtu 9000 --no-agent --keep-logs "$T/queue" -- \
+  sh -c 'tc qdisc show dev eth0; ip -o link show dev eth0' >"$T/queue.out" 2>"$T/queue.err" &
+lp=$!
+wait "$lp"
+rc=$?
+check "--queue 4mb --mtu 9000: exit 0 (got $rc)" test "$rc" -eq 0
+# tc shows the queue as the time it holds beyond the bucket: (4 MiB - 512 KiB) at 500 Mbit/s is
+# about 58 ms (5 ms without --queue).
+check "--queue 4mb: every node's egress tbf queues 4 MiB" \
+  bash -c '(($(cat "$1"/rank*.log | grep -cE "tbf .*rate 500Mbit burst 524[0-9]{3}b lat 5[0-9][.][0-9]ms") == 2))' _ "$T/queue"
+check "--mtu 9000: every node's link has MTU 9000" \
+  bash -c '(($(cat "$1"/rank*.log | grep -cE "eth0@.* mtu 9000 ") == 2))' _ "$T/queue"
+check "--queue, --mtu: the banner names them" grep -q "500mbit burst 512kb queue 4mb, mtu 9000" "$T/queue.err"
+check "--queue: no namespaces, links or run dir left" no_leftovers "$lp"
+((FAIL)) && dump "$T/queue.out" "$T/queue.err"
 
 echo "$PASS passed, $FAIL failed"
 ((FAIL == 0))

@@ -98,7 +98,21 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   void* stats_buf;
   Must(c, outrider_region_create(c, sizeof(Stats) * (static_cast<size_t>(world) + 1), &stats_buf),
        "region_create");
+  // The time model's message round on this cluster: the median of back-to-back barriers (each one
+  // message round between the agents once every rank is in).
+  std::vector<double> barrier_us;
+  for (int i = 0; i < 11; ++i) {
+    outrider_op_t h;
+    double t0 = NowUs();
+    Must(c, outrider_barrier(c, nullptr, &h), "barrier");
+    Must(c, outrider_wait(c, h, 600000), "wait");
+    if (i > 0) barrier_us.push_back(NowUs() - t0);
+  }
+  agent::sparse::TimeParams model;
+  model.round_s = Median(barrier_us) * 1e-6;
+  if (rate > 0) model.link_bytes_per_s = rate * 1e9 / 8;
   SimConfig sc;
+  sc.time = model;
   sc.rows = o.rows;
   sc.dim = o.dim;
   sc.nodes = nodes;
@@ -121,8 +135,13 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
         rate > 0 ? (", links " + std::to_string(rate).substr(0, 4) + " Gbit/s").c_str() : "");
     std::printf("# union %llu rows (density %.4f per node, %.4f union)\n",
                 static_cast<unsigned long long>(sim.union_rows), sim.density, sim.union_density);
-    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %6s\n", "algo", "ran", "time(us)",
-                "wire_sent(B)", "sim_sent(B)", "bound(B)", "w/bound", "sim_err", "t/link", "check");
+    std::printf(
+        "# time model (docs/design.md): link %.0f MB/s, message round %.0f us (median of 10 "
+        "barriers), sums at %.0f MB/s\n",
+        model.link_bytes_per_s / 1e6, model.round_s * 1e6, model.sum_bytes_per_s / 1e6);
+    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %12s %9s %6s\n", "algo", "ran",
+                "time(us)", "wire_sent(B)", "sim_sent(B)", "bound(B)", "w/bound", "sim_err",
+                "t/link", "model(us)", "model/t", "check");
   }
   nlohmann::json rows = nlohmann::json::array();
   // Algorithms take turns op by op (interleaved), so drift on a shared machine hits all alike, in
@@ -206,11 +225,15 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
                                   : 0;
     double link_us =
         rate > 0 ? static_cast<double>(std::max(max_sent, max_recv)) * 8.0 / (rate * 1e3) : 0;
-    std::printf("  %-10s %-10s %12.1f %14llu %14.0f %14.0f %8.3f %8.4f %10.3f %6s\n", name.c_str(),
-                std::string(ipc::SparseAlgoName(ran)).c_str(), t,
+    // The time model on the simulator's bytes of the algorithm that ran (auto: the agents' pick).
+    const SimAlgo* ma = Find(sim, ran);
+    double model_us = rate > 0 && ma ? agent::sparse::ExchangeSeconds(ma->work, model) * 1e6 : 0;
+    std::printf("  %-10s %-10s %12.1f %14llu %14.0f %14.0f %8.3f %8.4f %10.3f %12.1f %9.3f %6s\n",
+                name.c_str(), std::string(ipc::SparseAlgoName(ran)).c_str(), t,
                 static_cast<unsigned long long>(max_sent), sim_sent, bound,
                 bound > 0 ? static_cast<double>(max_sent) / bound : 0, sim_err,
-                link_us > 0 ? t / link_us : 0, ok ? "ok" : "WRONG");
+                link_us > 0 ? t / link_us : 0, model_us, model_us > 0 ? model_us / t : 0,
+                ok ? "ok" : "WRONG");
     nlohmann::json row = {
         {"system", "outrider"},
         {"op", "sparse_allreduce"},
@@ -242,6 +265,11 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     if (link_us > 0) {
       row["link_time_us"] = link_us;
       row["time_over_link"] = t / link_us;
+    }
+    if (model_us > 0) {
+      row["model_time_us"] = model_us;
+      row["model_over_time"] = model_us / t;
+      row["model_round_us"] = model.round_s * 1e6;
     }
     if (common.trace) {
       nlohmann::json tr = TraceLastOps(common.http_url, "sparse_allreduce", 0, times[a].size(),

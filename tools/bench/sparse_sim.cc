@@ -85,6 +85,7 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
     s.algo = a;
     s.sent.assign(static_cast<size_t>(N), 0);
     s.recv.assign(static_cast<size_t>(N), 0);
+    s.returned.assign(static_cast<size_t>(N), 0);
     for (int i = 0; i < N; ++i) {
       for (int j = 0; j < N; ++j) {
         if (j == i) continue;
@@ -152,9 +153,10 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
           add(s, i, j,
               wire(agent::sparse::OwnerMessageBytes(enc, share[k][static_cast<size_t>(j)],
                                                     ranges[k], t, c.block_rows)));
-          add(s, i, j,
-              wire(agent::sparse::OwnerMessageBytes(enc, owned[k][static_cast<size_t>(i)],
-                                                    ranges[k], t, c.block_rows)));
+          uint64_t back = wire(agent::sparse::OwnerMessageBytes(
+              enc, owned[k][static_cast<size_t>(i)], ranges[k], t, c.block_rows));
+          add(s, i, j, back);
+          s.returned[static_cast<size_t>(i)] += back;
         }
       }
     }
@@ -195,6 +197,7 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
         static_cast<double>(union_blocks) / static_cast<double>(node_blocks_total);
   in.chunk_bytes = c.chunk_bytes;
   in.chunk_overhead = sizeof(agent::PeerHeader);
+  in.time = c.time;
   res.auto_choice = agent::sparse::Choose(in).algo;
   for (const SimAlgo& s : algos) {
     if (s.algo == res.auto_choice) {
@@ -212,7 +215,12 @@ SimResult Simulate(const SimConfig& c, const IdSource& ids) {
   double blocks_space = static_cast<double>((c.rows + c.block_rows - 1) / c.block_rows);
   double bd = static_cast<double>(node_blocks_total) / N / blocks_space,
          bdu = static_cast<double>(union_blocks) / blocks_space;
+  agent::sparse::Context agreed = ctx;
+  agreed.range_starts = starts;
   for (SimAlgo& s : algos) {
+    SparseAlgo ran = s.algo == SparseAlgo::kAuto ? res.auto_choice : s.algo;
+    s.work = agent::sparse::WorkOf(ran, s.sent, s.recv, s.returned,
+                                   agent::sparse::StreamPieces(ran, agreed));
     s.max_sent = *std::max_element(s.sent.begin(), s.sent.end());
     s.max_recv = *std::max_element(s.recv.begin(), s.recv.end());
     double total = 0;

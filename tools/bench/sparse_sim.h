@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/engine/sparse/cost_model.h"
 #include "ipc/protocol.h"
 
 namespace outrider::bench {
@@ -24,11 +25,14 @@ struct SimConfig {
   uint64_t seed = 1;
   uint64_t block_rows = 8;         // the agents' sparse_block_rows
   uint64_t chunk_bytes = 1 << 20;  // the agents' ring_chunk_bytes
+  agent::sparse::TimeParams time;  // what auto's choice assumes
 };
 
 struct SimAlgo {
   ipc::SparseAlgo algo;
   std::vector<uint64_t> sent, recv;  // per node, headers and announcements included
+  std::vector<uint64_t> returned;    // per node, of sent: owners' returns (balanced, block)
+  agent::sparse::ExchangeWork work;  // for the time model (agent/engine/sparse/cost_model.h)
   uint64_t max_sent = 0, max_recv = 0;
   double mean_sent = 0;
   double bound = 0;  // per node, docs/design.md#sparse-embedding-gradients

@@ -15,7 +15,8 @@ PID=$$
 
 usage() {
   cat <<'USAGE'
-usage: tools/outrider run --nodes N [--procs-per-node P] [--rate RATE] [--no-agent]
+usage: tools/outrider run --nodes N [--procs-per-node P] [--rate RATE] [--burst BURST]
+                          [--queue QUEUE] [--mtu MTU] [--no-agent]
                           [--agent-arg ARG]... [--keep-logs DIR] [--timeout SECONDS]
                           [--loopback] -- CMD [ARGS...]
 
@@ -27,7 +28,8 @@ Nodes (needs root):
   or<pid>h<i>) hangs off one bridge orb<pid>; node i has the address 10.77.<x>.<i+1>/24,
   where <pid> is this launcher's PID and <x> = <pid> mod 256, so concurrent runs do not
   collide. `lo` is up in every namespace. With --rate, each node link is shaped in both
-  directions with `tc qdisc ... tbf rate RATE burst BURST latency 5ms` (egress on the
+  directions with `tc qdisc ... tbf rate RATE burst BURST latency 5ms` (or `limit QUEUE`
+  with --queue; egress on the
   namespace's eth0, ingress on the host-side veth). Without --rate: no shaping.
   A link idle for a while lets its first BURST bytes through at once, faster than RATE: a
   real link of that rate does not, so an op on idle links looks that much faster than it
@@ -78,6 +80,13 @@ options:
                        by bit, kbit, mbit, gbit or tbit (e.g. 2gbit, 500mbit, 1.5gbit)
   --burst BURST        the shaper's token bucket: bytes an idle link sends at once (a
                        whole number followed by b, kb or mb; default 512kb; needs --rate)
+  --queue QUEUE        bytes the shaper queues before it drops (b, kb or mb, as BURST;
+                       default: 5 ms at RATE, 312 KB at 500mbit): a switch port's share of
+                       its buffer. Where many nodes send to one at once (a sparse exchange's
+                       all-to-all), 5 ms at a low RATE drops packets no fabric of that size
+                       would; docs/benchmarks.md. Needs --rate
+  --mtu MTU            every node link's MTU (576-65000; default 1500). Training clusters run
+                       jumbo frames (9000): at 1500, TCP/IP headers take 4.6 % of the rate
   --no-agent           do not start agents
   --agent-arg ARG      extra argument for every agent (repeatable; ARG may start with -)
   --keep-logs DIR      copy rank and agent logs to DIR before RUNDIR is removed
@@ -105,7 +114,8 @@ is_uint() { [[ $1 =~ ^[0-9]{1,9}$ ]]; }
 
 # ---------------------------------------------------------------------------------------------
 # Arguments
-NODES="" PROCS=1 RATE="" RATE_GBIT="" BURST="" NO_AGENT=0 KEEP_LOGS="" TIMEOUT=600 FORCE_LOOPBACK=0
+NODES="" PROCS=1 RATE="" RATE_GBIT="" BURST="" QUEUE="" MTU="" NO_AGENT=0 KEEP_LOGS="" TIMEOUT=600
+FORCE_LOOPBACK=0
 AGENT_ARGS=() CMD=() SAW_DASHDASH=0 HTTP_BASE=""
 
 need_value() { (($2 >= 2)) || bad_input "option $1 needs a value"; }
@@ -122,13 +132,15 @@ while (($#)); do
       ((has_inline)) && bad_input "option $opt takes no value"
       if [[ $opt == --no-agent ]]; then NO_AGENT=1; else FORCE_LOOPBACK=1; fi
       shift ;;
-    --nodes|--procs-per-node|--rate|--burst|--agent-arg|--keep-logs|--timeout|--http-base-port)
+    --nodes|--procs-per-node|--rate|--burst|--queue|--mtu|--agent-arg|--keep-logs|--timeout|--http-base-port)
       if ((has_inline)); then shift; else need_value "$opt" $#; val="$2"; shift 2; fi
       case "$opt" in
         --nodes) NODES="$val" ;;
         --procs-per-node) PROCS="$val" ;;
         --rate) RATE="$val" ;;
         --burst) BURST="$val" ;;
+        --queue) QUEUE="$val" ;;
+        --mtu) MTU="$val" ;;
         --agent-arg) AGENT_ARGS+=("$val") ;;
         --keep-logs) KEEP_LOGS="$val" ;;
         --timeout) TIMEOUT="$val" ;;
@@ -166,6 +178,17 @@ if [[ -n $BURST ]]; then
   BURST="${BURST,,}"
 else
   BURST=512kb
+fi
+SHAPER_QUEUE=(latency 5ms)
+if [[ -n $QUEUE ]]; then
+  [[ -n $RATE ]] || bad_input "--queue needs --rate (it sizes the rate shaper's queue)"
+  [[ ${QUEUE,,} =~ ^0*[1-9][0-9]{0,8}(b|kb|mb)$ ]] ||
+    bad_input "bad --queue '$QUEUE': use a whole number and a unit: b, kb or mb (e.g. 4mb)"
+  QUEUE="${QUEUE,,}"
+  SHAPER_QUEUE=(limit "$QUEUE")
+fi
+if [[ -n $MTU ]]; then
+  { is_uint "$MTU" && ((MTU >= 576 && MTU <= 65000)); } || bad_input "--mtu must be a whole number from 576 to 65000, got '$MTU'"
 fi
 # Resolve the command now so a typo fails fast instead of as N*P identical rank failures.
 if [[ ${CMD[0]} == */* ]]; then
@@ -348,14 +371,18 @@ setup_netns() {
     run_net ip link add name "$v" type veth peer name eth0 netns "$ns" || return 1
     run_net ip -n "$ns" addr add "$ip/24" dev eth0 || return 1
     run_net ip -n "$ns" link set dev lo up || return 1
+    if [[ -n $MTU ]]; then
+      run_net ip -n "$ns" link set dev eth0 mtu "$MTU" || return 1
+      run_net ip link set dev "$v" mtu "$MTU" || return 1
+    fi
     run_net ip -n "$ns" link set dev eth0 up || return 1
     run_net ip link set dev "$v" master "$BRIDGE" || return 1
     run_net ip link set dev "$v" up || return 1
     if [[ -n $RATE ]]; then
       if ! command -v tc >/dev/null; then SHAPE_ERR="'tc' not found"; return 1; fi
-      run_net ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst "$BURST" latency 5ms ||
+      run_net ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst "$BURST" "${SHAPER_QUEUE[@]}" ||
         { SHAPE_ERR="$NET_ERR"; return 1; }
-      run_net tc qdisc add dev "$v" root tbf rate "$RATE" burst "$BURST" latency 5ms ||
+      run_net tc qdisc add dev "$v" root tbf rate "$RATE" burst "$BURST" "${SHAPER_QUEUE[@]}" ||
         { SHAPE_ERR="$NET_ERR"; return 1; }
     fi
     IPS+=("$ip")
@@ -420,7 +447,8 @@ node_exec() {   # prints nothing; sets the array NODE_EXEC for node $1
 mode="loopback"
 if ((USE_NETNS)); then
   mode="netns 10.77.$SUBNET.0/24, unshaped"
-  [[ -n $RATE ]] && mode="netns 10.77.$SUBNET.0/24, $RATE burst $BURST"
+  [[ -n $RATE ]] && mode="netns 10.77.$SUBNET.0/24, $RATE burst $BURST${QUEUE:+ queue $QUEUE}"
+  [[ -n $MTU ]] && mode+=", mtu $MTU"
 fi
 say "$NODES nodes x $PROCS procs ($mode; $( ((NO_AGENT)) && echo "no agents" || echo "agents")); run dir $RUNDIR"
 

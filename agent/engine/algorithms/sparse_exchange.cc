@@ -146,7 +146,7 @@ Status SparseExchange::Choose(std::vector<uint64_t>* demand) {
     for (const SparseAnnounce& a : an) {
       if (a.link_bytes_per_s > 0 && (bw == 0 || a.link_bytes_per_s < bw)) bw = a.link_bytes_per_s;
     }
-    in.link_bytes_per_s = bw > 0 ? bw : options_.link_bytes_per_s;
+    in.time.link_bytes_per_s = bw > 0 ? bw : options_.link_bytes_per_s;
     in.chunk_bytes = options_.chunk_bytes;
     in.chunk_overhead = sizeof(PeerHeader);
     auto requested = static_cast<ipc::SparseAlgo>(o.algo);
@@ -238,14 +238,16 @@ void SparseExchange::Queue(std::vector<sparse::Outgoing> out, bool demanded) {
 void SparseExchange::PumpSends() {
   if (pumping_) return;  // a send that completed inside Send
   pumping_ = true;
-  constexpr int kWindowChunks = 2;
+  constexpr int kWindowChunks = 4;
   // A node may have its own result while its messages to others are still queued: those still
   // go out (success is reported once they have). A failed instance sends nothing more.
   while (!failed() && chunks_in_flight_ < kWindowChunks) {
     // Exchanges hold their messages back (ranges, blocks) and make them as the window opens; the
     // demanded rows' first.
     for (auto [ex, demanded] : {std::pair{first_.get(), true}, std::pair{exchange_.get(), false}}) {
-      if (!urgent_.empty() || (!demanded && !queue_.empty()) || ex == nullptr) continue;
+      if (!urgent_.empty() || (!demanded && queue_.size() >= static_cast<size_t>(kWindowChunks)) ||
+          ex == nullptr)
+        continue;
       std::vector<sparse::Outgoing> more;
       ex->Pull(&more);
       if (!more.empty()) Queue(std::move(more), demanded);

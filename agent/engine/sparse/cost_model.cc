@@ -37,6 +37,7 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
   p.algo = algo;
   p.sent.assign(N, 0);
   p.recv.assign(N, 0);
+  p.returned.assign(N, 0);
   auto wire = [&](uint64_t payload) {
     return WireBytes(payload, in.chunk_bytes, in.chunk_overhead);
   };
@@ -52,12 +53,10 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
     blocks.push_back(static_cast<double>(a.blocks));
   }
   double rows = static_cast<double>(t.rows);
-  int phases = 2;
   Context pc = c;
   pc.nodes = static_cast<int>(N);
   switch (algo) {
     case ipc::SparseAlgo::kAllgather: {
-      phases = 1;
       // The agreed ranges hold about equal shares of every node's rows (they are cut at quantiles).
       std::vector<IdRange> ranges = RangesFrom(c.range_starts, t.rows);
       for (size_t i = 0; i < N; ++i) {
@@ -94,13 +93,15 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
       auto per_part_u = static_cast<uint64_t>(std::llround(u / parts));
       for (size_t i = 0; i < N; ++i) {
         auto share = static_cast<uint64_t>(std::llround((blk ? blocks[i] : nnz[i]) / parts));
-        uint64_t b = 0;
+        uint64_t b = 0, back = 0;
         for (const IdRange& r : ranges) {
-          b += wire(OwnerMessageBytes(enc, share, r, t, c.block_rows)) +
-               wire(OwnerMessageBytes(enc, per_part_u, r, t, c.block_rows));
+          b += wire(OwnerMessageBytes(enc, share, r, t, c.block_rows));
+          back += wire(OwnerMessageBytes(enc, per_part_u, r, t, c.block_rows));
         }
         for (size_t j = 0; j < N; ++j) {
-          if (j != i) add(i, j, b);
+          if (j == i) continue;
+          add(i, j, b + back);
+          p.returned[i] += back;
         }
       }
       break;
@@ -123,18 +124,51 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in) {
     case ipc::SparseAlgo::kAuto:
       break;
   }
-  uint64_t busiest = 0;
-  for (size_t i = 0; i < N; ++i) busiest = std::max({busiest, p.sent[i], p.recv[i]});
-  // allgather and dense stream (id ranges, blocks) and sum while the rest arrives; balanced and
-  // block send whole messages in two phases, and an owner sums only once every share is in. Their
-  // bytes cost more time: 1.33x, 1.15x and 1.09x allgather's time per byte at 1 %, 10 % and 50 %
-  // rows per rank (4 nodes at 2 Gbit/s, 1M x 128 f32).
-  double per_byte = algo == ipc::SparseAlgo::kBalanced || algo == ipc::SparseAlgo::kBlock
-                        ? kWholeMessageCost
-                        : 1.0;
-  p.seconds =
-      per_byte * static_cast<double>(busiest) / in.link_bytes_per_s + phases * in.phase_latency_s;
+  p.work = WorkOf(algo, p.sent, p.recv, p.returned, StreamPieces(algo, pc));
+  p.seconds = ExchangeSeconds(p.work, in.time);
   return p;
+}
+
+size_t StreamPieces(ipc::SparseAlgo algo, const Context& c) {
+  switch (algo) {
+    case ipc::SparseAlgo::kAllgather:
+    case ipc::SparseAlgo::kBalanced:
+      return RangesFrom(c.range_starts, c.table.rows).size();
+    case ipc::SparseAlgo::kBlock:
+      return AlignedRanges(c.range_starts, c.table.rows, c.block_rows).size();
+    case ipc::SparseAlgo::kDense:
+      return std::max<size_t>(1, DenseBlocks(RangePartitioning(c, 8).range(0), c.table).size());
+    case ipc::SparseAlgo::kAuto:
+      break;
+  }
+  return 1;
+}
+
+ExchangeWork WorkOf(ipc::SparseAlgo algo, const std::vector<uint64_t>& sent,
+                    const std::vector<uint64_t>& recv, const std::vector<uint64_t>& returned,
+                    size_t pieces) {
+  ExchangeWork w;
+  double k = static_cast<double>(std::max<size_t>(1, pieces));
+  for (size_t i = 0; i < sent.size(); ++i) {
+    w.wire = std::max({w.wire, static_cast<double>(sent[i]), static_cast<double>(recv[i])});
+    w.summed = std::max(w.summed, static_cast<double>(recv[i]));
+    if (i < returned.size())
+      w.tail_wire = std::max(w.tail_wire, static_cast<double>(returned[i]) / k);
+  }
+  // After its last byte a node sums the last piece (allgather: the last range of every node;
+  // balanced, block: its owners' last shares, then merges their returns; dense: an owner's block).
+  w.tail_sum = w.summed / k;
+  // The announcement, and the last piece's own trip; the owner schemes' last range makes two (its
+  // shares, then its return), as dense's last block does.
+  w.rounds = algo == ipc::SparseAlgo::kAllgather ? 2 : 3;
+  if (algo == ipc::SparseAlgo::kDense) w.tail_wire = w.wire / k / 2;
+  return w;
+}
+
+double ExchangeSeconds(const ExchangeWork& w, const TimeParams& p) {
+  return w.rounds * p.round_s +
+         std::max(w.wire / p.link_bytes_per_s, w.summed / p.sum_bytes_per_s) +
+         w.tail_wire / p.link_bytes_per_s + w.tail_sum / p.sum_bytes_per_s;
 }
 
 bool DenseFits(uint64_t rows, uint64_t dim) {

@@ -17,20 +17,50 @@ struct NodeAnnounce {
   uint64_t blocks = 0;  // its non-zero blocks of block_rows rows
 };
 
+// What one sparse exchange's time is made of (docs/design.md, "The sparse time model"): message
+// rounds no byte hides (the announcement, a range's share and its return), the busiest node's
+// bytes at its link's rate or its decoding and summing at its CPU's rate, whichever is slower
+// (streams overlap them), and what is left once its last byte is in: the last range's sum and,
+// for the owner algorithms, its return.
+struct TimeParams {
+  double link_bytes_per_s = 250e6;  // per node link, each way
+  double round_s = 200e-6;          // one message round between agents
+  double sum_bytes_per_s = 2e9;     // received bytes one agent decodes and sums per second
+};
+// What an exchange asks of its busiest node.
+struct ExchangeWork {
+  double wire = 0;       // bytes through its link, the busier direction
+  double summed = 0;     // bytes it receives, decodes and sums
+  double tail_wire = 0;  // bytes it can send only after its last byte came in
+  double tail_sum = 0;   // bytes it sums after its last byte came in
+  int rounds = 1;        // message rounds no byte hides
+};
+double ExchangeSeconds(const ExchangeWork& w, const TimeParams& p);
+// The work of `algo` from every node's bytes: sent, received and, of the sent, what an owner
+// returns (balanced, block; empty otherwise), the exchange streamed in `pieces` (ranges; dense:
+// an owner's blocks).
+ExchangeWork WorkOf(ipc::SparseAlgo algo, const std::vector<uint64_t>& sent,
+                    const std::vector<uint64_t>& recv, const std::vector<uint64_t>& returned,
+                    size_t pieces);
+// The pieces `algo` streams in: its id ranges (allgather, balanced, block) or an owner's blocks
+// (dense).
+size_t StreamPieces(ipc::SparseAlgo algo, const Context& c);
+
 struct CostInputs {
   Context ctx;                      // me is irrelevant
   std::vector<NodeAnnounce> nodes;  // by node
   double union_ratio = -1;          // observed union rows / sum of nnz on earlier steps; < 0: none
   double block_union_ratio = -1;    // the same for non-zero blocks
-  double link_bytes_per_s = 250e6;  // per node link
+  TimeParams time;                  // the link's rate: the agents' measured one when announced
   uint64_t chunk_bytes = 1 << 20;   // messages travel in chunks of this size...
   uint64_t chunk_overhead = 88;     // ...each with this many header bytes
-  double phase_latency_s = 200e-6;  // one message round
 };
 
 struct Prediction {
   ipc::SparseAlgo algo = ipc::SparseAlgo::kAllgather;
   std::vector<uint64_t> sent, recv;  // by node
+  std::vector<uint64_t> returned;    // by node, of sent: owners' returns (balanced, block)
+  ExchangeWork work;
   double seconds = 0;
 };
 
@@ -44,9 +74,6 @@ Prediction Predict(ipc::SparseAlgo algo, const CostInputs& in);
 // The algorithm with the lowest predicted time (ties: the earlier in allgather, balanced,
 // block, dense).
 Prediction Choose(const CostInputs& in);
-// Time per byte of the algorithms that move whole messages in two phases (balanced, block)
-// against those that stream (allgather, dense); see Predict.
-inline constexpr double kWholeMessageCost = 1.15;
 
 // The dense algorithm holds the whole table's values (f32 sums) at every node: it is only chosen,
 // and only allowed when asked for, up to this size. A protocol constant, not a parameter: every

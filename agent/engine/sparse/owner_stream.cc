@@ -33,7 +33,8 @@ class OwnerStreamExchange : public Exchange {
       ends_.push_back(i);
     }
     // At most every node's rows, were they disjoint; address space only, as allgather's.
-    uint64_t upper = std::min<uint64_t>(c_.table.rows, mine_.size() * static_cast<uint64_t>(c_.nodes));
+    uint64_t upper =
+        std::min<uint64_t>(c_.table.rows, mine_.size() * static_cast<uint64_t>(c_.nodes));
     result_.ids.reserve(upper);
     result_.vals.reserve(upper * c_.table.dim);
     // A node alone has nobody to pull its messages: every range is its own at once.
@@ -96,9 +97,9 @@ class OwnerStreamExchange : public Exchange {
     for (int n = 0; n < c_.nodes; ++n) {
       if (n == c_.me) continue;
       const Rows& s = split[static_cast<size_t>(n)];
-      out->push_back({n, 0,
-                      Share(EncodeTrailed(enc_, s, 0, s.size(), ranges_[k], c_.table,
-                                          c_.block_rows, k))});
+      out->push_back(
+          {n, 0,
+           Share(EncodeTrailed(enc_, s, 0, s.size(), ranges_[k], c_.table, c_.block_rows, k))});
     }
     if (next_ == ranges_.size()) mine_ = Rows{};  // every range is split
     shares_[k][Me()] = std::move(split[Me()]);
@@ -135,9 +136,9 @@ class OwnerStreamExchange : public Exchange {
   std::function<int(uint64_t)> owner_;
   std::vector<IdRange> ranges_;
   Rows mine_;
-  std::vector<size_t> ends_;         // by range: where its rows of mine_ end
-  std::vector<Parts> shares_;        // range -> node -> its rows this node owns (phase 0)
-  std::vector<Parts> returns_;       // range -> owner -> its summed rows (phase 1)
+  std::vector<size_t> ends_;                   // by range: where its rows of mine_ end
+  std::vector<Parts> shares_;                  // range -> node -> its rows this node owns (phase 0)
+  std::vector<Parts> returns_;                 // range -> owner -> its summed rows (phase 1)
   std::vector<int> got_shares_, got_returns_;  // by range: parts here (consumed at N)
   RangeResult sums_;                           // the ranges' merged rows, into result_ in order
   size_t next_ = 0;                            // the next range to split and send
