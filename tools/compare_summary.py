@@ -62,11 +62,13 @@ def print_dense_summary(args, rows, systems):
 
 def print_sparse_summary(args, rows, points):
     """One line per (nodes, link rate, density) compared: the fastest algorithm, auto against it, and
-    both against the link time and torch-gloo's sparse all_reduce."""
+    both against the link time and torch-gloo's sparse all_reduce; the worst time ÷ link time and the
+    time model's farthest prediction over Outrider's algorithms, and the host's busy CPU share."""
     print(f"\n# summary: sparse allreduce, {args.rows} x {args.dim} f32, Zipf {args.zipf}; t/link = time / (this "
           f"node's measured wire bytes at the link rate)")
     print(f"  {'nodes':>5} {'rate':>8} {'density':>8} {'fastest':>10} {'time(us)':>11} {'t/link':>7} {'auto ran':>10} "
-          f"{'auto(us)':>11} {'auto/fast':>10} {'auto t/link':>11} {'torch sparse/auto':>18}")
+          f"{'auto(us)':>11} {'auto/fast':>10} {'auto t/link':>11} {'torch sparse/auto':>18} {'worst t/link':>12} "
+          f"{'model/t':>13} {'cpu':>9}")
     for nodes, rate, d in points:
         here = [r for r in rows if r["nodes"] == nodes and r["density"] == d]
         ours = {r["algo"]: r for r in here if r["system"] == "outrider"}
@@ -81,4 +83,20 @@ def print_sparse_summary(args, rows, points):
         print(f"  {nodes:>5} {rate or 'none':>8} {d:>8g} {fa:>10} {f['time_us']:>11.1f} "
               f"{fmt(f.get('time_over_link'), '7.3f'):>7} {(au or {}).get('algo_ran', '-'):>10} "
               f"{fmt(au and au['time_us'], '11.1f'):>11} {fmt(au and au['time_us'] / f['time_us'], '10.3f'):>10} "
-              f"{fmt((au or {}).get('time_over_link'), '11.3f'):>11} {fmt(torch_ratio, '18.2f'):>18}")
+              f"{fmt((au or {}).get('time_over_link'), '11.3f'):>11} {fmt(torch_ratio, '18.2f'):>18} "
+              f"{worst(fixed, 'time_over_link'):>12} {span(fixed, 'model_over_time'):>13} {span(fixed, 'host_cpu_busy'):>9}")
+
+
+def worst(rows, key):
+    """The largest `key` over rows and its algorithm, e.g. '1.084 block'; '-' if none has it."""
+    have = {a: r[key] for a, r in rows.items() if r.get(key) is not None}
+    if not have:
+        return "-"
+    a = max(have, key=have.get)
+    return f"{have[a]:.3f} {a[:5]}"
+
+
+def span(rows, key):
+    """The smallest and largest `key` over rows, e.g. '0.93-1.04'; '-' if none has it."""
+    have = [r[key] for r in rows.values() if r.get(key) is not None]
+    return f"{min(have):.2f}-{max(have):.2f}" if have else "-"

@@ -155,6 +155,16 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   sim->add_option("--local", sparse.sim_local, "ranks per node")->capture_default_str();
+  sim->add_option("--link-gbit", sparse.model_gbit,
+                  "time model: each node's link, Gbit/s (docs/design.md, the sparse time model)")
+      ->capture_default_str();
+  sim->add_option("--round-us", sparse.model_round_us,
+                  "time model: one message round between agents, microseconds")
+      ->capture_default_str();
+  sim->add_option("--sum-gbyte", sparse.model_sum_gbyte,
+                  "time model: received GB one agent decodes and sums per second (2: one core of "
+                  "this project's machines)")
+      ->capture_default_str();
 
   StepOptions step;
   std::vector<std::string> step_buckets;

@@ -39,6 +39,26 @@ struct Stats {
   uint64_t sent, recv, predicted, algo;
 };
 
+// The host's CPU time so far (/proc/stat, all cores, in clock ticks): busy and in all. On an
+// emulated cluster every node shares the host, so the host's busy share while an op runs says
+// whether the emulation's CPU rather than its links could be the limit.
+struct CpuTicks {
+  uint64_t busy = 0, total = 0;
+};
+CpuTicks ReadCpu() {
+  CpuTicks t;
+  std::FILE* f = std::fopen("/proc/stat", "r");
+  if (f == nullptr) return t;
+  unsigned long long v[8] = {};
+  if (std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                  &v[4], &v[5], &v[6], &v[7]) == 8) {
+    for (unsigned long long x : v) t.total += x;
+    t.busy = t.total - v[3] - v[4];  // less idle and iowait
+  }
+  std::fclose(f);
+  return t;
+}
+
 // How many ops fit each algorithm's turn: `turn_ms` over its slowest warm-up op on any rank
 // (agreed by an allreduce, so every rank runs the same ops), at least 1 and at most 64.
 std::vector<int> OpsPerTurn(outrider_client_t* c, const std::vector<double>& warm_us,
@@ -139,9 +159,9 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
         "# time model (docs/design.md): link %.0f MB/s, message round %.0f us (median of 10 "
         "barriers), sums at %.0f MB/s\n",
         model.link_bytes_per_s / 1e6, model.round_s * 1e6, model.sum_bytes_per_s / 1e6);
-    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %12s %9s %6s\n", "algo", "ran",
+    std::printf("# %-10s %-10s %12s %14s %14s %14s %8s %8s %10s %12s %9s %5s %6s\n", "algo", "ran",
                 "time(us)", "wire_sent(B)", "sim_sent(B)", "bound(B)", "w/bound", "sim_err",
-                "t/link", "model(us)", "model/t", "check");
+                "t/link", "model(us)", "model/t", "cpu%", "check");
   }
   nlohmann::json rows = nlohmann::json::array();
   // Algorithms take turns op by op (interleaved), so drift on a shared machine hits all alike, in
@@ -157,6 +177,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
   std::mt19937 shuffle(static_cast<uint32_t>(o.seed));
   std::vector<int> reps(na, 1);  // ops per turn
   std::vector<double> warm_us(na, 0);
+  std::vector<uint64_t> cpu_busy(na, 0), cpu_total(na, 0);  // rank 0's view of the host
   for (int i = 0; i < o.warmup + o.iters; ++i) {
     if (i == o.warmup && o.turn_ms > 0) reps = OpsPerTurn(c, warm_us, o.turn_ms);
     std::shuffle(order.begin(), order.end(), shuffle);
@@ -171,11 +192,17 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
         outrider_op_t h;
         Must(c, outrider_barrier(c, nullptr, &h), "barrier");
         Must(c, outrider_wait(c, h, 600000), "wait");
+        CpuTicks cpu0 = ReadCpu();
         double t0 = NowUs();
         Must(c, outrider_sparse_allreduce(c, &s, &opts, &h), "sparse_allreduce");
         Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
         double us = NowUs() - t0;
-        if (i >= o.warmup) times[a].push_back(us);
+        CpuTicks cpu1 = ReadCpu();
+        if (i >= o.warmup) {
+          times[a].push_back(us);
+          cpu_busy[a] += cpu1.busy - cpu0.busy;
+          cpu_total[a] += cpu1.total - cpu0.total;
+        }
         if (i < o.warmup) warm_us[a] = std::max(warm_us[a], us);
         last[a] = res;
         // The last op's result is the one checked; hashing every op's would hold a core between ops
@@ -228,12 +255,15 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
     // The time model on the simulator's bytes of the algorithm that ran (auto: the agents' pick).
     const SimAlgo* ma = Find(sim, ran);
     double model_us = rate > 0 && ma ? agent::sparse::ExchangeSeconds(ma->work, model) * 1e6 : 0;
-    std::printf("  %-10s %-10s %12.1f %14llu %14.0f %14.0f %8.3f %8.4f %10.3f %12.1f %9.3f %6s\n",
-                name.c_str(), std::string(ipc::SparseAlgoName(ran)).c_str(), t,
-                static_cast<unsigned long long>(max_sent), sim_sent, bound,
-                bound > 0 ? static_cast<double>(max_sent) / bound : 0, sim_err,
-                link_us > 0 ? t / link_us : 0, model_us, model_us > 0 ? model_us / t : 0,
-                ok ? "ok" : "WRONG");
+    double busy =
+        cpu_total[a] > 0 ? static_cast<double>(cpu_busy[a]) / static_cast<double>(cpu_total[a]) : 0;
+    std::printf(
+        "  %-10s %-10s %12.1f %14llu %14.0f %14.0f %8.3f %8.4f %10.3f %12.1f %9.3f %5.0f %6s\n",
+        name.c_str(), std::string(ipc::SparseAlgoName(ran)).c_str(), t,
+        static_cast<unsigned long long>(max_sent), sim_sent, bound,
+        bound > 0 ? static_cast<double>(max_sent) / bound : 0, sim_err,
+        link_us > 0 ? t / link_us : 0, model_us, model_us > 0 ? model_us / t : 0, busy * 100,
+        ok ? "ok" : "WRONG");
     nlohmann::json row = {
         {"system", "outrider"},
         {"op", "sparse_allreduce"},
@@ -266,6 +296,7 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
       row["link_time_us"] = link_us;
       row["time_over_link"] = t / link_us;
     }
+    if (cpu_total[a] > 0) row["host_cpu_busy"] = busy;
     if (model_us > 0) {
       row["model_time_us"] = model_us;
       row["model_over_time"] = model_us / t;
@@ -294,6 +325,16 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
     std::fprintf(stderr, "outrider-bench: need rows, dim, --local >= 1 and density in (0, 1]\n");
     return 2;
   }
+  if (!(o.model_gbit > 0) || !(o.model_round_us >= 0) || !(o.model_sum_gbyte > 0)) {
+    std::fprintf(stderr,
+                 "outrider-bench: --link-gbit and --sum-gbyte must be positive, --round-us at "
+                 "least 0\n");
+    return 2;
+  }
+  agent::sparse::TimeParams model;
+  model.link_bytes_per_s = o.model_gbit * 1e9 / 8;
+  model.round_s = o.model_round_us * 1e-6;
+  model.sum_bytes_per_s = o.model_sum_gbyte * 1e9;
   nlohmann::json rows = nlohmann::json::array();
   uint64_t nnz = std::max<uint64_t>(
       1, static_cast<uint64_t>(std::llround(o.density * static_cast<double>(o.rows))));
@@ -304,8 +345,12 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
       FormatBytes(o.rows * o.dim * 4).c_str(), static_cast<unsigned long long>(nnz), o.zipf,
       o.sim_local);
   std::printf("# per-node bytes sent (max over nodes); bound: docs/design.md, sparse gradients\n");
-  std::printf("# %6s %10s %10s %-10s %16s %16s %8s\n", "nodes", "d", "d_union", "algo",
-              "max_sent(B)", "bound(B)", "sent/bnd");
+  std::printf(
+      "# time: the time model (docs/design.md) at %.4g Gbit/s links, %.4g us message rounds, sums "
+      "at %.4g GB/s; wire/sum: the busiest node's bytes at the link over its sums at that rate\n",
+      o.model_gbit, o.model_round_us, o.model_sum_gbyte);
+  std::printf("# %6s %10s %10s %-15s %16s %16s %8s %12s %9s\n", "nodes", "d", "d_union", "algo",
+              "max_sent(B)", "bound(B)", "sent/bnd", "time(ms)", "wire/sum");
   for (int n : o.sim_nodes) {
     if (n < 1) continue;
     SimConfig sc;
@@ -318,14 +363,20 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
     sc.seed = o.seed;
     sc.block_rows = o.block_rows;
     sc.chunk_bytes = o.chunk_bytes;
+    sc.time = model;
     SimResult r = Simulate(sc, ZipfSource(sc));
     for (const SimAlgo& s : r.algos) {
       std::string name(ipc::SparseAlgoName(s.algo));
       if (s.algo == ipc::SparseAlgo::kAuto)
         name += "=" + std::string(ipc::SparseAlgoName(r.auto_choice));
-      std::printf("  %6d %10.5f %10.5f %-10s %16llu %16.0f %8.3f\n", n, r.density, r.union_density,
-                  name.c_str(), static_cast<unsigned long long>(s.max_sent), s.bound,
-                  s.bound > 0 ? static_cast<double>(s.max_sent) / s.bound : 0);
+      double secs = agent::sparse::ExchangeSeconds(s.work, model);
+      double wire_over_sum = s.work.summed > 0 ? (s.work.wire / model.link_bytes_per_s) /
+                                                     (s.work.summed / model.sum_bytes_per_s)
+                                               : 0;
+      std::printf("  %6d %10.5f %10.5f %-15s %16llu %16.0f %8.3f %12.3f %9.3f\n", n, r.density,
+                  r.union_density, name.c_str(), static_cast<unsigned long long>(s.max_sent),
+                  s.bound, s.bound > 0 ? static_cast<double>(s.max_sent) / s.bound : 0, secs * 1e3,
+                  wire_over_sum);
       rows.push_back({{"system", "outrider-sim"},
                       {"op", "sparse_allreduce"},
                       {"algo", std::string(ipc::SparseAlgoName(s.algo))},
@@ -338,6 +389,11 @@ int RunSparseSim(const CommonOptions& common, const SparseOptions& o) {
                       {"union_density", r.union_density},
                       {"union_rows", r.union_rows},
                       {"time_us", nullptr},
+                      {"model_time_us", secs * 1e6},
+                      {"model_link_gbit", o.model_gbit},
+                      {"model_round_us", o.model_round_us},
+                      {"model_sum_gbyte", o.model_sum_gbyte},
+                      {"wire_over_sum", wire_over_sum},
                       {"wire_bytes_sent", s.max_sent},
                       {"wire_bytes_recv", s.max_recv},
                       {"mean_bytes_sent", s.mean_sent},

@@ -28,6 +28,11 @@ struct SparseOptions {
   uint64_t chunk_bytes = 1 << 20;                       // must match the agents' ring_chunk_bytes
   std::vector<int> sim_nodes = {4, 16, 64, 256, 1024};  // sparse-sim only
   int sim_local = 1;
+  // sparse-sim: the time model's parameters (agent/engine/sparse/cost_model.h, TimeParams); its
+  // times and auto's choice assume them.
+  double model_gbit = 100;     // per node link
+  double model_round_us = 50;  // one message round between agents
+  double model_sum_gbyte = 2;  // received bytes one agent decodes and sums per second (GB)
 };
 
 int RunSparse(const CommonOptions& common, const SparseOptions& options);

@@ -107,6 +107,10 @@ class SparseExchange final : public Algorithm {
   // medians of 3 runs.)
   std::deque<Chunk> queue_;
   std::deque<Chunk> urgent_;  // chunks of the demanded rows: sent before any of queue_
+  // balanced and block: owners' returns (phase 1), sent once no share (phase 0) waits in queue_.
+  // A late share holds up its owner's sum of a range, and with it that range's returns to every
+  // node; a late return holds up only its own range at its receiver.
+  std::deque<Chunk> returns_;
   int chunks_in_flight_ = 0;
   bool pumping_ = false;
 };
