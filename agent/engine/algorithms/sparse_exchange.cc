@@ -251,10 +251,11 @@ void SparseExchange::PumpSends() {
   // A node may have its own result while its messages to others are still queued: those still
   // go out (success is reported once they have). A failed instance sends nothing more.
   while (!failed() && static_cast<size_t>(chunks_in_flight_) < window) {
-    // Exchanges hold their messages back (ranges, blocks) and make them as the window opens, the
-    // next ones before the queue runs dry (the demanded rows' first).
+    // Exchanges hold their messages back (ranges, blocks) and make them as the window opens; the
+    // demanded rows' first. (Made before the queue ran dry instead, allgather at 0.1 % took 1.5 %
+    // longer.)
     for (auto [ex, demanded] : {std::pair{first_.get(), true}, std::pair{exchange_.get(), false}}) {
-      if (!urgent_.empty() || (!demanded && queue_.size() >= window) || ex == nullptr) continue;
+      if (!urgent_.empty() || (!demanded && !queue_.empty()) || ex == nullptr) continue;
       std::vector<sparse::Outgoing> more;
       ex->Pull(&more);
       if (!more.empty()) Queue(std::move(more), demanded);
