@@ -192,12 +192,12 @@ int RunSparse(const CommonOptions& common, const SparseOptions& o) {
         outrider_op_t h;
         Must(c, outrider_barrier(c, nullptr, &h), "barrier");
         Must(c, outrider_wait(c, h, 600000), "wait");
-        CpuTicks cpu0 = ReadCpu();
+        CpuTicks cpu0 = rank == 0 ? ReadCpu() : CpuTicks{};
         double t0 = NowUs();
         Must(c, outrider_sparse_allreduce(c, &s, &opts, &h), "sparse_allreduce");
         Must(c, outrider_wait_result(c, h, 600000, &res), "wait");
         double us = NowUs() - t0;
-        CpuTicks cpu1 = ReadCpu();
+        CpuTicks cpu1 = rank == 0 ? ReadCpu() : CpuTicks{};
         if (i >= o.warmup) {
           times[a].push_back(us);
           cpu_busy[a] += cpu1.busy - cpu0.busy;

@@ -232,9 +232,8 @@ void SparseExchange::Queue(std::vector<sparse::Outgoing> out, bool demanded) {
   // The messages' chunks take turns (see queue_).
   std::stable_sort(batch.begin(), batch.end(),
                    [](const Chunk& a, const Chunk& b) { return a.offset < b.offset; });
-  bool owners = algo_ == ipc::SparseAlgo::kBalanced || algo_ == ipc::SparseAlgo::kBlock;
   for (Chunk& ch : batch)
-    (demanded ? urgent_ : owners && ch.phase == 1 ? returns_ : queue_).push_back(std::move(ch));
+    (demanded ? urgent_ : Owners() && ch.phase == 1 ? returns_ : queue_).push_back(std::move(ch));
 }
 
 void SparseExchange::PumpSends() {
@@ -246,8 +245,7 @@ void SparseExchange::PumpSends() {
   // with two chunks each some receivers would idle while others queue: four keep every receiver
   // fed (8 nodes at 500 Mbit/s on 4 MB queues, 1 % of 1M x 128, two runs each: block 1.26-1.29 ->
   // 1.10-1.14x its link time; allgather kept at two: 1.08-1.10 against 1.13-1.28 with four).
-  const size_t window =
-      algo_ == ipc::SparseAlgo::kBalanced || algo_ == ipc::SparseAlgo::kBlock ? 4 : 2;
+  const size_t window = Owners() ? 4 : 2;
   // A node may have its own result while its messages to others are still queued: those still
   // go out (success is reported once they have). A failed instance sends nothing more.
   while (!failed() && static_cast<size_t>(chunks_in_flight_) < window) {

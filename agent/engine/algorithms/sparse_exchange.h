@@ -69,6 +69,10 @@ class SparseExchange final : public Algorithm {
   // Sparse allreduce without demand: the rows the exchange holds final go to the clients now.
   void DeliverReady();
   bool Streams() const;
+  // The exchange is an owner algorithm (balanced, block): shares, then owners' returns.
+  bool Owners() const {
+    return algo_ == ipc::SparseAlgo::kBalanced || algo_ == ipc::SparseAlgo::kBlock;
+  }
   void Learn(const sparse::Rows& result);
 
   SparseShared& shared_;  // The node group's; outlives this.

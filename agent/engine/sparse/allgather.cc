@@ -25,20 +25,8 @@ class AllgatherExchange : public Exchange {
 
   void Start(Rows mine, std::vector<Outgoing>*) override {
     mine_ = std::move(mine);
-    ends_.reserve(ranges_.size());
-    size_t i = 0;
-    for (size_t k = 0; k < ranges_.size(); ++k) {
-      size_t end = static_cast<size_t>(std::lower_bound(mine_.ids.begin() + static_cast<long>(i),
-                                                        mine_.ids.end(), ranges_[k].hi) -
-                                       mine_.ids.begin());
-      ends_.push_back(end);
-      i = end;
-    }
-    // At most every node's rows, were they disjoint; address space only: pages are touched as
-    // ranges are appended.
-    uint64_t upper = mine_.size() * static_cast<uint64_t>(c_.nodes);
-    result_.ids.reserve(upper);
-    result_.vals.reserve(upper * c_.table.dim);
+    ends_ = RangeEnds(mine_.ids, ranges_);
+    ReserveResult(c_, mine_.size(), &result_);
     // This node's part of each range is in mine_ already (taken out when the range is summed).
     for (size_t k = 0; k < ranges_.size(); ++k) Arrived(k);
   }

@@ -59,6 +59,23 @@ std::vector<IdRange> RangesFrom(const std::vector<uint64_t>& starts, uint64_t ro
   return r;
 }
 
+std::vector<size_t> RangeEnds(std::span<const uint64_t> ids, const std::vector<IdRange>& ranges) {
+  std::vector<size_t> ends;
+  ends.reserve(ranges.size());
+  auto at = ids.begin();
+  for (const IdRange& r : ranges) {
+    at = std::lower_bound(at, ids.end(), r.hi);
+    ends.push_back(static_cast<size_t>(at - ids.begin()));
+  }
+  return ends;
+}
+
+void ReserveResult(const Context& c, size_t mine, Rows* result) {
+  uint64_t upper = std::min<uint64_t>(c.table.rows, mine * static_cast<uint64_t>(c.nodes));
+  result->ids.reserve(upper);
+  result->vals.reserve(upper * c.table.dim);
+}
+
 uint64_t RangeMessageBytes(uint64_t n, IdRange range, const Table& t) {
   return EncodedBytes(Encoding::kSparse, n, range, t, 8) + kTrailerBytes;
 }

@@ -107,6 +107,12 @@ std::vector<uint64_t> IdQuantiles(std::span<const uint64_t> ids, size_t parts);
 std::vector<uint64_t> MergeQuantiles(const std::vector<std::vector<uint64_t>>& per_node);
 // The id ranges `starts` cuts [0, rows) into, in order.
 std::vector<IdRange> RangesFrom(const std::vector<uint64_t>& starts, uint64_t rows);
+// Where each of `ranges` (in order, covering every id) ends in sorted `ids`: range k's ids are
+// [k == 0 ? 0 : ends[k - 1], ends[k]).
+std::vector<size_t> RangeEnds(std::span<const uint64_t> ids, const std::vector<IdRange>& ranges);
+// Reserves the address space of a streamed result: at most every node's rows, were they disjoint,
+// and never more than the table (pages are touched only as ranges are appended).
+void ReserveResult(const Context& c, size_t mine, Rows* result);
 // The ranges' rows joining a result in id order, whatever order the ranges complete in.
 class RangeResult {
  public:

@@ -24,19 +24,8 @@ class OwnerStreamExchange : public Exchange {
 
   void Start(Rows mine, std::vector<Outgoing>*) override {
     mine_ = std::move(mine);
-    ends_.reserve(ranges_.size());
-    size_t i = 0;
-    for (const IdRange& r : ranges_) {
-      i = static_cast<size_t>(
-          std::lower_bound(mine_.ids.begin() + static_cast<long>(i), mine_.ids.end(), r.hi) -
-          mine_.ids.begin());
-      ends_.push_back(i);
-    }
-    // At most every node's rows, were they disjoint; address space only, as allgather's.
-    uint64_t upper =
-        std::min<uint64_t>(c_.table.rows, mine_.size() * static_cast<uint64_t>(c_.nodes));
-    result_.ids.reserve(upper);
-    result_.vals.reserve(upper * c_.table.dim);
+    ends_ = RangeEnds(mine_.ids, ranges_);
+    ReserveResult(c_, mine_.size(), &result_);
     // A node alone has nobody to pull its messages: every range is its own at once.
     if (c_.nodes == 1) {
       while (next_ < ranges_.size()) Split(next_++, nullptr);
