@@ -153,6 +153,10 @@ std::string_view OpKindName(OpKind kind) {
       return "sparse_shard";
     case OpKind::kSparseLookup:
       return "sparse_lookup";
+    case OpKind::kSend:
+      return "send";
+    case OpKind::kRecv:
+      return "recv";
   }
   return "unknown";
 }

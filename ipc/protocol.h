@@ -55,8 +55,15 @@ enum class OpKind : uint32_t {
   kSparseAllreduce = 6,  // replicated table: every rank gets the union of rows, summed
   kSparseShard = 7,      // sharded table: rows arrive summed at the rank that owns them
   kSparseLookup = 8,     // sharded table: rows fetched from the ranks that own them
+  // Point to point: `root` is the peer's rank (kRecv: kAnySource for any sender), `key` the tag.
+  // Matched per (sender, receiver, tag) in the order each side posted; no other rank takes part.
+  kSend = 9,
+  kRecv = 10,
 };
-inline constexpr uint32_t kNumOpKinds = 9;
+inline constexpr uint32_t kNumOpKinds = 11;
+inline bool IsPointToPoint(OpKind k) { return k == OpKind::kSend || k == OpKind::kRecv; }
+// SubmitEntry.root of a kRecv that takes a message from any sender.
+inline constexpr int32_t kAnySource = -1;
 inline bool IsSparse(OpKind k) {
   return k >= OpKind::kSparseAllreduce && k <= OpKind::kSparseLookup;
 }
@@ -359,7 +366,7 @@ struct CompletionEntry {
   uint64_t wire_bytes_sent;
   uint64_t wire_bytes_recv;
   uint32_t flags;  // kCompletionPartial: the op is still running (see below)
-  uint32_t reserved;
+  int32_t source;  // kRecv: the sender's rank (in the op's communicator); else 0
   // Sparse allreduce with demand: the leading rows of the result that are demanded rows. A
   // partial completion says those rows are in the output already; the final one follows.
   uint64_t demand_rows;

@@ -48,7 +48,8 @@ int SubmitOp(outrider_client_t* c, outrider::shim::OpArgs args, const outrider_o
                                      "; initialize it with outrider_op_options_init"));
   }
   args.comm = CommOf(opts);
-  args.key = (opts && opts->key) ? opts->key : outrider::shim::HashKey(kind_name);
+  if (!outrider::ipc::IsPointToPoint(args.kind))  // a send's or receive's key is its tag
+    args.key = (opts && opts->key) ? opts->key : outrider::shim::HashKey(kind_name);
   args.priority = opts ? opts->priority : 0;
   args.stream = OUTRIDER_HAS_FIELD(opts, cuda_stream) ? opts->cuda_stream : nullptr;
   size_t elem = outrider::ipc::DTypeSize(args.dtype);
@@ -91,6 +92,30 @@ int outrider_allreduce(outrider_client_t* c, const void* send, void* recv, uint6
   a.recv = recv;
   a.recv_bytes = bytes;
   return SubmitOp(c, a, opts, op, "allreduce");
+}
+
+int outrider_send(outrider_client_t* c, const void* buf, uint64_t count, outrider_dtype_t dtype,
+                  int peer, int tag, const outrider_op_options_t* opts, outrider_op_t* op) {
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kSend};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  a.root = peer;
+  a.count = count;
+  a.send = buf;
+  a.send_bytes = count * outrider::ipc::DTypeSize(a.dtype);
+  a.key = static_cast<uint32_t>(tag);
+  return SubmitOp(c, a, opts, op, "send");
+}
+
+int outrider_recv(outrider_client_t* c, void* buf, uint64_t count, outrider_dtype_t dtype, int peer,
+                  int tag, const outrider_op_options_t* opts, outrider_op_t* op) {
+  outrider::shim::OpArgs a{outrider::ipc::OpKind::kRecv};
+  a.dtype = static_cast<outrider::ipc::DType>(dtype);
+  a.root = peer;
+  a.count = count;
+  a.recv = buf;
+  a.recv_bytes = count * outrider::ipc::DTypeSize(a.dtype);
+  a.key = static_cast<uint32_t>(tag);
+  return SubmitOp(c, a, opts, op, "recv");
 }
 
 int outrider_broadcast(outrider_client_t* c, void* buf, uint64_t count, outrider_dtype_t dtype,
@@ -282,7 +307,9 @@ void FillResult(const outrider::shim::OpResult& info, outrider_op_result_t* resu
   result->wire_bytes_sent = info.wire_bytes_sent;
   result->wire_bytes_recv = info.wire_bytes_recv;
   result->agent_ns = info.agent_ns;
-  if (result->size >= sizeof(outrider_op_result_t)) result->demand_rows = info.demand_rows;
+  if (result->size >= offsetof(outrider_op_result_t, demand_rows) + sizeof(result->demand_rows))
+    result->demand_rows = info.demand_rows;
+  if (result->size >= sizeof(outrider_op_result_t)) result->source = info.source;
 }
 }  // namespace
 

@@ -353,10 +353,16 @@ Result<uint64_t> Client::SubmitEntry(const Communicators::Comm& comm_ref, const 
         "each node together, in node order)");
   }
   int32_t root = a.root;
-  if (a.kind == ipc::OpKind::kBroadcast) {
+  bool any_source = a.kind == ipc::OpKind::kRecv && root == ipc::kAnySource;
+  if (a.kind == ipc::OpKind::kBroadcast || (ipc::IsPointToPoint(a.kind) && !any_source)) {
+    const char* what = a.kind == ipc::OpKind::kBroadcast ? "root " : "peer ";
     if (root < 0 || root >= comm->size) {
-      return InvalidArgument("root " + std::to_string(root) + " is outside the communicator's " +
+      return InvalidArgument(what + std::to_string(root) + " is outside the communicator's " +
                              std::to_string(comm->size) + " ranks");
+    }
+    if (ipc::IsPointToPoint(a.kind) && root == comm->rank) {
+      return InvalidArgument(std::string(ipc::OpKindName(a.kind)) +
+                             " names this rank itself as its peer (" + std::to_string(root) + ")");
     }
     root = comm->agent_rank[static_cast<size_t>(root)];
   }
@@ -487,6 +493,15 @@ void Client::DrainCompletions() {
     it->second.result = FromReply(c.code, c.message);
     it->second.info = OpResult{c.result_rows,     c.algo,     c.predicted_bytes, c.wire_bytes_sent,
                                c.wire_bytes_recv, c.agent_ns, c.demand_rows};
+    // A receive's sender, in the agents' numbering of its communicator: the caller's is its place.
+    if (static_cast<ipc::OpKind>(it->second.entry.kind) == ipc::OpKind::kRecv && c.code == 0) {
+      it->second.info.source = c.source;
+      if (auto comm = comms_.Find(it->second.comm); comm.ok()) {
+        const auto& order = (*comm)->agent_rank;
+        auto at = std::find(order.begin(), order.end(), c.source);
+        if (at != order.end()) it->second.info.source = static_cast<int32_t>(at - order.begin());
+      }
+    }
   }
 }
 

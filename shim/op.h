@@ -49,6 +49,7 @@ struct OpResult {
   uint64_t wire_bytes_recv = 0;
   uint64_t agent_ns = 0;
   uint64_t demand_rows = 0;
+  int32_t source = -1;  // recv: the sender's rank in the op's communicator
 };
 
 // An op whose handle has not been released yet.

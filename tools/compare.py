@@ -5,7 +5,7 @@ Each round runs, one after the other (interleaved, so drift of a shared machine 
 alike, and each round starting with the next system, so the first run's cost does too): outrider-bench through the agents, outrider-gloo-bench (Gloo C++) and torch_bench.py
 (torch.distributed, gloo backend) without agents, on the same topology. Per system and size the
 median over rounds is reported, with the ratios Outrider / baseline (below 1.0: Outrider faster).
-`compare train` runs the DDP example tools/examples/train_lm.py instead, the same script for every
+`compare train3d` runs the 3D-parallel example (compare_train3d.py). `compare train` runs the DDP example tools/examples/train_lm.py instead, the same script for every
 system but for the backend (plain DistributedDataParallel): by default outrider with sparse
 embedding gradients against gloo DDP with sparse and with dense ones (--runs picks the pairs). `compare local` runs
 outrider-bench local (one node, private agent, no launcher). `compare interfere` runs two jobs on
@@ -29,11 +29,13 @@ import sys
 import tempfile
 import time
 
-from compare_summary import BASE, print_dense_summary, print_sparse_summary
+import compare_train3d
+from compare_summary import BASE, print_dense_summary, print_p2p_summary, print_sparse_summary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = {"allreduce": "allreduce", "broadcast": "broadcast", "allgather": "allgather", "alltoall": "alltoall",
-       "sparse": "sparse", "train": "train", "local": "local", "interfere": "interfere"}
+       "sparse": "sparse", "train": "train", "train3d": "train3d", "local": "local", "interfere": "interfere",
+       "p2p": "p2p"}
 TRAIN_RUNS = (("outrider", "sparse"), ("torch-gloo", "sparse"), ("torch-gloo", "dense"))
 SPARSE_ALGOS = ("allgather", "balanced", "block", "dense", "auto")
 
@@ -75,6 +77,9 @@ def run_system(system, args, build, out_json):
         launcher += ["--rate", args.rate] + (["--queue", args.queue] if args.queue else [])
     if args.mtu:
         launcher += ["--mtu", str(args.mtu)]
+    if args.op == "train3d":
+        return run_cmd(f"{system[0]} ({system[1]})", compare_train3d.command(system, args, launcher, ROOT, out_json),
+                       args, out_json)
     if args.op == "train":
         backend, algo = system
         cmd = launcher + ([] if backend == "outrider" else ["--no-agent"]) + [
@@ -181,7 +186,7 @@ def main():
     p.add_argument("--nodes", default="4",
                    help="emulated nodes (default 4); sparse: a comma-separated list compares at each count in turn "
                         "(e.g. 4,8,16)")
-    p.add_argument("--procs-per-node", type=int, default=1, help="ranks per node (default 1)")
+    p.add_argument("--procs-per-node", type=int, help="ranks per node (default 1; train3d: 2)")
     p.add_argument("--rate",
                    help="link rate, tc syntax (default 2gbit; 'none' for unshaped); sparse: one rate for all node "
                         "counts or one per count, comma-separated (default: 1gbit up to 4 nodes, 500mbit up to 8, "
@@ -234,7 +239,7 @@ def main():
     g.add_argument("--min-samples", type=int, default=100, help="job A's ops per size and phase, at least (default 100)")
     g.add_argument("--agent-arg", action="append", default=[], help="extra argument for every agent (repeatable)")
     g = p.add_argument_group("training (compare train: tools/examples/train_lm.py)")
-    g.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
+    g.add_argument("--steps", type=int, help="training steps per run (default 100; train3d: 20)")
     g.add_argument("--batch", type=int, default=256, help="examples per rank and step (default 256)")
     g.add_argument("--vocab", type=int, default=100000, help="embedding rows (default 100000)")
     g.add_argument("--demand", action="store_true", help="outrider run announces each next batch's rows")
@@ -244,6 +249,7 @@ def main():
     g.add_argument("--ddp", choices=("plain", "shared"), default="plain",
                    help="outrider runs: plain DistributedDataParallel (default, the same code as gloo's) or "
                         "outrider_torch.shared_ddp")
+    g.add_argument("--micro", type=int, default=4, help="train3d: micro-batches per step (default 4)")
     g.add_argument("--overlap", action="store_true",
                    help="also run outrider with the embedding synchronized outside DDP, overlapped with the next step")
     args = p.parse_args()
@@ -260,8 +266,10 @@ def main():
     if len(rates) != len(node_counts):
         p.error(f"--rate: {len(rates)} rates for {len(node_counts)} node counts")
     args.nodes, args.rate = node_counts[0], rates[0]
+    args.procs_per_node = args.procs_per_node or (2 if args.op == "train3d" else 1)
+    args.steps = args.steps or (20 if args.op == "train3d" else 100)
     if args.against:
-        if args.op == "train":
+        if args.op in ("train", "train3d"):
             p.error("--against is not supported for train")
         args.against = os.path.abspath(args.against)
         for f in ("bin/outrider-bench", "bin/outrider-agent"):
@@ -275,6 +283,10 @@ def main():
     if args.sweep and args.op not in ("sparse", "train", "local"):
         args.min_bytes = args.min_bytes or "4K"
         args.max_bytes = args.max_bytes or "1G"
+    if args.op == "p2p":
+        args.min_bytes = args.min_bytes or "8"
+        if args.systems == "outrider,gloo,torch-gloo":
+            args.systems = "outrider,gloo"
     args.min_bytes = args.min_bytes or "64M"
     args.max_bytes = args.max_bytes or "64M"
     if args.op == "train":
@@ -290,6 +302,12 @@ def main():
         if args.rate == "none":
             args.rate = ""
         return compare_train(args)
+    if args.op == "train3d":
+        if args.rounds < 1 or args.steps < 5:
+            p.error("--rounds must be positive and --steps at least 5")
+        if args.rate == "none":
+            args.rate = ""
+        return compare_train3d.compare(args, run_rounds, write_json)
     if args.op == "interfere":
         if args.rate == "none":
             args.rate = ""
@@ -367,12 +385,14 @@ def main():
                 row["metric"] = metric
                 row["p50_us"] = t
                 row["p99_us"] = statistics.median(r.get("p99_us", r.get("rtt_p99_us", 0)) for r in rs)
-            elif "busbw_gbps" in rs[0]:
+            if "busbw_gbps" in rs[0]:
                 row["busbw_gbps"] = statistics.median(r["busbw_gbps"] for r in rs)
             rows.append(row)
         label = f"8-byte latency p50" if metric != "size" else f"{size} bytes"
         if metric == "rtt":
             label = "8-byte round trip p50"
+        if args.op == "p2p":
+            label = f"{size} bytes, {metric} (one way per message)"
         print(f"\n  {label}")
         print(f"  {'system':<14} {'time(us)':>12} {'busbw(GB/s)':>12}")
         for r in rows:
@@ -387,7 +407,7 @@ def main():
                     for r in rows:
                         if r["system"] == "outrider" and r["bytes"] == size and r.get("metric", "size") == metric:
                             r["ratio_vs_base" if base == BASE else f"ratio_vs_{base.replace('-', '_')}"] = ratio
-            if args.rate and metric == "size" and size >= (1 << 20):
+            if args.rate and metric in ("size", "bandwidth") and size >= (1 << 20):
                 for r in rows:
                     if r["system"] == "outrider" and r["bytes"] == size and "busbw_gbps" in r:
                         rate_gbps = r["rate_gbit"] / 8 if r.get("rate_gbit") else None
@@ -395,7 +415,10 @@ def main():
                             frac = r["busbw_gbps"] / rate_gbps
                             r["busbw_over_link"] = frac
                             print(f"  outrider busbw / link rate: {frac:.3f}")
-    print_dense_summary(args, rows, systems)
+    if args.op == "p2p":
+        print_p2p_summary(args, rows)
+    else:
+        print_dense_summary(args, rows, systems)
     write_json(args, rows, env)
 
 

@@ -60,6 +60,31 @@ def print_dense_summary(args, rows, systems):
         print(f"  largest outrider / best baseline over the sweep: {worst:.3f}")
 
 
+def print_p2p_summary(args, rows):
+    """One line per size of compare p2p: Outrider's one-way time per message against Gloo's, and
+    from 1 MiB its bandwidth against the link rate."""
+    rate = rate_of(args.rate)
+    print(f"\n# summary: p2p between two ranks, medians of {args.rounds} rounds; link {args.rate or 'unshaped'}")
+    print(f"  {'size':>12} {'metric':>10} {'outrider(us)':>13} {'gloo(us)':>11} {'out/gloo':>9} {'out bw/link':>12}")
+    worst_latency = None
+    for size in sorted({r["bytes"] for r in rows}):
+        by = {r["system"]: r for r in rows if r["bytes"] == size}
+        mine, gloo = by.get("outrider"), by.get("gloo")
+        if not mine:
+            continue
+        ratio = mine["time_us"] / gloo["time_us"] if gloo else None
+        link = (size / (mine["time_us"] * 1e-6)) / (rate * 1e9 / 8) if rate and size >= (1 << 20) else None
+        if link is not None:
+            mine["bw_over_link"] = link
+        if ratio is not None and mine.get("metric") == "latency":
+            worst_latency = max(worst_latency or ratio, ratio)
+        fmt = lambda v, f: format(v, f) if v is not None else "-"  # noqa: E731
+        print(f"  {size:>12} {mine.get('metric', '-'):>10} {mine['time_us']:>13.2f} "
+              f"{fmt(gloo and gloo['time_us'], '11.2f'):>11} {fmt(ratio, '9.3f'):>9} {fmt(link, '12.3f'):>12}")
+    if worst_latency is not None:
+        print(f"  largest outrider / gloo latency (8 B to 64 KiB): {worst_latency:.3f}")
+
+
 def print_sparse_summary(args, rows, points):
     """One line per (nodes, link rate, density) compared: the fastest algorithm, auto against it, and
     both against the link time and torch-gloo's sparse all_reduce; the worst time ÷ link time and the

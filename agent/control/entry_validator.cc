@@ -190,6 +190,34 @@ Result<ValidatedOp> ValidateSparse(const ipc::SubmitEntry& e, ValidatedOp op, in
   return op;
 }
 
+// A send names its peer and its input, a receive its sender (or any) and its output; the other
+// buffer is empty. Host memory only: the agents carry the bytes themselves.
+Result<ValidatedOp> ValidatePointToPoint(const ipc::SubmitEntry& e, ValidatedOp op, uint64_t elem,
+                                         int rank, int world_size, const RegionLookup& regions) {
+  bool sends = op.kind == ipc::OpKind::kSend;
+  const char* what = sends ? "send" : "recv";
+  bool any = !sends && e.root == ipc::kAnySource;
+  if (!any && (e.root < 0 || e.root >= world_size || e.root == rank)) {
+    return InvalidArgument(std::string(what) + (sends ? " to rank " : " from rank ") +
+                           std::to_string(e.root) + ": not another rank of the job (size " +
+                           std::to_string(world_size) + ", this rank " + std::to_string(rank) +
+                           ")");
+  }
+  uint64_t bytes;
+  if (__builtin_mul_overflow(e.count, elem, &bytes) || bytes > ipc::kMaxOpBytes) {
+    return InvalidArgument("count " + std::to_string(e.count) + " exceeds the per-op limit of " +
+                           std::to_string(ipc::kMaxOpBytes) + " bytes");
+  }
+  OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, sends ? bytes : 0, regions, &op));
+  OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, sends ? 0 : bytes, regions, &op));
+  if (op.NamesDevice()) {
+    return InvalidArgument(std::string(what) +
+                           " takes host memory (with gpu_mode staging the shim stages device "
+                           "buffers through it)");
+  }
+  return op;
+}
+
 }  // namespace
 
 Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world_size,
@@ -250,6 +278,8 @@ Result<ValidatedOp> ValidateEntry(const ipc::SubmitEntry& e, int rank, int world
                            " is not a rank of the job (size " + std::to_string(world_size) + ")");
   }
   uint64_t elem = ipc::DTypeSize(op.dtype);
+  if (ipc::IsPointToPoint(op.kind))
+    return ValidatePointToPoint(e, op, elem, rank, world_size, regions);
   if (op.kind == ipc::OpKind::kAlltoallv)
     return ValidateAlltoallv(e, op, elem, world_size, regions);
   uint64_t bytes;

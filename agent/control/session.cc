@@ -440,6 +440,7 @@ void Session::Finished(uint64_t op_id, const Status& status, uint64_t seq, uint6
     c.wire_bytes_sent = report->wire_bytes_sent;
     c.wire_bytes_recv = report->wire_bytes_recv;
     c.demand_rows = report->demand_rows;
+    c.source = std::max(report->source, 0);
   }
   ipc::CopyText(c.message, sizeof(c.message), status.message());
   Post(c);

@@ -142,6 +142,10 @@ Result<std::unique_ptr<Algorithm>> MakeAlgorithm(Collective& c, const AlgorithmD
     case ipc::OpKind::kSparseLookup:
       a = std::make_unique<SparseExchange>(c, deps);
       break;
+    case ipc::OpKind::kSend:
+    case ipc::OpKind::kRecv:
+      // The job matches them itself (engine/point_to_point.h); they never become instances.
+      return Internal("a point-to-point op reached the collective engine");
   }
   return a;
 }

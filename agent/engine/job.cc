@@ -186,7 +186,8 @@ void Job::Lose(const Status& why, Ending how) {
   if (lost_.ok()) lost_ = why;
   if (how != Ending::kLeft && failed_.ok()) failed_ = lost_;
   if (how == Ending::kFailed) gave_up_ = true;
-  FailAll(lost_);
+  // Ranks that left in order sent their messages: the others may still take them.
+  FailAll(lost_, /*points=*/!failed_.ok());
 }
 
 size_t Job::member_count() const {
@@ -273,6 +274,13 @@ void Job::RemoveMember(Member* member, const Status& why, bool orderly) {
   int rank = member->identity().local_rank;
   if (members_[static_cast<size_t>(rank)] != member) return;
   members_[static_cast<size_t>(rank)] = nullptr;
+  // Its messages are all sent (or fail): receives waiting for one more from it never get it.
+  if (points_ != nullptr) {
+    int r = member->identity().rank;
+    points_->RanksLeft(
+        r, r + 1,
+        PeerLost("rank " + std::to_string(r) + " of job '" + id_ + "' left: " + why.message()));
+  }
   Ending how = Ending::kLeft;
   if (lost_.ok()) {
     const ClientIdentity& id = member->identity();
@@ -321,11 +329,12 @@ void Job::Fail(Pending& p, const Status& why, uint64_t seq) {
   }
 }
 
-void Job::FailAll(const Status& why) {
+void Job::FailAll(const Status& why, bool points) {
   // The node group's instances and the device side's point at ops held here: they fail (and finish
   // through Finish) first, so none is left pointing at an op this erases.
   if (group_ != nullptr) group_->FailAll(why);
   if (device_ != nullptr) device_->Fail(why);
+  if (points_ != nullptr && points) points_->FailAll(why);
   for (auto& [inst, p] : pending_) Fail(p, why, inst.second);
   pending_.clear();
 }
@@ -357,6 +366,15 @@ Status Job::CheckAgreement(const Pending& p, int rank, const ValidatedOp& op, ui
 }
 
 void Job::Submit(Member* member, const ValidatedOp& op) {
+  if (ipc::IsPointToPoint(op.kind)) {
+    // After ranks left in order, the others may still exchange messages (and take theirs).
+    if (!failed_.ok()) return member->Complete(op.op_id, failed_, 0, 0);
+    if (handing_over_) {
+      ++moved_ops_;
+      return member->Moved(op.op_id, 0);
+    }
+    return Points().Submit(member->identity().local_rank, op);
+  }
   // A staged op's session noted its GPU already.
   if (op.NamesDevice() && device() != nullptr)
     device_->NoteFirstMemory(member->identity().local_rank, op.Device());
@@ -364,6 +382,8 @@ void Job::Submit(Member* member, const ValidatedOp& op) {
 }
 
 void Job::Refuse(Member* member, const RefusedOp& op, const Status& why) {
+  // A send or receive takes no place in a key's sequence: only its own caller waits for it.
+  if (ipc::IsPointToPoint(op.kind)) return member->Complete(op.op_id, why, 0, 0);
   Arrive(member, nullptr, op, why);
 }
 
@@ -402,7 +422,8 @@ void Job::Arrive(Member* member, const ValidatedOp* op, const RefusedOp& entry, 
       iteration_keys_.insert(key);
       iteration_index_ = 0;
     }
-    p.default_priority = ipc::DefaultPriority(iteration_index_++);
+    uint64_t bytes = op != nullptr ? std::max(op->send.length, op->recv.length) : 0;
+    p.default_priority = ipc::DefaultPriority(iteration_index_++, bytes);
     arrival_.push_back(inst);
     MarkActive();
   }
@@ -600,7 +621,10 @@ Status Job::StartNetwork(const Member* first) {
           Finish(it, st, algo, reports, &trace);  // else: already failed here
       },
       engine_);
-  group_->set_scheduler(net_->scheduler(), id.job_class, id.job_weight);
+  // Every communicator of the job is the job to the scheduler: one urgency across them.
+  const std::string& job = id.job_base.empty() ? id_ : id.job_base;
+  group_->set_scheduler(net_->scheduler(), id.job_class, id.job_weight,
+                        ipc::Fnv1a(job.data(), job.size()));
   group_->set_metrics(Counting(metrics_));
   if (device_ != nullptr) {
     device_->Attach(group_.get());
@@ -611,6 +635,14 @@ Status Job::StartNetwork(const Member* first) {
   });
   group_->set_hand_over_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
     OnHandOverMessage(h, data, len);
+  });
+  group_->set_point_message([this](const PeerHeader& h, const uint8_t* data, size_t len) {
+    OnPointMessage(h, data, len);
+  });
+  // Another node's ranks left in order: everything they sent has arrived.
+  group_->set_node_left([this](int node, const Status& why) {
+    if (points_ != nullptr)
+      points_->RanksLeft(ranks_.first_rank(node), ranks_.first_rank(node + 1), why);
   });
   // Another node's rank died (or left): nothing that node still owes will come.
   group_->set_failed([this](int node, const Status& why) { Lose(why); });
@@ -676,11 +708,46 @@ void Job::OnRendezvous(Result<NodeTable> table) {
     return;
   }
   group_->SetPeers(std::move(*peers));
+  if (points_ != nullptr) points_->SetReady();
   Logger("engine")->info("job '{}': connected to {} peer agents", id_, group_->num_nodes() - 1);
   std::vector<InstanceId> waiting = std::move(waiting_for_network_);
   for (const InstanceId& inst : waiting) {
     auto it = pending_.find(inst);
     if (it != pending_.end()) Run(inst, it->second);
+  }
+}
+
+PointToPoint& Job::Points() {
+  if (points_ != nullptr) return *points_;
+  int node = group_ != nullptr ? group_->node_rank() : 0;
+  auto send = [this](int to, const PeerHeader& h, const BufferSpan& payload, int32_t priority,
+                     std::shared_ptr<const void> keep, std::function<void(const Status&)> done) {
+    // Without a priority of its own, a message goes ahead of the collectives that have none: a
+    // pipeline stage waits for it (docs/design.md#scheduling).
+    if (priority == 0) priority = ipc::kPointToPointPriority;
+    group_->SendPoint(to, h, payload, priority, std::move(keep), std::move(done));
+  };
+  auto complete = [this](int local_rank, const ValidatedOp& op, const Status& st, uint64_t seq,
+                         int source, uint64_t elapsed_ns) {
+    if (!st.ok() && first_failure_.ok() && lost_.ok()) first_failure_ = st;
+    Account(op, st, elapsed_ns, "p2p");
+    Member* m = members_[static_cast<size_t>(local_rank)];
+    if (m == nullptr) return;
+    OpReport report;
+    report.status = st;
+    report.source = source;
+    m->Complete(op.op_id, st, seq, elapsed_ns, &report);
+  };
+  points_ = std::make_unique<PointToPoint>(ranks_, node, engine_.chunk_bytes, std::move(send),
+                                           std::move(complete));
+  if (group_ != nullptr && group_->ready()) points_->SetReady();
+  return *points_;
+}
+
+void Job::OnPointMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (Status st = Points().OnMessage(h, data, len); !st.ok()) {
+    Logger("engine")->error("job '{}': {}", id_, st.message());
+    GiveUp(st.Annotate("job '" + id_ + "'"));
   }
 }
 
@@ -706,7 +773,10 @@ void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
     back_node_ = h.from_node;
     return MarkActive();  // Pump tells it (TakeBack)
   }
-  if (group_ != nullptr && lost_.ok()) {
+  // After ranks left in order the others may still exchange messages.
+  bool point = static_cast<PeerMsg>(h.type) == PeerMsg::kPoint ||
+               static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk;
+  if (group_ != nullptr && (lost_.ok() || (point && failed_.ok()))) {
     MarkActive();
     group_->OnMessage(h, data, len);
   }
@@ -1018,6 +1088,7 @@ nlohmann::json Job::StatusJson() const {
   } else {
     j["nodes"] = 1;
   }
+  if (points_ != nullptr) j["point_to_point"] = points_->StatusJson();
   if (device_ != nullptr && device_->started()) j["nccl"] = device_->StatusJson();
   if (hand_over_ && group_ != nullptr) {
     int node = hand_over_->leaving();

@@ -26,6 +26,7 @@
 #include "agent/engine/member.h"
 #include "agent/engine/node_group.h"
 #include "agent/engine/op.h"
+#include "agent/engine/point_to_point.h"
 #include "agent/net/peer_protocol.h"
 #include "agent/observability.h"
 #include "base/status.h"
@@ -133,8 +134,9 @@ class Job {
   // host memory alone never has one): where its ranks keep GPU buffers, and so where each GPU op
   // runs (RouteOf). Null without a device path.
   JobDevice* device();
-  // Fails every pending collective, the node group's first (agent shutdown, a lost member).
-  void FailAll(const Status& why);
+  // Fails every pending collective, the node group's first (agent shutdown, a lost member), and
+  // with `points` every send and receive.
+  void FailAll(const Status& why, bool points = true);
   // The agent hands its jobs over to the next one (docs/operations.md). A job on one node gives
   // every op of an instance that has not started back to its rank (Member::Moved), now and as
   // more come, so that they run at the next agent; started instances finish here. A job across
@@ -236,6 +238,10 @@ class Job {
   // nodes.
   void Account(const ValidatedOp& op, const Status& st, uint64_t elapsed_ns, std::string_view algo);
 
+  // The job's point-to-point messages on this node, made on first use.
+  PointToPoint& Points();
+  void OnPointMessage(const PeerHeader& h, const uint8_t* data, size_t len);
+
   // Tells the owner (once until ClearActive) that the job may have work.
   void MarkActive() {
     if (!active_ && on_active_) {
@@ -316,7 +322,8 @@ class Job {
   AgentMetrics* metrics_;     // Not owned; may be null: nothing counted.
   // Outlives group_, whose instances name it.
   std::unique_ptr<JobDevice> device_;
-  std::unique_ptr<NodeGroup> group_;              // multi-node jobs only
+  std::unique_ptr<PointToPoint> points_;  // sends and receives; before group_, which calls it
+  std::unique_ptr<NodeGroup> group_;      // multi-node jobs only
   std::unique_ptr<RendezvousClient> rdv_client_;  // non-root nodes, until the table arrives
   bool in_rendezvous_ = false;                    // from StartNetwork until OnRendezvous
   std::vector<InstanceId> waiting_for_network_;   // complete locally, group not ready yet

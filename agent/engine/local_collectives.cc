@@ -98,6 +98,9 @@ void ExecuteLocal(const std::vector<const ValidatedOp*>& ops, DataPlane& data,
     case ipc::OpKind::kSparseShard:
     case ipc::OpKind::kSparseLookup:
       return done(Internal("sparse ops run in sparse::ExecuteLocal"));
+    case ipc::OpKind::kSend:
+    case ipc::OpKind::kRecv:
+      return done(Internal("sends and receives run in PointToPoint"));
   }
 }
 

@@ -50,6 +50,7 @@ bool NodeGroup::unfinished() const {
 }
 
 bool NodeGroup::busy() const {
+  if (point_sends_ != 0) return true;
   for (const auto& [id, c] : instances_) {
     if (c.sends_in_flight > 0 || (c.algorithm && c.algorithm->busy())) return true;
   }
@@ -220,6 +221,12 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 }
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kPoint ||
+      static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk) {
+    CountBytes(0, sizeof(h) + len);
+    if (point_message_) point_message_(h, data, len);
+    return;
+  }
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kNcclId ||
       static_cast<PeerMsg>(h.type) == PeerMsg::kNcclTicket) {
     // The launch order is the job's, not an instance's (a ticket may come before this node's own
@@ -330,15 +337,7 @@ void NodeGroup::Notify(Collective& c) {
   }
   std::string_view label = c.algorithm ? c.algorithm->label() : "none";
   c.ops.clear();
-  if (metrics_ != nullptr && (c.wire_sent != 0 || c.wire_recv != 0)) {
-    if (bytes_sent_ == nullptr) {
-      std::string job = metrics_->JobLabel(topo_.metrics_job());
-      bytes_sent_ = metrics_->BytesCounter(job, "sent");
-      bytes_recv_ = metrics_->BytesCounter(job, "received");
-    }
-    bytes_sent_->Inc(static_cast<double>(c.wire_sent));
-    bytes_recv_->Inc(static_cast<double>(c.wire_recv));
-  }
+  CountBytes(c.wire_sent, c.wire_recv);
   c.trace.Finish(ipc::MonotonicNs());
   done_(key, seq, c.result, label, reports.empty() ? nullptr : &reports, c.trace);
   MaybeErase(key, seq);
@@ -542,6 +541,68 @@ void NodeGroup::SendDone(uint64_t key, uint64_t seq, const PeerHeader& h, const 
   MaybeErase(key, seq);
 }
 
+void NodeGroup::CountBytes(uint64_t sent, uint64_t received) {
+  if (metrics_ == nullptr || (sent == 0 && received == 0)) return;
+  if (bytes_sent_ == nullptr) {
+    std::string job = metrics_->JobLabel(topo_.metrics_job());
+    bytes_sent_ = metrics_->BytesCounter(job, "sent");
+    bytes_recv_ = metrics_->BytesCounter(job, "received");
+  }
+  bytes_sent_->Inc(static_cast<double>(sent));
+  bytes_recv_->Inc(static_cast<double>(received));
+}
+
+void NodeGroup::SendPoint(int node, const PeerHeader& h, const BufferSpan& payload,
+                          int32_t priority, std::shared_ptr<const void> keep,
+                          std::function<void(const Status&)> done) {
+  Scope scope(this);
+  if (node < 0 || node >= topo_.nodes || node == topo_.me || peers_.empty() ||
+      left_[static_cast<size_t>(node)] || detached_) {
+    return done(PeerLost(DescribeNode(node) + " of job '" + topo_.job_id + "' is gone"));
+  }
+  PeerHeader full = Header(static_cast<PeerMsg>(h.type), h.key, h.seq);
+  full.step = h.step;
+  full.offset = h.offset;
+  full.message_bytes = h.message_bytes;
+  full.fp = h.fp;
+  bool scheduled = IsScheduledChunk(full.type) && scheduler_ != nullptr;
+  Lane lane = IsScheduledChunk(full.type) ? Lane::kBulk : ControlLane();
+  ++point_sends_;
+  if (scheduler_ != nullptr) {
+    scheduler_->BeginOp(flow_.job, priority);
+    done = [this, priority, done = std::move(done)](const Status& st) {
+      scheduler_->EndOp(flow_.job, priority);
+      done(st);
+    };
+  }
+  auto issue = [this, node, full, payload, lane, scheduled, keep = std::move(keep),
+                done = std::move(done)] {
+    PeerId peer = peers_[static_cast<size_t>(node)];
+    uint64_t bytes = sizeof(full) + payload.length;
+    ++sent_to_[static_cast<size_t>(node)];
+    CountBytes(bytes, 0);
+    Status st =
+        transport_->Send(peer, lane, &full, sizeof(full), HostBytes(payload), payload.length,
+                         [this, peer, bytes, scheduled, keep, done](const Status& s) {
+                           Scope scope(this);
+                           if (scheduled && !s.ok()) scheduler_->Done(peer, bytes);
+                           --point_sends_;
+                           done(s);
+                         });
+    if (!st.ok()) {
+      if (scheduled) scheduler_->Done(peer, bytes);
+      --point_sends_;
+      done(PeerLost(DescribeNode(node) + " is unreachable: " + st.message()));
+    }
+  };
+  if (!scheduled) return issue();
+  scheduler_->Enqueue(peers_[static_cast<size_t>(node)], flow_, priority,
+                      sizeof(full) + payload.length, [this, issue = std::move(issue)] {
+                        Scope scope(this);
+                        issue();
+                      });
+}
+
 void NodeGroup::SendHandOver(uint64_t step, int leaving, std::string payload) {
   if (detached_ || peers_.empty()) return;
   PeerHeader h = Header(PeerMsg::kHandOver, step, 0);
@@ -618,6 +679,7 @@ void NodeGroup::ApplyLeft(int node) {
     auto it = instances_.find(id);
     if (it != instances_.end()) Finish(it->second, why);  // the node told every other node itself
   }
+  if (!gave_up && node_left_) node_left_(node, why);
 }
 
 void NodeGroup::FailAll(const Status& why) {

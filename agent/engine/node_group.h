@@ -94,6 +94,17 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   // Node 0's messages for the job's device side (kNcclId, kNcclTicket) go to `on_message`.
   using DeviceMessage = std::function<void(const PeerHeader& h, const uint8_t* data, size_t len)>;
   void set_device_message(DeviceMessage on_message) { device_message_ = std::move(on_message); }
+  // Point-to-point messages (engine/point_to_point.h): `h`'s point-to-point fields are set, the
+  // group fills in the rest. A kPoint goes at once on the express lane, a kPointChunk through the
+  // scheduler at `priority`. `done` runs once it left or failed; `keep` is held until then. Until
+  // then the job's chunks of a lower priority yield to it (SendScheduler::BeginOp), as to a
+  // running collective.
+  void SendPoint(int node, const PeerHeader& h, const BufferSpan& payload, int32_t priority,
+                 std::shared_ptr<const void> keep, std::function<void(const Status&)> done);
+  // Node `node`'s ranks left in order (`why`), and everything it sent has arrived.
+  void set_node_left(Failed on_left) { node_left_ = std::move(on_left); }
+  // Point-to-point messages from other nodes go to `on_message`.
+  void set_point_message(DeviceMessage on_message) { point_message_ = std::move(on_message); }
   // Sends a job-level control message to every other node at once (ahead of bulk chunks).
   void SendToOthers(PeerMsg type, uint64_t key, uint64_t seq, std::string payload) override;
   // The job's hand-over across nodes (engine/job_hand_over.h): a kHandOver of `step` about node
@@ -114,10 +125,13 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   void Detach() { detached_ = true; }
   bool detached() const { return detached_; }
   // Bulk sends of every instance go through `scheduler` (may be null: sent at once), as the job's
-  // class and weight.
-  void set_scheduler(SendScheduler* scheduler, ipc::JobClass job_class, uint32_t weight) {
+  // class and weight. `job`: the hash of the job as its trainers name it, which every communicator
+  // of the job shares in the scheduler (one urgency across them); the group's own statistics are
+  // by its job_hash (0: the group is the whole job).
+  void set_scheduler(SendScheduler* scheduler, ipc::JobClass job_class, uint32_t weight,
+                     uint64_t job = 0) {
     scheduler_ = scheduler;
-    flow_ = {job_hash_, job_class, weight};
+    flow_ = {job != 0 ? job : job_hash_, job_class, weight, job_hash_};
   }
   void OnMessage(const PeerHeader& h, const uint8_t* data, size_t len);
   uint64_t ChunkCap(int node) const override;
@@ -192,6 +206,8 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   void ApplyLeft(int node);
   void SendAborts();
   void Notify(Collective& c);
+  // Adds to the job's counters of bytes to and from peers (headers included).
+  void CountBytes(uint64_t sent, uint64_t received);
   // While some instance runs here (started by this node's ranks, not finished), the job's class
   // counts as running on every link to its peers: lower classes yield there.
   void MarkRunning();
@@ -229,6 +245,9 @@ class NodeGroup : private CollectiveLinks, public DeviceLinks {
   Failed failed_;
   DeviceMessage device_message_;
   DeviceMessage hand_over_message_;
+  DeviceMessage point_message_;
+  Failed node_left_;
+  size_t point_sends_ = 0;  // SendPoint's messages not done
   // kHandOver sends not yet done; shared with their callbacks, which may outlive the group.
   std::shared_ptr<size_t> hand_over_sends_ = std::make_shared<size_t>(0);
   // By node: kHandOver messages that came before something their sender sent ahead of them

@@ -16,6 +16,7 @@ struct OpReport {
   uint64_t wire_bytes_sent = 0;
   uint64_t wire_bytes_recv = 0;
   uint64_t demand_rows = 0;  // sparse allreduce with demand: leading result rows that were demanded
+  int32_t source = -1;       // recv: the sender's rank
 };
 
 }  // namespace outrider::agent

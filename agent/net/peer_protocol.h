@@ -12,7 +12,8 @@ inline constexpr uint32_t kPeerMagic = 0x52454550;  // "PEER"
 // what a message's payload means (a sparse algorithm's messages, say); agents of different
 // versions drop each other's messages (and so fail jobs that span them) rather than misread them.
 // 13: balanced and block stream by id ranges, block's owners are hashed blocks.
-inline constexpr uint16_t kPeerVersion = 13;
+// 14: point-to-point messages (kPoint, kPointChunk).
+inline constexpr uint16_t kPeerVersion = 14;
 
 enum class PeerMsg : uint16_t {
   // Liveness only.
@@ -46,12 +47,18 @@ enum class PeerMsg : uint16_t {
   // The job's hand-over across nodes (engine/job_hand_over.h): `key` is the JobHandOver::Step,
   // `lost_node` the node whose agent hands over; a kMark's payload is its EncodeSeqMap.
   kHandOver = 11,
+  // A point-to-point message from rank `fp.root` to rank `step` with tag `key` (its low 32 bits),
+  // the `seq`-th on that (sender, receiver, tag); `message_bytes` long. kPoint: the whole message,
+  // sent at once; kPointChunk: the bytes at `offset`, paced by the sender's scheduler.
+  kPoint = 12,
+  kPointChunk = 13,
 };
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
 inline bool IsScheduledChunk(uint16_t type) {
   return type == static_cast<uint16_t>(PeerMsg::kRing) ||
-         type == static_cast<uint16_t>(PeerMsg::kSparse);
+         type == static_cast<uint16_t>(PeerMsg::kSparse) ||
+         type == static_cast<uint16_t>(PeerMsg::kPointChunk);
 }
 
 // Fingerprint::algo of a dense op: one round to every node, or a ring or chain of steps. Nodes

@@ -34,7 +34,7 @@ void SendScheduler::Enqueue(PeerId peer, const Flow& flow, int32_t priority, uin
   // A job that had nothing queued starts at the link's virtual time: what it did not send while
   // idle is not credited to it.
   if (lj.queued++ == 0) lj.virtual_time = std::max(lj.virtual_time, link.virtual_now);
-  JobStats& js = jobs_[flow.job];
+  JobStats& js = jobs_[flow.stats_key()];
   js.job_class = flow.job_class;
   js.weight = flow.weight;
   ++js.queued;
@@ -108,7 +108,7 @@ bool SendScheduler::Unsend(PeerId peer, uint64_t bytes) {
   link.sent.back().second -= bytes;
   Sent& last = recent_.back();
   last.bytes -= std::min(last.bytes, bytes);
-  if (auto js = jobs_.find(last.job); js != jobs_.end())
+  if (auto js = jobs_.find(last.group); js != jobs_.end())
     js->second.sent_bytes -= std::min(js->second.sent_bytes, bytes);
   return true;  // Pump's loop, which issued it, goes on with the room this made
 }
@@ -251,7 +251,7 @@ void SendScheduler::Pump(PeerId peer) {
     --cs.queued;
     ++cs.sent;
     cs.wait_s += static_cast<double>(wait_ns) * 1e-9;
-    if (auto js = jobs_.find(x.flow.job); js != jobs_.end()) {  // else: the job ended
+    if (auto js = jobs_.find(x.flow.stats_key()); js != jobs_.end()) {  // else: it ended
       --js->second.queued;
       ++js->second.sent;
       js->second.sent_bytes += x.bytes;
@@ -267,7 +267,7 @@ void SendScheduler::Pump(PeerId peer) {
       a.lower_bytes += static_cast<double>(lower);
       a.max_lower_bytes = std::max(a.max_lower_bytes, lower);
     }
-    recent_.push_back(Sent{order, peer, x.priority, x.flow.job, x.bytes, wait_ns});
+    recent_.push_back(Sent{order, peer, x.priority, x.flow.stats_key(), x.bytes, wait_ns});
     if (recent_.size() > kRecent) recent_.pop_front();
     x.issue();
   }
@@ -281,7 +281,7 @@ void SendScheduler::Drain(PeerId peer) {
   links_.erase(it);
   for (Item& x : items) {
     --stats_[ClassOf(x.priority)].queued;
-    auto js = jobs_.find(x.flow.job);
+    auto js = jobs_.find(x.flow.stats_key());
     if (js != jobs_.end()) --js->second.queued;
     x.issue();
   }
@@ -317,7 +317,7 @@ std::map<uint64_t, double> SendScheduler::RecentShares() const {
   std::map<uint64_t, double> bytes;
   double all = 0;
   for (const Sent& s : recent_) {
-    bytes[s.job] += static_cast<double>(s.bytes);
+    bytes[s.group] += static_cast<double>(s.bytes);
     all += static_cast<double>(s.bytes);
   }
   for (auto& [job, b] : bytes) b /= all;

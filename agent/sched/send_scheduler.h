@@ -44,11 +44,16 @@ class SendScheduler {
   using Issue = std::function<void()>;
   using Clock = std::function<uint64_t()>;
 
-  // Whose a chunk is: its job (the job's hash), the job's class and its weight in the class.
+  // Whose a chunk is: its job (a hash of the job as its trainers name it: every communicator of a
+  // job is one job here, so their priorities compare and their ops make each other's bulk chunks
+  // yield), the job's class, its weight in the class, and the communicator it is of (its
+  // statistics; 0: the job's own).
   struct Flow {
     uint64_t job = 0;
     ipc::JobClass job_class = ipc::JobClass::kNormal;
     uint32_t weight = 1;
+    uint64_t group = 0;
+    uint64_t stats_key() const { return group != 0 ? group : job; }
   };
 
   SendScheduler(SchedulerOptions options, Clock clock);
@@ -85,14 +90,15 @@ class SendScheduler {
   // its op failed and drops it) and the link is forgotten, so nothing waits on credit that will
   // never come back.
   void Drain(PeerId peer);
-  // The job ended here: its statistics go (its chunks are all sent or drained by then).
-  void ForgetJob(uint64_t job);
+  // The communicator (Flow::stats_key()) ended here: its statistics go (its chunks are all sent or
+  // drained by then).
+  void ForgetJob(uint64_t group);
 
   struct Sent {
     uint64_t order;  // position in the global send order
     PeerId peer;
     int32_t priority;
-    uint64_t job;
+    uint64_t group;  // Flow::stats_key()
     uint64_t bytes;
     uint64_t wait_ns;  // queued -> sent
   };
@@ -111,15 +117,15 @@ class SendScheduler {
   };
   std::map<std::string, ClassStats> Stats() const;
   static const char* ClassOf(int32_t priority);
-  // One job's chunks on every link, since its first here.
+  // One communicator's chunks (Flow::stats_key()) on every link, since its first here.
   struct JobStats {
     ipc::JobClass job_class = ipc::JobClass::kNormal;
     uint32_t weight = 1;
     uint64_t queued = 0, sent = 0, sent_bytes = 0;
     double wait_s = 0;  // queued -> sent, summed
   };
-  // Statistics of `job`, or null if it never sent a chunk.
-  const JobStats* job_stats(uint64_t job) const;
+  // Statistics of `group` (Flow::stats_key()), or null if it never sent a chunk.
+  const JobStats* job_stats(uint64_t group) const;
   // What the chunks of one job class found ahead of them on their link when they went: bytes of
   // lower classes in flight there (sent, not yet credited). The yield window bounds it, once the
   // lower classes' earlier chunks drained.
@@ -131,8 +137,9 @@ class SendScheduler {
   const AheadStats& ahead(ipc::JobClass job_class) const {
     return ahead_[static_cast<uint32_t>(job_class) - 1];
   }
-  // The fraction of the bytes of the last sends (recent()) that were `job`'s; of every job's.
-  double RecentShare(uint64_t job) const;
+  // The fraction of the bytes of the last sends (recent()) that were `group`'s
+  // (Flow::stats_key()); of every one's.
+  double RecentShare(uint64_t group) const;
   std::map<uint64_t, double> RecentShares() const;
 
  private:

@@ -206,6 +206,94 @@ std::shared_ptr<gloo::Context> Connect(const RankEnv& env, const Options& o,
   return ctx;
 }
 
+// Sizes up to this are timed as ping-pong (one way: half the round trip), larger ones as a stream
+// one way, as outrider-bench p2p does.
+constexpr uint64_t kPingPongMaxBytes = 64 << 10;
+
+// outrider-gloo-bench p2p: ranks 0 and 1 exchange messages through Gloo's unbound buffers (what
+// torch.distributed's gloo send/recv use). Rank 0 gets the rows.
+nlohmann::json RunPointToPoint(const std::shared_ptr<gloo::Context>& ctx, const Options& o,
+                               uint64_t min_bytes, uint64_t max_bytes, const nlohmann::json& rate,
+                               int nodes) {
+  const int rank = ctx->rank, peer = 1 - ctx->rank;
+  std::vector<uint8_t> buf(std::max<uint64_t>(max_bytes, 8));
+  nlohmann::json rows = nlohmann::json::array();
+  for (uint64_t bytes = std::max<uint64_t>(min_bytes, 1); bytes <= max_bytes;
+       bytes *= static_cast<uint64_t>(o.factor)) {
+    const bool ping = bytes <= kPingPongMaxBytes;
+    const int iters = o.iters > 0 ? std::min(o.iters, kMaxIters)
+                      : ping
+                          ? 1000
+                          : static_cast<int>(std::clamp<uint64_t>((256ull << 20) / bytes, 8, 64));
+    std::vector<double> times;
+    bool ok = true;
+    if (rank < 2) {
+      auto data = ctx->createUnboundBuffer(buf.data(), bytes);
+      auto one = ctx->createUnboundBuffer(buf.data(), 1);
+      for (int round = -std::max(1, o.warmup); round < (ping ? iters : 3); ++round) {
+        const uint8_t mark = static_cast<uint8_t>(round + 7);
+        auto t0 = Clock::now();
+        if (ping) {
+          if (rank == 0) {
+            buf[0] = mark;
+            data->send(peer, 0);
+            data->waitSend();
+            data->recv(peer, 0);
+            data->waitRecv();
+            ok = ok && buf[0] == static_cast<uint8_t>(mark + 1);
+          } else {
+            data->recv(peer, 0);
+            data->waitRecv();
+            ok = ok && buf[0] == mark;
+            buf[0] = static_cast<uint8_t>(mark + 1);
+            data->send(peer, 0);
+            data->waitSend();
+          }
+          if (round >= 0)
+            times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() /
+                            2);
+          continue;
+        }
+        buf[0] = mark;
+        for (int i = 0; i < iters; ++i) rank == 0 ? data->send(peer, 0) : data->recv(peer, 0);
+        for (int i = 0; i < iters; ++i) rank == 0 ? data->waitSend() : data->waitRecv();
+        ok = ok && buf[0] == mark;
+        if (rank == 0) {
+          one->recv(peer, 1);
+          one->waitRecv();
+        } else {
+          one->send(peer, 1);
+          one->waitSend();
+        }
+        if (round >= 0)
+          times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() /
+                          iters);
+      }
+    }
+    Barrier(ctx);
+    if (rank != 0) continue;
+    const double t = Percentile(times, 50), algbw = static_cast<double>(bytes) / (t * 1e3);
+    std::printf("  %12llu %10s %12.2f %12.3f %6s\n", static_cast<unsigned long long>(bytes),
+                ping ? "latency" : "bandwidth", t, algbw, ok ? "ok" : "WRONG");
+    rows.push_back({{"system", "gloo"},
+                    {"op", "p2p"},
+                    {"algo", nullptr},
+                    {"metric", ping ? "latency" : "bandwidth"},
+                    {"bytes", bytes},
+                    {"count", bytes},
+                    {"dtype", "u8"},
+                    {"time_us", t},
+                    {"algbw_gbps", algbw},
+                    {"busbw_gbps", algbw},
+                    {"nodes", nodes},
+                    {"ranks", ctx->size},
+                    {"rate_gbit", rate},
+                    {"iters", iters},
+                    {"check", ok}});
+  }
+  return rows;
+}
+
 int Run(const RankEnv& env, const Options& o) {
   const auto start = std::chrono::system_clock::now();
   const std::string iface = !o.iface.empty() ? o.iface : env.netns ? "eth0" : "lo";
@@ -224,6 +312,32 @@ int Run(const RankEnv& env, const Options& o) {
     if (c > 0 && (counts.empty() || counts.back() != c)) counts.push_back(c);
   }
   auto ctx = Connect(env, o, iface, start);
+  if (o.op == "p2p") {
+    if (n < 2) {
+      std::fprintf(stderr, "outrider-gloo-bench p2p: needs 2 ranks, got %d\n", n);
+      return 2;
+    }
+    if (env.rank == 0) {
+      std::printf(
+          "# outrider-gloo-bench p2p: ranks 0 and 1 of %d, gloo TCP on %s; up to %llu bytes "
+          "ping-pong (one way = half the round trip), above a stream one way\n",
+          n, iface.c_str(), static_cast<unsigned long long>(kPingPongMaxBytes));
+      std::printf("# %12s %10s %12s %12s %6s\n", "size", "metric", "time(us)", "algbw(GB/s)",
+                  "check");
+    }
+    nlohmann::json rows = RunPointToPoint(
+        ctx, o, *mn, *mx, env.rate_gbit ? nlohmann::json(*env.rate_gbit) : nlohmann::json(nullptr),
+        env.nodes);
+    Barrier(ctx);
+    if (env.rank != 0) return 0;
+    int failures = 0;
+    for (const auto& r : rows) failures += !r["check"].get<bool>();
+    if (!o.json_path.empty()) {
+      std::ofstream out(o.json_path);
+      out << nlohmann::json{{"rows", rows}, {"env", EnvJson(env, iface)}}.dump(2) << "\n";
+    }
+    return failures ? 1 : 0;
+  }
   const size_t max_count = counts.empty() ? 2 : std::max<size_t>(counts.back(), 2);
   std::vector<float> send(max_count), recv(max_count);
 
@@ -346,9 +460,12 @@ int main(int argc, char** argv) {
   CLI::App app{
       "outrider-gloo-bench: Gloo collectives (TCP, f32 sum) between torchrun-style ranks; "
       "rank 0 prints nccl-tests columns"};
-  app.add_option("op", o.op, "allreduce, broadcast, allgather or alltoall")
+  app.add_option(
+         "op", o.op,
+         "allreduce, broadcast, allgather, alltoall, or p2p (ranks 0 and 1: ping-pong up to "
+         "64 KiB, a stream above)")
       ->required()
-      ->check(CLI::IsMember({"allreduce", "broadcast", "allgather", "alltoall"}));
+      ->check(CLI::IsMember({"allreduce", "broadcast", "allgather", "alltoall", "p2p"}));
   app.add_option("--min-bytes,-b", o.min_bytes, "smallest message (K/M/G suffixes)")
       ->capture_default_str();
   app.add_option("--max-bytes,-e", o.max_bytes, "largest message")->capture_default_str();

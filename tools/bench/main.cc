@@ -8,6 +8,7 @@
 #include "tools/bench/gpu_nccl_bench.h"
 #include "tools/bench/interfere_bench.h"
 #include "tools/bench/local_bench.h"
+#include "tools/bench/p2p_bench.h"
 #include "tools/bench/schedule_bench.h"
 #include "tools/bench/sparse_bench.h"
 #include "tools/bench/step_bench.h"
@@ -90,9 +91,14 @@ int main(int argc, char** argv) {
   CollectiveOptions coll;
   std::string coll_min = "8", coll_max = "64M";
   std::vector<CLI::App*> colls;
-  for (const char* name : {"allreduce", "broadcast", "allgather", "reducescatter", "alltoall"}) {
+  for (const char* name :
+       {"allreduce", "broadcast", "allgather", "reducescatter", "alltoall", "p2p"}) {
+    std::string what = std::string(name) == "p2p"
+                           ? "point-to-point messages between ranks 0 and 1 (ping-pong up to 64 "
+                             "KiB, a stream above)"
+                           : std::string(name);
     CLI::App* sub = app.add_subcommand(
-        name, std::string(name) +
+        name, what +
                   " across the ranks of a job started by a launcher (tools/outrider run): one rank "
                   "per process, torchrun environment");
     add_common(sub);
@@ -277,6 +283,7 @@ int main(int argc, char** argv) {
     coll.min_bytes = *mn;
     coll.max_bytes = *mx;
     coll.op = sub->get_name();
+    if (coll.op == "p2p") return RunPointToPoint(common, coll);
     return RunCollective(common, coll);
   }
   if (l->parsed()) {

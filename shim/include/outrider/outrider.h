@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OUTRIDER_API_VERSION 5
+#define OUTRIDER_API_VERSION 6
 #define OUTRIDER_EXPORT __attribute__((visibility("default")))
 
 /* Error codes (stable). */
@@ -265,6 +265,23 @@ OUTRIDER_EXPORT int outrider_alltoallv(outrider_client_t* client, const void* se
 OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_op_options_t* opts,
                                      outrider_op_t* op);
 
+/* ---- Point to point (API version 6). ----
+ * `count` elements from `buf` to rank `peer` of the communicator (opts->comm), with `tag`; the
+ * receiver names the same count and dtype. Sends and receives of one (sender, receiver, tag) match
+ * in the order each side posted them; nobody else takes part. A send completes once its bytes
+ * left for the receiver's agent (it does not wait for the receive: the receiver's agent holds the
+ * message until then). Without a priority (opts->priority 0) a message goes ahead of the
+ * collectives that have none. opts->key is ignored: the tag names the stream. */
+#define OUTRIDER_ANY_SOURCE (-1)
+OUTRIDER_EXPORT int outrider_send(outrider_client_t* client, const void* buf, uint64_t count,
+                                  outrider_dtype_t dtype, int peer, int tag,
+                                  const outrider_op_options_t* opts, outrider_op_t* op);
+/* `peer` OUTRIDER_ANY_SOURCE: the first message with `tag` that reaches this rank, each sender's
+ * messages still in their order; outrider_wait_result's result->source names the sender. */
+OUTRIDER_EXPORT int outrider_recv(outrider_client_t* client, void* buf, uint64_t count,
+                                  outrider_dtype_t dtype, int peer, int tag,
+                                  const outrider_op_options_t* opts, outrider_op_t* op);
+
 /* ---- Sparse embedding gradients (rows of a table of `rows` x `dim` values). ----
  * A rank's contribution is `nnz` ids (I32 or I64, duplicates allowed and summed) and `nnz * dim`
  * values (F32, F16 or BF16; F16/BF16 are summed in f32 and rounded once per node and once at the
@@ -328,6 +345,7 @@ typedef struct {
   uint64_t agent_ns; /* time in the agent from the first rank's submission to completion */
   uint64_t
       demand_rows; /* sparse allreduce with demand: the leading result rows that were demanded */
+  int32_t source;  /* outrider_recv (API version 6): the sender's rank in the communicator */
 } outrider_op_result_t;
 
 /* outrider_wait that also fills `result` (may be NULL) once the op finished, also on failure. */

@@ -135,6 +135,18 @@ def demand(ids, group=None):
     backend(group).set_demand(torch.as_tensor(ids))
 
 
+def set_priority(priority, group=None):
+    """Gives every op of `group` this priority in the agents' send scheduler (lower = sooner).
+
+    Every group of a job shares one scheduler on each node, so this orders a group's traffic
+    against the job's other groups. 0 (default) keeps the agents' defaults: point-to-point
+    messages (-100) first, then collectives of at most 512 KiB (-50: a tensor-parallel layer's
+    activations), then the bulk ones (1 to 999: data-parallel gradient buckets, the bucket the
+    next forward pass needs first sooner). Every rank of the group should set the same value.
+    """
+    backend(group).set_priority(int(priority))
+
+
 def set_sparse_algo(name, group=None):
     """Chooses the sparse allreduce algorithm: auto (default), allgather, balanced, block, dense."""
     if name not in SPARSE_ALGOS:

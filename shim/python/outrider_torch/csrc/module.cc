@@ -5,7 +5,6 @@
 #include <torch/python.h>
 
 #include "ipc/protocol.h"
-#include "shim/python/outrider_torch/csrc/any_source.h"
 #include "shim/python/outrider_torch/csrc/process_group.h"
 #include "shim/python/outrider_torch/csrc/shared_heap.h"
 #include "shim/python/outrider_torch/csrc/shared_memory.h"
@@ -43,6 +42,9 @@ PYBIND11_MODULE(_C, m) {
           py::arg("demand") = py::none(),
           "Sums a sparse COO tensor over all ranks; the rows named by `demand` (ids) arrive first: "
           "returns a SparseWork (wait_demanded, then wait_rest).")
+      .def("set_priority", &ProcessGroupOutrider::SetPriority, py::arg("priority"),
+           "Every op of the group goes at this priority (lower = sooner; 0: the agent's defaults).")
+      .def_property_readonly("priority", &ProcessGroupOutrider::priority)
       .def("set_sparse_algo", &ProcessGroupOutrider::SetSparseAlgo, py::arg("algo"),
            "Sparse allreduce algorithm: 0 auto, 1 allgather, 2 balanced, 3 block, 4 dense.")
       .def_property_readonly("last_sparse_algo", &ProcessGroupOutrider::last_sparse_algo,
@@ -68,15 +70,13 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "shutdown",
       [] {
-        // Any-source receives still looking for a sender fail first, then the connection's ops
-        // finish or fail: every work completes while the interpreter can run its callbacks.
-        outrider::torch_backend::AnySource::StopAll();
+        // The connection's ops finish or fail: every work completes while the interpreter can
+        // run its callbacks.
         if (std::shared_ptr<outrider::torch_backend::Connection> c =
                 outrider::torch_backend::Connection::Current())
           c->Stop();
       },
-      "Stops this process's any-source receives and its connection to the agent (registered with "
-      "atexit).");
+      "Stops this process's connection to the agent (registered with atexit).");
   m.def("shared_bytes", &outrider::torch_backend::SharedBytes, py::arg("bytes"),
         py::call_guard<py::gil_scoped_release>(),
         "`bytes` of memory shared with the agent as a uint8 tensor (outrider_torch.empty is the "
@@ -156,9 +156,8 @@ PYBIND11_MODULE(_C, m) {
           ms = c->Reconfigure(std::chrono::milliseconds(timeout_ms));
           // A group of the new generation holds the connection (the process's is only a weak
           // reference) until torch.distributed makes its own.
-          group = c10::make_intrusive<ProcessGroupOutrider>(c, OUTRIDER_COMM_WORLD, store, ms.rank,
-                                                            ms.size,
-                                                            std::chrono::milliseconds(timeout_ms));
+          group = c10::make_intrusive<ProcessGroupOutrider>(
+              c, OUTRIDER_COMM_WORLD, ms.rank, ms.size, std::chrono::milliseconds(timeout_ms));
         }
         return py::make_tuple(to_dict(ms), group);
       },

@@ -27,13 +27,8 @@
 namespace outrider::torch_backend {
 
 ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm,
-                                           c10::intrusive_ptr<c10d::Store> store, int rank,
-                                           int size, std::chrono::milliseconds timeout)
-    : BackendBase(rank, size),
-      conn_(std::move(conn)),
-      comm_(comm),
-      timeout_(timeout),
-      any_source_(AnySource::Create(std::move(store), rank, size, timeout)) {
+                                           int rank, int size, std::chrono::milliseconds timeout)
+    : BackendBase(rank, size), conn_(std::move(conn)), comm_(comm), timeout_(timeout) {
   generation_ = conn_->generation();
   InitBackend();
   // From now on the buffers collectives work on (DDP's buckets, gradients) are born in memory
@@ -42,20 +37,7 @@ ProcessGroupOutrider::ProcessGroupOutrider(std::shared_ptr<Connection> conn, out
 }
 
 ProcessGroupOutrider::~ProcessGroupOutrider() {
-  // Fails any-source receives still looking for a sender, and waits for the threads that complete
-  // this group's works: the exit hook may still hold the AnySource after this group is gone.
-  any_source_->Stop();
-  any_source_.reset();
-  // The pair map is the worker's: read it there.
-  std::vector<outrider_comm_t> comms;
-  try {
-    conn_->Call([&] {
-      for (const auto& [peer, c] : pairs_) comms.push_back(c);
-    });
-  } catch (...) {  // the connection is closing: it drops every communicator anyway
-  }
-  if (comm_ != OUTRIDER_COMM_WORLD) comms.push_back(comm_);
-  for (outrider_comm_t c : comms) conn_->DropComm(c);
+  if (comm_ != OUTRIDER_COMM_WORLD) conn_->DropComm(comm_);
 }
 
 c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(
@@ -63,7 +45,7 @@ c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::Create(
     const std::chrono::duration<float>& timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return c10::make_intrusive<ProcessGroupOutrider>(Connection::Open(rank, size),
-                                                   OUTRIDER_COMM_WORLD, store, rank, size, ms);
+                                                   OUTRIDER_COMM_WORLD, rank, size, ms);
 }
 
 c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(
@@ -83,7 +65,7 @@ c10::intrusive_ptr<ProcessGroupOutrider> ProcessGroupOutrider::CreateGroup(
         "creating the group");
   });
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-  return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, store, rank, size, ms);
+  return c10::make_intrusive<ProcessGroupOutrider>(conn, comm, rank, size, ms);
 }
 
 void ProcessGroupOutrider::CheckGeneration() const {
@@ -98,7 +80,7 @@ outrider_op_options_t ProcessGroupOutrider::Options(int32_t priority, uint64_t k
   outrider_op_options_t o;
   outrider_op_options_init(&o);
   o.comm = comm_;
-  o.priority = priority;
+  o.priority = priority != 0 ? priority : priority_.load();
   o.key = key;
   return o;
 }
@@ -111,14 +93,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::Enqueue(
   return work;
 }
 
-int32_t ProcessGroupOutrider::NextPriority(const std::string& signature) {
+int32_t ProcessGroupOutrider::NextPriority(const std::string& signature, uint64_t bytes) {
+  if (int32_t p = priority_.load(); p != 0) return p;
   std::lock_guard<std::mutex> l(mu_);
   if (!iteration_.insert(signature).second) {  // seen in this iteration: a new one starts
     iteration_.clear();
     iteration_.insert(signature);
   }
   int32_t i = static_cast<int32_t>(iteration_.size()) - 1;
-  return ipc::DefaultPriority(i);
+  return ipc::DefaultPriority(i, bytes);
 }
 
 // ---- The "outrider" backend's dense collectives (see process_group.h): broadcast, the reductions,
@@ -170,7 +153,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::allreduce(std::vector<at::T
   outrider_dtype_t dtype = DType(t);
   outrider_redop_t redop = RedOp(opts.reduceOp);
   int32_t priority =
-      NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype));
+      NextPriority("allreduce/" + std::to_string(t.numel()) + "/" + std::to_string(dtype),
+                   static_cast<uint64_t>(t.nbytes()));
   if (auto dev = CudaDevice({t}, "allreduce")) {
     at::Tensor buf = Dense(t);
     return EnqueueOnStream(
@@ -620,86 +604,70 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::scatter(
 }
 
 // ---- The "outrider" backend's point-to-point ops (see process_group.h): send, recv and recv from
-// any source, each a broadcast in the two-rank communicator of the sender and the receiver.
-// Receives of one tag are posted in the order they were made (AnySource, any_source.h, finds the
-// sender of an any-source receive and holds the named receives behind it).
+// any source go from agent to agent in the group's own communicator, matched there per (sender,
+// receiver, tag) in the order each side posted them.
 
-outrider_comm_t ProcessGroupOutrider::PairComm(int peer) {
-  auto it = pairs_.find(peer);
-  if (it != pairs_.end()) return it->second;
-  int ranks[2] = {std::min(getRank(), peer), std::max(getRank(), peer)};
-  outrider_comm_t c = OUTRIDER_COMM_NULL;
-  conn_->Check(outrider_comm_create(conn_->client(), comm_, ranks, 2, &c),
-               "connecting the pair for send/recv");
-  pairs_.emplace(peer, c);
-  return c;
-}
-
-ProcessGroupOutrider::PairRoute ProcessGroupOutrider::Route(const at::Tensor& t, int peer, int tag,
-                                                            bool sending) {
+outrider_dtype_t ProcessGroupOutrider::CheckPeer(const at::Tensor& t, int peer, bool sending) {
   const char* what = sending ? "send" : "recv";
   CheckDense(t, what);
   if (peer < 0 || peer >= getSize())
     Throw(std::string(what) + ": rank " + std::to_string(peer) + " is not in the group");
   if (peer == getRank()) Throw(std::string(what) + ": a rank cannot " + what + " to itself");
-  // The sender's rank in the pair is the root; the key names the direction and the tag, so
-  // messages each way and of each tag match in the order they were sent.
-  int root = sending ? (getRank() < peer ? 0 : 1) : (peer < getRank() ? 0 : 1);
-  uint64_t key =
-      outrider_key(("outrider.p2p/" + std::to_string(root) + "/" + std::to_string(tag)).c_str());
-  return PairRoute{DType(t), root, key};
+  return DType(t);
 }
 
-void ProcessGroupOutrider::PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t,
-                                        int peer, int tag, bool sending) {
-  c10::StreamGuard on_stream(*work->stream());  // a receive may be posted from another thread
-  PairRoute route = Route(t, peer, tag, sending);
+int ProcessGroupOutrider::PointOp(outrider_op_options_t* o, void* buf, const at::Tensor& t,
+                                  outrider_dtype_t dtype, int peer, int tag, bool sending,
+                                  outrider_op_t* h) {
+  auto n = static_cast<uint64_t>(t.numel());
+  return sending ? outrider_send(conn_->client(), buf, n, dtype, peer, tag, o, h)
+                 : outrider_recv(conn_->client(), buf, n, dtype, peer, tag, o, h);
+}
+
+void ProcessGroupOutrider::PointOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t,
+                                         int peer, int tag, bool sending) {
+  c10::StreamGuard on_stream(*work->stream());
+  outrider_dtype_t dtype = CheckPeer(t, peer, sending);
   at::Tensor buf = Dense(t);
   SubmitOnStream(
-      work, Options(0, route.key), sending ? "send" : "recv",
-      [this, buf, peer, route](outrider_op_options_t* o, outrider_op_t* h) {
-        o->comm = PairComm(peer);  // on the worker, which owns the pair map
-        return outrider_broadcast(conn_->client(), buf.data_ptr(),
-                                  static_cast<uint64_t>(buf.numel()), route.dtype, route.root, o,
-                                  h);
+      work, Options(), sending ? "send" : "recv",
+      [this, buf, dtype, peer, tag, sending](outrider_op_options_t* o, outrider_op_t* h) {
+        return PointOp(o, buf.data_ptr(), buf, dtype, peer, tag, sending, h);
       },
       sending ? nullptr : CopyInto(buf, t));
 }
 
-std::function<void(Request&)> ProcessGroupOutrider::PairOp(at::Tensor t, int peer, int tag,
-                                                           bool sending) {
-  auto [dtype, root, key] = Route(t, peer, tag, sending);
-  return [this, t, dtype, peer, key, root, sending](Request& r) {
-    outrider_comm_t pair = PairComm(peer);
+std::function<void(Request&)> ProcessGroupOutrider::Point(at::Tensor t, int peer, int tag,
+                                                          bool sending) {
+  outrider_dtype_t dtype = peer == OUTRIDER_ANY_SOURCE ? DType(t) : CheckPeer(t, peer, sending);
+  return [this, t, dtype, peer, tag, sending](Request& r) {
     Buffer b = conn_->Acquire(t.nbytes());
     r.buffers.push_back(b);
     if (sending) CopyIn(t, b.ptr);
-    r.submit = [this, b, t, dtype, pair, key, root] {
-      outrider_op_options_t o = Options(0, key);
-      o.comm = pair;
+    r.submit = [this, b, t, dtype, peer, tag, sending] {
+      outrider_op_options_t o = Options();
       outrider_op_t h = 0;
-      conn_->Check(outrider_broadcast(conn_->client(), b.ptr, static_cast<uint64_t>(t.numel()),
-                                      dtype, root, &o, &h),
-                   "send/recv");
+      conn_->Check(PointOp(&o, b.ptr, t, dtype, peer, tag, sending, &h), "send/recv");
       return h;
     };
-    if (!sending) r.complete = CopyOut(b.ptr, t);
+    if (sending) return;
+    std::function<void(const outrider_op_result_t&)> out = CopyOut(b.ptr, t);
+    r.complete = [work = r.work, out](const outrider_op_result_t& res) {
+      work->set_source_rank(res.source);
+      if (out) out(res);
+    };
   };
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::send(std::vector<at::Tensor>& tensors, int dst,
                                                           int tag) {
   CheckOne(tensors, "send");
-  c10::intrusive_ptr<c10d::Work> work;
   if (tensors[0].is_cuda()) {
     auto w = StreamWork(c10d::OpType::SEND, {tensors[0]}, tensors[0].device());
-    PairOnStream(w, tensors[0], dst, tag, true);
-    work = w;
-  } else {
-    work = Enqueue(c10d::OpType::SEND, {tensors[0]}, PairOp(tensors[0], dst, tag, true));
+    PointOnStream(w, tensors[0], dst, tag, true);
+    return w;
   }
-  any_source_->Sent(dst, tag);
-  return work;
+  return Enqueue(c10d::OpType::SEND, {tensors[0]}, Point(tensors[0], dst, tag, true));
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor>& tensors, int src,
@@ -707,31 +675,16 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recv(std::vector<at::Tensor
   CheckOne(tensors, "recv");
   at::Tensor t = tensors[0];
   if (t.is_cuda()) {
-    // Posted in the stream's order, unless an any-source receive of the tag still looks for its
-    // sender: then once that one is posted (the stream then waits from there).
-    (void)Route(t, src, tag, false);
     auto work = StreamWork(c10d::OpType::RECV, {t}, t.device());
     work->set_source_rank(src);
-    any_source_->Recv(src, tag, [this, work, t, src, tag] {
-      try {
-        PairOnStream(work, t, src, tag, false);
-      } catch (...) {
-        work->Finish(std::current_exception());  // a no-op where the submission already finished it
-      }
-    });
+    PointOnStream(work, t, src, tag, false);
     return work;
   }
-  auto prepare = PairOp(t, src, tag, false);
+  auto prepare = Point(t, src, tag, false);
   auto work =
       c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECV, std::vector<at::Tensor>{t});
   work->set_source_rank(src);
-  any_source_->Recv(src, tag, [this, work, prepare] {
-    try {
-      EnqueueWork(work, prepare);
-    } catch (...) {
-      work->Finish(std::current_exception());
-    }
-  });
+  EnqueueWork(work, prepare);
   return work;
 }
 
@@ -740,29 +693,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupOutrider::recvAnysource(std::vector<a
   CheckOne(tensors, "recv");
   at::Tensor t = tensors[0];
   CheckDense(t, "recv");
-  (void)DType(t);
   if (t.is_cuda())
     Throw(
         "recv without a source rank takes CPU tensors only: name the sender (src=...) of a CUDA "
         "tensor");
-  if (!any_source_->enabled()) {
-    Throw(
-        "recv without a source rank is turned off (OUTRIDER_TORCH_ANY_SOURCE=0): name the sender "
-        "(src=...)");
-  }
+  auto prepare = Point(t, OUTRIDER_ANY_SOURCE, tag, false);
   auto work = c10::make_intrusive<OutriderWork>(getRank(), c10d::OpType::RECVANYSOURCE,
                                                 std::vector<at::Tensor>{t});
-  any_source_->RecvAny(
-      tag,
-      [this, work, t, tag](int src) {
-        try {
-          work->set_source_rank(src);
-          EnqueueWork(work, PairOp(t, src, tag, false));
-        } catch (...) {
-          work->Finish(std::current_exception());
-        }
-      },
-      [work](std::exception_ptr error) { work->Finish(error); });
+  EnqueueWork(work, prepare);
   return work;
 }
 
@@ -1036,8 +974,10 @@ void ProcessGroupOutrider::EnqueueSparse(at::Tensor t, std::optional<at::Tensor>
   uint64_t dim = 1;
   for (int64_t d = 1; d < t.dim(); ++d) dim *= static_cast<uint64_t>(t.size(d));
   uint32_t algo = sparse_algo_;
-  int32_t priority = NextPriority("sparse/" + std::to_string(rows) + "/" + std::to_string(dim) +
-                                  "/" + std::to_string(dtype));
+  // A gradient, however few its rows: bulk.
+  int32_t priority = NextPriority(
+      "sparse/" + std::to_string(rows) + "/" + std::to_string(dim) + "/" + std::to_string(dtype),
+      UINT64_MAX);
   seq_++;
   if (demand)
     demand = demand->to(at::kCPU).to(at::kLong).contiguous();  // demand ids travel in host memory

@@ -4,7 +4,7 @@
 // (the client's arena, or pooled regions for large tensors) and back, unless they already lie in
 // it (shared_memory.h): then the agent works on them in place. CUDA tensors go to the shim as
 // device pointers, ordered on the caller's current stream. Sparse COO tensors go to the agent's
-// sparse allreduce; send/recv to a broadcast in the pair's own communicator.
+// sparse allreduce; send/recv go from agent to agent in the group's communicator.
 // Thread-safety: the collective methods may be called from any thread (they only queue).
 #pragma once
 
@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "outrider/outrider.h"
-#include "shim/python/outrider_torch/csrc/any_source.h"
 #include "shim/python/outrider_torch/csrc/connection.h"
 #include "shim/python/outrider_torch/csrc/torch_compat.h"
 
@@ -62,19 +61,16 @@ class SparseWork : public OutriderWork {
 // ranks, an outrider communicator over the process's Connection. One class in one file
 // (process_group.cc, ~1,200 lines), as c10d's own backends are: most of its members are c10d's
 // interface, each op a translation of tensors into shim requests over one enqueue core
-// (Enqueue), and every family of ops shares the group's communicator, pairs and options.
+// (Enqueue), and every family of ops shares the group's communicator and options.
 class ProcessGroupOutrider : public BackendBase {
  public:
-  // `store` is the group's own store (for receives from any source; may be null).
-  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm,
-                       c10::intrusive_ptr<c10d::Store> store, int rank, int size,
+  ProcessGroupOutrider(std::shared_ptr<Connection> conn, outrider_comm_t comm, int rank, int size,
                        std::chrono::milliseconds timeout);
-  // Leaves the group's communicators (its own and its point-to-point pairs) once their ops are
-  // done.
+  // Leaves the group's communicator once its ops are done.
   ~ProcessGroupOutrider() override;
 
   // The factory torch.distributed.Backend.register_backend gets (the same arguments in 1.13 and
-  // 2.x), for the default group: the whole job.
+  // 2.x), for the default group: the whole job. The agents need no store: they meet by themselves.
   static c10::intrusive_ptr<ProcessGroupOutrider> Create(
       const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
       const std::chrono::duration<float>& timeout);
@@ -146,6 +142,10 @@ class ProcessGroupOutrider : public BackendBase {
   // Sparse allreduce of `t` (COO, one sparse dimension) whose `demand` rows (ids) come first:
   // SparseWork::WaitDemanded returns them, WaitRest the others. `t` is left as it is.
   c10::intrusive_ptr<SparseWork> SparseAllreduce(at::Tensor t, std::optional<at::Tensor> demand);
+  // Every op of the group goes at `priority` (lower = sooner; 0: the agent's defaults, which put
+  // point-to-point messages first, then small collectives, then the bulk ones).
+  void SetPriority(int32_t priority) { priority_ = priority; }
+  int32_t priority() const { return priority_; }
   // Which algorithm sparse allreduces ask for (outrider_sparse_algo_t; default auto).
   void SetSparseAlgo(uint32_t algo) { sparse_algo_ = algo; }
   // The sparse algorithm the agent ran for the last sparse allreduce (outrider_sparse_algo_t).
@@ -202,21 +202,18 @@ class ProcessGroupOutrider : public BackendBase {
                                                   std::vector<int64_t> recv_counts,
                                                   outrider_dtype_t dtype);
   // ---- Point-to-point ----
-  // A broadcast in the two-rank communicator of this rank and `peer` (made on first use; the
-  // worker thread only), rooted at the sender, keyed by the tag. Checks `t` and `peer`, and
-  // returns the op's preparation.
-  std::function<void(Request&)> PairOp(at::Tensor t, int peer, int tag, bool sending);
-  // What PairOp checks and works out: the dtype, the root in the pair, the key.
-  struct PairRoute {
-    outrider_dtype_t dtype;
-    int root;
-    uint64_t key;
-  };
-  PairRoute Route(const at::Tensor& t, int peer, int tag, bool sending);
-  // PairOp for a CUDA tensor, submitted on `work`'s stream.
-  void PairOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag,
-                    bool sending);
-  outrider_comm_t PairComm(int peer);
+  // Checks `t` and `peer` for a send or receive; the dtype.
+  outrider_dtype_t CheckPeer(const at::Tensor& t, int peer, bool sending);
+  // Submits a send or receive of `t`'s elements at `buf` in the group's communicator; without a
+  // priority in `o`, the group's (set_priority), else the agent's default for messages.
+  int PointOp(outrider_op_options_t* o, void* buf, const at::Tensor& t, outrider_dtype_t dtype,
+              int peer, int tag, bool sending, outrider_op_t* h);
+  // The preparation of a send or receive of a CPU tensor (`peer` OUTRIDER_ANY_SOURCE: from any);
+  // a receive's work learns its sender when it completes.
+  std::function<void(Request&)> Point(at::Tensor t, int peer, int tag, bool sending);
+  // The same for a CUDA tensor, submitted on `work`'s stream.
+  void PointOnStream(const c10::intrusive_ptr<OutriderWork>& work, at::Tensor t, int peer, int tag,
+                     bool sending);
   // A sparse result in shared memory: `total` rows, the first `demanded` of them demanded.
   struct SparseResult {
     void* ids;
@@ -244,7 +241,9 @@ class ProcessGroupOutrider : public BackendBase {
   // policy, computed here because every allreduce shares one key: within an iteration (which
   // ends when an op of an already seen shape comes again) later allreduces — DDP's buckets of
   // earlier layers, the embedding last — are needed first by the next forward pass and go first.
-  int32_t NextPriority(const std::string& signature);
+  // Collectives of at most ipc::kSmallOpBytes (`bytes`) go ahead of the bulk ones, and a group
+  // with a priority of its own (SetPriority) gives every op that.
+  int32_t NextPriority(const std::string& signature, uint64_t bytes);
 
   std::shared_ptr<Connection> conn_;
   uint32_t generation_ = 0;  // conn_->generation() when made
@@ -253,9 +252,7 @@ class ProcessGroupOutrider : public BackendBase {
   std::mutex mu_;
   std::optional<at::Tensor> demand_;  // guarded by mu_
   std::set<std::string> iteration_;   // guarded by mu_: allreduce shapes of the current iteration
-  std::map<int, outrider_comm_t>
-      pairs_;  // worker thread only: point-to-point communicators by peer
-  std::shared_ptr<AnySource> any_source_;
+  std::atomic<int32_t> priority_{0};
   std::atomic<uint32_t> sparse_algo_{OUTRIDER_SPARSE_AUTO};
   std::atomic<uint32_t> last_sparse_algo_{0};
   std::atomic<uint64_t> seq_{0};
