@@ -5,8 +5,8 @@
 // endpoints that joined the job through the agent's real rendezvous server. The rest of the input
 // is what they send (headers and payloads; the job's identity, the instance and the fingerprint
 // filled in when the input asks, so messages reach the engine's own parsers; on either lane),
-// interleaved with local pumps, heartbeat ticks, broken links, more instances, /status, and ranks
-// leaving.
+// interleaved with local pumps, heartbeat ticks, broken links, more instances, sends and receives
+// of the local ranks (and point-to-point messages from the peers), /status, and ranks leaving.
 // Whatever arrives, the agent must not crash or leak, and every op completes exactly once.
 
 #include <cstddef>
@@ -149,6 +149,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   OUTRIDER_CHECK(job != nullptr && job->StatusJson()["network"] == "connected");
 
   uint64_t next_op_id = 1;
+  std::vector<std::unique_ptr<RankOp>> points;  // sends and receives: their memory outlives them
   uint64_t instances = 0;
   auto submit = [&] {
     if (job == nullptr) return;
@@ -180,9 +181,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 12:  // a link to a peer node breaks
         fake->Break(0, 1 + in.Read<uint8_t>() % (nodes - 1));
         break;
-      case 13:  // the local ranks submit the key again: the next instance
-        if (instances < 4) submit();
+      case 13: {  // the local ranks submit the key again (the next instance), or sends and receives
+        uint8_t how = in.Read<uint8_t>();
+        if ((how & 0x80) == 0) {
+          if (instances < 4) submit();
+          break;
+        }
+        if (job == nullptr || points.size() > 64) break;
+        for (size_t l = 0; l < ranks.size(); ++l) {
+          if (ranks[l]->left) continue;
+          // A peer on another node (or any source), one of two tags, up to 8 KiB.
+          int peer = local + static_cast<int>(in.Read<uint8_t>()) % (world - local);
+          bool send = (how & 0x01) != 0, any = !send && (how & 0x02) != 0;
+          points.push_back(std::make_unique<RankOp>(
+              MakePointOp(send, any ? ipc::kAnySource : peer, (how >> 2) & 1,
+                          in.Read<uint16_t>() % 8193, static_cast<int>(l), world)));
+          points.back()->op.op_id = next_op_id++;
+          ranks[l]->submitted.push_back(points.back()->op.op_id);
+          job->Submit(ranks[l].get(), points.back()->op);
+        }
         break;
+      }
       case 14: {  // a local rank leaves, in order or by dying
         uint8_t who = in.Read<uint8_t>();
         Rank& r = *ranks[who % ranks.size()];
@@ -216,6 +235,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           h.seq %= instances;
         }
         if (fill & 0x20) h.fp = fp;
+        if ((fill & 0x10) && (action & 0x80)) {
+          // A point-to-point message (or a chunk of one) from a rank of node `from` to a local
+          // rank, on one of two tags; its numbers, offset and size as the input says.
+          h.type = static_cast<uint16_t>((action & 0x40) ? agent::PeerMsg::kPointChunk
+                                                         : agent::PeerMsg::kPoint);
+          h.key = (action >> 5) & 1;
+          h.seq %= 4;
+          h.fp.root = from * local + static_cast<int>(h.fp.root & 0xff) % local;
+          h.step = h.step % static_cast<uint32_t>(local);
+          h.message_bytes %= 16384;
+          h.offset %= 16384;
+        }
         size_t header_len = (fill & 0x40) ? in.Read<uint8_t>() : sizeof(h);
         std::vector<uint8_t> header(header_len, 0);
         if (header_len > 0) std::memcpy(header.data(), &h, std::min(header_len, sizeof(h)));

@@ -174,4 +174,30 @@ inline RankOp MakeOp(const OpShape& s, int rank, int world) {
   return out;
 }
 
+// A send (to `peer`) or receive (from `peer`, or any source) of `bytes` with `tag`, laid out and
+// validated like MakeOp's ops.
+inline RankOp MakePointOp(bool send, int peer, int32_t tag, uint64_t bytes, int rank, int world) {
+  RankOp out;
+  out.buffers.resize(1);
+  out.buffers[0].resize(bytes);
+  ipc::SubmitEntry e{};
+  e.op_id = 1;
+  e.key = static_cast<uint32_t>(tag);
+  e.kind = static_cast<uint32_t>(send ? ipc::OpKind::kSend : ipc::OpKind::kRecv);
+  e.dtype = static_cast<uint32_t>(ipc::DType::kU8);
+  e.root = peer;
+  e.count = bytes;
+  (send ? e.send : e.recv) = ipc::BufferRef{1, 0, 0, bytes};
+  agent::Region region;
+  region.id = 1;
+  region.span = agent::BufferSpan::Host(out.buffers[0].data(), bytes);
+  agent::RegionLookup lookup = [&region](uint32_t id) -> const agent::Region* {
+    return id == 1 && !region.span.empty() ? &region : nullptr;
+  };
+  Result<agent::ValidatedOp> op = agent::ValidateEntry(e, rank, world, lookup);
+  OUTRIDER_CHECK(op.ok());
+  out.op = std::move(*op);
+  return out;
+}
+
 }  // namespace outrider::fuzz

@@ -250,6 +250,8 @@ def main():
                    help="outrider runs: plain DistributedDataParallel (default, the same code as gloo's) or "
                         "outrider_torch.shared_ddp")
     g.add_argument("--micro", type=int, default=4, help="train3d: micro-batches per step (default 4)")
+    g.add_argument("--runs3d", help="train3d: SYSTEM:MODE runs, comma-separated, of outrider:3d, torch-gloo:3d, "
+                                    "outrider:one-priority, outrider:no-dp-sync, torch-gloo:no-dp-sync (default: all)")
     g.add_argument("--overlap", action="store_true",
                    help="also run outrider with the embedding synchronized outside DDP, overlapped with the next step")
     args = p.parse_args()

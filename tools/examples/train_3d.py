@@ -30,6 +30,7 @@ most 512 KiB (the tensor-parallel activations), then the gradient buckets; --one
 every group the same priority instead (outrider_torch.set_priority), to see what ordering does.
 """
 import argparse
+import collections
 import glob
 import hashlib
 import json
@@ -176,6 +177,9 @@ def main():
     p.add_argument("--max-words", type=int, default=2_000_000, help="corpus words read at most (default 2000000)")
     p.add_argument("--one-priority", action="store_true",
                    help="outrider: every group at one priority (outrider_torch.set_priority), not the defaults")
+    p.add_argument("--no-dp-sync", action="store_true",
+                   help="measurement only: the replicas do not average their gradients (they drift apart), so "
+                        "the pipeline's messages run without the data-parallel traffic beside them")
     p.add_argument("--json", help="rank 0 writes the run's summary here")
     args = p.parse_args()
     if args.steps <= args.warmup or args.micro < args.stages or args.layers % args.stages or \
@@ -245,7 +249,7 @@ def main():
 
     def hook_for(param):
         def hook(grad):
-            if last_micro[0] and dp > 1:
+            if last_micro[0] and dp > 1 and not args.no_dp_sync:
                 total = grad if param.grad is None else param.grad + grad
                 total = total.contiguous()
                 dp_works[param] = (total, dist.all_reduce(total, group=dp_group, async_op=True))
@@ -262,6 +266,11 @@ def main():
         return out
 
     losses, times, splits = [], [], []
+    # When each message was sent and each receive posted and done (this host's monotonic clock,
+    # which every rank of an emulated cluster shares): how long a receiver waited past the moment
+    # both sides were ready is the message's own exposed time, apart from waiting for the other
+    # stage's compute.
+    posted, received = {}, {}
     for step in range(args.steps):
         starts = torch.randint(0, n, (args.micro * args.micro_batch,), generator=gen)
         window = stream[starts.unsqueeze(1) + offsets].view(args.micro, args.micro_batch, args.seq + 1)
@@ -274,18 +283,26 @@ def main():
         loss_sum = 0.0
         pending_sends = []
 
+        def send(t, dst, name):
+            posted[(step, name, rank, dst)] = time.perf_counter()
+            pending_sends.append(dist.isend(t.contiguous(), dst=dst, group=pp_group))
+
+        def recv(t, src, name):
+            t0 = time.perf_counter()
+            clock.wait("p2p", dist.irecv(t, src=src, group=pp_group))
+            received[(step, name, src, rank)] = (t0, time.perf_counter())
+
         def run_forward(m):
             nonlocal loss_sum
             if prev is None:
                 x = micro_in[m]
             else:
                 x = torch.empty(shape)
-                clock.wait("p2p", dist.irecv(x, src=at(replica, prev, tp_rank), group=pp_group))
+                recv(x, at(replica, prev, tp_rank), f"f{m}")
                 x.requires_grad_(True)
             out = forward_micro(x, micro_tg[m])
             if nxt is not None:
-                pending_sends.append(dist.isend(out.detach().contiguous(), dst=at(replica, nxt, tp_rank),
-                                                group=pp_group))
+                send(out.detach(), at(replica, nxt, tp_rank), f"f{m}")
             else:
                 loss_sum += out.item()
             kept[m] = (x, out)
@@ -297,11 +314,10 @@ def main():
                 out.backward()
             else:
                 g = torch.empty(shape)
-                clock.wait("p2p", dist.irecv(g, src=at(replica, nxt, tp_rank), group=pp_group))
+                recv(g, at(replica, nxt, tp_rank), f"b{m}")
                 out.backward(g)
             if prev is not None:
-                pending_sends.append(dist.isend(x.grad.contiguous(), dst=at(replica, prev, tp_rank),
-                                                group=pp_group))
+                send(x.grad, at(replica, prev, tp_rank), f"b{m}")
 
         # 1F1B: warm-up forwards, then one forward and one backward each, then the remaining
         # backwards.
@@ -340,6 +356,15 @@ def main():
     mine = torch.tensor([statistics.median(times[timed])] +
                         [statistics.median(s[k] for s in splits[timed]) for k in ("p2p", "tp", "dp")],
                         dtype=torch.float64)
+    sends = [None] * world
+    dist.all_gather_object(sends, posted)
+    sent_at = {k: v for d in sends for k, v in d.items()}
+    transit = collections.defaultdict(float)  # by step
+    for (stp, name, src, dst), (t_post, t_done) in received.items():
+        ready = max(t_post, sent_at.get((stp, name, src, dst), t_post))
+        transit[stp] += max(0.0, t_done - ready)
+    mine = torch.cat([mine, torch.tensor([statistics.median(transit[stp] for stp in range(args.warmup, args.steps))],
+                                         dtype=torch.float64)])
     every = [torch.empty_like(mine) for _ in range(world)]
     dist.all_gather(every, mine)
     # Replicas hold equal parameters: compare each rank's digest with its counterpart in replica 0.
@@ -350,23 +375,28 @@ def main():
     digests = [torch.empty_like(digest) for _ in range(world)]
     dist.all_gather(digests, digest)
     equal = all(torch.equal(digests[r], digests[r % per_replica]) for r in range(world))
+    if args.no_dp_sync:
+        equal = True  # replicas drift apart by design
     if rank == 0:
         mean = torch.stack(every).mean(dim=0).tolist()
-        step_s, p2p_s, tp_s, dp_s = mean
+        step_s, p2p_s, tp_s, dp_s, transit_s = mean
         compute_s = max(0.0, step_s - p2p_s - tp_s - dp_s)
         losses = loss_t.tolist()
-        print(f"# train_3d: {args.backend}{' (one priority)' if args.one_priority else ''}, {world} ranks: "
+        print(f"# train_3d: {args.backend}{' (one priority)' if args.one_priority else ''}"
+              f"{' (no data-parallel sync)' if args.no_dp_sync else ''}, {world} ranks: "
               f"{dp} replicas x {args.stages} stages x {args.tp} tensor-parallel; {source} corpus; "
               f"{args.micro} micro-batches of {args.micro_batch} x {args.seq}", flush=True)
         print(f"# median step {step_s * 1e3:.1f} ms (mean over ranks): compute {compute_s * 1e3:.1f}, waiting for "
-              f"pipeline messages {p2p_s * 1e3:.1f}, tensor-parallel allreduces {tp_s * 1e3:.1f}, data-parallel "
+              f"pipeline messages {p2p_s * 1e3:.1f} (of which past both sides being ready {transit_s * 1e3:.1f}), "
+              f"tensor-parallel allreduces {tp_s * 1e3:.1f}, data-parallel "
               f"allreduces {dp_s * 1e3:.1f} ms; final loss {losses[-1]:.4f}; replicas' parameters "
-              f"{'bitwise equal' if equal else 'DIFFER'}", flush=True)
+              f"{'not synchronized' if args.no_dp_sync else 'bitwise equal' if equal else 'DIFFER'}", flush=True)
         if args.json:
             row = {"system": "outrider" if args.backend == "outrider" else "torch-gloo",
-                   "algo": "one-priority" if args.one_priority else "3d", "op": "train3d_step",
+                   "algo": "one-priority" if args.one_priority else "no-dp-sync" if args.no_dp_sync else "3d",
+                   "op": "train3d_step",
                    "time_us": step_s * 1e6, "compute_us": compute_s * 1e6, "p2p_us": p2p_s * 1e6,
-                   "tp_us": tp_s * 1e6, "dp_us": dp_s * 1e6, "comm_us": (p2p_s + tp_s + dp_s) * 1e6,
+                   "tp_us": tp_s * 1e6, "dp_us": dp_s * 1e6, "transit_us": transit_s * 1e6, "comm_us": (p2p_s + tp_s + dp_s) * 1e6,
                    "step_times_us": [t * 1e6 for t in times], "losses": losses, "params_identical": equal,
                    "ranks": world, "replicas": dp, "stages": args.stages, "tp": args.tp, "steps": args.steps,
                    "micro": args.micro, "micro_batch": args.micro_batch, "seq": args.seq, "dim": args.dim,
