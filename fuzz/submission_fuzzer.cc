@@ -70,7 +70,7 @@ bool InsideARegion(const BufferSpan& s, const agent::RegionTable& table,
   return false;
 }
 
-void CheckAccepted(const ValidatedOp& op, int world, const agent::RegionTable& table,
+void CheckAccepted(const ValidatedOp& op, int rank, int world, const agent::RegionTable& table,
                    const std::vector<ClientRegion>& regions) {
   for (const BufferSpan* s : {&op.send, &op.recv, &op.ids, &op.out_ids, &op.demand}) {
     OUTRIDER_CHECK(InsideARegion(*s, table, regions));
@@ -101,6 +101,15 @@ void CheckAccepted(const ValidatedOp& op, int world, const agent::RegionTable& t
       }
       OUTRIDER_CHECK(op.send.length == send * elem && op.recv.length == recv * elem);
       OUTRIDER_CHECK(op.send.Disjoint(op.recv));
+      break;
+    }
+    case ipc::OpKind::kSend:
+    case ipc::OpKind::kRecv: {
+      bool sends = op.kind == ipc::OpKind::kSend;
+      OUTRIDER_CHECK((op.root >= 0 && op.root < world && op.root != rank) ||
+                     (!sends && op.root == ipc::kAnySource));
+      OUTRIDER_CHECK((sends ? op.send : op.recv).length == op.count * elem);
+      OUTRIDER_CHECK((sends ? op.recv : op.send).empty());
       break;
     }
     default: {  // sparse
@@ -178,7 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       OUTRIDER_CHECK(!op.status().message().empty());
       continue;
     }
-    CheckAccepted(*op, world, table, regions);
+    CheckAccepted(*op, rank, world, table, regions);
     if (job == nullptr) continue;
     if (rewrite & 1) {
       // The client rewrites its memory after submitting: ids and counts are read again only by
