@@ -775,7 +775,8 @@ void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   }
   // After ranks left in order the others may still exchange messages.
   bool point = static_cast<PeerMsg>(h.type) == PeerMsg::kPoint ||
-               static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk;
+               static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk ||
+               static_cast<PeerMsg>(h.type) == PeerMsg::kPointTaken;
   if (group_ != nullptr && (lost_.ok() || (point && failed_.ok()))) {
     MarkActive();
     group_->OnMessage(h, data, len);
@@ -986,6 +987,7 @@ Status Job::ResumeNetwork() {
                     "' is unreachable: " + peers.status().message());
   }
   group_->SetPeers(std::move(*peers));
+  if (points_ != nullptr) points_->SetReady();
   hand_over_ = JobHandOver::Resuming(group_->num_nodes(), me, r.stop);
   hand_over_->set_deadline_ns(ipc::MonotonicNs() + HandOverWaitNs());
   started_next_ = r.stop;

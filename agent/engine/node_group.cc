@@ -222,7 +222,8 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (static_cast<PeerMsg>(h.type) == PeerMsg::kPoint ||
-      static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk) {
+      static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk ||
+      static_cast<PeerMsg>(h.type) == PeerMsg::kPointTaken) {
     CountBytes(0, sizeof(h) + len);
     if (point_message_) point_message_(h, data, len);
     return;
@@ -568,7 +569,7 @@ void NodeGroup::SendPoint(int node, const PeerHeader& h, const BufferSpan& paylo
   bool scheduled = IsScheduledChunk(full.type) && scheduler_ != nullptr;
   Lane lane = IsScheduledChunk(full.type) ? Lane::kBulk : ControlLane();
   ++point_sends_;
-  if (scheduler_ != nullptr) {
+  if (scheduler_ != nullptr && static_cast<PeerMsg>(full.type) != PeerMsg::kPointTaken) {
     scheduler_->BeginOp(flow_.job, priority);
     done = [this, priority, done = std::move(done)](const Status& st) {
       scheduler_->EndOp(flow_.job, priority);

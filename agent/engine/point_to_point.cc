@@ -81,6 +81,7 @@ void PointToPoint::Send(std::shared_ptr<Outgoing> out) {
   bool whole = total <= chunk_bytes_;
   h.type = static_cast<uint16_t>(whole ? PeerMsg::kPoint : PeerMsg::kPointChunk);
   out->pieces_left = whole ? 1 : (total + chunk_bytes_ - 1) / chunk_bytes_;
+  out->taken = total <= kEagerPointBytes;
   sending_.push_back(out);
   // The op holds its regions: they stay mapped until every piece left.
   std::shared_ptr<const void> keep = out;
@@ -93,14 +94,37 @@ void PointToPoint::Send(std::shared_ptr<Outgoing> out) {
       --in_flight_;
       if (!st.ok() && out->result.ok())
         out->result = st.Annotate("sending to rank " + std::to_string(out->op.root));
-      if (--out->pieces_left != 0) return;
-      auto it = std::find(sending_.begin(), sending_.end(), out);
-      if (it == sending_.end()) return;  // failed meanwhile (FailAll)
-      sending_.erase(it);
-      Finish(out->local_rank, out->op, out->result, out->seq, -1, out->since_ns);
+      --out->pieces_left;
+      MaybeSent(out);
     });
     if (whole) break;
   }
+}
+
+void PointToPoint::MaybeSent(const std::shared_ptr<Outgoing>& out) {
+  if (out->pieces_left != 0 || (!out->taken && out->result.ok())) return;
+  auto it = std::find(sending_.begin(), sending_.end(), out);
+  if (it == sending_.end()) return;  // failed meanwhile (FailAll, RanksLeft)
+  sending_.erase(it);
+  Finish(out->local_rank, out->op, out->result, out->seq, -1, out->since_ns);
+}
+
+Status PointToPoint::OnTaken(const PeerHeader& h) {
+  int src = h.fp.root, dst = static_cast<int>(h.step);
+  int32_t tag = static_cast<int32_t>(static_cast<uint32_t>(h.key));
+  for (const auto& out : sending_) {
+    if (ranks_.first_rank(node_) + out->local_rank != src || out->op.root != dst ||
+        static_cast<int32_t>(out->op.key) != tag || out->seq != h.seq || out->taken) {
+      continue;
+    }
+    if (ranks_.node_of(dst) != h.from_node) break;
+    out->taken = true;
+    MaybeSent(std::shared_ptr<Outgoing>(out));  // may erase it
+    return Status::Ok();
+  }
+  return ProtocolError("node " + std::to_string(h.from_node) + " says it took a " +
+                       Describe(src, dst, tag) + " (number " + std::to_string(h.seq) +
+                       ") that this node is not sending");
 }
 
 void PointToPoint::SendLocal(int local_rank, const ValidatedOp& op) {
@@ -116,12 +140,10 @@ void PointToPoint::SendLocal(int local_rank, const ValidatedOp& op) {
   m.seq = seq;
   m.total = op.send.length;
   m.received = m.total;
-  // Copied now, so the send is done: the receive may come much later.
-  m.bytes.assign(HostBytes(op.send), HostBytes(op.send) + op.send.length);
-  held_bytes_ += m.total;
+  // Its bytes stay where they are until a receive takes them, and the send completes then.
+  m.local_send = Posted{local_rank, op, ipc::MonotonicNs()};
   next_in_[ch] = seq;
   Arrive(id);
-  Finish(local_rank, op, Status::Ok(), seq, -1, ipc::MonotonicNs());
 }
 
 void PointToPoint::PostRecv(int local_rank, const ValidatedOp& op) {
@@ -142,6 +164,29 @@ void PointToPoint::PostRecv(int local_rank, const ValidatedOp& op) {
 
 void PointToPoint::RanksLeft(int first, int last, const Status& why) {
   for (int r = first; r < last; ++r) gone_.emplace(r, why);
+  // Sends to them that no receive took: none will.
+  std::vector<std::shared_ptr<Outgoing>> untaken;
+  for (const auto& out : sending_) {
+    if (out->op.root >= first && out->op.root < last && !out->taken) untaken.push_back(out);
+  }
+  for (auto& out : untaken) {
+    out->taken = true;
+    if (out->result.ok()) out->result = why;
+    MaybeSent(out);
+  }
+  std::vector<Posted> local_sends;
+  for (auto it = incoming_.begin(); it != incoming_.end();) {
+    Incoming& m = it->second;
+    if (m.dst >= first && m.dst < last && m.local_send && !m.recv) {
+      local_sends.push_back(std::move(*m.local_send));
+      auto& held = held_[static_cast<size_t>(LocalRank(m.dst))];
+      held.erase(std::remove(held.begin(), held.end(), it->first), held.end());
+      it = incoming_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (Posted& p : local_sends) Finish(p.local_rank, p.op, why, 0, -1, p.since_ns);
   for (auto& posted : posted_) {
     std::vector<Posted> failed;
     for (auto it = posted.begin(); it != posted.end();) {
@@ -187,11 +232,28 @@ void PointToPoint::Take(Incoming& m, Posted recv) {
     m.failed = InvalidArgument("recv of " + std::to_string(recv.op.recv.length) + " bytes got a " +
                                Describe(m.src, m.dst, m.tag) + " of " + std::to_string(m.total) +
                                " bytes: both sides must name the same size");
+  } else if (m.local_send) {
+    if (m.total != 0)
+      std::memcpy(HostBytes(recv.op.recv), HostBytes(m.local_send->op.send), m.total);
   } else if (!m.bytes.empty()) {
     std::memcpy(HostBytes(recv.op.recv), m.bytes.data(), m.total);
   }
   m.bytes = {};
   m.recv = std::move(recv);
+  if (m.local_send) {
+    Posted send = std::move(*m.local_send);
+    m.local_send.reset();
+    Finish(send.local_rank, send.op, Status::Ok(), m.seq, -1, send.since_ns);
+  } else if (m.total > kEagerPointBytes) {
+    // The sender's agent holds the send until now.
+    PeerHeader h{};
+    h.type = static_cast<uint16_t>(PeerMsg::kPointTaken);
+    h.key = static_cast<uint32_t>(m.tag);
+    h.seq = m.seq;
+    h.step = static_cast<uint32_t>(m.dst);
+    h.fp.root = m.src;
+    send_(ranks_.node_of(m.src), h, BufferSpan{}, 0, nullptr, [](const Status&) {});
+  }
 }
 
 void PointToPoint::MaybeDeliver(MessageId id) {
@@ -208,6 +270,10 @@ void PointToPoint::MaybeDeliver(MessageId id) {
 
 Status PointToPoint::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
   if (!failed_.ok()) return Status::Ok();  // the rest of what was on its way: nobody waits for it
+  if (static_cast<PeerMsg>(h.type) == PeerMsg::kPointTaken) {
+    if (len != 0) return ProtocolError("a point-to-point receipt with a payload");
+    return OnTaken(h);
+  }
   int src = h.fp.root, dst = static_cast<int>(h.step);
   int32_t tag = static_cast<int32_t>(static_cast<uint32_t>(h.key));
   bool whole = static_cast<PeerMsg>(h.type) == PeerMsg::kPoint;
@@ -278,6 +344,9 @@ void PointToPoint::FailAll(const Status& why) {
   }
   for (auto& [id, m] : incoming_) {
     if (m.recv) failed.emplace_back(m.recv->local_rank, m.recv->op, m.seq, m.src, m.recv->since_ns);
+    if (m.local_send)
+      failed.emplace_back(m.local_send->local_rank, m.local_send->op, m.seq, -1,
+                          m.local_send->since_ns);
   }
   waiting_.clear();
   sending_.clear();  // pieces still in flight find their send gone

@@ -1,8 +1,11 @@
 // Point-to-point messages of one job (or communicator) on this node: the sends and receives of its
 // local ranks, matched per (sender, receiver, tag) in the order each side posted them, as MPI and
 // torch.distributed match them. No other rank takes part and nothing is agreed first: a send to a
-// rank on another node goes to that node's agent at once (eagerly), which lands it in the receive
-// when one is posted and holds it until then; a send to a rank on this node is copied across.
+// rank on another node goes to that node's agent at once, which lands it in the receive when one
+// is posted and holds it until then. Such a send completes once it left if it is small
+// (kEagerPointBytes), else once the receiver's agent says a receive took it (kPointTaken), so that
+// a sender cannot run ahead of its receiver by more than its own sends in flight. A send to a rank
+// on this node waits in the sender's buffer and is copied into the receive that takes it.
 // A receive may name no sender (ipc::kAnySource): it takes the first message of its tag that
 // reaches its rank, each sender's messages still in their order.
 #pragma once
@@ -79,6 +82,8 @@ class PointToPoint {
     std::vector<uint8_t> bytes;  // while no receive took it
     std::optional<Posted> recv;  // the receive that took it
     Status failed;               // the receive refused it (sizes differ): bytes dropped
+    // A send on this node: its bytes stay in its buffer, and it completes once a receive took them.
+    std::optional<Posted> local_send;
   };
   using MessageId = std::tuple<int, int, int32_t, uint64_t>;  // channel, seq
   struct Outgoing {
@@ -87,11 +92,16 @@ class PointToPoint {
     uint64_t seq, since_ns;
     size_t pieces_left = 0;
     Status result;
+    bool taken = false;  // the receiver's agent said a receive took it (or it is eager)
   };
 
   int LocalRank(int rank) const { return rank - ranks_.first_rank(node_); }
   bool Local(int rank) const { return ranks_.node_of(rank) == node_; }
   void Send(std::shared_ptr<Outgoing> out);
+  // Finishes a send to another node once its pieces left and, unless eager, it was taken.
+  void MaybeSent(const std::shared_ptr<Outgoing>& out);
+  // A kPointTaken from the receiver's agent.
+  [[nodiscard]] Status OnTaken(const PeerHeader& h);
   void SendLocal(int local_rank, const ValidatedOp& op);
   void PostRecv(int local_rank, const ValidatedOp& op);
   // The message's turn on its channel came: it goes to the first matching posted receive, or

@@ -52,7 +52,14 @@ enum class PeerMsg : uint16_t {
   // sent at once; kPointChunk: the bytes at `offset`, paced by the sender's scheduler.
   kPoint = 12,
   kPointChunk = 13,
+  // The receiver's agent took the point-to-point message (`key`, `seq`, `fp.root`, `step` as in
+  // it) into a receive: a send larger than kEagerPointBytes completes then.
+  kPointTaken = 14,
 };
+// Point-to-point messages up to this many bytes complete their send once sent; larger ones once
+// the receiver took them (kPointTaken), so that a sender cannot run ahead of its receiver by more
+// than its own sends in flight.
+inline constexpr uint64_t kEagerPointBytes = 64 << 10;
 
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
 inline bool IsScheduledChunk(uint16_t type) {

@@ -268,10 +268,12 @@ OUTRIDER_EXPORT int outrider_barrier(outrider_client_t* client, const outrider_o
 /* ---- Point to point (API version 6). ----
  * `count` elements from `buf` to rank `peer` of the communicator (opts->comm), with `tag`; the
  * receiver names the same count and dtype. Sends and receives of one (sender, receiver, tag) match
- * in the order each side posted them; nobody else takes part. A send completes once its bytes
- * left for the receiver's agent (it does not wait for the receive: the receiver's agent holds the
- * message until then). Without a priority (opts->priority 0) a message goes ahead of the
- * collectives that have none. opts->key is ignored: the tag names the stream. */
+ * in the order each side posted them; nobody else takes part. A send of at most 64 KiB to
+ * another node completes once its bytes left for the receiver's agent (which holds the message
+ * until a receive takes it); a larger one, or one to a rank of the same node, once a receive took
+ * it (so a sender runs ahead of its receiver by its own sends in flight at most). Without a
+ * priority (opts->priority 0) a message goes ahead of the collectives that have none. opts->key is
+ * ignored: the tag names the stream. */
 #define OUTRIDER_ANY_SOURCE (-1)
 OUTRIDER_EXPORT int outrider_send(outrider_client_t* client, const void* buf, uint64_t count,
                                   outrider_dtype_t dtype, int peer, int tag,

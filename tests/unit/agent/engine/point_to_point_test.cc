@@ -96,6 +96,29 @@ TEST(PointToPointTest, ChunksOutOfOrderAndMessagesOutOfTurnLandInPostOrder) {
   EXPECT_EQ(b.done[0].source, 0);
 }
 
+TEST(PointToPointTest, ALargeSendCompletesOnlyOnceAReceiveTookIt) {
+  Node a(0, 1 << 20), b(1, 1 << 20);
+  std::vector<uint8_t> big((256 << 10) + 3, 5), got(big.size()), small(8, 1), got_small(8);
+  a.p2p().Submit(0, Op(ipc::OpKind::kSend, 1, 1, 0, big));
+  a.p2p().Submit(0, Op(ipc::OpKind::kSend, 2, 1, 1, small));
+  ASSERT_EQ(a.sent.size(), 2u);
+  ASSERT_EQ(a.done.size(), 1u);  // the small one (eager) is done once sent; the large one waits
+  EXPECT_EQ(a.done[0].op_id, 2u);
+  for (const Sent& s : a.sent)
+    ASSERT_TRUE(b.p2p().OnMessage(s.h, s.bytes.data(), s.bytes.size()).ok());
+  EXPECT_TRUE(b.sent.empty());  // held: no receive took it yet
+  b.p2p().Submit(0, Op(ipc::OpKind::kRecv, 10, 0, 0, got));
+  ASSERT_EQ(b.sent.size(), 1u);  // the receipt
+  EXPECT_EQ(b.sent[0].h.type, static_cast<uint16_t>(PeerMsg::kPointTaken));
+  ASSERT_TRUE(a.p2p().OnMessage(b.sent[0].h, nullptr, 0).ok());
+  ASSERT_EQ(a.done.size(), 2u);
+  EXPECT_EQ(a.done[1].op_id, 1u);
+  EXPECT_TRUE(a.done[1].status.ok());
+  EXPECT_EQ(got, big);
+  // A receipt for nothing this node sends is a protocol error.
+  EXPECT_EQ(a.p2p().OnMessage(b.sent[0].h, nullptr, 0).code(), Code::kProtocol);
+}
+
 TEST(PointToPointTest, TagsAreSeparateStreams) {
   Node a(0, 4096), b(1, 4096);
   std::vector<uint8_t> t1{1}, t2{2}, r1(1), r2(1);
