@@ -236,16 +236,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         if (fill & 0x20) h.fp = fp;
         if ((fill & 0x10) && (action & 0x80)) {
-          // A point-to-point message (or a chunk of one) from a rank of node `from` to a local
-          // rank, on one of two tags; its numbers, offset and size as the input says.
-          h.type = static_cast<uint16_t>((action & 0x40) ? agent::PeerMsg::kPointChunk
-                                                         : agent::PeerMsg::kPoint);
+          // A point-to-point message (a chunk of one, or a receipt for one) from a rank of node
+          // `from` to a local rank, on one of two tags; its numbers, offset and size as the input
+          // says.
+          h.type = static_cast<uint16_t>((action & 0x40)   ? agent::PeerMsg::kPointChunk
+                                         : (action & 0x20) ? agent::PeerMsg::kPointTaken
+                                                           : agent::PeerMsg::kPoint);
           h.key = (action >> 5) & 1;
           h.seq %= 4;
           h.fp.root = from * local + static_cast<int>(h.fp.root & 0xff) % local;
           h.step = h.step % static_cast<uint32_t>(local);
           h.message_bytes %= 16384;
           h.offset %= 16384;
+          if (static_cast<agent::PeerMsg>(h.type) == agent::PeerMsg::kPointTaken) {
+            int32_t sender = static_cast<int32_t>(h.step);  // a local rank's send
+            h.step = static_cast<uint32_t>(h.fp.root);
+            h.fp.root = sender;
+          }
         }
         size_t header_len = (fill & 0x40) ? in.Read<uint8_t>() : sizeof(h);
         std::vector<uint8_t> header(header_len, 0);
