@@ -187,6 +187,19 @@ void PointToPoint::RanksLeft(int first, int last, const Status& why) {
     }
   }
   for (Posted& p : local_sends) Finish(p.local_rank, p.op, why, 0, -1, p.since_ns);
+  // The leaving ranks of this node post nothing more, and what waited for them goes.
+  for (int r = std::max(first, ranks_.first_rank(node_)); r < last && Local(r); ++r) {
+    size_t lr = static_cast<size_t>(LocalRank(r));
+    posted_[lr].clear();
+    for (const MessageId& id : held_[lr]) {
+      auto it = incoming_.find(id);
+      if (it == incoming_.end()) continue;
+      held_bytes_ -=
+          std::min<uint64_t>(held_bytes_, it->second.bytes.empty() ? 0 : it->second.total);
+      incoming_.erase(it);
+    }
+    held_[lr].clear();
+  }
   for (auto& posted : posted_) {
     std::vector<Posted> failed;
     for (auto it = posted.begin(); it != posted.end();) {
