@@ -69,17 +69,13 @@ void PointToPoint::Send(std::shared_ptr<Outgoing> out) {
   const ValidatedOp& op = out->op;
   int src = ranks_.first_rank(node_) + out->local_rank;
   uint64_t total = op.send.length;
-  PeerHeader h{};
-  h.key = static_cast<uint32_t>(static_cast<int32_t>(op.key));
-  h.seq = out->seq;
-  h.step = static_cast<uint32_t>(op.root);
-  h.fp.root = src;
+  // One message at once when it fits a chunk, else chunks the scheduler paces.
+  bool whole = total <= chunk_bytes_;
+  PeerHeader h = Header(whole ? PeerMsg::kPoint : PeerMsg::kPointChunk, src, op.root,
+                        static_cast<int32_t>(op.key), out->seq);
   h.fp.kind = static_cast<uint32_t>(ipc::OpKind::kSend);
   h.fp.dtype = static_cast<uint32_t>(op.dtype);
   h.message_bytes = total;
-  // One message at once when it fits a chunk, else chunks the scheduler paces.
-  bool whole = total <= chunk_bytes_;
-  h.type = static_cast<uint16_t>(whole ? PeerMsg::kPoint : PeerMsg::kPointChunk);
   out->pieces_left = whole ? 1 : (total + chunk_bytes_ - 1) / chunk_bytes_;
   out->taken = total <= kEagerPointBytes;
   sending_.push_back(out);
@@ -89,9 +85,7 @@ void PointToPoint::Send(std::shared_ptr<Outgoing> out) {
   for (uint64_t off = 0; off < total || (whole && off == 0); off += chunk_bytes_) {
     h.offset = off;
     uint64_t len = std::min(chunk_bytes_, total - off);
-    ++in_flight_;
     send_(node, h, op.send.Sub(off, len), op.priority, keep, [this, out](const Status& st) {
-      --in_flight_;
       if (!st.ok() && out->result.ok())
         out->result = st.Annotate("sending to rank " + std::to_string(out->op.root));
       --out->pieces_left;
@@ -99,6 +93,16 @@ void PointToPoint::Send(std::shared_ptr<Outgoing> out) {
     });
     if (whole) break;
   }
+}
+
+PeerHeader PointToPoint::Header(PeerMsg type, int src, int dst, int32_t tag, uint64_t seq) {
+  PeerHeader h{};
+  h.type = static_cast<uint16_t>(type);
+  h.key = static_cast<uint32_t>(tag);
+  h.seq = seq;
+  h.step = static_cast<uint32_t>(dst);
+  h.fp.root = src;
+  return h;
 }
 
 void PointToPoint::MaybeSent(const std::shared_ptr<Outgoing>& out) {
@@ -259,13 +263,8 @@ void PointToPoint::Take(Incoming& m, Posted recv) {
     Finish(send.local_rank, send.op, Status::Ok(), m.seq, -1, send.since_ns);
   } else if (m.total > kEagerPointBytes) {
     // The sender's agent holds the send until now.
-    PeerHeader h{};
-    h.type = static_cast<uint16_t>(PeerMsg::kPointTaken);
-    h.key = static_cast<uint32_t>(m.tag);
-    h.seq = m.seq;
-    h.step = static_cast<uint32_t>(m.dst);
-    h.fp.root = m.src;
-    send_(ranks_.node_of(m.src), h, BufferSpan{}, 0, nullptr, [](const Status&) {});
+    send_(ranks_.node_of(m.src), Header(PeerMsg::kPointTaken, m.src, m.dst, m.tag, m.seq),
+          BufferSpan{}, 0, nullptr, [](const Status&) {});
   }
 }
 

@@ -59,8 +59,6 @@ class PointToPoint {
   void RanksLeft(int first, int last, const Status& why);
   // Fails every op not finished (and forgets held messages), and every later one.
   void FailAll(const Status& why);
-  // Sends to other nodes still in flight (their memory must stay mapped).
-  bool busy() const { return in_flight_ != 0; }
   // Ops not finished.
   size_t pending() const;
   // Posted receives, held messages and sends in flight, for /status.
@@ -113,6 +111,8 @@ class PointToPoint {
   void MaybeDeliver(MessageId id);
   void Finish(int local_rank, const ValidatedOp& op, const Status& st, uint64_t seq, int source,
               uint64_t since_ns);
+  // The point-to-point fields of a message of `type` on (src, dst, tag), number `seq`.
+  static PeerHeader Header(PeerMsg type, int src, int dst, int32_t tag, uint64_t seq);
   static bool Matches(const ValidatedOp& recv, int src, int32_t tag) {
     return static_cast<int32_t>(recv.key) == tag &&
            (recv.root == ipc::kAnySource || recv.root == src);
@@ -125,7 +125,6 @@ class PointToPoint {
   CompleteFn complete_;
   bool ready_ = false;
   std::deque<std::shared_ptr<Outgoing>> waiting_;   // sends to other nodes, until SetReady
-  size_t in_flight_ = 0;                            // pieces handed to send_, not done
   std::vector<std::shared_ptr<Outgoing>> sending_;  // sends with pieces in flight
   std::map<Channel, uint64_t> next_send_;           // per channel: the next message's number
   std::map<Channel, uint64_t> next_in_;             // per channel: the next message to arrive
