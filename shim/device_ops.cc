@@ -6,7 +6,8 @@
 // the slot. gpu_mode ipc: the GPU allocations are registered with the agent (a cuMem allocation's
 // fd, or a cudaMalloc allocation's legacy handle) and the op names them; the stream writes ready,
 // waits for done and writes released, and the agent does the copies. The calling thread never waits
-// for the stream.
+// for the stream. Sends and receives are staged in either mode, and a send's stream does not wait
+// for its done fence (SubmitOnStream says why).
 #include "shim/device_ops.h"
 
 #include <fcntl.h>
@@ -181,6 +182,9 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
                              " ops on device buffers are in flight or being copied back");
   }
   OpArgs b = a;
+  // Messages are staged in either mode: the agent's point-to-point engine reads and writes host
+  // memory only.
+  const bool point = ipc::IsPointToPoint(a.kind);
   // Staging: each device buffer of the op gets a pinned buffer in the arena; inputs are copied
   // there before the op, outputs back after it (a sparse op's outputs are copied there first
   // too: it writes only the rows of its result, and the rest must come back unchanged).
@@ -198,7 +202,7 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   auto place = [&](const void* p, uint64_t n, bool in, bool out, const char* which) -> void* {
     if (!bad.ok() || n == 0 || p == nullptr || regions_->InHostRegion(p))
       return const_cast<void*>(p);
-    if (ipc_mode && DeviceMemory::InOneAllocation(*d, p, n)) {
+    if (ipc_mode && !point && DeviceMemory::InOneAllocation(*d, p, n)) {
       // A buffer inside one GPU allocation: the agent imports the allocation. One that spans
       // several (an expandable segment's pages, mapped one after another) is staged instead.
       bad = memory_.Register(*d, p, n, which);
@@ -286,11 +290,16 @@ Result<uint64_t> DeviceOps::SubmitOnStream(const OpArgs& a, uint64_t id, const S
   OpState& state = ops_->at(*r);
   for (const Stage& x : stages) state.staging.push_back(x.host);
   state.fence = static_cast<int32_t>(slot);
-  // The rest of the stream's part: wait for the agent, copy back (staging), say so.
-  st = cuda::Check(*d,
-                   d->cuStreamWaitValue64(s, fence + offsetof(ipc::FenceSlot, done), id,
-                                          CU_STREAM_WAIT_VALUE_GEQ),
-                   "waiting for the done fence (cuStreamWaitValue64)");
+  // The rest of the stream's part: wait for the agent, copy back (staging), say so. A send's
+  // stream goes on once its input is staged: the send completes when the receiver took it, which
+  // may be behind work queued later on this very stream (its own receive from that peer). Its
+  // staging and slot then go back when the caller has seen it complete, not before.
+  if (a.kind != ipc::OpKind::kSend) {
+    st = cuda::Check(*d,
+                     d->cuStreamWaitValue64(s, fence + offsetof(ipc::FenceSlot, done), id,
+                                            CU_STREAM_WAIT_VALUE_GEQ),
+                     "waiting for the done fence (cuStreamWaitValue64)");
+  }
   for (const Stage& x : stages) {
     if (!x.out || !st.ok()) continue;
     st = cuda::Check(

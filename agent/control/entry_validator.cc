@@ -211,9 +211,10 @@ Result<ValidatedOp> ValidatePointToPoint(const ipc::SubmitEntry& e, ValidatedOp 
   OUTRIDER_ASSIGN_OR_RETURN(op.send, Resolve("send", e.send, sends ? bytes : 0, regions, &op));
   OUTRIDER_ASSIGN_OR_RETURN(op.recv, Resolve("recv", e.recv, sends ? 0 : bytes, regions, &op));
   if (op.NamesDevice()) {
-    return InvalidArgument(std::string(what) +
-                           " takes host memory (with gpu_mode staging the shim stages device "
-                           "buffers through it)");
+    return InvalidArgument(
+        std::string(what) +
+        " takes host memory (the shim stages device buffers through it in either "
+        "gpu_mode)");
   }
   return op;
 }

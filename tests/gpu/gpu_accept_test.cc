@@ -260,6 +260,10 @@ TEST(GpuHandOverAcceptTest, AnOpGivenBackAtASigtermRunsAtTheNextAgentOnTheStream
     CUdeviceptr buf = DeviceBuffer(d, Kind::kCudaMalloc, kCount * 4);
     std::vector<float> in(kCount), out(kCount);
     for (size_t i = 0; i < kCount; ++i) in[i] = static_cast<float>((r + 1) * (i % 1000));
+    // Pinned: queueing the copy back returns at once, and rank 1 goes on to wait in the shim, which
+    // takes it to the next agent (a copy into pageable memory would hold the thread until the
+    // stream ran it, after the op: until OUTRIDER_RECONNECT_MS let the stream go).
+    if (d.cuMemHostRegister(out.data(), kCount * 4, 0) != CUDA_SUCCESS) return 87;
     if (r == 0) {
       char ch;
       if (!stopped.Receive(&ch, 60000)) return 89;

@@ -1,7 +1,7 @@
 // Every op kind on device buffers, in both GPU modes (staging and ipc), against a real agent with
 // the fake CUDA driver (tests/fakes/cuda/) in the trainers and in the agent: broadcast, allgather,
 // reduce-scatter, alltoallv and a sparse allreduce, all queued on one stream before any result is
-// read, each result checked.
+// read, each result checked; and sends and receives of device buffers, both ways on one stream.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -153,6 +153,69 @@ TEST_P(GpuEveryOpTest, EveryOpKindRunsOnDeviceBuffersInStreamOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GpuEveryOpTest, ::testing::Values("staging", "ipc"));
+
+// Each rank sends to the other, then receives from it, a small and a large message, all four ops
+// queued on one stream before any completes (as PyTorch's batch_isend_irecv queues them on the
+// current stream). A send completes once the other rank's receive took it, so a stream that waited
+// for each send before it queued the next receive would wait for ever on both ranks: the stream
+// goes past a send once its input is copied. 0, or the first failure.
+int SendThenReceiveOnOneStream(const cuda::Driver& d, outrider_client_t* c, int r) {
+  CUstream s = nullptr;
+  if (d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 60;
+  outrider_op_options_t o;
+  outrider_op_options_init(&o);
+  o.cuda_stream = s;
+  const int other = 1 - r;
+  const uint64_t sizes[] = {17, 3 << 18};  // 68 B and 3 MiB of floats
+  std::vector<CUdeviceptr> outbox, inbox;
+  for (uint64_t n : sizes) {  // every buffer first: ToDevice synchronizes the stream
+    std::vector<float> mine(n);
+    for (uint64_t i = 0; i < n; ++i) mine[i] = static_cast<float>(1000 * r + i % 1000);
+    outbox.push_back(ToDevice(d, mine, s));
+    inbox.push_back(ToDevice(d, std::vector<float>(n, -1), s));
+  }
+  std::vector<outrider_op_t> ops;
+  for (size_t m = 0; m < inbox.size(); ++m) {
+    outrider_op_t send = 0, recv = 0;
+    if (outrider_send(c, Ptr(outbox[m]), sizes[m], OUTRIDER_F32, other, 7, &o, &send) !=
+        OUTRIDER_OK)
+      return 21;
+    if (outrider_recv(c, Ptr(inbox[m]), sizes[m], OUTRIDER_F32, other, 7, &o, &recv) != OUTRIDER_OK)
+      return 22;
+    ops.push_back(send);
+    ops.push_back(recv);
+  }
+  for (size_t k = 0; k < ops.size(); ++k) {  // bounded: a stuck stream fails here, not hangs
+    if (int rc = outrider_wait(c, ops[k], 10000); rc != OUTRIDER_OK) {
+      std::fprintf(stderr, "rank %d op %zu: %s\n", r, k, outrider_last_error(c));
+      return 30 + static_cast<int>(k);
+    }
+  }
+  for (size_t m = 0; m < inbox.size(); ++m) {
+    auto got = FromDevice<float>(d, inbox[m], sizes[m], s);
+    for (uint64_t i = 0; i < sizes[m]; ++i) {
+      if (got[i] != static_cast<float>(1000 * other + i % 1000)) return 1 + static_cast<int>(m);
+    }
+  }
+  return 0;
+}
+
+class GpuPointToPointTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuPointToPointTest, SendsAndReceivesOfDeviceBuffersBothWaysOnOneStreamComplete) {
+  auto agent = StartGpuAgent();
+  ASSERT_NE(agent, nullptr);
+  Ranks ranks(2, [&](int r) {
+    const cuda::Driver& d = ChildCuda(GetParam());
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-point-to-point", r, 2);
+    int rc = SendThenReceiveOnOneStream(d, c, r);
+    outrider_disconnect(c);
+    return rc;
+  });
+  ranks.ExpectAllExitZero();
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, GpuPointToPointTest, ::testing::Values("staging", "ipc"));
 
 }  // namespace
 }  // namespace outrider::testing

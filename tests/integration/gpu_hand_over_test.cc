@@ -50,6 +50,9 @@ class DeviceStep {
       : d_(d), c_(c), in_(kCount), out_(kCount) {
     if (d_.cuMemAlloc(&buf_, kCount * 4) != CUDA_SUCCESS) std::_Exit(82);
     if (d_.cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) std::_Exit(83);
+    // Pinned, so that queueing the copy back returns at once (into pageable memory it returns
+    // once the stream ran it, after the op).
+    if (d_.cuMemHostRegister(out_.data(), kCount * 4, 0) != CUDA_SUCCESS) std::_Exit(81);
   }
   // Queues the step; the op's handle is returned in *h.
   int Queue(int r, int step, outrider_op_t* h, CUhostFn before_op = nullptr, void* arg = nullptr) {

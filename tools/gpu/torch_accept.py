@@ -4,6 +4,8 @@ each result bitwise against the same op on CPU tensors.
 
 - a tensor at a non-zero offset of its allocation (a view into a larger one), and the other ops;
 - a sparse COO allreduce;
+- point to point: each rank sends to the next and receives from the previous with batch_isend_irecv
+  (both on the current stream), a small and a large CUDA tensor, each bitwise the CPU data sent;
 - DDP of a model with a sparse embedding: gradients allreduced as CUDA tensors, against the same
   run with them allreduced as CPU tensors (a comm hook that copies them to the host and back);
   both divide on the GPU, so the runs are bitwise equal exactly when the allreduces are;
@@ -57,8 +59,8 @@ def check(name, f):
     report(name, ok, why)
 
 
-def data(n, seed):
-    g = torch.Generator().manual_seed(seed * 1000 + RANK)
+def data(n, seed, rank=RANK):
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
     return torch.randn(n, generator=g) * torch.exp2(torch.randint(0, 12, (n,), generator=g).float())
 
 
@@ -101,6 +103,20 @@ def other_ops():
     dist.all_gather(lst_h, x)
     if not all(bitwise(p, q) for p, q in zip(lst_d, lst_h)):
         return False, "all_gather"
+    return True, ""
+
+
+def point_to_point():
+    right, left = (RANK + 1) % WORLD, (RANK - 1) % WORLD
+    for n in (17, 3 << 18):  # 68 B goes whole; 3 MiB in chunks, its send completing on receipt
+        mine = data(n, 4 + n)
+        inbox = torch.empty(n, device=DEV)
+        reqs = dist.batch_isend_irecv([dist.P2POp(dist.isend, mine.to(DEV), right),
+                                       dist.P2POp(dist.irecv, inbox, left)])
+        for r in reqs:
+            r.wait()
+        if not bitwise(inbox, data(n, 4 + n, rank=left)):
+            return False, f"the {n * 4}-byte message from rank {left} differs from what it sent"
     return True, ""
 
 
@@ -174,6 +190,7 @@ if DEV.type == "cuda":
     torch.cuda.set_device(DEV)
 check("offset_allreduce", offset_allreduce)
 check("other_ops", other_ops)
+check("point_to_point", point_to_point)
 check("sparse_allreduce", sparse_allreduce)
 check("ddp_sparse_embedding_bitwise", ddp_bitwise)
 check("ddp_plain", ddp_plain)

@@ -17,7 +17,9 @@
 // - VMM: cuMemCreate makes a memfd; CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR exports a dup of it,
 //   which another process imports (after SCM_RIGHTS) and maps into a reserved range; a mapping
 //   has no access until cuMemSetAccess (touching it before faults, as on a GPU).
-// - Host registration marks a range as pinned host memory; its device pointer is its address.
+// - Host registration marks a range as pinned host memory; its device pointer is its address. A
+//   copy from the device into memory not pinned returns when the stream has run it, as the driver's
+//   does (into pinned memory it is queued and returns at once).
 // - Strict where the driver is: a process forked after its parent's cuInit gets
 //   CUDA_ERROR_NOT_INITIALIZED from every call (cuInit included); work on the default stream
 //   needs a context current on the calling thread (CUDA_ERROR_INVALID_CONTEXT); a cuMem mapping

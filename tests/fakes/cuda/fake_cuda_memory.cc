@@ -124,7 +124,18 @@ CUresult MemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
   return Copy(dst, src, bytes, s);
 }
 CUresult MemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream s) {
-  return Copy(reinterpret_cast<CUdeviceptr>(dst), src, bytes, s);
+  CUresult r = Copy(reinterpret_cast<CUdeviceptr>(dst), src, bytes, s);
+  if (r != CUDA_SUCCESS || bytes == 0) return r;
+  bool pinned;
+  {
+    std::lock_guard<std::mutex> l(g_mu);
+    const auto* range = Find(reinterpret_cast<uintptr_t>(dst), bytes);
+    pinned = range != nullptr && range->second.kind == Kind::kHostRegistered;
+  }
+  // Into pageable memory the driver returns once the copy is done, so the caller waits for
+  // everything queued before it on the stream.
+  if (!pinned) StreamOf(s)->Drain();
+  return CUDA_SUCCESS;
 }
 CUresult MemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream s) {
   return Copy(dst, reinterpret_cast<CUdeviceptr>(src), bytes, s);

@@ -178,6 +178,8 @@ TEST(CudaDriver, AStreamWaitsOnAFenceInRegisteredHostMemoryAndWritesItsOwn) {
   ASSERT_EQ(d.cuMemAlloc(&dev, 4096), CUDA_SUCCESS);
   std::vector<uint8_t> src(4096), dst(4096, 0);
   for (size_t i = 0; i < src.size(); ++i) src[i] = Pattern(i);
+  // Pinned: a copy into pageable memory would return only once the stream ran it.
+  ASSERT_EQ(d.cuMemHostRegister(dst.data(), dst.size(), 0), CUDA_SUCCESS);
   CUstream s = nullptr;
   ASSERT_EQ(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
   ASSERT_EQ(d.cuStreamWaitValue64(s, dfences, 1, CU_STREAM_WAIT_VALUE_GEQ), CUDA_SUCCESS);
@@ -194,6 +196,7 @@ TEST(CudaDriver, AStreamWaitsOnAFenceInRegisteredHostMemoryAndWritesItsOwn) {
   EXPECT_EQ(dst, src);
   EXPECT_EQ(d.cuStreamQuery(s), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemFree(dev), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemHostUnregister(dst.data()), CUDA_SUCCESS);
   EXPECT_EQ(d.cuMemHostUnregister(fences), CUDA_SUCCESS);
 }
 
