@@ -74,7 +74,8 @@ def run_system(system, args, build, out_json):
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes),
                 "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
     if args.rate:
-        launcher += ["--rate", args.rate] + (["--queue", args.queue] if args.queue else [])
+        launcher += ["--rate", args.rate] + (["--queue", args.queue] if args.queue else []) + \
+            (["--burst", args.burst] if args.burst else [])
     if args.mtu:
         launcher += ["--mtu", str(args.mtu)]
     if args.op == "train3d":
@@ -195,7 +196,11 @@ def main():
     p.add_argument("--queue",
                    help="bytes each shaped link queues before it drops (tools/outrider run --queue; default: 5 ms at "
                         "the rate; sparse: 4mb: in an all-to-all every node sends to every other at once, and 5 ms "
-                        "at 500 Mbit/s drops what no switch port of such a fabric would, docs/benchmarks.md)")
+                        "at 500 Mbit/s drops what no switch port of such a fabric would, docs/benchmarks.md; train3d: 1mb)")
+    p.add_argument("--burst",
+                   help="each shaped link's token bucket: bytes an idle link sends at once (tools/outrider run "
+                        "--burst; default 512kb; train3d: 64kb, the least that keeps the rate: its 128 KiB pipeline "
+                        "messages would cross an idle link faster than at its rate)")
     p.add_argument("--mtu", type=int,
                    help="node links' MTU (default 1500; sparse: 9000, the jumbo frames training clusters run: at 1500 "
                         "TCP/IP headers take 4.6 %% of the link)")
@@ -305,6 +310,10 @@ def main():
             args.rate = ""
         return compare_train(args)
     if args.op == "train3d":
+        # A link's own rate for every message, and no tail drops: 5 ms at 100 Mbit/s is less than
+        # one 64 KB segment, and a message's lost last packet waits for TCP's 200 ms timer.
+        args.burst = args.burst or "64kb"
+        args.queue = args.queue or "1mb"
         if args.rounds < 1 or args.steps < 5:
             p.error("--rounds must be positive and --steps at least 5")
         if args.rate == "none":
@@ -428,7 +437,8 @@ def compare_interfere(args):
     """Two jobs on the same agents in one launch; prints the bench's table and the targets."""
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes), "--procs-per-node", "2",
                 "--timeout", str(args.timeout)] + (["--rate", args.rate] if args.rate else []) + \
-        (["--queue", args.queue] if args.rate and args.queue else []) + (["--mtu", str(args.mtu)] if args.mtu else [])
+        (["--queue", args.queue] if args.rate and args.queue else []) + \
+        (["--burst", args.burst] if args.rate and args.burst else []) + (["--mtu", str(args.mtu)] if args.mtu else [])
     # Job A declares high: the agents' default ceiling (normal) would refuse it.
     for a in ["--job-class-ceiling=high"] + args.agent_arg:
         launcher += ["--agent-arg", a]

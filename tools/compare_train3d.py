@@ -28,7 +28,8 @@ def compare(args, run_rounds, write_json):
     wanted = set(args.runs3d.split(",")) if args.runs3d else None
     runs = [r for r in RUNS if wanted is None or f"{r[0]}:{r[1]}" in wanted]
     results, env = run_rounds(args, runs, lambda row: row["algo"])
-    print(f"\n# train_3d: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}, "
+    shaping = f" (burst {args.burst}, queue {args.queue})" if args.rate else ""
+    print(f"\n# train_3d: {args.nodes} nodes x {args.procs_per_node} ranks, links {args.rate or 'unshaped'}{shaping}, "
           f"{args.steps} steps of {args.micro} micro-batches; medians of {args.rounds} rounds (each run: the mean "
           f"over ranks of their median step)")
     print(f"  {'system':<11} {'priorities':<13} {'step(ms)':>9} {'compute(ms)':>12} {'p2p(ms)':>8} {'transit(ms)':>12} "

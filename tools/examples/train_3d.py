@@ -22,8 +22,9 @@ default, e.g. on 4 emulated nodes:
 The same script runs on gloo (--backend gloo): losses agree within float tolerance, and the
 replicas' parameters are compared at the end. Rank 0 prints the loss and the step time, and where
 a step's time goes: compute, and the time the ranks waited for pipeline messages, for
-tensor-parallel allreduces and for data-parallel allreduces (exposed communication). --json
-writes the summary.
+tensor-parallel allreduces and for data-parallel allreduces (exposed communication), and each message's own exposed time (its
+wait past the moment both sides were ready: f0.. forward, b0.. backward). --json writes the
+summary.
 
 Priorities (outrider): by default the agents send pipeline messages first, then collectives of at
 most 512 KiB (the tensor-parallel activations), then the gradient buckets; --one-priority gives
@@ -360,9 +361,14 @@ def main():
     dist.all_gather_object(sends, posted)
     sent_at = {k: v for d in sends for k, v in d.items()}
     transit = collections.defaultdict(float)  # by step
+    by_message = collections.defaultdict(list)  # by message of a step (f0, ..., b3): over timed steps
     for (stp, name, src, dst), (t_post, t_done) in received.items():
         ready = max(t_post, sent_at.get((stp, name, src, dst), t_post))
         transit[stp] += max(0.0, t_done - ready)
+        if stp >= args.warmup:
+            by_message[name].append(max(0.0, t_done - ready))
+    everyones = [None] * world
+    dist.all_gather_object(everyones, dict(by_message))
     mine = torch.cat([mine, torch.tensor([statistics.median(transit[stp] for stp in range(args.warmup, args.steps))],
                                          dtype=torch.float64)])
     every = [torch.empty_like(mine) for _ in range(world)]
@@ -391,12 +397,21 @@ def main():
               f"tensor-parallel allreduces {tp_s * 1e3:.1f}, data-parallel "
               f"allreduces {dp_s * 1e3:.1f} ms; final loss {losses[-1]:.4f}; replicas' parameters "
               f"{'not synchronized' if args.no_dp_sync else 'bitwise equal' if equal else 'DIFFER'}", flush=True)
+        merged = collections.defaultdict(list)
+        for d in everyones:
+            for name, v in d.items():
+                merged[name].extend(v)
+        order = sorted(merged, key=lambda k: (k[0] != "f", int(k[1:])))
+        by_message_ms = {k: statistics.median(merged[k]) * 1e3 for k in order}
+        print("# messages' own exposed time, median over steps and receiving ranks (ms): " +
+              ", ".join(f"{k} {v:.1f}" for k, v in by_message_ms.items()), flush=True)
         if args.json:
             row = {"system": "outrider" if args.backend == "outrider" else "torch-gloo",
                    "algo": "one-priority" if args.one_priority else "no-dp-sync" if args.no_dp_sync else "3d",
                    "op": "train3d_step",
                    "time_us": step_s * 1e6, "compute_us": compute_s * 1e6, "p2p_us": p2p_s * 1e6,
-                   "tp_us": tp_s * 1e6, "dp_us": dp_s * 1e6, "transit_us": transit_s * 1e6, "comm_us": (p2p_s + tp_s + dp_s) * 1e6,
+                   "tp_us": tp_s * 1e6, "dp_us": dp_s * 1e6, "transit_us": transit_s * 1e6,
+                   "transit_by_message_us": {k: v * 1e3 for k, v in by_message_ms.items()}, "comm_us": (p2p_s + tp_s + dp_s) * 1e6,
                    "step_times_us": [t * 1e6 for t in times], "losses": losses, "params_identical": equal,
                    "ranks": world, "replicas": dp, "stages": args.stages, "tp": args.tp, "steps": args.steps,
                    "micro": args.micro, "micro_batch": args.micro_batch, "seq": args.seq, "dim": args.dim,
