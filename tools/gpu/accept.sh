@@ -210,7 +210,7 @@ else
         [[ $alloc == expandable ]] && conf="expandable_segments:True"
         log="$out/torch-$alloc-$mode-$n.log"
         OUTRIDER_AGENT="$build_abs/bin/outrider-agent" PYTHONPATH="$torch_dir" OUTRIDER_GPU_MODE=$mode PYTORCH_CUDA_ALLOC_CONF=$conf \
-          timeout 300 bash tools/cluster/run.sh --loopback --timeout 240 --nodes 1 --procs-per-node "$n" -- \
+          timeout 150 bash tools/cluster/run.sh --loopback --timeout 120 --nodes 1 --procs-per-node "$n" -- \
           "$py" tools/gpu/torch_accept.py --device cuda >"$log" 2>&1 || true
         found=0
         while IFS= read -r line; do
