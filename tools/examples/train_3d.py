@@ -22,9 +22,9 @@ default, e.g. on 4 emulated nodes:
 The same script runs on gloo (--backend gloo): losses agree within float tolerance, and the
 replicas' parameters are compared at the end. Rank 0 prints the loss and the step time, and where
 a step's time goes: compute, and the time the ranks waited for pipeline messages, for
-tensor-parallel allreduces and for data-parallel allreduces (exposed communication), and each message's own exposed time (its
-wait past the moment both sides were ready: f0.. forward, b0.. backward). --json writes the
-summary.
+tensor-parallel allreduces and for data-parallel allreduces (exposed communication), and each
+message's own exposed time (its wait past the moment both sides were ready: f0.. forward, b0..
+backward). --json writes the summary.
 
 Priorities (outrider): by default the agents send pipeline messages first, then collectives of at
 most 512 KiB (the tensor-parallel activations), then the gradient buckets; --one-priority gives
