@@ -62,6 +62,13 @@ def outrider_env(build):
     return {"OUTRIDER_AGENT": agent, "OUTRIDER_AGENT_BINARY": agent, "LD_LIBRARY_PATH": lib + (":" + ld if ld else "")}
 
 
+def link_args(args):
+    """tools/outrider run's flags for the emulated links: rate, and the shaper's queue and bucket."""
+    shaped = (["--rate", args.rate] + (["--queue", args.queue] if args.queue else []) +
+              (["--burst", args.burst] if args.burst else [])) if args.rate else []
+    return shaped + (["--mtu", str(args.mtu)] if args.mtu else [])
+
+
 def run_system(system, args, build, out_json):
     is_outrider = system in ("outrider", BASE)
     if system == BASE:
@@ -73,11 +80,7 @@ def run_system(system, args, build, out_json):
         return run_cmd(system, cmd, args, out_json, extra_env)
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes),
                 "--procs-per-node", str(args.procs_per_node), "--timeout", str(args.timeout)]
-    if args.rate:
-        launcher += ["--rate", args.rate] + (["--queue", args.queue] if args.queue else []) + \
-            (["--burst", args.burst] if args.burst else [])
-    if args.mtu:
-        launcher += ["--mtu", str(args.mtu)]
+    launcher += link_args(args)
     if args.op == "train3d":
         return run_cmd(f"{system[0]} ({system[1]})", compare_train3d.command(system, args, launcher, ROOT, out_json),
                        args, out_json)
@@ -436,9 +439,7 @@ def main():
 def compare_interfere(args):
     """Two jobs on the same agents in one launch; prints the bench's table and the targets."""
     launcher = [os.path.join(ROOT, "tools", "cluster", "run.sh"), "--nodes", str(args.nodes), "--procs-per-node", "2",
-                "--timeout", str(args.timeout)] + (["--rate", args.rate] if args.rate else []) + \
-        (["--queue", args.queue] if args.rate and args.queue else []) + \
-        (["--burst", args.burst] if args.rate and args.burst else []) + (["--mtu", str(args.mtu)] if args.mtu else [])
+                "--timeout", str(args.timeout)] + link_args(args)
     # Job A declares high: the agents' default ceiling (normal) would refuse it.
     for a in ["--job-class-ceiling=high"] + args.agent_arg:
         launcher += ["--agent-arg", a]

@@ -774,9 +774,7 @@ void Job::OnPeerMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
     return MarkActive();  // Pump tells it (TakeBack)
   }
   // After ranks left in order the others may still exchange messages.
-  bool point = static_cast<PeerMsg>(h.type) == PeerMsg::kPoint ||
-               static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk ||
-               static_cast<PeerMsg>(h.type) == PeerMsg::kPointTaken;
+  bool point = IsPointToPointMessage(h.type);
   if (group_ != nullptr && (lost_.ok() || (point && failed_.ok()))) {
     MarkActive();
     group_->OnMessage(h, data, len);

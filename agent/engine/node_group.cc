@@ -221,9 +221,7 @@ void NodeGroup::OnMessage(const PeerHeader& h, const uint8_t* data, size_t len) 
 }
 
 void NodeGroup::HandleMessage(const PeerHeader& h, const uint8_t* data, size_t len) {
-  if (static_cast<PeerMsg>(h.type) == PeerMsg::kPoint ||
-      static_cast<PeerMsg>(h.type) == PeerMsg::kPointChunk ||
-      static_cast<PeerMsg>(h.type) == PeerMsg::kPointTaken) {
+  if (IsPointToPointMessage(h.type)) {
     CountBytes(0, sizeof(h) + len);
     if (point_message_) point_message_(h, data, len);
     return;

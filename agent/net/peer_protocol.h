@@ -61,6 +61,13 @@ enum class PeerMsg : uint16_t {
 // than its own sends in flight.
 inline constexpr uint64_t kEagerPointBytes = 64 << 10;
 
+// Messages of the point-to-point engine (engine/point_to_point.h), not of a collective.
+inline bool IsPointToPointMessage(uint16_t type) {
+  return type == static_cast<uint16_t>(PeerMsg::kPoint) ||
+         type == static_cast<uint16_t>(PeerMsg::kPointChunk) ||
+         type == static_cast<uint16_t>(PeerMsg::kPointTaken);
+}
+
 // Chunks the sender's scheduler paces; their receiver returns a kCredit for each.
 inline bool IsScheduledChunk(uint16_t type) {
   return type == static_cast<uint16_t>(PeerMsg::kRing) ||

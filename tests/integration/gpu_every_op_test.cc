@@ -137,19 +137,25 @@ int EveryOpOnDeviceBuffers(const cuda::Driver& d, outrider_client_t* c, int r) {
   return 0;
 }
 
-class GpuEveryOpTest : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(GpuEveryOpTest, EveryOpKindRunsOnDeviceBuffersInStreamOrder) {
+// Two ranks of job `job` in gpu_mode `mode` against one agent, each running `body`: both exit 0.
+void ExpectTwoRanksPass(const char* mode, const char* job,
+                        int (*body)(const cuda::Driver&, outrider_client_t*, int)) {
   auto agent = StartGpuAgent();
   ASSERT_NE(agent, nullptr);
   Ranks ranks(2, [&](int r) {
-    const cuda::Driver& d = ChildCuda(GetParam());
-    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-every-op", r, 2);
-    int rc = EveryOpOnDeviceBuffers(d, c, r);
+    const cuda::Driver& d = ChildCuda(mode);
+    outrider_client_t* c = ConnectOrExit(agent->socket_path(), job, r, 2);
+    int rc = body(d, c, r);
     outrider_disconnect(c);
     return rc;
   });
   ranks.ExpectAllExitZero();
+}
+
+class GpuEveryOpTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuEveryOpTest, EveryOpKindRunsOnDeviceBuffersInStreamOrder) {
+  ExpectTwoRanksPass(GetParam(), "gpu-every-op", EveryOpOnDeviceBuffers);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GpuEveryOpTest, ::testing::Values("staging", "ipc"));
@@ -203,16 +209,7 @@ int SendThenReceiveOnOneStream(const cuda::Driver& d, outrider_client_t* c, int 
 class GpuPointToPointTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GpuPointToPointTest, SendsAndReceivesOfDeviceBuffersBothWaysOnOneStreamComplete) {
-  auto agent = StartGpuAgent();
-  ASSERT_NE(agent, nullptr);
-  Ranks ranks(2, [&](int r) {
-    const cuda::Driver& d = ChildCuda(GetParam());
-    outrider_client_t* c = ConnectOrExit(agent->socket_path(), "gpu-point-to-point", r, 2);
-    int rc = SendThenReceiveOnOneStream(d, c, r);
-    outrider_disconnect(c);
-    return rc;
-  });
-  ranks.ExpectAllExitZero();
+  ExpectTwoRanksPass(GetParam(), "gpu-point-to-point", SendThenReceiveOnOneStream);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GpuPointToPointTest, ::testing::Values("staging", "ipc"));
